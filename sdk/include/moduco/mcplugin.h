@@ -1,0 +1,258 @@
+// Moduco: the plugin ABI.
+//
+// A plugin library (.so) exports one C symbol, MCP_ENTRY_SYMBOL ("mcp_library"), of type
+// mcpLibraryFn. The host calls it once with its service table (mcpHost) and receives an mcpLibrary
+// listing the library's plugin descriptors. Every descriptor starts with an mcpHeader that
+// carries the ABI version, the size of the whole descriptor and the precision tag (sizeof(mcNum)).
+//
+// Host rules (what the loader checks, in order): the entry symbol exists; library and every
+// descriptor have abi_major == MCP_ABI_MAJOR and abi_minor <= MCP_ABI_MINOR; precision ==
+// sizeof(mcNum); struct_size covers the fields of that ABI minor; kind is known; name is a valid,
+// not yet registered name; mandatory callbacks are non-NULL. A library or descriptor that fails
+// is skipped with a message naming the file; the host never crashes on a bad library.
+//
+// Plugin rules: every callback is reentrant. Per-simulation state lives in mcData (act,
+// plugin_state, plugin_data); the model is read-only. Callbacks made during mc_step never call
+// malloc: scratch memory comes from host->stackAlloc between host->markStack/host->freeStack.
+// A plugin calls into the core only through the mcpHost table it is handed, so it links against
+// nothing in libmoduco and keeps working with any newer core of the same ABI major.
+//
+// Appending fields at the end of a descriptor or of mcpHost bumps MCP_ABI_MINOR; any other
+// change bumps MCP_ABI_MAJOR. tests/plugin pins offsetof/sizeof of every struct here.
+#ifndef MODUCO_MCPLUGIN_H_
+#define MODUCO_MCPLUGIN_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <moduco/mctnum.h>
+#include <moduco/mcmodel.h>
+#include <moduco/mcdata.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MCP_ABI_MAJOR 1
+#define MCP_ABI_MINOR 0
+#define MCP_ENTRY_SYMBOL "mcp_library"
+#define MCP_PRECISION ((uint32_t)sizeof(mcNum))
+#define MCP_MAXNAME 64            // longest plugin name, including the terminating 0
+
+typedef enum mcpKind_ {           // plugin kinds
+  mcpKIND_SOLVER = 1,             // constraint solver: qacc and efc_force from efc_* arrays
+  mcpKIND_POSTSOLVER,             // runs after the solver (noslip)
+  mcpKIND_INTEGRATOR,             // advances time, qpos, qvel, act
+  mcpKIND_COLLISION,              // narrow phase for a set of geom-type pairs
+  mcpKIND_ACTUATOR,               // an actuator type: activation dynamics and force
+  mcpKIND_SENSOR,                 // a sensor type
+  mcpNKIND
+} mcpKind;
+
+struct mcpHost_;
+
+//---------------------------------- common header -------------------------------------------------
+
+// Header at the start of every descriptor.
+typedef struct mcpHeader_ {
+  uint32_t abi_major;             // MCP_ABI_MAJOR the plugin was built with
+  uint32_t abi_minor;             // MCP_ABI_MINOR the plugin was built with
+  uint32_t struct_size;           // sizeof the whole kind-specific descriptor
+  uint32_t precision;             // sizeof(mcNum) the plugin was built with
+  uint32_t kind;                  // mcpKind
+  uint32_t flags;                 // reserved, must be 0
+  const char* name;               // unique name: built-ins "newton", others "vendor.name"
+  const char* version;            // plugin version, e.g. "1.0.0"
+  const char* description;        // one line for 'moduco plugins'
+  int code;                       // built-in option code (mctIntegrator, mctSolver), else -1
+
+  // optional lifecycle hooks for per-data storage (NULL: not needed)
+  // instance: index of this plugin in mcModel.plugin[] (-1 for integrator/solver plugins)
+  int  (*init)(const struct mcpHost_* host, const mcModel* m, mcData* d, int instance);
+  void (*destroy)(const struct mcpHost_* host, mcData* d, int instance);
+  void (*reset)(const struct mcpHost_* host, const mcModel* m, mcData* d, int instance);
+} mcpHeader;
+
+//---------------------------------- kind descriptors ----------------------------------------------
+
+// Integrator: advance d->time, qpos, qvel and act by one m->opt.timestep. Called by mc_step
+// (and mc_step2) after the forward dynamics at the current state are complete, so d->qacc and
+// d->act_dot are valid. May call host->forward / host->forwardSkip for multi-stage schemes.
+typedef struct mcpIntegrator_ {
+  mcpHeader hdr;
+  void (*step)(const struct mcpHost_* host, const mcModel* m, mcData* d);
+} mcpIntegrator;
+
+// Solver: given the assembled constraint rows (efc_*), qacc_smooth and the factorized inertia,
+// compute d->qacc, d->efc_force, d->efc_state and d->qfrc_constraint; record statistics in
+// d->solver[] and d->solver_iter. maxiter is m->opt.iterations (or a caller's override).
+typedef struct mcpSolver_ {
+  mcpHeader hdr;
+  void (*solve)(const struct mcpHost_* host, const mcModel* m, mcData* d, int maxiter);
+} mcpSolver;
+
+// Postsolver: refines the solver's result (noslip); same contract as a solver.
+typedef struct mcpPostsolver_ {
+  mcpHeader hdr;
+  void (*solve)(const struct mcpHost_* host, const mcModel* m, mcData* d, int maxiter);
+} mcpPostsolver;
+
+// Narrow-phase function: write at most mcMAXCONPAIR contacts for geoms g1, g2 (types as declared
+// in the pair table, g1's type first) into con; fill dist, pos, frame; return how many.
+typedef int (*mcpfCollide)(const struct mcpHost_* host, const mcModel* m, const mcData* d,
+                           mcContact* con, int g1, int g2, mcNum margin);
+
+typedef struct mcpCollisionPair_ {
+  int type1;                      // mctGeom of the first geom
+  int type2;                      // mctGeom of the second geom (type1 <= type2)
+  mcpfCollide collide;            // the function
+} mcpCollisionPair;
+
+// Collision: a table of geom-type pairs; for each pair the registered plugin with the highest
+// priority wins, so a third party can replace one pair without touching the others.
+typedef struct mcpCollision_ {
+  mcpHeader hdr;
+  int priority;                   // built-ins use 0; higher overrides
+  int npair;                      // number of entries in pair
+  const mcpCollisionPair* pair;   // covered pairs
+} mcpCollision;
+
+// Values of one element's attributes, as written in the model file.
+typedef struct mcpAttributes_ {
+  int n;                          // number of attributes given
+  const char* const* key;         // attribute names
+  const char* const* value;       // attribute values (strings, unparsed)
+  const char* file;               // model file, for messages
+  int line;                       // line of the element, for messages
+} mcpAttributes;
+
+// Model-side parameters of one actuator, filled by the actuator plugin's compile callback.
+typedef struct mcpActuatorSpec_ {
+  int dyntype, gaintype, biastype;    // mctDyn, mctGain, mctBias (or the plugin's own codes)
+  int actnum;                         // number of activation states
+  int ctrllimited, forcelimited, actlimited, actearly;
+  mcNum dynprm[mcNDYN];
+  mcNum gainprm[mcNGAIN];
+  mcNum biasprm[mcNBIAS];
+  mcNum ctrlrange[2];
+  mcNum forcerange[2];
+  mcNum actrange[2];
+} mcpActuatorSpec;
+
+// Actuator: an MJCF element under <actuator> (or a <plugin> instance) with its own attributes.
+// The transmission attributes (joint, tendon, site, gear, ...) are handled by the core.
+typedef struct mcpActuator_ {
+  mcpHeader hdr;
+  const char* element;                // MJCF element name, e.g. "dcmotor"
+  const char* const* attributes;      // NULL-terminated list of the plugin's own attributes
+
+  // compile the element's attributes into spec (already holding the core defaults);
+  // return 0 on success, else write a message naming the attribute to error
+  int (*compile)(const struct mcpHost_* host, const mcpAttributes* attr, mcpActuatorSpec* spec,
+                 char* error, int error_sz);
+
+  // activation time-derivative: write d->act_dot[adr .. adr+actnum-1]
+  void (*act_dot)(const struct mcpHost_* host, const mcModel* m, mcData* d, int id);
+
+  // scalar force in actuation space (before forcerange clamping)
+  mcNum (*force)(const struct mcpHost_* host, const mcModel* m, mcData* d, int id);
+
+  // optional: exact integration of the activation over h (NULL: explicit Euler)
+  void (*integrate_act)(const struct mcpHost_* host, const mcModel* m, mcData* d, int id,
+                        const mcNum* act_dot, mcNum h);
+
+  // optional: d force / d actuator velocity, for the implicit integrators (NULL: 0)
+  mcNum (*dforce_dvel)(const struct mcpHost_* host, const mcModel* m, const mcData* d, int id);
+} mcpActuator;
+
+// Model-side parameters of one sensor, filled by the sensor plugin's compile callback.
+typedef struct mcpSensorSpec_ {
+  int dim;                            // number of outputs
+  int needstage;                      // mctStage at which it is computed
+  int datatype;                       // mctDataType
+  int objtype, objid;                 // sensorized object (resolved by the core from 'objname')
+  int reftype, refid;                 // reference frame
+} mcpSensorSpec;
+
+// Sensor: an MJCF element under <sensor> with its own attributes.
+typedef struct mcpSensor_ {
+  mcpHeader hdr;
+  const char* element;                // MJCF element name
+  const char* const* attributes;      // NULL-terminated list of the plugin's own attributes
+  int (*compile)(const struct mcpHost_* host, const mcModel* m, const mcpAttributes* attr,
+                 mcpSensorSpec* spec, char* error, int error_sz);
+  void (*compute)(const struct mcpHost_* host, const mcModel* m, mcData* d, int id,
+                  mcNum* out);
+} mcpSensor;
+
+//---------------------------------- host services -------------------------------------------------
+
+// Services of the core, handed to the entry symbol and to every callback. Append-only.
+typedef struct mcpHost_ {
+  uint32_t abi_major;
+  uint32_t abi_minor;
+  uint32_t struct_size;           // sizeof(mcpHost) of the core
+  uint32_t precision;             // sizeof(mcNum) of the core
+
+  // diagnostics
+  void  (*warning)(mcData* d, int warning, int info);           // count a mctWarning
+  void  (*message)(const char* text);                            // print through the core
+
+  // scratch stack inside mcData
+  void  (*markStack)(mcData* d);
+  void  (*freeStack)(mcData* d);
+  void* (*stackAlloc)(mcData* d, size_t bytes, size_t align);   // NULL (and warning) if full
+
+  // pipeline
+  void  (*forward)(const mcModel* m, mcData* d);
+  void  (*forwardSkip)(const mcModel* m, mcData* d, int skipstage, int skipsensor);
+
+  // integration helpers
+  void  (*integratePos)(const mcModel* m, mcNum* qpos, const mcNum* qvel, mcNum dt);
+  void  (*normalizeQuat)(const mcModel* m, mcNum* qpos);
+  void  (*advanceAct)(const mcModel* m, mcData* d, const mcNum* act_dot, mcNum h);
+
+  // joint-space inertia in the tree-sparse layout (dof_Madr)
+  void  (*mulM)(const mcModel* m, const mcData* d, mcNum* res, const mcNum* vec);
+  void  (*solveM)(const mcModel* m, mcData* d, mcNum* x, const mcNum* y, int n);
+  void  (*factorI)(const mcModel* m, const mcNum* M, mcNum* qLD, mcNum* qLDiagInv);
+  void  (*solveLD)(const mcModel* m, mcNum* x, int n, const mcNum* qLD, const mcNum* qLDiagInv);
+
+  // lookup
+  int   (*name2id)(const mcModel* m, int type, const char* name);
+} mcpHost;
+
+//---------------------------------- the library ---------------------------------------------------
+
+// What the entry symbol returns.
+typedef struct mcpLibrary_ {
+  uint32_t abi_major;             // MCP_ABI_MAJOR
+  uint32_t abi_minor;             // MCP_ABI_MINOR
+  uint32_t struct_size;           // sizeof(mcpLibrary)
+  uint32_t precision;             // sizeof(mcNum)
+  const char* name;               // library name, for messages
+  int nplugin;                    // number of descriptors
+  const mcpHeader* const* plugin; // descriptors (each the header of a kind-specific struct)
+} mcpLibrary;
+
+// Type of the entry symbol. Return NULL to refuse loading (e.g. host too old).
+typedef const mcpLibrary* (*mcpLibraryFn)(const mcpHost* host);
+
+// Fill the version fields of a header (use in static initializers).
+#define MCP_HEADER(KIND, TYPE, NAME, VERSION, DESCRIPTION, CODE)                                  \
+  { MCP_ABI_MAJOR, MCP_ABI_MINOR, (uint32_t)sizeof(TYPE), MCP_PRECISION, (KIND), 0,              \
+    (NAME), (VERSION), (DESCRIPTION), (CODE), NULL, NULL, NULL }
+
+// Fill the version fields of a library (use in static initializers).
+#define MCP_LIBRARY(NAME, N, LIST)                                                                 \
+  { MCP_ABI_MAJOR, MCP_ABI_MINOR, (uint32_t)sizeof(mcpLibrary), MCP_PRECISION, (NAME), (N),      \
+    (LIST) }
+
+// Export macro for the entry symbol.
+#define MCP_EXPORT MCAPI
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // MODUCO_MCPLUGIN_H_

@@ -1,0 +1,231 @@
+// Moduco: the application API.
+//
+// Functions named mc_ take (const mcModel* m, mcData* d, ...) or create/free those objects.
+// Loading returns NULL and fills a caller buffer with `file:line: message`; the library never
+// calls exit or abort on bad input. Numerical trouble while stepping is counted in d->warning[],
+// printed once through the warning handler, and (unless mcDSBL_AUTORESET) resets the data.
+#ifndef MODUCO_MODUCO_H_
+#define MODUCO_MODUCO_H_
+
+#include <stddef.h>
+
+#include <moduco/mctnum.h>
+#include <moduco/mcmodel.h>
+#include <moduco/mcdata.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define mcVERSION_HEADER 100      // 1.0.0 as major*100 + minor*10 + patch
+
+//---------------------------------- version -------------------------------------------------------
+
+// Return the library version (same encoding as mcVERSION_HEADER).
+MCAPI int mc_version(void);
+
+// Return the library version as a string, e.g. "1.0.0".
+MCAPI const char* mc_versionString(void);
+
+//---------------------------------- model ---------------------------------------------------------
+
+// Load and compile an MJCF file. Nullable: error. On failure return NULL and write
+// "file:line: message" to error.
+MCAPI mcModel* mc_loadXML(const char* filename, char* error, int error_sz);
+
+// Load and compile MJCF from a string; relative asset and include paths resolve against dir
+// (NULL: current directory). Nullable: dir, error.
+MCAPI mcModel* mc_loadXMLString(const char* xml, const char* dir, char* error, int error_sz);
+
+// Copy a model; dest NULL allocates a new one. Return dest (or the new model), NULL on failure.
+MCAPI mcModel* mc_copyModel(mcModel* dest, const mcModel* src);
+
+// Free a model. Nullable: m.
+MCAPI void mc_deleteModel(mcModel* m);
+
+// Print a short size summary of the model (nq nv nu ...) to a FILE*.
+MCAPI void mc_printSizes(const mcModel* m, void* file);
+
+//---------------------------------- data ----------------------------------------------------------
+
+// Allocate data for the model (one allocation) and reset it. Return NULL on failure.
+MCAPI mcData* mc_makeData(const mcModel* m);
+
+// Free data. Nullable: d.
+MCAPI void mc_deleteData(mcData* d);
+
+// Reset data to the model's default state (qpos0, zero velocities, mocap from the model).
+MCAPI void mc_resetData(const mcModel* m, mcData* d);
+
+// Reset data, then set the state of keyframe key. Return 0, or -1 if key is out of range.
+MCAPI int mc_resetDataKeyframe(const mcModel* m, mcData* d, int key);
+
+// Copy data; dest NULL allocates. Return dest (or the new data).
+MCAPI mcData* mc_copyData(mcData* dest, const mcModel* m, const mcData* src);
+
+//---------------------------------- simulation ----------------------------------------------------
+
+// Advance the simulation by one timestep: checks, forward dynamics, integrator plugin.
+MCAPI void mc_step(const mcModel* m, mcData* d);
+
+// First half of mc_step: position and velocity stages; set ctrl between mc_step1 and mc_step2.
+MCAPI void mc_step1(const mcModel* m, mcData* d);
+
+// Second half of mc_step: actuation, acceleration, constraint, integrator plugin.
+MCAPI void mc_step2(const mcModel* m, mcData* d);
+
+// Forward dynamics at the current state (no integration).
+MCAPI void mc_forward(const mcModel* m, mcData* d);
+
+// Forward dynamics skipping stages up to skipstage (mctStage); skipsensor: skip sensors.
+MCAPI void mc_forwardSkip(const mcModel* m, mcData* d, int skipstage, int skipsensor);
+
+// Pipeline stages composed by mc_forward.
+MCAPI void mc_fwdPosition(const mcModel* m, mcData* d);
+MCAPI void mc_fwdVelocity(const mcModel* m, mcData* d);
+MCAPI void mc_fwdActuation(const mcModel* m, mcData* d);
+MCAPI void mc_fwdAcceleration(const mcModel* m, mcData* d);
+MCAPI void mc_fwdConstraint(const mcModel* m, mcData* d);
+
+// Sub-stages.
+MCAPI void mc_kinematics(const mcModel* m, mcData* d);
+MCAPI void mc_comPos(const mcModel* m, mcData* d);
+MCAPI void mc_tendon(const mcModel* m, mcData* d);
+MCAPI void mc_transmission(const mcModel* m, mcData* d);
+MCAPI void mc_crb(const mcModel* m, mcData* d);
+MCAPI void mc_factorM(const mcModel* m, mcData* d);
+MCAPI void mc_comVel(const mcModel* m, mcData* d);
+MCAPI void mc_passive(const mcModel* m, mcData* d);
+MCAPI void mc_rne(const mcModel* m, mcData* d, int flg_acc, mcNum* result);
+MCAPI void mc_energyPos(const mcModel* m, mcData* d);
+MCAPI void mc_energyVel(const mcModel* m, mcData* d);
+
+// Divergence checks: a bad (NaN or |x| > mcMAXVAL) qpos, qvel or qacc raises a warning and,
+// unless mcDSBL_AUTORESET is set, resets the data.
+MCAPI void mc_checkPos(const mcModel* m, mcData* d);
+MCAPI void mc_checkVel(const mcModel* m, mcData* d);
+MCAPI void mc_checkAcc(const mcModel* m, mcData* d);
+
+//---------------------------------- inertia and integration helpers -------------------------------
+
+// res = M * vec.
+MCAPI void mc_mulM(const mcModel* m, const mcData* d, mcNum* res, const mcNum* vec);
+
+// Solve M * x = y for n right-hand sides (nv x n, column after column) with qLD.
+MCAPI void mc_solveM(const mcModel* m, mcData* d, mcNum* x, const mcNum* y, int n);
+
+// Copy the sparse qM into a dense nv x nv row-major matrix.
+MCAPI void mc_fullM(const mcModel* m, mcNum* dst, const mcNum* M);
+
+// qpos = qpos + dt * qvel, with quaternions integrated on SO(3).
+MCAPI void mc_integratePos(const mcModel* m, mcNum* qpos, const mcNum* qvel, mcNum dt);
+
+// Normalize all quaternions in qpos.
+MCAPI void mc_normalizeQuat(const mcModel* m, mcNum* qpos);
+
+// Integrate activations over h given act_dot (filterexact, plugin exact schemes, actrange).
+MCAPI void mc_advanceAct(const mcModel* m, mcData* d, const mcNum* act_dot, mcNum h);
+
+//---------------------------------- state ---------------------------------------------------------
+
+typedef enum mctState_ {          // state components (bitmask)
+  mcSTATE_TIME          = 1<<0,
+  mcSTATE_QPOS          = 1<<1,
+  mcSTATE_QVEL          = 1<<2,
+  mcSTATE_ACT           = 1<<3,
+  mcSTATE_WARMSTART     = 1<<4,
+  mcSTATE_CTRL          = 1<<5,
+  mcSTATE_QFRC_APPLIED  = 1<<6,
+  mcSTATE_XFRC_APPLIED  = 1<<7,
+  mcSTATE_EQ_ACTIVE     = 1<<8,
+  mcSTATE_MOCAP_POS     = 1<<9,
+  mcSTATE_MOCAP_QUAT    = 1<<10,
+  mcSTATE_USERDATA      = 1<<11,
+  mcSTATE_PLUGIN        = 1<<12,
+  mcNSTATE              = 13,
+
+  mcSTATE_PHYSICS       = mcSTATE_QPOS | mcSTATE_QVEL | mcSTATE_ACT,
+  mcSTATE_FULLPHYSICS   = mcSTATE_TIME | mcSTATE_PHYSICS | mcSTATE_PLUGIN,
+  mcSTATE_USER          = mcSTATE_CTRL | mcSTATE_QFRC_APPLIED | mcSTATE_XFRC_APPLIED |
+                          mcSTATE_EQ_ACTIVE | mcSTATE_MOCAP_POS | mcSTATE_MOCAP_QUAT |
+                          mcSTATE_USERDATA,
+  mcSTATE_INTEGRATION   = mcSTATE_FULLPHYSICS | mcSTATE_USER | mcSTATE_WARMSTART
+} mctState;
+
+// Number of mcNums in the state selected by spec (mctState bits).
+MCAPI int mc_stateSize(const mcModel* m, unsigned int spec);
+
+// Copy the selected state components into state (concatenated in bit order).
+MCAPI void mc_getState(const mcModel* m, const mcData* d, mcNum* state, unsigned int spec);
+
+// Set the selected state components from state (concatenated in bit order).
+MCAPI void mc_setState(const mcModel* m, mcData* d, const mcNum* state, unsigned int spec);
+
+//---------------------------------- energy --------------------------------------------------------
+
+// Total mechanical energy: potential (gravity, springs) plus kinetic, at the current state.
+// Computes the position and velocity stages it needs.
+MCAPI mcNum mc_totalEnergy(const mcModel* m, mcData* d);
+
+//---------------------------------- stack ---------------------------------------------------------
+
+// Open a scratch-stack frame.
+MCAPI void mc_markStack(mcData* d);
+
+// Close the frame opened by the matching mc_markStack.
+MCAPI void mc_freeStack(mcData* d);
+
+// Allocate bytes on the scratch stack (aligned); NULL and a warning if the arena is full.
+MCAPI void* mc_stackAlloc(mcData* d, size_t bytes, size_t align);
+
+#define mcSTACKALLOC(d, num, type) ((type*)mc_stackAlloc((d), (num) * sizeof(type), _Alignof(type)))
+
+//---------------------------------- warnings and messages -----------------------------------------
+
+// Count a warning; print it (with time and info) the first time only.
+MCAPI void mc_warning(mcData* d, int warning, int info);
+
+// Text of a warning type.
+MCAPI const char* mc_warningText(int warning, int info);
+
+// Message handler: receives warnings and plugin-loader messages. NULL restores the default
+// (print to stderr). The handler is process-wide; user is passed back unchanged.
+typedef void (*mcfMessage)(void* user, const char* message);
+MCAPI void mc_setMessageHandler(mcfMessage handler, void* user);
+
+//---------------------------------- names ---------------------------------------------------------
+
+// Id of the object with the given type (mctObj) and name; -1 if none.
+MCAPI int mc_name2id(const mcModel* m, int type, const char* name);
+
+// Name of the object with the given type and id; NULL if none or unnamed.
+MCAPI const char* mc_id2name(const mcModel* m, int type, int id);
+
+//---------------------------------- plugins -------------------------------------------------------
+
+typedef struct mcPluginInfo_ {    // a registered plugin, as listed by 'moduco plugins'
+  const char* name;
+  const char* kind;               // "solver", "integrator", ...
+  const char* version;
+  const char* file;               // library path (symlinks resolved)
+  const char* description;
+} mcPluginInfo;
+
+// Scan the plugin search path (MODUCO_PLUGIN_PATH, then the plugin folder beside libmoduco,
+// then the install folder) once; later calls do nothing. Thread-safe. Return the plugin count.
+MCAPI int mc_pluginScan(void);
+
+// Number of registered plugins (scans first if needed).
+MCAPI int mc_pluginCount(void);
+
+// Info of plugin i (0 <= i < mc_pluginCount()); return 0, or -1 if out of range.
+MCAPI int mc_pluginInfo(int i, mcPluginInfo* info);
+
+// Messages from the last scan (skipped libraries and why), one per line; "" if none.
+MCAPI const char* mc_pluginMessages(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // MODUCO_MODUCO_H_
