@@ -1,0 +1,30 @@
+// Moduco core: model and data allocation, the scratch stack, warnings, names, state.
+//
+// The model is one buffer holding every array of MC_MODEL_POINTERS; mcData is one buffer holding
+// every array of MC_DATA_POINTERS followed by the arena (contacts and constraint rows grow up
+// from its start, the scratch stack grows down from its end).
+#ifndef MODUCO_CORE_ENGINE_IO_H_
+#define MODUCO_CORE_ENGINE_IO_H_
+
+#include <moduco/moduco.h>
+
+// Allocate a model whose size fields are copied from *sizes (only sizes and opt are read);
+// every array is zeroed, opt is copied. Return NULL on allocation failure.
+mcModel* mci_makeModel(const mcModel* sizes);
+
+// Default physics options (MuJoCo's defaults: timestep 0.002, gravity -9.81 z, ...).
+void mci_defaultOption(mcOption* opt);
+
+// Arena size in bytes for a model (from <size memory>, njmax/nconmax, or a default).
+size_t mci_arenaSize(const mcModel* m);
+
+// Print a message through the process-wide message handler.
+void mci_message(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
+// Allocate contacts / constraint rows from the arena (grows up). NULL if full (caller warns).
+void* mci_arenaAlloc(mcData* d, size_t bytes, size_t align);
+
+// Clear the arena (contacts and efc arrays) at the start of a step.
+void mci_clearArena(mcData* d);
+
+#endif  // MODUCO_CORE_ENGINE_IO_H_
