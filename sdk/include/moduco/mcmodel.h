@@ -517,6 +517,9 @@ typedef struct mcModel_ {
   MC_MODEL_SIZES(X)
 #undef X
 
+  // arena bytes requested by <size memory="..."> (0: computed from the model)
+  size_t narena;
+
   // options
   mcOption opt;
 
