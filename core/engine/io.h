@@ -6,6 +6,8 @@
 #ifndef MODUCO_CORE_ENGINE_IO_H_
 #define MODUCO_CORE_ENGINE_IO_H_
 
+#include <stdint.h>
+
 #include <moduco/moduco.h>
 
 // Allocate a model whose size fields are copied from *sizes (only sizes and opt are read);
@@ -23,6 +25,9 @@ void mci_message(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 
 // Allocate contacts / constraint rows from the arena (grows up). NULL if full (caller warns).
 void* mci_arenaAlloc(mcData* d, size_t bytes, size_t align);
+
+// Hash of a model's sizes (stored in mcData.model_signature by mc_makeData).
+uint64_t mci_modelSignature(const mcModel* m);
 
 // Clear the arena (contacts and efc arrays) at the start of a step.
 void mci_clearArena(mcData* d);

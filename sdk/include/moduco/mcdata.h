@@ -16,6 +16,8 @@
 extern "C" {
 #endif
 
+struct mcpHeader_;
+
 typedef enum mctWarning_ {        // warning types
   mcWARN_INERTIA = 0,             // (near) singular inertia matrix
   mcWARN_CONTACTFULL,             // too many contacts in contact list
@@ -178,6 +180,7 @@ typedef struct mcData_ {
   // stack pointer and arena
   size_t pstack;                  // first available byte in stack (grows down from the end)
   size_t parena;                  // first available byte in arena (grows up)
+  size_t pbase;                   // start of the innermost stack frame (mc_markStack)
   size_t maxuse_stack;            // maximum stack allocation in bytes
   size_t maxuse_arena;            // maximum arena allocation in bytes
   int maxuse_con;                 // maximum number of contacts
@@ -233,10 +236,12 @@ typedef struct mcData_ {
   mcNum* efc_force;               // constraint force in constraint space          (nefc x 1)
 
   // plugin data: opaque per-plugin pointers made by init, freed by destroy  (nplugin x 1)
-  void** plugin_data;
+  int nplugin;                    // number of model plugins (copied from the model)
+  void** plugin_data;             // per-plugin data                               (nplugin x 1)
+  const struct mcpHeader_** plugin_desc;  // descriptors, kept so mc_deleteData can destroy
 
-  // model this data was made for (checked by mc_step: data from another model is refused)
-  const void* model_signature;
+  // signature of the model this data was made for (sizes hash; mc_step refuses a mismatch)
+  uint64_t model_signature;
 } mcData;
 
 #ifdef __cplusplus

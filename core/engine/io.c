@@ -1,0 +1,747 @@
+// Moduco core: model and data allocation, reset, copy, the arena and scratch stack, warnings,
+// messages and state get/set.
+#include "engine/io.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <moduco/mcplugin.h>
+
+#include "plugin/registry.h"
+
+#define MCI_ALIGN 64              // alignment of every array in the model and data buffers
+
+
+//---------------------------------- version -------------------------------------------------------
+
+int mc_version(void) {
+  return mcVERSION_HEADER;
+}
+
+
+const char* mc_versionString(void) {
+#ifdef MODUCO_VERSION_STRING
+  return MODUCO_VERSION_STRING;
+#else
+  return "1.0.0";
+#endif
+}
+
+
+//---------------------------------- messages ------------------------------------------------------
+
+static mcfMessage g_handler = NULL;
+static void* g_handler_user = NULL;
+
+
+void mc_setMessageHandler(mcfMessage handler, void* user) {
+  g_handler = handler;
+  g_handler_user = user;
+}
+
+
+void mci_message(const char* fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof(buf), fmt, ap);
+  va_end(ap);
+
+  // user handler, else stderr
+  mcfMessage handler = g_handler;
+  if (handler) {
+    handler(g_handler_user, buf);
+  } else {
+    fprintf(stderr, "%s\n", buf);
+  }
+}
+
+
+//---------------------------------- warnings ------------------------------------------------------
+
+const char* mc_warningText(int warning, int info) {
+  static _Thread_local char buf[256];
+  switch (warning) {
+  case mcWARN_INERTIA:
+    snprintf(buf, sizeof(buf), "Inertia matrix is too close to singular at DOF %d. Check model.",
+             info);
+    break;
+  case mcWARN_CONTACTFULL:
+    snprintf(buf, sizeof(buf), "Too many contacts (%d): the arena is full. "
+             "Increase <size memory=\"...\"/>.", info);
+    break;
+  case mcWARN_CNSTRFULL:
+    snprintf(buf, sizeof(buf), "Too many constraint rows (%d): the arena is full. "
+             "Increase <size memory=\"...\"/>.", info);
+    break;
+  case mcWARN_VGEOMFULL:
+    snprintf(buf, sizeof(buf), "Too many visual geoms (%d).", info);
+    break;
+  case mcWARN_BADQPOS:
+    snprintf(buf, sizeof(buf), "NaN, Inf or huge value in QPOS at DOF %d. "
+             "The simulation is unstable.", info);
+    break;
+  case mcWARN_BADQVEL:
+    snprintf(buf, sizeof(buf), "NaN, Inf or huge value in QVEL at DOF %d. "
+             "The simulation is unstable.", info);
+    break;
+  case mcWARN_BADQACC:
+    snprintf(buf, sizeof(buf), "NaN, Inf or huge value in QACC at DOF %d. "
+             "The simulation is unstable.", info);
+    break;
+  case mcWARN_BADCTRL:
+    snprintf(buf, sizeof(buf), "NaN, Inf or huge value in CTRL at actuator %d.", info);
+    break;
+  default:
+    snprintf(buf, sizeof(buf), "Unknown warning type %d (info %d).", warning, info);
+  }
+  return buf;
+}
+
+
+// count warnings, print only the first time
+void mc_warning(mcData* d, int warning, int info) {
+  if (warning < 0 || warning >= mcNWARNING) {
+    mci_message("WARNING: unknown warning type %d", warning);
+    return;
+  }
+  if (!d->warning[warning].number) {
+    mci_message("WARNING: %s Time = %.4f.", mc_warningText(warning, info), d->time);
+  }
+  d->warning[warning].number++;
+  d->warning[warning].lastinfo = info;
+}
+
+
+//---------------------------------- options and sizes ---------------------------------------------
+
+void mci_defaultOption(mcOption* opt) {
+  memset(opt, 0, sizeof(mcOption));
+
+  // timing
+  opt->timestep = 0.002;
+  opt->apirate = 100;
+
+  // solver parameters
+  opt->impratio = 1;
+  opt->tolerance = 1e-8;
+  opt->ls_tolerance = 0.01;
+  opt->noslip_tolerance = 1e-6;
+  opt->mpr_tolerance = 1e-6;
+
+  // physical constants
+  opt->gravity[2] = -9.81;
+  opt->magnetic[1] = -0.5;
+
+  // override parameters
+  opt->o_solref[0] = 0.02;
+  opt->o_solref[1] = 1;
+  opt->o_solimp[0] = 0.9;
+  opt->o_solimp[1] = 0.95;
+  opt->o_solimp[2] = 0.001;
+  opt->o_solimp[3] = 0.5;
+  opt->o_solimp[4] = 2;
+
+  // discrete settings
+  opt->integrator = mcINT_EULER;
+  opt->collision = mcCOL_ALL;
+  opt->cone = mcCONE_PYRAMIDAL;
+  opt->jacobian = mcJAC_AUTO;
+  opt->solver = mcSOL_NEWTON;
+  opt->iterations = 100;
+  opt->ls_iterations = 50;
+  opt->noslip_iterations = 0;
+  opt->mpr_iterations = 50;
+  snprintf(opt->integrator_name, sizeof(opt->integrator_name), "Euler");
+  snprintf(opt->solver_name, sizeof(opt->solver_name), "Newton");
+}
+
+
+// round up to the buffer alignment
+static size_t alignUp(size_t n, size_t a) {
+  return (n + a - 1) / a * a;
+}
+
+
+// bytes of the model buffer for the sizes in m (arrays, then the plugin pointer table)
+static size_t modelBytes(const mcModel* m) {
+  // size fields as local variables, so that column expressions like nmocap*3 evaluate
+#define X(name) const size_t name = (size_t)(m->name > 0 ? m->name : 0); (void)name;
+  MC_MODEL_SIZES(X)
+#undef X
+
+  size_t bytes = 0;
+#define X(type, name, nr, nc) bytes += alignUp((size_t)(nr) * (size_t)(nc) * sizeof(type), MCI_ALIGN);
+  MC_MODEL_POINTERS(X)
+#undef X
+  bytes += alignUp(nplugin * sizeof(const mcpHeader*), MCI_ALIGN);
+  return bytes;
+}
+
+
+// point every array of m into m->buffer
+static void modelSetPointers(mcModel* m) {
+#define X(name) const size_t name = (size_t)(m->name > 0 ? m->name : 0); (void)name;
+  MC_MODEL_SIZES(X)
+#undef X
+
+  char* ptr = (char*)m->buffer;
+#define X(type, name, nr, nc)                                                                      \
+  m->name = (type*)ptr;                                                                            \
+  ptr += alignUp((size_t)(nr) * (size_t)(nc) * sizeof(type), MCI_ALIGN);
+  MC_MODEL_POINTERS(X)
+#undef X
+  m->plugin = (const struct mcpHeader_**)ptr;
+}
+
+
+mcModel* mci_makeModel(const mcModel* sizes) {
+  mcModel* m = (mcModel*)calloc(1, sizeof(mcModel));
+  if (!m) {
+    return NULL;
+  }
+
+  // copy sizes and options
+#define X(name) m->name = sizes->name;
+  MC_MODEL_SIZES(X)
+#undef X
+  m->opt = sizes->opt;
+  m->narena = sizes->narena;
+
+  // one zeroed buffer for all arrays
+  size_t bytes = modelBytes(m);
+  m->nbuffer = (int)bytes;
+  m->buffer = aligned_alloc(MCI_ALIGN, alignUp(bytes > 0 ? bytes : MCI_ALIGN, MCI_ALIGN));
+  if (!m->buffer) {
+    free(m);
+    return NULL;
+  }
+  memset(m->buffer, 0, bytes);
+  modelSetPointers(m);
+  return m;
+}
+
+
+void mc_deleteModel(mcModel* m) {
+  if (!m) {
+    return;
+  }
+  free(m->buffer);
+  free(m);
+}
+
+
+mcModel* mc_copyModel(mcModel* dest, const mcModel* src) {
+  if (!src) {
+    return NULL;
+  }
+
+  // allocate, or check that dest has the same sizes
+  if (!dest) {
+    dest = mci_makeModel(src);
+    if (!dest) {
+      return NULL;
+    }
+  } else if (dest->nbuffer != src->nbuffer || modelBytes(dest) != modelBytes(src)) {
+    return NULL;
+  }
+
+  // copy everything but the pointers, then the buffer
+  void* buffer = dest->buffer;
+  *dest = *src;
+  dest->buffer = buffer;
+  memcpy(dest->buffer, src->buffer, (size_t)src->nbuffer);
+  modelSetPointers(dest);
+  return dest;
+}
+
+
+void mc_printSizes(const mcModel* m, void* file) {
+  FILE* fp = file ? (FILE*)file : stdout;
+#define X(name) fprintf(fp, "%-14s %d\n", #name, m->name);
+  MC_MODEL_SIZES(X)
+#undef X
+}
+
+
+//---------------------------------- arena size ----------------------------------------------------
+
+size_t mci_arenaSize(const mcModel* m) {
+  // explicit request
+  if (m->narena > 0) {
+    return alignUp(m->narena, MCI_ALIGN);
+  }
+
+  // contacts and constraint rows
+  size_t nv = (size_t)m->nv;
+  size_t ncon = m->nconmax > 0 ? (size_t)m->nconmax : 100 + 4 * (size_t)m->ngeom;
+  size_t nefc = m->njmax > 0 ? (size_t)m->njmax : 500 + 6 * ncon;
+  size_t efc_row = (nv + 24) * sizeof(mcNum) + 4 * sizeof(int);
+  size_t bytes = ncon * sizeof(mcContact) + nefc * efc_row;
+
+  // scratch stack: dense nv x nv work for solvers plus vectors for integrators
+  size_t vec = (size_t)(m->nq + m->nv + m->na + m->nu + m->nM + 10 * m->nbody + m->ntendon);
+  bytes += (8 * nv * nv + 64 * vec) * sizeof(mcNum) + (1 << 20);
+  return alignUp(bytes, MCI_ALIGN);
+}
+
+
+//---------------------------------- data ----------------------------------------------------------
+
+// signature of a model's sizes, kept in mcData to catch data used with another model
+static uint64_t modelSignature(const mcModel* m) {
+  uint64_t h = 1469598103934665603ULL;
+#define X(name) h = (h ^ (uint64_t)(uint32_t)m->name) * 1099511628211ULL;
+  MC_MODEL_SIZES(X)
+#undef X
+  return h;
+}
+
+
+uint64_t mci_modelSignature(const mcModel* m) {
+  return modelSignature(m);
+}
+
+
+// bytes of the data arrays (without the arena)
+static size_t dataBytes(const mcModel* m) {
+#define X(name) const size_t name = (size_t)(m->name > 0 ? m->name : 0); (void)name;
+  MC_MODEL_SIZES(X)
+#undef X
+
+  size_t bytes = 0;
+#define X(type, name, nr, nc) bytes += alignUp((size_t)(nr) * (size_t)(nc) * sizeof(type), MCI_ALIGN);
+  MC_DATA_POINTERS(X)
+#undef X
+  bytes += alignUp(nplugin * sizeof(void*), MCI_ALIGN);
+  bytes += alignUp(nplugin * sizeof(const mcpHeader*), MCI_ALIGN);
+  return bytes;
+}
+
+
+// point every array of d into d->buffer, and the arena after them
+static void dataSetPointers(const mcModel* m, mcData* d) {
+#define X(name) const size_t name = (size_t)(m->name > 0 ? m->name : 0); (void)name;
+  MC_MODEL_SIZES(X)
+#undef X
+
+  char* ptr = (char*)d->buffer;
+#define X(type, name, nr, nc)                                                                      \
+  d->name = (type*)ptr;                                                                            \
+  ptr += alignUp((size_t)(nr) * (size_t)(nc) * sizeof(type), MCI_ALIGN);
+  MC_DATA_POINTERS(X)
+#undef X
+  d->plugin_data = (void**)ptr;
+  ptr += alignUp(nplugin * sizeof(void*), MCI_ALIGN);
+  d->plugin_desc = (const struct mcpHeader_**)ptr;
+  ptr += alignUp(nplugin * sizeof(const mcpHeader*), MCI_ALIGN);
+  d->arena = ptr;
+}
+
+
+// call the destroy hooks of the plugins that made plugin data
+static void destroyPlugins(mcData* d) {
+  for (int i = 0; i < d->nplugin; i++) {
+    const mcpHeader* p = d->plugin_desc[i];
+    if (p && p->destroy && d->plugin_data[i]) {
+      p->destroy(mcp_host(), d, i);
+    }
+    d->plugin_data[i] = NULL;
+  }
+}
+
+
+// call the init hooks of the model's plugins; return 0 on success
+static int initPlugins(const mcModel* m, mcData* d) {
+  for (int i = 0; i < m->nplugin; i++) {
+    const mcpHeader* p = m->plugin[i];
+    d->plugin_desc[i] = p;
+    d->plugin_data[i] = NULL;
+    if (p && p->init && p->init(mcp_host(), m, d, i) != 0) {
+      mci_message("plugin '%s': init failed", p->name ? p->name : "?");
+      return -1;
+    }
+  }
+  return 0;
+}
+
+
+mcData* mc_makeData(const mcModel* m) {
+  if (!m) {
+    return NULL;
+  }
+  mcData* d = (mcData*)calloc(1, sizeof(mcData));
+  if (!d) {
+    return NULL;
+  }
+
+  // one buffer: arrays, then the arena
+  size_t bytes = dataBytes(m);
+  d->narena = mci_arenaSize(m);
+  d->nbuffer = bytes + d->narena;
+  d->buffer = aligned_alloc(MCI_ALIGN, alignUp(d->nbuffer, MCI_ALIGN));
+  if (!d->buffer) {
+    mci_message("mc_makeData: could not allocate %zu bytes", d->nbuffer);
+    free(d);
+    return NULL;
+  }
+  memset(d->buffer, 0, d->nbuffer);
+  dataSetPointers(m, d);
+  d->nplugin = m->nplugin;
+  d->model_signature = modelSignature(m);
+
+  // plugin instances
+  if (initPlugins(m, d) != 0) {
+    mc_deleteData(d);
+    return NULL;
+  }
+
+  mc_resetData(m, d);
+  return d;
+}
+
+
+void mc_deleteData(mcData* d) {
+  if (!d) {
+    return;
+  }
+  destroyPlugins(d);
+  free(d->buffer);
+  free(d);
+}
+
+
+// clear the variable-size part: arena, stack, constraint pointers
+void mci_clearArena(mcData* d) {
+  d->parena = 0;
+  d->pstack = d->narena;
+  d->pbase = d->narena;
+  d->stack_marks = 0;
+  d->ncon = 0;
+  d->ne = 0;
+  d->nf = 0;
+  d->nefc = 0;
+  d->contact = NULL;
+  d->efc_type = NULL;
+  d->efc_id = NULL;
+  d->efc_state = NULL;
+  d->efc_J = NULL;
+  d->efc_pos = NULL;
+  d->efc_margin = NULL;
+  d->efc_frictionloss = NULL;
+  d->efc_diagApprox = NULL;
+  d->efc_KBIP = NULL;
+  d->efc_D = NULL;
+  d->efc_R = NULL;
+  d->efc_vel = NULL;
+  d->efc_aref = NULL;
+  d->efc_b = NULL;
+  d->efc_force = NULL;
+}
+
+
+void mc_resetData(const mcModel* m, mcData* d) {
+  // zero all arrays (not the plugin tables)
+  size_t arrays = (size_t)((char*)d->plugin_data - (char*)d->buffer);
+  memset(d->buffer, 0, arrays);
+
+  // scalars and statistics
+  d->time = 0;
+  d->energy[0] = d->energy[1] = 0;
+  memset(d->warning, 0, sizeof(d->warning));
+  memset(d->timer, 0, sizeof(d->timer));
+  memset(d->solver, 0, sizeof(d->solver));
+  d->solver_iter = 0;
+  d->solver_nnz = 0;
+  d->solver_fwdinv[0] = d->solver_fwdinv[1] = 0;
+  d->maxuse_stack = 0;
+  d->maxuse_arena = 0;
+  d->maxuse_con = 0;
+  d->maxuse_efc = 0;
+  mci_clearArena(d);
+
+  // default configuration
+  if (m->nq) {
+    memcpy(d->qpos, m->qpos0, sizeof(mcNum) * (size_t)m->nq);
+  }
+
+  // equality constraints
+  for (int i = 0; i < m->neq; i++) {
+    d->eq_active[i] = m->eq_active0[i];
+  }
+
+  // mocap bodies at their model pose
+  for (int b = 0; b < m->nbody; b++) {
+    int id = m->body_mocapid[b];
+    if (id >= 0) {
+      memcpy(d->mocap_pos + 3 * id, m->body_pos + 3 * b, 3 * sizeof(mcNum));
+      memcpy(d->mocap_quat + 4 * id, m->body_quat + 4 * b, 4 * sizeof(mcNum));
+    }
+  }
+
+  // plugin reset hooks
+  for (int i = 0; i < m->nplugin; i++) {
+    const mcpHeader* p = m->plugin[i];
+    if (p && p->reset) {
+      p->reset(mcp_host(), m, d, i);
+    }
+  }
+}
+
+
+int mc_resetDataKeyframe(const mcModel* m, mcData* d, int key) {
+  mc_resetData(m, d);
+  if (key < 0 || key >= m->nkey) {
+    return -1;
+  }
+
+  // copy the keyframe's state
+  d->time = m->key_time[key];
+  if (m->nq) memcpy(d->qpos, m->key_qpos + (size_t)key * m->nq, sizeof(mcNum) * (size_t)m->nq);
+  if (m->nv) memcpy(d->qvel, m->key_qvel + (size_t)key * m->nv, sizeof(mcNum) * (size_t)m->nv);
+  if (m->na) memcpy(d->act, m->key_act + (size_t)key * m->na, sizeof(mcNum) * (size_t)m->na);
+  if (m->nu) memcpy(d->ctrl, m->key_ctrl + (size_t)key * m->nu, sizeof(mcNum) * (size_t)m->nu);
+  if (m->nmocap) {
+    memcpy(d->mocap_pos, m->key_mpos + (size_t)key * 3 * m->nmocap,
+           sizeof(mcNum) * 3 * (size_t)m->nmocap);
+    memcpy(d->mocap_quat, m->key_mquat + (size_t)key * 4 * m->nmocap,
+           sizeof(mcNum) * 4 * (size_t)m->nmocap);
+  }
+  return 0;
+}
+
+
+// move a pointer from src's buffer into dest's buffer
+static void* rebase(const void* p, const mcData* src, const mcData* dest) {
+  if (!p) {
+    return NULL;
+  }
+  return (char*)dest->buffer + ((const char*)p - (const char*)src->buffer);
+}
+
+
+mcData* mc_copyData(mcData* dest, const mcModel* m, const mcData* src) {
+  if (!src) {
+    return NULL;
+  }
+  if (!dest) {
+    dest = mc_makeData(m);
+    if (!dest) {
+      return NULL;
+    }
+  } else if (dest->nbuffer != src->nbuffer) {
+    return NULL;
+  }
+
+  // keep dest's own buffer and plugin data, copy everything else
+  void* buffer = dest->buffer;
+  void** plugin_data = dest->plugin_data;
+  void* saved_plugin_data[64];
+  int nsaved = dest->nplugin < 64 ? dest->nplugin : 64;
+  for (int i = 0; i < nsaved; i++) {
+    saved_plugin_data[i] = plugin_data[i];
+  }
+  *dest = *src;
+  dest->buffer = buffer;
+  memcpy(dest->buffer, src->buffer, src->nbuffer);
+
+  // rebase every pointer into dest's buffer
+#define X(type, name, nr, nc) dest->name = (type*)rebase(src->name, src, dest);
+  MC_DATA_POINTERS(X)
+#undef X
+  dest->arena = rebase(src->arena, src, dest);
+  dest->plugin_data = (void**)rebase(src->plugin_data, src, dest);
+  dest->plugin_desc = (const struct mcpHeader_**)rebase(src->plugin_desc, src, dest);
+  dest->contact = (mcContact*)rebase(src->contact, src, dest);
+  dest->efc_type = (int*)rebase(src->efc_type, src, dest);
+  dest->efc_id = (int*)rebase(src->efc_id, src, dest);
+  dest->efc_state = (int*)rebase(src->efc_state, src, dest);
+  dest->efc_J = (mcNum*)rebase(src->efc_J, src, dest);
+  dest->efc_pos = (mcNum*)rebase(src->efc_pos, src, dest);
+  dest->efc_margin = (mcNum*)rebase(src->efc_margin, src, dest);
+  dest->efc_frictionloss = (mcNum*)rebase(src->efc_frictionloss, src, dest);
+  dest->efc_diagApprox = (mcNum*)rebase(src->efc_diagApprox, src, dest);
+  dest->efc_KBIP = (mcNum*)rebase(src->efc_KBIP, src, dest);
+  dest->efc_D = (mcNum*)rebase(src->efc_D, src, dest);
+  dest->efc_R = (mcNum*)rebase(src->efc_R, src, dest);
+  dest->efc_vel = (mcNum*)rebase(src->efc_vel, src, dest);
+  dest->efc_aref = (mcNum*)rebase(src->efc_aref, src, dest);
+  dest->efc_b = (mcNum*)rebase(src->efc_b, src, dest);
+  dest->efc_force = (mcNum*)rebase(src->efc_force, src, dest);
+
+  // plugin data is per instance: dest keeps its own
+  for (int i = 0; i < nsaved; i++) {
+    dest->plugin_data[i] = saved_plugin_data[i];
+  }
+  return dest;
+}
+
+
+//---------------------------------- arena and stack -----------------------------------------------
+
+void* mci_arenaAlloc(mcData* d, size_t bytes, size_t align) {
+  if (align < 8) {
+    align = 8;
+  }
+  size_t start = alignUp(d->parena, align);
+  if (start + bytes > d->pstack) {
+    return NULL;
+  }
+  d->parena = start + bytes;
+  if (d->parena > d->maxuse_arena) {
+    d->maxuse_arena = d->parena;
+  }
+  return (char*)d->arena + start;
+}
+
+
+// a stack frame starts with 16 bytes holding the previous frame base and stack pointer
+void mc_markStack(mcData* d) {
+  if (d->pstack < 16 + d->parena) {
+    mci_message("mc_markStack: arena full (%zu bytes); increase <size memory>", d->narena);
+    return;
+  }
+  size_t top = (d->pstack - 16) & ~(size_t)15;
+  if (top < d->parena) {
+    mci_message("mc_markStack: arena full (%zu bytes); increase <size memory>", d->narena);
+    return;
+  }
+  size_t* slot = (size_t*)((char*)d->arena + top);
+  slot[0] = d->pbase;
+  slot[1] = d->pstack;
+  d->pbase = top;
+  d->pstack = top;
+  d->stack_marks++;
+}
+
+
+void mc_freeStack(mcData* d) {
+  if (d->stack_marks <= 0) {
+    mci_message("mc_freeStack: no matching mc_markStack");
+    return;
+  }
+  const size_t* slot = (const size_t*)((char*)d->arena + d->pbase);
+  d->pbase = slot[0];
+  d->pstack = slot[1];
+  d->stack_marks--;
+}
+
+
+void* mc_stackAlloc(mcData* d, size_t bytes, size_t align) {
+  if (align < 16) {
+    align = 16;
+  }
+  if (bytes > d->pstack) {
+    mci_message("mc_stackAlloc: stack overflow (%zu bytes asked); increase <size memory>", bytes);
+    return NULL;
+  }
+  size_t top = (d->pstack - bytes) & ~(align - 1);
+  if (top < d->parena || top > d->pstack) {
+    mci_message("mc_stackAlloc: stack overflow (%zu bytes asked); increase <size memory>", bytes);
+    return NULL;
+  }
+  d->pstack = top;
+  size_t used = d->narena - top;
+  if (used > d->maxuse_stack) {
+    d->maxuse_stack = used;
+  }
+  return (char*)d->arena + top;
+}
+
+
+//---------------------------------- state ---------------------------------------------------------
+
+// size of one state component
+static int componentSize(const mcModel* m, int bit) {
+  switch (1 << bit) {
+  case mcSTATE_TIME:         return 1;
+  case mcSTATE_QPOS:         return m->nq;
+  case mcSTATE_QVEL:         return m->nv;
+  case mcSTATE_ACT:          return m->na;
+  case mcSTATE_WARMSTART:    return m->nv;
+  case mcSTATE_CTRL:         return m->nu;
+  case mcSTATE_QFRC_APPLIED: return m->nv;
+  case mcSTATE_XFRC_APPLIED: return 6 * m->nbody;
+  case mcSTATE_EQ_ACTIVE:    return m->neq;
+  case mcSTATE_MOCAP_POS:    return 3 * m->nmocap;
+  case mcSTATE_MOCAP_QUAT:   return 4 * m->nmocap;
+  case mcSTATE_USERDATA:     return m->nuserdata;
+  case mcSTATE_PLUGIN:       return m->npluginstate;
+  default:                   return 0;
+  }
+}
+
+
+// pointer to the mcNum array of a state component (NULL for eq_active and time)
+static mcNum* componentPtr(mcData* d, int bit) {
+  switch (1 << bit) {
+  case mcSTATE_QPOS:         return d->qpos;
+  case mcSTATE_QVEL:         return d->qvel;
+  case mcSTATE_ACT:          return d->act;
+  case mcSTATE_WARMSTART:    return d->qacc_warmstart;
+  case mcSTATE_CTRL:         return d->ctrl;
+  case mcSTATE_QFRC_APPLIED: return d->qfrc_applied;
+  case mcSTATE_XFRC_APPLIED: return d->xfrc_applied;
+  case mcSTATE_MOCAP_POS:    return d->mocap_pos;
+  case mcSTATE_MOCAP_QUAT:   return d->mocap_quat;
+  case mcSTATE_USERDATA:     return d->userdata;
+  case mcSTATE_PLUGIN:       return d->plugin_state;
+  default:                   return NULL;
+  }
+}
+
+
+int mc_stateSize(const mcModel* m, unsigned int spec) {
+  int size = 0;
+  for (int bit = 0; bit < mcNSTATE; bit++) {
+    if (spec & (1u << bit)) {
+      size += componentSize(m, bit);
+    }
+  }
+  return size;
+}
+
+
+void mc_getState(const mcModel* m, const mcData* d, mcNum* state, unsigned int spec) {
+  int adr = 0;
+  for (int bit = 0; bit < mcNSTATE; bit++) {
+    if (!(spec & (1u << bit))) {
+      continue;
+    }
+    int n = componentSize(m, bit);
+    if ((1 << bit) == mcSTATE_TIME) {
+      state[adr] = d->time;
+    } else if ((1 << bit) == mcSTATE_EQ_ACTIVE) {
+      for (int i = 0; i < n; i++) {
+        state[adr + i] = d->eq_active[i];
+      }
+    } else if (n) {
+      memcpy(state + adr, componentPtr((mcData*)d, bit), sizeof(mcNum) * (size_t)n);
+    }
+    adr += n;
+  }
+}
+
+
+void mc_setState(const mcModel* m, mcData* d, const mcNum* state, unsigned int spec) {
+  int adr = 0;
+  for (int bit = 0; bit < mcNSTATE; bit++) {
+    if (!(spec & (1u << bit))) {
+      continue;
+    }
+    int n = componentSize(m, bit);
+    if ((1 << bit) == mcSTATE_TIME) {
+      d->time = state[adr];
+    } else if ((1 << bit) == mcSTATE_EQ_ACTIVE) {
+      for (int i = 0; i < n; i++) {
+        d->eq_active[i] = state[adr + i] != 0;
+      }
+    } else if (n) {
+      memcpy(componentPtr(d, bit), state + adr, sizeof(mcNum) * (size_t)n);
+    }
+    adr += n;
+  }
+}
