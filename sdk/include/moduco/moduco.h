@@ -224,6 +224,17 @@ MCAPI int mc_pluginInfo(int i, mcPluginInfo* info);
 // Messages from the last scan (skipped libraries and why), one per line; "" if none.
 MCAPI const char* mc_pluginMessages(void);
 
+// Replace the model's integrator by the registered integrator plugin called name (built-in names
+// case-insensitive, as in MJCF); sets m->integrator, opt.integrator and opt.integrator_name.
+// Return 0, or -1 and write "unknown integrator 'name' (available: a, b, ...)" to error.
+// Nullable: error.
+MCAPI int mc_setIntegrator(mcModel* m, const char* name, char* error, int error_sz);
+
+// Replace the model's constraint solver by the registered solver plugin called name; sets
+// m->solver, opt.solver and opt.solver_name. Return 0, or -1 and write "unknown solver 'name'
+// (available: ...)" to error. Nullable: error.
+MCAPI int mc_setSolver(mcModel* m, const char* name, char* error, int error_sz);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,306 @@
+// Moduco command-line tool: 'dump' prints the state and forward quantities as one JSON object.
+//
+// The output contract is documented field by field in docs/dump.md.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli.h"
+
+
+// a number with full precision (%.17g); non-finite values become null
+static cJSON* jsonNumber(double v) {
+  if (!isfinite(v)) {
+    return cJSON_CreateNull();
+  }
+  char buf[40];
+  snprintf(buf, sizeof(buf), "%.17g", v);
+  return cJSON_CreateRaw(buf);
+}
+
+
+// a flat array of n numbers
+static cJSON* jsonArray(const mcNum* v, int n) {
+  cJSON* a = cJSON_CreateArray();
+  for (int i = 0; i < n; i++) {
+    cJSON_AddItemToArray(a, jsonNumber(v[i]));
+  }
+  return a;
+}
+
+
+// a rows x cols matrix as an array of rows
+static cJSON* jsonMatrix(const mcNum* v, int rows, int cols) {
+  cJSON* a = cJSON_CreateArray();
+  for (int r = 0; r < rows; r++) {
+    cJSON_AddItemToArray(a, jsonArray(v + (size_t)r * cols, cols));
+  }
+  return a;
+}
+
+
+// read a whole file into a 0-terminated buffer (caller frees); NULL on failure
+static char* readFile(const char* file) {
+  FILE* f = fopen(file, "rb");
+  if (!f) {
+    return NULL;
+  }
+  size_t cap = 4096, len = 0;
+  char* buf = malloc(cap);
+  size_t got;
+  while (buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+    len += got;
+    if (cap - len - 1 == 0) {
+      char* bigger = realloc(buf, cap * 2);
+      if (!bigger) {
+        free(buf);
+        buf = NULL;
+        break;
+      }
+      buf = bigger;
+      cap *= 2;
+    }
+  }
+  if (buf) {
+    buf[len] = 0;
+  }
+  fclose(f);
+  return buf;
+}
+
+
+// copy one state array from the JSON object if present; return 0, or -1 after an error message
+static int loadStateArray(const cJSON* root, const char* file, const char* key, mcNum* dst,
+                          int n, const char* sizename) {
+  const cJSON* a = cJSON_GetObjectItemCaseSensitive(root, key);
+  if (!a) {
+    return 0;
+  }
+  if (!cJSON_IsArray(a)) {
+    cli_error("%s: '%s' must be an array of %d numbers", file, key, n);
+    return -1;
+  }
+  int len = cJSON_GetArraySize(a);
+  if (len != n) {
+    cli_error("%s: '%s' has %d values, the model has %s=%d", file, key, len, sizename, n);
+    return -1;
+  }
+  int i = 0;
+  const cJSON* item;
+  cJSON_ArrayForEach(item, a) {
+    if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble)) {
+      cli_error("%s: '%s'[%d] is not a finite number", file, key, i);
+      return -1;
+    }
+    dst[i++] = item->valuedouble;
+  }
+  return 0;
+}
+
+
+// overwrite the state from a JSON file; return 0, or -1 after an error message
+static int loadState(const mcModel* m, mcData* d, const char* file) {
+  char* text = readFile(file);
+  if (!text) {
+    cli_error("%s: cannot read state file", file);
+    return -1;
+  }
+  cJSON* root = cJSON_Parse(text);
+  if (!root || !cJSON_IsObject(root)) {
+    const char* at = cJSON_GetErrorPtr();
+    int line = 1;
+    for (const char* c = text; at && c < at && *c; c++) {
+      line += *c == '\n';
+    }
+    if (root) {
+      cli_error("%s: the state must be a JSON object", file);
+    } else {
+      cli_error("%s:%d: invalid JSON", file, line);
+    }
+    cJSON_Delete(root);
+    free(text);
+    return -1;
+  }
+  free(text);
+
+  // arrays, each with its model size
+  int rc = 0;
+  rc = rc || loadStateArray(root, file, "qpos", d->qpos, m->nq, "nq");
+  rc = rc || loadStateArray(root, file, "qvel", d->qvel, m->nv, "nv");
+  rc = rc || loadStateArray(root, file, "act", d->act, m->na, "na");
+  rc = rc || loadStateArray(root, file, "ctrl", d->ctrl, m->nu, "nu");
+  rc = rc || loadStateArray(root, file, "qfrc_applied", d->qfrc_applied, m->nv, "nv");
+
+  // time, a number
+  const cJSON* t = cJSON_GetObjectItemCaseSensitive(root, "time");
+  if (!rc && t) {
+    if (!cJSON_IsNumber(t) || !isfinite(t->valuedouble)) {
+      cli_error("%s: 'time' must be a finite number", file);
+      rc = -1;
+    } else {
+      d->time = t->valuedouble;
+    }
+  }
+  cJSON_Delete(root);
+  return rc ? -1 : 0;
+}
+
+
+// build the output object (see docs/dump.md)
+static cJSON* dumpJson(const mcModel* m, mcData* d) {
+  cJSON* o = cJSON_CreateObject();
+
+  // model sizes
+  cJSON* sizes = cJSON_AddObjectToObject(o, "model");
+  cJSON_AddNumberToObject(sizes, "nq", m->nq);
+  cJSON_AddNumberToObject(sizes, "nv", m->nv);
+  cJSON_AddNumberToObject(sizes, "nu", m->nu);
+  cJSON_AddNumberToObject(sizes, "na", m->na);
+  cJSON_AddNumberToObject(sizes, "nbody", m->nbody);
+  cJSON_AddNumberToObject(sizes, "ngeom", m->ngeom);
+  cJSON_AddNumberToObject(sizes, "nsensordata", m->nsensordata);
+
+  // state and generalized forces
+  cJSON_AddItemToObject(o, "time", jsonNumber(d->time));
+  cJSON_AddItemToObject(o, "qpos", jsonArray(d->qpos, m->nq));
+  cJSON_AddItemToObject(o, "qvel", jsonArray(d->qvel, m->nv));
+  cJSON_AddItemToObject(o, "act", jsonArray(d->act, m->na));
+  cJSON_AddItemToObject(o, "qacc", jsonArray(d->qacc, m->nv));
+  cJSON_AddItemToObject(o, "qfrc_bias", jsonArray(d->qfrc_bias, m->nv));
+  cJSON_AddItemToObject(o, "qfrc_passive", jsonArray(d->qfrc_passive, m->nv));
+  cJSON_AddItemToObject(o, "qfrc_actuator", jsonArray(d->qfrc_actuator, m->nv));
+  cJSON_AddItemToObject(o, "qfrc_constraint", jsonArray(d->qfrc_constraint, m->nv));
+
+  // dense inertia
+  size_t nv = (size_t)m->nv;
+  mcNum* dense = calloc(nv * nv > 0 ? nv * nv : 1, sizeof(mcNum));
+  if (dense) {
+    mc_fullM(m, dense, d->qM);
+    cJSON_AddItemToObject(o, "qM", jsonMatrix(dense, m->nv, m->nv));
+    free(dense);
+  }
+
+  // body poses
+  cJSON_AddItemToObject(o, "xpos", jsonMatrix(d->xpos, m->nbody, 3));
+  cJSON_AddItemToObject(o, "xquat", jsonMatrix(d->xquat, m->nbody, 4));
+
+  // contacts
+  cJSON_AddNumberToObject(o, "ncon", d->ncon);
+  cJSON* contacts = cJSON_AddArrayToObject(o, "contact");
+  for (int i = 0; i < d->ncon && d->contact; i++) {
+    const mcContact* c = d->contact + i;
+    cJSON* jc = cJSON_CreateObject();
+    cJSON_AddNumberToObject(jc, "geom1", c->geom1);
+    cJSON_AddNumberToObject(jc, "geom2", c->geom2);
+    cJSON_AddItemToObject(jc, "dist", jsonNumber(c->dist));
+    cJSON_AddItemToObject(jc, "pos", jsonArray(c->pos, 3));
+    cJSON_AddItemToObject(jc, "normal", jsonArray(c->frame, 3));
+    cJSON_AddItemToArray(contacts, jc);
+  }
+
+  // constraints, actuators, sensors, energy
+  cJSON_AddNumberToObject(o, "nefc", d->nefc);
+  cJSON_AddItemToObject(o, "efc_force",
+                        d->nefc > 0 && d->efc_force ? jsonArray(d->efc_force, d->nefc)
+                                                    : cJSON_CreateArray());
+  cJSON_AddItemToObject(o, "actuator_force", jsonArray(d->actuator_force, m->nu));
+  cJSON_AddItemToObject(o, "sensordata", jsonArray(d->sensordata, m->nsensordata));
+  cJSON_AddItemToObject(o, "energy", jsonArray(d->energy, 2));
+  return o;
+}
+
+
+int cmd_dump(int argc, char** argv) {
+  const char* file = NULL;
+  const char* state = NULL;
+  const char* key = NULL;
+  long nstep = 0;
+
+  // parse arguments
+  for (int i = 0; i < argc; i++) {
+    const char* a = argv[i];
+    int has = i + 1 < argc;
+    if (!strcmp(a, "--state") && has) {
+      state = argv[++i];
+    } else if (!strcmp(a, "--key") && has) {
+      key = argv[++i];
+    } else if (!strcmp(a, "--steps") && has) {
+      if (cli_parseCount(argv[++i], &nstep)) {
+        cli_error("--steps needs a non-negative integer, got '%s'", argv[i]);
+        return CLI_USAGE;
+      }
+    } else if (a[0] == '-' && a[1]) {
+      cli_error("unknown or incomplete option '%s' (usage: moduco dump MODEL [--state FILE.json]"
+                " [--key K] [--steps N])", a);
+      return CLI_USAGE;
+    } else if (!file) {
+      file = a;
+    } else {
+      cli_error("unexpected argument '%s'", a);
+      return CLI_USAGE;
+    }
+  }
+  if (!file) {
+    cli_error("usage: moduco dump MODEL [--state FILE.json] [--key K] [--steps N]");
+    return CLI_USAGE;
+  }
+
+  // load with energy enabled
+  mcModel* m = cli_loadModel(file);
+  if (!m) {
+    return CLI_FAIL;
+  }
+  m->opt.enableflags |= mcENBL_ENERGY;
+  mcData* d = mc_makeData(m);
+  if (!d) {
+    cli_error("could not allocate data for %s", file);
+    mc_deleteModel(m);
+    return CLI_FAIL;
+  }
+  int rc = CLI_OK;
+
+  // keyframe, by index or name
+  if (key) {
+    long k = -1;
+    if (cli_parseCount(key, &k)) {
+      k = mc_name2id(m, mcOBJ_KEY, key);
+    }
+    if (k < 0 || k >= m->nkey || mc_resetDataKeyframe(m, d, (int)k)) {
+      cli_error("%s: no keyframe '%s' (the model has %d)", file, key, m->nkey);
+      rc = CLI_FAIL;
+    }
+  }
+
+  // state overrides
+  if (rc == CLI_OK && state && loadState(m, d, state)) {
+    rc = CLI_FAIL;
+  }
+
+  // steps with the control held, then the forward pass at the final state
+  if (rc == CLI_OK) {
+    for (long i = 0; i < nstep; i++) {
+      mc_step(m, d);
+    }
+    mc_forward(m, d);
+
+    // print
+    cJSON* o = dumpJson(m, d);
+    char* text = o ? cJSON_Print(o) : NULL;
+    if (!text) {
+      cli_error("out of memory while printing JSON");
+      rc = CLI_FAIL;
+    } else {
+      fputs(text, stdout);
+      fputc('\n', stdout);
+      free(text);
+    }
+    cJSON_Delete(o);
+  }
+
+  mc_deleteData(d);
+  mc_deleteModel(m);
+  return rc;
+}

@@ -1,0 +1,187 @@
+// Moduco command-line tool: 'run' simulates a model and prints a summary.
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define BAR_WIDTH 32
+
+// progress display state, shared with the message handler
+typedef struct {
+  int tty;                        // stderr is a terminal: redraw one line in place
+  int drawn;                      // a progress line is currently on screen (tty only)
+  long total;                     // steps to run
+} Progress;
+
+static Progress g_progress;
+
+
+// clear the progress line so a message prints on a clean line
+static void progressClear(void) {
+  if (g_progress.tty && g_progress.drawn) {
+    fprintf(stderr, "\r%*s\r", BAR_WIDTH + 60, "");
+    g_progress.drawn = 0;
+  }
+}
+
+
+// draw the progress bar (tty) or a plain line
+static void progressShow(long step, double simtime, double wall) {
+  double frac = g_progress.total > 0 ? (double)step / (double)g_progress.total : 1.0;
+  double rate = wall > 0 ? (double)step / wall : 0.0;
+  if (g_progress.tty) {
+    char bar[BAR_WIDTH + 1];
+    int fill = (int)(frac * BAR_WIDTH + 0.5);
+    for (int i = 0; i < BAR_WIDTH; i++) {
+      bar[i] = i < fill ? '#' : '.';
+    }
+    bar[BAR_WIDTH] = 0;
+    fprintf(stderr, "\r[%s] %3.0f%%  t=%.3f s  %.0f steps/s ", bar, 100 * frac, simtime, rate);
+    g_progress.drawn = 1;
+  } else {
+    fprintf(stderr, "progress: %3.0f%%  step %ld/%ld  t=%.6g s  %.0f steps/s\n", 100 * frac,
+            step, g_progress.total, simtime, rate);
+  }
+  fflush(stderr);
+}
+
+
+// warnings and plugin messages: print without breaking the progress bar
+static void onMessage(void* user, const char* message) {
+  progressClear();
+  fprintf(stderr, "%s\n", message);
+}
+
+
+int cmd_run(int argc, char** argv) {
+  const char* file = NULL;
+  const char* integrator = NULL;
+  const char* solver = NULL;
+  double duration = -1;
+  long nstep = -1;
+
+  // parse arguments
+  for (int i = 0; i < argc; i++) {
+    const char* a = argv[i];
+    int has = i + 1 < argc;
+    if (!strcmp(a, "--duration") && has) {
+      if (cli_parseDouble(argv[++i], &duration) || duration < 0) {
+        cli_error("--duration needs a non-negative number of seconds, got '%s'", argv[i]);
+        return CLI_USAGE;
+      }
+    } else if (!strcmp(a, "--steps") && has) {
+      if (cli_parseCount(argv[++i], &nstep)) {
+        cli_error("--steps needs a non-negative integer, got '%s'", argv[i]);
+        return CLI_USAGE;
+      }
+    } else if (!strcmp(a, "--integrator") && has) {
+      integrator = argv[++i];
+    } else if (!strcmp(a, "--solver") && has) {
+      solver = argv[++i];
+    } else if (a[0] == '-' && a[1]) {
+      cli_error("unknown or incomplete option '%s' (usage: moduco run MODEL [--duration T | "
+                "--steps N] [--integrator NAME] [--solver NAME])", a);
+      return CLI_USAGE;
+    } else if (!file) {
+      file = a;
+    } else {
+      cli_error("unexpected argument '%s'", a);
+      return CLI_USAGE;
+    }
+  }
+  if (!file) {
+    cli_error("usage: moduco run MODEL [--duration T | --steps N] [--integrator NAME] "
+              "[--solver NAME]");
+    return CLI_USAGE;
+  }
+  if (duration >= 0 && nstep >= 0) {
+    cli_error("--duration and --steps are exclusive");
+    return CLI_USAGE;
+  }
+
+  // load, override plugins, enable energy
+  mcModel* m = cli_loadModel(file);
+  if (!m) {
+    return CLI_FAIL;
+  }
+  if ((integrator && cli_setIntegrator(m, integrator)) || (solver && cli_setSolver(m, solver))) {
+    mc_deleteModel(m);
+    return CLI_FAIL;
+  }
+  m->opt.enableflags |= mcENBL_ENERGY;
+  mcData* d = mc_makeData(m);
+  if (!d) {
+    cli_error("could not allocate data for %s", file);
+    mc_deleteModel(m);
+    return CLI_FAIL;
+  }
+
+  // number of steps: --steps, else --duration (default 5 s of simulated time)
+  if (nstep < 0) {
+    double t = duration >= 0 ? duration : 5.0;
+    nstep = m->opt.timestep > 0 ? (long)ceil(t / m->opt.timestep - 1e-9) : 0;
+  }
+  fprintf(stderr, "moduco: %s  nq=%d nv=%d nu=%d  integrator %s  solver %s  timestep %g  "
+          "%ld steps\n", file, m->nq, m->nv, m->nu, cli_integratorName(m), cli_solverName(m),
+          m->opt.timestep, nstep);
+
+  // step with progress
+  memset(&g_progress, 0, sizeof(g_progress));
+  g_progress.tty = isatty(STDERR_FILENO);
+  g_progress.total = nstep;
+  mc_setMessageHandler(onMessage, NULL);
+  double t0 = d->time;
+  double start = cli_now();
+  double period = g_progress.tty ? 0.1 : 1e300;
+  double nextdraw = start + period;
+  long nextmark = nstep / 10;
+  for (long i = 0; i < nstep; i++) {
+    mc_step(m, d);
+    if ((i & 15) == 15 && g_progress.tty) {
+      double now = cli_now();
+      if (now >= nextdraw) {
+        progressShow(i + 1, d->time - t0, now - start);
+        nextdraw = now + period;
+      }
+    } else if (!g_progress.tty && nstep >= 10 && i + 1 == nextmark && i + 1 < nstep) {
+      progressShow(i + 1, d->time - t0, cli_now() - start);
+      nextmark += nstep / 10;
+    }
+  }
+  double wall = cli_now() - start;
+  if (g_progress.tty && nstep > 0) {
+    progressShow(nstep, d->time - t0, wall);
+    fprintf(stderr, "\n");
+  }
+  g_progress.drawn = 0;
+
+  // final state: forward once so energy matches it
+  mc_forward(m, d);
+  mc_setMessageHandler(NULL, NULL);
+
+  // summary
+  double simtime = d->time - t0;
+  printf("steps            %ld\n", nstep);
+  printf("sim time         %.6f s\n", simtime);
+  printf("wall time        %.6f s\n", wall);
+  printf("steps/s          %.0f\n", wall > 0 ? (double)nstep / wall : 0.0);
+  printf("realtime factor  %.2f\n", wall > 0 ? simtime / wall : 0.0);
+  printf("energy           %.9g (potential %.9g, kinetic %.9g)\n", d->energy[0] + d->energy[1],
+         d->energy[0], d->energy[1]);
+  int nwarn = 0;
+  for (int i = 0; i < mcNWARNING; i++) {
+    nwarn += d->warning[i].number;
+  }
+  printf("warnings         %d\n", nwarn);
+  for (int i = 0; i < mcNWARNING; i++) {
+    if (d->warning[i].number) {
+      printf("  %-14d %s\n", d->warning[i].number, mc_warningText(i, d->warning[i].lastinfo));
+    }
+  }
+
+  mc_deleteData(d);
+  mc_deleteModel(m);
+  return CLI_OK;
+}

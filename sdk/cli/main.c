@@ -1,0 +1,59 @@
+// Moduco command-line tool: subcommand dispatch.
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct {
+  const char* name;
+  int (*fn)(int argc, char** argv);
+  const char* synopsis;
+} Command;
+
+static const Command kCommands[] = {
+  {"run", cmd_run,
+   "run MODEL [--duration T | --steps N] [--integrator NAME] [--solver NAME]"},
+  {"compile", cmd_compile, "compile MODEL"},
+  {"plugins", cmd_plugins, "plugins"},
+  {"dump", cmd_dump, "dump MODEL [--state FILE.json] [--key K] [--steps N]"},
+};
+static const int kNumCommands = (int)(sizeof(kCommands) / sizeof(kCommands[0]));
+
+
+// print the usage text to a stream
+static void usage(FILE* out) {
+  fprintf(out, "usage: moduco COMMAND [ARGS]\n\ncommands:\n");
+  for (int i = 0; i < kNumCommands; i++) {
+    fprintf(out, "  moduco %s\n", kCommands[i].synopsis);
+  }
+  fprintf(out, "  moduco version\n  moduco help\n\nsee docs/cli.md for details\n");
+}
+
+
+int main(int argc, char** argv) {
+  // no command: usage on stderr
+  if (argc < 2) {
+    usage(stderr);
+    return CLI_USAGE;
+  }
+  const char* cmd = argv[1];
+
+  // help and version
+  if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+    usage(stdout);
+    return CLI_OK;
+  }
+  if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+    printf("moduco %s\n", mc_versionString());
+    return CLI_OK;
+  }
+
+  // dispatch
+  for (int i = 0; i < kNumCommands; i++) {
+    if (!strcmp(cmd, kCommands[i].name)) {
+      return kCommands[i].fn(argc - 2, argv + 2);
+    }
+  }
+  cli_error("unknown command '%s' (commands: run, compile, plugins, dump, version, help)", cmd);
+  return CLI_USAGE;
+}

@@ -1,0 +1,158 @@
+// Moduco command-line tool: shared helpers.
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include <moduco/mcplugin.h>
+
+#include "cli.h"
+
+// the plugin overrides are new API: tolerate a libmoduco that does not export them yet
+#pragma weak mc_setIntegrator
+#pragma weak mc_setSolver
+
+
+void cli_error(const char* fmt, ...) {
+  char buf[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof(buf), fmt, ap);
+  va_end(ap);
+
+  // keep the message on one line
+  for (char* c = buf; *c; c++) {
+    if (*c == '\n' || *c == '\r') {
+      *c = ' ';
+    }
+  }
+  size_t n = strlen(buf);
+  while (n > 0 && buf[n - 1] == ' ') {
+    buf[--n] = 0;
+  }
+  fprintf(stderr, "moduco: %s\n", buf);
+}
+
+
+int cli_parseDouble(const char* s, double* out) {
+  char* end = NULL;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (!*s || *end || errno || !isfinite(v)) {
+    return -1;
+  }
+  *out = v;
+  return 0;
+}
+
+
+int cli_parseCount(const char* s, long* out) {
+  char* end = NULL;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (!*s || *end || errno || v < 0) {
+    return -1;
+  }
+  *out = v;
+  return 0;
+}
+
+
+mcModel* cli_loadModel(const char* file) {
+  char error[1024] = "";
+  mcModel* m = mc_loadXML(file, error, sizeof(error));
+  if (!m) {
+    cli_error("%s", error[0] ? error : "could not load model");
+  }
+  return m;
+}
+
+
+// does a plugin name match what the user typed (built-ins case-insensitive)
+static int nameMatches(const char* plugin, const char* typed) {
+  if (strchr(plugin, '.')) {
+    return !strcmp(plugin, typed);
+  }
+  return !strcasecmp(plugin, typed);
+}
+
+
+// check name against the registered plugins of a kind, listing the available ones if absent
+static int checkPluginName(const char* kind, const char* name) {
+  char avail[1024] = "";
+  int found = 0;
+  int n = mc_pluginCount();
+  for (int i = 0; i < n; i++) {
+    mcPluginInfo info;
+    if (mc_pluginInfo(i, &info) || !info.kind || strcmp(info.kind, kind)) {
+      continue;
+    }
+    if (nameMatches(info.name, name)) {
+      found = 1;
+    }
+    size_t len = strlen(avail);
+    snprintf(avail + len, sizeof(avail) - len, "%s%s", len ? ", " : "", info.name);
+  }
+  if (!found) {
+    cli_error("unknown %s '%s' (available: %s)", kind, name, avail[0] ? avail : "none");
+    return -1;
+  }
+  return 0;
+}
+
+
+// shared body of the two overrides
+static int setPlugin(mcModel* m, const char* kind, const char* name,
+                     int (*setter)(mcModel*, const char*, char*, int)) {
+  if (checkPluginName(kind, name)) {
+    return -1;
+  }
+  if (!setter) {
+    cli_error("this libmoduco cannot override the %s (mc_set%s missing)", kind,
+              kind[0] == 'i' ? "Integrator" : "Solver");
+    return -1;
+  }
+  char error[1024] = "";
+  if (setter(m, name, error, sizeof(error))) {
+    cli_error("%s", error[0] ? error : "could not set plugin");
+    return -1;
+  }
+  return 0;
+}
+
+
+int cli_setIntegrator(mcModel* m, const char* name) {
+  return setPlugin(m, "integrator", name, mc_setIntegrator);
+}
+
+
+int cli_setSolver(mcModel* m, const char* name) {
+  return setPlugin(m, "solver", name, mc_setSolver);
+}
+
+
+const char* cli_integratorName(const mcModel* m) {
+  if (m->integrator && m->integrator->hdr.name) {
+    return m->integrator->hdr.name;
+  }
+  return m->opt.integrator_name[0] ? m->opt.integrator_name : "none";
+}
+
+
+const char* cli_solverName(const mcModel* m) {
+  if (m->solver && m->solver->hdr.name) {
+    return m->solver->hdr.name;
+  }
+  return "none";
+}
+
+
+double cli_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
