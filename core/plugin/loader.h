@@ -44,8 +44,12 @@ void mcp_report(const char* file, const char* fmt, ...) __attribute__((format(pr
 // Remember a file (by device and inode); return 1 if it was seen before.
 int mcp_seenFile(dev_t dev, ino_t ino);
 
-// Register a library handle and its real path; return its index.
-int mcp_addLibrary(void* handle, const char* file);
+// Nonzero if a library with this file name (no folder) is already registered: a file name
+// loaded from an earlier folder overrides the same name in later folders.
+int mcp_haveLibraryName(const char* name);
+
+// Register a library handle, its real path and its file name as found; return its index.
+int mcp_addLibrary(void* handle, const char* file, const char* name);
 
 // Check that hdr can be added (its name and MJCF element are not taken). Return 0, or -1 with
 // the reason, naming the file that registered the name first, in why.

@@ -3,8 +3,9 @@
 // The registry is process-wide and thread-safe. It is filled once (mc_pluginScan) by loading
 // every library on the search path: MODUCO_PLUGIN_PATH (colon-separated), the folder
 // moduco/plugins beside libmoduco, the install folder, the build tree. The same file reached
-// twice (symlinks resolved) is loaded once; a name registered twice keeps the first and reports
-// the second with both file names. The compiler resolves every plugin name of a model here, once.
+// twice (symlinks resolved) is loaded once; a file name already loaded from an earlier folder is
+// skipped (earlier folders override later ones); a plugin name registered twice keeps the first
+// and reports the second with both file names. The compiler resolves every plugin name of a model here, once.
 #ifndef MODUCO_CORE_PLUGIN_REGISTRY_H_
 #define MODUCO_CORE_PLUGIN_REGISTRY_H_
 

@@ -132,27 +132,30 @@ int cmd_run(int argc, char** argv) {
   g_progress.tty = isatty(STDERR_FILENO);
   g_progress.total = nstep;
   mc_setMessageHandler(onMessage, NULL);
-  double t0 = d->time;
+  double simtime = 0;
   double start = cli_now();
   double period = g_progress.tty ? 0.1 : 1e300;
   double nextdraw = start + period;
   long nextmark = nstep / 10;
   for (long i = 0; i < nstep; i++) {
+    // simulated time survives automatic resets (which set d->time back)
+    double before = d->time;
     mc_step(m, d);
+    simtime += d->time >= before ? d->time - before : m->opt.timestep;
     if ((i & 15) == 15 && g_progress.tty) {
       double now = cli_now();
       if (now >= nextdraw) {
-        progressShow(i + 1, d->time - t0, now - start);
+        progressShow(i + 1, simtime, now - start);
         nextdraw = now + period;
       }
     } else if (!g_progress.tty && nstep >= 10 && i + 1 == nextmark && i + 1 < nstep) {
-      progressShow(i + 1, d->time - t0, cli_now() - start);
+      progressShow(i + 1, simtime, cli_now() - start);
       nextmark += nstep / 10;
     }
   }
   double wall = cli_now() - start;
   if (g_progress.tty && nstep > 0) {
-    progressShow(nstep, d->time - t0, wall);
+    progressShow(nstep, simtime, wall);
     fprintf(stderr, "\n");
   }
   g_progress.drawn = 0;
@@ -162,7 +165,6 @@ int cmd_run(int argc, char** argv) {
   mc_setMessageHandler(NULL, NULL);
 
   // summary
-  double simtime = d->time - t0;
   printf("steps            %ld\n", nstep);
   printf("sim time         %.6f s\n", simtime);
   printf("wall time        %.6f s\n", wall);

@@ -13,8 +13,6 @@
 #include "cli.h"
 
 // the plugin overrides are new API: tolerate a libmoduco that does not export them yet
-#pragma weak mc_setIntegrator
-#pragma weak mc_setSolver
 
 
 void cli_error(const char* fmt, ...) {
@@ -109,11 +107,6 @@ static int checkPluginName(const char* kind, const char* name) {
 static int setPlugin(mcModel* m, const char* kind, const char* name,
                      int (*setter)(mcModel*, const char*, char*, int)) {
   if (checkPluginName(kind, name)) {
-    return -1;
-  }
-  if (!setter) {
-    cli_error("this libmoduco cannot override the %s (mc_set%s missing)", kind,
-              kind[0] == 'i' ? "Integrator" : "Solver");
     return -1;
   }
   char error[1024] = "";

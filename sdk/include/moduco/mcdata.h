@@ -30,6 +30,25 @@ typedef enum mctWarning_ {        // warning types
   mcNWARNING
 } mctWarning;
 
+typedef enum mctConstraint_ {     // type of constraint row (efc_type)
+  mcCNSTR_EQUALITY = 0,           // equality constraint
+  mcCNSTR_FRICTION_DOF,           // dof friction loss
+  mcCNSTR_FRICTION_TENDON,        // tendon friction loss
+  mcCNSTR_LIMIT_JOINT,            // joint limit
+  mcCNSTR_LIMIT_TENDON,           // tendon limit
+  mcCNSTR_CONTACT_FRICTIONLESS,   // frictionless contact
+  mcCNSTR_CONTACT_PYRAMIDAL,      // frictional contact, pyramidal friction cone
+  mcCNSTR_CONTACT_ELLIPTIC        // frictional contact, elliptic friction cone
+} mctConstraint;
+
+typedef enum mctConstraintState_ {  // constraint state (efc_state)
+  mcCNSTRSTATE_SATISFIED = 0,     // constraint satisfied, zero cost (limit, contact)
+  mcCNSTRSTATE_QUADRATIC,         // quadratic cost (equality, friction, limit, contact)
+  mcCNSTRSTATE_LINEARNEG,         // linear cost, negative side (friction)
+  mcCNSTRSTATE_LINEARPOS,         // linear cost, positive side (friction)
+  mcCNSTRSTATE_CONE               // squared distance to cone cost (elliptic contact)
+} mctConstraintState;
+
 typedef enum mctTimer_ {          // stage timers (filled only when profiling is on)
   mcTIMER_STEP = 0,               // mc_step
   mcTIMER_FORWARD,                // mc_forward

@@ -212,7 +212,8 @@ typedef struct mcpHost_ {
   void  (*normalizeQuat)(const mcModel* m, mcNum* qpos);
   void  (*advanceAct)(const mcModel* m, mcData* d, const mcNum* act_dot, mcNum h);
 
-  // joint-space inertia in the tree-sparse layout (dof_Madr)
+  // joint-space inertia in the tree-sparse layout (dof_Madr); factorI: L'DL of M into qLD and
+  // qLDiagInv (M and qLD may alias); solveLD: x = (L'DL)^-1 x in place, n columns of nv
   void  (*mulM)(const mcModel* m, const mcData* d, mcNum* res, const mcNum* vec);
   void  (*solveM)(const mcModel* m, mcData* d, mcNum* x, const mcNum* y, int n);
   void  (*factorI)(const mcModel* m, const mcNum* M, mcNum* qLD, mcNum* qLDiagInv);

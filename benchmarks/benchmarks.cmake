@@ -1,0 +1,14 @@
+# moduco-bench-forward: mc_forward vs MuJoCo 2.2.2 mj_forward at the same random states
+if(NOT MUJOCO_LIB)
+  message(STATUS "benchmarks skipped: libmujoco not found")
+  return()
+endif()
+
+add_executable(moduco-bench-forward
+  ${CMAKE_CURRENT_LIST_DIR}/bench_forward.c
+  ${PROJECT_SOURCE_DIR}/tests/conformance/models.c)
+target_include_directories(moduco-bench-forward PRIVATE ${PROJECT_SOURCE_DIR}/tests/conformance)
+target_link_libraries(moduco-bench-forward PRIVATE moduco ${MUJOCO_LIB} m)
+target_compile_definitions(moduco-bench-forward PRIVATE
+  MODUCO_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+  MODUCO_CORPUS_DIR="/work/shared/corpus")

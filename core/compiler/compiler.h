@@ -1,0 +1,377 @@
+// Moduco core: the MJCF model compiler (internal header).
+//
+// The compiler walks the element tree of core/xml once, collecting bodies, joints, geoms and the
+// other objects into growable arrays of specs (values already resolved against the default
+// classes), then sizes and fills an mcModel. Errors longjmp to mcc_compile, which frees
+// everything; every message is `file:line: message`.
+#ifndef MODUCO_CORE_COMPILER_COMPILER_H_
+#define MODUCO_CORE_COMPILER_COMPILER_H_
+
+#include <setjmp.h>
+#include <stddef.h>
+
+#include <moduco/moduco.h>
+#include <moduco/mcplugin.h>
+
+#include "xml/xml_reader.h"
+
+//---------------------------------- specs (default-able values) ----------------------------------
+
+// tri-state flag: limited="auto" resolves from the presence of a range
+enum { MCC_FALSE = 0, MCC_TRUE = 1, MCC_AUTO = 2 };
+
+typedef struct mccJoint_ {
+  int type;                       // mctJoint
+  mcNum pos[3], axis[3];
+  mcNum range[2];
+  int has_range;                  // range given (here or in a default)
+  int limited;                    // MCC_FALSE / MCC_TRUE / MCC_AUTO
+  mcNum stiffness, springref, damping, armature, frictionloss, ref, margin;
+  mcNum solref_lim[mcNREF], solimp_lim[mcNIMP];
+  mcNum solref_fri[mcNREF], solimp_fri[mcNIMP];
+  int group;
+  mcNum actfrcrange[2];
+  int actfrclimited;
+} mccJoint;
+
+typedef struct mccGeom_ {
+  int type;                       // mctGeom
+  mcNum size[3];
+  int has_fromto;
+  mcNum fromto[6];
+  mcNum pos[3], quat[4];
+  mcNum density, mass;            // mass < 0: use density
+  int contype, conaffinity, condim, priority, group;
+  mcNum friction[3], solmix, solref[mcNREF], solimp[mcNIMP], margin, gap;
+  float rgba[4];
+  int fluidshape;                 // 0 none, 1 ellipsoid
+  mcNum fluidcoef[5];
+  const char* mesh;               // mesh name (points into the XML tree)
+  const char* hfield;             // hfield name
+} mccGeom;
+
+typedef struct mccSite_ {
+  int type;
+  mcNum size[3];
+  int has_fromto;
+  mcNum fromto[6];
+  mcNum pos[3], quat[4];
+  int group;
+} mccSite;
+
+typedef struct mccActuator_ {
+  int ctrllimited, forcelimited, actlimited;     // MCC_FALSE / MCC_TRUE / MCC_AUTO
+  int has_ctrlrange, has_forcerange, has_actrange;
+  mcNum ctrlrange[2], forcerange[2], actrange[2];
+  mcNum gear[6], cranklength;
+  int dyntype, gaintype, biastype;
+  mcNum dynprm[mcNDYN], gainprm[mcNGAIN], biasprm[mcNBIAS];
+  int actearly, group;
+} mccActuator;
+
+typedef struct mccTendon_ {
+  int limited, has_range;
+  mcNum range[2];
+  mcNum solref_lim[mcNREF], solimp_lim[mcNIMP];
+  mcNum solref_fri[mcNREF], solimp_fri[mcNIMP];
+  mcNum margin, stiffness, damping, frictionloss;
+  mcNum springlength[2];
+  int group;
+} mccTendon;
+
+typedef struct mccEquality_ {
+  int active;
+  mcNum solref[mcNREF], solimp[mcNIMP];
+} mccEquality;
+
+typedef struct mccPair_ {
+  int condim, has_condim;
+  mcNum friction[5];
+  int has_friction;
+  mcNum solref[mcNREF], solimp[mcNIMP];
+  int has_solref, has_solimp;
+  mcNum margin, gap;
+  int has_margin, has_gap;
+} mccPair;
+
+// a default class: the specs every element of that class starts from
+typedef struct mccClass_ {
+  const char* name;
+  int parent;                     // index of the parent class; -1 for "main"
+  mccJoint joint;
+  mccGeom geom;
+  mccSite site;
+  mccActuator act;
+  mccTendon tendon;
+  mccEquality eq;
+  mccPair pair;
+} mccClass;
+
+//---------------------------------- compiled objects ----------------------------------------------
+
+typedef struct mccBody_ {
+  const char* name;
+  const mcxElem* elem;
+  int parent;
+  mcNum pos[3], quat[4];
+  int mocap;
+  mcNum gravcomp;
+  int has_inertial;               // explicit <inertial>
+  mcNum ipos[3], iquat[4], mass, inertia[3];
+  int has_full;                   // fullinertia given (inertia stored diagonalized)
+  int jntadr, jntnum, dofadr, dofnum, geomadr, geomnum, siteadr, sitenum;
+  int weldid, rootid;
+} mccBody;
+
+typedef struct mccJointObj_ {
+  const char* name;
+  const mcxElem* elem;
+  int body;
+  mccJoint s;
+} mccJointObj;
+
+typedef struct mccGeomObj_ {
+  const char* name;
+  const mcxElem* elem;
+  int body;
+  mccGeom s;
+  int meshid;
+} mccGeomObj;
+
+typedef struct mccSiteObj_ {
+  const char* name;
+  const mcxElem* elem;
+  int body;
+  mccSite s;
+} mccSiteObj;
+
+typedef struct mccNamed_ {        // an object known only by name and element (mesh, key, ...)
+  const char* name;
+  const mcxElem* elem;
+} mccNamed;
+
+typedef struct mccActObj_ {
+  const char* name;
+  const mcxElem* elem;
+  mccActuator s;
+  int trntype, trnid[2];
+  int plugin;                     // index in plugin list; -1 for built-ins
+  int actnum;
+} mccActObj;
+
+typedef struct mccTendonObj_ {
+  const char* name;
+  const mcxElem* elem;
+  mccTendon s;
+  int wrapadr, wrapnum;
+  int spatial;
+} mccTendonObj;
+
+typedef struct mccWrap_ {
+  int type, objid;
+  mcNum prm;
+} mccWrap;
+
+typedef struct mccEqObj_ {
+  const char* name;
+  const mcxElem* elem;
+  mccEquality s;
+  int type, obj1, obj2;
+  mcNum data[mcNEQDATA];
+} mccEqObj;
+
+typedef struct mccPairObj_ {
+  const char* name;
+  const mcxElem* elem;
+  int geom1, geom2, dim, signature;
+  mcNum solref[mcNREF], solimp[mcNIMP], margin, gap, friction[5];
+} mccPairObj;
+
+typedef struct mccSensorObj_ {
+  const char* name;
+  const mcxElem* elem;
+  int type, datatype, needstage, objtype, objid, reftype, refid, dim, plugin;
+  mcNum cutoff, noise;
+} mccSensorObj;
+
+typedef struct mccNumeric_ {
+  const char* name;
+  const mcxElem* elem;
+  int size;
+  mcNum* data;                    // owned (freed with the context)
+} mccNumeric;
+
+// a growable array
+typedef struct mccVec_ {
+  void* data;
+  int n, cap;
+  size_t elsz;
+} mccVec;
+
+#define MCC_AT(vec, type, i) (((type*)(vec).data) + (i))
+
+//---------------------------------- the compiler context ------------------------------------------
+
+typedef struct mcc_ {
+  // error handling
+  jmp_buf jmp;
+  char* error;
+  int error_sz;
+
+  // input
+  mcxTree* tree;
+  const char* modelname;
+
+  // <compiler>
+  int degree;                     // angles in degrees
+  char eulerseq[4];
+  int inertiafromgeom;            // MCC_FALSE / MCC_TRUE / MCC_AUTO
+  int autolimits;
+  mcNum boundmass, boundinertia, settotalmass;
+  int balanceinertia;
+  char meshdir[1024];
+
+  // <option>, <size>
+  mcOption opt;
+  const mcxElem* option_elem;     // for messages about the integrator/solver
+  size_t narena;
+  int njmax, nconmax, nuserdata, nkey_size;
+
+  // default classes
+  mccVec classes;                 // mccClass
+
+  // objects
+  mccVec bodies;                  // mccBody
+  mccVec joints;                  // mccJointObj (in body order after mcc_sortBodyObjects)
+  mccVec geoms;                   // mccGeomObj
+  mccVec sites;                   // mccSiteObj
+  mccVec meshes;                  // mccNamed
+  mccVec hfields;                 // mccNamed
+  mccVec actuators;               // mccActObj
+  mccVec tendons;                 // mccTendonObj
+  mccVec wraps;                   // mccWrap
+  mccVec eqs;                     // mccEqObj
+  mccVec pairs;                   // mccPairObj
+  mccVec excludes;                // mccPairObj (signature only)
+  mccVec sensors;                 // mccSensorObj
+  mccVec numerics;                // mccNumeric
+  mccVec keys;                    // mccNamed (parsed when sizes are known)
+  mccVec plugins;                 // const mcpHeader*
+  mccVec strs;                    // char*: strings owned by the context
+
+  // the model being filled (freed on error) and scratch memory (freed at the end)
+  mcModel* m;
+  void* scratch;
+} mcc;
+
+//---------------------------------- helpers (compiler_util.c) -------------------------------------
+
+// report an error at element e (or "file:0" if e is NULL) and unwind
+_Noreturn void mcc_error(mcc* c, const mcxElem* e, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+// growable arrays: push returns a zeroed new element
+void mcc_vecInit(mccVec* v, size_t elsz);
+void* mcc_push(mcc* c, mccVec* v);
+void mcc_vecFree(mccVec* v);
+void* mcc_malloc(mcc* c, size_t bytes);
+char* mcc_strndup(mcc* c, const char* s, size_t n);      // freed with the context
+
+// reject attributes not in the space-separated list
+void mcc_checkAttrs(mcc* c, const mcxElem* e, const char* allowed);
+
+// raise "unknown element" for child of e
+_Noreturn void mcc_unknownElem(mcc* c, const mcxElem* child);
+
+// read numbers: return how many were read (0 if absent); error unless nmin <= count <= nmax
+int mcc_readNums(mcc* c, const mcxElem* e, const char* key, mcNum* out, int nmin, int nmax);
+int mcc_readFloats(mcc* c, const mcxElem* e, const char* key, float* out, int nmin, int nmax);
+int mcc_readInt(mcc* c, const mcxElem* e, const char* key, int* out);
+int mcc_readNum(mcc* c, const mcxElem* e, const char* key, mcNum* out);
+
+// count the numbers in an attribute (error if malformed); -1 if absent
+int mcc_countNums(mcc* c, const mcxElem* e, const char* key);
+
+// read a keyword: return its index in the space-separated list (-1 if absent); error if unknown
+int mcc_readEnum(mcc* c, const mcxElem* e, const char* key, const char* words);
+
+// read true/false (-1 if absent)
+int mcc_readBool(mcc* c, const mcxElem* e, const char* key);
+
+// read false/true/auto (-1 if absent)
+int mcc_readTri(mcc* c, const mcxElem* e, const char* key);
+
+// read an orientation (quat/axisangle/euler/xyaxes/zaxis); return 1 if one was given
+int mcc_readOrient(mcc* c, const mcxElem* e, mcNum quat[4]);
+
+// convert an angle from the model's unit to radians
+mcNum mcc_angle(const mcc* c, mcNum a);
+
+// required attribute: its value or an error
+const char* mcc_require(mcc* c, const mcxElem* e, const char* key);
+
+//---------------------------------- math (compiler_math.c) ----------------------------------------
+
+void mcc_quatMul(mcNum res[4], const mcNum a[4], const mcNum b[4]);
+void mcc_rotVecQuat(mcNum res[3], const mcNum v[3], const mcNum q[4]);
+void mcc_quat2Mat(mcNum mat[9], const mcNum q[4]);
+void mcc_mat2Quat(mcNum q[4], const mcNum mat[9]);
+int mcc_normalize4(mcNum q[4]);
+int mcc_normalize3(mcNum v[3]);
+void mcc_quatZ2Vec(mcNum q[4], const mcNum vec[3]);
+void mcc_axisAngle2Quat(mcNum q[4], const mcNum axis[3], mcNum angle);
+void mcc_eig3(mcNum eigval[3], mcNum quat[4], const mcNum mat[9]);
+void mcc_frameMul(mcNum pos[3], mcNum quat[4], const mcNum fpos[3], const mcNum fquat[4],
+                  const mcNum lpos[3], const mcNum lquat[4]);
+
+//---------------------------------- defaults (compiler_defaults.c) --------------------------------
+
+void mcc_defaultClassInit(mccClass* cls);
+void mcc_readDefaults(mcc* c, const mcxElem* e, int parent);
+int mcc_findClass(mcc* c, const mcxElem* e, const char* name);
+int mcc_elemClass(mcc* c, const mcxElem* e, int inherited);
+
+void mcc_readJoint(mcc* c, const mcxElem* e, mccJoint* s, int in_default);
+void mcc_readGeom(mcc* c, const mcxElem* e, mccGeom* s, int in_default);
+void mcc_readSite(mcc* c, const mcxElem* e, mccSite* s, int in_default);
+void mcc_readActuator(mcc* c, const mcxElem* e, mccActuator* s, int in_default);
+void mcc_readTendon(mcc* c, const mcxElem* e, mccTendon* s, int in_default);
+void mcc_readEquality(mcc* c, const mcxElem* e, mccEquality* s, int in_default);
+void mcc_readPair(mcc* c, const mcxElem* e, mccPair* s, int in_default);
+
+// is name one of the built-in actuator elements (general, motor, ...)
+int mcc_isActuatorElem(const char* name);
+
+//---------------------------------- sections ------------------------------------------------------
+
+void mcc_readCompiler(mcc* c, const mcxElem* e);              // compiler_option.c
+void mcc_readOption(mcc* c, const mcxElem* e);
+void mcc_readSize(mcc* c, const mcxElem* e);
+void mcc_resolvePlugins(mcc* c, mcModel* m);
+void mcc_readExtension(mcc* c, const mcxElem* e);
+int mcc_pluginIndex(mcc* c, const mcpHeader* h);
+
+void mcc_readAsset(mcc* c, const mcxElem* e);                 // compiler_body.c
+void mcc_readWorldbody(mcc* c, const mcxElem* root);
+int mcc_findName(mcc* c, int objtype, const char* name);
+int mcc_lookup(mcc* c, const mcxElem* e, const char* key, int objtype, int required);
+
+void mcc_geomInertia(mcc* c, const mccGeomObj* g, mcNum* mass, mcNum inertia[3]);  // inertia
+void mcc_bodyInertia(mcc* c);
+mcNum mcc_geomRbound(const mccGeomObj* g);
+
+void mcc_readActuators(mcc* c, const mcxElem* e);             // compiler_actuator.c
+
+void mcc_readSensors(mcc* c, const mcxElem* e);               // compiler_sensor.c
+
+void mcc_readTendons(mcc* c, const mcxElem* e);               // compiler_misc.c
+void mcc_readEqualities(mcc* c, const mcxElem* e);
+void mcc_readContact(mcc* c, const mcxElem* e);
+void mcc_readCustom(mcc* c, const mcxElem* e);
+void mcc_readKeyframe(mcc* c, const mcxElem* e);
+void mcc_fillKeys(mcc* c, mcModel* m);
+
+mcModel* mcc_buildModel(mcc* c);                              // compiler_model.c
+int mcc_setConst(mcModel* m);                                 // compiler_const.c
+
+#endif  // MODUCO_CORE_COMPILER_COMPILER_H_

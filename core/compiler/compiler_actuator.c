@@ -1,0 +1,238 @@
+// Moduco core: <actuator>: built-in shortcuts, transmissions, limits and actuator plugins.
+#include <stdio.h>
+#include <string.h>
+
+#include "compiler/compiler.h"
+#include "plugin/registry.h"
+
+
+// attributes the core handles for every actuator (plugins see the others)
+static const char* const mcc_coreActAttr =
+  "name class group ctrllimited forcelimited actlimited ctrlrange forcerange actrange "
+  "lengthrange gear cranklength user joint jointinparent tendon cranksite slidersite site "
+  "refsite body actearly";
+
+// resolve a limited flag against its range
+static int mcc_actLimited(mcc* c, const mcxElem* e, int limited, int has_range, const mcNum* r,
+                          const char* what) {
+  if (limited == MCC_AUTO) {
+    if (c->autolimits) {
+      limited = has_range;
+    } else if (has_range) {
+      mcc_error(c, e, "actuator has %s but no '%slimited' attribute and autolimits is false", what,
+                what[0] == 'c' ? "ctrl" : what[0] == 'f' ? "force" : "act");
+    } else {
+      limited = 0;
+    }
+  }
+  if (limited && !(r[0] < r[1])) {
+    mcc_error(c, e, "invalid %s [%g, %g]: the lower bound must be smaller than the upper", what,
+              r[0], r[1]);
+  }
+  return limited;
+}
+
+// the transmission: exactly one target
+static void mcc_transmission(mcc* c, const mcxElem* e, mccActObj* a) {
+  static const char* const keys[6] = {"joint", "jointinparent", "tendon", "site", "body",
+                                      "cranksite"};
+  int which = -1;
+  for (int i = 0; i < 6; i++) {
+    if (mcx_attr(e, keys[i])) {
+      if (which >= 0) {
+        mcc_error(c, e, "actuator has more than one transmission ('%s' and '%s')", keys[which],
+                  keys[i]);
+      }
+      which = i;
+    }
+  }
+  a->trnid[0] = a->trnid[1] = -1;
+  switch (which) {
+  case 0:
+    a->trntype = mcTRN_JOINT;
+    a->trnid[0] = mcc_lookup(c, e, "joint", mcOBJ_JOINT, 1);
+    break;
+  case 1:
+    a->trntype = mcTRN_JOINTINPARENT;
+    a->trnid[0] = mcc_lookup(c, e, "jointinparent", mcOBJ_JOINT, 1);
+    break;
+  case 2:
+    a->trntype = mcTRN_TENDON;
+    a->trnid[0] = mcc_lookup(c, e, "tendon", mcOBJ_TENDON, 1);
+    break;
+  case 3:
+    a->trntype = mcTRN_SITE;
+    a->trnid[0] = mcc_lookup(c, e, "site", mcOBJ_SITE, 1);
+    a->trnid[1] = mcc_lookup(c, e, "refsite", mcOBJ_SITE, 0);
+    break;
+  case 4:
+    a->trntype = mcTRN_BODY;
+    a->trnid[0] = mcc_lookup(c, e, "body", mcOBJ_BODY, 1);
+    break;
+  case 5:
+    a->trntype = mcTRN_SLIDERCRANK;
+    a->trnid[0] = mcc_lookup(c, e, "cranksite", mcOBJ_SITE, 1);
+    a->trnid[1] = mcc_lookup(c, e, "slidersite", mcOBJ_SITE, 1);
+    if (!(a->s.cranklength > 0)) {
+      mcc_error(c, e, "slider-crank actuator requires a positive 'cranklength'");
+    }
+    break;
+  default:
+    mcc_error(c, e, "actuator <%s> has no transmission (joint, jointinparent, tendon, site, body "
+              "or cranksite)", e->name);
+  }
+  if (which != 3 && mcx_attr(e, "refsite")) {
+    mcc_error(c, e, "attribute 'refsite' requires a 'site' transmission");
+  }
+  if (which != 5 && mcx_attr(e, "slidersite")) {
+    mcc_error(c, e, "attribute 'slidersite' requires a 'cranksite' transmission");
+  }
+  if (a->trntype == mcTRN_JOINTINPARENT) {
+    int jt = MCC_AT(c->joints, mccJointObj, a->trnid[0])->s.type;
+    if (jt != mcJNT_FREE && jt != mcJNT_BALL) {
+      mcc_error(c, e, "'jointinparent' requires a ball or free joint");
+    }
+  }
+}
+
+// a plugin actuator: core attributes into the spec, the plugin's own through its compile callback
+static void mcc_pluginActuator(mcc* c, const mcxElem* e, const mcpActuator* pa, mccActObj* a) {
+  char allowed[2048];
+  int n = snprintf(allowed, sizeof(allowed), "%s", mcc_coreActAttr);
+  for (int i = 0; pa->attributes && pa->attributes[i]; i++) {
+    n += snprintf(allowed + n, sizeof(allowed) - (size_t)(n < (int)sizeof(allowed) ? n : 0), " %s",
+                  pa->attributes[i]);
+    if (n >= (int)sizeof(allowed)) {
+      mcc_error(c, e, "too many attributes declared by actuator plugin '%s'", pa->hdr.name);
+    }
+  }
+  mcc_checkAttrs(c, e, allowed);
+
+  // core attributes: read through the <general> reader restricted to the common subset
+  mcxElem copy = *e;
+  const char* keys[64];
+  const char* vals[64];
+  int nown = 0;
+  char* filtered[128];
+  int nf = 0;
+  for (int i = 0; i < e->nattr; i++) {
+    const char* key = e->attr[2 * i];
+    int core = 0;
+    const char* p = mcc_coreActAttr;
+    size_t kl = strlen(key);
+    while (*p) {
+      const char* q = strchr(p, ' ');
+      size_t l = q ? (size_t)(q - p) : strlen(p);
+      if (l == kl && !strncmp(p, key, l)) {
+        core = 1;
+        break;
+      }
+      p += l + (q ? 1 : 0);
+    }
+    if (core) {
+      if (nf < 126) {
+        filtered[nf++] = e->attr[2 * i];
+        filtered[nf++] = e->attr[2 * i + 1];
+      }
+    } else if (nown < 64) {
+      keys[nown] = key;
+      vals[nown] = e->attr[2 * i + 1];
+      nown++;
+    } else {
+      mcc_error(c, e, "too many attributes");
+    }
+  }
+  copy.attr = filtered;
+  copy.nattr = nf / 2;
+  copy.name = (char*)"general";
+  mcc_readActuator(c, &copy, &a->s, 0);
+
+  // the plugin's compile callback
+  mcpActuatorSpec spec;
+  memset(&spec, 0, sizeof(spec));
+  spec.dyntype = a->s.dyntype;
+  spec.gaintype = a->s.gaintype;
+  spec.biastype = a->s.biastype;
+  spec.actnum = 0;
+  spec.ctrllimited = a->s.ctrllimited;
+  spec.forcelimited = a->s.forcelimited;
+  spec.actlimited = a->s.actlimited;
+  spec.actearly = a->s.actearly;
+  memcpy(spec.dynprm, a->s.dynprm, sizeof(spec.dynprm));
+  memcpy(spec.gainprm, a->s.gainprm, sizeof(spec.gainprm));
+  memcpy(spec.biasprm, a->s.biasprm, sizeof(spec.biasprm));
+  memcpy(spec.ctrlrange, a->s.ctrlrange, sizeof(spec.ctrlrange));
+  memcpy(spec.forcerange, a->s.forcerange, sizeof(spec.forcerange));
+  memcpy(spec.actrange, a->s.actrange, sizeof(spec.actrange));
+  mcpAttributes attr = {nown, keys, vals, e->file, e->line};
+  char perr[512] = "";
+  if (!pa->compile) {
+    mcc_error(c, e, "actuator plugin '%s' has no compile callback", pa->hdr.name);
+  }
+  if (pa->compile(mcp_host(), &attr, &spec, perr, sizeof(perr))) {
+    mcc_error(c, e, "<%s>: %s", e->name, perr[0] ? perr : "plugin compile failed");
+  }
+  a->s.dyntype = spec.dyntype;
+  a->s.gaintype = spec.gaintype;
+  a->s.biastype = spec.biastype;
+  a->s.ctrllimited = spec.ctrllimited;
+  a->s.forcelimited = spec.forcelimited;
+  a->s.actlimited = spec.actlimited;
+  a->s.actearly = spec.actearly;
+  memcpy(a->s.dynprm, spec.dynprm, sizeof(spec.dynprm));
+  memcpy(a->s.gainprm, spec.gainprm, sizeof(spec.gainprm));
+  memcpy(a->s.biasprm, spec.biasprm, sizeof(spec.biasprm));
+  memcpy(a->s.ctrlrange, spec.ctrlrange, sizeof(spec.ctrlrange));
+  memcpy(a->s.forcerange, spec.forcerange, sizeof(spec.forcerange));
+  memcpy(a->s.actrange, spec.actrange, sizeof(spec.actrange));
+  if (spec.actnum < 0) {
+    mcc_error(c, e, "actuator plugin '%s' returned a negative actnum", pa->hdr.name);
+  }
+  a->actnum = spec.actnum;
+  a->plugin = mcc_pluginIndex(c, &pa->hdr);
+}
+
+void mcc_readActuators(mcc* c, const mcxElem* e) {
+  mcc_checkAttrs(c, e, "");
+  for (int k = 0; k < e->nchild; k++) {
+    const mcxElem* ae = e->child[k];
+    mccActObj a;
+    memset(&a, 0, sizeof(a));
+    a.elem = ae;
+    a.plugin = -1;
+    a.s = MCC_AT(c->classes, mccClass, mcc_elemClass(c, ae, 0))->act;
+
+    if (mcc_isActuatorElem(ae->name)) {
+      mcc_readActuator(c, ae, &a.s, 0);
+      a.actnum = a.s.dyntype != mcDYN_NONE ? 1 : 0;
+    } else if (!strcmp(ae->name, "plugin")) {
+      mcc_error(c, ae, "not supported yet: <plugin> under <actuator> (use the plugin's element)");
+    } else {
+      const mcpActuator* pa = mcp_findActuatorElement(ae->name);
+      if (!pa) {
+        mcc_error(c, ae, "unknown element <%s> in <actuator> (not built in, and no actuator "
+                  "plugin provides it)", ae->name);
+      }
+      mcc_pluginActuator(c, ae, pa, &a);
+    }
+
+    // name, transmission, limits
+    const char* name = mcx_attr(ae, "name");
+    if (name && name[0] && mcc_findName(c, mcOBJ_ACTUATOR, name) >= 0) {
+      mcc_error(c, ae, "duplicate actuator name '%s'", name);
+    }
+    a.name = name && name[0] ? name : NULL;
+    mcc_transmission(c, ae, &a);
+    a.s.ctrllimited = mcc_actLimited(c, ae, a.s.ctrllimited, a.s.has_ctrlrange, a.s.ctrlrange,
+                                     "ctrlrange");
+    a.s.forcelimited = mcc_actLimited(c, ae, a.s.forcelimited, a.s.has_forcerange,
+                                      a.s.forcerange, "forcerange");
+    a.s.actlimited = mcc_actLimited(c, ae, a.s.actlimited, a.s.has_actrange, a.s.actrange,
+                                    "actrange");
+    if ((!strcmp(ae->name, "damper") || !strcmp(ae->name, "adhesion")) &&
+        (a.s.ctrlrange[0] < 0 || a.s.ctrlrange[1] < 0)) {
+      mcc_error(c, ae, "<%s> requires a nonnegative ctrlrange", ae->name);
+    }
+    *(mccActObj*)mcc_push(c, &c->actuators) = a;
+  }
+}

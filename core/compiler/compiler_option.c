@@ -1,0 +1,325 @@
+// Moduco core: <compiler>, <option>, <size>, <extension> and plugin resolution.
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "compiler/compiler.h"
+#include "plugin/registry.h"
+
+//---------------------------------- compiler ------------------------------------------------------
+
+void mcc_readCompiler(mcc* c, const mcxElem* e) {
+  mcc_checkAttrs(c, e,
+                 "angle eulerseq inertiafromgeom autolimits boundmass boundinertia settotalmass "
+                 "meshdir texturedir assetdir balanceinertia coordinate fusestatic discardvisual "
+                 "strippath convexhull usethread exactmeshinertia inertiagrouprange fitaabb "
+                 "alignfree saveinertial");
+  int v;
+  if ((v = mcc_readEnum(c, e, "angle", "radian degree")) >= 0) {
+    c->degree = v;
+  }
+  const char* seq = mcx_attr(e, "eulerseq");
+  if (seq) {
+    if (strlen(seq) != 3 || strspn(seq, "xyzXYZ") != 3) {
+      mcc_error(c, e, "invalid eulerseq '%s' (expected 3 characters from xyzXYZ)", seq);
+    }
+    memcpy(c->eulerseq, seq, 4);
+  }
+  if ((v = mcc_readTri(c, e, "inertiafromgeom")) >= 0) {
+    c->inertiafromgeom = v;
+  }
+  if ((v = mcc_readBool(c, e, "autolimits")) >= 0) {
+    c->autolimits = v;
+  }
+  mcc_readNum(c, e, "boundmass", &c->boundmass);
+  mcc_readNum(c, e, "boundinertia", &c->boundinertia);
+  mcc_readNum(c, e, "settotalmass", &c->settotalmass);
+  if ((v = mcc_readBool(c, e, "balanceinertia")) >= 0) {
+    c->balanceinertia = v;
+  }
+  if (mcc_readEnum(c, e, "coordinate", "local global") == 1) {
+    mcc_error(c, e, "coordinate=\"global\" is not supported (removed in MuJoCo 2.3); use local");
+  }
+  const char* md = mcx_attr(e, "meshdir");
+  if (md) {
+    snprintf(c->meshdir, sizeof(c->meshdir), "%s", md);
+  }
+
+  // accepted, no effect here
+  mcc_readBool(c, e, "fusestatic");
+  mcc_readBool(c, e, "discardvisual");
+  mcc_readBool(c, e, "strippath");
+  mcc_readBool(c, e, "convexhull");
+  mcc_readBool(c, e, "usethread");
+  for (int k = 0; k < e->nchild; k++) {
+    if (strcmp(e->child[k]->name, "lengthrange")) {
+      mcc_unknownElem(c, e->child[k]);
+    }
+  }
+}
+
+//---------------------------------- option --------------------------------------------------------
+
+// flag names in bit order
+static const char* const mcc_disableNames[mcNDISABLE] = {
+  "constraint", "equality", "frictionloss", "limit", "contact", "passive", "gravity", "clampctrl",
+  "warmstart", "filterparent", "actuation", "refsafe", "sensor", "midphase", "eulerdamp",
+  "autoreset"
+};
+static const char* const mcc_enableNames[mcNENABLE] = {
+  "override", "energy", "fwdinv", "invdiscrete", "multiccd", "island"
+};
+
+static void mcc_readFlags(mcc* c, const mcxElem* e) {
+  for (int i = 0; i < e->nattr; i++) {
+    const char* key = e->attr[2 * i];
+    int value = mcc_readEnum(c, e, key, "disable enable");
+    int found = 0;
+    for (int b = 0; b < mcNDISABLE && !found; b++) {
+      if (!strcmp(key, mcc_disableNames[b])) {
+        found = 1;
+        if (value == 0) {
+          c->opt.disableflags |= 1 << b;
+        } else {
+          c->opt.disableflags &= ~(1 << b);
+        }
+      }
+    }
+    for (int b = 0; b < mcNENABLE && !found; b++) {
+      if (!strcmp(key, mcc_enableNames[b])) {
+        found = 1;
+        if (value == 1) {
+          c->opt.enableflags |= 1 << b;
+        } else {
+          c->opt.enableflags &= ~(1 << b);
+        }
+      }
+    }
+    if (!found) {
+      mcc_error(c, e, "unknown attribute '%s' in element <flag>", key);
+    }
+  }
+}
+
+// map a name to a built-in code (case-insensitive) or -1
+static int mcc_builtinCode(const char* name, const char* const* names, int n) {
+  for (int i = 0; i < n; i++) {
+    if (!strcasecmp(name, names[i])) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+static const char* const mcc_integrators[4] = {"Euler", "RK4", "implicit", "implicitfast"};
+static const char* const mcc_solvers[3] = {"PGS", "CG", "Newton"};
+
+void mcc_readOption(mcc* c, const mcxElem* e) {
+  mcc_checkAttrs(c, e,
+                 "timestep apirate impratio tolerance ls_tolerance noslip_tolerance mpr_tolerance "
+                 "gravity wind magnetic density viscosity o_margin o_solref o_solimp integrator "
+                 "solver cone jacobian collision iterations ls_iterations noslip_iterations "
+                 "mpr_iterations");
+  mcOption* o = &c->opt;
+  c->option_elem = e;
+  mcc_readNum(c, e, "timestep", &o->timestep);
+  mcc_readNum(c, e, "apirate", &o->apirate);
+  mcc_readNum(c, e, "impratio", &o->impratio);
+  mcc_readNum(c, e, "tolerance", &o->tolerance);
+  mcc_readNum(c, e, "ls_tolerance", &o->ls_tolerance);
+  mcc_readNum(c, e, "noslip_tolerance", &o->noslip_tolerance);
+  mcc_readNum(c, e, "mpr_tolerance", &o->mpr_tolerance);
+  mcc_readNums(c, e, "gravity", o->gravity, 3, 3);
+  mcc_readNums(c, e, "wind", o->wind, 3, 3);
+  mcc_readNums(c, e, "magnetic", o->magnetic, 3, 3);
+  mcc_readNum(c, e, "density", &o->density);
+  mcc_readNum(c, e, "viscosity", &o->viscosity);
+  mcc_readNum(c, e, "o_margin", &o->o_margin);
+  mcc_readNums(c, e, "o_solref", o->o_solref, 1, mcNREF);
+  mcc_readNums(c, e, "o_solimp", o->o_solimp, 1, mcNIMP);
+  int v;
+  if ((v = mcc_readEnum(c, e, "cone", "pyramidal elliptic")) >= 0) {
+    o->cone = v;
+  }
+  if ((v = mcc_readEnum(c, e, "jacobian", "dense sparse auto")) >= 0) {
+    o->jacobian = v;
+  }
+  if ((v = mcc_readEnum(c, e, "collision", "all predefined dynamic")) >= 0) {
+    o->collision = v;
+  }
+  mcc_readInt(c, e, "iterations", &o->iterations);
+  mcc_readInt(c, e, "ls_iterations", &o->ls_iterations);
+  mcc_readInt(c, e, "noslip_iterations", &o->noslip_iterations);
+  mcc_readInt(c, e, "mpr_iterations", &o->mpr_iterations);
+  if (o->timestep <= 0) {
+    mcc_error(c, e, "timestep must be positive (got %g)", o->timestep);
+  }
+  if (o->iterations < 0 || o->ls_iterations < 0 || o->noslip_iterations < 0 ||
+      o->mpr_iterations < 0) {
+    mcc_error(c, e, "iteration counts must be nonnegative");
+  }
+
+  // integrator and solver names (resolved to plugins once the model exists)
+  const char* name = mcx_attr(e, "integrator");
+  if (name) {
+    if (!name[0] || strlen(name) >= sizeof(o->integrator_name)) {
+      mcc_error(c, e, "invalid integrator name '%s'", name);
+    }
+    snprintf(o->integrator_name, sizeof(o->integrator_name), "%s", name);
+  }
+  name = mcx_attr(e, "solver");
+  if (name) {
+    if (!name[0] || strlen(name) >= sizeof(o->solver_name)) {
+      mcc_error(c, e, "invalid solver name '%s'", name);
+    }
+    snprintf(o->solver_name, sizeof(o->solver_name), "%s", name);
+  }
+
+  for (int k = 0; k < e->nchild; k++) {
+    const mcxElem* ch = e->child[k];
+    if (!strcmp(ch->name, "flag")) {
+      mcc_readFlags(c, ch);
+    } else {
+      mcc_unknownElem(c, ch);
+    }
+  }
+}
+
+void mcc_resolvePlugins(mcc* c, mcModel* m) {
+  mcOption* o = &m->opt;
+  const mcxElem* e = c->option_elem ? c->option_elem : c->tree->root;
+  char list[1024];
+
+  // integrator: built-in code, then the plugin (which must exist)
+  if (!o->integrator_name[0]) {
+    snprintf(o->integrator_name, sizeof(o->integrator_name), "Euler");
+  }
+  int code = mcc_builtinCode(o->integrator_name, mcc_integrators, 4);
+  o->integrator = code >= 0 ? code : mcINT_OTHER;
+  m->integrator = (const mcpIntegrator*)mcp_find(mcpKIND_INTEGRATOR, o->integrator_name);
+  if (!m->integrator) {
+    mcp_listNames(mcpKIND_INTEGRATOR, list, sizeof(list));
+    mcc_error(c, e, "unknown integrator '%s' (available: %s)", o->integrator_name,
+              list[0] ? list : "none");
+  }
+
+  // solver: built-in names may load without a plugin (solver plugins arrive later)
+  if (!o->solver_name[0]) {
+    snprintf(o->solver_name, sizeof(o->solver_name), "Newton");
+  }
+  code = mcc_builtinCode(o->solver_name, mcc_solvers, 3);
+  o->solver = code >= 0 ? code : mcSOL_OTHER;
+  m->solver = (const mcpSolver*)mcp_find(mcpKIND_SOLVER, o->solver_name);
+  if (!m->solver && code < 0) {
+    mcp_listNames(mcpKIND_SOLVER, list, sizeof(list));
+    mcc_error(c, e, "unknown solver '%s' (available: %s)", o->solver_name,
+              list[0] ? list : "none");
+  }
+}
+
+//---------------------------------- size ----------------------------------------------------------
+
+void mcc_readSize(mcc* c, const mcxElem* e) {
+  mcc_checkAttrs(c, e,
+                 "memory njmax nconmax nstack nuserdata nkey nuser_body nuser_jnt nuser_geom "
+                 "nuser_site nuser_cam nuser_tendon nuser_actuator nuser_sensor");
+  const char* mem = mcx_attr(e, "memory");
+  if (mem) {
+    char* end = NULL;
+    double v = strtod(mem, &end);
+    if (end == mem) {
+      mcc_error(c, e, "malformed memory size '%s' (expected e.g. 100K, 64M, 2G)", mem);
+    }
+    double scale = 1;
+    if (*end == 'K' || *end == 'k') {
+      scale = 1024.0, end++;
+    } else if (*end == 'M' || *end == 'm') {
+      scale = 1024.0 * 1024.0, end++;
+    } else if (*end == 'G' || *end == 'g') {
+      scale = 1024.0 * 1024.0 * 1024.0, end++;
+    } else if (*end == 'T' || *end == 't') {
+      scale = 1024.0 * 1024.0 * 1024.0 * 1024.0, end++;
+    }
+    while (isspace((unsigned char)*end)) {
+      end++;
+    }
+    if (*end || (v < 0 && v != -1)) {
+      mcc_error(c, e, "malformed memory size '%s' (expected e.g. 100K, 64M, 2G)", mem);
+    }
+    c->narena = v < 0 ? 0 : (size_t)(v * scale);
+  }
+  mcc_readInt(c, e, "njmax", &c->njmax);
+  mcc_readInt(c, e, "nconmax", &c->nconmax);
+  int nstack = 0;
+  if (mcc_readInt(c, e, "nstack", &nstack) && nstack > 0 && !mem) {
+    c->narena = (size_t)nstack * sizeof(mcNum);
+  }
+  mcc_readInt(c, e, "nuserdata", &c->nuserdata);
+  mcc_readInt(c, e, "nkey", &c->nkey_size);
+  if (c->nuserdata < 0 || c->nkey_size < 0) {
+    mcc_error(c, e, "nuserdata and nkey must be nonnegative");
+  }
+}
+
+//---------------------------------- extension -----------------------------------------------------
+
+// add a plugin descriptor to the model's list (once); return its index
+static int mcc_addPlugin(mcc* c, const mcpHeader* h) {
+  for (int i = 0; i < c->plugins.n; i++) {
+    if (*MCC_AT(c->plugins, const mcpHeader*, i) == h) {
+      return i;
+    }
+  }
+  *(const mcpHeader**)mcc_push(c, &c->plugins) = h;
+  return c->plugins.n - 1;
+}
+
+int mcc_pluginIndex(mcc* c, const mcpHeader* h) {
+  return mcc_addPlugin(c, h);
+}
+
+void mcc_readExtension(mcc* c, const mcxElem* e) {
+  mcc_checkAttrs(c, e, "");
+  for (int k = 0; k < e->nchild; k++) {
+    const mcxElem* ch = e->child[k];
+    if (strcmp(ch->name, "plugin")) {
+      mcc_unknownElem(c, ch);
+    }
+    mcc_checkAttrs(c, ch, "plugin");
+    const char* name = mcc_require(c, ch, "plugin");
+    const mcpHeader* h = NULL;
+    for (int kind = 1; kind < mcpNKIND && !h; kind++) {
+      h = mcp_find(kind, name);
+    }
+    if (!h) {
+      char all[2048] = "";
+      for (int kind = 1; kind < mcpNKIND; kind++) {
+        char list[512];
+        mcp_listNames(kind, list, sizeof(list));
+        if (list[0]) {
+          size_t n = strlen(all);
+          snprintf(all + n, sizeof(all) - n, "%s%s", n ? ", " : "", list);
+        }
+      }
+      mcc_error(c, ch, "unknown plugin '%s' (available: %s)", name, all[0] ? all : "none");
+    }
+    mcc_addPlugin(c, h);
+
+    // instances and their config are accepted (plugins read their own attributes)
+    for (int i = 0; i < ch->nchild; i++) {
+      const mcxElem* inst = ch->child[i];
+      if (strcmp(inst->name, "instance")) {
+        mcc_unknownElem(c, inst);
+      }
+      mcc_checkAttrs(c, inst, "name");
+      for (int j = 0; j < inst->nchild; j++) {
+        if (strcmp(inst->child[j]->name, "config")) {
+          mcc_unknownElem(c, inst->child[j]);
+        }
+        mcc_checkAttrs(c, inst->child[j], "key value");
+      }
+    }
+  }
+}

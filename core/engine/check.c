@@ -1,0 +1,57 @@
+// Moduco core: divergence checks of qpos, qvel and qacc (mc_checkPos, mc_checkVel, mc_checkAcc).
+#include <string.h>
+
+#include <moduco/moduco.h>
+
+#include "math/math.h"
+
+
+// index of the first bad entry of x, or -1
+static int firstBad(const mcNum* x, int n) {
+  for (int i = 0; i < n; i++) {
+    if (mcu_isBad(x[i])) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+
+// warn about entry i, then reset unless disabled (the warning statistics survive the reset);
+// return 1 if the data was reset
+static int warnReset(const mcModel* m, mcData* d, int warning, int i) {
+  mc_warning(d, warning, i);
+  if (m->opt.disableflags & mcDSBL_AUTORESET) {
+    return 0;
+  }
+  mcWarningStat saved[mcNWARNING];
+  memcpy(saved, d->warning, sizeof(saved));
+  mc_resetData(m, d);
+  memcpy(d->warning, saved, sizeof(saved));
+  return 1;
+}
+
+
+void mc_checkPos(const mcModel* m, mcData* d) {
+  int i = firstBad(d->qpos, m->nq);
+  if (i >= 0) {
+    warnReset(m, d, mcWARN_BADQPOS, i);
+  }
+}
+
+
+void mc_checkVel(const mcModel* m, mcData* d) {
+  int i = firstBad(d->qvel, m->nv);
+  if (i >= 0) {
+    warnReset(m, d, mcWARN_BADQVEL, i);
+  }
+}
+
+
+void mc_checkAcc(const mcModel* m, mcData* d) {
+  // after a reset, recompute the dynamics so the integrator sees a consistent state
+  int i = firstBad(d->qacc, m->nv);
+  if (i >= 0 && warnReset(m, d, mcWARN_BADQACC, i)) {
+    mc_forward(m, d);
+  }
+}

@@ -1,0 +1,43 @@
+// Moduco core: collision detection (private to libmoduco).
+//
+// mc_collision fills d->contact / d->ncon from the geom poses of mc_kinematics: candidate pairs
+// come from the explicit <contact><pair> list and from a sweep-and-prune broad phase along the
+// principal axis of the geom centres; the narrow phase is a table of collide functions indexed
+// by geom type, filled once per process from the registered collision plugins (highest priority
+// wins). Contacts are allocated from the start of the arena; nothing here calls malloc.
+#ifndef MODUCO_CORE_ENGINE_COLLISION_H_
+#define MODUCO_CORE_ENGINE_COLLISION_H_
+
+#include <moduco/moduco.h>
+#include <moduco/mcplugin.h>
+
+// Detect all contacts: d->ncon, d->contact (arena start). Needs geom_xpos and geom_xmat.
+void mc_collision(const mcModel* m, mcData* d);
+
+// The collide function for a geom-type pair (either order), NULL if no plugin covers it.
+// Scans the plugin path on first use; the table is fixed afterwards.
+mcpfCollide mci_collisionFunc(int type1, int type2);
+
+// Write a message listing the geom-type pairs of this model that can collide but have no
+// collide function (one line per type pair); return how many. For the compiler: call once per
+// model so unsupported pairs are reported at compile time, not silently dropped.
+int mci_collisionCheck(const mcModel* m, char* msg, int msg_sz);
+
+// Mix the contact parameters of geoms g1, g2 into con (dim, friction, solref, solreffriction,
+// solimp) and return margin and gap (MuJoCo's rules: priority, solmix, max friction/condim).
+void mci_contactParam(const mcModel* m, mcContact* con, int g1, int g2,
+                      mcNum* margin, mcNum* gap);
+
+// Complete a contact frame whose first row is the normal: normalize it, orthogonalize the second
+// row (or pick one when it is zero) and set the third to their cross product.
+void mci_makeFrame(mcNum frame[9]);
+
+// Does the pair (g1, g2) pass the bounding-sphere filter with the given margin (planes: the
+// other geom's bounding sphere against the half space)?
+int mci_boundingFilter(const mcModel* m, const mcData* d, int g1, int g2, mcNum margin);
+
+// Body-pair filters of dynamically generated pairs: same weld body, parent-child (unless
+// mcDSBL_FILTERPARENT or the parent is the world), <exclude>. Return 1 if the pair is removed.
+int mci_bodyFilter(const mcModel* m, int b1, int b2);
+
+#endif  // MODUCO_CORE_ENGINE_COLLISION_H_

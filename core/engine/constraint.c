@@ -1,0 +1,861 @@
+// Moduco core: constraint assembly (efc rows) and the soft-constraint parameters.
+#include "engine/constraint.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "engine/io.h"
+#include "math/math.h"
+
+// row builder: one pass counts, the second fills the arena arrays
+typedef struct {
+  const mcModel* m;
+  mcData* d;
+  int fill;                       // 0: count rows only
+  int n;                          // rows added so far
+  int cap;                        // rows that fit (fill pass)
+  int dropped;                    // rows that did not fit
+  mcNum* jp1;                     // scratch: 3 x nv (point Jacobians)
+  mcNum* jr1;
+  mcNum* jp2;
+  mcNum* jr2;
+} Builder;
+
+
+//---------------------------------- Jacobians -----------------------------------------------------
+
+void mcc_jac(const mcModel* m, const mcData* d, mcNum* jacp, mcNum* jacr, const mcNum point[3],
+             int body) {
+  int nv = m->nv;
+  if (jacp) {
+    mcu_zero(jacp, 3 * nv);
+  }
+  if (jacr) {
+    mcu_zero(jacr, 3 * nv);
+  }
+
+  // nearest body with dofs at or above body
+  int b = body;
+  while (b > 0 && m->body_dofnum[b] == 0) {
+    b = m->body_parentid[b];
+  }
+  if (b <= 0) {
+    return;
+  }
+
+  // offset from the subtree com of the root
+  mcNum off[3];
+  mcu_sub3(off, point, d->subtree_com + 3 * m->body_rootid[body]);
+
+  // walk the dof chain to the root
+  for (int i = m->body_dofadr[b] + m->body_dofnum[b] - 1; i >= 0; i = m->dof_parentid[i]) {
+    const mcNum* cd = d->cdof + 6 * i;
+    if (jacr) {
+      jacr[i] = cd[0];
+      jacr[nv + i] = cd[1];
+      jacr[2 * nv + i] = cd[2];
+    }
+    if (jacp) {
+      mcNum c[3];
+      mcu_cross(c, cd, off);
+      jacp[i] = cd[3] + c[0];
+      jacp[nv + i] = cd[4] + c[1];
+      jacp[2 * nv + i] = cd[5] + c[2];
+    }
+  }
+}
+
+
+//---------------------------------- rows ----------------------------------------------------------
+
+// reserve k rows of one conceptual constraint: index of the first, or -1 (count pass or full)
+static int reserve(Builder* b, int k) {
+  if (!b->fill) {
+    b->n += k;
+    return -1;
+  }
+  if (b->n + k > b->cap) {
+    b->dropped += k;
+    return -1;
+  }
+  int start = b->n;
+  b->n += k;
+  mcu_zero(b->d->efc_J + (size_t)start * b->m->nv, k * b->m->nv);
+  return start;
+}
+
+
+// set the scalar fields of one row
+static void setRow(Builder* b, int row, int type, int id, mcNum pos, mcNum margin,
+                   mcNum frictionloss) {
+  mcData* d = b->d;
+  d->efc_type[row] = type;
+  d->efc_id[row] = id;
+  d->efc_pos[row] = pos;
+  d->efc_margin[row] = margin;
+  d->efc_frictionloss[row] = frictionloss;
+  d->efc_state[row] = mcCNSTRSTATE_QUADRATIC;
+  d->efc_force[row] = 0;
+}
+
+
+//---------------------------------- equality ------------------------------------------------------
+
+// global position of a body-local point
+static void localToGlobal(const mcData* d, int body, const mcNum local[3], mcNum res[3]) {
+  mcu_mulMatVec3(res, d->xmat + 9 * body, local);
+  mcu_addTo3(res, d->xpos + 3 * body);
+}
+
+
+// quartic polynomial and its derivative
+static mcNum poly4(const mcNum* a, mcNum x, mcNum* deriv) {
+  *deriv = a[1] + x * (2 * a[2] + x * (3 * a[3] + x * 4 * a[4]));
+  return a[0] + x * (a[1] + x * (a[2] + x * (a[3] + x * a[4])));
+}
+
+
+static void equalityConnect(Builder* b, int i) {
+  const mcModel* m = b->m;
+  mcData* d = b->d;
+  int nv = m->nv;
+  int b1 = m->eq_obj1id[i], b2 = m->eq_obj2id[i];
+  const mcNum* data = m->eq_data + (size_t)mcNEQDATA * i;
+  int row = reserve(b, 3);
+  if (row < 0) {
+    return;
+  }
+
+  // anchors in global coordinates
+  mcNum p1[3], p2[3];
+  localToGlobal(d, b1, data, p1);
+  localToGlobal(d, b2, data + 3, p2);
+
+  // residual and Jacobian difference
+  mcc_jac(m, d, b->jp1, NULL, p1, b1);
+  mcc_jac(m, d, b->jp2, NULL, p2, b2);
+  for (int k = 0; k < 3; k++) {
+    setRow(b, row + k, mcCNSTR_EQUALITY, i, p1[k] - p2[k], 0, 0);
+    mcNum* J = d->efc_J + (size_t)(row + k) * nv;
+    for (int j = 0; j < nv; j++) {
+      J[j] = b->jp1[k * nv + j] - b->jp2[k * nv + j];
+    }
+  }
+}
+
+
+static void equalityWeld(Builder* b, int i) {
+  const mcModel* m = b->m;
+  mcData* d = b->d;
+  int nv = m->nv;
+  int b1 = m->eq_obj1id[i], b2 = m->eq_obj2id[i];
+  const mcNum* data = m->eq_data + (size_t)mcNEQDATA * i;
+  mcNum torquescale = data[10];
+  int row = reserve(b, 6);
+  if (row < 0) {
+    return;
+  }
+
+  // position part: relpose point on body1 against the anchor on body2
+  mcNum p1[3], p2[3];
+  localToGlobal(d, b1, data + 3, p1);
+  localToGlobal(d, b2, data, p2);
+  mcc_jac(m, d, b->jp1, b->jr1, p1, b1);
+  mcc_jac(m, d, b->jp2, b->jr2, p2, b2);
+  for (int k = 0; k < 3; k++) {
+    setRow(b, row + k, mcCNSTR_EQUALITY, i, p1[k] - p2[k], 0, 0);
+    mcNum* J = d->efc_J + (size_t)(row + k) * nv;
+    for (int j = 0; j < nv; j++) {
+      J[j] = b->jp1[k * nv + j] - b->jp2[k * nv + j];
+    }
+  }
+
+  // orientation error e = vec(conj(q2) * q1 * relquat): sin(theta/2) * axis
+  mcNum q1[4], q2c[4], qe[4];
+  mcu_mulQuat(q1, d->xquat + 4 * b1, data + 6);
+  mcu_negQuat(q2c, d->xquat + 4 * b2);
+  mcu_mulQuat(qe, q2c, q1);
+  for (int k = 0; k < 3; k++) {
+    setRow(b, row + 3 + k, mcCNSTR_EQUALITY, i, torquescale * qe[1 + k], 0, 0);
+  }
+
+  // d e / dt = 0.5 * vec(conj(q2) * [0, w1 - w2] * q1) with global angular velocities
+  mcNum* J3 = d->efc_J + (size_t)(row + 3) * nv;
+  for (int j = 0; j < nv; j++) {
+    mcNum w[4] = {0, b->jr1[j] - b->jr2[j], b->jr1[nv + j] - b->jr2[nv + j],
+                  b->jr1[2 * nv + j] - b->jr2[2 * nv + j]};
+    if (w[1] == 0 && w[2] == 0 && w[3] == 0) {
+      continue;
+    }
+    mcNum t[4], r[4];
+    mcu_mulQuat(t, q2c, w);
+    mcu_mulQuat(r, t, q1);
+    for (int k = 0; k < 3; k++) {
+      J3[k * nv + j] = 0.5 * torquescale * r[1 + k];
+    }
+  }
+}
+
+
+static void equalityScalar(Builder* b, int i) {
+  const mcModel* m = b->m;
+  mcData* d = b->d;
+  int nv = m->nv;
+  int o1 = m->eq_obj1id[i], o2 = m->eq_obj2id[i];
+  const mcNum* poly = m->eq_data + (size_t)mcNEQDATA * i;
+  int isjoint = m->eq_type[i] == mcEQ_JOINT;
+  int row = reserve(b, 1);
+  if (row < 0) {
+    return;
+  }
+  mcNum* J = d->efc_J + (size_t)row * nv;
+
+  // first object: y - y0
+  mcNum y, x = 0, deriv = 0, pos;
+  if (isjoint) {
+    y = d->qpos[m->jnt_qposadr[o1]] - m->qpos0[m->jnt_qposadr[o1]];
+    J[m->jnt_dofadr[o1]] = 1;
+  } else {
+    y = d->ten_length[o1] - m->tendon_length0[o1];
+    mcu_copy(J, d->ten_J + (size_t)o1 * nv, nv);
+  }
+
+  // second object: polynomial of x - x0
+  if (o2 >= 0) {
+    if (isjoint) {
+      x = d->qpos[m->jnt_qposadr[o2]] - m->qpos0[m->jnt_qposadr[o2]];
+    } else {
+      x = d->ten_length[o2] - m->tendon_length0[o2];
+    }
+    pos = y - poly4(poly, x, &deriv);
+    if (isjoint) {
+      J[m->jnt_dofadr[o2]] -= deriv;
+    } else {
+      mcu_addToScl(J, d->ten_J + (size_t)o2 * nv, -deriv, nv);
+    }
+  } else {
+    pos = y - poly[0];
+  }
+  setRow(b, row, mcCNSTR_EQUALITY, i, pos, 0, 0);
+}
+
+
+static void addEquality(Builder* b) {
+  const mcModel* m = b->m;
+  if (m->opt.disableflags & mcDSBL_EQUALITY) {
+    return;
+  }
+  for (int i = 0; i < m->neq; i++) {
+    if (!b->d->eq_active[i]) {
+      continue;
+    }
+    switch (m->eq_type[i]) {
+    case mcEQ_CONNECT:
+      equalityConnect(b, i);
+      break;
+    case mcEQ_WELD:
+      equalityWeld(b, i);
+      break;
+    case mcEQ_JOINT:
+    case mcEQ_TENDON:
+      equalityScalar(b, i);
+      break;
+    default:
+      break;
+    }
+  }
+}
+
+
+//---------------------------------- friction loss -------------------------------------------------
+
+static void addFriction(Builder* b) {
+  const mcModel* m = b->m;
+  mcData* d = b->d;
+  int nv = m->nv;
+  if (m->opt.disableflags & mcDSBL_FRICTIONLOSS) {
+    return;
+  }
+
+  // dofs
+  for (int i = 0; i < nv; i++) {
+    if (m->dof_frictionloss[i] > 0) {
+      int row = reserve(b, 1);
+      if (row >= 0) {
+        setRow(b, row, mcCNSTR_FRICTION_DOF, i, 0, 0, m->dof_frictionloss[i]);
+        d->efc_J[(size_t)row * nv + i] = 1;
+      }
+    }
+  }
+
+  // tendons
+  for (int i = 0; i < m->ntendon; i++) {
+    if (m->tendon_frictionloss[i] > 0) {
+      int row = reserve(b, 1);
+      if (row >= 0) {
+        setRow(b, row, mcCNSTR_FRICTION_TENDON, i, 0, 0, m->tendon_frictionloss[i]);
+        mcu_copy(d->efc_J + (size_t)row * nv, d->ten_J + (size_t)i * nv, nv);
+      }
+    }
+  }
+}
+
+
+//---------------------------------- limits --------------------------------------------------------
+
+// axis-angle of a unit quaternion: unit axis, angle in [0, pi]
+static mcNum quatAngleAxis(const mcNum q[4], mcNum axis[3]) {
+  mcNum s = mcu_norm3(q + 1);
+  if (s < mcMINVAL) {
+    axis[0] = 1;
+    axis[1] = axis[2] = 0;
+    return 0;
+  }
+  mcNum angle = 2 * atan2(s, q[0]);
+  if (angle > mcPI) {
+    angle -= 2 * mcPI;
+  }
+  mcu_scl3(axis, q + 1, 1 / s);
+  if (angle < 0) {
+    angle = -angle;
+    mcu_scl3(axis, axis, -1);
+  }
+  return angle;
+}
+
+
+static void addLimit(Builder* b) {
+  const mcModel* m = b->m;
+  mcData* d = b->d;
+  int nv = m->nv;
+  if (m->opt.disableflags & mcDSBL_LIMIT) {
+    return;
+  }
+
+  // joints
+  for (int i = 0; i < m->njnt; i++) {
+    if (!m->jnt_limited[i]) {
+      continue;
+    }
+    int type = m->jnt_type[i], qadr = m->jnt_qposadr[i], dadr = m->jnt_dofadr[i];
+    const mcNum* range = m->jnt_range + 2 * i;
+    mcNum margin = m->jnt_margin[i];
+
+    // hinge and slide: one row per side
+    if (type == mcJNT_HINGE || type == mcJNT_SLIDE) {
+      mcNum value = d->qpos[qadr];
+      for (int side = 0; side < 2; side++) {
+        mcNum dist = side ? range[1] - value : value - range[0];
+        if (dist < margin) {
+          int row = reserve(b, 1);
+          if (row >= 0) {
+            setRow(b, row, mcCNSTR_LIMIT_JOINT, i, dist, margin, 0);
+            d->efc_J[(size_t)row * nv + dadr] = side ? -1 : 1;
+          }
+        }
+      }
+    }
+
+    // ball: rotation angle against the larger range value
+    else if (type == mcJNT_BALL) {
+      mcNum q[4], axis[3];
+      mcu_copy4(q, d->qpos + qadr);
+      mcu_normalize4(q);
+      mcNum angle = quatAngleAxis(q, axis);
+      mcNum dist = mcu_max(range[0], range[1]) - angle;
+      if (dist < margin) {
+        int row = reserve(b, 1);
+        if (row >= 0) {
+          setRow(b, row, mcCNSTR_LIMIT_JOINT, i, dist, margin, 0);
+          for (int k = 0; k < 3; k++) {
+            d->efc_J[(size_t)row * nv + dadr + k] = -axis[k];
+          }
+        }
+      }
+    }
+  }
+
+  // tendons
+  for (int i = 0; i < m->ntendon; i++) {
+    if (!m->tendon_limited[i]) {
+      continue;
+    }
+    const mcNum* range = m->tendon_range + 2 * i;
+    mcNum value = d->ten_length[i], margin = m->tendon_margin[i];
+    for (int side = 0; side < 2; side++) {
+      mcNum dist = side ? range[1] - value : value - range[0];
+      if (dist < margin) {
+        int row = reserve(b, 1);
+        if (row >= 0) {
+          setRow(b, row, mcCNSTR_LIMIT_TENDON, i, dist, margin, 0);
+          mcu_scl(d->efc_J + (size_t)row * nv, d->ten_J + (size_t)i * nv, side ? -1 : 1, nv);
+        }
+      }
+    }
+  }
+}
+
+
+//---------------------------------- contacts ------------------------------------------------------
+
+// number of efc rows of a contact
+static int contactRows(const mcModel* m, const mcContact* con) {
+  if (con->dim <= 1) {
+    return 1;
+  }
+  return m->opt.cone == mcCONE_ELLIPTIC ? con->dim : 2 * (con->dim - 1);
+}
+
+
+static void addContact(Builder* b) {
+  const mcModel* m = b->m;
+  mcData* d = b->d;
+  int nv = m->nv;
+  int elliptic = m->opt.cone == mcCONE_ELLIPTIC;
+  if (m->opt.disableflags & mcDSBL_CONTACT) {
+    for (int i = 0; i < d->ncon; i++) {
+      d->contact[i].efc_address = -1;
+    }
+    return;
+  }
+
+  for (int i = 0; i < d->ncon; i++) {
+    mcContact* con = d->contact + i;
+    if (b->fill) {
+      con->efc_address = -1;
+    }
+    if (con->exclude) {
+      continue;
+    }
+    int nrow = contactRows(m, con);
+    int row = reserve(b, nrow);
+    if (row < 0) {
+      continue;
+    }
+    con->efc_address = row;
+
+    // regularized-cone friction
+    mcNum impratio = m->opt.impratio > mcMINVAL ? m->opt.impratio : 1;
+    con->mu = con->friction[0] * sqrt(1 / impratio);
+
+    // relative spatial Jacobian (geom2 minus geom1) at the contact point
+    int b1 = m->geom_bodyid[con->geom1], b2 = m->geom_bodyid[con->geom2];
+    mcc_jac(m, d, b->jp1, b->jr1, con->pos, b1);
+    mcc_jac(m, d, b->jp2, b->jr2, con->pos, b2);
+    for (int k = 0; k < 3 * nv; k++) {
+      b->jp2[k] -= b->jp1[k];
+      b->jr2[k] -= b->jr1[k];
+    }
+
+    // rows of the contact frame: lin (normal, t1, t2) in jp1, rot (normal, t1, t2) in jr1
+    int ndir = con->dim >= 4 ? 6 : 3;
+    for (int k = 0; k < 3; k++) {
+      const mcNum* ax = con->frame + 3 * k;
+      for (int j = 0; j < nv; j++) {
+        b->jp1[k * nv + j] =
+          ax[0] * b->jp2[j] + ax[1] * b->jp2[nv + j] + ax[2] * b->jp2[2 * nv + j];
+        if (ndir == 6) {
+          b->jr1[k * nv + j] =
+            ax[0] * b->jr2[j] + ax[1] * b->jr2[nv + j] + ax[2] * b->jr2[2 * nv + j];
+        }
+      }
+    }
+
+    // direction k of the contact space (0: normal, 1-2: tangents, 3: spin, 4-5: roll)
+    #define DIR(k) ((k) < 3 ? b->jp1 + (k) * nv : b->jr1 + ((k) - 3) * nv)
+
+    // frictionless
+    if (con->dim <= 1) {
+      setRow(b, row, mcCNSTR_CONTACT_FRICTIONLESS, i, con->dist, con->includemargin, 0);
+      mcu_copy(d->efc_J + (size_t)row * nv, DIR(0), nv);
+    }
+
+    // elliptic: one row per direction; only the normal has a position residual
+    else if (elliptic) {
+      for (int k = 0; k < con->dim; k++) {
+        setRow(b, row + k, mcCNSTR_CONTACT_ELLIPTIC, i, k ? 0 : con->dist,
+               k ? 0 : con->includemargin, 0);
+        mcu_copy(d->efc_J + (size_t)(row + k) * nv, DIR(k), nv);
+      }
+    }
+
+    // pyramidal: edges normal +- friction * direction
+    else {
+      for (int k = 1; k < con->dim; k++) {
+        for (int s = 0; s < 2; s++) {
+          int r = row + 2 * (k - 1) + s;
+          setRow(b, r, mcCNSTR_CONTACT_PYRAMIDAL, i, con->dist, con->includemargin, 0);
+          mcNum* J = d->efc_J + (size_t)r * nv;
+          mcu_copy(J, DIR(0), nv);
+          mcu_addToScl(J, DIR(k), s ? -con->friction[k - 1] : con->friction[k - 1], nv);
+        }
+      }
+    }
+    #undef DIR
+  }
+}
+
+
+//---------------------------------- soft-constraint parameters ------------------------------------
+
+void mc_impedance(const mcNum solimp[mcNIMP], mcNum x, mcNum* imp, mcNum* impP) {
+  mcNum dmin = solimp[0], dmax = solimp[1], width = solimp[2];
+  mcNum mid = solimp[3], power = solimp[4];
+
+  // flat curve
+  if (dmin == dmax || width <= mcMINVAL) {
+    *imp = 0.5 * (dmin + dmax);
+    *impP = 0;
+    return;
+  }
+
+  // normalized distance, saturated beyond the width
+  mcNum u = fabs(x) / width;
+  if (u >= 1) {
+    *imp = dmax;
+    *impP = 0;
+    return;
+  }
+
+  // sigmoid made of two power segments joined at the midpoint
+  mcNum y, yP;
+  if (power == 1) {
+    y = u;
+    yP = 1;
+  } else if (u <= mid) {
+    mcNum a = 1 / pow(mid, power - 1);
+    y = a * pow(u, power);
+    yP = power * a * pow(u, power - 1);
+  } else {
+    mcNum a = 1 / pow(1 - mid, power - 1);
+    y = 1 - a * pow(1 - u, power);
+    yP = power * a * pow(1 - u, power - 1);
+  }
+
+  // map to [dmin, dmax]
+  *imp = dmin + y * (dmax - dmin);
+  *impP = yP * (dmax - dmin) / width * (x < 0 ? -1 : 1);
+}
+
+
+// solref and solimp of row i (clamped, refsafe applied)
+static void solParams(const mcModel* m, const mcData* d, int i, mcNum ref[mcNREF],
+                      mcNum imp[mcNIMP]) {
+  int id = d->efc_id[i];
+  const mcNum* sr = NULL;
+  const mcNum* si = NULL;
+  switch (d->efc_type[i]) {
+  case mcCNSTR_EQUALITY:
+    sr = m->eq_solref + mcNREF * id;
+    si = m->eq_solimp + mcNIMP * id;
+    break;
+  case mcCNSTR_FRICTION_DOF:
+    sr = m->dof_solref + mcNREF * id;
+    si = m->dof_solimp + mcNIMP * id;
+    break;
+  case mcCNSTR_FRICTION_TENDON:
+    sr = m->tendon_solref_fri + mcNREF * id;
+    si = m->tendon_solimp_fri + mcNIMP * id;
+    break;
+  case mcCNSTR_LIMIT_JOINT:
+    sr = m->jnt_solref + mcNREF * id;
+    si = m->jnt_solimp + mcNIMP * id;
+    break;
+  case mcCNSTR_LIMIT_TENDON:
+    sr = m->tendon_solref_lim + mcNREF * id;
+    si = m->tendon_solimp_lim + mcNIMP * id;
+    break;
+  default: {
+    const mcContact* con = d->contact + id;
+    int friction = d->efc_type[i] == mcCNSTR_CONTACT_ELLIPTIC && i > con->efc_address;
+    if (m->opt.enableflags & mcENBL_OVERRIDE) {
+      sr = m->opt.o_solref;
+      si = m->opt.o_solimp;
+    } else {
+      sr = con->solref;
+      si = con->solimp;
+      if (friction && (con->solreffriction[0] != 0 || con->solreffriction[1] != 0)) {
+        sr = con->solreffriction;
+      }
+    }
+    break;
+  }
+  }
+  ref[0] = sr[0];
+  ref[1] = sr[1];
+  mcu_copy(imp, si, mcNIMP);
+
+  // timeconst at least two timesteps
+  if (!(m->opt.disableflags & mcDSBL_REFSAFE) && ref[0] > 0) {
+    ref[0] = mcu_max(ref[0], 2 * m->opt.timestep);
+  }
+
+  // valid impedance curve
+  imp[0] = mcu_clip(imp[0], mcMINIMP, mcMAXIMP);
+  imp[1] = mcu_clip(imp[1], mcMINIMP, mcMAXIMP);
+  imp[2] = mcu_max(0, imp[2]);
+  imp[3] = mcu_clip(imp[3], mcMINIMP, mcMAXIMP);
+  imp[4] = mcu_max(1, imp[4]);
+}
+
+
+// efc_diagApprox from the inverse weights at qpos0
+static void diagApprox(const mcModel* m, mcData* d) {
+  for (int i = 0; i < d->nefc; i++) {
+    int id = d->efc_id[i];
+    mcNum v = 0;
+    switch (d->efc_type[i]) {
+    case mcCNSTR_EQUALITY: {
+      int o1 = m->eq_obj1id[id], o2 = m->eq_obj2id[id];
+      switch (m->eq_type[id]) {
+      case mcEQ_CONNECT:
+      case mcEQ_WELD:
+        v = m->body_invweight0[2 * o1] + m->body_invweight0[2 * o2];
+        break;
+      case mcEQ_JOINT:
+        v = m->dof_invweight0[m->jnt_dofadr[o1]];
+        if (o2 >= 0) {
+          v += m->dof_invweight0[m->jnt_dofadr[o2]];
+        }
+        break;
+      case mcEQ_TENDON:
+        v = m->tendon_invweight0[o1];
+        if (o2 >= 0) {
+          v += m->tendon_invweight0[o2];
+        }
+        break;
+      default:
+        break;
+      }
+      break;
+    }
+    case mcCNSTR_FRICTION_DOF:
+      v = m->dof_invweight0[id];
+      break;
+    case mcCNSTR_FRICTION_TENDON:
+    case mcCNSTR_LIMIT_TENDON:
+      v = m->tendon_invweight0[id];
+      break;
+    case mcCNSTR_LIMIT_JOINT:
+      v = m->dof_invweight0[m->jnt_dofadr[id]];
+      break;
+    default: {
+      const mcContact* con = d->contact + id;
+      int b1 = m->geom_bodyid[con->geom1], b2 = m->geom_bodyid[con->geom2];
+      mcNum tran = m->body_invweight0[2 * b1] + m->body_invweight0[2 * b2];
+      mcNum rot = m->body_invweight0[2 * b1 + 1] + m->body_invweight0[2 * b2 + 1];
+      int k = i - con->efc_address;
+      if (d->efc_type[i] == mcCNSTR_CONTACT_ELLIPTIC) {
+        v = k < 3 ? tran : rot;
+      } else {
+        v = tran;
+      }
+      break;
+    }
+    }
+    d->efc_diagApprox[i] = v;
+  }
+}
+
+
+// KBIP, R, D of every row; cone-specific coupling of R for contacts
+static void makeImpedance(const mcModel* m, mcData* d) {
+  mcNum impratio = m->opt.impratio > mcMINVAL ? m->opt.impratio : 1;
+  for (int i = 0; i < d->nefc; i++) {
+    mcNum ref[mcNREF], si[mcNIMP], imp, impP;
+    solParams(m, d, i, ref, si);
+    int type = d->efc_type[i];
+
+    // violation used by the impedance: contacts use their normal distance for every row
+    mcNum x;
+    int zerok = type == mcCNSTR_FRICTION_DOF || type == mcCNSTR_FRICTION_TENDON;
+    if (type >= mcCNSTR_CONTACT_FRICTIONLESS) {
+      const mcContact* con = d->contact + d->efc_id[i];
+      x = con->dist - con->includemargin;
+      if (type == mcCNSTR_CONTACT_ELLIPTIC && i > con->efc_address) {
+        zerok = 1;
+      }
+    } else if (type == mcCNSTR_EQUALITY) {
+      // equality: norm of the residual of the whole constraint
+      int first = i, last = i;
+      while (first > 0 && d->efc_type[first - 1] == mcCNSTR_EQUALITY &&
+             d->efc_id[first - 1] == d->efc_id[i]) {
+        first--;
+      }
+      while (last + 1 < d->nefc && d->efc_type[last + 1] == mcCNSTR_EQUALITY &&
+             d->efc_id[last + 1] == d->efc_id[i]) {
+        last++;
+      }
+      x = 0;
+      for (int k = first; k <= last; k++) {
+        x += d->efc_pos[k] * d->efc_pos[k];
+      }
+      x = sqrt(x);
+    } else {
+      x = d->efc_pos[i] - d->efc_margin[i];
+    }
+    mc_impedance(si, x, &imp, &impP);
+
+    // stiffness and damping from solref: (timeconst, dampratio) or (-stiffness, -damping)
+    mcNum dmax = si[1], K, B;
+    if (ref[0] > 0) {
+      K = 1 / (dmax * dmax * ref[0] * ref[0] * ref[1] * ref[1]);
+      B = 2 / (dmax * ref[0]);
+    } else {
+      K = -ref[0] / (dmax * dmax);
+      B = -ref[1] / dmax;
+    }
+    mcNum* kbip = d->efc_KBIP + 4 * i;
+    kbip[0] = zerok ? 0 : K;
+    kbip[1] = B;
+    kbip[2] = imp;
+    kbip[3] = impP;
+
+    // pyramidal edges: approximation of the edge's A diagonal
+    if (type == mcCNSTR_CONTACT_PYRAMIDAL) {
+      mcNum mu = d->contact[d->efc_id[i]].friction[0];
+      d->efc_diagApprox[i] *= 2 * mu * mu * (1 + mu * mu) / impratio;
+    }
+
+    // regularizer
+    d->efc_R[i] = mcu_max(mcMINVAL, (1 - imp) * d->efc_diagApprox[i] / imp);
+  }
+
+  // elliptic cones: friction rows from the normal row through impratio and the friction ratios
+  for (int c = 0; c < d->ncon; c++) {
+    const mcContact* con = d->contact + c;
+    int adr = con->efc_address;
+    if (adr < 0 || con->dim < 2 || d->efc_type[adr] != mcCNSTR_CONTACT_ELLIPTIC) {
+      continue;
+    }
+    mcNum r1 = d->efc_R[adr] / impratio;
+    for (int k = 1; k < con->dim; k++) {
+      mcNum ratio = con->friction[0] / mcu_max(mcMINVAL, con->friction[k - 1]);
+      mcNum imp = d->efc_KBIP[4 * (adr + k) + 2];
+      d->efc_R[adr + k] = mcu_max(mcMINVAL, r1 * ratio * ratio);
+      d->efc_diagApprox[adr + k] = d->efc_R[adr + k] * imp / (1 - imp);
+    }
+  }
+
+  // constraint mass
+  for (int i = 0; i < d->nefc; i++) {
+    d->efc_D[i] = 1 / d->efc_R[i];
+  }
+}
+
+
+//---------------------------------- top level -----------------------------------------------------
+
+// run the row builders in the order of the seed: equality, friction, limit, contact
+static void buildRows(Builder* b) {
+  addEquality(b);
+  b->d->ne = b->n;
+  addFriction(b);
+  b->d->nf = b->n - b->d->ne;
+  addLimit(b);
+  addContact(b);
+}
+
+
+// allocate nefc rows of every efc array in the arena; 0 on failure
+static int allocRows(mcData* d, int nefc, int nv) {
+#define ALLOC(field, type, n)                                                                      \
+  d->field = (type*)mci_arenaAlloc(d, (size_t)(n) * sizeof(type), _Alignof(type));                 \
+  if (!d->field && (n) > 0) {                                                                      \
+    return 0;                                                                                      \
+  }
+  ALLOC(efc_type, int, nefc);
+  ALLOC(efc_id, int, nefc);
+  ALLOC(efc_state, int, nefc);
+  ALLOC(efc_J, mcNum, (size_t)nefc * nv);
+  ALLOC(efc_pos, mcNum, nefc);
+  ALLOC(efc_margin, mcNum, nefc);
+  ALLOC(efc_frictionloss, mcNum, nefc);
+  ALLOC(efc_diagApprox, mcNum, nefc);
+  ALLOC(efc_KBIP, mcNum, 4 * (size_t)nefc);
+  ALLOC(efc_D, mcNum, nefc);
+  ALLOC(efc_R, mcNum, nefc);
+  ALLOC(efc_vel, mcNum, nefc);
+  ALLOC(efc_aref, mcNum, nefc);
+  ALLOC(efc_b, mcNum, nefc);
+  ALLOC(efc_force, mcNum, nefc);
+#undef ALLOC
+  return 1;
+}
+
+
+void mc_makeConstraint(const mcModel* m, mcData* d) {
+  int nv = m->nv;
+  d->ne = d->nf = d->nefc = 0;
+  for (int i = 0; i < d->ncon; i++) {
+    d->contact[i].efc_address = -1;
+  }
+  if ((m->opt.disableflags & mcDSBL_CONSTRAINT) || nv == 0) {
+    return;
+  }
+
+  // scratch Jacobians
+  mc_markStack(d);
+  Builder b = {m, d, 0, 0, 0, 0, NULL, NULL, NULL, NULL};
+  b.jp1 = mcSTACKALLOC(d, 3 * (size_t)nv, mcNum);
+  b.jr1 = mcSTACKALLOC(d, 3 * (size_t)nv, mcNum);
+  b.jp2 = mcSTACKALLOC(d, 3 * (size_t)nv, mcNum);
+  b.jr2 = mcSTACKALLOC(d, 3 * (size_t)nv, mcNum);
+  if (!b.jp1 || !b.jr1 || !b.jp2 || !b.jr2) {
+    mc_freeStack(d);
+    return;
+  }
+
+  // count
+  buildRows(&b);
+  int want = b.n;
+  if (want == 0) {
+    mc_freeStack(d);
+    return;
+  }
+
+  // capacity of the arena between contacts and the stack
+  size_t rowbytes = 3 * sizeof(int) + ((size_t)nv + 14) * sizeof(mcNum);
+  size_t avail = d->pstack > d->parena ? d->pstack - d->parena : 0;
+  size_t slack = 16 * 16;
+  int cap = avail > slack ? (int)((avail - slack) / rowbytes) : 0;
+  if (cap > want) {
+    cap = want;
+  }
+  if (cap < want) {
+    mc_warning(d, mcWARN_CNSTRFULL, want);
+  }
+  size_t parena0 = d->parena;
+  if (cap == 0 || !allocRows(d, cap, nv)) {
+    d->parena = parena0;
+    mc_freeStack(d);
+    return;
+  }
+
+  // fill, counting equality and friction rows as they come
+  b.fill = 1;
+  b.n = 0;
+  b.cap = cap;
+  buildRows(&b);
+  d->nefc = b.n;
+  if (d->nefc > d->maxuse_efc) {
+    d->maxuse_efc = d->nefc;
+  }
+  mc_freeStack(d);
+
+  // soft-constraint parameters and the velocity-dependent reference
+  diagApprox(m, d);
+  makeImpedance(m, d);
+  mc_referenceConstraint(m, d);
+}
+
+
+void mc_referenceConstraint(const mcModel* m, mcData* d) {
+  int nv = m->nv;
+  for (int i = 0; i < d->nefc; i++) {
+    const mcNum* kbip = d->efc_KBIP + 4 * i;
+    mcNum vel = mcu_dot(d->efc_J + (size_t)i * nv, d->qvel, nv);
+    d->efc_vel[i] = vel;
+    d->efc_aref[i] = -kbip[1] * vel - kbip[0] * kbip[2] * (d->efc_pos[i] - d->efc_margin[i]);
+  }
+}

@@ -1,0 +1,31 @@
+// Moduco core: constraint assembly (private to libmoduco and white-box tests).
+//
+// mc_makeConstraint turns the model's equality, friction-loss, limit and contact elements into
+// efc rows (ordered by type: equality, friction loss, limit, contact; then by element), with the
+// dense Jacobian, residual, margin, diagonal approximation of A, and the soft-constraint
+// parameters (KBIP, R, D). mc_referenceConstraint adds the velocity-dependent part (efc_vel,
+// efc_aref). The solver plugins take it from there.
+#ifndef MODUCO_CORE_ENGINE_CONSTRAINT_H_
+#define MODUCO_CORE_ENGINE_CONSTRAINT_H_
+
+#include <moduco/moduco.h>
+
+// Assemble all efc rows from the current positions (needs kinematics, comPos, tendon, crb,
+// factorM and the contact list from mc_collision). Allocates the efc arrays in the arena; rows
+// that do not fit are dropped with mcWARN_CNSTRFULL. Also computes efc_vel and efc_aref from the
+// current qvel (mc_referenceConstraint), so a solver can run right after the smooth dynamics.
+void mc_makeConstraint(const mcModel* m, mcData* d);
+
+// efc_vel = J * qvel and efc_aref = -B * vel - K * imp * (pos - margin).
+void mc_referenceConstraint(const mcModel* m, mcData* d);
+
+// Impedance of the solimp curve at constraint violation x = pos - margin: writes imp (clamped to
+// [mcMINIMP, mcMAXIMP]) and its derivative with respect to x.
+void mc_impedance(const mcNum solimp[mcNIMP], mcNum x, mcNum* imp, mcNum* impP);
+
+// Translational (jacp, 3 x nv) and rotational (jacr, 3 x nv) Jacobians of a global point
+// attached to body; either may be NULL.
+void mcc_jac(const mcModel* m, const mcData* d, mcNum* jacp, mcNum* jacr, const mcNum point[3],
+             int body);
+
+#endif  // MODUCO_CORE_ENGINE_CONSTRAINT_H_

@@ -1,0 +1,33 @@
+// Moduco core: internal interface of the smooth-dynamics pipeline (private to libmoduco).
+//
+// The public stages are declared in moduco.h; this header adds the helpers shared between the
+// engine files, the plugin host table and white-box tests.
+#ifndef MODUCO_CORE_ENGINE_ENGINE_H_
+#define MODUCO_CORE_ENGINE_ENGINE_H_
+
+#include <moduco/moduco.h>
+
+// L'DL factorization of a matrix M in the qM tree-sparse layout (no fill-in): qLD gets L below
+// the diagonal and D on it, qLDiagInv = 1/D. M and qLD may alias. Pivots below mcMINVAL are
+// replaced by mcMINVAL.
+void mc_factorI(const mcModel* m, const mcNum* M, mcNum* qLD, mcNum* qLDiagInv);
+
+// Solve (L'DL) x = x in place for n right-hand sides (nv x n, column after column).
+void mc_solveLD(const mcModel* m, mcNum* x, int n, const mcNum* qLD, const mcNum* qLDiagInv);
+
+// Add J' * [torque; force] to qfrc, where J is the Jacobian of the given global point attached
+// to body (force and torque are global; either may be NULL).
+void mc_applyFT(const mcModel* m, const mcData* d, const mcNum* force, const mcNum* torque,
+                const mcNum point[3], int body, mcNum* qfrc);
+
+// Sum J' * xfrc_applied of all bodies into qfrc.
+void mc_xfrcAccumulate(const mcModel* m, const mcData* d, mcNum* qfrc);
+
+// Tendon and actuator velocities: ten_velocity = ten_J * qvel, actuator_velocity = moment * qvel.
+void mc_fwdVelocityTendonActuator(const mcModel* m, mcData* d);
+
+// Activation that actuator i will have after one timestep (clamped to actrange when limited);
+// used for actearly.
+mcNum mc_nextActivation(const mcModel* m, const mcData* d, int i, int adr, mcNum act_dot);
+
+#endif  // MODUCO_CORE_ENGINE_ENGINE_H_

@@ -1,0 +1,326 @@
+// Moduco core: the forward pipeline (mc_fwdPosition .. mc_fwdConstraint, mc_forward), stepping
+// (mc_step, mc_step1, mc_step2), applied Cartesian forces and position integration.
+#include <time.h>
+
+#include <moduco/moduco.h>
+#include <moduco/mcplugin.h>
+
+#include "engine/collision.h"
+#include "engine/constraint.h"
+#include "engine/engine.h"
+#include "engine/io.h"
+#include "math/math.h"
+#include "plugin/registry.h"
+
+
+//---------------------------------- profiling -----------------------------------------------------
+
+// wall clock in seconds, only read when d->profile is set
+static inline double clockNow(const mcData* d) {
+  if (!d->profile) {
+    return 0;
+  }
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+
+// accumulate a timer started at t0
+static inline void clockAdd(mcData* d, int timer, double t0) {
+  if (d->profile) {
+    d->timer[timer].duration += clockNow(d) - t0;
+    d->timer[timer].number++;
+  }
+}
+
+
+//---------------------------------- applied forces ------------------------------------------------
+
+void mc_applyFT(const mcModel* m, const mcData* d, const mcNum* force, const mcNum* torque,
+                const mcNum point[3], int body, mcNum* qfrc) {
+  // last dof moving the body: its own or its nearest moving ancestor's
+  int b = body;
+  while (b > 0 && m->body_dofnum[b] == 0) {
+    b = m->body_parentid[b];
+  }
+  if (b <= 0) {
+    return;
+  }
+  int dof = m->body_dofadr[b] + m->body_dofnum[b] - 1;
+
+  // wrench about the subtree com of the tree root
+  mcNum w[6] = {0, 0, 0, 0, 0, 0};
+  if (torque) {
+    mcu_copy3(w, torque);
+  }
+  if (force) {
+    mcNum off[3], t[3];
+    mcu_sub3(off, point, d->subtree_com + 3 * m->body_rootid[body]);
+    mcu_cross(t, off, force);
+    mcu_addTo3(w, t);
+    mcu_copy3(w + 3, force);
+  }
+
+  // project on the dof chain
+  for (; dof >= 0; dof = m->dof_parentid[dof]) {
+    qfrc[dof] += mcu_dot6(d->cdof + 6 * dof, w);
+  }
+}
+
+
+void mc_xfrcAccumulate(const mcModel* m, const mcData* d, mcNum* qfrc) {
+  for (int b = 1; b < m->nbody; b++) {
+    const mcNum* x = d->xfrc_applied + 6 * b;
+    if (x[0] != 0 || x[1] != 0 || x[2] != 0 || x[3] != 0 || x[4] != 0 || x[5] != 0) {
+      mc_applyFT(m, d, x, x + 3, d->xipos + 3 * b, b, qfrc);
+    }
+  }
+}
+
+
+//---------------------------------- pipeline stages -----------------------------------------------
+
+void mc_fwdPosition(const mcModel* m, mcData* d) {
+  double t0 = clockNow(d), t1;
+
+  // kinematics, com quantities, tendons, transmissions
+  mc_kinematics(m, d);
+  mc_comPos(m, d);
+  mc_tendon(m, d);
+  mc_transmission(m, d);
+  clockAdd(d, mcTIMER_POS_KINEMATICS, t0);
+
+  // joint-space inertia and its factorization
+  t1 = clockNow(d);
+  mc_crb(m, d);
+  mc_factorM(m, d);
+  clockAdd(d, mcTIMER_POS_INERTIA, t1);
+
+  // collision detection (core/engine/collision_driver.c)
+  t1 = clockNow(d);
+  mc_collision(m, d);
+  clockAdd(d, mcTIMER_POS_COLLISION, t1);
+
+  // constraint assembly (core/engine/constraint.c); projection is done by the solver plugins
+  t1 = clockNow(d);
+  mc_makeConstraint(m, d);
+  clockAdd(d, mcTIMER_POS_MAKE, t1);
+
+  clockAdd(d, mcTIMER_POSITION, t0);
+}
+
+
+void mc_fwdVelocity(const mcModel* m, mcData* d) {
+  double t0 = clockNow(d);
+
+  // tendon and actuator velocities, com velocities, passive and bias forces
+  mc_fwdVelocityTendonActuator(m, d);
+  mc_comVel(m, d);
+  mc_passive(m, d);
+  if (d->nefc) {
+    mc_referenceConstraint(m, d);
+  }
+  mc_rne(m, d, 0, d->qfrc_bias);
+
+  clockAdd(d, mcTIMER_VELOCITY, t0);
+}
+
+
+void mc_fwdAcceleration(const mcModel* m, mcData* d) {
+  int nv = m->nv;
+  double t0 = clockNow(d);
+  mcNum* f = d->qfrc_smooth;
+
+  // net smooth force
+  for (int i = 0; i < nv; i++) {
+    f[i] = d->qfrc_passive[i] - d->qfrc_bias[i] + d->qfrc_applied[i] + d->qfrc_actuator[i];
+  }
+  mc_xfrcAccumulate(m, d, f);
+
+  // unconstrained acceleration
+  mc_solveM(m, d, d->qacc_smooth, f, 1);
+
+  clockAdd(d, mcTIMER_ACCELERATION, t0);
+}
+
+
+void mc_fwdConstraint(const mcModel* m, mcData* d) {
+  double t0 = clockNow(d);
+
+  // no solver or no rows: the smooth acceleration stands
+  if (!m->solver || d->nefc == 0) {
+    mcu_copy(d->qacc, d->qacc_smooth, m->nv);
+    mcu_zero(d->qfrc_constraint, m->nv);
+    d->solver_iter = 0;
+  } else {
+    const mcpHost* host = mcp_host();
+    m->solver->solve(host, m, d, m->opt.iterations);
+    if (m->postsolver && m->opt.noslip_iterations > 0) {
+      m->postsolver->solve(host, m, d, m->opt.noslip_iterations);
+    }
+  }
+
+  clockAdd(d, mcTIMER_CONSTRAINT, t0);
+}
+
+
+void mc_forwardSkip(const mcModel* m, mcData* d, int skipstage, int skipsensor) {
+  double t0 = clockNow(d);
+  int energy = m->opt.enableflags & mcENBL_ENERGY;
+
+  // position stage
+  if (skipstage < mcSTAGE_POS) {
+    mc_fwdPosition(m, d);
+    // hook: position sensors unless skipsensor (later issue)
+    if (energy) {
+      mc_energyPos(m, d);
+    }
+  }
+
+  // velocity stage
+  if (skipstage < mcSTAGE_VEL) {
+    mc_fwdVelocity(m, d);
+    // hook: velocity sensors unless skipsensor (later issue)
+    if (energy) {
+      mc_energyVel(m, d);
+    }
+  }
+
+  // acceleration stage
+  double t1 = clockNow(d);
+  mc_fwdActuation(m, d);
+  clockAdd(d, mcTIMER_ACTUATION, t1);
+  mc_fwdAcceleration(m, d);
+  mc_fwdConstraint(m, d);
+  // hook: acceleration sensors unless skipsensor (later issue)
+  (void)skipsensor;
+
+  clockAdd(d, mcTIMER_FORWARD, t0);
+}
+
+
+void mc_forward(const mcModel* m, mcData* d) {
+  mc_forwardSkip(m, d, mcSTAGE_NONE, 0);
+}
+
+
+//---------------------------------- stepping ------------------------------------------------------
+
+// refuse data made for another model
+static int sameModel(const mcModel* m, const mcData* d) {
+  if (d->model_signature != mci_modelSignature(m)) {
+    mci_message("mc_step: data was made for another model; step refused");
+    return 0;
+  }
+  return 1;
+}
+
+
+// run the integrator plugin
+static void integrate(const mcModel* m, mcData* d) {
+  double t0 = clockNow(d);
+  if (m->integrator && m->integrator->step) {
+    m->integrator->step(mcp_host(), m, d);
+  } else {
+    mci_message("mc_step: the model has no integrator");
+  }
+  clockAdd(d, mcTIMER_INTEGRATOR, t0);
+}
+
+
+void mc_step(const mcModel* m, mcData* d) {
+  if (!sameModel(m, d)) {
+    return;
+  }
+  double t0 = clockNow(d);
+
+  // checks, forward dynamics, checks, integration
+  mc_checkPos(m, d);
+  mc_checkVel(m, d);
+  mc_forward(m, d);
+  mc_checkAcc(m, d);
+  integrate(m, d);
+
+  clockAdd(d, mcTIMER_STEP, t0);
+}
+
+
+void mc_step1(const mcModel* m, mcData* d) {
+  if (!sameModel(m, d)) {
+    return;
+  }
+  double t0 = clockNow(d);
+  int energy = m->opt.enableflags & mcENBL_ENERGY;
+
+  // checks, then position and velocity stages
+  mc_checkPos(m, d);
+  mc_checkVel(m, d);
+  mc_fwdPosition(m, d);
+  // hook: position sensors (later issue)
+  if (energy) {
+    mc_energyPos(m, d);
+  }
+  mc_fwdVelocity(m, d);
+  // hook: velocity sensors (later issue)
+  if (energy) {
+    mc_energyVel(m, d);
+  }
+
+  clockAdd(d, mcTIMER_STEP, t0);
+}
+
+
+void mc_step2(const mcModel* m, mcData* d) {
+  if (!sameModel(m, d)) {
+    return;
+  }
+  double t0 = clockNow(d);
+
+  // acceleration stages, checks, integration
+  double t1 = clockNow(d);
+  mc_fwdActuation(m, d);
+  clockAdd(d, mcTIMER_ACTUATION, t1);
+  mc_fwdAcceleration(m, d);
+  mc_fwdConstraint(m, d);
+  // hook: acceleration sensors (later issue)
+  mc_checkAcc(m, d);
+  integrate(m, d);
+
+  clockAdd(d, mcTIMER_STEP, t0);
+}
+
+
+//---------------------------------- position integration ------------------------------------------
+
+void mc_integratePos(const mcModel* m, mcNum* qpos, const mcNum* qvel, mcNum dt) {
+  for (int j = 0; j < m->njnt; j++) {
+    int padr = m->jnt_qposadr[j], vadr = m->jnt_dofadr[j];
+    switch (m->jnt_type[j]) {
+    case mcJNT_FREE:
+      // translation, then the rotation as a ball joint
+      for (int c = 0; c < 3; c++) {
+        qpos[padr + c] += dt * qvel[vadr + c];
+      }
+      padr += 3;
+      vadr += 3;
+      // fall through
+    case mcJNT_BALL:
+      mcu_quatIntegrate(qpos + padr, qvel + vadr, dt);
+      break;
+    default:
+      qpos[padr] += dt * qvel[vadr];
+      break;
+    }
+  }
+}
+
+
+void mc_normalizeQuat(const mcModel* m, mcNum* qpos) {
+  for (int j = 0; j < m->njnt; j++) {
+    int type = m->jnt_type[j];
+    if (type == mcJNT_BALL || type == mcJNT_FREE) {
+      mcu_normalize4(qpos + m->jnt_qposadr[j] + (type == mcJNT_FREE ? 3 : 0));
+    }
+  }
+}

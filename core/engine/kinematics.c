@@ -1,0 +1,207 @@
+// Moduco core: forward kinematics (mc_kinematics) and com-based quantities (mc_comPos).
+#include <moduco/moduco.h>
+
+#include "math/math.h"
+
+
+// place an object with local offset (pos, quat) on a body frame (bpos, bquat, bmat)
+static void localToGlobal(mcNum xpos[3], mcNum xmat[9], const mcNum pos[3], const mcNum quat[4],
+                          const mcNum bpos[3], const mcNum bquat[4], const mcNum bmat[9]) {
+  // position: body position plus rotated offset
+  mcu_mulMatVec3(xpos, bmat, pos);
+  mcu_addTo3(xpos, bpos);
+
+  // orientation: composed quaternion to matrix
+  mcNum q[4];
+  mcu_mulQuat(q, bquat, quat);
+  mcu_quat2Mat(xmat, q);
+}
+
+
+// place geoms or sites: sameframe 1 copies the body frame, 2 the inertial frame
+static void placeObjects(const mcData* d, int n, const int* bodyid, const mcByte* sameframe,
+                         const mcNum* pos, const mcNum* quat, mcNum* xpos, mcNum* xmat) {
+  for (int i = 0; i < n; i++) {
+    int b = bodyid[i];
+    mcNum* p = xpos + 3 * i;
+    mcNum* R = xmat + 9 * i;
+
+    // copy a shared frame when possible
+    if (sameframe[i] == 1) {
+      mcu_copy3(p, d->xpos + 3 * b);
+      mcu_copy(R, d->xmat + 9 * b, 9);
+    } else if (sameframe[i] == 2) {
+      mcu_copy3(p, d->xipos + 3 * b);
+      mcu_copy(R, d->ximat + 9 * b, 9);
+    } else {
+      localToGlobal(p, R, pos + 3 * i, quat + 4 * i, d->xpos + 3 * b, d->xquat + 4 * b,
+                    d->xmat + 9 * b);
+    }
+  }
+}
+
+
+// apply the joints of body i to its frame (xpos, xquat), filling xanchor and xaxis
+static void applyJoints(const mcModel* m, mcData* d, int i, mcNum xpos[3], mcNum xquat[4]) {
+  int jadr = m->body_jntadr[i], jnum = m->body_jntnum[i];
+  for (int j = jadr; j < jadr + jnum; j++) {
+    int qadr = m->jnt_qposadr[j];
+    int type = m->jnt_type[j];
+    mcNum* anchor = d->xanchor + 3 * j;
+    mcNum* axis = d->xaxis + 3 * j;
+
+    // free joint: the frame comes from qpos
+    if (type == mcJNT_FREE) {
+      mcu_copy3(xpos, d->qpos + qadr);
+      mcu_copy4(xquat, d->qpos + qadr + 3);
+      mcu_normalize4(xquat);
+      mcu_copy3(anchor, xpos);
+      mcu_copy3(axis, m->jnt_axis + 3 * j);
+      continue;
+    }
+
+    // axis and anchor in the global frame, before this joint moves the body
+    mcu_rotVecQuat(axis, m->jnt_axis + 3 * j, xquat);
+    mcu_rotVecQuat(anchor, m->jnt_pos + 3 * j, xquat);
+    mcu_addTo3(anchor, xpos);
+
+    // slide: translate along the axis
+    if (type == mcJNT_SLIDE) {
+      mcu_addToScl3(xpos, axis, d->qpos[qadr] - m->qpos0[qadr]);
+      continue;
+    }
+
+    // ball and hinge: rotate about the anchor
+    mcNum qloc[4];
+    if (type == mcJNT_BALL) {
+      mcu_copy4(qloc, d->qpos + qadr);
+      mcu_normalize4(qloc);
+    } else {
+      mcu_axisAngle2Quat(qloc, m->jnt_axis + 3 * j, d->qpos[qadr] - m->qpos0[qadr]);
+    }
+    mcu_mulQuat(xquat, xquat, qloc);
+
+    // keep the anchor fixed: xpos = anchor - R * jnt_pos
+    mcNum off[3];
+    mcu_rotVecQuat(off, m->jnt_pos + 3 * j, xquat);
+    mcu_sub3(xpos, anchor, off);
+  }
+}
+
+
+void mc_kinematics(const mcModel* m, mcData* d) {
+  // world body
+  mcu_zero3(d->xpos);
+  mcu_unitQuat(d->xquat);
+  mcu_quat2Mat(d->xmat, d->xquat);
+  mcu_zero3(d->xipos);
+  mcu_copy(d->ximat, d->xmat, 9);
+
+  // bodies in tree order (parents come first)
+  for (int i = 1; i < m->nbody; i++) {
+    mcNum* xpos = d->xpos + 3 * i;
+    mcNum* xquat = d->xquat + 4 * i;
+    int mocap = m->body_mocapid[i];
+
+    // mocap body: frame from mocap_pos/quat; otherwise parent frame, offset, then joints
+    if (mocap >= 0) {
+      mcu_copy3(xpos, d->mocap_pos + 3 * mocap);
+      mcu_copy4(xquat, d->mocap_quat + 4 * mocap);
+    } else {
+      int p = m->body_parentid[i];
+      mcu_mulMatVec3(xpos, d->xmat + 9 * p, m->body_pos + 3 * i);
+      mcu_addTo3(xpos, d->xpos + 3 * p);
+      mcu_mulQuat(xquat, d->xquat + 4 * p, m->body_quat + 4 * i);
+      applyJoints(m, d, i, xpos, xquat);
+    }
+
+    // orientation matrix from the normalized quaternion
+    mcu_normalize4(xquat);
+    mcu_quat2Mat(d->xmat + 9 * i, xquat);
+
+    // inertial frame
+    if (m->body_sameframe[i]) {
+      mcu_copy3(d->xipos + 3 * i, xpos);
+      mcu_copy(d->ximat + 9 * i, d->xmat + 9 * i, 9);
+    } else {
+      localToGlobal(d->xipos + 3 * i, d->ximat + 9 * i, m->body_ipos + 3 * i,
+                    m->body_iquat + 4 * i, xpos, xquat, d->xmat + 9 * i);
+    }
+  }
+
+  // geoms and sites
+  placeObjects(d, m->ngeom, m->geom_bodyid, m->geom_sameframe, m->geom_pos, m->geom_quat,
+               d->geom_xpos, d->geom_xmat);
+  placeObjects(d, m->nsite, m->site_bodyid, m->site_sameframe, m->site_pos, m->site_quat,
+               d->site_xpos, d->site_xmat);
+}
+
+
+void mc_comPos(const mcModel* m, mcData* d) {
+  int nbody = m->nbody;
+  mcNum* com = d->subtree_com;
+
+  // mass-weighted body coms
+  for (int i = 0; i < nbody; i++) {
+    mcu_scl3(com + 3 * i, d->xipos + 3 * i, m->body_mass[i]);
+  }
+
+  // accumulate subtrees, children first
+  for (int i = nbody - 1; i > 0; i--) {
+    mcu_addTo3(com + 3 * m->body_parentid[i], com + 3 * i);
+  }
+
+  // divide by subtree mass (massless subtrees keep the body com)
+  for (int i = 0; i < nbody; i++) {
+    mcNum sm = m->body_subtreemass[i];
+    if (sm < mcMINVAL) {
+      mcu_copy3(com + 3 * i, d->xipos + 3 * i);
+    } else {
+      mcu_scl3(com + 3 * i, com + 3 * i, 1 / sm);
+    }
+  }
+
+  // com-based body inertias about the subtree com of the tree root
+  mcu_zero(d->cinert, 10);
+  for (int i = 1; i < nbody; i++) {
+    mcNum dif[3];
+    mcu_sub3(dif, d->xipos + 3 * i, com + 3 * m->body_rootid[i]);
+    mcu_inertCom(d->cinert + 10 * i, m->body_inertia + 3 * i, d->ximat + 9 * i, dif,
+                 m->body_mass[i]);
+  }
+
+  // com-based motion axes of the dofs
+  for (int j = 0; j < m->njnt; j++) {
+    int b = m->jnt_bodyid[j];
+    int dadr = m->jnt_dofadr[j];
+    mcNum* cdof = d->cdof + 6 * dadr;
+    const mcNum* axis = d->xaxis + 3 * j;
+    mcNum off[3];
+    mcu_sub3(off, com + 3 * m->body_rootid[b], d->xanchor + 3 * j);
+
+    switch (m->jnt_type[j]) {
+    case mcJNT_FREE:
+      // translations along the global axes, then rotations about the body axes
+      for (int k = 0; k < 3; k++) {
+        mcNum e[3] = {k == 0, k == 1, k == 2};
+        mcu_dofCom(cdof + 6 * k, e, NULL);
+      }
+      cdof += 18;
+      // fall through
+    case mcJNT_BALL:
+      // rotations about the body axes (columns of xmat)
+      for (int k = 0; k < 3; k++) {
+        const mcNum* R = d->xmat + 9 * b;
+        mcNum e[3] = {R[k], R[3 + k], R[6 + k]};
+        mcu_dofCom(cdof + 6 * k, e, off);
+      }
+      break;
+    case mcJNT_SLIDE:
+      mcu_dofCom(cdof, axis, NULL);
+      break;
+    default:
+      mcu_dofCom(cdof, axis, off);
+      break;
+    }
+  }
+}

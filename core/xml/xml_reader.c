@@ -1,0 +1,479 @@
+// Moduco core: expat-based XML reader with include expansion.
+#include "xml/xml_reader.h"
+
+#include <expat.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// maximum include nesting depth (also bounds cycles that evade the name check)
+#define MCX_MAXDEPTH 64
+
+// parser state while reading one document
+typedef struct mcxParse_ {
+  XML_Parser parser;
+  mcxTree* tree;
+  const char* file;               // file name (owned by the tree)
+  mcxElem* root;                  // root of this document
+  mcxElem* cur;                   // element being filled
+  int failed;                     // out of memory in a handler
+} mcxParse;
+
+//---------------------------------- small helpers -------------------------------------------------
+
+// write an error message `file:line: message`
+static void mcx_error(char* error, int error_sz, const char* file, int line, const char* fmt, ...) {
+  if (!error || error_sz <= 0) {
+    return;
+  }
+  int n = snprintf(error, (size_t)error_sz, "%s:%d: ", file, line);
+  if (n < 0 || n >= error_sz) {
+    return;
+  }
+  va_list args;
+  va_start(args, fmt);
+  vsnprintf(error + n, (size_t)(error_sz - n), fmt, args);
+  va_end(args);
+}
+
+// duplicate a string; NULL on failure
+static char* mcx_strdup(const char* s) {
+  size_t n = strlen(s) + 1;
+  char* r = (char*)malloc(n);
+  if (r) {
+    memcpy(r, s, n);
+  }
+  return r;
+}
+
+// add a file name to the tree's pool; return the pooled copy or NULL
+static const char* mcx_addFile(mcxTree* tree, const char* file) {
+  char** files = (char**)realloc(tree->files, sizeof(char*) * (size_t)(tree->nfile + 1));
+  if (!files) {
+    return NULL;
+  }
+  tree->files = files;
+  char* copy = mcx_strdup(file);
+  if (!copy) {
+    return NULL;
+  }
+  tree->files[tree->nfile++] = copy;
+  return copy;
+}
+
+// free one element and its subtree
+static void mcx_freeElem(mcxElem* e) {
+  if (!e) {
+    return;
+  }
+  for (int i = 0; i < e->nchild; i++) {
+    mcx_freeElem(e->child[i]);
+  }
+  for (int i = 0; i < 2 * e->nattr; i++) {
+    free(e->attr[i]);
+  }
+  free(e->attr);
+  free(e->child);
+  free(e->name);
+  free(e);
+}
+
+// append a child; return 0 on success
+static int mcx_addChild(mcxElem* parent, mcxElem* child) {
+  if (parent->nchild == parent->cchild) {
+    int cap = parent->cchild ? 2 * parent->cchild : 4;
+    mcxElem** c = (mcxElem**)realloc(parent->child, sizeof(mcxElem*) * (size_t)cap);
+    if (!c) {
+      return -1;
+    }
+    parent->child = c;
+    parent->cchild = cap;
+  }
+  parent->child[parent->nchild++] = child;
+  child->parent = parent;
+  return 0;
+}
+
+void mcx_dirname(const char* path, char* dir, int dir_sz) {
+  const char* slash = strrchr(path, '/');
+  int n = slash ? (int)(slash - path) + 1 : 0;
+  if (n >= dir_sz) {
+    n = dir_sz - 1;
+  }
+  memcpy(dir, path, (size_t)n);
+  dir[n] = 0;
+}
+
+void mcx_joinPath(const char* dir, const char* path, char* out, int out_sz) {
+  // absolute path or no directory: copy as is
+  if (path[0] == '/' || !dir || !dir[0]) {
+    snprintf(out, (size_t)out_sz, "%s", path);
+    return;
+  }
+  size_t n = strlen(dir);
+  const char* sep = (dir[n - 1] == '/') ? "" : "/";
+  snprintf(out, (size_t)out_sz, "%s%s%s", dir, sep, path);
+}
+
+//---------------------------------- expat callbacks -----------------------------------------------
+
+// start of an element: create it and attach to the current element
+static void XMLCALL mcx_start(void* user, const XML_Char* name, const XML_Char** atts) {
+  mcxParse* p = (mcxParse*)user;
+  if (p->failed) {
+    return;
+  }
+  mcxElem* e = (mcxElem*)calloc(1, sizeof(mcxElem));
+  if (!e) {
+    p->failed = 1;
+    XML_StopParser(p->parser, XML_FALSE);
+    return;
+  }
+  e->line = (int)XML_GetCurrentLineNumber(p->parser);
+  e->file = p->file;
+
+  // copy the attributes
+  int n = 0;
+  while (atts[2 * n]) {
+    n++;
+  }
+  e->name = mcx_strdup(name);
+  e->attr = (char**)calloc((size_t)(2 * n + 1), sizeof(char*));
+  int ok = e->name && e->attr;
+  for (int i = 0; ok && i < 2 * n; i++) {
+    e->attr[i] = mcx_strdup(atts[i]);
+    ok = e->attr[i] != NULL;
+  }
+  e->nattr = n;
+
+  // attach
+  if (ok) {
+    if (p->cur) {
+      ok = mcx_addChild(p->cur, e) == 0;
+    } else {
+      p->root = e;
+    }
+  }
+  if (!ok) {
+    mcx_freeElem(e);
+    p->failed = 1;
+    XML_StopParser(p->parser, XML_FALSE);
+    return;
+  }
+  p->cur = e;
+}
+
+// end of an element: move back to the parent
+static void XMLCALL mcx_end(void* user, const XML_Char* name) {
+  mcxParse* p = (mcxParse*)user;
+  if (p->failed || !p->cur) {
+    return;
+  }
+  p->cur = p->cur->parent;
+}
+
+//---------------------------------- parsing ------------------------------------------------------
+
+// parse a buffer into an element tree; file must be pooled in the tree
+static mcxElem* mcx_parseBuffer(mcxTree* tree, const char* buf, size_t len, const char* file,
+                                char* error, int error_sz) {
+  mcxParse p;
+  memset(&p, 0, sizeof(p));
+  p.tree = tree;
+  p.file = file;
+  p.parser = XML_ParserCreate(NULL);
+  if (!p.parser) {
+    mcx_error(error, error_sz, file, 0, "could not create XML parser");
+    return NULL;
+  }
+  XML_SetUserData(p.parser, &p);
+  XML_SetElementHandler(p.parser, mcx_start, mcx_end);
+
+  // parse in chunks so that sizes beyond int range are safe
+  int ok = 1;
+  size_t off = 0;
+  do {
+    size_t chunk = len - off > (1u << 30) ? (1u << 30) : len - off;
+    int last = off + chunk == len;
+    if (XML_Parse(p.parser, buf + off, (int)chunk, last) == XML_STATUS_ERROR) {
+      ok = 0;
+      break;
+    }
+    off += chunk;
+  } while (off < len);
+
+  if (p.failed) {
+    mcx_error(error, error_sz, file, (int)XML_GetCurrentLineNumber(p.parser), "out of memory");
+  } else if (!ok) {
+    mcx_error(error, error_sz, file, (int)XML_GetCurrentLineNumber(p.parser),
+              "XML parse error: %s", XML_ErrorString(XML_GetErrorCode(p.parser)));
+  } else if (!p.root) {
+    mcx_error(error, error_sz, file, 1, "empty XML document");
+    ok = 0;
+  }
+  XML_ParserFree(p.parser);
+  if (!ok || p.failed) {
+    mcx_freeElem(p.root);
+    return NULL;
+  }
+  return p.root;
+}
+
+// read a whole file into a malloc'ed buffer; NULL if it cannot be read
+static char* mcx_readAll(const char* path, size_t* len) {
+  FILE* f = fopen(path, "rb");
+  if (!f) {
+    return NULL;
+  }
+  char* buf = NULL;
+  size_t n = 0, cap = 0;
+  for (;;) {
+    if (n + 65536 > cap) {
+      cap = cap ? 2 * cap : 65536;
+      char* b = (char*)realloc(buf, cap);
+      if (!b) {
+        free(buf);
+        fclose(f);
+        return NULL;
+      }
+      buf = b;
+    }
+    size_t r = fread(buf + n, 1, cap - n, f);
+    n += r;
+    if (r == 0) {
+      break;
+    }
+  }
+  int err = ferror(f);
+  fclose(f);
+  if (err) {
+    free(buf);
+    return NULL;
+  }
+  *len = n;
+  return buf;
+}
+
+// include chain used for cycle detection
+typedef struct mcxChain_ {
+  const char* file;
+  const struct mcxChain_* up;
+} mcxChain;
+
+static int mcx_expand(mcxTree* tree, mcxElem* e, const mcxChain* chain, int depth, char* error,
+                      int error_sz);
+
+// parse a file (already known to be absent from the chain) and expand its includes
+static mcxElem* mcx_parseFile(mcxTree* tree, const char* path, const mcxChain* chain, int depth,
+                              const char* from_file, int from_line, char* error, int error_sz) {
+  size_t len = 0;
+  char* buf = mcx_readAll(path, &len);
+  if (!buf) {
+    if (from_file) {
+      mcx_error(error, error_sz, from_file, from_line, "could not open included file '%s'", path);
+    } else {
+      mcx_error(error, error_sz, path, 0, "could not open file");
+    }
+    return NULL;
+  }
+  const char* file = mcx_addFile(tree, path);
+  if (!file) {
+    free(buf);
+    mcx_error(error, error_sz, path, 0, "out of memory");
+    return NULL;
+  }
+  mcxElem* root = mcx_parseBuffer(tree, buf, len, file, error, error_sz);
+  free(buf);
+  if (!root) {
+    return NULL;
+  }
+  char real[4096];
+  if (!realpath(path, real)) {
+    snprintf(real, sizeof(real), "%s", path);
+  }
+  mcxChain link = {real, chain};
+  if (mcx_expand(tree, root, &link, depth, error, error_sz)) {
+    mcx_freeElem(root);
+    return NULL;
+  }
+  return root;
+}
+
+// expand the include elements below e (recursively); return 0 on success
+static int mcx_expand(mcxTree* tree, mcxElem* e, const mcxChain* chain, int depth, char* error,
+                      int error_sz) {
+  for (int i = 0; i < e->nchild; i++) {
+    mcxElem* c = e->child[i];
+    if (strcmp(c->name, "include")) {
+      if (mcx_expand(tree, c, chain, depth, error, error_sz)) {
+        return -1;
+      }
+      continue;
+    }
+
+    // check the include element itself
+    const char* rel = mcx_attr(c, "file");
+    if (!rel) {
+      mcx_error(error, error_sz, c->file, c->line, "<include> requires attribute 'file'");
+      return -1;
+    }
+    if (c->nattr != 1) {
+      for (int k = 0; k < c->nattr; k++) {
+        if (strcmp(c->attr[2 * k], "file")) {
+          mcx_error(error, error_sz, c->file, c->line, "unknown attribute '%s' in element <include>",
+                    c->attr[2 * k]);
+          return -1;
+        }
+      }
+    }
+    if (c->nchild) {
+      mcx_error(error, error_sz, c->file, c->line, "<include> cannot have child elements");
+      return -1;
+    }
+    if (depth >= MCX_MAXDEPTH) {
+      mcx_error(error, error_sz, c->file, c->line, "include nesting deeper than %d", MCX_MAXDEPTH);
+      return -1;
+    }
+
+    // resolve the path relative to the including file's directory
+    char dir[1024], path[2048];
+    if (!strcmp(c->file, "string")) {
+      snprintf(dir, sizeof(dir), "%s", tree->dir);
+    } else {
+      mcx_dirname(c->file, dir, sizeof(dir));
+    }
+    mcx_joinPath(dir, rel, path, sizeof(path));
+
+    // cycle check (on resolved paths)
+    char real[4096];
+    if (!realpath(path, real)) {
+      snprintf(real, sizeof(real), "%s", path);
+    }
+    for (const mcxChain* k = chain; k; k = k->up) {
+      if (!strcmp(k->file, real)) {
+        mcx_error(error, error_sz, c->file, c->line, "include cycle: '%s' is already being included",
+                  path);
+        return -1;
+      }
+    }
+
+    // parse and splice the included root's children in place of the include element
+    mcxElem* inc = mcx_parseFile(tree, path, chain, depth + 1, c->file, c->line, error, error_sz);
+    if (!inc) {
+      return -1;
+    }
+    int n = inc->nchild;
+    if (n != 1) {
+      int cap = e->nchild - 1 + n;
+      if (cap > e->cchild) {
+        mcxElem** ch = (mcxElem**)realloc(e->child, sizeof(mcxElem*) * (size_t)cap);
+        if (!ch) {
+          mcx_freeElem(inc);
+          mcx_error(error, error_sz, c->file, c->line, "out of memory");
+          return -1;
+        }
+        e->child = ch;
+        e->cchild = cap;
+      }
+      memmove(e->child + i + n, e->child + i + 1, sizeof(mcxElem*) * (size_t)(e->nchild - i - 1));
+    }
+    for (int k = 0; k < n; k++) {
+      e->child[i + k] = inc->child[k];
+      inc->child[k]->parent = e;
+    }
+    e->nchild += n - 1;
+    inc->nchild = 0;
+    mcx_freeElem(inc);
+    mcx_freeElem(c);
+
+    // the spliced children are already expanded
+    i += n - 1;
+  }
+  return 0;
+}
+
+//---------------------------------- public API ----------------------------------------------------
+
+// allocate an empty tree with the given include directory
+static mcxTree* mcx_newTree(const char* dir) {
+  mcxTree* tree = (mcxTree*)calloc(1, sizeof(mcxTree));
+  if (!tree) {
+    return NULL;
+  }
+  tree->dir = mcx_strdup(dir ? dir : "");
+  if (!tree->dir) {
+    free(tree);
+    return NULL;
+  }
+  return tree;
+}
+
+mcxTree* mcx_readFile(const char* filename, char* error, int error_sz) {
+  if (error && error_sz > 0) {
+    error[0] = 0;
+  }
+  if (!filename) {
+    mcx_error(error, error_sz, "(null)", 0, "no file name given");
+    return NULL;
+  }
+  char dir[1024];
+  mcx_dirname(filename, dir, sizeof(dir));
+  mcxTree* tree = mcx_newTree(dir);
+  if (!tree) {
+    mcx_error(error, error_sz, filename, 0, "out of memory");
+    return NULL;
+  }
+  tree->root = mcx_parseFile(tree, filename, NULL, 0, NULL, 0, error, error_sz);
+  if (!tree->root) {
+    mcx_freeTree(tree);
+    return NULL;
+  }
+  return tree;
+}
+
+mcxTree* mcx_readString(const char* xml, const char* dir, char* error, int error_sz) {
+  if (error && error_sz > 0) {
+    error[0] = 0;
+  }
+  mcxTree* tree = mcx_newTree(dir);
+  const char* file = tree ? mcx_addFile(tree, "string") : NULL;
+  if (!file) {
+    mcx_freeTree(tree);
+    mcx_error(error, error_sz, "string", 0, "out of memory");
+    return NULL;
+  }
+  if (!xml) {
+    mcx_freeTree(tree);
+    mcx_error(error, error_sz, "string", 0, "no XML string given");
+    return NULL;
+  }
+  tree->root = mcx_parseBuffer(tree, xml, strlen(xml), file, error, error_sz);
+  if (!tree->root || mcx_expand(tree, tree->root, NULL, 0, error, error_sz)) {
+    mcx_freeTree(tree);
+    return NULL;
+  }
+  return tree;
+}
+
+void mcx_freeTree(mcxTree* tree) {
+  if (!tree) {
+    return;
+  }
+  mcx_freeElem(tree->root);
+  for (int i = 0; i < tree->nfile; i++) {
+    free(tree->files[i]);
+  }
+  free(tree->files);
+  free(tree->dir);
+  free(tree);
+}
+
+const char* mcx_attr(const mcxElem* e, const char* key) {
+  for (int i = 0; i < e->nattr; i++) {
+    if (!strcmp(e->attr[2 * i], key)) {
+      return e->attr[2 * i + 1];
+    }
+  }
+  return NULL;
+}

@@ -1,0 +1,106 @@
+// Moduco plugin "euler": semi-implicit Euler with implicit joint damping (MuJoCo's default).
+//
+// With h the timestep and D = diag(dof_damping), the velocity update uses
+//   qacc_e = (M + h D)^-1 (qfrc_smooth + qfrc_constraint)
+// when some dof has damping (and mcDSBL_EULERDAMP is clear), else d->qacc. Then
+//   act += h act_dot (through host->advanceAct), qvel += h qacc_e,
+//   qpos = qpos (+) h qvel (new velocity; quaternions on SO(3)), time += h.
+// d->qacc keeps the forward-dynamics acceleration; it is also saved to qacc_warmstart.
+#include <string.h>
+
+#include <moduco/mcplugin.h>
+
+
+// advance the state with the given acceleration
+static void advance(const mcpHost* host, const mcModel* m, mcData* d, const mcNum* qacc) {
+  mcNum h = m->opt.timestep;
+
+  // warmstart for the next solver call
+  memcpy(d->qacc_warmstart, d->qacc, sizeof(mcNum) * (size_t)m->nv);
+
+  // activations (actuator plugins may integrate exactly; actrange clamping)
+  if (m->na) {
+    host->advanceAct(m, d, d->act_dot, h);
+  }
+
+  // velocities, then positions with the new velocities
+  for (int i = 0; i < m->nv; i++) {
+    d->qvel[i] += h * qacc[i];
+  }
+  host->integratePos(m, d->qpos, d->qvel, h);
+
+  // time
+  d->time += h;
+}
+
+
+// the step: implicit joint damping if needed, then advance
+static void eulerStep(const mcpHost* host, const mcModel* m, mcData* d) {
+  int nv = m->nv;
+  mcNum h = m->opt.timestep;
+
+  // does any dof have damping (and is implicit damping enabled)?
+  int damped = 0;
+  if (!(m->opt.disableflags & mcDSBL_EULERDAMP)) {
+    for (int i = 0; i < nv; i++) {
+      if (m->dof_damping[i] > 0) {
+        damped = 1;
+        break;
+      }
+    }
+  }
+  if (!damped) {
+    advance(host, m, d, d->qacc);
+    return;
+  }
+
+  // scratch: M + h D, its factorization, the damped acceleration
+  host->markStack(d);
+  mcNum* H = host->stackAlloc(d, sizeof(mcNum) * (size_t)m->nM, _Alignof(mcNum));
+  mcNum* HDiagInv = host->stackAlloc(d, sizeof(mcNum) * (size_t)nv, _Alignof(mcNum));
+  mcNum* qacc = host->stackAlloc(d, sizeof(mcNum) * (size_t)nv, _Alignof(mcNum));
+  if (!H || !HDiagInv || !qacc) {
+    // stack full (already warned): explicit damping rather than no step
+    host->freeStack(d);
+    advance(host, m, d, d->qacc);
+    return;
+  }
+
+  // H = M + h D (D on the diagonal of the tree-sparse layout), factorized in place
+  memcpy(H, d->qM, sizeof(mcNum) * (size_t)m->nM);
+  for (int i = 0; i < nv; i++) {
+    H[m->dof_Madr[i]] += h * m->dof_damping[i];
+  }
+  host->factorI(m, H, H, HDiagInv);
+
+  // qacc = H^-1 (qfrc_smooth + qfrc_constraint)
+  for (int i = 0; i < nv; i++) {
+    qacc[i] = d->qfrc_smooth[i] + d->qfrc_constraint[i];
+  }
+  host->solveLD(m, qacc, 1, H, HDiagInv);
+
+  // advance with the damped acceleration
+  advance(host, m, d, qacc);
+  host->freeStack(d);
+}
+
+
+// descriptor and library
+static const mcpIntegrator g_euler = {
+  .hdr = MCP_HEADER(mcpKIND_INTEGRATOR, mcpIntegrator, "euler", "1.0.0",
+                    "semi-implicit Euler with implicit joint damping", mcINT_EULER),
+  .step = eulerStep,
+};
+
+static const mcpHeader* const g_plugins[] = {&g_euler.hdr};
+
+static const mcpLibrary g_library = MCP_LIBRARY("integrator-euler", 1, g_plugins);
+
+
+MCP_EXPORT const mcpLibrary* mcp_library(const mcpHost* host) {
+  // refuse a host of another major version or precision
+  if (!host || host->abi_major != MCP_ABI_MAJOR || host->precision != MCP_PRECISION) {
+    return NULL;
+  }
+  return &g_library;
+}

@@ -1,0 +1,46 @@
+// Moduco solver plugins: math shared by newton, cg, pgs and noslip (static library linked into
+// each plugin; SDK headers only, scratch memory from the host stack, no malloc).
+//
+// Primal solvers (Newton, CG) minimize the reduced cost of the seed
+//   0.5 (x - qacc_smooth)' M (x - qacc_smooth) + s(J x - aref)
+// over accelerations x; PGS solves the dual over forces with A + R. All of them finish through
+// mcs_finish, which writes qacc, efc_force, efc_state, qfrc_constraint and qacc_warmstart.
+#ifndef MODUCO_PLUGINS_SOLVER_COMMON_SOLVER_H_
+#define MODUCO_PLUGINS_SOLVER_COMMON_SOLVER_H_
+
+#include <moduco/mcplugin.h>
+
+// which primal algorithm
+typedef enum { MCS_NEWTON = 0, MCS_CG } mcsPrimal;
+
+// scale of the solver statistics: 1 / (mean diagonal inertia at qpos0 * max(1, nv))
+mcNum mcs_scale(const mcModel* m);
+
+// res = J * vec (nefc) and res = J' * vec (nv), dense Jacobian
+void mcs_mulJ(const mcModel* m, const mcData* d, mcNum* res, const mcNum* vec);
+void mcs_mulJT(const mcModel* m, const mcData* d, mcNum* res, const mcNum* vec);
+
+// Primal constraint update at jar = J x - aref: efc_force, efc_state, cone Hessians (con->H);
+// return the constraint cost s(jar).
+mcNum mcs_constraintUpdate(const mcModel* m, mcData* d, const mcNum* jar, int flg_hessian);
+
+// Choose the starting point: qacc_warmstart or qacc_smooth (whichever has lower primal cost),
+// or qacc_smooth if warmstart is disabled. Writes d->qacc; for PGS also the starting forces.
+void mcs_warmstart(const mcpHost* host, const mcModel* m, mcData* d, int dual);
+
+// Run a primal solver (Newton or CG) from d->qacc.
+void mcs_primal(const mcpHost* host, const mcModel* m, mcData* d, int maxiter, mcsPrimal kind);
+
+// Run PGS on the dual from d->efc_force; fills d->qacc.
+void mcs_pgs(const mcpHost* host, const mcModel* m, mcData* d, int maxiter);
+
+// Noslip postprocessing: PGS on the friction rows with the regularizer removed.
+void mcs_noslip(const mcpHost* host, const mcModel* m, mcData* d, int maxiter);
+
+// No constraints: qacc = qacc_smooth, no constraint force.
+void mcs_unconstrained(const mcModel* m, mcData* d);
+
+// qfrc_constraint = J' efc_force and qacc_warmstart = qacc.
+void mcs_finish(const mcModel* m, mcData* d);
+
+#endif  // MODUCO_PLUGINS_SOLVER_COMMON_SOLVER_H_

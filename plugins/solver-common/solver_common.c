@@ -1,0 +1,268 @@
+// Moduco solver plugins: shared pieces (products with J, primal constraint update, warmstart).
+#include <math.h>
+#include <string.h>
+
+#include "solver.h"
+#include "solver_internal.h"
+
+
+mcNum mcs_scale(const mcModel* m) {
+  mcNum tr = 0;
+  for (int i = 0; i < m->nv; i++) {
+    tr += m->dof_M0[i];
+  }
+  mcNum mean = m->nv > 0 ? tr / m->nv : 1;
+  if (!(mean > mcMINVAL)) {
+    mean = 1;
+  }
+  return 1 / (mean * (m->nv > 1 ? m->nv : 1));
+}
+
+
+void mcs_mulJ(const mcModel* m, const mcData* d, mcNum* res, const mcNum* vec) {
+  int nv = m->nv;
+  for (int i = 0; i < d->nefc; i++) {
+    res[i] = mcs_dot(d->efc_J + (size_t)i * nv, vec, nv);
+  }
+}
+
+
+void mcs_mulJT(const mcModel* m, const mcData* d, mcNum* res, const mcNum* vec) {
+  int nv = m->nv;
+  memset(res, 0, sizeof(mcNum) * nv);
+  for (int i = 0; i < d->nefc; i++) {
+    if (vec[i] != 0) {
+      mcs_addToScl(res, d->efc_J + (size_t)i * nv, vec[i], nv);
+    }
+  }
+}
+
+
+//---------------------------------- elliptic cone -------------------------------------------------
+
+// transformed coordinates of a contact: U0 = mu jar0, Uj = friction[j-1] jarj
+static void coneScale(const mcContact* con, mcNum* s) {
+  s[0] = con->mu;
+  for (int j = 1; j < con->dim; j++) {
+    s[j] = con->friction[j - 1];
+  }
+}
+
+
+int mcs_coneZone(const mcContact* con, const mcNum* jar, mcNum* N, mcNum* T) {
+  mcNum s[6], t2 = 0;
+  coneScale(con, s);
+  *N = s[0] * jar[0];
+  for (int j = 1; j < con->dim; j++) {
+    mcNum u = s[j] * jar[j];
+    t2 += u * u;
+  }
+  *T = sqrt(t2);
+  mcNum mu = con->mu;
+  if (*N >= mu * *T || (*T <= 0 && *N >= 0)) {
+    return mcCNSTRSTATE_SATISFIED;
+  }
+  if (mu * *N + *T <= 0 || (*T <= 0 && *N < 0)) {
+    return mcCNSTRSTATE_QUADRATIC;
+  }
+  return mcCNSTRSTATE_CONE;
+}
+
+
+// middle zone of an elliptic cone: cost, force and (optionally) the dim x dim Hessian in H
+static mcNum coneMiddle(const mcContact* con, const mcNum* jar, mcNum D0, mcNum N, mcNum T,
+                        mcNum* force, mcNum* H) {
+  int dim = con->dim;
+  mcNum mu = con->mu, s[6], U[6];
+  coneScale(con, s);
+  for (int j = 0; j < dim; j++) {
+    U[j] = s[j] * jar[j];
+  }
+  mcNum Dm = D0 / (mu * mu * (1 + mu * mu));
+  mcNum g = N - mu * T;
+
+  // gradient of g in U: (1, -mu U_T / T)
+  mcNum dg[6];
+  dg[0] = 1;
+  for (int j = 1; j < dim; j++) {
+    dg[j] = -mu * U[j] / T;
+  }
+
+  // force = -d cost / d jar
+  for (int j = 0; j < dim; j++) {
+    force[j] = -Dm * g * dg[j] * s[j];
+  }
+
+  // Hessian: Dm (dg dg' + g d2g), d2g = -mu (I - u u') / T on the tangent block
+  if (H) {
+    for (int a = 0; a < dim; a++) {
+      for (int b = 0; b < dim; b++) {
+        mcNum h = dg[a] * dg[b];
+        if (a > 0 && b > 0) {
+          mcNum ua = U[a] / T, ub = U[b] / T;
+          h += g * (-mu) * ((a == b ? 1 : 0) - ua * ub) / T;
+        }
+        H[a * dim + b] = Dm * h * s[a] * s[b];
+      }
+    }
+  }
+  return 0.5 * Dm * g * g;
+}
+
+
+//---------------------------------- primal constraint update --------------------------------------
+
+mcNum mcs_constraintUpdate(const mcModel* m, mcData* d, const mcNum* jar, int flg_hessian) {
+  mcNum cost = 0;
+  int nefc = d->nefc;
+  for (int i = 0; i < nefc; i++) {
+    int type = d->efc_type[i];
+    mcNum D = d->efc_D[i], j = jar[i];
+
+    // elliptic cone: whole contact at its first row
+    if (type == mcCNSTR_CONTACT_ELLIPTIC) {
+      mcContact* con = d->contact + d->efc_id[i];
+      int dim = con->dim;
+      mcNum N, T;
+      int zone = mcs_coneZone(con, jar + i, &N, &T);
+      for (int k = 0; k < dim; k++) {
+        d->efc_state[i + k] = zone;
+      }
+      if (zone == mcCNSTRSTATE_SATISFIED) {
+        for (int k = 0; k < dim; k++) {
+          d->efc_force[i + k] = 0;
+        }
+      } else if (zone == mcCNSTRSTATE_QUADRATIC) {
+        for (int k = 0; k < dim; k++) {
+          d->efc_force[i + k] = -d->efc_D[i + k] * jar[i + k];
+          cost += 0.5 * d->efc_D[i + k] * jar[i + k] * jar[i + k];
+        }
+      } else {
+        cost += coneMiddle(con, jar + i, D, N, T, d->efc_force + i, flg_hessian ? con->H : NULL);
+      }
+      i += dim - 1;
+      continue;
+    }
+
+    // scalar rows
+    int state = mcCNSTRSTATE_QUADRATIC;
+    mcNum f = -D * j, c = 0.5 * D * j * j;
+    if (type == mcCNSTR_FRICTION_DOF || type == mcCNSTR_FRICTION_TENDON) {
+      mcNum fl = d->efc_frictionloss[i], Rfl = d->efc_R[i] * fl;
+      if (j <= -Rfl) {
+        state = mcCNSTRSTATE_LINEARNEG;
+        f = fl;
+        c = -fl * j - 0.5 * Rfl * fl;
+      } else if (j >= Rfl) {
+        state = mcCNSTRSTATE_LINEARPOS;
+        f = -fl;
+        c = fl * j - 0.5 * Rfl * fl;
+      }
+    } else if (type != mcCNSTR_EQUALITY && j >= 0) {
+      state = mcCNSTRSTATE_SATISFIED;
+      f = 0;
+      c = 0;
+    }
+    d->efc_state[i] = state;
+    d->efc_force[i] = f;
+    cost += c;
+  }
+  return cost;
+}
+
+
+//---------------------------------- start and finish ----------------------------------------------
+
+void mcs_unconstrained(const mcModel* m, mcData* d) {
+  memcpy(d->qacc, d->qacc_smooth, sizeof(mcNum) * m->nv);
+  memset(d->qfrc_constraint, 0, sizeof(mcNum) * m->nv);
+  memcpy(d->qacc_warmstart, d->qacc, sizeof(mcNum) * m->nv);
+  d->solver_iter = 0;
+}
+
+
+void mcs_finish(const mcModel* m, mcData* d) {
+  mcs_mulJT(m, d, d->qfrc_constraint, d->efc_force);
+  memcpy(d->qacc_warmstart, d->qacc, sizeof(mcNum) * m->nv);
+}
+
+
+// efc_b = J qacc_smooth - aref
+static void computeB(const mcModel* m, mcData* d) {
+  mcs_mulJ(m, d, d->efc_b, d->qacc_smooth);
+  for (int i = 0; i < d->nefc; i++) {
+    d->efc_b[i] -= d->efc_aref[i];
+  }
+}
+
+
+// Gauss cost 0.5 (x - qacc_smooth)' M (x - qacc_smooth), with Mx = M x
+static mcNum gaussCost(const mcModel* m, const mcData* d, const mcNum* x, const mcNum* Mx) {
+  mcNum c = 0;
+  for (int i = 0; i < m->nv; i++) {
+    c += 0.5 * (Mx[i] - d->qfrc_smooth[i]) * (x[i] - d->qacc_smooth[i]);
+  }
+  return c;
+}
+
+
+void mcs_warmstart(const mcpHost* host, const mcModel* m, mcData* d, int dual) {
+  int nv = m->nv, nefc = d->nefc;
+  computeB(m, d);
+
+  if (m->opt.disableflags & mcDSBL_WARMSTART) {
+    memcpy(d->qacc, d->qacc_smooth, sizeof(mcNum) * nv);
+    memset(d->efc_force, 0, sizeof(mcNum) * nefc);
+    return;
+  }
+
+  host->markStack(d);
+  mcNum* jar = host->stackAlloc(d, sizeof(mcNum) * (nefc + nv), 16);
+  if (!jar) {
+    host->freeStack(d);
+    memcpy(d->qacc, d->qacc_smooth, sizeof(mcNum) * nv);
+    memset(d->efc_force, 0, sizeof(mcNum) * nefc);
+    return;
+  }
+  mcNum* Mx = jar + nefc;
+
+  // cost at the warmstart
+  mcs_mulJ(m, d, jar, d->qacc_warmstart);
+  for (int i = 0; i < nefc; i++) {
+    jar[i] -= d->efc_aref[i];
+  }
+  host->mulM(m, d, Mx, d->qacc_warmstart);
+  mcNum cw = mcs_constraintUpdate(m, d, jar, 0) + gaussCost(m, d, d->qacc_warmstart, Mx);
+
+  if (dual) {
+    // forces of the warmstart, kept if their dual cost is negative
+    mcNum* Af = Mx;
+    (void)cw;
+    mcNum* tmp = host->stackAlloc(d, sizeof(mcNum) * (nefc + nv), 16);
+    if (tmp) {
+      mcNum* v = tmp + nefc;
+      mcs_mulJT(m, d, Af, d->efc_force);
+      host->solveM(m, d, v, Af, 1);
+      mcs_mulJ(m, d, tmp, v);
+      mcNum dc = 0;
+      for (int i = 0; i < nefc; i++) {
+        mcNum f = d->efc_force[i];
+        dc += f * (0.5 * (tmp[i] + d->efc_R[i] * f) + d->efc_b[i]);
+      }
+      if (dc > 0) {
+        memset(d->efc_force, 0, sizeof(mcNum) * nefc);
+      }
+    } else {
+      memset(d->efc_force, 0, sizeof(mcNum) * nefc);
+    }
+  } else {
+    // cost at qacc_smooth: constraint cost of efc_b only
+    mcNum cs = mcs_constraintUpdate(m, d, d->efc_b, 0);
+    if (cw < cs) {
+      memcpy(d->qacc, d->qacc_warmstart, sizeof(mcNum) * nv);
+    } else {
+      memcpy(d->qacc, d->qacc_smooth, sizeof(mcNum) * nv);
+    }
+  }
+  host->freeStack(d);
+}

@@ -1,0 +1,27 @@
+// Moduco plugin: PGS constraint solver (dual, projected Gauss-Seidel, elliptic cone blocks)
+#include <moduco/mcplugin.h>
+
+#include "solver.h"
+
+
+// entry of the plugin
+static void solve(const mcpHost* host, const mcModel* m, mcData* d, int maxiter) {
+  mcs_pgs(host, m, d, maxiter);
+}
+
+
+static const mcpSolver g_pgs = {
+  MCP_HEADER(mcpKIND_SOLVER, mcpSolver, "pgs", "1.0.0",
+             "PGS constraint solver (dual, projected Gauss-Seidel, elliptic cone blocks)",
+             mcSOL_PGS),
+  solve,
+};
+
+static const mcpHeader* const g_list[] = {&g_pgs.hdr};
+static const mcpLibrary g_library = MCP_LIBRARY("solver-pgs", 1, g_list);
+
+
+MCP_EXPORT const mcpLibrary* mcp_library(const mcpHost* host) {
+  (void)host;
+  return &g_library;
+}

@@ -1,0 +1,437 @@
+// Tests of the moduco command-line tool: the built binary is run on small models and its output
+// checked against the library (sizes) and the dump contract (docs/dump.md).
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+
+#include <moduco/moduco.h>
+
+static const char kArm[] =
+  "<mujoco model=\"arm\">\n"
+  "  <default><geom contype=\"0\" conaffinity=\"0\"/></default>\n"
+  "  <worldbody>\n"
+  "    <body name=\"base\" pos=\"0 0 1\">\n"
+  "      <joint name=\"j1\" type=\"hinge\" axis=\"0 1 0\" damping=\"0.1\"/>\n"
+  "      <geom type=\"capsule\" fromto=\"0 0 0 0.3 0 0\" size=\"0.04\"/>\n"
+  "      <body name=\"tip\" pos=\"0.3 0 0\">\n"
+  "        <joint name=\"j2\" type=\"ball\"/>\n"
+  "        <geom type=\"box\" size=\"0.1 0.02 0.02\" pos=\"0.1 0 0\"/>\n"
+  "      </body>\n"
+  "    </body>\n"
+  "    <body name=\"free\" pos=\"1 0 1\">\n"
+  "      <joint type=\"free\"/>\n"
+  "      <geom type=\"sphere\" size=\"0.1\"/>\n"
+  "    </body>\n"
+  "  </worldbody>\n"
+  "  <actuator>\n"
+  "    <motor joint=\"j1\" gear=\"2\"/>\n"
+  "    <general joint=\"j1\" dyntype=\"integrator\" gainprm=\"1\"/>\n"
+  "  </actuator>\n"
+  "  <keyframe>\n"
+  "    <key name=\"bent\" qpos=\"0.5  1 0 0 0  1 0 1.5  1 0 0 0\"/>\n"
+  "  </keyframe>\n"
+  "</mujoco>\n";
+
+// a scratch folder per test
+static char g_dir[256];
+
+
+// make the scratch folder
+static void setup(void) {
+  snprintf(g_dir, sizeof(g_dir), "/tmp/moduco-cli-XXXXXX");
+  cr_assert_not_null(mkdtemp(g_dir));
+}
+
+
+// remove the scratch folder
+static void teardown(void) {
+  char cmd[512];
+  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", g_dir);
+  if (system(cmd)) {
+    fprintf(stderr, "could not remove %s\n", g_dir);
+  }
+}
+
+
+// write text to a file in the scratch folder; return its path (static buffer per slot)
+static const char* writeFile(int slot, const char* name, const char* text) {
+  static char paths[4][512];
+  snprintf(paths[slot], sizeof(paths[slot]), "%s/%s", g_dir, name);
+  FILE* f = fopen(paths[slot], "w");
+  cr_assert_not_null(f);
+  fputs(text, f);
+  fclose(f);
+  return paths[slot];
+}
+
+
+// read a whole file (caller frees)
+static char* readAll(const char* path) {
+  FILE* f = fopen(path, "rb");
+  if (!f) {
+    return calloc(1, 1);
+  }
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char* buf = calloc((size_t)n + 1, 1);
+  if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
+    buf[0] = 0;
+  }
+  fclose(f);
+  return buf;
+}
+
+
+// result of one run of the tool
+typedef struct {
+  int status;
+  char* out;
+  char* err;
+} Run;
+
+
+// run the tool with arguments (already quoted as needed); capture stdout, stderr, exit status
+static Run run(const char* args) {
+  char cmd[4096];
+  snprintf(cmd, sizeof(cmd), "'%s' %s >'%s/out' 2>'%s/err' </dev/null", MODUCO_CLI, args, g_dir,
+           g_dir);
+  int rc = system(cmd);
+  Run r;
+  r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : 255;
+  char path[512];
+  snprintf(path, sizeof(path), "%s/out", g_dir);
+  r.out = readAll(path);
+  snprintf(path, sizeof(path), "%s/err", g_dir);
+  r.err = readAll(path);
+  return r;
+}
+
+
+// free a run's captured output
+static void freeRun(Run* r) {
+  free(r->out);
+  free(r->err);
+}
+
+
+// number of lines in a text
+static int lineCount(const char* s) {
+  int n = 0;
+  for (; *s; s++) {
+    n += *s == '\n';
+  }
+  return n;
+}
+
+
+// value of "name value" in the compile output; -1 if absent
+static long sizeValue(const char* out, const char* name) {
+  size_t len = strlen(name);
+  for (const char* line = out; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1
+                                                                          : NULL) {
+    if (!strncmp(line, name, len) && line[len] == ' ') {
+      return strtol(line + len, NULL, 10);
+    }
+  }
+  return -1;
+}
+
+
+// a JSON array of n numbers
+static void expectVector(const cJSON* o, const char* key, int n) {
+  const cJSON* a = cJSON_GetObjectItemCaseSensitive(o, key);
+  cr_assert(cJSON_IsArray(a), "key '%s' missing or not an array", key);
+  cr_expect_eq(cJSON_GetArraySize(a), n, "'%s' has %d values, expected %d", key,
+               cJSON_GetArraySize(a), n);
+  const cJSON* v;
+  cJSON_ArrayForEach(v, a) {
+    cr_expect(cJSON_IsNumber(v), "'%s' holds a non-number", key);
+  }
+}
+
+
+// a JSON array of rows arrays of cols numbers
+static void expectMatrix(const cJSON* o, const char* key, int rows, int cols) {
+  const cJSON* a = cJSON_GetObjectItemCaseSensitive(o, key);
+  cr_assert(cJSON_IsArray(a), "key '%s' missing or not an array", key);
+  cr_expect_eq(cJSON_GetArraySize(a), rows, "'%s' has %d rows, expected %d", key,
+               cJSON_GetArraySize(a), rows);
+  const cJSON* row;
+  cJSON_ArrayForEach(row, a) {
+    cr_expect(cJSON_IsArray(row) && cJSON_GetArraySize(row) == cols, "'%s' row is not %d long",
+              key, cols);
+  }
+}
+
+
+// integer member of a JSON object
+static int intOf(const cJSON* o, const char* key) {
+  const cJSON* v = cJSON_GetObjectItemCaseSensitive(o, key);
+  cr_assert(cJSON_IsNumber(v), "key '%s' missing or not a number", key);
+  return v->valueint;
+}
+
+
+TestSuite(cli, .init = setup, .fini = teardown, .timeout = 60);
+
+
+Test(cli, compile_prints_sizes) {
+  const char* model = writeFile(0, "arm.xml", kArm);
+  char args[600];
+  snprintf(args, sizeof(args), "compile '%s'", model);
+  Run r = run(args);
+  cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+
+  // every size agrees with the library
+  char error[512];
+  mcModel* m = mc_loadXML(model, error, sizeof(error));
+  cr_assert_not_null(m, "%s", error);
+  const struct {
+    const char* name;
+    int value;
+  } sizes[] = {
+    {"nq", m->nq}, {"nv", m->nv}, {"nu", m->nu}, {"na", m->na}, {"nbody", m->nbody},
+    {"njnt", m->njnt}, {"ngeom", m->ngeom}, {"nsite", m->nsite}, {"nsensor", m->nsensor},
+    {"nsensordata", m->nsensordata}, {"ntendon", m->ntendon}, {"neq", m->neq},
+    {"nkey", m->nkey}, {"nM", m->nM},
+  };
+  for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+    cr_expect_eq(sizeValue(r.out, sizes[i].name), sizes[i].value, "%s: printed %ld, model %d",
+                 sizes[i].name, sizeValue(r.out, sizes[i].name), sizes[i].value);
+  }
+  cr_expect_eq(sizeValue(r.out, "nq"), 1 + 4 + 7);
+  cr_expect_eq(sizeValue(r.out, "nv"), 1 + 3 + 6);
+  cr_expect(strstr(r.out, "integrator ") != NULL, "no integrator line:\n%s", r.out);
+  cr_expect(strstr(r.out, "solver ") != NULL, "no solver line:\n%s", r.out);
+  mc_deleteModel(m);
+  freeRun(&r);
+}
+
+
+Test(cli, dump_has_documented_keys) {
+  const char* model = writeFile(0, "arm.xml", kArm);
+  char args[600];
+  snprintf(args, sizeof(args), "dump '%s' --steps 3", model);
+  Run r = run(args);
+  cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+  cJSON* o = cJSON_Parse(r.out);
+  cr_assert(cJSON_IsObject(o), "stdout is not a JSON object:\n%.400s", r.out);
+
+  // sizes
+  const cJSON* sizes = cJSON_GetObjectItemCaseSensitive(o, "model");
+  cr_assert(cJSON_IsObject(sizes), "no 'model' object");
+  int nq = intOf(sizes, "nq"), nv = intOf(sizes, "nv"), nu = intOf(sizes, "nu");
+  int na = intOf(sizes, "na"), nbody = intOf(sizes, "nbody");
+  int nsensordata = intOf(sizes, "nsensordata");
+  intOf(sizes, "ngeom");
+  cr_expect_eq(nq, 12);
+  cr_expect_eq(nv, 10);
+  cr_expect_eq(nu, 2);
+  cr_expect_eq(na, 1);
+  cr_expect_eq(nbody, 4);
+
+  // arrays and their lengths
+  cr_expect(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, "time")), "no 'time'");
+  expectVector(o, "qpos", nq);
+  expectVector(o, "qvel", nv);
+  expectVector(o, "act", na);
+  expectVector(o, "qacc", nv);
+  expectVector(o, "qfrc_bias", nv);
+  expectVector(o, "qfrc_passive", nv);
+  expectVector(o, "qfrc_actuator", nv);
+  expectVector(o, "qfrc_constraint", nv);
+  expectMatrix(o, "qM", nv, nv);
+  expectMatrix(o, "xpos", nbody, 3);
+  expectMatrix(o, "xquat", nbody, 4);
+  int ncon = intOf(o, "ncon");
+  const cJSON* contact = cJSON_GetObjectItemCaseSensitive(o, "contact");
+  cr_expect(cJSON_IsArray(contact) && cJSON_GetArraySize(contact) == ncon, "contact list");
+  expectVector(o, "efc_force", intOf(o, "nefc"));
+  expectVector(o, "actuator_force", nu);
+  expectVector(o, "sensordata", nsensordata);
+  expectVector(o, "energy", 2);
+
+  // three steps of the default timestep
+  double t = cJSON_GetObjectItemCaseSensitive(o, "time")->valuedouble;
+  cr_expect(t > 0.0059 && t < 0.0061, "time %g after 3 steps", t);
+
+  // the world body sits at the origin with the identity orientation
+  const cJSON* q0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(o, "xquat"), 0);
+  cr_expect_eq(cJSON_GetArrayItem(q0, 0)->valuedouble, 1.0);
+  cJSON_Delete(o);
+  freeRun(&r);
+}
+
+
+Test(cli, dump_state_overrides) {
+  const char* model = writeFile(0, "arm.xml", kArm);
+  const char* state = writeFile(1, "state.json",
+      "{\"time\": 2.5,\n"
+      " \"qpos\": [0.25, 0.5, 0.5, 0.5, 0.5, 1, 2, 3, 1, 0, 0, 0],\n"
+      " \"qvel\": [0.125, 0, 0, 0, 0, 0, 0, 0, 0, 0.75],\n"
+      " \"ctrl\": [0.3, -0.2], \"act\": [0.0625],\n"
+      " \"qfrc_applied\": [1, 0, 0, 0, 0, 0, 0, 0, 0, 0]}\n");
+  char args[1200];
+  snprintf(args, sizeof(args), "dump '%s' --state '%s'", model, state);
+  Run r = run(args);
+  cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+  cJSON* o = cJSON_Parse(r.out);
+  cr_assert(cJSON_IsObject(o), "stdout is not JSON");
+
+  // the state comes back unchanged (no steps)
+  cr_expect_eq(cJSON_GetObjectItemCaseSensitive(o, "time")->valuedouble, 2.5);
+  const cJSON* qpos = cJSON_GetObjectItemCaseSensitive(o, "qpos");
+  cr_expect_eq(cJSON_GetArrayItem(qpos, 0)->valuedouble, 0.25);
+  cr_expect_eq(cJSON_GetArrayItem(qpos, 7)->valuedouble, 3.0);
+  const cJSON* qvel = cJSON_GetObjectItemCaseSensitive(o, "qvel");
+  cr_expect_eq(cJSON_GetArrayItem(qvel, 0)->valuedouble, 0.125);
+  cr_expect_eq(cJSON_GetArrayItem(qvel, 9)->valuedouble, 0.75);
+  cr_expect_eq(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(o, "act"), 0)->valuedouble,
+               0.0625);
+
+  // the free body's position follows qpos
+  const cJSON* xpos3 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(o, "xpos"), 3);
+  cr_expect_eq(cJSON_GetArrayItem(xpos3, 2)->valuedouble, 3.0);
+
+  // the motor force is the held control times the gear (ctrl 0.3, gear 2 on actuator 0)
+  const cJSON* force = cJSON_GetObjectItemCaseSensitive(o, "actuator_force");
+  double f0 = cJSON_GetArrayItem(force, 0)->valuedouble;
+  cr_expect(f0 > 0.2999999 && f0 < 0.3000001, "actuator_force[0] = %g", f0);
+  cJSON_Delete(o);
+  freeRun(&r);
+
+  // a wrong length is an error naming the field
+  state = writeFile(1, "bad.json", "{\"qpos\": [1, 2, 3]}");
+  snprintf(args, sizeof(args), "dump '%s' --state '%s'", model, state);
+  r = run(args);
+  cr_expect_neq(r.status, 0);
+  cr_expect_eq(lineCount(r.err), 1, "stderr:\n%s", r.err);
+  cr_expect(strstr(r.err, "qpos") != NULL, "stderr: %s", r.err);
+  cr_expect_eq(r.out[0], 0, "stdout not empty on error");
+  freeRun(&r);
+}
+
+
+Test(cli, dump_keyframe) {
+  const char* model = writeFile(0, "arm.xml", kArm);
+  char args[600];
+  snprintf(args, sizeof(args), "dump '%s' --key bent", model);
+  Run r = run(args);
+  cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+  cJSON* o = cJSON_Parse(r.out);
+  cr_assert(cJSON_IsObject(o));
+  const cJSON* qpos = cJSON_GetObjectItemCaseSensitive(o, "qpos");
+  cr_expect_eq(cJSON_GetArrayItem(qpos, 0)->valuedouble, 0.5);
+  cr_expect_eq(cJSON_GetArrayItem(qpos, 7)->valuedouble, 1.5);
+  cJSON_Delete(o);
+  freeRun(&r);
+
+  // a missing keyframe is an error
+  snprintf(args, sizeof(args), "dump '%s' --key 7", model);
+  r = run(args);
+  cr_expect_neq(r.status, 0);
+  cr_expect_eq(lineCount(r.err), 1, "stderr:\n%s", r.err);
+  freeRun(&r);
+}
+
+
+Test(cli, bad_model_names_file_and_line) {
+  const char* model = writeFile(0, "broken.xml",
+      "<mujoco>\n  <worldbody>\n    <body>\n      <geom size=\"0.1\"/>\n  </worldbody>\n"
+      "</mujoco>\n");
+  char args[600];
+  snprintf(args, sizeof(args), "run '%s' --steps 1", model);
+  Run r = run(args);
+  cr_expect_neq(r.status, 0);
+  cr_expect_eq(lineCount(r.err), 1, "stderr is not one line:\n%s", r.err);
+
+  // "broken.xml:<line>:"
+  const char* at = strstr(r.err, "broken.xml:");
+  cr_expect(at && isdigit((unsigned char)at[strlen("broken.xml:")]), "no file:line in: %s",
+            r.err);
+  freeRun(&r);
+
+  // the same for a file that does not exist, and for compile and dump
+  snprintf(args, sizeof(args), "compile '%s/missing.xml'", g_dir);
+  r = run(args);
+  cr_expect_neq(r.status, 0);
+  cr_expect_eq(lineCount(r.err), 1, "stderr:\n%s", r.err);
+  cr_expect(strstr(r.err, "missing.xml") != NULL, "stderr: %s", r.err);
+  freeRun(&r);
+  snprintf(args, sizeof(args), "dump '%s'", model);
+  r = run(args);
+  cr_expect_neq(r.status, 0);
+  cr_expect_eq(lineCount(r.err), 1, "stderr:\n%s", r.err);
+  freeRun(&r);
+}
+
+
+Test(cli, unknown_integrator_lists_available) {
+  const char* model = writeFile(0, "arm.xml", kArm);
+  char args[600];
+  snprintf(args, sizeof(args), "run '%s' --steps 1 --integrator bogus", model);
+  Run r = run(args);
+  cr_expect_neq(r.status, 0);
+  cr_expect_eq(lineCount(r.err), 1, "stderr:\n%s", r.err);
+  cr_expect(strstr(r.err, "bogus") != NULL, "stderr: %s", r.err);
+  cr_expect(strstr(r.err, "available") != NULL, "stderr: %s", r.err);
+  cr_expect(strcasestr(r.err, "euler") != NULL, "euler not listed: %s", r.err);
+  cr_expect(strcasestr(r.err, "rk4") != NULL, "rk4 not listed: %s", r.err);
+  freeRun(&r);
+}
+
+
+Test(cli, run_prints_summary) {
+  const char* model = writeFile(0, "arm.xml", kArm);
+  char args[600];
+  snprintf(args, sizeof(args), "run '%s' --steps 50", model);
+  Run r = run(args);
+  cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+  cr_expect_eq(sizeValue(r.out, "steps"), 50, "summary:\n%s", r.out);
+  const char* keys[] = {"sim time", "wall time", "steps/s", "realtime factor", "energy",
+                        "warnings"};
+  for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+    cr_expect(strstr(r.out, keys[i]) != NULL, "no '%s' in summary:\n%s", keys[i], r.out);
+  }
+  freeRun(&r);
+
+  // switching to RK4 by name (any case) works
+  snprintf(args, sizeof(args), "run '%s' --duration 0.01 --integrator rk4", model);
+  r = run(args);
+  cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+  cr_expect_eq(sizeValue(r.out, "steps"), 5, "summary:\n%s", r.out);
+  freeRun(&r);
+}
+
+
+Test(cli, plugins_lists_builtins) {
+  Run r = run("plugins");
+  cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+  cr_expect(strcasestr(r.out, "euler") != NULL, "euler missing:\n%s", r.out);
+  cr_expect(strcasestr(r.out, "rk4") != NULL, "rk4 missing:\n%s", r.out);
+  cr_expect(strstr(r.out, "integrator") != NULL, "kind missing:\n%s", r.out);
+  freeRun(&r);
+}
+
+
+Test(cli, bad_usage) {
+  Run r = run("frobnicate");
+  cr_expect_neq(r.status, 0);
+  cr_expect_eq(lineCount(r.err), 1, "stderr:\n%s", r.err);
+  freeRun(&r);
+  r = run("run");
+  cr_expect_neq(r.status, 0);
+  freeRun(&r);
+  r = run("run x.xml --steps -3");
+  cr_expect_neq(r.status, 0);
+  cr_expect_eq(lineCount(r.err), 1, "stderr:\n%s", r.err);
+  freeRun(&r);
+}

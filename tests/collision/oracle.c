@@ -1,0 +1,215 @@
+// Collision tests: MuJoCo 2.2.2 oracle helpers.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/io.h"
+#include "oracle.h"
+
+
+mjModel* orc_loadMj(const char* xml) {
+  char path[] = "/tmp/moduco_collision_XXXXXX.xml";
+  int fd = mkstemps(path, 4);
+  if (fd < 0) {
+    return NULL;
+  }
+  FILE* f = fdopen(fd, "w");
+  fputs(xml, f);
+  fclose(f);
+  char err[1000] = "";
+  mjModel* mm = mj_loadXML(path, NULL, err, sizeof(err));
+  unlink(path);
+  if (!mm) {
+    fprintf(stderr, "mj_loadXML: %s\n", err);
+  }
+  return mm;
+}
+
+
+mcModel* orc_convert(const mjModel* mm) {
+  mcModel sz;
+  memset(&sz, 0, sizeof(sz));
+  sz.nbody = mm->nbody;
+  sz.ngeom = mm->ngeom;
+  sz.npair = mm->npair;
+  sz.nexclude = mm->nexclude;
+  sz.nmesh = mm->nmesh;
+  sz.nmeshvert = mm->nmeshvert;
+  sz.nmeshface = mm->nmeshface;
+  sz.nconmax = mm->nconmax > 0 ? mm->nconmax : -1;
+  sz.njmax = -1;
+  mci_defaultOption(&sz.opt);
+  sz.opt.mpr_tolerance = mm->opt.mpr_tolerance;
+  sz.opt.mpr_iterations = mm->opt.mpr_iterations;
+  sz.opt.o_margin = mm->opt.o_margin;
+  memcpy(sz.opt.o_solref, mm->opt.o_solref, sizeof(sz.opt.o_solref));
+  memcpy(sz.opt.o_solimp, mm->opt.o_solimp, sizeof(sz.opt.o_solimp));
+  sz.opt.collision = mm->opt.collision;
+  sz.opt.disableflags = mm->opt.disableflags;
+  sz.opt.enableflags = mm->opt.enableflags;
+  mcModel* m = mci_makeModel(&sz);
+  if (!m) {
+    return NULL;
+  }
+
+  // bodies
+  for (int i = 0; i < mm->nbody; i++) {
+    m->body_parentid[i] = mm->body_parentid[i];
+    m->body_rootid[i] = mm->body_rootid[i];
+    m->body_weldid[i] = mm->body_weldid[i];
+    m->body_geomnum[i] = mm->body_geomnum[i];
+    m->body_geomadr[i] = mm->body_geomadr[i];
+    m->body_dofnum[i] = mm->body_dofnum[i];
+  }
+
+  // geoms
+  for (int i = 0; i < mm->ngeom; i++) {
+    m->geom_type[i] = mm->geom_type[i];
+    m->geom_contype[i] = mm->geom_contype[i];
+    m->geom_conaffinity[i] = mm->geom_conaffinity[i];
+    m->geom_condim[i] = mm->geom_condim[i];
+    m->geom_bodyid[i] = mm->geom_bodyid[i];
+    m->geom_dataid[i] = mm->geom_dataid[i];
+    m->geom_priority[i] = mm->geom_priority[i];
+    m->geom_solmix[i] = mm->geom_solmix[i];
+    m->geom_rbound[i] = mm->geom_rbound[i];
+    m->geom_margin[i] = mm->geom_margin[i];
+    m->geom_gap[i] = mm->geom_gap[i];
+    memcpy(m->geom_solref + mcNREF*i, mm->geom_solref + mjNREF*i, sizeof(mcNum) * mcNREF);
+    memcpy(m->geom_solimp + mcNIMP*i, mm->geom_solimp + mjNIMP*i, sizeof(mcNum) * mcNIMP);
+    memcpy(m->geom_size + 3*i, mm->geom_size + 3*i, sizeof(mcNum) * 3);
+    memcpy(m->geom_friction + 3*i, mm->geom_friction + 3*i, sizeof(mcNum) * 3);
+    memcpy(m->geom_pos + 3*i, mm->geom_pos + 3*i, sizeof(mcNum) * 3);
+    memcpy(m->geom_quat + 4*i, mm->geom_quat + 4*i, sizeof(mcNum) * 4);
+  }
+
+  // pairs and excludes
+  for (int i = 0; i < mm->npair; i++) {
+    m->pair_dim[i] = mm->pair_dim[i];
+    m->pair_geom1[i] = mm->pair_geom1[i];
+    m->pair_geom2[i] = mm->pair_geom2[i];
+    m->pair_signature[i] = mm->pair_signature[i];
+    m->pair_margin[i] = mm->pair_margin[i];
+    m->pair_gap[i] = mm->pair_gap[i];
+    memcpy(m->pair_solref + mcNREF*i, mm->pair_solref + mjNREF*i, sizeof(mcNum) * mcNREF);
+    memcpy(m->pair_solimp + mcNIMP*i, mm->pair_solimp + mjNIMP*i, sizeof(mcNum) * mcNIMP);
+    memcpy(m->pair_friction + 5*i, mm->pair_friction + 5*i, sizeof(mcNum) * 5);
+  }
+  for (int i = 0; i < mm->nexclude; i++) {
+    m->exclude_signature[i] = mm->exclude_signature[i];
+  }
+
+  // meshes
+  for (int i = 0; i < mm->nmesh; i++) {
+    m->mesh_vertadr[i] = mm->mesh_vertadr[i];
+    m->mesh_vertnum[i] = mm->mesh_vertnum[i];
+    m->mesh_faceadr[i] = mm->mesh_faceadr[i];
+    m->mesh_facenum[i] = mm->mesh_facenum[i];
+  }
+  memcpy(m->mesh_vert, mm->mesh_vert, sizeof(float) * 3 * (size_t)mm->nmeshvert);
+  memcpy(m->mesh_face, mm->mesh_face, sizeof(int) * 3 * (size_t)mm->nmeshface);
+  return m;
+}
+
+
+void orc_copyPoses(const mjModel* mm, const mjData* md, const mcModel* m, mcData* d) {
+  memcpy(d->geom_xpos, md->geom_xpos, sizeof(mcNum) * 3 * (size_t)mm->ngeom);
+  memcpy(d->geom_xmat, md->geom_xmat, sizeof(mcNum) * 9 * (size_t)mm->ngeom);
+  memcpy(d->xpos, md->xpos, sizeof(mcNum) * 3 * (size_t)mm->nbody);
+  memcpy(d->xmat, md->xmat, sizeof(mcNum) * 9 * (size_t)mm->nbody);
+}
+
+
+static double vecErr(const double* a, const double* b, int n) {
+  double e = 0;
+  for (int i = 0; i < n; i++) {
+    e = fmax(e, fabs(a[i] - b[i]));
+  }
+  return e;
+}
+
+
+int orc_compare(const mjContact* ref, int nref, const mcContact* con, int ncon, double tol,
+                int params, const char* label, OrcStats* st) {
+  static int printed = 0;
+  int ok = 1;
+  st->ncases++;
+  if (nref != ncon) {
+    ok = 0;
+    st->nmismatch++;
+    if (printed++ < 20) {
+      fprintf(stderr, "[%s] ncon %d, MuJoCo %d\n", label, ncon, nref);
+      for (int i = 0; i < nref; i++) {
+        fprintf(stderr, "   mj %d-%d dist %.9g pos %.6g %.6g %.6g n %.6g %.6g %.6g\n",
+                ref[i].geom1, ref[i].geom2, ref[i].dist, ref[i].pos[0], ref[i].pos[1],
+                ref[i].pos[2], ref[i].frame[0], ref[i].frame[1], ref[i].frame[2]);
+      }
+      for (int i = 0; i < ncon; i++) {
+        fprintf(stderr, "   mc %d-%d dist %.9g pos %.6g %.6g %.6g n %.6g %.6g %.6g\n",
+                con[i].geom1, con[i].geom2, con[i].dist, con[i].pos[0], con[i].pos[1],
+                con[i].pos[2], con[i].frame[0], con[i].frame[1], con[i].frame[2]);
+      }
+    }
+  }
+  int n = nref < ncon ? nref : ncon;
+  for (int i = 0; i < n; i++) {
+    const mjContact* r = ref + i;
+    const mcContact* c = con + i;
+    double e = fmax(fabs(r->dist - c->dist), fmax(vecErr(r->pos, c->pos, 3),
+                                                  vecErr(r->frame, c->frame, 3)));
+    int bad = r->geom1 != c->geom1 || r->geom2 != c->geom2 || !(e <= tol);
+    if (params && !bad) {
+      double pe = fmax(vecErr(r->frame, c->frame, 9), fabs(r->includemargin - c->includemargin));
+      pe = fmax(pe, vecErr(r->friction, c->friction, 5));
+      pe = fmax(pe, vecErr(r->solref, c->solref, mjNREF));
+      pe = fmax(pe, vecErr(r->solimp, c->solimp, mjNIMP));
+      bad = r->dim != c->dim || !(pe <= tol);
+    }
+    st->ncompared++;
+    if (r->geom1 == c->geom1 && r->geom2 == c->geom2 && e > st->maxerr && nref == ncon) {
+      st->maxerr = e;
+    }
+    if (bad) {
+      ok = 0;
+      if (nref == ncon) {
+        st->nmismatch++;
+      }
+      if (printed++ < 20) {
+        fprintf(stderr, "[%s] contact %d: mc %d-%d dist %.12g pos %.9g %.9g %.9g n %.9g %.9g %.9g"
+                "\n   MuJoCo %d-%d dist %.12g pos %.9g %.9g %.9g n %.9g %.9g %.9g\n", label, i,
+                c->geom1, c->geom2, c->dist, c->pos[0], c->pos[1], c->pos[2], c->frame[0],
+                c->frame[1], c->frame[2], r->geom1, r->geom2, r->dist, r->pos[0], r->pos[1],
+                r->pos[2], r->frame[0], r->frame[1], r->frame[2]);
+      }
+    }
+  }
+  if (!ok) {
+    st->ncasefail++;
+  }
+  return ok;
+}
+
+
+double orc_uniform(OrcRng* r, double lo, double hi) {
+  r->s ^= r->s >> 12;
+  r->s ^= r->s << 25;
+  r->s ^= r->s >> 27;
+  unsigned long long x = r->s * 2685821657736338717ULL;
+  return lo + (hi - lo) * ((double)(x >> 11) / 9007199254740992.0);
+}
+
+
+void orc_quat(OrcRng* r, double q[4]) {
+  double n = 0;
+  do {
+    for (int i = 0; i < 4; i++) {
+      q[i] = orc_uniform(r, -1, 1);
+    }
+    n = sqrt(q[0]*q[0] + q[1]*q[1] + q[2]*q[2] + q[3]*q[3]);
+  } while (n < 0.1 || n > 1);
+  for (int i = 0; i < 4; i++) {
+    q[i] /= n;
+  }
+}

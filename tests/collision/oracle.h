@@ -1,0 +1,41 @@
+// Collision tests: MuJoCo 2.2.2 as the oracle. Models are loaded by MuJoCo and copied field by
+// field into an mcModel (geoms, bodies, pairs, excludes, meshes, options), so the collision
+// stage is compared independently of the MJCF compiler and of kinematics: both sides see the
+// same geom poses.
+#ifndef MODUCO_TESTS_COLLISION_ORACLE_H_
+#define MODUCO_TESTS_COLLISION_ORACLE_H_
+
+#include <mujoco/mujoco.h>
+#include <moduco/moduco.h>
+
+// Load MJCF text with MuJoCo (through a temporary file); NULL and a message on failure.
+mjModel* orc_loadMj(const char* xml);
+
+// An mcModel with the collision-relevant fields of a MuJoCo model.
+mcModel* orc_convert(const mjModel* mm);
+
+// Copy geom poses (and body poses) from MuJoCo data into Moduco data.
+void orc_copyPoses(const mjModel* mm, const mjData* md, const mcModel* m, mcData* d);
+
+// Statistics of a comparison.
+typedef struct {
+  int ncompared;                  // contacts compared
+  int nmismatch;                  // contacts (or counts) that differ
+  int ncases;                     // poses / scenes compared
+  int ncasefail;                  // poses / scenes with any difference
+  double maxerr;                  // largest error over dist, pos, normal of matched contacts
+} OrcStats;
+
+// Compare Moduco contacts with MuJoCo contacts (geom1, geom2, dist, pos, normal; params when
+// params is nonzero). Return 1 if they agree to tol; print the first few differences with label.
+int orc_compare(const mjContact* ref, int nref, const mcContact* con, int ncon, double tol,
+                int params, const char* label, OrcStats* st);
+
+// Random numbers (xorshift64*).
+typedef struct {
+  unsigned long long s;
+} OrcRng;
+double orc_uniform(OrcRng* r, double lo, double hi);
+void orc_quat(OrcRng* r, double q[4]);
+
+#endif  // MODUCO_TESTS_COLLISION_ORACLE_H_

@@ -1,0 +1,202 @@
+// Tests of tendons, transmissions, actuator dynamics and forces, activation integration.
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include <moduco/moduco.h>
+
+#include "build.h"
+#include "engine/engine.h"
+#include "math/math.h"
+
+
+// two hinges (dofs 0, 1) and a slide (dof 2) in a chain, plus nu actuators and one fixed tendon
+static mcModel* chain(int nu, int na) {
+  int parent[4] = {0, 0, 1, 2}, jtype[4] = {0, mcJNT_HINGE, mcJNT_HINGE, mcJNT_SLIDE};
+  tbBody b[4];
+  tb_random(4, b, parent, jtype, 42);
+  mcModel* m = tb_buildEx(4, b, nu, na, 1, 2);
+
+  // tendon: 0.5 q0 - 2 q2
+  m->tendon_adr[0] = 0;
+  m->tendon_num[0] = 2;
+  m->wrap_type[0] = m->wrap_type[1] = mcWRAP_JOINT;
+  m->wrap_objid[0] = 0;
+  m->wrap_objid[1] = 2;
+  m->wrap_prm[0] = 0.5;
+  m->wrap_prm[1] = -2;
+  return m;
+}
+
+
+Test(actuation, tendonAndTransmission) {
+  mcModel* m = chain(2, 0);
+  m->actuator_trntype[0] = mcTRN_JOINT;
+  m->actuator_trnid[0] = 1;
+  m->actuator_gear[0] = 3;
+  m->actuator_trntype[1] = mcTRN_TENDON;
+  m->actuator_trnid[2] = 0;
+  m->actuator_gear[6] = -1.5;
+  mcData* d = mc_makeData(m);
+  d->qpos[0] = 0.3;
+  d->qpos[1] = -0.2;
+  d->qpos[2] = 0.1;
+  d->qvel[0] = 1;
+  d->qvel[1] = 2;
+  d->qvel[2] = -1;
+  d->ctrl[0] = 0.5;
+  d->ctrl[1] = 2;
+  mc_forward(m, d);
+
+  // tendon length, Jacobian, velocity
+  cr_assert(fabs(d->ten_length[0] - (0.15 - 0.2)) < 1e-15);
+  cr_assert(d->ten_J[0] == 0.5 && d->ten_J[1] == 0 && d->ten_J[2] == -2);
+  cr_assert(fabs(d->ten_velocity[0] - 2.5) < 1e-15);
+
+  // actuator lengths, moments, velocities, forces
+  cr_assert(fabs(d->actuator_length[0] + 0.6) < 1e-15);
+  cr_assert(fabs(d->actuator_length[1] - 1.5 * 0.05) < 1e-15);
+  cr_assert(fabs(d->actuator_velocity[0] - 6) < 1e-15);
+  cr_assert(fabs(d->actuator_velocity[1] + 3.75) < 1e-15);
+  cr_assert(d->actuator_force[0] == 0.5 && d->actuator_force[1] == 2);
+  cr_assert(fabs(d->qfrc_actuator[0] - 2 * -1.5 * 0.5) < 1e-15);
+  cr_assert(fabs(d->qfrc_actuator[1] - 1.5) < 1e-15);
+  cr_assert(fabs(d->qfrc_actuator[2] - 2 * -1.5 * -2) < 1e-15);
+
+  // tendon spring with a dead band and damper
+  m->tendon_stiffness[0] = 10;
+  m->tendon_damping[0] = 0.2;
+  m->tendon_lengthspring[0] = -0.03;
+  m->tendon_lengthspring[1] = 0.0;
+  mc_forward(m, d);
+  double f = -10 * (-0.05 + 0.03) - 0.2 * 2.5;
+  cr_assert(fabs(d->qfrc_passive[0] - 0.5 * f) < 1e-14);
+  cr_assert(fabs(d->qfrc_passive[2] + 2 * f) < 1e-14);
+
+  // actuation disabled
+  m->opt.disableflags |= mcDSBL_ACTUATION;
+  mc_forward(m, d);
+  cr_assert(d->qfrc_actuator[0] == 0 && d->actuator_force[1] == 0);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
+Test(actuation, gainBiasClamp) {
+  // position servo with ctrl clamp and force clamp
+  mcModel* m = chain(1, 0);
+  m->actuator_trnid[0] = 0;
+  m->actuator_gaintype[0] = mcGAIN_FIXED;
+  m->actuator_gainprm[0] = 10;
+  m->actuator_biastype[0] = mcBIAS_AFFINE;
+  m->actuator_biasprm[1] = -10;
+  m->actuator_biasprm[2] = -1;
+  m->actuator_ctrllimited[0] = 1;
+  m->actuator_ctrlrange[0] = -0.5;
+  m->actuator_ctrlrange[1] = 0.5;
+  mcData* d = mc_makeData(m);
+  d->qpos[0] = 0.1;
+  d->qvel[0] = 0.4;
+  d->ctrl[0] = 2;
+  mc_forward(m, d);
+  cr_assert(fabs(d->actuator_force[0] - (10 * 0.5 - 10 * 0.1 - 0.4)) < 1e-14);
+  cr_assert(d->ctrl[0] == 2);
+
+  // no clamping when disabled; force range
+  m->opt.disableflags |= mcDSBL_CLAMPCTRL;
+  m->actuator_forcelimited[0] = 1;
+  m->actuator_forcerange[0] = -1;
+  m->actuator_forcerange[1] = 7;
+  mc_forward(m, d);
+  cr_assert(d->actuator_force[0] == 7);
+
+  // affine gain
+  m->opt.disableflags = 0;
+  m->actuator_forcelimited[0] = 0;
+  m->actuator_gaintype[0] = mcGAIN_AFFINE;
+  m->actuator_gainprm[1] = 2;
+  m->actuator_gainprm[2] = 3;
+  mc_forward(m, d);
+  double gain = 10 + 2 * 0.1 + 3 * 0.4;
+  cr_assert(fabs(d->actuator_force[0] - (gain * 0.5 - 10 * 0.1 - 0.4)) < 1e-14);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
+Test(actuation, activationDynamics) {
+  // integrator, filter, filterexact: act_dot, exact integration, actrange, actearly
+  mcModel* m = chain(3, 3);
+  double tau = 0.05, h = m->opt.timestep;
+  for (int i = 0; i < 3; i++) {
+    m->actuator_trnid[2 * i] = i;
+    m->actuator_actadr[i] = i;
+    m->actuator_actnum[i] = 1;
+    m->actuator_dynprm[mcNDYN * i] = tau;
+  }
+  m->actuator_dyntype[0] = mcDYN_INTEGRATOR;
+  m->actuator_dyntype[1] = mcDYN_FILTER;
+  m->actuator_dyntype[2] = mcDYN_FILTEREXACT;
+  m->actuator_actlimited[0] = 1;
+  m->actuator_actrange[0] = -1;
+  m->actuator_actrange[1] = 0.1001;
+  mcData* d = mc_makeData(m);
+  d->act[0] = 0.1;
+  d->act[1] = 0.2;
+  d->act[2] = 0.3;
+  d->ctrl[0] = d->ctrl[1] = d->ctrl[2] = 1;
+  mc_forward(m, d);
+  cr_assert(d->act_dot[0] == 1);
+  cr_assert(fabs(d->act_dot[1] - 0.8 / tau) < 1e-12);
+  cr_assert(fabs(d->act_dot[2] - 0.7 / tau) < 1e-12);
+  cr_assert(d->actuator_force[1] == 0.2);
+
+  // advance: Euler, exact filter, clamped integrator
+  mc_advanceAct(m, d, d->act_dot, h);
+  cr_assert(d->act[0] == 0.1001);
+  cr_assert(fabs(d->act[1] - (0.2 + h * 0.8 / tau)) < 1e-14);
+  cr_assert(fabs(d->act[2] - (1 - 0.7 * exp(-h / tau))) < 1e-14);
+
+  // actearly uses the next activation
+  m->actuator_actearly[2] = 1;
+  mc_forward(m, d);
+  double next = d->act[2] + (1 - d->act[2]) * (1 - exp(-h / tau));
+  cr_assert(fabs(d->actuator_force[2] - next) < 1e-14);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
+Test(actuation, ballAndFreeJoint) {
+  // ball: length is the rotation vector along gear; free: 6D gear, length 0
+  tbBody b[3];
+  memset(b, 0, sizeof(b));
+  b[1].jtype = mcJNT_FREE;
+  b[1].mass = 1;
+  b[1].inertia[0] = b[1].inertia[1] = b[1].inertia[2] = 0.1;
+  b[2].parent = 1;
+  b[2].jtype = mcJNT_BALL;
+  b[2].mass = 1;
+  b[2].inertia[0] = b[2].inertia[1] = b[2].inertia[2] = 0.1;
+  mcModel* m = tb_buildEx(3, b, 2, 0, 0, 0);
+  double g[6] = {1, 2, 3, 4, 5, 6};
+  memcpy(m->actuator_gear, g, sizeof(g));
+  m->actuator_trnid[0] = 0;
+  m->actuator_trnid[2] = 1;
+  m->actuator_gear[6] = 0.5;
+  m->actuator_gear[7] = 0.7;
+  m->actuator_gear[8] = 0.9;
+  mcData* d = mc_makeData(m);
+  double x[3] = {0.6, -0.8, 0}, qb[4];
+  mcu_axisAngle2Quat(qb, x, 0.9);
+  memcpy(d->qpos + 7, qb, sizeof(qb));
+  mc_forward(m, d);
+  for (int k = 0; k < 6; k++) {
+    cr_assert(d->actuator_moment[k] == g[k]);
+  }
+  cr_assert(d->actuator_length[0] == 0);
+  cr_assert(fabs(d->actuator_length[1] - 0.9 * (0.6 * 0.5 - 0.8 * 0.7)) < 1e-14);
+  cr_assert(d->actuator_moment[9 + 6] == 0.5 && d->actuator_moment[9 + 8] == 0.9);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}

@@ -1,0 +1,241 @@
+// Tests of the tree-sparse inertia: L'DL factor and solve against a dense reference on random
+// tree-structured SPD matrices, mulM against fullM, and crb against RNE.
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <moduco/moduco.h>
+
+#include "build.h"
+#include "engine/engine.h"
+
+#define NB 14
+
+
+// a random tree of NB bodies with random joint types
+static mcModel* randomTree(unsigned seed) {
+  int parent[NB], jtype[NB];
+  unsigned s = seed + 1;
+  for (int i = 1; i < NB; i++) {
+    parent[i] = (int)(tb_rand(&s, 0, 1) * i);
+    double r = tb_rand(&s, 0, 1);
+    jtype[i] = r < 0.1 ? -1 : (r < 0.2 ? mcJNT_BALL : (r < 0.4 ? mcJNT_SLIDE : mcJNT_HINGE));
+    if (parent[i] == 0 && r < 0.3) {
+      jtype[i] = mcJNT_FREE;
+    }
+  }
+  tbBody b[NB];
+  tb_random(NB, b, parent, jtype, seed);
+  return tb_build(NB, b);
+}
+
+
+// is j an ancestor of i (or i itself) in the dof tree
+static int ancestor(const mcModel* m, int i, int j) {
+  for (; i >= 0; i = m->dof_parentid[i]) {
+    if (i == j) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+
+// dense Gaussian elimination with partial pivoting: solve A x = b (A, b destroyed)
+static void denseSolve(int n, double* A, double* b, double* x) {
+  for (int c = 0; c < n; c++) {
+    int p = c;
+    for (int r = c + 1; r < n; r++) {
+      if (fabs(A[r * n + c]) > fabs(A[p * n + c])) {
+        p = r;
+      }
+    }
+    for (int k = 0; k < n; k++) {
+      double t = A[c * n + k];
+      A[c * n + k] = A[p * n + k];
+      A[p * n + k] = t;
+    }
+    double t = b[c];
+    b[c] = b[p];
+    b[p] = t;
+    for (int r = c + 1; r < n; r++) {
+      double f = A[r * n + c] / A[c * n + c];
+      for (int k = c; k < n; k++) {
+        A[r * n + k] -= f * A[c * n + k];
+      }
+      b[r] -= f * b[c];
+    }
+  }
+  for (int r = n - 1; r >= 0; r--) {
+    double s = b[r];
+    for (int k = r + 1; k < n; k++) {
+      s -= A[r * n + k] * x[k];
+    }
+    x[r] = s / A[r * n + r];
+  }
+}
+
+
+Test(factor, randomTreesMatchDense) {
+  for (unsigned seed = 0; seed < 60; seed++) {
+    mcModel* m = randomTree(seed);
+    int nv = m->nv, nM = m->nM;
+    if (nv == 0) {
+      mc_deleteModel(m);
+      continue;
+    }
+    unsigned s = 1000 + seed;
+
+    // random unit L on the ancestor pattern and positive D: A = L' D L is SPD, no fill-in
+    double* L = calloc((size_t)(nv * nv), sizeof(double));
+    double* D = calloc((size_t)nv, sizeof(double));
+    double* A = calloc((size_t)(nv * nv), sizeof(double));
+    for (int i = 0; i < nv; i++) {
+      L[i * nv + i] = 1;
+      D[i] = tb_rand(&s, 0.5, 2);
+      for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j]) {
+        L[i * nv + j] = tb_rand(&s, -1, 1);
+      }
+    }
+    for (int i = 0; i < nv; i++) {
+      for (int j = 0; j < nv; j++) {
+        double a = 0;
+        for (int k = 0; k < nv; k++) {
+          a += L[k * nv + i] * D[k] * L[k * nv + j];
+        }
+        A[i * nv + j] = a;
+      }
+    }
+
+    // the pattern holds: entries off the ancestor relation vanish
+    for (int i = 0; i < nv; i++) {
+      for (int j = 0; j < nv; j++) {
+        if (!ancestor(m, i, j) && !ancestor(m, j, i)) {
+          cr_assert(fabs(A[i * nv + j]) < 1e-12);
+        }
+      }
+    }
+
+    // sparse copy of A
+    double* M = calloc((size_t)nM, sizeof(double));
+    for (int i = 0; i < nv; i++) {
+      int adr = m->dof_Madr[i];
+      M[adr++] = A[i * nv + i];
+      for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j]) {
+        M[adr++] = A[i * nv + j];
+      }
+    }
+
+    // fullM restores A
+    double* F = calloc((size_t)(nv * nv), sizeof(double));
+    mc_fullM(m, F, M);
+    for (int k = 0; k < nv * nv; k++) {
+      cr_assert(fabs(F[k] - A[k]) < 1e-12);
+    }
+
+    // the factor recovers L and D
+    double* LD = calloc((size_t)nM, sizeof(double));
+    double* Dinv = calloc((size_t)nv, sizeof(double));
+    mc_factorI(m, M, LD, Dinv);
+    for (int i = 0; i < nv; i++) {
+      int adr = m->dof_Madr[i];
+      cr_assert(fabs(LD[adr] - D[i]) < 1e-9 * D[i], "seed %u D[%d]", seed, i);
+      cr_assert(fabs(Dinv[i] * D[i] - 1) < 1e-9);
+      adr++;
+      for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j]) {
+        cr_assert(fabs(LD[adr++] - L[i * nv + j]) < 1e-9, "seed %u L[%d,%d]", seed, i, j);
+      }
+    }
+
+    // solve two right-hand sides against dense elimination
+    double* x = calloc((size_t)(2 * nv), sizeof(double));
+    double* b = calloc((size_t)(2 * nv), sizeof(double));
+    double* xd = calloc((size_t)nv, sizeof(double));
+    for (int k = 0; k < 2 * nv; k++) {
+      x[k] = b[k] = tb_rand(&s, -1, 1);
+    }
+    mc_solveLD(m, x, 2, LD, Dinv);
+    for (int c = 0; c < 2; c++) {
+      memcpy(F, A, sizeof(double) * (size_t)(nv * nv));
+      double bb[256];
+      memcpy(bb, b + c * nv, sizeof(double) * (size_t)nv);
+      denseSolve(nv, F, bb, xd);
+      for (int i = 0; i < nv; i++) {
+        cr_assert(fabs(x[c * nv + i] - xd[i]) < 1e-8 * (1 + fabs(xd[i])), "seed %u", seed);
+      }
+    }
+
+    // mulM matches the dense product
+    mcData dd;
+    memset(&dd, 0, sizeof(dd));
+    dd.qM = M;
+    double* r = calloc((size_t)nv, sizeof(double));
+    mc_mulM(m, &dd, r, b);
+    for (int i = 0; i < nv; i++) {
+      double e = 0;
+      for (int j = 0; j < nv; j++) {
+        e += A[i * nv + j] * b[j];
+      }
+      cr_assert(fabs(r[i] - e) < 1e-12 * (1 + fabs(e)));
+    }
+
+    // in-place factorization (M aliased with qLD) gives the same result
+    mc_factorI(m, M, M, Dinv);
+    for (int k = 0; k < nM; k++) {
+      cr_assert(M[k] == LD[k]);
+    }
+
+    free(L), free(D), free(A), free(M), free(F), free(LD), free(Dinv);
+    free(x), free(b), free(xd), free(r);
+    mc_deleteModel(m);
+  }
+}
+
+
+Test(factor, crbMatchesRne) {
+  // M qacc = rne(qacc) - rne(0) for random states of random trees; mulM and solveM invert
+  for (unsigned seed = 0; seed < 30; seed++) {
+    mcModel* m = randomTree(seed);
+    mcData* d = mc_makeData(m);
+    int nv = m->nv;
+    unsigned s = 77 + seed;
+    for (int i = 0; i < m->nq; i++) {
+      d->qpos[i] += tb_rand(&s, -1, 1);
+    }
+    mc_normalizeQuat(m, d->qpos);
+    for (int i = 0; i < nv; i++) {
+      d->qvel[i] = tb_rand(&s, -1, 1);
+      d->qacc[i] = tb_rand(&s, -1, 1);
+    }
+    mc_forward(m, d);
+
+    // compare M qacc with the acceleration-dependent part of RNE
+    double f1[256], f0[256], Mq[256], x[256], qacc[256];
+    memcpy(qacc, d->qacc, sizeof(double) * (size_t)nv);
+    for (int i = 0; i < nv; i++) {
+      d->qacc[i] = tb_rand(&s, -1, 1);
+      qacc[i] = d->qacc[i];
+    }
+    mc_rne(m, d, 1, f1);
+    mc_rne(m, d, 0, f0);
+    mc_mulM(m, d, Mq, qacc);
+    for (int i = 0; i < nv; i++) {
+      cr_assert(fabs(f1[i] - f0[i] - Mq[i]) < 1e-10 * (1 + fabs(Mq[i])), "seed %u dof %d", seed, i);
+    }
+
+    // solveM inverts mulM
+    mc_solveM(m, d, x, Mq, 1);
+    for (int i = 0; i < nv; i++) {
+      cr_assert(fabs(x[i] - qacc[i]) < 1e-9 * (1 + fabs(qacc[i])));
+    }
+
+    // forward dynamics: M qacc = qfrc_smooth
+    mc_mulM(m, d, Mq, d->qacc_smooth);
+    for (int i = 0; i < nv; i++) {
+      cr_assert(fabs(Mq[i] - d->qfrc_smooth[i]) < 1e-9 * (1 + fabs(Mq[i])));
+    }
+    mc_deleteData(d);
+    mc_deleteModel(m);
+  }
+}

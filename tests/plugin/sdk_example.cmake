@@ -1,0 +1,40 @@
+# ctest script: install the build into a temporary prefix, build sdk/examples/integrator-midpoint
+# against it with find_package(moduco), run its demo with MODUCO_PLUGIN_PATH at the example's
+# build folder. Variables: BINARY_DIR, EXAMPLE_DIR, WORK_DIR, GENERATOR.
+file(REMOVE_RECURSE ${WORK_DIR})
+set(prefix ${WORK_DIR}/prefix)
+
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  message("$ ${ARGN}\n${out}${err}")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc})")
+  endif()
+endfunction()
+
+# install, configure, build
+run(${CMAKE_COMMAND} --install ${BINARY_DIR} --prefix ${prefix})
+foreach(f lib/cmake/moduco/moducoConfig.cmake lib/cmake/moduco/moducoConfigVersion.cmake
+          lib/cmake/moduco/moducoTargets.cmake lib/pkgconfig/moduco.pc include/moduco/mcplugin.h)
+  if(NOT EXISTS ${prefix}/${f})
+    message(FATAL_ERROR "not installed: ${f}")
+  endif()
+endforeach()
+run(${CMAKE_COMMAND} -S ${EXAMPLE_DIR} -B ${WORK_DIR}/build -G ${GENERATOR}
+    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_INSTALL_PREFIX=${prefix} -DCMAKE_BUILD_TYPE=Release)
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
+
+# the plugin links nothing of libmoduco
+execute_process(COMMAND objdump -p ${WORK_DIR}/build/libmoduco-example-midpoint.so
+                OUTPUT_VARIABLE deps)
+if(deps MATCHES "NEEDED[ \t]+libmoduco")
+  message(FATAL_ERROR "the example plugin links libmoduco:\n${deps}")
+endif()
+
+# run the demo with the plugin on the search path; the model selects it by name
+run(${CMAKE_COMMAND} -E env MODUCO_PLUGIN_PATH=${WORK_DIR}/build
+    ${WORK_DIR}/build/midpoint-demo)
+
+# install the plugin into the same prefix: found beside libmoduco without MODUCO_PLUGIN_PATH
+run(${CMAKE_COMMAND} --install ${WORK_DIR}/build)
+run(${CMAKE_COMMAND} -E env --unset=MODUCO_PLUGIN_PATH ${WORK_DIR}/build/midpoint-demo)

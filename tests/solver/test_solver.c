@@ -1,0 +1,123 @@
+// Solver plugins against MuJoCo 2.2.2: efc_force and qacc for Newton (1e-6), CG and PGS (1e-4)
+// on limits, friction loss, equality and contact scenes with both cones; robustness.
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../constraint/bridge.h"
+
+#define MODEL_DIR MODUCO_SOURCE_DIR "/tests/constraint/models/"
+
+static const char* const kSolverName[3] = {"pgs", "cg", "newton"};
+
+
+static int g_settle = 0;         // MuJoCo steps taken after the perturbation (contact scenes)
+
+
+static void randomState(Bridge* b, unsigned seed, double qscale, double vscale) {
+  unsigned long long s = 88172645463325252ULL + seed * 2654435761ULL;
+  const mjModel* m = b->mj;
+  mjData* d = b->dj;
+  mj_resetData(m, d);
+  if (g_settle) {
+    vscale = 0;
+  }
+  for (int i = 0; i < m->nq; i++) {
+    s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+    d->qpos[i] += qscale * ((double)(s % 20001) / 10000.0 - 1);
+  }
+  mj_normalizeQuat(m, d->qpos);
+  for (int i = 0; i < m->nv; i++) {
+    s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+    d->qvel[i] = vscale * ((double)(s % 20001) / 10000.0 - 1);
+  }
+  for (int k = 0; k < g_settle; k++) {
+    mj_step(m, d);
+  }
+}
+
+
+// one forward solve in both engines; return the worst relative error of force and qacc
+static double solveCompare(const char* file, int solver, int cone, unsigned seed, double qscale,
+                           double tol, int report) {
+  char error[1000];
+  Bridge b;
+  cr_assert(bridge_loadFile(&b, file, error, sizeof(error)) == 0, "%s: %s", file, error);
+  b.mj->opt.solver = solver;
+  if (cone >= 0) {
+    b.mj->opt.cone = cone;
+  }
+  const mcpSolver* s = bridge_solver(kSolverName[solver]);
+  cr_assert(s, "solver plugin %s not built", kSolverName[solver]);
+  randomState(&b, seed, qscale, 0.5);
+  bridge_forward(&b);
+  bridge_solve(&b, s);
+  const mjData* r = b.dj;
+  const mcData* d = b.dc;
+  cr_assert_eq(d->nefc, r->nefc);
+  int at1, at2;
+  double ef = bridge_err(d->efc_force, r->efc_force, r->nefc, &at1);
+  double ea = bridge_err(d->qacc, r->qacc, b.mj->nv, &at2);
+  cr_expect(ef <= tol, "%s %s cone %d seed %u: efc_force[%d] %.10g vs %.10g (err %.3g, iter %d/%d)",
+            file, kSolverName[solver], b.mj->opt.cone, seed, at1, at1 >= 0 ? d->efc_force[at1] : 0,
+            at1 >= 0 ? r->efc_force[at1] : 0, ef, d->solver_iter, r->solver_iter);
+  cr_expect(ea <= tol, "%s %s cone %d seed %u: qacc[%d] %.10g vs %.10g (err %.3g)", file,
+            kSolverName[solver], b.mj->opt.cone, seed, at2, at2 >= 0 ? d->qacc[at2] : 0,
+            at2 >= 0 ? r->qacc[at2] : 0, ea);
+  double qe = bridge_err(d->qfrc_constraint, r->qfrc_constraint, b.mj->nv, NULL);
+  cr_expect(qe <= tol * 10, "%s: qfrc_constraint err %.3g", file, qe);
+  if (report) {
+    fprintf(stderr,
+            "[solver] %-14s %-6s cone %d nefc %3d force err %.2e qacc err %.2e iter %d/%d\n",
+            strrchr(file, '/') + 1, kSolverName[solver], b.mj->opt.cone, r->nefc, ef, ea,
+            d->solver_iter, r->solver_iter);
+  }
+  bridge_free(&b);
+  return fmax(ef, ea);
+}
+
+
+static void sweep(const char* file, int cone, double qscale, int nseed) {
+  double tol[3] = {1e-4, 1e-4, 1e-6};
+  for (int solver = 2; solver >= 0; solver--) {
+    double worst = 0;
+    for (unsigned seed = 0; seed < (unsigned)nseed; seed++) {
+      worst = fmax(worst, solveCompare(file, solver, cone, seed, qscale, tol[solver], 0));
+    }
+    fprintf(stderr, "[solver] %-18s %-6s cone %d: worst relative error %.2e over %d states\n",
+            strrchr(file, '/') + 1, kSolverName[solver], cone, worst, nseed);
+  }
+}
+
+
+Test(solver, limits_frictionloss) {
+  sweep(MODEL_DIR "limits.xml", -1, 0.4, 10);
+}
+
+
+Test(solver, equality) {
+  sweep(MODEL_DIR "equality.xml", -1, 0.3, 10);
+}
+
+
+Test(solver, contact_pyramidal) {
+  sweep(MODEL_DIR "box_pyramidal.xml", -1, 0.01, 10);
+}
+
+
+Test(solver, contact_elliptic) {
+  sweep(MODEL_DIR "box_elliptic.xml", -1, 0.01, 10);
+}
+
+
+Test(solver, humanoid_pyramidal) {
+  g_settle = 300;
+  sweep("/usr/share/mujoco/model/humanoid/humanoid.xml", mjCONE_PYRAMIDAL, 0.02, 5);
+}
+
+
+Test(solver, humanoid_elliptic) {
+  g_settle = 300;
+  sweep("/usr/share/mujoco/model/humanoid/humanoid.xml", mjCONE_ELLIPTIC, 0.02, 5);
+}
