@@ -30,4 +30,15 @@ void mc_fwdVelocityTendonActuator(const mcModel* m, mcData* d);
 // used for actearly.
 mcNum mc_nextActivation(const mcModel* m, const mcData* d, int i, int adr, mcNum act_dot);
 
+// true when actuator i is a scalar joint transmission (one nonzero moment entry)
+static inline int mc_scalarJointActuator(const mcModel* m, int i) {
+  int t = m->actuator_trntype[i];
+  if (t != mcTRN_JOINT && t != mcTRN_JOINTINPARENT) {
+    return 0;
+  }
+  int jt = m->jnt_type[m->actuator_trnid[2 * i]];
+  return jt == mcJNT_HINGE || jt == mcJNT_SLIDE;
+}
+
+
 #endif  // MODUCO_CORE_ENGINE_ENGINE_H_

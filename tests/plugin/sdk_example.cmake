@@ -1,6 +1,6 @@
 # ctest script: install the build into a temporary prefix, build sdk/examples/integrator-midpoint
 # against it with find_package(moduco), run its demo with MODUCO_PLUGIN_PATH at the example's
-# build folder. Variables: BINARY_DIR, EXAMPLE_DIR, WORK_DIR, GENERATOR.
+# build folder. Variables: BINARY_DIR, EXAMPLE_DIR, WORK_DIR, GENERATOR, EXTRA_C_FLAGS.
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 
@@ -21,7 +21,9 @@ foreach(f lib/cmake/moduco/moducoConfig.cmake lib/cmake/moduco/moducoConfigVersi
   endif()
 endforeach()
 run(${CMAKE_COMMAND} -S ${EXAMPLE_DIR} -B ${WORK_DIR}/build -G ${GENERATOR}
-    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_INSTALL_PREFIX=${prefix} -DCMAKE_BUILD_TYPE=Release)
+    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_INSTALL_PREFIX=${prefix} -DCMAKE_BUILD_TYPE=Release
+    "-DCMAKE_C_FLAGS=${EXTRA_C_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${EXTRA_C_FLAGS}"
+    "-DCMAKE_MODULE_LINKER_FLAGS=${EXTRA_C_FLAGS}")
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 
 # the plugin links nothing of libmoduco
