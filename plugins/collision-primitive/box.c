@@ -386,8 +386,9 @@ int mcc_boxBox(const mcpHost* host, const mcModel* m, const mcData* d, mcContact
     if (dist > margin) {
       continue;
     }
+    // MuJoCo 2.2.2 reports half the penetration of face contacts (the position stays midway)
     addScl3(pos, poly[v], nref, -dist/2);
-    setContact(con + cnt, dist, pos, bestN, NULL);
+    setContact(con + cnt, dist/2, pos, bestN, NULL);
     cnt++;
   }
   return cnt;

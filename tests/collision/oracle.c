@@ -38,6 +38,8 @@ mcModel* orc_convert(const mjModel* mm) {
   sz.nmesh = mm->nmesh;
   sz.nmeshvert = mm->nmeshvert;
   sz.nmeshface = mm->nmeshface;
+  sz.nhfield = mm->nhfield;
+  sz.nhfielddata = mm->nhfielddata;
   sz.nconmax = mm->nconmax > 0 ? mm->nconmax : -1;
   sz.njmax = -1;
   mci_defaultOption(&sz.opt);
@@ -110,7 +112,21 @@ mcModel* orc_convert(const mjModel* mm) {
   }
   memcpy(m->mesh_vert, mm->mesh_vert, sizeof(float) * 3 * (size_t)mm->nmeshvert);
   memcpy(m->mesh_face, mm->mesh_face, sizeof(int) * 3 * (size_t)mm->nmeshface);
+
+  // height fields (the arrays as MuJoCo holds them, so tests can fill elevations by hand)
+  orc_copyHfield(mm, m);
   return m;
+}
+
+
+void orc_copyHfield(const mjModel* mm, mcModel* m) {
+  for (int i = 0; i < mm->nhfield; i++) {
+    memcpy(m->hfield_size + 4*i, mm->hfield_size + 4*i, sizeof(mcNum) * 4);
+    m->hfield_nrow[i] = mm->hfield_nrow[i];
+    m->hfield_ncol[i] = mm->hfield_ncol[i];
+    m->hfield_adr[i] = mm->hfield_adr[i];
+  }
+  memcpy(m->hfield_data, mm->hfield_data, sizeof(float) * (size_t)mm->nhfielddata);
 }
 
 

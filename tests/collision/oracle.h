@@ -14,6 +14,10 @@ mjModel* orc_loadMj(const char* xml);
 // An mcModel with the collision-relevant fields of a MuJoCo model.
 mcModel* orc_convert(const mjModel* mm);
 
+// Copy the height-field arrays (size, nrow, ncol, adr, data) from MuJoCo's model; call again
+// after editing mm->hfield_data by hand.
+void orc_copyHfield(const mjModel* mm, mcModel* m);
+
 // Copy geom poses (and body poses) from MuJoCo data into Moduco data.
 void orc_copyPoses(const mjModel* mm, const mjData* md, const mcModel* m, mcData* d);
 
