@@ -28,4 +28,22 @@ void mc_impedance(const mcNum solimp[mcNIMP], mcNum x, mcNum* imp, mcNum* impP);
 void mcc_jac(const mcModel* m, const mcData* d, mcNum* jacp, mcNum* jacr, const mcNum point[3],
              int body);
 
+// Model constants at qpos0 (core/engine/constraint_const.c): dof_M0, dof_invweight0,
+// body_invweight0, tendon_invweight0, actuator_length0 and actuator_acc0. Runs kinematics,
+// comPos, tendon, transmission, crb and factorM on d at qpos0 (d->qpos is overwritten; the
+// other state is used as is, so pass fresh data). Called by the compiler at the end of
+// compilation, and again by users who edit qpos0 or the inertias.
+void mc_setConst(mcModel* m, mcData* d);
+
+// Analytic constraint force of the soft model at the acceleration qacc (core/engine/inverse.c):
+// efc_force = -grad s(J qacc - aref), efc_state, qfrc_constraint = J' efc_force. Needs the efc
+// rows with efc_aref (mc_makeConstraint).
+void mc_invConstraint(const mcModel* m, mcData* d, const mcNum* qacc);
+
+// Forward/inverse comparison after a forward computation (enable flag fwdinv): runs the inverse
+// on the same positions and velocities and sets solver_fwdinv[0] = |qfrc_constraint(forward) -
+// qfrc_constraint(inverse)| and solver_fwdinv[1] = |qfrc_applied + qfrc_actuator + J' xfrc -
+// qfrc_inverse|; the forward efc_force, efc_state and qfrc_constraint are kept.
+void mc_compareFwdInv(const mcModel* m, mcData* d);
+
 #endif  // MODUCO_CORE_ENGINE_CONSTRAINT_H_

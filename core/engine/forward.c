@@ -217,8 +217,11 @@ static int sameModel(const mcModel* m, const mcData* d) {
 }
 
 
-// run the integrator plugin
+// compare forward and inverse dynamics if asked, then run the integrator plugin
 static void integrate(const mcModel* m, mcData* d) {
+  if (m->opt.enableflags & mcENBL_FWDINV) {
+    mc_compareFwdInv(m, d);
+  }
   double t0 = clockNow(d);
   if (m->integrator && m->integrator->step) {
     m->integrator->step(mcp_host(), m, d);

@@ -126,6 +126,8 @@ static void ellipticUpdate(const mcNum* AR, const mcNum* b, mcNum* f, int adr, i
     }
   }
   mcNum* fc = f + adr;
+  mcNum old[6];
+  memcpy(old, fc, sizeof(mcNum) * dim);
 
   // ray from the cone tip through the current force (or the normal)
   if (!frictiononly) {
@@ -165,6 +167,16 @@ static void ellipticUpdate(const mcNum* AR, const mcNum* b, mcNum* f, int adr, i
     ellipseQP(At, g, mu, fc[0], n, x);
   }
   memcpy(fc + 1, x, sizeof(mcNum) * n);
+
+  // keep the old force if the block cost 0.5 f' A f + f' r went up by more than round-off
+  mcNum change = 0;
+  for (int a = 0; a < dim; a++) {
+    mcNum Af = mcs_dot(A + a * dim, fc, dim), Ao = mcs_dot(A + a * dim, old, dim);
+    change += fc[a] * (0.5 * Af + r[a]) - old[a] * (0.5 * Ao + r[a]);
+  }
+  if (change > 1e-10) {
+    memcpy(fc, old, sizeof(mcNum) * dim);
+  }
 }
 
 
@@ -315,7 +327,12 @@ void mcs_noslip(const mcpHost* host, const mcModel* m, mcData* d, int maxiter) {
   mcNum* f = d->efc_force;
   const mcNum* b = d->efc_b;
   mcNum scale = mcs_scale(m), tol = m->opt.noslip_tolerance;
+
+  // the first sweep's improvement is measured from the main solver's regularized dual cost
   mcNum cost = dualCost(AR, f, b, nefc);
+  for (int i = 0; i < nefc; i++) {
+    cost += 0.5 * d->efc_R[i] * f[i] * f[i];
+  }
   for (int iter = 0; iter < maxiter; iter++) {
     mcNum oldcost = cost;
     for (int i = 0; i < nefc; i++) {
@@ -363,8 +380,15 @@ void mcs_noslip(const mcpHost* host, const mcModel* m, mcData* d, int maxiter) {
         i += 2 * npair - 1;
       }
     }
+
+    // statistics after the main solver's, as one more iteration each
     cost = dualCost(AR, f, b, nefc);
-    if (scale * (oldcost - cost) < tol) {
+    int slot = d->solver_iter < mcNSOLVER ? d->solver_iter : mcNSOLVER - 1;
+    mcSolverStat* stat = d->solver + slot;
+    memset(stat, 0, sizeof(*stat));
+    stat->improvement = scale * (oldcost - cost);
+    d->solver_iter++;
+    if (stat->improvement < tol) {
       break;
     }
   }

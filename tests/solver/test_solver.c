@@ -121,3 +121,82 @@ Test(solver, humanoid_elliptic) {
   g_settle = 300;
   sweep("/usr/share/mujoco/model/humanoid/humanoid.xml", mjCONE_ELLIPTIC, 0.02, 5);
 }
+
+
+// noslip postsolver after PGS or Newton (MuJoCo runs it inside mj_forward when
+// noslip_iterations > 0): efc_force and qacc agree to 1e-4 relative (1e-6 after Newton), the
+// iteration count (main + noslip) matches; returns the worst error
+static double noslipCompare(const char* file, int solver, int cone, unsigned seed, double qscale,
+                            int nsi) {
+  char error[1000];
+  Bridge b;
+  cr_assert(bridge_loadFile(&b, file, error, sizeof(error)) == 0, "%s: %s", file, error);
+  b.mj->opt.solver = solver;
+  b.mj->opt.noslip_iterations = nsi;
+  if (cone >= 0) {
+    b.mj->opt.cone = cone;
+  }
+  const mcpSolver* s = bridge_solver(kSolverName[solver]);
+  const mcpPostsolver* ns = bridge_postsolver("noslip");
+  cr_assert(s && ns, "solver plugins not built");
+  randomState(&b, seed, qscale, 0.5);
+  bridge_forward(&b);
+  bridge_solve(&b, s);
+  ns->solve(bridge_host(), b.mc, b.dc, b.mc->opt.noslip_iterations);
+  const mjData* r = b.dj;
+  const mcData* d = b.dc;
+  cr_assert_eq(d->nefc, r->nefc);
+  double tol = solver == mjSOL_NEWTON ? 1e-6 : 1e-4;
+  int at1, at2;
+  double ef = bridge_err(d->efc_force, r->efc_force, r->nefc, &at1);
+  double ea = bridge_err(d->qacc, r->qacc, b.mj->nv, &at2);
+  cr_expect(ef <= tol, "%s %s+noslip seed %u: efc_force[%d] %.10g vs %.10g (err %.3g)", file,
+            kSolverName[solver], seed, at1, at1 >= 0 ? d->efc_force[at1] : 0,
+            at1 >= 0 ? r->efc_force[at1] : 0, ef);
+  cr_expect(ea <= tol, "%s %s+noslip seed %u: qacc[%d] %.10g vs %.10g (err %.3g)", file,
+            kSolverName[solver], seed, at2, at2 >= 0 ? d->qacc[at2] : 0,
+            at2 >= 0 ? r->qacc[at2] : 0, ea);
+  cr_expect_eq(d->solver_iter, r->solver_iter, "%s %s+noslip seed %u: iterations", file,
+               kSolverName[solver], seed);
+  bridge_free(&b);
+  return fmax(ef, ea);
+}
+
+
+static void noslipSweep(const char* file, int cone, double qscale, int nseed, int nsi) {
+  const int solvers[2] = {mjSOL_PGS, mjSOL_NEWTON};
+  for (int k = 0; k < 2; k++) {
+    double worst = 0;
+    for (unsigned seed = 0; seed < (unsigned)nseed; seed++) {
+      worst = fmax(worst, noslipCompare(file, solvers[k], cone, seed, qscale, nsi));
+    }
+    fprintf(stderr, "[noslip] %-18s %-6s cone %d noslip %2d: worst relative error %.2e over %d"
+            " states\n", strrchr(file, '/') + 1, kSolverName[solvers[k]], cone, nsi, worst,
+            nseed);
+  }
+}
+
+
+Test(noslip, contact_pyramidal) {
+  noslipSweep(MODEL_DIR "box_pyramidal.xml", -1, 0.01, 10, 10);
+  noslipSweep(MODEL_DIR "box_pyramidal.xml", -1, 0.01, 10, 2);
+}
+
+
+Test(noslip, contact_elliptic) {
+  noslipSweep(MODEL_DIR "box_elliptic.xml", -1, 0.01, 10, 10);
+  noslipSweep(MODEL_DIR "box_elliptic.xml", -1, 0.01, 10, 1);
+}
+
+
+Test(noslip, frictionloss) {
+  noslipSweep(MODEL_DIR "limits.xml", -1, 0.4, 10, 10);
+  noslipSweep(MODEL_DIR "equality.xml", -1, 0.3, 10, 10);
+}
+
+
+Test(noslip, humanoid) {
+  g_settle = 300;
+  noslipSweep("/usr/share/mujoco/model/humanoid/humanoid.xml", mjCONE_PYRAMIDAL, 0.02, 5, 10);
+  noslipSweep("/usr/share/mujoco/model/humanoid/humanoid.xml", mjCONE_ELLIPTIC, 0.02, 5, 10);
+}

@@ -215,7 +215,7 @@ typedef struct mcData_ {
   int solver_iter;                // number of solver iterations
   int solver_nnz;                 // number of non-zeros in Hessian or efc_AR
   mcSolverStat solver[mcNSOLVER]; // solver statistics per iteration
-  mcNum solver_fwdinv[2];         // forward-inverse comparison: qfrc, efc
+  mcNum solver_fwdinv[2];         // forward-inverse gap: constraint force, applied force
 
   // variable sizes
   int ne;                         // number of equality constraints

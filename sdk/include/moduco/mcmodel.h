@@ -41,7 +41,7 @@ typedef enum mctDisableBit_ {     // disable default feature bitflags (MJCF <fla
 typedef enum mctEnableBit_ {      // enable optional feature bitflags
   mcENBL_OVERRIDE     = 1<<0,     // override contact parameters
   mcENBL_ENERGY       = 1<<1,     // energy computation
-  mcENBL_FWDINV       = 1<<2,     // record solver statistics
+  mcENBL_FWDINV       = 1<<2,     // compare forward and inverse dynamics (solver_fwdinv)
   mcENBL_INVDISCRETE  = 1<<3,     // discrete-time inverse dynamics
   mcENBL_MULTICCD     = 1<<4,     // multi-point convex collision detection
   mcENBL_ISLAND       = 1<<5,     // constraint island discovery

@@ -106,6 +106,13 @@ MCAPI void mc_checkPos(const mcModel* m, mcData* d);
 MCAPI void mc_checkVel(const mcModel* m, mcData* d);
 MCAPI void mc_checkAcc(const mcModel* m, mcData* d);
 
+// Inverse dynamics at (qpos, qvel, qacc): position and velocity stages, the analytic constraint
+// force of the soft model (efc_force, efc_state, qfrc_constraint), and qfrc_inverse = M qacc +
+// qfrc_bias - qfrc_passive - qfrc_constraint, which equals qfrc_applied + qfrc_actuator + J'
+// xfrc_applied of the forward dynamics that produced qacc. With mcENBL_INVDISCRETE and the Euler
+// integrator, qacc is read as the discrete-time acceleration (qvel_next - qvel) / timestep.
+MCAPI void mc_inverse(const mcModel* m, mcData* d);
+
 //---------------------------------- inertia and integration helpers -------------------------------
 
 // res = M * vec.

@@ -1,0 +1,389 @@
+// Inverse dynamics: the analytic constraint force against MuJoCo 2.2.2's mj_inverse (same state
+// through the bridge, and whole pipelines side by side), forward-then-inverse recovering the
+// applied forces, the discrete-time inverse, and the fwdinv comparison.
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bridge.h"
+#include "engine/constraint.h"
+#include "engine/engine.h"
+
+#define MODEL_DIR MODUCO_SOURCE_DIR "/tests/constraint/models/"
+#define MJ_DIR "/usr/share/mujoco/model/"
+
+
+static unsigned long long g_rng;
+
+
+// uniform in [-1, 1]
+static double rnd(void) {
+  g_rng ^= g_rng << 13, g_rng ^= g_rng >> 7, g_rng ^= g_rng << 17;
+  return (double)(g_rng % 200001) / 100000.0 - 1;
+}
+
+
+// random state around qpos0 in MuJoCo (optionally settled first), with qacc from mj_forward plus
+// a perturbation of size accscale (so all constraint states occur)
+static void mjRandomState(const mjModel* m, mjData* d, unsigned seed, double qscale,
+                          int settle) {
+  g_rng = 88172645463325252ULL + seed * 2654435761ULL;
+  mj_resetData(m, d);
+  for (int k = 0; k < settle; k++) {
+    mj_step(m, d);
+  }
+  for (int i = 0; i < m->nq; i++) {
+    d->qpos[i] += qscale * rnd();
+  }
+  mj_normalizeQuat(m, d->qpos);
+  for (int i = 0; i < m->nv; i++) {
+    d->qvel[i] += 0.3 * rnd();
+  }
+}
+
+
+//---------------------------------- bridge: same rows, same qacc ----------------------------------
+
+static double bridgeInverse(const char* file, int cone, double qscale, int settle, double accscale,
+                            int nseed) {
+  double worst = 0;
+  int states[5] = {0};
+  for (unsigned seed = 0; seed < (unsigned)nseed; seed++) {
+    char error[1000];
+    Bridge b;
+    cr_assert(bridge_loadFile(&b, file, error, sizeof(error)) == 0, "%s: %s", file, error);
+    if (cone >= 0) {
+      b.mj->opt.cone = cone;
+    }
+    mjRandomState(b.mj, b.dj, seed, qscale, settle);
+    bridge_forward(&b);
+
+    // MuJoCo's inverse at the forward qacc plus a perturbation
+    int nv = b.mj->nv;
+    for (int i = 0; i < nv; i++) {
+      b.dj->qacc[i] += accscale * rnd();
+    }
+    mj_inverse(b.mj, b.dj);
+    cr_assert_eq(b.dc->nefc, b.dj->nefc);
+
+    // ours on the same rows
+    mc_invConstraint(b.mc, b.dc, b.dj->qacc);
+    int at;
+    double ef = bridge_err(b.dc->efc_force, b.dj->efc_force, b.dj->nefc, &at);
+    cr_expect(ef <= 1e-9, "%s seed %u: efc_force[%d] %.12g vs %.12g", file, seed, at,
+              at >= 0 ? b.dc->efc_force[at] : 0, at >= 0 ? b.dj->efc_force[at] : 0);
+    double eq = bridge_err(b.dc->qfrc_constraint, b.dj->qfrc_constraint, nv, &at);
+    cr_expect(eq <= 1e-9, "%s seed %u: qfrc_constraint[%d] %.12g vs %.12g", file, seed, at,
+              at >= 0 ? b.dc->qfrc_constraint[at] : 0, at >= 0 ? b.dj->qfrc_constraint[at] : 0);
+    for (int i = 0; i < b.dj->nefc; i++) {
+      cr_expect_eq(b.dc->efc_state[i], b.dj->efc_state[i], "%s seed %u: efc_state[%d]", file,
+                   seed, i);
+      states[b.dc->efc_state[i]]++;
+    }
+    worst = fmax(worst, fmax(ef, eq));
+    bridge_free(&b);
+  }
+  fprintf(stderr,
+          "[inverse] bridge %-16s cone %d: worst rel. err %.2e (states sat %d quad %d lin %d "
+          "cone %d)\n", strrchr(file, '/') + 1, cone, worst, states[0], states[1],
+          states[2] + states[3], states[4]);
+  return worst;
+}
+
+
+Test(inverse, bridge_limits_frictionloss) {
+  bridgeInverse(MODEL_DIR "limits.xml", -1, 0.4, 0, 3, 10);
+}
+
+
+Test(inverse, bridge_equality) {
+  bridgeInverse(MODEL_DIR "equality.xml", -1, 0.3, 0, 3, 10);
+}
+
+
+Test(inverse, bridge_contacts) {
+  bridgeInverse(MODEL_DIR "box_pyramidal.xml", -1, 0.01, 0, 2, 10);
+  bridgeInverse(MODEL_DIR "box_elliptic.xml", -1, 0.01, 0, 2, 10);
+  bridgeInverse(MJ_DIR "humanoid/humanoid.xml", mjCONE_PYRAMIDAL, 0.02, 300, 5, 5);
+  bridgeInverse(MJ_DIR "humanoid/humanoid.xml", mjCONE_ELLIPTIC, 0.02, 300, 5, 5);
+}
+
+
+//---------------------------------- full pipelines ------------------------------------------------
+
+typedef struct {
+  mjModel* mj;
+  mjData* dj;
+  mcModel* mc;
+  mcData* dc;
+} Pair;
+
+
+static void pairLoad(Pair* p, const char* file) {
+  char error[1000] = "";
+  p->mj = mj_loadXML(file, NULL, error, sizeof(error));
+  cr_assert(p->mj, "MuJoCo: %s: %s", file, error);
+  p->mc = mc_loadXML(file, error, sizeof(error));
+  cr_assert(p->mc, "Moduco: %s: %s", file, error);
+  p->dj = mj_makeData(p->mj);
+  p->dc = mc_makeData(p->mc);
+  cr_assert(p->dj && p->dc);
+  cr_assert(p->mc->nv == p->mj->nv && p->mc->nq == p->mj->nq && p->mc->nu == p->mj->nu);
+}
+
+
+static void pairFree(Pair* p) {
+  mc_deleteData(p->dc);
+  mc_deleteModel(p->mc);
+  mj_deleteData(p->dj);
+  mj_deleteModel(p->mj);
+}
+
+
+// same random state, controls and applied forces in both engines
+static void pairState(Pair* p, unsigned seed, double qscale) {
+  mjRandomState(p->mj, p->dj, seed, qscale, 0);
+  mjData* s = p->dj;
+  mcData* d = p->dc;
+  const mjModel* m = p->mj;
+  mc_resetData(p->mc, d);
+  for (int i = 0; i < m->nu; i++) {
+    s->ctrl[i] = rnd();
+  }
+  for (int i = 0; i < m->nv; i++) {
+    s->qfrc_applied[i] = 2 * rnd();
+  }
+  for (int i = 6; i < 6 * m->nbody; i++) {
+    s->xfrc_applied[i] = rnd();
+  }
+  memcpy(d->qpos, s->qpos, sizeof(double) * m->nq);
+  memcpy(d->qvel, s->qvel, sizeof(double) * m->nv);
+  memcpy(d->ctrl, s->ctrl, sizeof(double) * m->nu);
+  memcpy(d->qfrc_applied, s->qfrc_applied, sizeof(double) * m->nv);
+  memcpy(d->xfrc_applied, s->xfrc_applied, sizeof(double) * 6 * m->nbody);
+}
+
+
+// max |qfrc_constraint|, at least 1: the force scale of the solve
+static double forceScale(const double* qfrc, int nv) {
+  double s = 1;
+  for (int i = 0; i < nv; i++) {
+    s = fmax(s, fabs(qfrc[i]));
+  }
+  return s;
+}
+
+
+// forward with a Newton solve run to round-off (tolerance 0), then inverse: qfrc_inverse
+// reproduces the applied, actuation and Cartesian forces; errors are relative to the force scale
+// of the problem (max(1, |qfrc_constraint|)) since that is what limits the forward solve.
+// MuJoCo's own mj_forward -> mj_inverse round trip on the same states is printed for reference.
+static void forwardInverse(const char* file, double qscale, int nseed) {
+  Pair p;
+  pairLoad(&p, file);
+  char error[200];
+  cr_assert(mc_setSolver(p.mc, "newton", error, sizeof(error)) == 0, "%s", error);
+  p.mc->opt.tolerance = p.mj->opt.tolerance = 0;
+  p.mc->opt.iterations = p.mj->opt.iterations = 100;
+  p.mj->opt.solver = mjSOL_NEWTON;
+  int nv = p.mc->nv;
+  double worst = 0, worstmj = 0;
+  int nefc = 0;
+  for (unsigned seed = 0; seed < (unsigned)nseed; seed++) {
+    pairState(&p, seed, qscale);
+    mcData* d = p.dc;
+    mc_forward(p.mc, d);
+    nefc += d->nefc;
+
+    // expected: applied + actuation + J' xfrc, from the forward computation
+    double expect[1000];
+    cr_assert(nv <= 1000);
+    for (int i = 0; i < nv; i++) {
+      expect[i] = d->qfrc_applied[i] + d->qfrc_actuator[i];
+    }
+    mc_xfrcAccumulate(p.mc, d, expect);
+    double scale = forceScale(d->qfrc_constraint, nv);
+    mc_inverse(p.mc, d);
+    double e = 0;
+    int at = -1;
+    for (int i = 0; i < nv; i++) {
+      double ei = fabs(d->qfrc_inverse[i] - expect[i]) / scale;
+      if (ei > e) {
+        e = ei;
+        at = i;
+      }
+    }
+    cr_expect(e <= 1e-8, "%s seed %u: qfrc_inverse[%d] %.12g vs %.12g (scale %.3g, nefc %d, "
+              "iter %d)", file, seed, at, at >= 0 ? d->qfrc_inverse[at] : 0,
+              at >= 0 ? expect[at] : 0, scale, d->nefc, d->solver_iter);
+    worst = fmax(worst, e);
+
+    // MuJoCo's round trip, same measure
+    mjData* s = p.dj;
+    mj_forward(p.mj, s);
+    for (int i = 0; i < nv; i++) {
+      expect[i] = s->qfrc_applied[i] + s->qfrc_actuator[i];
+    }
+    for (int b = 1; b < p.mj->nbody; b++) {
+      mj_applyFT(p.mj, s, s->xfrc_applied + 6 * b, s->xfrc_applied + 6 * b + 3, s->xipos + 3 * b,
+                 b, expect);
+    }
+    scale = forceScale(s->qfrc_constraint, nv);
+    mj_inverse(p.mj, s);
+    for (int i = 0; i < nv; i++) {
+      worstmj = fmax(worstmj, fabs(s->qfrc_inverse[i] - expect[i]) / scale);
+    }
+  }
+  fprintf(stderr,
+          "[inverse] fwd->inv %-16s: worst err %.2e of the force scale over %d states (%d rows);"
+          " MuJoCo's round trip %.2e\n", strrchr(file, '/') + 1, worst, nseed, nefc, worstmj);
+  pairFree(&p);
+}
+
+
+Test(inverse, forward_inverse) {
+  forwardInverse(MODEL_DIR "limits.xml", 0.4, 10);
+  forwardInverse(MODEL_DIR "equality.xml", 0.3, 10);
+  forwardInverse(MODEL_DIR "box_pyramidal.xml", 0.01, 10);
+  forwardInverse(MODEL_DIR "box_elliptic.xml", 0.01, 10);
+  forwardInverse(MODEL_DIR "setconst.xml", 0.3, 10);
+  forwardInverse(MJ_DIR "humanoid/humanoid.xml", 0.05, 5);
+}
+
+
+// mc_inverse against mj_inverse at the same (qpos, qvel, qacc): whole pipelines side by side
+static void againstMujoco(const char* file, double qscale, int nseed) {
+  Pair p;
+  pairLoad(&p, file);
+  int nv = p.mc->nv;
+  double worst = 0;
+  for (unsigned seed = 0; seed < (unsigned)nseed; seed++) {
+    pairState(&p, seed, qscale);
+    for (int i = 0; i < nv; i++) {
+      p.dj->qacc[i] = 5 * rnd();
+    }
+    memcpy(p.dc->qacc, p.dj->qacc, sizeof(double) * nv);
+    mj_inverse(p.mj, p.dj);
+    mc_inverse(p.mc, p.dc);
+    cr_assert_eq(p.dc->nefc, p.dj->nefc, "%s seed %u: nefc", file, seed);
+    int at;
+    double e = bridge_err(p.dc->qfrc_inverse, p.dj->qfrc_inverse, nv, &at);
+    cr_expect(e <= 1e-8, "%s seed %u: qfrc_inverse[%d] %.12g vs MuJoCo %.12g", file, seed, at,
+              at >= 0 ? p.dc->qfrc_inverse[at] : 0, at >= 0 ? p.dj->qfrc_inverse[at] : 0);
+    double ef = bridge_err(p.dc->efc_force, p.dj->efc_force, p.dj->nefc, &at);
+    cr_expect(ef <= 1e-8, "%s seed %u: efc_force[%d] %.12g vs MuJoCo %.12g", file, seed, at,
+              at >= 0 ? p.dc->efc_force[at] : 0, at >= 0 ? p.dj->efc_force[at] : 0);
+    worst = fmax(worst, fmax(e, ef));
+  }
+  fprintf(stderr, "[inverse] vs mj_inverse %-12s: worst rel. err %.2e over %d states\n",
+          strrchr(file, '/') + 1, worst, nseed);
+  pairFree(&p);
+}
+
+
+Test(inverse, against_mujoco) {
+  againstMujoco(MODEL_DIR "limits.xml", 0.4, 10);
+  againstMujoco(MODEL_DIR "equality.xml", 0.3, 10);
+  againstMujoco(MODEL_DIR "box_pyramidal.xml", 0.01, 10);
+  againstMujoco(MODEL_DIR "box_elliptic.xml", 0.01, 10);
+  againstMujoco(MJ_DIR "humanoid/humanoid.xml", 0.05, 5);
+}
+
+
+// discrete-time inverse: one Euler step with implicit damping, then the inverse of the velocity
+// difference reproduces the applied forces
+Test(inverse, invdiscrete_euler) {
+  Pair p;
+  pairLoad(&p, MODEL_DIR "limits.xml");
+  char error[200];
+  cr_assert(mc_setSolver(p.mc, "newton", error, sizeof(error)) == 0, "%s", error);
+  cr_assert(mc_setIntegrator(p.mc, "euler", error, sizeof(error)) == 0, "%s", error);
+  p.mc->opt.tolerance = 0;
+  p.mc->opt.iterations = 100;
+  int nv = p.mc->nv, nq = p.mc->nq;
+  double worst = 0, worstc = 0;
+  for (unsigned seed = 0; seed < 10; seed++) {
+    pairState(&p, seed, 0.4);
+    mcData* d = p.dc;
+    double qpos[100], qvel[100], expect[100], qacc[100];
+    cr_assert(nq <= 100);
+    memcpy(qpos, d->qpos, sizeof(double) * nq);
+    memcpy(qvel, d->qvel, sizeof(double) * nv);
+    mc_step(p.mc, d);
+    for (int i = 0; i < nv; i++) {
+      expect[i] = d->qfrc_applied[i] + d->qfrc_actuator[i];
+      qacc[i] = (d->qvel[i] - qvel[i]) / p.mc->opt.timestep;
+    }
+    mc_xfrcAccumulate(p.mc, d, expect);    // kinematics of the pre-step state
+
+    // back to the pre-step state with the discrete acceleration
+    memcpy(d->qpos, qpos, sizeof(double) * nq);
+    memcpy(d->qvel, qvel, sizeof(double) * nv);
+    memcpy(d->qacc, qacc, sizeof(double) * nv);
+    p.mc->opt.enableflags |= mcENBL_INVDISCRETE;
+    mc_inverse(p.mc, d);
+    worst = fmax(worst, bridge_err(d->qfrc_inverse, expect, nv, NULL));
+
+    // without the flag the same input is read as continuous and misses the damping term
+    p.mc->opt.enableflags &= ~mcENBL_INVDISCRETE;
+    mc_inverse(p.mc, d);
+    worstc = fmax(worstc, bridge_err(d->qfrc_inverse, expect, nv, NULL));
+  }
+  cr_expect(worst <= 1e-8, "invdiscrete: worst rel. err %.3g", worst);
+  cr_expect(worstc > 1e-6, "continuous reading should differ (damping), err %.3g", worstc);
+  fprintf(stderr, "[inverse] invdiscrete euler: worst rel. err %.2e (continuous reading %.2e)\n",
+          worst, worstc);
+  pairFree(&p);
+}
+
+
+// fwdinv: PGS stopped after a few sweeps leaves a forward/inverse gap; the same gap as MuJoCo's
+// (both PGS runs agree iterate by iterate), and ~0 for a converged Newton solve
+Test(inverse, fwdinv) {
+  const char* files[3] = {MODEL_DIR "limits.xml", MODEL_DIR "equality.xml",
+                          MODEL_DIR "box_elliptic.xml"};
+  for (int f = 0; f < 3; f++) {
+    Pair p;
+    pairLoad(&p, files[f]);
+    char error[200];
+    cr_assert(mc_setSolver(p.mc, "pgs", error, sizeof(error)) == 0, "%s", error);
+    p.mj->opt.solver = mjSOL_PGS;
+    p.mj->opt.iterations = p.mc->opt.iterations = 4;
+    p.mj->opt.tolerance = p.mc->opt.tolerance = 0;
+    p.mj->opt.enableflags |= mjENBL_FWDINV;
+    p.mc->opt.enableflags |= mcENBL_FWDINV;
+    double worst = 0;
+    for (unsigned seed = 0; seed < 5; seed++) {
+      pairState(&p, seed, f == 2 ? 0.01 : 0.3);
+      mj_step(p.mj, p.dj);              // MuJoCo compares in mj_step, before integrating
+      mc_forward(p.mc, p.dc);
+      mc_compareFwdInv(p.mc, p.dc);
+      for (int k = 0; k < 2; k++) {
+        double a = p.dc->solver_fwdinv[k], b = p.dj->solver_fwdinv[k];
+        // relative above 1e-3, absolute 1e-9 below (round-off level gaps of converged solves)
+        double e = fabs(a - b) / fmax(1e-3, fabs(b));
+        cr_expect(e <= 1e-6, "%s seed %u fwdinv[%d]: %.12g vs MuJoCo %.12g", files[f], seed, k, a,
+                  b);
+        worst = fmax(worst, e);
+      }
+    }
+    fprintf(stderr, "[inverse] fwdinv pgs(4) %-16s: worst rel. err %.2e (last %.3g %.3g)\n",
+            strrchr(files[f], '/') + 1, worst, p.dc->solver_fwdinv[0], p.dc->solver_fwdinv[1]);
+
+    // converged Newton: forward and inverse agree
+    cr_assert(mc_setSolver(p.mc, "newton", error, sizeof(error)) == 0, "%s", error);
+    p.mc->opt.tolerance = 0;
+    p.mc->opt.iterations = 100;
+    mc_forward(p.mc, p.dc);
+    mc_compareFwdInv(p.mc, p.dc);
+    double scale = 1;
+    for (int i = 0; i < p.mc->nv; i++) {
+      scale = fmax(scale, fabs(p.dc->qfrc_constraint[i]));
+    }
+    cr_expect(p.dc->solver_fwdinv[0] <= 1e-8 * scale && p.dc->solver_fwdinv[1] <= 1e-8 * scale,
+              "%s newton fwdinv %.3g %.3g", files[f], p.dc->solver_fwdinv[0],
+              p.dc->solver_fwdinv[1]);
+    pairFree(&p);
+  }
+}
