@@ -3,6 +3,7 @@
 #include <moduco/moduco.h>
 
 #include "engine/engine.h"
+#include "engine/tendon_wrap.h"
 #include "math/math.h"
 
 
@@ -14,18 +15,19 @@ void mc_tendon(const mcModel* m, mcData* d) {
   // dense Jacobian rows start at zero
   mcu_zero(d->ten_J, m->ntendon * nv);
 
-  // fixed tendons: linear combinations of joint coordinates
   for (int i = 0; i < m->ntendon; i++) {
-    mcNum len = 0;
     mcNum* J = d->ten_J + (size_t)i * nv;
     int adr = m->tendon_adr[i], num = m->tendon_num[i];
+
+    // spatial tendons: paths through sites, wrapping geoms and pulleys
+    if (num && m->wrap_type[adr] != mcWRAP_JOINT) {
+      d->ten_length[i] = mc_spatialTendon(m, d, i, J);
+      continue;
+    }
+
+    // fixed tendons: linear combinations of joint coordinates
+    mcNum len = 0;
     for (int w = adr; w < adr + num; w++) {
-      if (m->wrap_type[w] != mcWRAP_JOINT) {
-        // hook: spatial tendons (sites, wrapping geoms, pulleys) are a later issue; length 0
-        len = 0;
-        mcu_zero(J, nv);
-        break;
-      }
       int jnt = m->wrap_objid[w];
       mcNum coef = m->wrap_prm[w];
       len += coef * d->qpos[m->jnt_qposadr[jnt]];
@@ -74,11 +76,188 @@ static void transmissionQuat(const mcModel* m, mcData* d, int i, int jnt, mcNum*
 }
 
 
+// rotation matrix to unit quaternion
+static void mat2Quat(mcNum q[4], const mcNum R[9]) {
+  mcNum tr = R[0] + R[4] + R[8];
+  if (tr > 0) {
+    mcNum s = 2 * sqrt(1 + tr);
+    q[0] = 0.25 * s;
+    q[1] = (R[7] - R[5]) / s;
+    q[2] = (R[2] - R[6]) / s;
+    q[3] = (R[3] - R[1]) / s;
+  } else if (R[0] > R[4] && R[0] > R[8]) {
+    mcNum s = 2 * sqrt(1 + R[0] - R[4] - R[8]);
+    q[0] = (R[7] - R[5]) / s;
+    q[1] = 0.25 * s;
+    q[2] = (R[1] + R[3]) / s;
+    q[3] = (R[2] + R[6]) / s;
+  } else if (R[4] > R[8]) {
+    mcNum s = 2 * sqrt(1 + R[4] - R[0] - R[8]);
+    q[0] = (R[2] - R[6]) / s;
+    q[1] = (R[1] + R[3]) / s;
+    q[2] = 0.25 * s;
+    q[3] = (R[5] + R[7]) / s;
+  } else {
+    mcNum s = 2 * sqrt(1 + R[8] - R[0] - R[4]);
+    q[0] = (R[3] - R[1]) / s;
+    q[1] = (R[2] + R[6]) / s;
+    q[2] = (R[5] + R[7]) / s;
+    q[3] = 0.25 * s;
+  }
+  mcu_normalize4(q);
+}
+
+
+// slider-crank: the slider moves along the z axis of the slider site, a rod of cranklength
+// connects it to the crank site; jac is scratch of 9 nv
+static void transmissionSliderCrank(const mcModel* m, mcData* d, int i, mcNum* moment,
+                                    mcNum* jac) {
+  int nv = m->nv;
+  int crank = m->actuator_trnid[2 * i], slider = m->actuator_trnid[2 * i + 1];
+  mcNum rod = m->actuator_cranklength[i], g = m->actuator_gear[6 * i];
+
+  // slider axis and crank offset
+  const mcNum* sm = d->site_xmat + 9 * slider;
+  mcNum axis[3] = {sm[2], sm[5], sm[8]}, vec[3];
+  mcu_sub3(vec, d->site_xpos + 3 * crank, d->site_xpos + 3 * slider);
+
+  // length = a'v - sqrt((a'v)^2 + rod^2 - v'v), and its gradients in v and a
+  mcNum av = mcu_dot3(vec, axis);
+  mcNum det = av * av + rod * rod - mcu_dot3(vec, vec);
+  mcNum len, dldv[3], dlda[3];
+  if (det <= 0) {
+    // rod too short: the projection alone
+    len = av;
+    mcu_copy3(dldv, axis);
+    mcu_copy3(dlda, vec);
+  } else {
+    mcNum sdet = sqrt(det), c = 1 - av / sdet;
+    len = av - sdet;
+    for (int k = 0; k < 3; k++) {
+      dldv[k] = c * axis[k] + vec[k] / sdet;
+      dlda[k] = c * vec[k];
+    }
+  }
+  d->actuator_length[i] = g * len;
+
+  // Jacobians of the crank point, the slider point and the slider rotation
+  mcNum* jc = jac;
+  mcNum* js = jac + 3 * nv;
+  mcNum* jr = jac + 6 * nv;
+  mc_jacPoint(m, d, jc, NULL, d->site_xpos + 3 * crank, m->site_bodyid[crank]);
+  mc_jacPoint(m, d, js, jr, d->site_xpos + 3 * slider, m->site_bodyid[slider]);
+
+  // chain rule: dv = Jc - Js, da = w x axis
+  for (int c = 0; c < nv; c++) {
+    mcNum dv[3], w[3], da[3];
+    for (int k = 0; k < 3; k++) {
+      dv[k] = jc[k * nv + c] - js[k * nv + c];
+      w[k] = jr[k * nv + c];
+    }
+    mcu_cross(da, w, axis);
+    moment[c] = g * (mcu_dot3(dldv, dv) + mcu_dot3(dlda, da));
+  }
+}
+
+
+// site: a wrench fixed in the site frame, or with refsite in the reference frame and the pose
+// difference as length; jac is scratch of 12 nv
+static void transmissionSite(const mcModel* m, mcData* d, int i, mcNum* moment, mcNum* jac) {
+  int nv = m->nv;
+  int site = m->actuator_trnid[2 * i], ref = m->actuator_trnid[2 * i + 1];
+  const mcNum* gear = m->actuator_gear + 6 * i;
+  mcNum* jp = jac;
+  mcNum* jr = jac + 3 * nv;
+
+  // Jacobians of the site (minus those of the reference site)
+  mc_jacPoint(m, d, jp, jr, d->site_xpos + 3 * site, m->site_bodyid[site]);
+  const mcNum* frame = d->site_xmat + 9 * (ref >= 0 ? ref : site);
+  if (ref >= 0) {
+    mcNum* jpr = jac + 6 * nv;
+    mcNum* jrr = jac + 9 * nv;
+    mc_jacPoint(m, d, jpr, jrr, d->site_xpos + 3 * ref, m->site_bodyid[ref]);
+    for (int k = 0; k < 3 * nv; k++) {
+      jp[k] -= jpr[k];
+      jr[k] -= jrr[k];
+    }
+
+    // length: translation and rotation of the site in the reference frame, along the gear
+    mcNum dif[3], loc[3], qs[4], qr[4], qdif[4], rot[3];
+    mcu_sub3(dif, d->site_xpos + 3 * site, d->site_xpos + 3 * ref);
+    mcu_mulMatTVec3(loc, frame, dif);
+    mat2Quat(qs, d->site_xmat + 9 * site);
+    mat2Quat(qr, frame);
+    mcu_negQuat(qr, qr);
+    mcu_mulQuat(qdif, qr, qs);
+    mcu_quat2Vel(rot, qdif, 1);
+    d->actuator_length[i] = mcu_dot3(loc, gear) + mcu_dot3(rot, gear + 3);
+  } else {
+    d->actuator_length[i] = 0;
+  }
+
+  // wrench in world coordinates, mapped through the Jacobians
+  mcNum f[3], t[3];
+  mcu_mulMatVec3(f, frame, gear);
+  mcu_mulMatVec3(t, frame, gear + 3);
+  for (int c = 0; c < nv; c++) {
+    moment[c] = 0;
+    for (int k = 0; k < 3; k++) {
+      moment[c] += jp[k * nv + c] * f[k] + jr[k * nv + c] * t[k];
+    }
+  }
+}
+
+
+// body (adhesion): minus the average contact-normal Jacobian over the body's contacts
+static void transmissionBody(const mcModel* m, mcData* d, int i, mcNum* moment) {
+  int nv = m->nv, body = m->actuator_trnid[2 * i], count = 0;
+  d->actuator_length[i] = 0;
+
+  for (int c = 0; c < d->ncon; c++) {
+    const mcContact* con = d->contact + c;
+    int adr = con->efc_address;
+    if (adr < 0 || con->exclude) {
+      continue;
+    }
+    if (m->geom_bodyid[con->geom1] != body && m->geom_bodyid[con->geom2] != body) {
+      continue;
+    }
+
+    // normal row: pyramid edges come in pairs J_n +- mu J_t, whose mean is J_n
+    const mcNum* row = d->efc_J + (size_t)adr * nv;
+    if (con->dim > 1 && d->efc_type[adr] == mcCNSTR_CONTACT_PYRAMIDAL) {
+      for (int k = 0; k < nv; k++) {
+        moment[k] += 0.5 * (row[k] + row[nv + k]);
+      }
+    } else {
+      mcu_addTo(moment, row, nv);
+    }
+    count++;
+  }
+
+  // average, negated so that a positive force pulls the body onto its contacts
+  if (count) {
+    mcu_scl(moment, moment, -m->actuator_gear[6 * i] / count, nv);
+  }
+}
+
+
 void mc_transmission(const mcModel* m, mcData* d) {
   int nv = m->nv;
 
   // dense moment rows start at zero
   mcu_zero(d->actuator_moment, m->nu * nv);
+
+  // scratch for point Jacobians (slider-crank and site transmissions)
+  mc_markStack(d);
+  mcNum* jac = NULL;
+  for (int i = 0; i < m->nu; i++) {
+    int t = m->actuator_trntype[i];
+    if (t == mcTRN_SLIDERCRANK || t == mcTRN_SITE) {
+      jac = mcSTACKALLOC(d, 12 * nv, mcNum);
+      break;
+    }
+  }
 
   for (int i = 0; i < m->nu; i++) {
     int id = m->actuator_trnid[2 * i];
@@ -107,12 +286,28 @@ void mc_transmission(const mcModel* m, mcData* d) {
       break;
     }
 
+    case mcTRN_SLIDERCRANK:
+      if (jac) {
+        transmissionSliderCrank(m, d, i, moment, jac);
+      }
+      break;
+
+    case mcTRN_SITE:
+      if (jac) {
+        transmissionSite(m, d, i, moment, jac);
+      }
+      break;
+
+    case mcTRN_BODY:
+      transmissionBody(m, d, i, moment);
+      break;
+
     default:
-      // hook: slider-crank, site and body transmissions are a later issue
       d->actuator_length[i] = 0;
       break;
     }
   }
+  mc_freeStack(d);
 }
 
 
