@@ -1,11 +1,14 @@
 # Moduco: thin wrapper around CMake. `make setup demo` then `make test` (see README.md).
 BUILD      ?= build
 BUILD_ASAN ?= build-asan
+BUILD_FUZZ ?= build-fuzz
+FUZZ_TIME  ?= 60
+FUZZ_LONG_TIME ?= 3600
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 DEMO_MODEL ?= models/humanoid.xml
 DEMO_TIME  ?= 5
 
-.PHONY: all setup build demo test build-asan test-asan bench install clean
+.PHONY: all setup build demo test build-asan test-asan bench install clean build-fuzz fuzz fuzz-long
 
 all: build
 
@@ -38,8 +41,42 @@ test-asan: build-asan
 bench: build
 	$(BUILD)/bin/moduco-bench-forward
 
+# libFuzzer targets (clang, ASan+UBSan) in their own build folder; docs/fuzzing.md
+FUZZ_FLAGS = -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
+             -fno-omit-frame-pointer -g
+build-fuzz:
+	cmake -S . -B $(BUILD_FUZZ) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
+	  -DCMAKE_CXX_COMPILER=clang++ "-DCMAKE_C_FLAGS=$(FUZZ_FLAGS)" "-DCMAKE_CXX_FLAGS=$(FUZZ_FLAGS)" \
+	  "-DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=address,undefined" \
+	  "-DCMAKE_MODULE_LINKER_FLAGS=-fsanitize=address,undefined" \
+	  -DMODUCO_BUILD_FUZZ=ON -DMODUCO_BUILD_TESTS=OFF -DMODUCO_BUILD_BENCHMARKS=OFF
+	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target moduco_fuzzers
+
+# every fuzz target for FUZZ_TIME seconds (CI); crashes land in $(BUILD_FUZZ)/artifacts
+fuzz: build-fuzz
+	BUILD_FUZZ=$(BUILD_FUZZ) bash fuzz/run.sh $(FUZZ_TIME)
+
+# the long campaign: FUZZ_LONG_TIME seconds per target, corpora kept in $(BUILD_FUZZ)/corpus
+fuzz-long: build-fuzz
+	BUILD_FUZZ=$(BUILD_FUZZ) bash fuzz/run.sh $(FUZZ_LONG_TIME)
+
 install: build
 	cmake --install $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN)
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_FUZZ)
+
+# ThreadSanitizer run of the batch-rollout tests (core/engine/rollout.c) in $(BUILD_TSAN)
+BUILD_TSAN ?= build-tsan
+TSAN_FLAGS = -fsanitize=thread -fno-omit-frame-pointer -g
+.PHONY: build-tsan test-tsan
+build-tsan:
+	cmake -S . -B $(BUILD_TSAN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMODUCO_BUILD_BENCHMARKS=OFF \
+	  "-DCMAKE_C_FLAGS=$(TSAN_FLAGS)" "-DCMAKE_CXX_FLAGS=$(TSAN_FLAGS)" \
+	  -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread -DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=thread \
+	  -DCMAKE_MODULE_LINKER_FLAGS=-fsanitize=thread
+	cmake --build $(BUILD_TSAN) -j $(JOBS) --target test_rollout_plain
+
+test-tsan: build-tsan
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+	  ctest --test-dir $(BUILD_TSAN) -R '^test_rollout_plain$$' --output-on-failure

@@ -2,7 +2,7 @@
 # Install what Moduco needs on Debian 12 (build, tests, conformance against MuJoCo 2.2.2).
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libexpat1-dev libcjson-dev libccd-dev libqhull-dev
-      libcriterion-dev libmujoco-dev libmujoco-samples)
+      libcriterion-dev libmujoco-dev libmujoco-samples clang libclang-rt-14-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

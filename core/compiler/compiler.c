@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "compiler/compiler.h"
+#include "compiler/compiler_mesh.h"
 #include "engine/io.h"
 
 // top-level sections in the order they are compiled (a section may appear several times)
@@ -47,6 +48,7 @@ static void mcc_init(mcc* c, mcxTree* tree, char* error, int error_sz) {
 }
 
 static void mcc_free(mcc* c) {
+  mcc_freeAssets(c);
   for (int i = 0; i < c->numerics.n; i++) {
     free(MCC_AT(c->numerics, mccNumeric, i)->data);
   }
@@ -150,6 +152,8 @@ static mcModel* mcc_compile(mcc* c) {
   }
 
   mcModel* m = mcc_buildModel(c);
+  mcc_finishActuators(c, m);
+  mcc_finishSensors(c, m);
   c->m = NULL;
   return m;
 }

@@ -259,6 +259,10 @@ typedef struct mcc_ {
   mccVec plugins;                 // const mcpHeader*
   mccVec strs;                    // char*: strings owned by the context
 
+  // compiled mesh and height-field assets (compiler_mesh.c, compiler_hfield.c)
+  struct mccMeshData_* meshdata;          // c->meshes.n entries
+  struct mccHfieldData_* hfielddata;      // c->hfields.n entries
+
   // the model being filled (freed on error) and scratch memory (freed at the end)
   mcModel* m;
   void* scratch;
@@ -361,6 +365,9 @@ void mcc_bodyInertia(mcc* c);
 mcNum mcc_geomRbound(const mccGeomObj* g);
 
 void mcc_readActuators(mcc* c, const mcxElem* e);             // compiler_actuator.c
+// second pass over plugin sensors and actuators once the model exists (compile callbacks with m)
+void mcc_finishSensors(mcc* c, mcModel* m);                   // compiler_sensor.c
+void mcc_finishActuators(mcc* c, mcModel* m);                 // compiler_actuator.c
 
 void mcc_readSensors(mcc* c, const mcxElem* e);               // compiler_sensor.c
 

@@ -1,5 +1,7 @@
 // Moduco core: <actuator>: built-in shortcuts, transmissions, limits and actuator plugins.
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "compiler/compiler.h"
@@ -192,6 +194,24 @@ static void mcc_pluginActuator(mcc* c, const mcxElem* e, const mcpActuator* pa, 
   a->plugin = mcc_pluginIndex(c, &pa->hdr);
 }
 
+// core-parsed actuators: affine types run on the core's inlined path (plugin -1); muscle and user
+// types are bound to the 'general' actuator plugin
+static void mcc_bindGeneral(mcc* c, const mcxElem* e, mccActObj* a) {
+  const mccActuator* s = &a->s;
+  int affine = (s->dyntype >= mcDYN_NONE && s->dyntype <= mcDYN_FILTEREXACT) &&
+               (s->gaintype == mcGAIN_FIXED || s->gaintype == mcGAIN_AFFINE) &&
+               (s->biastype == mcBIAS_NONE || s->biastype == mcBIAS_AFFINE);
+  if (affine) {
+    return;
+  }
+  const mcpHeader* g = mcp_find(mcpKIND_ACTUATOR, "general");
+  if (!g) {
+    mcc_error(c, e, "<%s> with muscle or user types needs the 'actuator-general' plugin, which is "
+              "not loaded", e->name);
+  }
+  a->plugin = mcc_pluginIndex(c, g);
+}
+
 void mcc_readActuators(mcc* c, const mcxElem* e) {
   mcc_checkAttrs(c, e, "");
   for (int k = 0; k < e->nchild; k++) {
@@ -205,6 +225,7 @@ void mcc_readActuators(mcc* c, const mcxElem* e) {
     if (mcc_isActuatorElem(ae->name)) {
       mcc_readActuator(c, ae, &a.s, 0);
       a.actnum = a.s.dyntype != mcDYN_NONE ? 1 : 0;
+      mcc_bindGeneral(c, ae, &a);
     } else if (!strcmp(ae->name, "plugin")) {
       mcc_error(c, ae, "not supported yet: <plugin> under <actuator> (use the plugin's element)");
     } else {
@@ -234,5 +255,87 @@ void mcc_readActuators(mcc* c, const mcxElem* e) {
       mcc_error(c, ae, "<%s> requires a nonnegative ctrlrange", ae->name);
     }
     *(mccActObj*)mcc_push(c, &c->actuators) = a;
+  }
+}
+
+
+// length of actuator i after simulating with a constant pull (side 0) or push (side 1) along it,
+// with velocity damping; the extreme reached over the last 'interval' seconds
+static int mcc_lengthRangeSide(mcModel* m, int i, int side, mcNum* result) {
+  const mcNum accel = 20, timeconst = 1, inttotal = 10, interval = 2, tolrange = 0.05;
+  int nv = m->nv;
+  mcData* d = mc_makeData(m);
+  mcNum* tmp = calloc((size_t)nv + 1, sizeof(mcNum));
+  if (!d || !tmp) {
+    mc_deleteData(d);
+    free(tmp);
+    return -1;
+  }
+  mcNum lo = 1e300, hi = -1e300;
+  while (d->time < inttotal) {
+    mc_step1(m, d);
+
+    // force along the moment arms, scaled to the requested acceleration, minus damping
+    const mcNum* mom = d->actuator_moment + (size_t)i * nv;
+    mc_solveM(m, d, tmp, mom, 1);
+    mcNum nrm = 0;
+    for (int k = 0; k < nv; k++) {
+      nrm += tmp[k] * tmp[k];
+    }
+    nrm = sqrt(nrm);
+    mcNum f = (side ? 1 : -1) * accel / (nrm > mcMINVAL ? nrm : mcMINVAL);
+    mc_mulM(m, d, tmp, d->qvel);
+    for (int k = 0; k < nv; k++) {
+      d->qfrc_applied[k] = f * mom[k] - tmp[k] / timeconst;
+    }
+    mc_step2(m, d);
+
+    // record the range over the last interval
+    if (d->time >= inttotal - interval) {
+      mcNum len = d->actuator_length[i];
+      lo = len < lo ? len : lo;
+      hi = len > hi ? len : hi;
+    }
+  }
+  *result = side ? hi : lo;
+  int converged = hi - lo <= tolrange * (fabs(hi) + fabs(lo) + mcMINVAL);
+  mc_deleteData(d);
+  free(tmp);
+  return converged ? 0 : 1;
+}
+
+void mcc_finishActuators(mcc* c, mcModel* m) {
+  mcOption saved = m->opt;
+
+  // muscles without an explicit lengthrange: simulate, as MuJoCo's compiler does by default
+  for (int i = 0; i < m->nu; i++) {
+    const mccActObj* a = MCC_AT(c->actuators, mccActObj, i);
+    mcNum lr[2] = {0, 0};
+    mcc_readNums(c, a->elem, "lengthrange", lr, 2, 2);
+    m->actuator_lengthrange[2 * i] = lr[0];
+    m->actuator_lengthrange[2 * i + 1] = lr[1];
+    int muscle = m->actuator_gaintype[i] == mcGAIN_MUSCLE ||
+                 m->actuator_biastype[i] == mcBIAS_MUSCLE || m->actuator_dyntype[i] == mcDYN_MUSCLE;
+    if (!muscle || lr[0] < lr[1]) {
+      continue;
+    }
+    m->opt.timestep = 0.01;
+    m->opt.disableflags = mcDSBL_FRICTIONLOSS | mcDSBL_CONTACT | mcDSBL_PASSIVE | mcDSBL_GRAVITY |
+                          mcDSBL_ACTUATION | mcDSBL_SENSOR;
+    for (int side = 0; side < 2; side++) {
+      int rc = mcc_lengthRangeSide(m, i, side, m->actuator_lengthrange + 2 * i + side);
+      if (rc < 0) {
+        m->opt = saved;
+        mcc_error(c, a->elem, "out of memory computing the actuator length range");
+      } else if (rc > 0) {
+        m->opt = saved;
+        mcc_error(c, a->elem, "actuator length range did not converge; set 'lengthrange'");
+      }
+    }
+    m->opt = saved;
+    if (!(m->actuator_lengthrange[2 * i] < m->actuator_lengthrange[2 * i + 1])) {
+      mcc_error(c, a->elem, "invalid actuator length range [%g, %g]",
+                m->actuator_lengthrange[2 * i], m->actuator_lengthrange[2 * i + 1]);
+    }
   }
 }

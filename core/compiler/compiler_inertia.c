@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "compiler/compiler.h"
+#include "compiler/compiler_mesh.h"
 
 //---------------------------------- geoms ---------------------------------------------------------
 
@@ -62,10 +63,20 @@ static int mcc_primitive(int type, const mcNum* size, mcNum* vol, mcNum I[3]) {
 void mcc_geomInertia(mcc* c, const mccGeomObj* g, mcNum* mass, mcNum inertia[3]) {
   mcNum vol, I[3];
   if (g->s.type == mcGEOM_MESH) {
-    mcc_error(c, g->elem, "mesh inertia not supported yet: give body '%s' an <inertial> element "
-              "(or set mass=\"0\" or density=\"0\" on the mesh geom)",
-              MCC_AT(c->bodies, mccBody, g->body)->name ? MCC_AT(c->bodies, mccBody, g->body)->name
-                                                        : "(unnamed)");
+    // MuJoCo 2.2.2: the box with the mesh's principal inertia (mass = density x box volume)
+    mcNum b[3];
+    mcc_meshGeomInertia(c, g->meshid, &vol, b);
+    mcNum mass_g = 0;
+    if (g->s.mass >= 0) {
+      mass_g = vol > mcMINVAL ? g->s.mass : 0;
+    } else {
+      mass_g = g->s.density * vol;
+    }
+    *mass = mass_g;
+    inertia[0] = mass_g * (b[1] * b[1] + b[2] * b[2]) / 3;
+    inertia[1] = mass_g * (b[0] * b[0] + b[2] * b[2]) / 3;
+    inertia[2] = mass_g * (b[0] * b[0] + b[1] * b[1]) / 3;
+    return;
   }
   if (!mcc_primitive(g->s.type, g->s.size, &vol, I)) {
     *mass = 0;
@@ -94,6 +105,8 @@ mcNum mcc_geomRbound(const mccGeomObj* g) {
   case mcGEOM_ELLIPSOID:
     return fmax(fmax(s[0], s[1]), s[2]);
   case mcGEOM_BOX:
+  case mcGEOM_MESH:
+    // a mesh geom's size is the half-extent of its vertices in the mesh frame
     return sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
   default:
     return 0;
@@ -145,7 +158,7 @@ static int mcc_principal(mcNum M, const mcNum comsum[3], const mcNum T[9], mcNum
     }
   }
   memcpy(ipos, com, sizeof(com));
-  mcc_eig3(inertia, iquat, Tc);
+  mcc_eig3mj(inertia, iquat, Tc);
   for (int i = 0; i < 3; i++) {
     if (inertia[i] < 0 && inertia[i] > -1e-12 * (inertia[0] + 1)) {
       inertia[i] = 0;

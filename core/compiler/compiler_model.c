@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "compiler/compiler.h"
+#include "compiler/compiler_mesh.h"
 #include "engine/io.h"
 
 //---------------------------------- topology ------------------------------------------------------
@@ -130,19 +131,9 @@ static int mcc_samePose(const mcNum p1[3], const mcNum q1[4], const mcNum p2[3],
   return 1;
 }
 
-// mesh vertex and face counts given inline (files are read by the collision issue)
-static void mcc_meshCounts(mcc* c, int i, int* nvert, int* nface) {
-  const mcxElem* e = MCC_AT(c->meshes, mccNamed, i)->elem;
-  int nv = mcc_countNums(c, e, "vertex");
-  int nf = mcc_countNums(c, e, "face");
-  *nvert = nv > 0 ? nv / 3 : 0;
-  *nface = nf > 0 ? nf / 3 : 0;
-  if ((nv > 0 && nv % 3) || (nf > 0 && nf % 3)) {
-    mcc_error(c, e, "mesh vertex and face data must be multiples of 3");
-  }
-}
-
 mcModel* mcc_buildModel(mcc* c) {
+  mcc_compileMeshes(c);
+  mcc_compileHfields(c);
   mcc_topology(c);
   mcc_bodyInertia(c);
 
@@ -165,23 +156,9 @@ mcModel* mcc_buildModel(mcc* c) {
   sz.ngeom = c->geoms.n;
   sz.nsite = c->sites.n;
   sz.nmesh = c->meshes.n;
-  for (int i = 0; i < c->meshes.n; i++) {
-    int nvert, nface;
-    mcc_meshCounts(c, i, &nvert, &nface);
-    sz.nmeshvert += nvert;
-    sz.nmeshface += nface;
-  }
+  mcc_meshTotals(c, &sz.nmeshvert, &sz.nmeshface, &sz.nmeshgraph);
   sz.nhfield = c->hfields.n;
-  for (int i = 0; i < c->hfields.n; i++) {
-    const mcxElem* e = MCC_AT(c->hfields, mccNamed, i)->elem;
-    int nrow = 0, ncol = 0;
-    mcc_readInt(c, e, "nrow", &nrow);
-    mcc_readInt(c, e, "ncol", &ncol);
-    if (nrow < 0 || ncol < 0) {
-      mcc_error(c, e, "hfield nrow and ncol must be nonnegative");
-    }
-    sz.nhfielddata += nrow * ncol;
-  }
+  mcc_hfieldTotals(c, &sz.nhfielddata);
   sz.npair = c->pairs.n;
   sz.nexclude = c->excludes.n;
   sz.neq = c->eqs.n;
@@ -389,8 +366,7 @@ mcModel* mcc_buildModel(mcc* c) {
     memcpy(m->geom_size + 3 * g, s->size, sizeof(s->size));
     if (s->type == mcGEOM_HFIELD) {
       // height field geoms take their size from the asset: (x, y, mean of top and bottom)
-      mcNum hs[4] = {0, 0, 0, 0};
-      mcc_readNums(c, MCC_AT(c->hfields, mccNamed, go->meshid)->elem, "size", hs, 4, 4);
+      const mcNum* hs = c->hfielddata[go->meshid].size;
       m->geom_size[3 * g] = hs[0];
       m->geom_size[3 * g + 1] = hs[1];
       m->geom_size[3 * g + 2] = 0.5 * (hs[2] + hs[3]);
@@ -428,47 +404,9 @@ mcModel* mcc_buildModel(mcc* c) {
                                           m->body_iquat + 4 * b) ? 2 : 0;
   }
 
-  //-------- meshes (inline data only) and height fields
-  int vadr = 0, fadr = 0;
-  for (int i = 0; i < m->nmesh; i++) {
-    int nvert, nface;
-    mcc_meshCounts(c, i, &nvert, &nface);
-    const mcxElem* e = MCC_AT(c->meshes, mccNamed, i)->elem;
-    m->mesh_vertadr[i] = vadr;
-    m->mesh_vertnum[i] = nvert;
-    m->mesh_faceadr[i] = fadr;
-    m->mesh_facenum[i] = nface;
-    if (nvert) {
-      mcc_readFloats(c, e, "vertex", m->mesh_vert + 3 * vadr, 3 * nvert, 3 * nvert);
-    }
-    if (nface) {
-      char** slot = (char**)mcc_push(c, &c->strs);
-      *slot = (char*)mcc_malloc(c, sizeof(mcNum) * 3 * (size_t)nface);
-      mcNum* tmp = (mcNum*)*slot;
-      mcc_readNums(c, e, "face", tmp, 3 * nface, 3 * nface);
-      for (int k = 0; k < 3 * nface; k++) {
-        if (tmp[k] < 0 || tmp[k] >= nvert) {
-          mcc_error(c, e, "mesh face index %g out of range (%d vertices)", tmp[k], nvert);
-        }
-        m->mesh_face[3 * fadr + k] = (int)tmp[k];
-      }
-    }
-    vadr += nvert;
-    fadr += nface;
-  }
-  int hadr = 0;
-  for (int i = 0; i < m->nhfield; i++) {
-    const mcxElem* e = MCC_AT(c->hfields, mccNamed, i)->elem;
-    mcc_readInt(c, e, "nrow", m->hfield_nrow + i);
-    mcc_readInt(c, e, "ncol", m->hfield_ncol + i);
-    mcc_readNums(c, e, "size", m->hfield_size + 4 * i, 4, 4);
-    m->hfield_adr[i] = hadr;
-    int n = m->hfield_nrow[i] * m->hfield_ncol[i];
-    if (n && mcx_attr(e, "elevation")) {
-      mcc_readFloats(c, e, "elevation", m->hfield_data + hadr, n, n);
-    }
-    hadr += n;
-  }
+  //-------- meshes and height fields
+  mcc_fillMeshes(c, m);
+  mcc_fillHfields(c, m);
 
   //-------- pairs and excludes
   for (int i = 0; i < m->npair; i++) {

@@ -187,6 +187,29 @@ void mcc_readOption(mcc* c, const mcxElem* e) {
   }
 }
 
+//---------------------------------- plugin resolution helpers -------------------------------------
+
+// the loader's message about a rejected plugin called name (" (rejected: file: why)"), or "" if
+// the loader said nothing about it
+static void mcc_rejection(const char* name, char* out, int out_sz) {
+  out[0] = 0;
+  char key[MCP_MAXNAME + 16];
+  snprintf(key, sizeof(key), "plugin '%s':", name);
+  const char* all = mc_pluginMessages();
+  const char* hit = all ? strstr(all, key) : NULL;
+  if (!hit) {
+    return;
+  }
+  const char* start = hit;
+  while (start > all && start[-1] != '\n') {
+    start--;
+  }
+  const char* end = strchr(hit, '\n');
+  int len = end ? (int)(end - start) : (int)strlen(start);
+  snprintf(out, (size_t)out_sz, " (rejected by the loader: %.*s)", len, start);
+}
+
+
 void mcc_resolvePlugins(mcc* c, mcModel* m) {
   mcOption* o = &m->opt;
   const mcxElem* e = c->option_elem ? c->option_elem : c->tree->root;
@@ -200,8 +223,10 @@ void mcc_resolvePlugins(mcc* c, mcModel* m) {
   o->integrator = code >= 0 ? code : mcINT_OTHER;
   m->integrator = (const mcpIntegrator*)mcp_find(mcpKIND_INTEGRATOR, o->integrator_name);
   if (!m->integrator) {
+    char why[600];
+    mcc_rejection(o->integrator_name, why, sizeof(why));
     mcp_listNames(mcpKIND_INTEGRATOR, list, sizeof(list));
-    mcc_error(c, e, "unknown integrator '%s' (available: %s)", o->integrator_name,
+    mcc_error(c, e, "unknown integrator '%s'%s (available: %s)", o->integrator_name, why,
               list[0] ? list : "none");
   }
 
@@ -213,8 +238,10 @@ void mcc_resolvePlugins(mcc* c, mcModel* m) {
   o->solver = code >= 0 ? code : mcSOL_OTHER;
   m->solver = (const mcpSolver*)mcp_find(mcpKIND_SOLVER, o->solver_name);
   if (!m->solver && code < 0) {
+    char why[600];
+    mcc_rejection(o->solver_name, why, sizeof(why));
     mcp_listNames(mcpKIND_SOLVER, list, sizeof(list));
-    mcc_error(c, e, "unknown solver '%s' (available: %s)", o->solver_name,
+    mcc_error(c, e, "unknown solver '%s'%s (available: %s)", o->solver_name, why,
               list[0] ? list : "none");
   }
 }
@@ -245,10 +272,10 @@ void mcc_readSize(mcc* c, const mcxElem* e) {
     while (isspace((unsigned char)*end)) {
       end++;
     }
-    if (*end || (v < 0 && v != -1)) {
+    if (*end || (v < 0 && v != -1) || !(v * scale < 0x1p62)) {
       mcc_error(c, e, "malformed memory size '%s' (expected e.g. 100K, 64M, 2G)", mem);
     }
-    c->narena = v < 0 ? 0 : (size_t)(v * scale);
+    c->narena = v < 0 || !(v * scale < 0x1p62) ? 0 : (size_t)(v * scale);
   }
   mcc_readInt(c, e, "njmax", &c->njmax);
   mcc_readInt(c, e, "nconmax", &c->nconmax);
@@ -303,7 +330,9 @@ void mcc_readExtension(mcc* c, const mcxElem* e) {
           snprintf(all + n, sizeof(all) - n, "%s%s", n ? ", " : "", list);
         }
       }
-      mcc_error(c, ch, "unknown plugin '%s' (available: %s)", name, all[0] ? all : "none");
+      char why[600];
+      mcc_rejection(name, why, sizeof(why));
+      mcc_error(c, ch, "unknown plugin '%s'%s (available: %s)", name, why, all[0] ? all : "none");
     }
     mcc_addPlugin(c, h);
 

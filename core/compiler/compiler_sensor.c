@@ -129,7 +129,8 @@ static void mcc_pluginSensor(mcc* c, const mcxElem* e, const mcpSensor* ps, mccS
   if (!ps->compile) {
     mcc_error(c, e, "sensor plugin '%s' has no compile callback", ps->hdr.name);
   }
-  // the model does not exist yet while sensors are compiled: plugins get m == NULL
+  // first pass while the model is being sized (m == NULL); mcc_finishSensors calls compile
+  // again with the finished model
   if (ps->compile(mcp_host(), NULL, &attr, &spec, perr, sizeof(perr))) {
     mcc_error(c, e, "<%s>: %s", e->name, perr[0] ? perr : "plugin compile failed");
   }
@@ -197,6 +198,14 @@ void mcc_readSensors(mcc* c, const mcxElem* e) {
         }
       }
 
+      // the standard sensor plugin computes every built-in type
+      const mcpSensor* ps = mcp_findSensorElement(se->name);
+      if (!ps) {
+        mcc_error(c, se, "sensor <%s> is computed by the 'sensor-standard' plugin, which is not "
+                  "loaded", se->name);
+      }
+      s.plugin = mcc_pluginIndex(c, &ps->hdr);
+
       // joint sensors need the right joint type
       if (s.objtype == mcOBJ_JOINT) {
         int jt = MCC_AT(c->joints, mccJointObj, s.objid)->s.type;
@@ -251,5 +260,50 @@ void mcc_readSensors(mcc* c, const mcxElem* e) {
     }
     s.name = name && name[0] ? name : NULL;
     *(mccSensorObj*)mcc_push(c, &c->sensors) = s;
+  }
+}
+
+
+void mcc_finishSensors(mcc* c, mcModel* m) {
+  for (int i = 0; i < m->nsensor; i++) {
+    const mccSensorObj* s = MCC_AT(c->sensors, mccSensorObj, i);
+    if (s->type != mcSENS_PLUGIN || s->plugin < 0) {
+      continue;
+    }
+    const mcpSensor* ps = (const mcpSensor*)m->plugin[s->plugin];
+    const mcxElem* e = s->elem;
+
+    // the same attributes and spec as the first pass, now with the model
+    const char* keys[64];
+    const char* vals[64];
+    int n = 0;
+    for (int k = 0; k < e->nattr && n < 64; k++, n++) {
+      keys[n] = e->attr[2 * k];
+      vals[n] = e->attr[2 * k + 1];
+    }
+    mcpAttributes attr = {n, keys, vals, e->file, e->line};
+    mcpSensorSpec spec;
+    memset(&spec, 0, sizeof(spec));
+    spec.dim = s->dim;
+    spec.needstage = s->needstage;
+    spec.datatype = s->datatype;
+    spec.objtype = s->objtype;
+    spec.objid = s->objid;
+    spec.reftype = s->reftype;
+    spec.refid = s->refid;
+    char perr[512] = "";
+    if (ps->compile(mcp_host(), m, &attr, &spec, perr, sizeof(perr))) {
+      mcc_error(c, e, "<%s>: %s", e->name, perr[0] ? perr : "plugin compile failed");
+    }
+    if (spec.dim != s->dim) {
+      mcc_error(c, e, "sensor plugin '%s' changed its dimension from %d to %d once the model "
+                "existed", ps->hdr.name, s->dim, spec.dim);
+    }
+    m->sensor_needstage[i] = spec.needstage;
+    m->sensor_datatype[i] = spec.datatype;
+    m->sensor_objtype[i] = spec.objtype;
+    m->sensor_objid[i] = spec.objid;
+    m->sensor_reftype[i] = spec.reftype;
+    m->sensor_refid[i] = spec.refid;
   }
 }

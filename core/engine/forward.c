@@ -9,6 +9,7 @@
 #include "engine/constraint.h"
 #include "engine/engine.h"
 #include "engine/io.h"
+#include "engine/sensor.h"
 #include "math/math.h"
 #include "plugin/registry.h"
 
@@ -84,11 +85,10 @@ void mc_xfrcAccumulate(const mcModel* m, const mcData* d, mcNum* qfrc) {
 void mc_fwdPosition(const mcModel* m, mcData* d) {
   double t0 = clockNow(d), t1;
 
-  // kinematics, com quantities, tendons, transmissions
+  // kinematics, com quantities, tendons
   mc_kinematics(m, d);
   mc_comPos(m, d);
   mc_tendon(m, d);
-  mc_transmission(m, d);
   clockAdd(d, mcTIMER_POS_KINEMATICS, t0);
 
   // joint-space inertia and its factorization
@@ -106,6 +106,11 @@ void mc_fwdPosition(const mcModel* m, mcData* d) {
   t1 = clockNow(d);
   mc_makeConstraint(m, d);
   clockAdd(d, mcTIMER_POS_MAKE, t1);
+
+  // transmissions last: body (adhesion) transmissions read the contact rows
+  t1 = clockNow(d);
+  mc_transmission(m, d);
+  clockAdd(d, mcTIMER_POS_KINEMATICS, t1);
 
   clockAdd(d, mcTIMER_POSITION, t0);
 }
@@ -172,7 +177,9 @@ void mc_forwardSkip(const mcModel* m, mcData* d, int skipstage, int skipsensor) 
   // position stage
   if (skipstage < mcSTAGE_POS) {
     mc_fwdPosition(m, d);
-    // hook: position sensors unless skipsensor (later issue)
+    if (!skipsensor) {
+      mc_sensorStage(m, d, mcSTAGE_POS);
+    }
     if (energy) {
       mc_energyPos(m, d);
     }
@@ -181,7 +188,9 @@ void mc_forwardSkip(const mcModel* m, mcData* d, int skipstage, int skipsensor) 
   // velocity stage
   if (skipstage < mcSTAGE_VEL) {
     mc_fwdVelocity(m, d);
-    // hook: velocity sensors unless skipsensor (later issue)
+    if (!skipsensor) {
+      mc_sensorStage(m, d, mcSTAGE_VEL);
+    }
     if (energy) {
       mc_energyVel(m, d);
     }
@@ -193,8 +202,9 @@ void mc_forwardSkip(const mcModel* m, mcData* d, int skipstage, int skipsensor) 
   clockAdd(d, mcTIMER_ACTUATION, t1);
   mc_fwdAcceleration(m, d);
   mc_fwdConstraint(m, d);
-  // hook: acceleration sensors unless skipsensor (later issue)
-  (void)skipsensor;
+  if (!skipsensor) {
+    mc_sensorStage(m, d, mcSTAGE_ACC);
+  }
 
   clockAdd(d, mcTIMER_FORWARD, t0);
 }
@@ -260,12 +270,12 @@ void mc_step1(const mcModel* m, mcData* d) {
   mc_checkPos(m, d);
   mc_checkVel(m, d);
   mc_fwdPosition(m, d);
-  // hook: position sensors (later issue)
+  mc_sensorStage(m, d, mcSTAGE_POS);
   if (energy) {
     mc_energyPos(m, d);
   }
   mc_fwdVelocity(m, d);
-  // hook: velocity sensors (later issue)
+  mc_sensorStage(m, d, mcSTAGE_VEL);
   if (energy) {
     mc_energyVel(m, d);
   }
@@ -286,7 +296,7 @@ void mc_step2(const mcModel* m, mcData* d) {
   clockAdd(d, mcTIMER_ACTUATION, t1);
   mc_fwdAcceleration(m, d);
   mc_fwdConstraint(m, d);
-  // hook: acceleration sensors (later issue)
+  mc_sensorStage(m, d, mcSTAGE_ACC);
   mc_checkAcc(m, d);
   integrate(m, d);
 

@@ -14,6 +14,10 @@
 
 #define MCI_ALIGN 64              // alignment of every array in the model and data buffers
 
+// bytes between the arena and the stack that only stack frames may use: 8 nested mc_markStack
+// calls always succeed in a full arena, so mark/free pairs stay balanced when allocations fail
+#define MCI_FRAME_RESERVE 128
+
 
 //---------------------------------- version -------------------------------------------------------
 
@@ -74,8 +78,8 @@ const char* mc_warningText(int warning, int info) {
              "Increase <size memory=\"...\"/>.", info);
     break;
   case mcWARN_CNSTRFULL:
-    snprintf(buf, sizeof(buf), "Too many constraint rows (%d): the arena is full. "
-             "Increase <size memory=\"...\"/>.", info);
+    snprintf(buf, sizeof(buf), "Too many constraint rows (%d), or no scratch stack left for "
+             "them: the arena is full. Increase <size memory=\"...\"/>.", info);
     break;
   case mcWARN_VGEOMFULL:
     snprintf(buf, sizeof(buf), "Too many visual geoms (%d).", info);
@@ -587,7 +591,8 @@ void* mci_arenaAlloc(mcData* d, size_t bytes, size_t align) {
     align = 8;
   }
   size_t start = alignUp(d->parena, align);
-  if (start + bytes > d->pstack) {
+  if (bytes > d->pstack || start > d->pstack - bytes ||
+      d->pstack - (start + bytes) < MCI_FRAME_RESERVE) {
     return NULL;
   }
   d->parena = start + bytes;
@@ -634,13 +639,15 @@ void* mc_stackAlloc(mcData* d, size_t bytes, size_t align) {
   if (align < 16) {
     align = 16;
   }
+
+  // a full arena is counted (and printed once) as CNSTRFULL: the stack serves the solvers
   if (bytes > d->pstack) {
-    mci_message("mc_stackAlloc: stack overflow (%zu bytes asked); increase <size memory>", bytes);
+    mc_warning(d, mcWARN_CNSTRFULL, d->nefc);
     return NULL;
   }
   size_t top = (d->pstack - bytes) & ~(align - 1);
-  if (top < d->parena || top > d->pstack) {
-    mci_message("mc_stackAlloc: stack overflow (%zu bytes asked); increase <size memory>", bytes);
+  if (top < d->parena || top > d->pstack || top - d->parena < MCI_FRAME_RESERVE) {
+    mc_warning(d, mcWARN_CNSTRFULL, d->nefc);
     return NULL;
   }
   d->pstack = top;

@@ -10,6 +10,13 @@
 // maximum include nesting depth (also bounds cycles that evade the name check)
 #define MCX_MAXDEPTH 64
 
+// maximum number of include elements expanded in one tree (bounds include fan-out bombs)
+#define MCX_MAXINCLUDE 4096
+
+// optional file-system replacement (mcx_setReadHook)
+static mcxReadHook g_read_hook = NULL;
+static void* g_read_user = NULL;
+
 // parser state while reading one document
 typedef struct mcxParse_ {
   XML_Parser parser;
@@ -222,6 +229,9 @@ static mcxElem* mcx_parseBuffer(mcxTree* tree, const char* buf, size_t len, cons
 
 // read a whole file into a malloc'ed buffer; NULL if it cannot be read
 static char* mcx_readAll(const char* path, size_t* len) {
+  if (g_read_hook) {
+    return g_read_hook(g_read_user, path, len);
+  }
   FILE* f = fopen(path, "rb");
   if (!f) {
     return NULL;
@@ -289,7 +299,7 @@ static mcxElem* mcx_parseFile(mcxTree* tree, const char* path, const mcxChain* c
     return NULL;
   }
   char real[4096];
-  if (!realpath(path, real)) {
+  if (g_read_hook || !realpath(path, real)) {
     snprintf(real, sizeof(real), "%s", path);
   }
   mcxChain link = {real, chain};
@@ -335,6 +345,11 @@ static int mcx_expand(mcxTree* tree, mcxElem* e, const mcxChain* chain, int dept
       mcx_error(error, error_sz, c->file, c->line, "include nesting deeper than %d", MCX_MAXDEPTH);
       return -1;
     }
+    if (++tree->ninclude > MCX_MAXINCLUDE) {
+      mcx_error(error, error_sz, c->file, c->line, "more than %d <include> elements",
+                MCX_MAXINCLUDE);
+      return -1;
+    }
 
     // resolve the path relative to the including file's directory
     char dir[1024], path[2048];
@@ -347,7 +362,7 @@ static int mcx_expand(mcxTree* tree, mcxElem* e, const mcxChain* chain, int dept
 
     // cycle check (on resolved paths)
     char real[4096];
-    if (!realpath(path, real)) {
+    if (g_read_hook || !realpath(path, real)) {
       snprintf(real, sizeof(real), "%s", path);
     }
     for (const mcxChain* k = chain; k; k = k->up) {
@@ -394,6 +409,22 @@ static int mcx_expand(mcxTree* tree, mcxElem* e, const mcxChain* chain, int dept
 }
 
 //---------------------------------- public API ----------------------------------------------------
+
+char* mcx_readBytes(const char* path, size_t* len) {
+  size_t n = 0;
+  char* buf = path ? mcx_readAll(path, &n) : NULL;
+  if (len) {
+    *len = buf ? n : 0;
+  }
+  return buf;
+}
+
+
+void mcx_setReadHook(mcxReadHook hook, void* user) {
+  g_read_hook = hook;
+  g_read_user = user;
+}
+
 
 // allocate an empty tree with the given include directory
 static mcxTree* mcx_newTree(const char* dir) {

@@ -8,6 +8,8 @@
 #ifndef MODUCO_CORE_XML_XML_READER_H_
 #define MODUCO_CORE_XML_XML_READER_H_
 
+#include <stddef.h>
+
 // One XML element.
 typedef struct mcxElem_ {
   char* name;                     // element name
@@ -27,6 +29,7 @@ typedef struct mcxTree_ {
   char** files;                   // every file name elements point to
   int nfile;                      // number of file names
   char* dir;                      // directory of the top-level file ("" for none)
+  int ninclude;                   // include elements expanded so far (bounded by the reader)
 } mcxTree;
 
 // Read a file (with includes expanded). On failure return NULL and write `file:line: message`.
@@ -46,5 +49,19 @@ void mcx_dirname(const char* path, char* dir, int dir_sz);
 
 // Join dir and a relative path into out (absolute paths are copied as is).
 void mcx_joinPath(const char* dir, const char* path, char* out, int out_sz);
+
+// A file-system replacement for the reader (fuzzing, tests, embedding): return the bytes of path
+// in a malloc'ed buffer (the reader frees it) and set *len, or return NULL if there is no such
+// file. user is passed back unchanged.
+typedef char* (*mcxReadHook)(void* user, const char* path, size_t* len);
+
+// Install a read hook used for every file the reader opens (top-level and included); NULL restores
+// the real file system. Process-wide and not thread-safe: install it before loading.
+void mcx_setReadHook(mcxReadHook hook, void* user);
+
+// Read a whole file into a malloc'ed buffer (through the read hook when one is installed); set
+// *len. Return NULL if it cannot be read. Asset readers use this so fuzzers and tests can serve
+// files from memory.
+char* mcx_readBytes(const char* path, size_t* len);
 
 #endif  // MODUCO_CORE_XML_XML_READER_H_

@@ -36,5 +36,6 @@ int cmd_run(int argc, char** argv);
 int cmd_compile(int argc, char** argv);
 int cmd_plugins(int argc, char** argv);
 int cmd_dump(int argc, char** argv);
+int cmd_bench(int argc, char** argv);
 
 #endif  // MODUCO_SDK_CLI_CLI_H_

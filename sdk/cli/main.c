@@ -16,6 +16,8 @@ static const Command kCommands[] = {
   {"compile", cmd_compile, "compile MODEL"},
   {"plugins", cmd_plugins, "plugins"},
   {"dump", cmd_dump, "dump MODEL [--state FILE.json] [--key K] [--steps N]"},
+  {"bench", cmd_bench, "bench MODEL... [--solver A,B] [--integrator A,B] [--steps N] [--repeat R] "
+   "[--threads T,..] [--json FILE] [--plot FILE.svg] [--reference mujoco] [--profile]"},
 };
 static const int kNumCommands = (int)(sizeof(kCommands) / sizeof(kCommands[0]));
 
@@ -54,6 +56,7 @@ int main(int argc, char** argv) {
       return kCommands[i].fn(argc - 2, argv + 2);
     }
   }
-  cli_error("unknown command '%s' (commands: run, compile, plugins, dump, version, help)", cmd);
+  cli_error("unknown command '%s' (commands: run, compile, plugins, dump, bench, version, help)",
+            cmd);
   return CLI_USAGE;
 }

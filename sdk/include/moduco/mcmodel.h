@@ -275,6 +275,7 @@ typedef struct mcOption_ {
   X(nmesh)         /* number of meshes */                                                          \
   X(nmeshvert)     /* number of vertices in all meshes */                                          \
   X(nmeshface)     /* number of triangular faces in all meshes */                                  \
+  X(nmeshgraph)    /* number of ints in all mesh convex-hull graphs */                             \
   X(nhfield)       /* number of heightfields */                                                    \
   X(nhfielddata)   /* number of data points in all heightfields */                                 \
   X(npair)         /* number of predefined geom pairs */                                           \
@@ -383,14 +384,18 @@ typedef struct mcOption_ {
   X(mcNum,  site_size,             nsite,       3)  /* geom size for rendering */                  \
   X(mcNum,  site_pos,              nsite,       3)  /* local position offset rel. to body */       \
   X(mcNum,  site_quat,             nsite,       4)  /* local orientation offset rel. to body */    \
-  /* meshes (filled by the collision issue) */                                                     \
+  /* meshes: vertices in the mesh's inertial frame; mesh_graph per mesh (MuJoCo's layout):    */ \
+  /* numvert, numface, vert_edgeadr[numvert], vert_globalid[numvert],                          */ \
+  /* edge_localid[numvert+3*numface] (-1 ends each vertex), face_globalid[3*numface]            */ \
   X(int,    mesh_vertadr,          nmesh,       1)  /* first vertex address */                     \
   X(int,    mesh_vertnum,          nmesh,       1)  /* number of vertices */                       \
   X(int,    mesh_faceadr,          nmesh,       1)  /* first face address */                       \
   X(int,    mesh_facenum,          nmesh,       1)  /* number of faces */                          \
   X(float,  mesh_vert,             nmeshvert,   3)  /* vertex positions for all meshes */          \
   X(int,    mesh_face,             nmeshface,   3)  /* vertex face data */                         \
-  /* height fields (filled by the collision issue) */                                              \
+  X(int,    mesh_graphadr,         nmesh,       1)  /* hull graph address; -1: no hull */          \
+  X(int,    mesh_graph,            nmeshgraph,  1)  /* hull graphs: see above */                   \
+  /* height fields: data normalized to [0, 1], row-major (nrow x ncol)                          */ \
   X(mcNum,  hfield_size,           nhfield,     4)  /* (x, y, z_top, z_bottom) */                  \
   X(int,    hfield_nrow,           nhfield,     1)  /* number of rows in grid */                   \
   X(int,    hfield_ncol,           nhfield,     1)  /* number of columns in grid */                \

@@ -242,6 +242,48 @@ MCAPI int mc_setIntegrator(mcModel* m, const char* name, char* error, int error_
 // (available: ...)" to error. Nullable: error.
 MCAPI int mc_setSolver(mcModel* m, const char* name, char* error, int error_sz);
 
+//---------------------------------- batch rollouts ------------------------------------------------
+
+// A persistent pthread pool stepping many data instances of one model (core/engine/rollout.c).
+// Every item (a rollout or a forward evaluation) starts from mc_resetData followed by
+// mc_setState(spec), so results are bit-identical for any thread count and any schedule. The
+// model must outlive the pool and must not change while a call runs. Calls on one pool are
+// serialized (a second thread waits for the first); mc_step itself allocates nothing, and a call
+// allocates nothing after mc_rolloutCreate. See docs/performance.md.
+typedef struct mcRolloutPool_ mcRolloutPool;
+
+// Create a pool of nthread threads (the caller counts as one; 1: no helper threads) with one
+// mcData each, for calls of at most nbatch items. Return NULL on failure (message printed).
+MCAPI mcRolloutPool* mc_rolloutCreate(const mcModel* m, int nthread, int nbatch);
+
+// Stop the threads and free the pool and its data. Nullable: pool.
+MCAPI void mc_rolloutDelete(mcRolloutPool* pool);
+
+// Number of threads of the pool, the caller included.
+MCAPI int mc_rolloutThreads(const mcRolloutPool* pool);
+
+// Data of thread i (e.g. to set d->profile or read timers); NULL if out of range.
+MCAPI mcData* mc_rolloutData(mcRolloutPool* pool, int thread);
+
+// Warnings raised by each item of the last call (nbatch ints; item i of the last call at i).
+MCAPI const int* mc_rolloutWarnings(const mcRolloutPool* pool);
+
+// Run nroll rollouts of nstep steps. Rollout r starts at state0 + r*ns (ns = mc_stateSize(m,
+// spec)); before step t it copies ctrl + (r*nstep + t)*nu into d->ctrl (ctrl NULL: controls come
+// from the state, or zero); after step t it writes the state to states_out + (r*nstep + t)*ns
+// and d->sensordata to sensor_out + (r*nstep + t)*nsensordata. Return 0, or -1 on bad arguments
+// (nroll > nbatch). Nullable: ctrl, states_out, sensor_out.
+MCAPI int mc_rollout(mcRolloutPool* pool, int nroll, int nstep, unsigned int spec,
+                     const mcNum* state0, const mcNum* ctrl, mcNum* states_out,
+                     mcNum* sensor_out);
+
+// Forward dynamics at n states (states + i*ns, layout of mc_getState(spec)): write qacc to
+// qacc_out + i*nv and sensordata to sensor_out + i*nsensordata. For finite differences and
+// sampling-based optimisers. Return 0, or -1 on bad arguments (n > nbatch). Nullable: qacc_out,
+// sensor_out.
+MCAPI int mc_forwardBatch(mcRolloutPool* pool, int n, unsigned int spec, const mcNum* states,
+                          mcNum* qacc_out, mcNum* sensor_out);
+
 #ifdef __cplusplus
 }
 #endif

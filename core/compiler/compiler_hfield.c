@@ -1,0 +1,169 @@
+// Moduco core: height-field assets (inline nrow/ncol/elevation or MuJoCo's binary file).
+//
+// The binary file is int32 nrow, int32 ncol, then nrow*ncol float32 elevations, row-major, with
+// nothing after them. Elevations are normalized to [0, 1] (minimum 0, maximum 1; a constant field
+// becomes all zeros) as MuJoCo does, and scaled by size[2] in collision. PNG files are not read.
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "compiler/compiler_mesh.h"
+
+// resolve a height-field file against the model folder (and assetdir, as in MuJoCo 3)
+static void mcc_hfieldPath(mcc* c, const char* file, char* out, int out_sz) {
+  const char* dir = NULL;
+  const mcxElem* root = c->tree->root;
+  for (int k = 0; k < root->nchild; k++) {
+    const mcxElem* ch = root->child[k];
+    if (!strcmp(ch->name, "compiler") && mcx_attr(ch, "assetdir")) {
+      dir = mcx_attr(ch, "assetdir");
+    }
+  }
+  char tmp[1024];
+  mcx_joinPath(dir ? dir : "", file, tmp, sizeof(tmp));
+  mcx_joinPath(c->tree->dir ? c->tree->dir : "", tmp, out, out_sz);
+}
+
+
+// read the custom binary format into hd
+static void mcc_hfieldFile(mcc* c, const mcxElem* e, const char* name, mccHfieldData* hd,
+                           const char* path) {
+  size_t len = mcc_meshReadFile(c, e, path, &hd->buf);
+  const unsigned char* b = (const unsigned char*)hd->buf;
+  if (len < 8) {
+    mcc_error(c, e, "hfield '%s': file '%s' is too short for its 8-byte header (int32 nrow, "
+              "int32 ncol)", name, path);
+  }
+  int32_t dims[2];
+  memcpy(dims, b, sizeof(dims));
+  if (dims[0] < 1 || dims[1] < 1 || dims[0] > (1 << 15) || dims[1] > (1 << 15)) {
+    mcc_error(c, e, "hfield '%s': file '%s' has invalid size %d x %d", name, path, dims[0],
+              dims[1]);
+  }
+  uint64_t want = 8 + 4 * (uint64_t)dims[0] * (uint64_t)dims[1];
+  if (want != len) {
+    mcc_error(c, e, "hfield '%s': file '%s' has %zu bytes, but %d x %d floats need %llu",
+              name, path, len, dims[0], dims[1], (unsigned long long)want);
+  }
+  hd->nrow = dims[0];
+  hd->ncol = dims[1];
+  hd->data = (float*)malloc(sizeof(float) * (size_t)dims[0] * (size_t)dims[1]);
+  if (!hd->data) {
+    mcc_error(c, e, "out of memory");
+  }
+  memcpy(hd->data, b + 8, sizeof(float) * (size_t)dims[0] * (size_t)dims[1]);
+  free(hd->buf);
+  hd->buf = NULL;
+}
+
+
+void mcc_compileHfields(mcc* c) {
+  int n = c->hfields.n;
+  if (!n) {
+    return;
+  }
+  c->hfielddata = (mccHfieldData*)calloc((size_t)n, sizeof(mccHfieldData));
+  if (!c->hfielddata) {
+    mcc_error(c, NULL, "out of memory");
+  }
+  for (int i = 0; i < n; i++) {
+    mccHfieldData* hd = c->hfielddata + i;
+    const mcxElem* e = MCC_AT(c->hfields, mccNamed, i)->elem;
+    const char* name = MCC_AT(c->hfields, mccNamed, i)->name;
+    mcc_checkAttrs(c, e, "name class file content_type nrow ncol elevation size");
+
+    // size: (x, y, z_top, z_bottom)
+    const mcxElem* owner;
+    if (!mcc_assetAttr(c, e, "size", &owner)) {
+      mcc_error(c, e, "hfield '%s' requires attribute 'size' (x y z_top z_bottom)", name);
+    }
+    mcc_readNums(c, owner, "size", hd->size, 4, 4);
+    if (!(hd->size[0] > 0 && hd->size[1] > 0 && hd->size[2] > 0 && hd->size[3] >= 0)) {
+      mcc_error(c, e, "hfield '%s': size %g %g %g %g must have positive x, y, z_top and "
+                "nonnegative z_bottom", name, hd->size[0], hd->size[1], hd->size[2],
+                hd->size[3]);
+    }
+
+    // grid from the file or from nrow/ncol
+    const char* file = mcx_attr(e, "file");
+    int nrow = 0, ncol = 0;
+    int has_nrow = mcc_readInt(c, e, "nrow", &nrow);
+    int has_ncol = mcc_readInt(c, e, "ncol", &ncol);
+    if (file) {
+      if (has_nrow || has_ncol || mcx_attr(e, "elevation")) {
+        mcc_error(c, e, "hfield '%s': give either a file or nrow/ncol/elevation, not both",
+                  name);
+      }
+      if (strlen(file) >= 4 && !strcasecmp(file + strlen(file) - 4, ".png")) {
+        mcc_error(c, e, "hfield '%s': PNG height fields are not supported yet; convert '%s' to "
+                  "the binary format (int32 nrow, int32 ncol, float32 data)", name, file);
+      }
+      char path[1024];
+      mcc_hfieldPath(c, file, path, sizeof(path));
+      mcc_hfieldFile(c, e, name, hd, path);
+    } else {
+      if (nrow < 1 || ncol < 1) {
+        mcc_error(c, e, "hfield '%s' needs a file, or positive nrow and ncol (got %d x %d)",
+                  name, nrow, ncol);
+      }
+      if ((int64_t)nrow * ncol > (1 << 28)) {
+        mcc_error(c, e, "hfield '%s': %d x %d is too large", name, nrow, ncol);
+      }
+      hd->nrow = nrow;
+      hd->ncol = ncol;
+      int cnt = nrow * ncol;
+      hd->data = (float*)calloc((size_t)cnt, sizeof(float));
+      if (!hd->data) {
+        mcc_error(c, e, "out of memory");
+      }
+      int ne = mcc_countNums(c, e, "elevation");
+      if (ne >= 0 && ne != cnt) {
+        mcc_error(c, e, "hfield '%s': elevation has %d numbers, nrow x ncol = %d", name, ne,
+                  cnt);
+      }
+      if (ne > 0) {
+        mcc_readFloats(c, e, "elevation", hd->data, cnt, cnt);
+      }
+    }
+
+    // normalize to [0, 1]
+    int cnt = hd->nrow * hd->ncol;
+    float lo = hd->data[0], hi = hd->data[0];
+    for (int k = 0; k < cnt; k++) {
+      if (!isfinite(hd->data[k])) {
+        mcc_error(c, e, "hfield '%s': elevation %d is not finite", name, k);
+      }
+      lo = fminf(lo, hd->data[k]);
+      hi = fmaxf(hi, hd->data[k]);
+    }
+    for (int k = 0; k < cnt; k++) {
+      hd->data[k] = hi - lo > mcMINVAL ? (hd->data[k] - lo) / (hi - lo) : 0.0f;
+    }
+  }
+}
+
+
+void mcc_hfieldTotals(const mcc* c, int* ndata) {
+  *ndata = 0;
+  for (int i = 0; i < c->hfields.n && c->hfielddata; i++) {
+    *ndata += c->hfielddata[i].nrow * c->hfielddata[i].ncol;
+  }
+}
+
+
+void mcc_fillHfields(const mcc* c, mcModel* m) {
+  int adr = 0;
+  for (int i = 0; i < m->nhfield; i++) {
+    const mccHfieldData* hd = c->hfielddata + i;
+    m->hfield_nrow[i] = hd->nrow;
+    m->hfield_ncol[i] = hd->ncol;
+    memcpy(m->hfield_size + 4 * i, hd->size, sizeof(hd->size));
+    m->hfield_adr[i] = adr;
+    int cnt = hd->nrow * hd->ncol;
+    memcpy(m->hfield_data + adr, hd->data, sizeof(float) * (size_t)cnt);
+    adr += cnt;
+  }
+}

@@ -1,0 +1,87 @@
+// Moduco core: mesh and height-field assets in the compiler (internal header).
+//
+// compiler_mesh_io.c reads STL (binary and ASCII), OBJ and MSH files into raw vertex and face
+// arrays; compiler_mesh.c scales, builds the convex hull with qhull, computes volume, centre of
+// mass and principal axes as MuJoCo 2.2.2 does, and moves the mesh into its inertial frame;
+// compiler_hfield.c reads height fields. All buffers hang off the compiler context, so an error
+// (longjmp) anywhere frees them with the context.
+#ifndef MODUCO_CORE_COMPILER_COMPILER_MESH_H_
+#define MODUCO_CORE_COMPILER_COMPILER_MESH_H_
+
+#include "compiler/compiler.h"
+
+// one mesh asset after compilation
+typedef struct mccMeshData_ {
+  const mcxElem* elem;            // the <mesh> element
+  char path[1024];                // resolved file path ("" for inline data)
+  mcNum scale[3], refpos[3], refquat[4];
+  mcNum density;                  // geom density of the mesh's default class (MuJoCo weights)
+  float* vert;                    // nvert x 3 (in the inertial frame once processed)
+  int nvert, cvert;               // count and capacity (in vertices)
+  int* face;                      // nface x 3
+  int nface, cface;
+  int* graph;                     // convex hull graph in MuJoCo's layout; NULL: none
+  int ngraph;
+  int needhull;                   // a colliding geom uses the mesh
+  mcNum pos[3], quat[4];          // inertial frame of the mesh in the file frame
+  mcNum boxsz[3];                 // half-sizes of the box with the same inertia
+  mcNum aabb[3];                  // max |coordinate| along each inertial axis
+  mcNum volume;                   // volume from the faces
+  char* buf;                      // file contents while loading
+  void* scratch;                  // a plain temporary array while loading
+  struct mccHull_* hull;          // qhull state while building the hull
+} mccMeshData;
+
+// one height field after compilation
+typedef struct mccHfieldData_ {
+  int nrow, ncol;
+  mcNum size[4];
+  float* data;                    // nrow x ncol, normalized to [0, 1]
+  char* buf;                      // file contents while loading
+} mccHfieldData;
+
+//---------------------------------- readers (compiler_mesh_io.c) ----------------------------------
+
+// read a whole file into md->buf (error naming the mesh if it cannot be read)
+size_t mcc_meshReadFile(mcc* c, const mcxElem* e, const char* path, char** buf);
+
+// append a vertex / face (arrays grow inside md, so an error never leaks them)
+void mcc_meshAddVert(mcc* c, mccMeshData* md, const float v[3]);
+void mcc_meshAddFace(mcc* c, mccMeshData* md, int a, int b, int cc);
+
+// loaders: fill md->vert and md->face from md->path
+void mcc_loadSTL(mcc* c, mccMeshData* md);
+void mcc_loadOBJ(mcc* c, mccMeshData* md);
+void mcc_loadMSH(mcc* c, mccMeshData* md);
+
+// merge bit-identical vertices as MuJoCo 2.2.2 does for STL files
+void mcc_meshRemoveRepeated(mcc* c, mccMeshData* md);
+
+//---------------------------------- meshes (compiler_mesh.c) --------------------------------------
+
+// load and process every mesh; move mesh geoms to the mesh inertial frame; set their sizes
+void mcc_compileMeshes(mcc* c);
+
+// mesh geom volume and unit-density principal inertia (MuJoCo's equivalent inertia box)
+void mcc_meshGeomInertia(const mcc* c, int meshid, mcNum* vol, mcNum boxsz[3]);
+
+// totals for sizing the model, then fill the mesh arrays
+void mcc_meshTotals(const mcc* c, int* nvert, int* nface, int* ngraph);
+void mcc_fillMeshes(const mcc* c, mcModel* m);
+
+// MuJoCo-compatible symmetric 3x3 eigen decomposition (eigenvalues decreasing, frame as quat)
+void mcc_eig3mj(mcNum eigval[3], mcNum quat[4], const mcNum mat[9]);
+
+// attribute of an asset element, falling back to the <mesh>/<hfield> of its default classes
+const char* mcc_assetAttr(mcc* c, const mcxElem* e, const char* key, const mcxElem** owner);
+
+//---------------------------------- height fields (compiler_hfield.c) -----------------------------
+
+void mcc_compileHfields(mcc* c);
+void mcc_hfieldTotals(const mcc* c, int* ndata);
+void mcc_fillHfields(const mcc* c, mcModel* m);
+
+// free all mesh and height-field data (called by the context cleanup)
+void mcc_freeAssets(mcc* c);
+
+#endif  // MODUCO_CORE_COMPILER_COMPILER_MESH_H_

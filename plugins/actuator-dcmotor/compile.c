@@ -1,0 +1,247 @@
+// Moduco plugin "dcmotor": attribute parsing and resolution (Tables 5-16) into Table 17 storage.
+// Unset sub-attributes are 0; every conflicting or incomplete combination is an error that names
+// the attribute.
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dcmotor.h"
+
+
+// format an error; return 1
+static int fail(char* error, int error_sz, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(error, (size_t)error_sz, fmt, ap);
+  va_end(ap);
+  return 1;
+}
+
+
+// value of attribute key, or NULL
+static const char* find(const mcpAttributes* a, const char* key) {
+  for (int i = 0; i < a->n; i++) {
+    if (!strcmp(a->key[i], key)) {
+      return a->value[i];
+    }
+  }
+  return NULL;
+}
+
+
+// read 1..max nonnegative numbers of attribute key into out (zeros first); -1 on a bad value,
+// else the count read (0 when absent)
+static int readVec(const mcpAttributes* a, const char* key, mcNum* out, int max, char* error,
+                   int error_sz) {
+  memset(out, 0, sizeof(mcNum) * (size_t)max);
+  const char* s = find(a, key);
+  if (!s) {
+    return 0;
+  }
+  int n = 0;
+  char* end;
+  while (1) {
+    while (*s == ' ' || *s == '\t' || *s == '\n') {
+      s++;
+    }
+    if (!*s) {
+      break;
+    }
+    double v = strtod(s, &end);
+    if (end == s || !isfinite(v)) {
+      fail(error, error_sz, "%s:%d: attribute '%s': '%s' is not a number", a->file, a->line, key,
+           s);
+      return -1;
+    }
+    if (n >= max) {
+      fail(error, error_sz, "%s:%d: attribute '%s' has more than %d values", a->file, a->line,
+           key, max);
+      return -1;
+    }
+    out[n++] = v;
+    s = end;
+  }
+  if (n == 0) {
+    fail(error, error_sz, "%s:%d: attribute '%s' is empty", a->file, a->line, key);
+    return -1;
+  }
+  return n;
+}
+
+
+#define ERR(...) return fail(error, error_sz, __VA_ARGS__)
+#define AT attr->file, attr->line
+
+
+int dcm_compile(const mcpHost* host, const mcpAttributes* attr, mcpActuatorSpec* spec,
+                char* error, int error_sz) {
+  (void)host;
+  mcNum res[1], kc[2], nom[3], ind[2], th[6], sat[3], cog[3], lg[5], damp[3], arm[1], ctl[6];
+  struct {
+    const char* key;
+    mcNum* v;
+    int max;
+    int n;
+  } vec[] = {
+    {"resistance", res, 1, 0}, {"motorconst", kc, 2, 0}, {"nominal", nom, 3, 0},
+    {"inductance", ind, 2, 0}, {"thermal", th, 6, 0}, {"saturation", sat, 3, 0},
+    {"cogging", cog, 3, 0}, {"lugre", lg, 5, 0}, {"damping", damp, 3, 0},
+    {"armature", arm, 1, 0}, {"controller", ctl, 6, 0},
+  };
+  int nvec = (int)(sizeof(vec) / sizeof(vec[0]));
+  for (int k = 0; k < nvec; k++) {
+    vec[k].n = readVec(attr, vec[k].key, vec[k].v, vec[k].max, error, error_sz);
+    if (vec[k].n < 0) {
+      return 1;
+    }
+    // every value is a magnitude except the cogging phase and the temperatures
+    for (int j = 0; j < vec[k].max; j++) {
+      int signed_ok = (!strcmp(vec[k].key, "cogging") && j == 2) ||
+                      (!strcmp(vec[k].key, "thermal") && j >= 4);
+      if (!signed_ok && vec[k].v[j] < 0) {
+        ERR("%s:%d: attribute '%s': value %d (%g) must be nonnegative", AT, vec[k].key, j + 1,
+            vec[k].v[j]);
+      }
+    }
+  }
+  int has_thermal = vec[4].n > 0;
+
+  // input mode
+  int mode = 0;
+  const char* in = find(attr, "input");
+  if (in) {
+    if (!strcmp(in, "voltage")) {
+      mode = 0;
+    } else if (!strcmp(in, "position")) {
+      mode = 1;
+    } else if (!strcmp(in, "velocity")) {
+      mode = 2;
+    } else {
+      ERR("%s:%d: attribute 'input': '%s' is not one of voltage, position, velocity", AT, in);
+    }
+  }
+
+  // motor constant: motorconst Kt and/or Ke, or nominal voltage and no-load speed
+  mcNum K;
+  int from_kc = kc[0] > 0 || kc[1] > 0, from_nom = nom[2] > 0;
+  if (from_kc && from_nom) {
+    ERR("%s:%d: attributes 'motorconst' and 'nominal' (no_load_speed) both set the motor "
+        "constant", AT);
+  } else if (from_kc) {
+    K = kc[0] > 0 && kc[1] > 0 ? sqrt(kc[0] * kc[1]) : fmax(kc[0], kc[1]);
+  } else if (from_nom) {
+    if (!(nom[0] > 0)) {
+      ERR("%s:%d: attribute 'nominal': no_load_speed needs a positive voltage", AT);
+    }
+    K = nom[0] / nom[2];
+  } else {
+    ERR("%s:%d: motor constant undefined: set 'motorconst' or 'nominal' (voltage and "
+        "no_load_speed)", AT);
+  }
+
+  // resistance: resistance, or nominal voltage and stall torque
+  mcNum R;
+  if (res[0] > 0 && nom[1] > 0) {
+    ERR("%s:%d: attributes 'resistance' and 'nominal' (stall_torque) both set the resistance", AT);
+  } else if (res[0] > 0) {
+    R = res[0];
+  } else if (nom[1] > 0) {
+    if (!(nom[0] > 0)) {
+      ERR("%s:%d: attribute 'nominal': stall_torque needs a positive voltage", AT);
+    }
+    R = K * nom[0] / nom[1];
+  } else {
+    ERR("%s:%d: resistance undefined: set 'resistance' or 'nominal' (voltage and stall_torque)",
+        AT);
+  }
+
+  // maximum torque: saturation torque or current
+  mcNum tmax = 0;
+  if (sat[0] > 0 && sat[1] > 0) {
+    ERR("%s:%d: attribute 'saturation': torque and current both set the maximum torque", AT);
+  }
+  tmax = sat[0] > 0 ? sat[0] : K * sat[1];
+
+  // electrical time constant: inductance L (te = L/R) or timeconst
+  if (ind[0] > 0 && ind[1] > 0) {
+    ERR("%s:%d: attribute 'inductance': L and timeconst both set the electrical time constant",
+        AT);
+  }
+  mcNum te = ind[1] > 0 ? ind[1] : ind[0] / R;
+
+  // thermal: two of resistance, capacitance, timeconst
+  mcNum RT = th[0], C = th[1], tT = th[2];
+  if (has_thermal && (RT > 0 || C > 0 || tT > 0)) {
+    int given = (RT > 0) + (C > 0) + (tT > 0);
+    if (given < 2) {
+      ERR("%s:%d: attribute 'thermal': needs two of resistance, capacitance and timeconst", AT);
+    }
+    if (given == 3 && fabs(RT * C - tT) > 1e-9 * tT) {
+      ERR("%s:%d: attribute 'thermal': timeconst %g differs from resistance*capacitance %g", AT,
+          tT, RT * C);
+    }
+    if (!(RT > 0)) {
+      RT = tT / C;
+    }
+    if (!(C > 0)) {
+      C = tT / RT;
+    }
+  }
+  mcNum T0 = vec[4].n >= 5 ? th[4] : 25, Ta = vec[4].n >= 6 ? th[5] : 25;
+
+  // LuGre: static friction not below Coulomb, Stribeck velocity needed when they differ
+  if (lg[0] > 0) {
+    if (lg[3] < lg[2]) {
+      ERR("%s:%d: attribute 'lugre': static friction %g is below the Coulomb friction %g", AT,
+          lg[3], lg[2]);
+    }
+    if (!(lg[2] > 0 || lg[3] > 0)) {
+      ERR("%s:%d: attribute 'lugre': stiffness needs a positive coulomb or static friction", AT);
+    }
+    if (lg[3] > lg[2] && !(lg[4] > 0)) {
+      ERR("%s:%d: attribute 'lugre': static above coulomb friction needs a positive stribeck "
+          "velocity", AT);
+    }
+  }
+
+  // controller: gains by mode
+  if (mode == 0 && (ctl[0] > 0 || ctl[1] > 0 || ctl[2] > 0 || ctl[4] > 0)) {
+    ERR("%s:%d: attribute 'controller': kp, ki, kd and Imax need input=\"position\" or "
+        "\"velocity\"", AT);
+  }
+  if (mode == 1 && !(ctl[0] > 0)) {
+    ERR("%s:%d: input=\"position\" needs a positive controller kp", AT);
+  }
+  if (mode == 2 && !(ctl[0] > 0 || ctl[1] > 0)) {
+    ERR("%s:%d: input=\"velocity\" needs a positive controller kp or ki", AT);
+  }
+  if (mode == 2 && ctl[2] > 0) {
+    ERR("%s:%d: attribute 'controller': kd is not used with input=\"velocity\"", AT);
+  }
+  if (ctl[4] > 0 && !(ctl[1] > 0)) {
+    ERR("%s:%d: attribute 'controller': Imax needs a positive ki", AT);
+  }
+
+  // Table 17 storage
+  memset(spec->gainprm, 0, sizeof(spec->gainprm));
+  memset(spec->dynprm, 0, sizeof(spec->dynprm));
+  memset(spec->biasprm, 0, sizeof(spec->biasprm));
+  mcNum g[9] = {R, K, th[3], T0, ctl[0], ctl[1], ctl[2], ctl[5], mode};
+  mcNum dd[9] = {te, sat[2], RT, C, Ta, lg[0], lg[1], ctl[3], ctl[4]};
+  mcNum b[10] = {cog[0], cog[1], cog[2], lg[2], lg[3], lg[4], damp[0], damp[1], damp[2], arm[0]};
+  memcpy(spec->gainprm, g, sizeof(g));
+  memcpy(spec->dynprm, dd, sizeof(dd));
+  memcpy(spec->biasprm, b, sizeof(b));
+  spec->dyntype = mcDYN_USER;
+  spec->gaintype = mcGAIN_USER;
+  spec->biastype = mcBIAS_USER;
+  spec->forcelimited = 0;
+  spec->forcerange[0] = tmax > 0 ? -tmax : 0;
+  spec->forcerange[1] = tmax > 0 ? tmax : 0;
+  dcmLayout L;
+  dcm_layout(spec->gainprm, spec->dynprm, 0, &L);
+  spec->actnum = L.n;
+  return 0;
+}

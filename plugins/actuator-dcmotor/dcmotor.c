@@ -1,0 +1,265 @@
+// Moduco plugin "dcmotor": the DC motor actuator of the seed mujoco-dcmotor.txt as MJCF element
+// <dcmotor>: stateless motor (clip(K/R (v - K w), +-tau_max)), optional winding current with
+// rate limit, lumped thermal state with R(T), LuGre bristle state integrated with the exact
+// zero-order hold (11), cogging torque, post-clamp polynomial drag, armature, and the controller
+// layer (voltage/position/velocity input, kp ki kd, slew limit, anti-windup, voltage clamp).
+//
+// Storage (Table 17): gainprm = R K alpha T0 kp ki kd vmax mode; dynprm = te didtmax RT C Ta
+// sigma0 sigma1 slew Imax; biasprm = A Np phi tauc taus ws, then (Moduco: the model has no
+// actuator damping/armature arrays) B1 B2 B3 in biasprm[6..8] and J_r in biasprm[9]; forcerange
+// = +-tau_max. Activation states in Table 18's order: u_prev, x_I, T, z, i.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <moduco/mcplugin.h>
+
+#include "dcmotor.h"
+
+
+//---------------------------------- state layout --------------------------------------------------
+
+// activation addresses of the optional states (-1: absent), in Table 18's order
+void dcm_layout(const mcNum* gp, const mcNum* dp, int adr, dcmLayout* L) {
+  int k = adr;
+  L->uprev = dp[7] > 0 ? k++ : -1;
+  L->xi = gp[5] > 0 ? k++ : -1;
+  L->temp = (dp[2] > 0 && dp[3] > 0) ? k++ : -1;
+  L->z = dp[5] > 0 ? k++ : -1;
+  L->cur = dp[0] > 0 ? k++ : -1;
+  L->n = k - adr;
+}
+
+
+//---------------------------------- model equations -----------------------------------------------
+
+// Stribeck function g(w) with exponent 2
+static mcNum stribeck(const mcNum* bp, mcNum w) {
+  mcNum ws = bp[5] > 0 ? bp[5] : mcMINVAL;
+  mcNum r = w / ws;
+  return bp[3] + (bp[4] - bp[3]) * exp(-r * r);
+}
+
+
+// temperature-dependent resistance
+mcNum dcm_resistance(const mcNum* gp, const mcNum* dp, const mcNum* act, const dcmLayout* L) {
+  if (L->temp < 0) {
+    return gp[0];
+  }
+  return gp[0] * (1 + gp[2] * (act[L->temp] + dp[4] - gp[3]));
+}
+
+
+// effective setpoint after the slew limit
+mcNum dcm_setpoint(const mcNum* dp, mcNum u, const mcNum* act, const dcmLayout* L, mcNum h) {
+  if (L->uprev < 0) {
+    return u;
+  }
+  mcNum p = act[L->uprev], s = dp[7] * h;
+  return fmin(fmax(u, p - s), p + s);
+}
+
+
+// drive voltage from the controller
+mcNum dcm_voltage(const mcNum* gp, mcNum u, mcNum th, mcNum w, const mcNum* act,
+                  const dcmLayout* L) {
+  mcNum xi = L->xi >= 0 ? act[L->xi] : 0, v;
+  int mode = (int)gp[8];
+  if (mode == 1) {
+    v = gp[4] * (u - th) + gp[5] * xi - gp[6] * w;
+  } else if (mode == 2) {
+    v = gp[4] * (u - w) + (L->xi >= 0 ? gp[5] * (xi - th) : 0);
+  } else {
+    v = u;
+  }
+  if (gp[7] > 0) {
+    v = fmin(fmax(v, -gp[7]), gp[7]);
+  }
+  return v;
+}
+
+
+// bristle rate dz/dt at velocity w
+static mcNum bristleRate(const mcNum* dp, const mcNum* bp, mcNum z, mcNum w) {
+  mcNum g = fmax(stribeck(bp, w), mcMINVAL);
+  return w - dp[5] * fabs(w) / g * z;
+}
+
+
+mcNum dcm_zoh(const mcNum* dp, const mcNum* bp, mcNum z, mcNum w, mcNum h) {
+  mcNum g = fmax(stribeck(bp, w), mcMINVAL);
+  mcNum a = -dp[5] * fabs(w) / g;
+  if (fabs(a * h) < 1e-12) {
+    return z + w * h;
+  }
+  mcNum e = exp(a * h);
+  return e * z + (e - 1) / a * w;
+}
+
+
+//---------------------------------- callbacks -----------------------------------------------------
+
+// control of actuator i, clamped to ctrlrange
+static mcNum control(const mcModel* m, const mcData* d, int i) {
+  mcNum u = d->ctrl[i];
+  if (m->actuator_ctrllimited[i] && !(m->opt.disableflags & mcDSBL_CLAMPCTRL)) {
+    u = fmin(fmax(u, m->actuator_ctrlrange[2 * i]), m->actuator_ctrlrange[2 * i + 1]);
+  }
+  return u;
+}
+
+
+static void actDot(const mcpHost* host, const mcModel* m, mcData* d, int i) {
+  (void)host;
+  const mcNum* gp = m->actuator_gainprm + mcNGAIN * i;
+  const mcNum* dp = m->actuator_dynprm + mcNDYN * i;
+  const mcNum* bp = m->actuator_biasprm + mcNBIAS * i;
+  dcmLayout L;
+  dcm_layout(gp, dp, m->actuator_actadr[i], &L);
+  const mcNum* act = d->act;
+  mcNum h = m->opt.timestep, th = d->actuator_length[i], w = d->actuator_velocity[i];
+  mcNum u = dcm_setpoint(dp, control(m, d, i), act, &L, h);
+  mcNum R = dcm_resistance(gp, dp, act, &L), K = gp[1];
+
+  // slew state: reach the effective setpoint in one step
+  if (L.uprev >= 0) {
+    d->act_dot[L.uprev] = (u - act[L.uprev]) / h;
+  }
+
+  // integral of the error
+  if (L.xi >= 0) {
+    d->act_dot[L.xi] = (int)gp[8] == 1 ? u - th : u;
+  }
+
+  // current: the electrical ODE, rate limited
+  mcNum v = dcm_voltage(gp, u, th, w, act, &L);
+  mcNum cur = L.cur >= 0 ? act[L.cur] : (v - K * w) / fmax(R, mcMINVAL);
+  if (L.cur >= 0) {
+    mcNum di = (v - R * cur - K * w) / fmax(dp[0] * gp[0], mcMINVAL);
+    if (dp[1] > 0) {
+      di = fmin(fmax(di, -dp[1]), dp[1]);
+    }
+    d->act_dot[L.cur] = di;
+  }
+
+  // temperature rise: copper losses against the thermal resistance
+  if (L.temp >= 0) {
+    mcNum T = act[L.temp];
+    d->act_dot[L.temp] = cur * cur * R / dp[3] - T / (dp[2] * dp[3]);
+  }
+
+  // bristles
+  if (L.z >= 0) {
+    d->act_dot[L.z] = bristleRate(dp, bp, act[L.z], w);
+  }
+}
+
+
+static mcNum force(const mcpHost* host, const mcModel* m, mcData* d, int i) {
+  (void)host;
+  const mcNum* gp = m->actuator_gainprm + mcNGAIN * i;
+  const mcNum* dp = m->actuator_dynprm + mcNDYN * i;
+  const mcNum* bp = m->actuator_biasprm + mcNBIAS * i;
+  dcmLayout L;
+  dcm_layout(gp, dp, m->actuator_actadr[i], &L);
+  const mcNum* act = d->act;
+  mcNum th = d->actuator_length[i], w = d->actuator_velocity[i], K = gp[1];
+  mcNum u = dcm_setpoint(dp, control(m, d, i), act, &L, m->opt.timestep);
+  mcNum R = dcm_resistance(gp, dp, act, &L);
+
+  // electrical torque, clipped at the current/torque limit
+  mcNum tau;
+  if (L.cur >= 0) {
+    tau = K * act[L.cur];
+  } else {
+    mcNum v = dcm_voltage(gp, u, th, w, act, &L);
+    tau = K / fmax(R, mcMINVAL) * (v - K * w);
+  }
+  const mcNum* fr = m->actuator_forcerange + 2 * i;
+  if (fr[0] < fr[1]) {
+    tau = fmin(fmax(tau, fr[0]), fr[1]);
+  }
+
+  // cogging, LuGre bristle friction, polynomial drag (all outside the clamp)
+  tau += bp[0] * sin(bp[1] * th + bp[2]);
+  if (L.z >= 0) {
+    mcNum z = act[L.z];
+    tau -= dp[5] * z + dp[6] * bristleRate(dp, bp, z, w);
+  }
+  tau -= bp[6] * w + bp[7] * w * fabs(w) + bp[8] * w * w * w;
+  return tau;
+}
+
+
+// exact schemes: slew state to the setpoint, ZOH bristles, clamped integral, Euler otherwise
+static void integrateAct(const mcpHost* host, const mcModel* m, mcData* d, int i,
+                         const mcNum* act_dot, mcNum h) {
+  (void)host;
+  const mcNum* gp = m->actuator_gainprm + mcNGAIN * i;
+  const mcNum* dp = m->actuator_dynprm + mcNDYN * i;
+  const mcNum* bp = m->actuator_biasprm + mcNBIAS * i;
+  dcmLayout L;
+  int adr = m->actuator_actadr[i];
+  dcm_layout(gp, dp, adr, &L);
+  mcNum znew = L.z >= 0 ? dcm_zoh(dp, bp, d->act[L.z], d->actuator_velocity[i], h) : 0;
+  for (int k = adr; k < adr + m->actuator_actnum[i]; k++) {
+    d->act[k] += h * act_dot[k];
+  }
+  if (L.z >= 0) {
+    d->act[L.z] = znew;
+  }
+  if (L.xi >= 0 && dp[8] > 0) {
+    d->act[L.xi] = fmin(fmax(d->act[L.xi], -dp[8]), dp[8]);
+  }
+}
+
+
+// d force / d velocity of the stateless part (back-EMF, controller damping, drag)
+static mcNum dforceDvel(const mcpHost* host, const mcModel* m, const mcData* d, int i) {
+  (void)host;
+  const mcNum* gp = m->actuator_gainprm + mcNGAIN * i;
+  const mcNum* dp = m->actuator_dynprm + mcNDYN * i;
+  const mcNum* bp = m->actuator_biasprm + mcNBIAS * i;
+  dcmLayout L;
+  dcm_layout(gp, dp, m->actuator_actadr[i], &L);
+  mcNum w = d->actuator_velocity[i], K = gp[1];
+  mcNum R = fmax(dcm_resistance(gp, dp, d->act, &L), mcMINVAL), df = 0;
+  if (L.cur < 0) {
+    int mode = (int)gp[8];
+    mcNum dv = mode == 1 ? -gp[6] : mode == 2 ? -gp[4] : 0;
+    df = K / R * (dv - K);
+  }
+  return df - bp[6] - 2 * bp[7] * fabs(w) - 3 * bp[8] * w * w - (L.z >= 0 ? dp[6] : 0);
+}
+
+
+//---------------------------------- descriptor ----------------------------------------------------
+
+static const char* const g_attributes[] = {
+  "resistance", "motorconst", "nominal", "inductance", "thermal", "saturation", "cogging",
+  "lugre", "damping", "armature", "input", "controller", NULL
+};
+
+static const mcpActuator g_dcmotor = {
+  .hdr = MCP_HEADER(mcpKIND_ACTUATOR, mcpActuator, "dcmotor", "1.0.0",
+                    "DC motor: current, thermal, LuGre, cogging and PID controller layers", -1),
+  .element = "dcmotor",
+  .attributes = g_attributes,
+  .compile = dcm_compile,
+  .act_dot = actDot,
+  .force = force,
+  .integrate_act = integrateAct,
+  .dforce_dvel = dforceDvel,
+};
+
+static const mcpHeader* const g_plugins[] = {&g_dcmotor.hdr};
+static const mcpLibrary g_library = MCP_LIBRARY("actuator-dcmotor", 1, g_plugins);
+
+
+MCP_EXPORT const mcpLibrary* mcp_library(const mcpHost* host) {
+  if (host->abi_major != MCP_ABI_MAJOR || host->precision != MCP_PRECISION) {
+    return NULL;
+  }
+  return &g_library;
+}
