@@ -124,7 +124,7 @@ int fuzzMJCF(const uint8_t* data, size_t size) {
 }
 
 
-//---------------------------------- mesh and height-field files ------------------------------------
+//---------------------------------- mesh and height-field files ----------------------------------
 
 int fuzzMesh(const uint8_t* data, size_t size) {
   fuzzQuiet();
@@ -133,7 +133,8 @@ int fuzzMesh(const uint8_t* data, size_t size) {
   }
 
   // the tag byte picks the reader; the rest is the file, written where the compiler can open it
-  const char* ext = data[0] == 'o' ? "obj" : data[0] == 'h' ? "bin" : data[0] == 'm' ? "msh" : "stl";
+  const char* ext = data[0] == 'o' ? "obj" : data[0] == 'h' ? "bin" :
+                    data[0] == 'm' ? "msh" : "stl";
   char path[256];
   snprintf(path, sizeof(path), "%s/moduco-fuzz-%d.%s",
            getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid(), ext);

@@ -1,4 +1,4 @@
-// libFuzzer target: STL, OBJ and MSH mesh readers and the height-field reader (through the compiler).
+// libFuzzer target: STL, OBJ and MSH mesh readers and the height-field reader (via the compiler).
 #include <stddef.h>
 #include <stdint.h>
 

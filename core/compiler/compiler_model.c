@@ -5,6 +5,7 @@
 
 #include "compiler/compiler.h"
 #include "compiler/compiler_mesh.h"
+#include "engine/fluid.h"
 #include "engine/io.h"
 
 //---------------------------------- topology ------------------------------------------------------
@@ -380,6 +381,10 @@ mcModel* mcc_buildModel(mcc* c) {
     if (s->fluidshape) {
       m->geom_fluid[mcNFLUID * g] = s->fluidshape;
       memcpy(m->geom_fluid + mcNFLUID * g + 1, s->fluidcoef, sizeof(s->fluidcoef));
+      // added mass and inertia of the geom's ellipsoid, per unit density
+      mcNum axes[3];
+      mc_fluidSemiAxes(s->type, m->geom_size + 3 * g, axes);
+      mc_fluidAddedMass(axes, m->geom_fluid + mcNFLUID * g + 6);
     }
     memcpy(m->geom_rgba + 4 * g, s->rgba, sizeof(s->rgba));
     int b = go->body;

@@ -3,6 +3,7 @@
 #include <moduco/moduco.h>
 
 #include "engine/engine.h"
+#include "engine/fluid.h"
 #include "math/math.h"
 
 
@@ -209,5 +210,6 @@ void mc_passive(const mcModel* m, mcData* d) {
     }
   }
 
-  // hook: fluid forces (opt.density, opt.viscosity) are a later issue
+  // fluid forces (opt.density, opt.viscosity, opt.wind)
+  mc_fluid(m, d, qfrc);
 }

@@ -3,13 +3,15 @@
 // With h the timestep, both use the update (5) of the computation chapter:
 //   qvel += h (M - h D)^-1 (qfrc_smooth + qfrc_constraint),  then act, qpos (new qvel), time.
 // D is the analytic derivative with respect to qvel of
-//   - passive forces: dof damping, tendon damping (-b J'J),
+//   - passive forces: dof damping, tendon damping (-b J'J), fluid forces (inertia-box and
+//     ellipsoid models: J' B K B' J per body or geom, K the local 6x6 derivative),
 //   - actuator forces: (gain velocity term * input + bias velocity term) * moment' moment for the
 //     core general actuator, the plugin's dforce_dvel otherwise,
 //   - for "implicit" only: minus the derivative of the RNE bias forces (Coriolis, centripetal).
 // D is kept on the tree sparsity of M (entries between a dof and its ancestors). "implicit"
 // factorizes M - h D with a no-fill LU in the qM layout; "implicitfast" symmetrizes D and uses
 // the host's L'DL. d->qacc keeps the forward-dynamics acceleration, also saved to qacc_warmstart.
+#include <math.h>
 #include <string.h>
 
 #include <moduco/mcplugin.h>
@@ -227,6 +229,385 @@ static int subtractRneDeriv(const mcpHost* host, const mcModel* m, mcData* d, mc
 }
 
 
+//---------------------------------- fluid derivatives ---------------------------------------------
+
+#define FLUID_PI 3.14159265358979323846
+
+// 3x3 helpers on row-major matrices
+static void skew(mcNum S[9], const mcNum a[3]) {
+  S[0] = 0;
+  S[1] = -a[2];
+  S[2] = a[1];
+  S[3] = a[2];
+  S[4] = 0;
+  S[5] = -a[0];
+  S[6] = -a[1];
+  S[7] = a[0];
+  S[8] = 0;
+}
+
+
+// K[rows r0.., cols c0..] += s * A (3x3) inside a 6x6 row-major K
+static void addBlock(mcNum K[36], int r0, int c0, const mcNum A[9], mcNum s) {
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 3; j++) {
+      K[6 * (r0 + i) + c0 + j] += s * A[3 * i + j];
+    }
+  }
+}
+
+
+// C = A B (3x3)
+static void mul3(mcNum C[9], const mcNum A[9], const mcNum B[9]) {
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 3; j++) {
+      C[3 * i + j] = A[3 * i] * B[j] + A[3 * i + 1] * B[3 + j] + A[3 * i + 2] * B[6 + j];
+    }
+  }
+}
+
+
+static mcNum norm3(const mcNum a[3]) {
+  return sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+}
+
+
+static void cross3(mcNum r[3], const mcNum a[3], const mcNum b[3]) {
+  r[0] = a[1] * b[2] - a[2] * b[1];
+  r[1] = a[2] * b[0] - a[0] * b[2];
+  r[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+
+// velocity [rot; lin] of point p of body b in frame R (columns: local axes), minus the wind
+static void fluidVelocity(const mcModel* m, const mcData* d, int b, const mcNum p[3],
+                          const mcNum R[9], mcNum lvel[6]) {
+  const mcNum* v = d->cvel + 6 * b;
+  const mcNum* c = d->subtree_com + 3 * m->body_rootid[b];
+  mcNum dp[3] = {p[0] - c[0], p[1] - c[1], p[2] - c[2]}, t[3], lin[3];
+  cross3(t, v, dp);
+  for (int i = 0; i < 3; i++) {
+    lin[i] = v[3 + i] + t[i] - m->opt.wind[i];
+  }
+  for (int i = 0; i < 3; i++) {
+    lvel[i] = R[i] * v[0] + R[3 + i] * v[1] + R[6 + i] * v[2];
+    lvel[3 + i] = R[i] * lin[0] + R[3 + i] * lin[1] + R[6 + i] * lin[2];
+  }
+}
+
+
+// local 6x6 derivative of the inertia-box force [torque; force] w.r.t. [rot; lin] velocity
+static void boxDeriv(const mcModel* m, int b, const mcNum lvel[6], mcNum K[36]) {
+  mcNum rho = m->opt.density, beta = m->opt.viscosity;
+  const mcNum* I = m->body_inertia + 3 * b;
+  mcNum s[3];
+  for (int i = 0; i < 3; i++) {
+    int j = (i + 1) % 3, k = (i + 2) % 3;
+    mcNum q = I[j] + I[k] - I[i];
+    s[i] = sqrt((q > mcMINVAL ? q : mcMINVAL) / m->body_mass[b] * 6);
+  }
+  mcNum diam = (s[0] + s[1] + s[2]) / 3;
+  for (int i = 0; i < 3; i++) {
+    int j = (i + 1) % 3, k = (i + 2) % 3;
+    mcNum sj2 = s[j] * s[j], sk2 = s[k] * s[k];
+
+    // viscous (linear) and quadratic drag, both diagonal: d(-c |x| x)/dx = -2 c |x|
+    mcNum ct = rho * s[i] * (sj2 * sj2 + sk2 * sk2) / 64;
+    mcNum cf = 0.5 * rho * s[j] * s[k];
+    K[7 * i] -= FLUID_PI * diam * diam * diam * beta + 2 * ct * fabs(lvel[i]);
+    K[7 * (3 + i)] -= 3 * FLUID_PI * diam * beta + 2 * cf * fabs(lvel[3 + i]);
+  }
+}
+
+
+// semi-axes of a geom's ellipsoid for the fluid model
+static void fluidAxes(const mcModel* m, int g, mcNum r[3]) {
+  const mcNum* size = m->geom_size + 3 * g;
+  switch (m->geom_type[g]) {
+  case mcGEOM_SPHERE:
+    r[0] = r[1] = r[2] = size[0];
+    break;
+  case mcGEOM_CAPSULE:
+    r[0] = r[1] = size[0];
+    r[2] = size[1] + size[0];
+    break;
+  case mcGEOM_CYLINDER:
+    r[0] = r[1] = size[0];
+    r[2] = size[1];
+    break;
+  default:
+    r[0] = size[0];
+    r[1] = size[1];
+    r[2] = size[2];
+    break;
+  }
+}
+
+
+// local 6x6 derivative of the ellipsoid-model force of geom g
+static void ellipsoidDeriv(const mcModel* m, int g, const mcNum lvel[6], mcNum K[36]) {
+  mcNum rho = m->opt.density, beta = m->opt.viscosity;
+  const mcNum* fl = m->geom_fluid + mcNFLUID * g;
+  mcNum cblunt = fl[1], cslender = fl[2], cang = fl[3], ckutta = fl[4], cmagnus = fl[5];
+  mcNum r[3], S[9], T[9], U[9];
+  fluidAxes(m, g, r);
+  mcNum vol = 4.0 / 3.0 * FLUID_PI * r[0] * r[1] * r[2];
+  const mcNum* w = lvel;
+  const mcNum* v = lvel + 3;
+  mcNum speed = norm3(v);
+
+  // added mass: f = pl x w, g = pl x v + pa x w with pl = rho mA v, pa = rho IA w
+  mcNum pl[3], pa[3], Dm[9] = {0}, Di[9] = {0};
+  for (int i = 0; i < 3; i++) {
+    pl[i] = rho * fl[6 + i] * v[i];
+    pa[i] = rho * fl[9 + i] * w[i];
+    Dm[4 * i] = rho * fl[6 + i];
+    Di[4 * i] = rho * fl[9 + i];
+  }
+  skew(S, w);
+  mul3(T, S, Dm);
+  addBlock(K, 3, 3, T, -1);
+  skew(S, pl);
+  addBlock(K, 3, 0, S, 1);
+  addBlock(K, 0, 3, S, 1);
+  skew(S, v);
+  mul3(T, S, Dm);
+  addBlock(K, 0, 3, T, -1);
+  skew(S, w);
+  mul3(T, S, Di);
+  addBlock(K, 0, 0, T, -1);
+  skew(S, pa);
+  addBlock(K, 0, 0, S, 1);
+
+  // Magnus lift: f = cM rho V w x v
+  skew(S, v);
+  addBlock(K, 3, 0, S, -cmagnus * rho * vol);
+  skew(S, w);
+  addBlock(K, 3, 3, S, cmagnus * rho * vol);
+
+  // projected area A(v) = pi sqrt(C / Q) and its gradient
+  mcNum aproj = 0, ga[3] = {0};
+  if (speed > mcMINVAL) {
+    mcNum a2[3], c4[3], Q = 0, C = 0;
+    for (int i = 0; i < 3; i++) {
+      int j = (i + 1) % 3, k = (i + 2) % 3;
+      a2[i] = r[j] * r[j] * r[k] * r[k];
+      c4[i] = a2[i] * a2[i];
+      Q += a2[i] * v[i] * v[i];
+      C += c4[i] * v[i] * v[i];
+    }
+    aproj = FLUID_PI * sqrt(C / Q);
+    for (int i = 0; i < 3; i++) {
+      ga[i] = FLUID_PI * FLUID_PI / aproj * v[i] * (c4[i] * Q - C * a2[i]) / (Q * Q);
+    }
+
+    // Kutta lift: f = cK rho s(v) h(v), s = A (v'Dv) / (|Dv|^2 |v|), h = (Dv x v) x v
+    mcNum dd[3], dv[3], d2v[3], u[3], h[3], q = 0, nn = 0;
+    for (int i = 0; i < 3; i++) {
+      int j = (i + 1) % 3, k = (i + 2) % 3;
+      dd[i] = r[j] * r[k] / r[i];
+      dv[i] = dd[i] * v[i];
+      d2v[i] = dd[i] * dv[i];
+      q += v[i] * dv[i];
+      nn += dv[i] * dv[i];
+    }
+    if (nn > mcMINVAL && q > mcMINVAL) {
+      cross3(u, dv, v);
+      cross3(h, u, v);
+      mcNum sk = aproj * q / (nn * speed), gs[3];
+      for (int i = 0; i < 3; i++) {
+        gs[i] = sk * (ga[i] / aproj + 2 * dv[i] / q - 2 * d2v[i] / nn - v[i] / (speed * speed));
+      }
+
+      // dh/dv = -[v]x (-[v]x D + [Dv]x) + [u]x
+      mcNum Sv[9], Sdv[9], Dd[9] = {0}, M1[9];
+      for (int i = 0; i < 3; i++) {
+        Dd[4 * i] = dd[i];
+      }
+      skew(Sv, v);
+      skew(Sdv, dv);
+      mul3(M1, Sv, Dd);
+      for (int k = 0; k < 9; k++) {
+        M1[k] = Sdv[k] - M1[k];
+      }
+      mul3(T, Sv, M1);
+      skew(U, u);
+      mcNum ck = ckutta * rho;
+      for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) {
+          K[6 * (3 + i) + 3 + j] += ck * (h[i] * gs[j] + sk * (U[3 * i + j] - T[3 * i + j]));
+        }
+      }
+    }
+
+    // drag: f = -rho k(v) |v| v, k = cS Amax + (cB - cS) A
+    mcNum rmax = fmax(r[0], fmax(r[1], r[2])), rmin = fmin(r[0], fmin(r[1], r[2]));
+    mcNum amax = FLUID_PI * rmax * (r[0] + r[1] + r[2] - rmax - rmin);
+    mcNum kd = cslender * amax + (cblunt - cslender) * aproj;
+    for (int i = 0; i < 3; i++) {
+      for (int j = 0; j < 3; j++) {
+        mcNum dk = (cblunt - cslender) * ga[j];
+        mcNum dnv = (i == j ? speed : 0) + v[i] * v[j] / speed;
+        K[6 * (3 + i) + 3 + j] -= rho * (speed * v[i] * dk + kd * dnv);
+      }
+    }
+  }
+
+  // angular drag: g = -rho |c o w| w
+  mcNum idr[3], imax = 0, cw[3], c[3];
+  for (int i = 0; i < 3; i++) {
+    int j = (i + 1) % 3, k = (i + 2) % 3;
+    mcNum rm = fmax(r[j], r[k]);
+    idr[i] = 8.0 / 15.0 * FLUID_PI * r[i] * rm * rm * rm * rm;
+    imax = fmax(imax, idr[i]);
+  }
+  for (int i = 0; i < 3; i++) {
+    c[i] = cang * idr[i] + cslender * (imax - idr[i]);
+    cw[i] = c[i] * w[i];
+  }
+  mcNum ncw = norm3(cw);
+  for (int i = 0; i < 3; i++) {
+    K[7 * i] -= rho * ncw;
+    if (ncw > mcMINVAL) {
+      for (int j = 0; j < 3; j++) {
+        K[6 * i + j] -= rho * w[i] * c[j] * cw[j] / ncw;
+      }
+    }
+  }
+
+  // viscous resistance
+  mcNum rd = (r[0] + r[1] + r[2]) / 3;
+  for (int i = 0; i < 3; i++) {
+    K[7 * i] -= 8 * FLUID_PI * rd * rd * rd * beta;
+    K[7 * (3 + i)] -= 6 * FLUID_PI * rd * beta;
+  }
+
+  // the interaction coefficient scales everything
+  for (int k = 0; k < 36; k++) {
+    K[k] *= fl[0];
+  }
+}
+
+
+// add J' B K B' J for the point p of body b (frame R) to D; chain: scratch of nv ints, J of 6 nv
+static void addFluidBlock(const mcModel* m, const mcData* d, int b, const mcNum p[3],
+                          const mcNum R[9], const mcNum K[36], int* chain, mcNum* J, mcNum* GJ,
+                          mcNum* Dl, mcNum* Du) {
+  // G = B K B' in the global frame
+  mcNum G[36], BK[36];
+  for (int i = 0; i < 6; i++) {
+    for (int j = 0; j < 6; j++) {
+      const mcNum* Rr = R + 3 * (i % 3);
+      int bi = i / 3;
+      BK[6 * i + j] = Rr[0] * K[6 * (3 * bi) + j] + Rr[1] * K[6 * (3 * bi + 1) + j]
+                      + Rr[2] * K[6 * (3 * bi + 2) + j];
+    }
+  }
+  for (int i = 0; i < 6; i++) {
+    for (int j = 0; j < 6; j++) {
+      const mcNum* Rr = R + 3 * (j % 3);
+      int bj = j / 3;
+      G[6 * i + j] = BK[6 * i + 3 * bj] * Rr[0] + BK[6 * i + 3 * bj + 1] * Rr[1]
+                     + BK[6 * i + 3 * bj + 2] * Rr[2];
+    }
+  }
+
+  // the dof chain from the body's last dof to the root
+  int n = 0;
+  int leaf = -1;
+  for (int a = b; a > 0 && leaf < 0; a = m->body_parentid[a]) {
+    if (m->body_dofnum[a]) {
+      leaf = m->body_dofadr[a] + m->body_dofnum[a] - 1;
+    }
+  }
+  for (int j = leaf; j >= 0; j = m->dof_parentid[j]) {
+    chain[n++] = j;
+  }
+
+  // point Jacobian columns [rot; lin at p] and G J
+  const mcNum* c = d->subtree_com + 3 * m->body_rootid[b];
+  mcNum dp[3] = {p[0] - c[0], p[1] - c[1], p[2] - c[2]};
+  for (int k = 0; k < n; k++) {
+    const mcNum* cd = d->cdof + 6 * chain[k];
+    mcNum* col = J + 6 * k;
+    mcNum t[3];
+    cross3(t, cd, dp);
+    for (int i = 0; i < 3; i++) {
+      col[i] = cd[i];
+      col[3 + i] = cd[3 + i] + t[i];
+    }
+    for (int i = 0; i < 6; i++) {
+      mcNum sum = 0;
+      for (int j = 0; j < 6; j++) {
+        sum += G[6 * i + j] * col[j];
+      }
+      GJ[6 * k + i] = sum;
+    }
+  }
+
+  // D(i, j) for i in the chain and j an ancestor of i (later in the chain)
+  for (int k = 0; k < n; k++) {
+    int adr = m->dof_Madr[chain[k]];
+    for (int l = k; l < n; l++, adr++) {
+      mcNum dij = 0, dji = 0;
+      for (int i = 0; i < 6; i++) {
+        dij += J[6 * k + i] * GJ[6 * l + i];
+        dji += J[6 * l + i] * GJ[6 * k + i];
+      }
+      Dl[adr] += dij;
+      if (l != k) {
+        Du[adr] += dji;
+      }
+    }
+  }
+}
+
+
+// add the velocity derivative of the fluid forces to D
+static int addFluidDeriv(const mcpHost* host, const mcModel* m, mcData* d, mcNum* Dl, mcNum* Du) {
+  if (!(m->opt.density > 0 || m->opt.viscosity > 0)) {
+    return 0;
+  }
+  int* chain = host->stackAlloc(d, sizeof(int) * (m->nv ? m->nv : 1), _Alignof(int));
+  mcNum* J = stackNum(host, d, 6 * (size_t)m->nv);
+  mcNum* GJ = stackNum(host, d, 6 * (size_t)m->nv);
+  if (!chain || !J || !GJ) {
+    return -1;
+  }
+  for (int b = 1; b < m->nbody; b++) {
+    if (m->body_mass[b] < mcMINVAL) {
+      continue;
+    }
+    int ell = 0;
+    for (int k = 0; k < m->body_geomnum[b]; k++) {
+      ell |= m->geom_fluid[mcNFLUID * (m->body_geomadr[b] + k)] > 0;
+    }
+    mcNum lvel[6], K[36];
+    if (!ell) {
+      const mcNum* R = d->ximat + 9 * b;
+      const mcNum* p = d->xipos + 3 * b;
+      memset(K, 0, sizeof(K));
+      fluidVelocity(m, d, b, p, R, lvel);
+      boxDeriv(m, b, lvel, K);
+      addFluidBlock(m, d, b, p, R, K, chain, J, GJ, Dl, Du);
+      continue;
+    }
+    for (int k = 0; k < m->body_geomnum[b]; k++) {
+      int g = m->body_geomadr[b] + k;
+      if (m->geom_fluid[mcNFLUID * g] > 0) {
+        const mcNum* R = d->geom_xmat + 9 * g;
+        const mcNum* p = d->geom_xpos + 3 * g;
+        memset(K, 0, sizeof(K));
+        fluidVelocity(m, d, b, p, R, lvel);
+        ellipsoidDeriv(m, g, lvel, K);
+        addFluidBlock(m, d, b, p, R, K, chain, J, GJ, Dl, Du);
+      }
+    }
+  }
+  return 0;
+}
+
+
 // D on the sparsity of M: Dl[adr] = D(i, j), Du[adr] = D(j, i) for the slot adr of ancestor j
 static int buildDeriv(const mcpHost* host, const mcModel* m, mcData* d, int rne, mcNum* Dl,
                       mcNum* Du) {
@@ -243,6 +624,9 @@ static int buildDeriv(const mcpHost* host, const mcModel* m, mcData* d, int rne,
       if (m->tendon_damping[t] > 0) {
         addOuter(m, Dl, Du, d->ten_J + (size_t)t * nv, -m->tendon_damping[t]);
       }
+    }
+    if (addFluidDeriv(host, m, d, Dl, Du)) {
+      return -1;
     }
   }
 

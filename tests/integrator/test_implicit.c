@@ -389,3 +389,9 @@ Test(stability, pendulum_rk4_beats_euler_at_equal_cost) {
           rk4, eul);
   cr_assert_lt(rk4, eul);
 }
+
+
+// implicit with fluid: the inertia-box derivatives enter D as in MuJoCo 2.2.2
+Test(implicit, trajectory_fluid_inertia_box) {
+  trajectory("fluidbox", tendon_model_fluidbox, 25);
+}

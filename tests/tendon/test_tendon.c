@@ -225,3 +225,179 @@ Test(passive, gravcomp_closed_form) {
   // central differences: truncation error ~h^2
   cr_assert_lt(worst, 1e-8, "gravcomp error %g", worst);
 }
+
+
+//---------------------------------- fluid forces --------------------------------------------------
+
+// forward comparison at random states; flg_mjfluid copies MuJoCo's added-mass constants
+// geom_fluid[6..11] into the Moduco model first (MuJoCo integrates kappa numerically, see below)
+static void fluidForward(const char* name, const char* xml, const char* dir, int flg_mjfluid,
+                         unsigned long long seed) {
+  ConfPair p;
+  loadOrFail(&p, name, xml, dir);
+  if (flg_mjfluid) {
+    for (int k = 0; k < mcNFLUID * p.mj->ngeom; k++) {
+      p.mc->geom_fluid[k] = p.mj->geom_fluid[k];
+    }
+  }
+  ConfRng r;
+  conf_seed(&r, seed);
+  char msg[8192] = "";
+  int fail = 0;
+  for (int s = 0; s < NSTATE && !fail; s++) {
+    char label[64];
+    snprintf(label, sizeof(label), "state %d", s);
+    conf_randomState(&p, &r);
+    fail += conf_forwardCompare(&p, label, TOL, msg, sizeof(msg));
+  }
+  conf_free(&p);
+  cr_assert_eq(fail, 0, "%s", msg);
+}
+
+
+// a corpus model with its own flags, constraints switched off as well (the swimmer only
+// disables contacts); qfrc_passive at random states, and qacc through M dqacc (the 50-link
+// swimmer's M is ill-conditioned: qacc differs by ~3e-8 with fluid off as well)
+static void fluidCorpus(const char* file, const char* from, const char* to,
+                        unsigned long long seed) {
+  char* xml = readFile(file);
+  cr_assert_not_null(xml, "cannot read %s", file);
+  char* at = strstr(xml, from);
+  cr_assert_not_null(at, "%s: no '%s'", file, from);
+  size_t nf = strlen(from), nt = strlen(to), n = strlen(xml);
+  char* text = calloc(n + nt + 1, 1);
+  memcpy(text, xml, at - xml);
+  memcpy(text + (at - xml), to, nt);
+  strcpy(text + (at - xml) + nt, at + nf);
+  char dir[512];
+  snprintf(dir, sizeof(dir), "%s", file);
+  *strrchr(dir, '/') = 0;
+
+  ConfPair p;
+  loadOrFail(&p, file, text, dir);
+  free(text);
+  free(xml);
+  ConfRng r;
+  conf_seed(&r, seed);
+  int nv = p.mj->nv;
+  double* dq = calloc(nv, sizeof(double));
+  double* mdq = calloc(nv, sizeof(double));
+  char msg[8192] = "";
+  int fail = 0;
+  double worst = 0;
+  for (int s = 0; s < NSTATE && !fail; s++) {
+    char label[64];
+    snprintf(label, sizeof(label), "state %d", s);
+    conf_randomState(&p, &r);
+    mj_forward(p.mj, p.dj);
+    mc_forward(p.mc, p.dc);
+    fail += !compareArray(file, "qfrc_passive", label, p.dc->qfrc_passive, p.dj->qfrc_passive, nv,
+                          TOL, msg, sizeof(msg));
+
+    // M (qacc_moduco - qacc_mujoco) against the force scale
+    double scale = 1;
+    for (int i = 0; i < nv; i++) {
+      dq[i] = p.dc->qacc[i] - p.dj->qacc[i];
+      scale = fmax(scale, fabs(p.dj->qfrc_passive[i]) + fabs(p.dj->qfrc_bias[i]));
+    }
+    mj_mulM(p.mj, p.dj, mdq, dq);
+    for (int i = 0; i < nv; i++) {
+      worst = fmax(worst, fabs(mdq[i]) / scale);
+    }
+  }
+  free(dq);
+  free(mdq);
+  conf_free(&p);
+  cr_assert_eq(fail, 0, "%s", msg);
+  cr_assert_lt(worst, TOL, "%s: |M dqacc| / force scale = %g", file, worst);
+}
+
+
+Test(passive, fluid_inertia_box) {
+  char* xml = conf_disableContacts(tendon_model_fluidbox);
+  fluidForward("fluidbox", xml, NULL, 0, 31);
+  free(xml);
+}
+
+
+Test(passive, fluid_ellipsoid_forces) {
+  // the runtime model with identical constants: every term to 1e-9
+  char* xml = conf_disableContacts(tendon_model_fluidellipsoid);
+  fluidForward("fluidellipsoid", xml, NULL, 1, 32);
+  free(xml);
+}
+
+
+// kappa_i by composite Simpson in s = 1/sqrt(1 + l/c), an independent check of the compiler
+static double kappaSimpson(const double r[3], int i) {
+  int j = (i + 1) % 3, k = (i + 2) % 3, n = 200000;
+  double c = fmin(r[0], fmin(r[1], r[2]));
+  c *= c;
+  double sum = 0;
+  for (int q = 1; q <= n; q++) {
+    double s = (double)q / n;
+    double l = c * (1 / (s * s) - 1);
+    double f = r[0] * r[1] * r[2] * 2 * c / (s * s * s)
+               / sqrt(pow(r[i] * r[i] + l, 3) * (r[j] * r[j] + l) * (r[k] * r[k] + l));
+    sum += (q == n ? 1 : (q % 2 ? 4 : 2)) * f;
+  }
+  return sum / (3.0 * n);
+}
+
+
+Test(passive, fluid_ellipsoid_added_mass) {
+  // geom_fluid: shape and coefficients as MuJoCo; virtual masses from the exact kappa integral
+  // (Carlson R_D) agree with an independent quadrature to 1e-10 and with MuJoCo 2.2.2, whose
+  // own quadrature of the same integral is accurate to about 1e-6, to 2e-6
+  ConfPair p;
+  loadOrFail(&p, "fluidellipsoid", tendon_model_fluidellipsoid, NULL);
+  double worst_mj = 0, worst_ref = 0;
+  for (int g = 0; g < p.mj->ngeom; g++) {
+    const mcNum* a = p.mc->geom_fluid + mcNFLUID * g;
+    const mjtNum* b = p.mj->geom_fluid + mjNFLUID * g;
+    for (int k = 0; k < 6; k++) {
+      cr_assert_eq(a[k], b[k], "geom %d fluid[%d]: %.17g vs %.17g", g, k, a[k], b[k]);
+    }
+    if (a[0] == 0) {
+      continue;
+    }
+    for (int k = 6; k < 12; k++) {
+      worst_mj = fmax(worst_mj, fabs(a[k] - b[k]) / fmax(1e-300, fabs(b[k])));
+    }
+
+    // masses from the quadrature: V kappa / (2 - kappa)
+    double r[3];
+    const mcNum* size = p.mc->geom_size + 3 * g;
+    int type = p.mc->geom_type[g];
+    r[0] = size[0];
+    r[1] = type == mcGEOM_SPHERE || type == mcGEOM_CAPSULE || type == mcGEOM_CYLINDER ? size[0]
+                                                                                      : size[1];
+    r[2] = type == mcGEOM_SPHERE ? size[0]
+           : type == mcGEOM_CAPSULE ? size[0] + size[1]
+           : type == mcGEOM_CYLINDER ? size[1] : size[2];
+    double vol = 4.0 / 3.0 * M_PI * r[0] * r[1] * r[2];
+    for (int i = 0; i < 3; i++) {
+      double kap = kappaSimpson(r, i);
+      double ref = vol * kap / (2 - kap);
+      worst_ref = fmax(worst_ref, fabs(a[6 + i] - ref) / ref);
+    }
+  }
+  conf_free(&p);
+  fprintf(stderr, "fluid added mass: vs quadrature %.3g, vs MuJoCo 2.2.2 %.3g\n", worst_ref,
+          worst_mj);
+  cr_assert_lt(worst_ref, 1e-10);
+  cr_assert_lt(worst_mj, 2e-6);
+}
+
+
+Test(passive, fluid_fish) {
+  // fish.xml already disables constraints (and gravity)
+  fluidCorpus("/work/shared/corpus/dm_fish/fish.xml", "constraint=\"disable\"",
+              "constraint=\"disable\"", 33);
+}
+
+
+Test(passive, fluid_swimmer50) {
+  fluidCorpus("/work/shared/corpus/dm_swimmer50/swimmer50.xml", "<flag contact=\"disable\" />",
+              "<flag contact=\"disable\" constraint=\"disable\"/>", 34);
+}
