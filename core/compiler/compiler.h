@@ -67,6 +67,7 @@ typedef struct mccActuator_ {
   int dyntype, gaintype, biastype;
   mcNum dynprm[mcNDYN], gainprm[mcNGAIN], biasprm[mcNBIAS];
   int actearly, group;
+  mcNum inheritrange;             // position/intvelocity: ctrl/act range from the target's range
 } mccActuator;
 
 typedef struct mccTendon_ {
@@ -157,6 +158,7 @@ typedef struct mccActObj_ {
   int trntype, trnid[2];
   int plugin;                     // index in plugin list; -1 for built-ins
   int actnum;
+  mcNum damping[3], armature;     // actuator_damping, actuator_armature (plugin spec)
 } mccActObj;
 
 typedef struct mccTendonObj_ {
@@ -325,6 +327,11 @@ int mcc_normalize3(mcNum v[3]);
 void mcc_quatZ2Vec(mcNum q[4], const mcNum vec[3]);
 void mcc_axisAngle2Quat(mcNum q[4], const mcNum axis[3], mcNum angle);
 void mcc_eig3(mcNum eigval[3], mcNum quat[4], const mcNum mat[9]);
+// quaternion helpers with MuJoCo's exact rounding (identity shortcut, unit tolerance)
+void mcc_mjNormalize4(mcNum q[4]);
+void mcc_mjQuat2Mat(mcNum r[9], const mcNum q[4]);
+void mcc_mjMulQuat(mcNum res[4], const mcNum a[4], const mcNum b[4]);
+void mcc_mjAccumQuat(mcNum q[4], const mcNum rot[4]);
 void mcc_frameMul(mcNum pos[3], mcNum quat[4], const mcNum fpos[3], const mcNum fquat[4],
                   const mcNum lpos[3], const mcNum lquat[4]);
 

@@ -192,6 +192,106 @@ static void mcc_pluginActuator(mcc* c, const mcxElem* e, const mcpActuator* pa, 
   }
   a->actnum = spec.actnum;
   a->plugin = mcc_pluginIndex(c, &pa->hdr);
+
+  // ABI 1.1 fields: post-clamp drag and rotor inertia (plugins of ABI 1.0 leave them 0)
+  for (int k = 0; k < 3; k++) {
+    if (!isfinite(spec.damping[k]) || spec.damping[k] < 0) {
+      mcc_error(c, e, "actuator plugin '%s' returned a negative or bad damping", pa->hdr.name);
+    }
+    a->damping[k] = spec.damping[k];
+  }
+  if (!isfinite(spec.armature) || spec.armature < 0) {
+    mcc_error(c, e, "actuator plugin '%s' returned a negative or bad armature", pa->hdr.name);
+  }
+  a->armature = spec.armature;
+}
+
+
+// inheritrange (position: ctrlrange, intvelocity: actrange) from the joint's or tendon's range:
+// the same midpoint, the half-width scaled by inheritrange
+static void mcc_inheritRange(mcc* c, const mcxElem* e, mccActObj* a) {
+  int pos = !strcmp(e->name, "position"), intvel = !strcmp(e->name, "intvelocity");
+  if (!(pos || intvel) || !(a->s.inheritrange > 0)) {
+    return;
+  }
+  const char* key = pos ? "ctrlrange" : "actrange";
+  if (mcx_attr(e, key)) {
+    mcc_error(c, e, "attributes 'inheritrange' and '%s' cannot both be set", key);
+  }
+  const mcNum* r = NULL;
+  if (a->trntype == mcTRN_JOINT || a->trntype == mcTRN_JOINTINPARENT) {
+    const mccJointObj* j = MCC_AT(c->joints, mccJointObj, a->trnid[0]);
+    if (j->s.has_range && j->s.limited != MCC_FALSE) {
+      r = j->s.range;
+    }
+  } else if (a->trntype == mcTRN_TENDON) {
+    const mccTendonObj* t = MCC_AT(c->tendons, mccTendonObj, a->trnid[0]);
+    if (t->s.has_range && t->s.limited != MCC_FALSE) {
+      r = t->s.range;
+    }
+  } else {
+    mcc_error(c, e, "attribute 'inheritrange' needs a joint or tendon transmission");
+  }
+  if (!r || !(r[0] < r[1])) {
+    mcc_error(c, e, "attribute 'inheritrange': the target of <%s> has no range", e->name);
+  }
+  mcNum mid = 0.5 * (r[0] + r[1]), half = 0.5 * (r[1] - r[0]) * a->s.inheritrange;
+  mcNum* out = pos ? a->s.ctrlrange : a->s.actrange;
+  out[0] = mid - half;
+  out[1] = mid + half;
+  if (pos) {
+    a->s.ctrllimited = MCC_TRUE;
+    a->s.has_ctrlrange = 1;
+  } else {
+    a->s.actlimited = MCC_TRUE;
+    a->s.has_actrange = 1;
+  }
+}
+
+
+// dampratio of position-like actuators (gain kp = -biasprm[1], biasprm[2] > 0):
+// kv = dampratio * 2 sqrt(kp * reflected mass), the mass sum_dof M0_dof / moment_dof^2 at qpos0
+static void mcc_dampRatio(mcc* c, mcModel* m) {
+  mcData* d = NULL;
+  for (int i = 0; i < m->nu; i++) {
+    mcNum* gp = m->actuator_gainprm + mcNGAIN * i;
+    mcNum* bp = m->actuator_biasprm + mcNBIAS * i;
+    if (m->actuator_plugin[i] >= 0 || m->actuator_biastype[i] != mcBIAS_AFFINE ||
+        gp[0] != -bp[1] || !(bp[2] > 0)) {
+      continue;
+    }
+    if (!d) {
+      d = mc_makeData(m);
+      if (!d) {
+        mcc_error(c, MCC_AT(c->actuators, mccActObj, i)->elem, "out of memory for dampratio");
+      }
+      mc_forward(m, d);
+    }
+    mcNum mass = 0;
+    const mcNum* mom = d->actuator_moment + (size_t)i * m->nv;
+    for (int k = 0; k < m->nv; k++) {
+      mcNum t2 = mom[k] * mom[k];
+      if (t2 > mcMINVAL) {
+        mass += m->dof_M0[k] / t2;
+      }
+    }
+    bp[2] = -bp[2] * 2 * sqrt(gp[0] * mass);
+  }
+  mc_deleteData(d);
+}
+
+
+// reflected rotor inertia: J_r * gear^2 added to the armature of a hinge or slide joint
+static void mcc_reflectArmature(mcc* c, const mcxElem* e, const mccActObj* a) {
+  if (!(a->armature > 0)) {
+    return;
+  }
+  int scalar = a->trntype == mcTRN_JOINT || a->trntype == mcTRN_JOINTINPARENT;
+  mccJointObj* j = scalar ? MCC_AT(c->joints, mccJointObj, a->trnid[0]) : NULL;
+  if (!j || (j->s.type != mcJNT_HINGE && j->s.type != mcJNT_SLIDE)) {
+    mcc_error(c, e, "attribute 'armature' needs a hinge or slide joint transmission");
+  }
+  j->s.armature += a->armature * a->s.gear[0] * a->s.gear[0];
 }
 
 // core-parsed actuators: affine types run on the core's inlined path (plugin -1); muscle and user
@@ -244,12 +344,14 @@ void mcc_readActuators(mcc* c, const mcxElem* e) {
     }
     a.name = name && name[0] ? name : NULL;
     mcc_transmission(c, ae, &a);
+    mcc_inheritRange(c, ae, &a);
     a.s.ctrllimited = mcc_actLimited(c, ae, a.s.ctrllimited, a.s.has_ctrlrange, a.s.ctrlrange,
                                      "ctrlrange");
     a.s.forcelimited = mcc_actLimited(c, ae, a.s.forcelimited, a.s.has_forcerange,
                                       a.s.forcerange, "forcerange");
     a.s.actlimited = mcc_actLimited(c, ae, a.s.actlimited, a.s.has_actrange, a.s.actrange,
                                     "actrange");
+    mcc_reflectArmature(c, ae, &a);
     if ((!strcmp(ae->name, "damper") || !strcmp(ae->name, "adhesion")) &&
         (a.s.ctrlrange[0] < 0 || a.s.ctrlrange[1] < 0)) {
       mcc_error(c, ae, "<%s> requires a nonnegative ctrlrange", ae->name);
@@ -306,6 +408,16 @@ static int mcc_lengthRangeSide(mcModel* m, int i, int side, mcNum* result) {
 
 void mcc_finishActuators(mcc* c, mcModel* m) {
   mcOption saved = m->opt;
+
+  // damping ratios into kv, now that the inertia is known
+  mcc_dampRatio(c, m);
+
+  // post-clamp drag and rotor inertia from the plugins' specs
+  for (int i = 0; i < m->nu; i++) {
+    const mccActObj* a = MCC_AT(c->actuators, mccActObj, i);
+    memcpy(m->actuator_damping + 3 * i, a->damping, sizeof(a->damping));
+    m->actuator_armature[i] = a->armature;
+  }
 
   // muscles without an explicit lengthrange: simulate, as MuJoCo's compiler does by default
   for (int i = 0; i < m->nu; i++) {

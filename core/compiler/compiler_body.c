@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "compiler/compiler.h"
+#include "compiler/compiler_mesh.h"
 
 #define MCC_BODY_ATTR                                                                              \
   "name childclass pos quat axisangle xyaxes zaxis euler mocap gravcomp user"

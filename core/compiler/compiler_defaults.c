@@ -325,27 +325,34 @@ void mcc_readActuator(mcc* c, const mcxElem* e, mccActuator* s, int in_default) 
     mcc_actReset(s);
     s->gainprm[0] = 1;
   } else if (!strcmp(t, "position") || !strcmp(t, "intvelocity")) {
-    mcNum kp = s->gainprm[0], kv = s->biastype == mcBIAS_AFFINE ? -s->biasprm[2] : 0, tc = 0;
+    // biasprm[2] <= 0 holds -kv; > 0 holds a damping ratio, turned into -kv once the model's
+    // inertia is known (mcc_finishActuators), as MuJoCo 3 does
+    mcNum kp = s->gainprm[0], kv = 0, dr = 0, tc = 0;
+    if (s->biastype == mcBIAS_AFFINE) {
+      kv = s->biasprm[2] < 0 ? -s->biasprm[2] : 0;
+      dr = s->biasprm[2] > 0 ? s->biasprm[2] : 0;
+    }
     mcc_readNum(c, e, "kp", &kp);
-    mcc_readNum(c, e, "kv", &kv);
-    if (mcx_attr(e, "dampratio")) {
-      mcc_error(c, e, "not supported yet: attribute 'dampratio'");
+    int has_kv = mcc_readNum(c, e, "kv", &kv), has_dr = mcc_readNum(c, e, "dampratio", &dr);
+    if (has_kv && has_dr) {
+      mcc_error(c, e, "attributes 'kv' and 'dampratio' cannot both be set");
     }
-    if (mcx_attr(e, "inheritrange")) {
-      mcNum ir = 0;
-      mcc_readNum(c, e, "inheritrange", &ir);
-      if (ir != 0) {
-        mcc_error(c, e, "not supported yet: attribute 'inheritrange'");
-      }
+    if (kp < 0 || kv < 0 || dr < 0) {
+      mcc_error(c, e, "kp, kv and dampratio of <%s> must be nonnegative", t);
     }
-    if (kp < 0 || kv < 0) {
-      mcc_error(c, e, "kp and kv of <%s> must be nonnegative", t);
+    if (has_kv) {
+      dr = 0;
+    } else if (has_dr) {
+      kv = 0;
+    }
+    if (mcc_readNum(c, e, "inheritrange", &s->inheritrange) && s->inheritrange < 0) {
+      mcc_error(c, e, "attribute 'inheritrange' must be nonnegative");
     }
     mcc_actReset(s);
     s->gainprm[0] = kp;
     s->biastype = mcBIAS_AFFINE;
     s->biasprm[1] = -kp;
-    s->biasprm[2] = -kv;
+    s->biasprm[2] = dr > 0 ? dr : -kv;
     if (!strcmp(t, "intvelocity")) {
       s->dyntype = mcDYN_INTEGRATOR;
       s->actlimited = MCC_TRUE;

@@ -135,73 +135,138 @@ void mcc_frameMul(mcNum pos[3], mcNum quat[4], const mcNum fpos[3], const mcNum 
   memcpy(quat, q, sizeof(q));
 }
 
-void mcc_eig3(mcNum eigval[3], mcNum quat[4], const mcNum mat[9]) {
-  // cyclic Jacobi rotations on a copy of the symmetric matrix; V accumulates the eigenvectors
-  mcNum a[3][3], v[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
-  for (int i = 0; i < 3; i++) {
-    for (int j = 0; j < 3; j++) {
-      a[i][j] = 0.5 * (mat[3 * i + j] + mat[3 * j + i]);
+
+//---------------------------------- MuJoCo-exact quaternion helpers (used by mcc_eig3) --------
+
+// normalize a quaternion; leave it alone when already unit to machine precision
+void mcc_mjNormalize4(mcNum q[4]) {
+  mcNum n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  if (n < mcMINVAL) {
+    q[0] = 1;
+    q[1] = q[2] = q[3] = 0;
+  } else if (fabs(n - 1) > mcMINVAL) {
+    for (int i = 0; i < 4; i++) {
+      q[i] /= n;
     }
   }
-  for (int sweep = 0; sweep < 50; sweep++) {
-    mcNum off = fabs(a[0][1]) + fabs(a[0][2]) + fabs(a[1][2]);
-    mcNum scale = fabs(a[0][0]) + fabs(a[1][1]) + fabs(a[2][2]);
-    if (off <= 1e-15 * scale || off == 0) {
+}
+
+
+// rotation matrix of a unit quaternion (row-major)
+void mcc_mjQuat2Mat(mcNum r[9], const mcNum q[4]) {
+  if (q[0] == 1 && q[1] == 0 && q[2] == 0 && q[3] == 0) {
+    memset(r, 0, sizeof(mcNum) * 9);
+    r[0] = r[4] = r[8] = 1;
+    return;
+  }
+  mcNum q00 = q[0] * q[0], q01 = q[0] * q[1], q02 = q[0] * q[2], q03 = q[0] * q[3];
+  mcNum q11 = q[1] * q[1], q12 = q[1] * q[2], q13 = q[1] * q[3];
+  mcNum q22 = q[2] * q[2], q23 = q[2] * q[3], q33 = q[3] * q[3];
+  r[0] = q00 + q11 - q22 - q33;
+  r[4] = q00 - q11 + q22 - q33;
+  r[8] = q00 - q11 - q22 + q33;
+  r[1] = 2 * (q12 - q03);
+  r[2] = 2 * (q13 + q02);
+  r[3] = 2 * (q12 + q03);
+  r[5] = 2 * (q23 - q01);
+  r[6] = 2 * (q13 - q02);
+  r[7] = 2 * (q23 + q01);
+}
+
+
+// quaternion product a*b
+void mcc_mjMulQuat(mcNum res[4], const mcNum a[4], const mcNum b[4]) {
+  mcNum t[4] = {
+    a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+    a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+    a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
+    a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0],
+  };
+  memcpy(res, t, sizeof(t));
+}
+
+
+// post-multiply q by rot and renormalize
+void mcc_mjAccumQuat(mcNum q[4], const mcNum rot[4]) {
+  mcNum t[4];
+  mcc_mjMulQuat(t, q, rot);
+  memcpy(q, t, sizeof(t));
+  mcc_mjNormalize4(q);
+}
+
+
+void mcc_eig3(mcNum eigval[3], mcNum quat[4], const mcNum mat[9]) {
+  const mcNum tol = 1e-12;
+  quat[0] = 1;
+  quat[1] = quat[2] = quat[3] = 0;
+
+  // rotate by the quaternion until the largest off-diagonal entry of R' A R vanishes
+  for (int iter = 0; iter < 500; iter++) {
+    mcNum r[9], ar[9], d[9];
+    mcc_mjQuat2Mat(r, quat);
+    for (int i = 0; i < 3; i++) {
+      for (int j = 0; j < 3; j++) {
+        mcNum s = 0;
+        for (int k = 0; k < 3; k++) {
+          s += r[3 * k + i] * mat[3 * k + j];
+        }
+        ar[3 * i + j] = s;
+      }
+    }
+    for (int i = 0; i < 3; i++) {
+      for (int j = 0; j < 3; j++) {
+        mcNum s = 0;
+        for (int k = 0; k < 3; k++) {
+          s += ar[3 * i + k] * r[3 * k + j];
+        }
+        d[3 * i + j] = s;
+      }
+    }
+    eigval[0] = d[0];
+    eigval[1] = d[4];
+    eigval[2] = d[8];
+
+    // pivot (row, col) and the axis of the plane rotation
+    int row, col, axis;
+    if (fabs(d[1]) > fabs(d[2]) && fabs(d[1]) > fabs(d[5])) {
+      row = 0, col = 1, axis = 2;
+    } else if (fabs(d[2]) > fabs(d[5])) {
+      row = 0, col = 2, axis = 1;
+    } else {
+      row = 1, col = 2, axis = 0;
+    }
+    if (fabs(d[3 * row + col]) < tol) {
       break;
     }
-    for (int p = 0; p < 2; p++) {
-      for (int q = p + 1; q < 3; q++) {
-        if (a[p][q] == 0) {
-          continue;
-        }
-        mcNum theta = (a[q][q] - a[p][p]) / (2 * a[p][q]);
-        mcNum t = (theta >= 0 ? 1 : -1) / (fabs(theta) + sqrt(theta * theta + 1));
-        mcNum cs = 1 / sqrt(t * t + 1), sn = t * cs;
-        for (int k = 0; k < 3; k++) {
-          mcNum akp = a[k][p], akq = a[k][q];
-          a[k][p] = cs * akp - sn * akq;
-          a[k][q] = sn * akp + cs * akq;
-        }
-        for (int k = 0; k < 3; k++) {
-          mcNum apk = a[p][k], aqk = a[q][k];
-          a[p][k] = cs * apk - sn * aqk;
-          a[q][k] = sn * apk + cs * aqk;
-        }
-        for (int k = 0; k < 3; k++) {
-          mcNum vkp = v[k][p], vkq = v[k][q];
-          v[k][p] = cs * vkp - sn * vkq;
-          v[k][q] = sn * vkp + cs * vkq;
-        }
-      }
+
+    // symmetric 2x2 Schur step as a half-angle quaternion about 'axis'
+    mcNum tau = (d[4 * col] - d[4 * row]) / (2 * d[3 * row + col]);
+    mcNum t = tau >= 0 ? 1 / (tau + sqrt(1 + tau * tau)) : -1 / (-tau + sqrt(1 + tau * tau));
+    mcNum cs = 1 / sqrt(1 + t * t);
+    if (cs > 1 - tol) {
+      break;
     }
+    mcNum rot[4] = {0, 0, 0, 0};
+    mcNum half = sqrt(0.5 - 0.5 * cs);
+    rot[axis + 1] = tau >= 0 ? -half : half;
+    if (axis == 1) {
+      rot[axis + 1] = -rot[axis + 1];
+    }
+    rot[0] = sqrt(1 - rot[axis + 1] * rot[axis + 1]);
+    mcc_mjNormalize4(rot);
+    mcc_mjAccumQuat(quat, rot);
   }
 
-  // sort eigenvalues in decreasing order (columns of v follow)
-  int idx[3] = {0, 1, 2};
-  for (int i = 0; i < 2; i++) {
-    for (int j = i + 1; j < 3; j++) {
-      if (a[idx[j]][idx[j]] > a[idx[i]][idx[i]]) {
-        int t = idx[i];
-        idx[i] = idx[j];
-        idx[j] = t;
-      }
+  // order the eigenvalues decreasing with three compare-and-swap steps (pairs 01, 12, 01)
+  for (int step = 0; step < 3; step++) {
+    int i = step % 2;
+    if (eigval[i] < eigval[i + 1]) {
+      mcNum t = eigval[i];
+      eigval[i] = eigval[i + 1];
+      eigval[i + 1] = t;
+      mcNum rot[4] = {0.707106781186548, 0, 0, 0};
+      rot[(i + 2) % 3 + 1] = rot[0];
+      mcc_mjAccumQuat(quat, rot);
     }
   }
-  mcNum r[9];
-  for (int k = 0; k < 3; k++) {
-    eigval[k] = a[idx[k]][idx[k]];
-    for (int i = 0; i < 3; i++) {
-      r[3 * i + k] = v[i][idx[k]];
-    }
-  }
-
-  // make the frame right-handed
-  mcNum det = r[0] * (r[4] * r[8] - r[5] * r[7]) - r[1] * (r[3] * r[8] - r[5] * r[6]) +
-              r[2] * (r[3] * r[7] - r[4] * r[6]);
-  if (det < 0) {
-    for (int i = 0; i < 3; i++) {
-      r[3 * i + 2] = -r[3 * i + 2];
-    }
-  }
-  mcc_mat2Quat(quat, r);
 }

@@ -69,8 +69,6 @@ void mcc_meshGeomInertia(const mcc* c, int meshid, mcNum* vol, mcNum boxsz[3]);
 void mcc_meshTotals(const mcc* c, int* nvert, int* nface, int* ngraph);
 void mcc_fillMeshes(const mcc* c, mcModel* m);
 
-// MuJoCo-compatible symmetric 3x3 eigen decomposition (eigenvalues decreasing, frame as quat)
-void mcc_eig3mj(mcNum eigval[3], mcNum quat[4], const mcNum mat[9]);
 
 // attribute of an asset element, falling back to the <mesh>/<hfield> of its default classes
 const char* mcc_assetAttr(mcc* c, const mcxElem* e, const char* key, const mcxElem** owner);

@@ -105,6 +105,55 @@ static mcNum sweep(const mcNum a[2], const mcNum b[2], mcNum dir) {
 }
 
 
+// point t on the circle of radius r touched by the shortest path e0 -> t -> e1 (both ends outside,
+// the segment missing the disc): the minimum of |e0 - t| + |t - e1| lies on the arc between the
+// directions of e0 and e1, where the derivative changes sign once; safeguarded Newton on it
+static void touchPoint(mcNum t[2], const mcNum e0[2], const mcNum e1[2], mcNum r) {
+  // bracket: angles of e0 and e1, the arc between them shorter than pi
+  mcNum lo = atan2(e0[1], e0[0]);
+  mcNum hi = lo + atan2(e0[0] * e1[1] - e0[1] * e1[0], e0[0] * e1[0] + e0[1] * e1[1]);
+  mcNum th = 0.5 * (lo + hi);
+
+  // derivative of the length along the arc: g(lo) < 0 < g(hi) when lo < hi
+  mcNum sgn = hi > lo ? 1 : -1;
+  for (int it = 0; it < 100; it++) {
+    mcNum c = cos(th), s = sin(th);
+    mcNum p[2] = {r * c, r * s}, dp[2] = {-r * s, r * c};
+    mcNum g = 0, gg = 0;
+    for (int k = 0; k < 2; k++) {
+      const mcNum* e = k ? e1 : e0;
+      mcNum v[2] = {p[0] - e[0], p[1] - e[1]};
+      mcNum len = hypot(v[0], v[1]);
+      if (len < mcMINVAL) {
+        continue;
+      }
+      mcNum a = v[0] * dp[0] + v[1] * dp[1];
+      mcNum b = -(v[0] * p[0] + v[1] * p[1]) + r * r;
+      g += a / len;
+      gg += b / len - a * a / (len * len * len);
+    }
+
+    // shrink the bracket, then a Newton step inside it or bisection
+    if (sgn * g > 0) {
+      hi = th;
+    } else {
+      lo = th;
+    }
+    mcNum next = gg > 0 ? th - g / gg : 0.5 * (lo + hi);
+    if (!(sgn * (next - lo) > 0 && sgn * (hi - next) > 0)) {
+      next = 0.5 * (lo + hi);
+    }
+    if (fabs(next - th) < 1e-15) {
+      th = next;
+      break;
+    }
+    th = next;
+  }
+  t[0] = r * cos(th);
+  t[1] = r * sin(th);
+}
+
+
 // 2D wrap of the path e0 -> e1 around the circle of radius r at the origin; side (nullable) is
 // the 2D side point. Return the arc length and the tangent points t (4), or -1 for no wrap.
 static mcNum wrapCircle(mcNum t[4], const mcNum e0[2], const mcNum e1[2], const mcNum* side,
@@ -125,6 +174,18 @@ static mcNum wrapCircle(mcNum t[4], const mcNum e0[2], const mcNum e1[2], const 
   a = a < 0 ? 0 : (a > 1 ? 1 : a);
   mcNum near[2] = {e0[0] + a * dif[0], e0[1] + a * dif[1]};
   int hits = near[0] * near[0] + near[1] * near[1] < r2;
+
+  // side point inside the circle: the path must cross the disc; a segment missing it touches
+  // the circle at one point (both tangent points there, no arc)
+  if (side && side[0] * side[0] + side[1] * side[1] < r2) {
+    if (hits) {
+      return -1;
+    }
+    touchPoint(t, e0, e1, r);
+    t[2] = t[0];
+    t[3] = t[1];
+    return 0;
+  }
 
   // no wrap when the segment misses the circle on the side of the side point (if any)
   int sameSide = !side || side[0] * near[0] + side[1] * near[1] > 0;

@@ -157,12 +157,27 @@ int dcm_compile(const mcpHost* host, const mcpAttributes* attr, mcpActuatorSpec*
         AT);
   }
 
-  // maximum torque: saturation torque or current
+  // maximum torque: saturation torque or current (or a symmetric forcerange)
   mcNum tmax = 0;
   if (sat[0] > 0 && sat[1] > 0) {
     ERR("%s:%d: attribute 'saturation': torque and current both set the maximum torque", AT);
   }
   tmax = sat[0] > 0 ? sat[0] : K * sat[1];
+  int has_fr = spec->forcerange[0] != 0 || spec->forcerange[1] != 0;
+  if (has_fr && tmax > 0) {
+    ERR("%s:%d: attributes 'forcerange' and 'saturation' both set the maximum torque", AT);
+  }
+  if (has_fr) {
+    if (!(spec->forcerange[1] > 0) || spec->forcerange[0] != -spec->forcerange[1]) {
+      ERR("%s:%d: attribute 'forcerange' of a dcmotor must be symmetric, -tau_max tau_max", AT);
+    }
+    tmax = spec->forcerange[1];
+  }
+
+  // damping and armature live in ABI 1.1 fields of the spec
+  if ((vec[8].n > 0 || vec[9].n > 0) && (!host || host->abi_minor < 1)) {
+    ERR("%s:%d: attributes 'damping' and 'armature' need a core of plugin ABI 1.1", AT);
+  }
 
   // electrical time constant: inductance L (te = L/R) or timeconst
   if (ind[0] > 0 && ind[1] > 0) {
@@ -230,7 +245,7 @@ int dcm_compile(const mcpHost* host, const mcpAttributes* attr, mcpActuatorSpec*
   memset(spec->biasprm, 0, sizeof(spec->biasprm));
   mcNum g[9] = {R, K, th[3], T0, ctl[0], ctl[1], ctl[2], ctl[5], mode};
   mcNum dd[9] = {te, sat[2], RT, C, Ta, lg[0], lg[1], ctl[3], ctl[4]};
-  mcNum b[10] = {cog[0], cog[1], cog[2], lg[2], lg[3], lg[4], damp[0], damp[1], damp[2], arm[0]};
+  mcNum b[6] = {cog[0], cog[1], cog[2], lg[2], lg[3], lg[4]};
   memcpy(spec->gainprm, g, sizeof(g));
   memcpy(spec->dynprm, dd, sizeof(dd));
   memcpy(spec->biasprm, b, sizeof(b));
@@ -238,6 +253,10 @@ int dcm_compile(const mcpHost* host, const mcpAttributes* attr, mcpActuatorSpec*
   spec->gaintype = mcGAIN_USER;
   spec->biastype = mcBIAS_USER;
   spec->forcelimited = 0;
+  if (host && host->abi_minor >= 1) {
+    memcpy(spec->damping, damp, sizeof(spec->damping));
+    spec->armature = arm[0];
+  }
   spec->forcerange[0] = tmax > 0 ? -tmax : 0;
   spec->forcerange[1] = tmax > 0 ? tmax : 0;
   dcmLayout L;

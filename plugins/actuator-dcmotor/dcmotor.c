@@ -5,9 +5,16 @@
 // layer (voltage/position/velocity input, kp ki kd, slew limit, anti-windup, voltage clamp).
 //
 // Storage (Table 17): gainprm = R K alpha T0 kp ki kd vmax mode; dynprm = te didtmax RT C Ta
-// sigma0 sigma1 slew Imax; biasprm = A Np phi tauc taus ws, then (Moduco: the model has no
-// actuator damping/armature arrays) B1 B2 B3 in biasprm[6..8] and J_r in biasprm[9]; forcerange
-// = +-tau_max. Activation states in Table 18's order: u_prev, x_I, T, z, i.
+// sigma0 sigma1 slew Imax; biasprm = A Np phi tauc taus ws; forcerange = +-tau_max;
+// actuator_damping = B1 B2 B3 (applied after the clamp, in actuation space, so a joint sees
+// gear^2 B1); actuator_armature = J_r (the compiler adds J_r gear^2 to the joint's armature).
+// Activation states in Table 18's order: u_prev, x_I, T, z, i.
+//
+// Integration of the states over a step h (integrate_act): u_prev jumps to the slew-limited
+// setpoint; x_I by Euler, then clipped to +-Imax; z by the exact ZOH (11); T and i, both linear
+// first-order ODEs with their drive (power, voltage) held over the step, by the exact exponential
+// update (time constants t_T and L/R(T), L = t_e R0), stable for any h; the increment of i is
+// then limited to (di/dt)_max h. Copper losses use the current after the saturation limit.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,8 +100,8 @@ mcNum dcm_zoh(const mcNum* dp, const mcNum* bp, mcNum z, mcNum w, mcNum h) {
   if (fabs(a * h) < 1e-12) {
     return z + w * h;
   }
-  mcNum e = exp(a * h);
-  return e * z + (e - 1) / a * w;
+  mcNum em1 = expm1(a * h);
+  return z + em1 * z + em1 / a * w;
 }
 
 
@@ -135,6 +142,8 @@ static void actDot(const mcpHost* host, const mcModel* m, mcData* d, int i) {
   // current: the electrical ODE, rate limited
   mcNum v = dcm_voltage(gp, u, th, w, act, &L);
   mcNum cur = L.cur >= 0 ? act[L.cur] : (v - K * w) / fmax(R, mcMINVAL);
+  mcNum imax = m->actuator_forcerange[2 * i + 1] / fmax(K, mcMINVAL);
+  mcNum flow = imax > 0 ? fmin(fmax(cur, -imax), imax) : cur;
   if (L.cur >= 0) {
     mcNum di = (v - R * cur - K * w) / fmax(dp[0] * gp[0], mcMINVAL);
     if (dp[1] > 0) {
@@ -146,7 +155,7 @@ static void actDot(const mcpHost* host, const mcModel* m, mcData* d, int i) {
   // temperature rise: copper losses against the thermal resistance
   if (L.temp >= 0) {
     mcNum T = act[L.temp];
-    d->act_dot[L.temp] = cur * cur * R / dp[3] - T / (dp[2] * dp[3]);
+    d->act_dot[L.temp] = flow * flow * R / dp[3] - T / (dp[2] * dp[3]);
   }
 
   // bristles
@@ -187,12 +196,23 @@ static mcNum force(const mcpHost* host, const mcModel* m, mcData* d, int i) {
     mcNum z = act[L.z];
     tau -= dp[5] * z + dp[6] * bristleRate(dp, bp, z, w);
   }
-  tau -= bp[6] * w + bp[7] * w * fabs(w) + bp[8] * w * w * w;
+  const mcNum* b = m->actuator_damping + 3 * i;
+  tau -= b[0] * w + b[1] * w * fabs(w) + b[2] * w * w * w;
   return tau;
 }
 
 
-// exact schemes: slew state to the setpoint, ZOH bristles, clamped integral, Euler otherwise
+// exponential-integrator step of a first-order linear state with time constant tc
+static mcNum expStep(mcNum xdot, mcNum tc, mcNum h) {
+  if (!(tc > 0) || h < 1e-9 * tc) {
+    return h * xdot;
+  }
+  return tc * xdot * -expm1(-h / tc);
+}
+
+
+// exact schemes: slew state to the setpoint, ZOH bristles, exponential thermal and current,
+// clamped integral
 static void integrateAct(const mcpHost* host, const mcModel* m, mcData* d, int i,
                          const mcNum* act_dot, mcNum h) {
   (void)host;
@@ -203,8 +223,27 @@ static void integrateAct(const mcpHost* host, const mcModel* m, mcData* d, int i
   int adr = m->actuator_actadr[i];
   dcm_layout(gp, dp, adr, &L);
   mcNum znew = L.z >= 0 ? dcm_zoh(dp, bp, d->act[L.z], d->actuator_velocity[i], h) : 0;
+
+  // current: exponential step toward (v - K w)/R(T), then the rate limit on the increment
+  mcNum dcur = 0;
+  if (L.cur >= 0) {
+    mcNum R = fmax(dcm_resistance(gp, dp, d->act, &L), mcMINVAL), w = d->actuator_velocity[i];
+    mcNum u = dcm_setpoint(dp, control(m, d, i), d->act, &L, m->opt.timestep);
+    mcNum v = dcm_voltage(gp, u, d->actuator_length[i], w, d->act, &L);
+    mcNum ts = dp[0] * gp[0] / R, gap = (v - gp[1] * w) / R - d->act[L.cur];
+    dcur = h < 1e-9 * ts ? h * gap / ts : -gap * expm1(-h / ts);
+    if (dp[1] > 0) {
+      dcur = fmin(fmax(dcur, -dp[1] * h), dp[1] * h);
+    }
+  }
   for (int k = adr; k < adr + m->actuator_actnum[i]; k++) {
-    d->act[k] += h * act_dot[k];
+    if (k == L.temp) {
+      d->act[k] += expStep(act_dot[k], dp[2] * dp[3], h);
+    } else if (k == L.cur) {
+      d->act[k] += dcur;
+    } else {
+      d->act[k] += h * act_dot[k];
+    }
   }
   if (L.z >= 0) {
     d->act[L.z] = znew;
@@ -220,7 +259,6 @@ static mcNum dforceDvel(const mcpHost* host, const mcModel* m, const mcData* d, 
   (void)host;
   const mcNum* gp = m->actuator_gainprm + mcNGAIN * i;
   const mcNum* dp = m->actuator_dynprm + mcNDYN * i;
-  const mcNum* bp = m->actuator_biasprm + mcNBIAS * i;
   dcmLayout L;
   dcm_layout(gp, dp, m->actuator_actadr[i], &L);
   mcNum w = d->actuator_velocity[i], K = gp[1];
@@ -230,7 +268,8 @@ static mcNum dforceDvel(const mcpHost* host, const mcModel* m, const mcData* d, 
     mcNum dv = mode == 1 ? -gp[6] : mode == 2 ? -gp[4] : 0;
     df = K / R * (dv - K);
   }
-  return df - bp[6] - 2 * bp[7] * fabs(w) - 3 * bp[8] * w * w - (L.z >= 0 ? dp[6] : 0);
+  const mcNum* b = m->actuator_damping + 3 * i;
+  return df - b[0] - 2 * b[1] * fabs(w) - 3 * b[2] * w * w - (L.z >= 0 ? dp[6] : 0);
 }
 
 

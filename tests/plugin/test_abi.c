@@ -13,7 +13,7 @@
 
 Test(plugin_abi, constants) {
   cr_expect_eq(MCP_ABI_MAJOR, 1);
-  cr_expect_eq(MCP_ABI_MINOR, 0);
+  cr_expect_eq(MCP_ABI_MINOR, 1);
   cr_expect_str_eq(MCP_ENTRY_SYMBOL, "mcp_library");
   cr_expect_eq(MCP_PRECISION, 8);
   cr_expect_eq(MCP_MAXNAME, 64);
@@ -109,7 +109,7 @@ Test(plugin_abi, layout_mcpAttributes) {
 
 
 Test(plugin_abi, layout_mcpActuatorSpec) {
-  cr_expect_eq(sizeof(mcpActuatorSpec), 320);
+  cr_expect_eq(sizeof(mcpActuatorSpec), 352);
   cr_expect_eq(offsetof(mcpActuatorSpec, dyntype), 0);
   cr_expect_eq(offsetof(mcpActuatorSpec, gaintype), 4);
   cr_expect_eq(offsetof(mcpActuatorSpec, biastype), 8);
@@ -124,6 +124,8 @@ Test(plugin_abi, layout_mcpActuatorSpec) {
   cr_expect_eq(offsetof(mcpActuatorSpec, ctrlrange), 272);
   cr_expect_eq(offsetof(mcpActuatorSpec, forcerange), 288);
   cr_expect_eq(offsetof(mcpActuatorSpec, actrange), 304);
+  cr_expect_eq(offsetof(mcpActuatorSpec, damping), 320);
+  cr_expect_eq(offsetof(mcpActuatorSpec, armature), 344);
 }
 
 

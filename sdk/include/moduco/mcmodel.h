@@ -465,6 +465,8 @@ typedef struct mcOption_ {
   X(mcNum,  actuator_acc0,         nu,          1)  /* acceleration from unit force in qpos0 */    \
   X(mcNum,  actuator_length0,      nu,          1)  /* actuator length in qpos0 */                 \
   X(mcNum,  actuator_lengthrange,  nu,          2)  /* feasible actuator length range */           \
+  X(mcNum,  actuator_damping,      nu,          3)  /* post-clamp drag b(v): v, v|v|, v^3 */       \
+  X(mcNum,  actuator_armature,     nu,          1)  /* rotor inertia J_r (reflected by gear^2) */  \
   /* sensors */                                                                                    \
   X(int,    sensor_type,           nsensor,     1)  /* sensor type (mctSensor) */                  \
   X(int,    sensor_datatype,       nsensor,     1)  /* numeric data type (mctDataType) */          \

@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 #define MCP_ABI_MAJOR 1
-#define MCP_ABI_MINOR 0
+#define MCP_ABI_MINOR 1
 #define MCP_ENTRY_SYMBOL "mcp_library"
 #define MCP_PRECISION ((uint32_t)sizeof(mcNum))
 #define MCP_MAXNAME 64            // longest plugin name, including the terminating 0
@@ -137,6 +137,10 @@ typedef struct mcpActuatorSpec_ {
   mcNum ctrlrange[2];
   mcNum forcerange[2];
   mcNum actrange[2];
+
+  // ABI 1.1: write only when host->abi_minor >= 1 (the host zeroes them before compile)
+  mcNum damping[3];                   // post-clamp drag coefficients B1 B2 B3 (actuator_damping)
+  mcNum armature;                     // rotor inertia J_r; the core adds J_r*gear^2 to the dof
 } mcpActuatorSpec;
 
 // Actuator: an MJCF element under <actuator> (or a <plugin> instance) with its own attributes.
