@@ -6,6 +6,12 @@
 // arms; the arc on a wrapping surface contributes its length only (at the minimum of the path
 // length over the tangent points, their motion on the surface does not change the length to
 // first order). A pulley divides the contribution of everything after it by its divisor.
+//
+// Side sites (rules measured against MuJoCo 2.2.2 on random configurations): a side site whose
+// projection lies inside the circle makes the path cross the disc, touching the surface at one
+// point when the straight segment misses it; a side site outside picks, among the two tangent
+// paths, the one whose chord midpoint points nearer to it, unless that path's straight pieces
+// cross, and forces a wrap of a segment that misses the circle on the other side.
 #include <math.h>
 
 #include <moduco/moduco.h>
@@ -105,52 +111,68 @@ static mcNum sweep(const mcNum a[2], const mcNum b[2], mcNum dir) {
 }
 
 
-// point t on the circle of radius r touched by the shortest path e0 -> t -> e1 (both ends outside,
-// the segment missing the disc): the minimum of |e0 - t| + |t - e1| lies on the arc between the
-// directions of e0 and e1, where the derivative changes sign once; safeguarded Newton on it
+// orientation of r relative to the line p -> q (twice the signed triangle area)
+static mcNum orient(const mcNum p[2], const mcNum q[2], const mcNum r[2]) {
+  return (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0]);
+}
+
+
+// whether the segments a0-a1 and b0-b1 cross (strictly)
+static int piecesCross(const mcNum a0[2], const mcNum a1[2], const mcNum b0[2],
+                       const mcNum b1[2]) {
+  return orient(a0, a1, b0) * orient(a0, a1, b1) < 0 && orient(b0, b1, a0) * orient(b0, b1, a1) < 0;
+}
+
+
+// point t on the circle of radius r touched by the path e0 -> t -> e1 (both ends outside, the
+// segment missing the disc), where the two pieces make equal angles alpha with the normal. With
+// z = sin(alpha), A = r/|e0|, B = r/|e1| and G the angle between e0 and e1, the angles at the
+// center add up to G:  f(z) = asin(A z) + asin(B z) - 2 asin(z) + G = 0, solved by Newton from
+// just below z = 1 to |f| < 1e-6 (the tolerance of the reference engine, matched on purpose: it
+// fixes t to ~1e-8 and so the moment arms); the angle is measured from the end from which the
+// other one is counterclockwise. When no root is found below the start, the point in the
+// direction of e0 + e1.
 static void touchPoint(mcNum t[2], const mcNum e0[2], const mcNum e1[2], mcNum r) {
-  // bracket: angles of e0 and e1, the arc between them shorter than pi
-  mcNum lo = atan2(e0[1], e0[0]);
-  mcNum hi = lo + atan2(e0[0] * e1[1] - e0[1] * e1[0], e0[0] * e1[0] + e0[1] * e1[1]);
-  mcNum th = 0.5 * (lo + hi);
+  mcNum l0 = hypot(e0[0], e0[1]), l1 = hypot(e1[0], e1[1]);
+  mcNum A = r / l0, B = r / l1;
+  mcNum cr = e0[0] * e1[1] - e0[1] * e1[0];
+  mcNum G = acos(fmin(1, fmax(-1, (e0[0] * e1[0] + e0[1] * e1[1]) / (l0 * l1))));
 
-  // derivative of the length along the arc: g(lo) < 0 < g(hi) when lo < hi
-  mcNum sgn = hi > lo ? 1 : -1;
-  for (int it = 0; it < 100; it++) {
-    mcNum c = cos(th), s = sin(th);
-    mcNum p[2] = {r * c, r * s}, dp[2] = {-r * s, r * c};
-    mcNum g = 0, gg = 0;
-    for (int k = 0; k < 2; k++) {
-      const mcNum* e = k ? e1 : e0;
-      mcNum v[2] = {p[0] - e[0], p[1] - e[1]};
-      mcNum len = hypot(v[0], v[1]);
-      if (len < mcMINVAL) {
-        continue;
-      }
-      mcNum a = v[0] * dp[0] + v[1] * dp[1];
-      mcNum b = -(v[0] * p[0] + v[1] * p[1]) + r * r;
-      g += a / len;
-      gg += b / len - a * a / (len * len * len);
-    }
-
-    // shrink the bracket, then a Newton step inside it or bisection
-    if (sgn * g > 0) {
-      hi = th;
-    } else {
-      lo = th;
-    }
-    mcNum next = gg > 0 ? th - g / gg : 0.5 * (lo + hi);
-    if (!(sgn * (next - lo) > 0 && sgn * (hi - next) > 0)) {
-      next = 0.5 * (lo + hi);
-    }
-    if (fabs(next - th) < 1e-15) {
-      th = next;
+  // Newton on f
+  mcNum z = 1 - 1e-7;
+  mcNum f = asin(A * z) + asin(B * z) - 2 * asin(z) + G;
+  int ok = f <= 0;
+  for (int it = 0; ok && it < 50 && fabs(f) >= 1e-6; it++) {
+    mcNum df = A / sqrt(1 - A * A * z * z) + B / sqrt(1 - B * B * z * z) - 2 / sqrt(1 - z * z);
+    z -= f / df;
+    if (!(z > 0 && z < 1)) {
+      ok = 0;
       break;
     }
-    th = next;
+    f = asin(A * z) + asin(B * z) - 2 * asin(z) + G;
   }
-  t[0] = r * cos(th);
-  t[1] = r * sin(th);
+
+  // no root: toward the midpoint of the segment
+  if (!ok) {
+    mcNum m[2] = {e0[0] + e1[0], e0[1] + e1[1]};
+    mcNum nm = hypot(m[0], m[1]);
+    if (nm < mcMINVAL) {
+      m[0] = -e0[1];
+      m[1] = e0[0];
+      nm = l0;
+    }
+    t[0] = r * m[0] / nm;
+    t[1] = r * m[1] / nm;
+    return;
+  }
+
+  // rotate the direction of the first end counterclockwise by its angle at the center
+  const mcNum* e = cr >= 0 ? e0 : e1;
+  mcNum l = cr >= 0 ? l0 : l1;
+  mcNum th = asin(z) - asin((cr >= 0 ? A : B) * z);
+  mcNum c = cos(th), sn = sin(th);
+  t[0] = r * (c * e[0] - sn * e[1]) / l;
+  t[1] = r * (sn * e[0] + c * e[1]) / l;
 }
 
 
@@ -202,11 +224,12 @@ static mcNum wrapCircle(mcNum t[4], const mcNum e0[2], const mcNum e1[2], const 
     tangentPoint(cand[c] + 2, e1, r, -dir);
     ang[c] = sweep(cand[c], cand[c] + 2, dir);
 
-    // a segment through the circle with a side point: the candidate whose mean tangent point
-    // is nearer to the side point; otherwise the shorter arc
-    if (side && hits) {
-      mcNum mid[2] = {0.5 * (cand[c][0] + cand[c][2]), 0.5 * (cand[c][1] + cand[c][3])};
-      score[c] = hypot(mid[0] - side[0], mid[1] - side[1]);
+    // with a side point: the candidate whose chord midpoint points nearer to the side point's
+    // direction (largest cosine); otherwise the shorter arc
+    if (side) {
+      mcNum mid[2] = {cand[c][0] + cand[c][2], cand[c][1] + cand[c][3]};
+      mcNum nm = hypot(mid[0], mid[1]);
+      score[c] = nm > mcMINVAL ? -(mid[0] * side[0] + mid[1] * side[1]) / nm : 0;
     } else {
       score[c] = ang[c];
     }
@@ -214,6 +237,11 @@ static mcNum wrapCircle(mcNum t[4], const mcNum e0[2], const mcNum e1[2], const 
 
   // pick the better candidate
   int sel = score[1] < score[0] ? 1 : 0;
+
+  // with a side point, a candidate whose two straight pieces cross is replaced by the other
+  if (side && piecesCross(e0, cand[sel], e1, cand[sel] + 2)) {
+    sel = 1 - sel;
+  }
   mcu_copy(t, cand[sel], 4);
   return r * ang[sel];
 }

@@ -440,13 +440,20 @@ static void ellipsoidDeriv(const mcModel* m, int g, const mcNum lvel[6], mcNum K
       }
     }
 
-    // drag: f = -rho k(v) |v| v, k = cS Amax + (cB - cS) A
+    // drag: f = -rho k(v) |v| v, k = cS Amax + (cB - cS) A. The area gradient is written as
+    // dA/dv_i = pi v_i (c4_i Q - C a2_i) / sqrt(C Q^3) with the denominator kept above mcMINVAL,
+    // as MuJoCo 2.2.2 does (measured: its D differs from the exact one by the factor
+    // min(1, sqrt(C Q^3) / 1e-15) on this term, i.e. at low speeds or on small geoms)
     mcNum rmax = fmax(r[0], fmax(r[1], r[2])), rmin = fmin(r[0], fmin(r[1], r[2]));
     mcNum amax = FLUID_PI * rmax * (r[0] + r[1] + r[2] - rmax - rmin);
     mcNum kd = cslender * amax + (cblunt - cslender) * aproj;
+    mcNum den = fmax(mcMINVAL, sqrt(C * Q * Q * Q)), gd[3];
+    for (int i = 0; i < 3; i++) {
+      gd[i] = FLUID_PI * v[i] * (c4[i] * Q - C * a2[i]) / den;
+    }
     for (int i = 0; i < 3; i++) {
       for (int j = 0; j < 3; j++) {
-        mcNum dk = (cblunt - cslender) * ga[j];
+        mcNum dk = (cblunt - cslender) * gd[j];
         mcNum dnv = (i == j ? speed : 0) + v[i] * v[j] / speed;
         K[6 * (3 + i) + 3 + j] -= rho * (speed * v[i] * dk + kd * dnv);
       }

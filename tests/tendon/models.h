@@ -23,4 +23,12 @@ extern const char* const tendon_model_fluidellipsoid;
 // gravity compensation on a chain
 extern const char* const tendon_model_gravcomp;
 
+// sphere and cylinder wraps (on a hinged and sliding holder) with and without a side site, the
+// end sites and the side site on bodies with three slide joints (qpos = their positions)
+extern const char* const tendon_model_sidesite;
+
+// adhesion (body transmission): a box on a tilted plane, a box held under a ceiling box with an
+// offset mass, an ellipsoid rolling down the plane (the last as the equivalent <general body>)
+extern const char* const tendon_model_adhesion;
+
 #endif  // MODUCO_TESTS_TENDON_MODELS_H_

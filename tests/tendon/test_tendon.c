@@ -154,6 +154,54 @@ Test(tendon, arm26_tendons_and_moments) {
 }
 
 
+// random configurations of the wrap: ends anywhere outside the geoms, the side site inside or
+// outside them (inside: the path touches the surface at one point; outside: the side chooses the
+// wrap, and a segment missing the geom wraps on the side site's side); ten_length and ten_J
+Test(tendon, sidesite_random_configurations) {
+  char* xml = conf_disableContacts(tendon_model_sidesite);
+  ConfPair p;
+  loadOrFail(&p, "sidesite", xml, NULL);
+  free(xml);
+  ConfRng r;
+  conf_seed(&r, 41);
+  char msg[8192] = "";
+  int fail = 0, wraps = 0, single = 0;
+  for (int s = 0; s < 4000 && fail < 3; s++) {
+    // holder pose, both ends in a box around the geoms, the side site nearer (scale varies)
+    double sr = s % 2 ? 1.2 : 2.5;
+    for (int i = 0; i < p.mj->nq; i++) {
+      double lo = i < 2 ? -0.5 : (i < 8 ? -3 : -sr);
+      double v = conf_uniform(&r, lo, -lo);
+      p.dj->qpos[i] = v;
+      p.dc->qpos[i] = v;
+    }
+    mj_forward(p.mj, p.dj);
+    mc_forward(p.mc, p.dc);
+    char label[64];
+    snprintf(label, sizeof(label), "configuration %d", s);
+    fail += !compareArray("sidesite", "ten_length", label, p.dc->ten_length, p.dj->ten_length,
+                          p.mj->ntendon, TOL, msg, sizeof(msg));
+    fail += !compareArray("sidesite", "ten_J", label, p.dc->ten_J, p.dj->ten_J,
+                          p.mj->ntendon * p.mj->nv, TOL, msg, sizeof(msg));
+
+    // count the wrapped cases and the one-point (side site inside) ones
+    for (int t = 0; t < 2; t++) {
+      int adr = p.dj->ten_wrapadr[t];
+      if (p.dj->ten_wrapnum[t] == 4) {
+        wraps++;
+        const double* w = p.dj->wrap_xpos + 3 * (adr + 1);
+        single += w[0] == w[3] && w[1] == w[4] && w[2] == w[5];
+      }
+    }
+  }
+  conf_free(&p);
+  fprintf(stderr, "sidesite: %d wraps, %d through one point\n", wraps, single);
+  cr_assert_eq(fail, 0, "%s", msg);
+  cr_assert_gt(single, 500);
+  cr_assert_gt(wraps - single, 1000);
+}
+
+
 Test(transmission, slider_crank) {
   forwardFile("slider_crank/slider_crank.xml", 1, 14);
 }
@@ -161,6 +209,90 @@ Test(transmission, slider_crank) {
 
 Test(transmission, site) {
   forwardModel("site", tendon_model_site, NULL, 1, 15);
+}
+
+
+// adhesion: MuJoCo steps the model (ctrl on, then reduced: the hanger drops, a negative ctrl is
+// clamped to 0); every 100 steps Moduco takes its state and both run forward: contacts,
+// actuator_length, actuator_moment, qfrc_actuator, qacc (the Newton solvers agree to ~1e-12).
+// The initial state (face-face box overlap) is left out: the box-box contact counts differ there.
+static void adhesionCompare(const char* name, const char* xml) {
+  ConfPair p;
+  loadOrFail(&p, name, xml, NULL);
+  const mjModel* m = p.mj;
+  mjData* a = p.dj;
+  mcData* b = p.dc;
+  int nv = m->nv, nu = m->nu, fail = 0, held = 1;
+  char msg[8192] = "";
+  double worst = 0;
+  for (int s = 0; s <= 1000 && !fail; s++) {
+    for (int i = 0; i < nu; i++) {
+      a->ctrl[i] = s < 500 ? 1 - 0.2 * i : 0.3 * i - 0.2;
+    }
+    if (s > 0 && s % 100 == 0) {
+      // same state in Moduco
+      memcpy(b->qpos, a->qpos, sizeof(double) * m->nq);
+      memcpy(b->qvel, a->qvel, sizeof(double) * nv);
+      memcpy(b->ctrl, a->ctrl, sizeof(double) * nu);
+      memcpy(b->qacc_warmstart, a->qacc_warmstart, sizeof(double) * nv);
+      mj_forward(m, a);
+      mc_forward(p.mc, b);
+      char label[64];
+      snprintf(label, sizeof(label), "step %d", s);
+      if (a->ncon != b->ncon) {
+        fail++;
+        snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg), "%s: ncon %d vs %d\n", label,
+                 b->ncon, a->ncon);
+        break;
+      }
+      fail += !compareArray(name, "actuator_length", label, b->actuator_length,
+                            a->actuator_length, nu, TOL, msg, sizeof(msg));
+      fail += !compareArray(name, "actuator_moment", label, b->actuator_moment,
+                            a->actuator_moment, nu * nv, TOL, msg, sizeof(msg));
+      fail += !compareArray(name, "qfrc_actuator", label, b->qfrc_actuator, a->qfrc_actuator, nv,
+                            TOL, msg, sizeof(msg));
+      fail += !compareArray(name, "qacc", label, b->qacc, a->qacc, nv, TOL, msg, sizeof(msg));
+      for (int i = 0; i < nv; i++) {
+        worst = fmax(worst, fabs(b->qacc[i] - a->qacc[i]) / fmax(1, fabs(a->qacc[i])));
+      }
+
+      // while ctrl is on: every adhesion body in contact (a nonzero moment row), the hanger held
+      for (int i = 0; i < nu && s < 500; i++) {
+        double norm = 0;
+        for (int j = 0; j < nv; j++) {
+          norm += fabs(a->actuator_moment[i * nv + j]);
+        }
+        if (!(norm > 0.5)) {
+          fail++;
+          snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg), "%s: actuator %d not in contact\n",
+                   label, i);
+        }
+      }
+      held &= s >= 500 || a->qpos[9] > 0.52;
+    }
+    mj_step(m, a);
+  }
+  conf_free(&p);
+  fprintf(stderr, "adhesion (%s): worst qacc error %.3g\n", name, worst);
+  cr_assert_eq(fail, 0, "%s", msg);
+  cr_assert(held, "the hanger fell while the adhesion was on");
+}
+
+
+Test(transmission, adhesion_pyramidal) {
+  adhesionCompare("adhesion", tendon_model_adhesion);
+}
+
+
+Test(transmission, adhesion_elliptic) {
+  const char* key = "iterations='200'";
+  const char* at = strstr(tendon_model_adhesion, key);
+  cr_assert_not_null(at);
+  ConfText t = {0};
+  conf_printf(&t, "%.*s%s cone='elliptic'%s", (int)(at - tendon_model_adhesion),
+              tendon_model_adhesion, key, at + strlen(key));
+  adhesionCompare("adhesion_elliptic", t.buf);
+  free(t.buf);
 }
 
 
