@@ -39,6 +39,7 @@ def pile():
     write("pile.xml", f'''<!-- Moduco benchmark: 64 free bodies (spheres, capsules, boxes) dropped on a plane. -->
 <mujoco model="bench pile">
   <option timestep="0.002" solver="Newton" iterations="50"/>
+  <size nconmax="600" njmax="4000"/>
   <default>
     <geom friction="0.8 0.005 0.0001" density="800"/>
   </default>

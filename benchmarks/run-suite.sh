@@ -8,7 +8,7 @@
 # own 'moduco bench MODEL --reference mujoco' (model defaults for solver and integrator; arms
 # interleaved, same initial state and controls). Then models/humanoid.xml runs once more with
 # --threads 1,2 for the forward-evaluation and rollout scaling. Output: OUT/*.json (one per
-# model), OUT/suite.md (the table), OUT/scaling.md. Models with nv > 200 run a twentieth of the steps.
+# model), OUT/suite.md (the table), OUT/scaling.md. Models with nv > 500 run a twentieth of the steps.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
@@ -48,10 +48,10 @@ i=0
 for f in "${models[@]}"; do
   i=$((i + 1))
   name=$(printf '%02d-%s' "$i" "$(basename "$(dirname "$f")")-$(basename "$f" .xml)")
-  # big models (nv > 200) get a twentieth of the steps so the suite stays within minutes
+  # big models (nv > 500) get a twentieth of the steps so the suite stays within minutes
   nv=$("$cli" compile "$f" 2>/dev/null | awk '$1 == "nv" {print $2}')
   n=$steps
-  if [ -n "$nv" ] && [ "$nv" -gt 200 ]; then
+  if [ -n "$nv" ] && [ "$nv" -gt 500 ]; then
     n=$((steps / 20 > 20 ? steps / 20 : 20))
   fi
   echo "[$i/${#models[@]}] $f ($n steps)" >&2

@@ -32,6 +32,7 @@ typedef struct mccJoint_ {
   int group;
   mcNum actfrcrange[2];
   int actfrclimited;
+  mcNum springdamper[2];          // time constant, damping ratio (both > 0: set k and b)
 } mccJoint;
 
 typedef struct mccGeom_ {
@@ -237,6 +238,7 @@ typedef struct mcc_ {
   mcOption opt;
   const mcxElem* option_elem;     // for messages about the integrator/solver
   size_t narena;
+  int nstack;                     // legacy <size nstack> in mcNums (0: not given)
   int njmax, nconmax, nuserdata, nkey_size;
 
   // default classes

@@ -148,10 +148,8 @@ void mcc_readJoint(mcc* c, const mcxElem* e, mccJoint* s, int in_default) {
   mcc_readNum(c, e, "armature", &s->armature);
   mcc_readNum(c, e, "damping", &s->damping);
   mcc_readNum(c, e, "frictionloss", &s->frictionloss);
-  mcNum sd[2];
-  if (mcc_readNums(c, e, "springdamper", sd, 2, 2) && (sd[0] != 0 || sd[1] != 0)) {
-    mcc_error(c, e, "not supported yet: attribute 'springdamper' (needs the joint inertia)");
-  }
+  // applied after the model constants (compiler_model.c) when both values are positive
+  mcc_readNums(c, e, "springdamper", s->springdamper, 2, 2);
 }
 
 void mcc_readGeom(mcc* c, const mcxElem* e, mccGeom* s, int in_default) {

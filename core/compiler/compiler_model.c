@@ -132,6 +132,31 @@ static int mcc_samePose(const mcNum p1[3], const mcNum q1[4], const mcNum p2[3],
   return 1;
 }
 
+// springdamper="timeconst dampratio" (both > 0) replaces a joint's stiffness and damping: the
+// effective mass of the joint at qpos0 is 1 / dof_invweight0 (the other joints free), and the
+// spring-damper on that mass gets the time constant and damping ratio given, the way solref
+// describes a constraint: k = mass / (timeconst * dampratio)^2, b = 2 mass / timeconst
+static void mcc_springDamper(mcc* c, mcModel* m) {
+  for (int j = 0; j < m->njnt; j++) {
+    const mccJoint* s = &MCC_AT(c->joints, mccJointObj, j)->s;
+    mcNum tc = s->springdamper[0], ratio = s->springdamper[1];
+    if (!(tc > 0) || !(ratio > 0)) {
+      continue;
+    }
+    int adr = m->jnt_dofadr[j];
+    if (!(m->dof_invweight0[adr] > 0)) {
+      mcc_error(c, MCC_AT(c->joints, mccJointObj, j)->elem,
+                "springdamper needs a joint with positive inertia at qpos0");
+    }
+    mcNum mass = 1 / m->dof_invweight0[adr];
+    m->jnt_stiffness[j] = mass / (tc * tc * ratio * ratio);
+    for (int k = 0; k < mcc_jntNv(s->type); k++) {
+      m->dof_damping[adr + k] = 2 * mass / tc;
+    }
+  }
+}
+
+
 mcModel* mcc_buildModel(mcc* c) {
   mcc_compileMeshes(c);
   mcc_compileHfields(c);
@@ -182,6 +207,7 @@ mcModel* mcc_buildModel(mcc* c) {
   sz.nnames = mcc_names(c, NULL);
   sz.njmax = c->njmax;
   sz.nconmax = c->nconmax;
+  sz.nstack = c->nstack;
   for (int i = 0; i < c->eqs.n; i++) {
     int t = MCC_AT(c->eqs, mccEqObj, i)->type;
     sz.nemax += t == mcEQ_CONNECT ? 3 : t == mcEQ_WELD ? 6 : 1;
@@ -559,5 +585,6 @@ mcModel* mcc_buildModel(mcc* c) {
   if (mcc_setConst(m)) {
     mcc_error(c, NULL, "out of memory computing the model constants");
   }
+  mcc_springDamper(c, m);
   return m;
 }

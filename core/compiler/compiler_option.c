@@ -279,10 +279,14 @@ void mcc_readSize(mcc* c, const mcxElem* e) {
   }
   mcc_readInt(c, e, "njmax", &c->njmax);
   mcc_readInt(c, e, "nconmax", &c->nconmax);
+  // nstack (MuJoCo 2.x, in mcNums) sized only the scratch stack there, with contacts and
+  // constraint rows allocated apart; here one arena holds all three, so the legacy value can only
+  // raise the automatic estimate (mci_arenaSize), never shrink it below what the model needs
   int nstack = 0;
-  if (mcc_readInt(c, e, "nstack", &nstack) && nstack > 0 && !mem) {
-    c->narena = (size_t)nstack * sizeof(mcNum);
+  if (mcc_readInt(c, e, "nstack", &nstack) && nstack < -1) {
+    mcc_error(c, e, "nstack must be -1 or nonnegative");
   }
+  c->nstack = nstack > 0 && !mem ? nstack : 0;
   mcc_readInt(c, e, "nuserdata", &c->nuserdata);
   mcc_readInt(c, e, "nkey", &c->nkey_size);
   if (c->nuserdata < 0 || c->nkey_size < 0) {

@@ -19,7 +19,18 @@ typedef struct {
   mcNum* jr1;
   mcNum* jp2;
   mcNum* jr2;
+  int sparse;                     // fill the row-sparse copy of efc_J too
+  int nnz;                        // sparse: non-zeros stored so far (fill pass)
+  int nnzcap;                     // sparse: non-zeros that fit (fill pass)
+  int* cols;                      // scratch: dof columns of a contact (nv)
+  int* side;                      // scratch: bit 1 on the chain of body 1, bit 2 on body 2 (nv)
 } Builder;
+
+
+// sparse Jacobian rule: option jacobian sparse, or auto with nv >= 60
+static int isSparse(const mcModel* m) {
+  return m->opt.jacobian == mcJAC_SPARSE || (m->opt.jacobian == mcJAC_AUTO && m->nv >= 60);
+}
 
 
 //---------------------------------- Jacobians -----------------------------------------------------
@@ -407,6 +418,95 @@ static int contactRows(const mcModel* m, const mcContact* con) {
 }
 
 
+// dofs of the chain of body (nearest body with dofs and its ancestors), ascending; return count
+static int chainDofs(const mcModel* m, int body, int* dofs) {
+  int b = body;
+  while (b > 0 && m->body_dofnum[b] == 0) {
+    b = m->body_parentid[b];
+  }
+  if (b <= 0) {
+    return 0;
+  }
+  int n = 0;
+  for (int i = m->body_dofadr[b] + m->body_dofnum[b] - 1; i >= 0; i = m->dof_parentid[i]) {
+    dofs[n++] = i;
+  }
+
+  // reverse to ascending order
+  for (int i = 0, j = n - 1; i < j; i++, j--) {
+    int t = dofs[i];
+    dofs[i] = dofs[j];
+    dofs[j] = t;
+  }
+  return n;
+}
+
+
+// union of the dof chains of two bodies (ascending, in b->cols; b->side flags); return count
+static int contactColumns(Builder* b, int b1, int b2) {
+  const mcModel* m = b->m;
+  int* c1 = b->side;
+  int n1 = chainDofs(m, b1, c1);
+  int* c2 = b->side + n1;
+  int n2 = chainDofs(m, b2, c2);
+
+  // merge; sides are packed after the merged list is complete
+  int n = 0, i = 0, j = 0;
+  int* flag = b->cols + m->nv;
+  while (i < n1 || j < n2) {
+    if (j >= n2 || (i < n1 && c1[i] < c2[j])) {
+      b->cols[n] = c1[i++];
+      flag[n++] = 1;
+    } else if (i >= n1 || c2[j] < c1[i]) {
+      b->cols[n] = c2[j++];
+      flag[n++] = 2;
+    } else {
+      b->cols[n] = c1[i++];
+      j++;
+      flag[n++] = 3;
+    }
+  }
+  memcpy(b->side, flag, sizeof(int) * n);
+  return n;
+}
+
+
+// upper bound of the non-zeros of a contact's rows (count pass)
+static int contactBound(const mcModel* m, const mcContact* con) {
+  int n = 0;
+  for (int g = 0; g < 2; g++) {
+    int body = m->geom_bodyid[g ? con->geom2 : con->geom1];
+    while (body > 0 && m->body_dofnum[body] == 0) {
+      body = m->body_parentid[body];
+    }
+    if (body > 0) {
+      for (int i = m->body_dofadr[body] + m->body_dofnum[body] - 1; i >= 0;
+           i = m->dof_parentid[i]) {
+        n++;
+      }
+    }
+  }
+  return n < m->nv ? n : m->nv;
+}
+
+
+// store a row given on the columns cols[0..nc-1]: dense row (already zero) and sparse copy
+static void storeRow(Builder* b, int row, const int* cols, const mcNum* val, int nc) {
+  mcData* d = b->d;
+  mcNum* J = d->efc_J + (size_t)row * b->m->nv;
+  for (int t = 0; t < nc; t++) {
+    J[cols[t]] = val[t];
+  }
+  if (b->sparse) {
+    d->efc_J_rowadr[row] = b->nnz;
+    d->efc_J_rownnz[row] = nc;
+    memcpy(d->efc_J_colind + b->nnz, cols, sizeof(int) * nc);
+    memcpy(d->efc_J_val + b->nnz, val, sizeof(mcNum) * nc);
+    b->nnz += nc;
+  }
+}
+
+
 static void addContact(Builder* b) {
   const mcModel* m = b->m;
   mcData* d = b->d;
@@ -428,6 +528,9 @@ static void addContact(Builder* b) {
       continue;
     }
     int nrow = contactRows(m, con);
+    if (!b->fill) {
+      b->nnz += nrow * contactBound(m, con);
+    }
     int row = reserve(b, nrow);
     if (row < 0) {
       continue;
@@ -438,25 +541,47 @@ static void addContact(Builder* b) {
     mcNum impratio = m->opt.impratio > mcMINVAL ? m->opt.impratio : 1;
     con->mu = con->friction[0] * sqrt(1 / impratio);
 
-    // relative spatial Jacobian (geom2 minus geom1) at the contact point
+    // relative spatial Jacobian (geom2 minus geom1) at the contact point, on the chain dofs
     int b1 = m->geom_bodyid[con->geom1], b2 = m->geom_bodyid[con->geom2];
-    mcc_jac(m, d, b->jp1, b->jr1, con->pos, b1);
-    mcc_jac(m, d, b->jp2, b->jr2, con->pos, b2);
-    for (int k = 0; k < 3 * nv; k++) {
-      b->jp2[k] -= b->jp1[k];
-      b->jr2[k] -= b->jr1[k];
+    int nc = contactColumns(b, b1, b2);
+    mcNum off1[3], off2[3];
+    mcu_sub3(off1, con->pos, d->subtree_com + 3 * m->body_rootid[b1]);
+    mcu_sub3(off2, con->pos, d->subtree_com + 3 * m->body_rootid[b2]);
+    mcNum* jp = b->jp2;
+    mcNum* jr = b->jr2;
+    for (int t = 0; t < nc; t++) {
+      const mcNum* cd = d->cdof + 6 * b->cols[t];
+      mcNum p1[3] = {0, 0, 0}, p2[3] = {0, 0, 0}, r1[3] = {0, 0, 0}, r2[3] = {0, 0, 0};
+      if (b->side[t] & 1) {
+        mcNum c[3];
+        mcu_cross(c, cd, off1);
+        for (int k = 0; k < 3; k++) {
+          r1[k] = cd[k];
+          p1[k] = cd[3 + k] + c[k];
+        }
+      }
+      if (b->side[t] & 2) {
+        mcNum c[3];
+        mcu_cross(c, cd, off2);
+        for (int k = 0; k < 3; k++) {
+          r2[k] = cd[k];
+          p2[k] = cd[3 + k] + c[k];
+        }
+      }
+      for (int k = 0; k < 3; k++) {
+        jp[k * nv + t] = p2[k] - p1[k];
+        jr[k * nv + t] = r2[k] - r1[k];
+      }
     }
 
     // rows of the contact frame: lin (normal, t1, t2) in jp1, rot (normal, t1, t2) in jr1
     int ndir = con->dim >= 4 ? 6 : 3;
     for (int k = 0; k < 3; k++) {
       const mcNum* ax = con->frame + 3 * k;
-      for (int j = 0; j < nv; j++) {
-        b->jp1[k * nv + j] =
-          ax[0] * b->jp2[j] + ax[1] * b->jp2[nv + j] + ax[2] * b->jp2[2 * nv + j];
+      for (int t = 0; t < nc; t++) {
+        b->jp1[k * nv + t] = ax[0] * jp[t] + ax[1] * jp[nv + t] + ax[2] * jp[2 * nv + t];
         if (ndir == 6) {
-          b->jr1[k * nv + j] =
-            ax[0] * b->jr2[j] + ax[1] * b->jr2[nv + j] + ax[2] * b->jr2[2 * nv + j];
+          b->jr1[k * nv + t] = ax[0] * jr[t] + ax[1] * jr[nv + t] + ax[2] * jr[2 * nv + t];
         }
       }
     }
@@ -467,7 +592,7 @@ static void addContact(Builder* b) {
     // frictionless
     if (con->dim <= 1) {
       setRow(b, row, mcCNSTR_CONTACT_FRICTIONLESS, i, con->dist, con->includemargin, 0);
-      mcu_copy(d->efc_J + (size_t)row * nv, DIR(0), nv);
+      storeRow(b, row, b->cols, DIR(0), nc);
     }
 
     // elliptic: one row per direction; only the normal has a position residual
@@ -475,19 +600,20 @@ static void addContact(Builder* b) {
       for (int k = 0; k < con->dim; k++) {
         setRow(b, row + k, mcCNSTR_CONTACT_ELLIPTIC, i, k ? 0 : con->dist,
                k ? 0 : con->includemargin, 0);
-        mcu_copy(d->efc_J + (size_t)(row + k) * nv, DIR(k), nv);
+        storeRow(b, row + k, b->cols, DIR(k), nc);
       }
     }
 
     // pyramidal: edges normal +- friction * direction
     else {
+      mcNum* edge = jp;
       for (int k = 1; k < con->dim; k++) {
         for (int s = 0; s < 2; s++) {
           int r = row + 2 * (k - 1) + s;
           setRow(b, r, mcCNSTR_CONTACT_PYRAMIDAL, i, con->dist, con->includemargin, 0);
-          mcNum* J = d->efc_J + (size_t)r * nv;
-          mcu_copy(J, DIR(0), nv);
-          mcu_addToScl(J, DIR(k), s ? -con->friction[k - 1] : con->friction[k - 1], nv);
+          mcu_copy(edge, DIR(0), nc);
+          mcu_addToScl(edge, DIR(k), s ? -con->friction[k - 1] : con->friction[k - 1], nc);
+          storeRow(b, r, b->cols, edge, nc);
         }
       }
     }
@@ -746,6 +872,27 @@ static void makeImpedance(const mcModel* m, mcData* d) {
 
 //---------------------------------- top level -----------------------------------------------------
 
+// sparse copy of dense rows [first, last): the non-zero entries
+static void compressRows(Builder* b, int first, int last) {
+  mcData* d = b->d;
+  int nv = b->m->nv;
+  for (int r = first; r < last; r++) {
+    const mcNum* J = d->efc_J + (size_t)r * nv;
+    int adr = b->nnz, n = 0;
+    for (int j = 0; j < nv; j++) {
+      if (J[j] != 0) {
+        d->efc_J_colind[adr + n] = j;
+        d->efc_J_val[adr + n] = J[j];
+        n++;
+      }
+    }
+    d->efc_J_rowadr[r] = adr;
+    d->efc_J_rownnz[r] = n;
+    b->nnz += n;
+  }
+}
+
+
 // run the row builders in the order of the seed: equality, friction, limit, contact
 static void buildRows(Builder* b) {
   addEquality(b);
@@ -753,12 +900,19 @@ static void buildRows(Builder* b) {
   addFriction(b);
   b->d->nf = b->n - b->d->ne;
   addLimit(b);
+
+  // sparse copy of the rows so far (equality, friction, limit) from their dense rows
+  if (b->fill && b->sparse) {
+    compressRows(b, 0, b->n);
+  } else if (!b->fill && b->sparse) {
+    b->nnz = b->n * b->m->nv;
+  }
   addContact(b);
 }
 
 
 // allocate nefc rows of every efc array in the arena; 0 on failure
-static int allocRows(mcData* d, int nefc, int nv) {
+static int allocRows(mcData* d, int nefc, int nv, int sparse, int nnz) {
 #define ALLOC(field, type, n)                                                                      \
   d->field = (type*)mci_arenaAlloc(d, (size_t)(n) * sizeof(type), _Alignof(type));                 \
   if (!d->field && (n) > 0) {                                                                      \
@@ -779,6 +933,12 @@ static int allocRows(mcData* d, int nefc, int nv) {
   ALLOC(efc_aref, mcNum, nefc);
   ALLOC(efc_b, mcNum, nefc);
   ALLOC(efc_force, mcNum, nefc);
+  if (sparse) {
+    ALLOC(efc_J_rownnz, int, nefc);
+    ALLOC(efc_J_rowadr, int, nefc);
+    ALLOC(efc_J_colind, int, nnz);
+    ALLOC(efc_J_val, mcNum, nnz);
+  }
 #undef ALLOC
   return 1;
 }
@@ -787,6 +947,8 @@ static int allocRows(mcData* d, int nefc, int nv) {
 void mc_makeConstraint(const mcModel* m, mcData* d) {
   int nv = m->nv;
   d->ne = d->nf = d->nefc = 0;
+  d->efc_J_rownnz = d->efc_J_rowadr = d->efc_J_colind = NULL;
+  d->efc_J_val = NULL;
   for (int i = 0; i < d->ncon; i++) {
     d->contact[i].efc_address = -1;
   }
@@ -796,12 +958,18 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
 
   // scratch Jacobians
   mc_markStack(d);
-  Builder b = {m, d, 0, 0, 0, 0, NULL, NULL, NULL, NULL};
+  Builder b;
+  memset(&b, 0, sizeof(b));
+  b.m = m;
+  b.d = d;
+  b.sparse = isSparse(m);
   b.jp1 = mcSTACKALLOC(d, 3 * (size_t)nv, mcNum);
   b.jr1 = mcSTACKALLOC(d, 3 * (size_t)nv, mcNum);
   b.jp2 = mcSTACKALLOC(d, 3 * (size_t)nv, mcNum);
   b.jr2 = mcSTACKALLOC(d, 3 * (size_t)nv, mcNum);
-  if (!b.jp1 || !b.jr1 || !b.jp2 || !b.jr2) {
+  b.cols = mcSTACKALLOC(d, 2 * (size_t)nv, int);
+  b.side = mcSTACKALLOC(d, 2 * (size_t)nv, int);
+  if (!b.jp1 || !b.jr1 || !b.jp2 || !b.jr2 || !b.cols || !b.side) {
     mc_freeStack(d);
     return;
   }
@@ -814,20 +982,35 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
     return;
   }
 
-  // capacity of the arena between contacts and the stack
+  // capacity of the arena between contacts and the stack (sparse: bound of the non-zeros)
   size_t rowbytes = 3 * sizeof(int) + ((size_t)nv + 14) * sizeof(mcNum);
+  size_t nzbytes = sizeof(int) + sizeof(mcNum);
   size_t avail = d->pstack > d->parena ? d->pstack - d->parena : 0;
-  size_t slack = 16 * 16;
-  int cap = avail > slack ? (int)((avail - slack) / rowbytes) : 0;
-  if (cap > want) {
-    cap = want;
+  size_t slack = 16 * 16 + (b.sparse ? 3 * 16 : 0);
+  size_t need = (size_t)want * rowbytes;
+  if (b.sparse) {
+    need += (size_t)want * 2 * sizeof(int) + (size_t)b.nnz * nzbytes;
+  }
+  int cap = want;
+  if (need + slack > avail) {
+    size_t worst = rowbytes + (b.sparse ? 2 * sizeof(int) + (size_t)nv * nzbytes : 0);
+    cap = avail > slack ? (int)((avail - slack) / worst) : 0;
+    if (cap > want) {
+      cap = want;
+    }
   }
   if (cap < want) {
     mc_warning(d, mcWARN_CNSTRFULL, want);
   }
+  int nnzcap = 0;
+  if (b.sparse) {
+    nnzcap = cap == want ? b.nnz : cap * nv;
+  }
   size_t parena0 = d->parena;
-  if (cap == 0 || !allocRows(d, cap, nv)) {
+  if (cap == 0 || !allocRows(d, cap, nv, b.sparse, nnzcap)) {
     d->parena = parena0;
+    d->efc_J_rownnz = d->efc_J_rowadr = d->efc_J_colind = NULL;
+    d->efc_J_val = NULL;
     mc_freeStack(d);
     return;
   }
@@ -836,6 +1019,8 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
   b.fill = 1;
   b.n = 0;
   b.cap = cap;
+  b.nnz = 0;
+  b.nnzcap = nnzcap;
   buildRows(&b);
   d->nefc = b.n;
   if (d->nefc > d->maxuse_efc) {
@@ -854,7 +1039,17 @@ void mc_referenceConstraint(const mcModel* m, mcData* d) {
   int nv = m->nv;
   for (int i = 0; i < d->nefc; i++) {
     const mcNum* kbip = d->efc_KBIP + 4 * i;
-    mcNum vel = mcu_dot(d->efc_J + (size_t)i * nv, d->qvel, nv);
+    mcNum vel;
+    if (d->efc_J_rownnz) {
+      vel = 0;
+      const int* col = d->efc_J_colind + d->efc_J_rowadr[i];
+      const mcNum* val = d->efc_J_val + d->efc_J_rowadr[i];
+      for (int k = 0, n = d->efc_J_rownnz[i]; k < n; k++) {
+        vel += val[k] * d->qvel[col[k]];
+      }
+    } else {
+      vel = mcu_dot(d->efc_J + (size_t)i * nv, d->qvel, nv);
+    }
     d->efc_vel[i] = vel;
     d->efc_aref[i] = -kbip[1] * vel - kbip[0] * kbip[2] * (d->efc_pos[i] - d->efc_margin[i]);
   }

@@ -284,11 +284,17 @@ size_t mci_arenaSize(const mcModel* m) {
   size_t ncon = m->nconmax > 0 ? (size_t)m->nconmax : 100 + 4 * (size_t)m->ngeom;
   size_t nefc = m->njmax > 0 ? (size_t)m->njmax : 500 + 6 * ncon;
   size_t efc_row = (nv + 24) * sizeof(mcNum) + 4 * sizeof(int);
+  int sparse = m->opt.jacobian == mcJAC_SPARSE || (m->opt.jacobian == mcJAC_AUTO && nv >= 60);
+  if (sparse) {
+    efc_row += nv * (sizeof(mcNum) + sizeof(int)) + 2 * sizeof(int);
+  }
   size_t bytes = ncon * sizeof(mcContact) + nefc * efc_row;
 
   // scratch stack: dense nv x nv work for solvers plus vectors for integrators
   size_t vec = (size_t)(m->nq + m->nv + m->na + m->nu + m->nM + 10 * m->nbody + m->ntendon);
-  bytes += (8 * nv * nv + 64 * vec) * sizeof(mcNum) + (1 << 20);
+  size_t stack = (8 * nv * nv + 64 * vec) * sizeof(mcNum) + (1 << 20);
+  size_t legacy = m->nstack > 0 ? (size_t)m->nstack * sizeof(mcNum) : 0;
+  bytes += stack > legacy ? stack : legacy;
   return alignUp(bytes, MCI_ALIGN);
 }
 
@@ -444,6 +450,10 @@ void mci_clearArena(mcData* d) {
   d->efc_aref = NULL;
   d->efc_b = NULL;
   d->efc_force = NULL;
+  d->efc_J_rownnz = NULL;
+  d->efc_J_rowadr = NULL;
+  d->efc_J_colind = NULL;
+  d->efc_J_val = NULL;
 }
 
 
@@ -575,6 +585,10 @@ mcData* mc_copyData(mcData* dest, const mcModel* m, const mcData* src) {
   dest->efc_aref = (mcNum*)rebase(src->efc_aref, src, dest);
   dest->efc_b = (mcNum*)rebase(src->efc_b, src, dest);
   dest->efc_force = (mcNum*)rebase(src->efc_force, src, dest);
+  dest->efc_J_rownnz = (int*)rebase(src->efc_J_rownnz, src, dest);
+  dest->efc_J_rowadr = (int*)rebase(src->efc_J_rowadr, src, dest);
+  dest->efc_J_colind = (int*)rebase(src->efc_J_colind, src, dest);
+  dest->efc_J_val = (mcNum*)rebase(src->efc_J_val, src, dest);
 
   // plugin data is per instance: dest keeps its own
   for (int i = 0; i < nsaved; i++) {

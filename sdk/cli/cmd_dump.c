@@ -201,12 +201,14 @@ static cJSON* dumpJson(const mcModel* m, mcData* d) {
     cJSON_AddItemToArray(contacts, jc);
   }
 
-  // constraints, actuators, sensors, energy
+  // constraints, actuators, tendons, sensors, energy
   cJSON_AddNumberToObject(o, "nefc", d->nefc);
   cJSON_AddItemToObject(o, "efc_force",
                         d->nefc > 0 && d->efc_force ? jsonArray(d->efc_force, d->nefc)
                                                     : cJSON_CreateArray());
   cJSON_AddItemToObject(o, "actuator_force", jsonArray(d->actuator_force, m->nu));
+  cJSON_AddItemToObject(o, "ten_length", jsonArray(d->ten_length, m->ntendon));
+  cJSON_AddItemToObject(o, "actuator_length", jsonArray(d->actuator_length, m->nu));
   cJSON_AddItemToObject(o, "sensordata", jsonArray(d->sensordata, m->nsensordata));
   cJSON_AddItemToObject(o, "energy", jsonArray(d->energy, 2));
   return o;

@@ -237,3 +237,34 @@ Test(io, copy_model) {
   mc_deleteModel(c);
   mc_deleteModel(m);
 }
+
+
+// a legacy <size nstack> (MuJoCo 2.x, e.g. arm26.xml) must not shrink the arena below what the
+// model needs for contacts, constraint rows and scratch: stepping raises no buffer warning
+Test(io, legacy_nstack_does_not_starve_arena) {
+  static const char* xml =
+    "<mujoco><size njmax=\"50\" nconmax=\"10\" nstack=\"200\"/>"
+    "<worldbody><geom type=\"plane\" size=\"1 1 .1\"/>"
+    "<body pos=\"0 0 .2\"><freejoint/><geom type=\"sphere\" size=\".1\"/></body>"
+    "<body pos=\".3 0 .2\"><freejoint/><geom type=\"box\" size=\".1 .1 .1\"/></body>"
+    "</worldbody></mujoco>";
+  char err[512] = "";
+  mcModel* m = mc_loadXMLString(xml, NULL, err, sizeof(err));
+  cr_assert_not_null(m, "%s", err);
+  cr_expect_eq(m->nstack, 200);
+  mcData* d = mc_makeData(m);
+  cr_assert_not_null(d);
+  cr_expect_geq(d->narena, 200 * sizeof(mcNum));
+  g_count = 0;
+  mc_setMessageHandler(capture, NULL);
+  for (int i = 0; i < 300; i++) {
+    mc_step(m, d);
+  }
+  mc_setMessageHandler(NULL, NULL);
+  cr_expect_gt(d->ncon, 0, "the bodies should rest on the plane");
+  cr_expect_eq(d->warning[mcWARN_CNSTRFULL].number, 0);
+  cr_expect_eq(d->warning[mcWARN_CONTACTFULL].number, 0);
+  cr_expect_eq(g_count, 0, "unexpected message: %s", g_last);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}

@@ -254,6 +254,13 @@ typedef struct mcData_ {
   mcNum* efc_b;                   // linear cost term: J*qacc_smooth - aref        (nefc x 1)
   mcNum* efc_force;               // constraint force in constraint space          (nefc x 1)
 
+  // arena-allocated: row-sparse copy of efc_J when the Jacobian is sparse (option jacobian
+  // sparse, or auto with nv >= 60), else NULL
+  int*   efc_J_rownnz;            // number of non-zeros in each row               (nefc x 1)
+  int*   efc_J_rowadr;            // row start address in colind and val           (nefc x 1)
+  int*   efc_J_colind;            // column indices, ascending within a row        (nnzJ x 1)
+  mcNum* efc_J_val;               // values (the same numbers as in efc_J)         (nnzJ x 1)
+
   // plugin data: opaque per-plugin pointers made by init, freed by destroy  (nplugin x 1)
   int nplugin;                    // number of model plugins (copied from the model)
   void** plugin_data;             // per-plugin data                               (nplugin x 1)

@@ -298,6 +298,7 @@ typedef struct mcOption_ {
   X(nemax)         /* number of potential equality-constraint rows */                              \
   X(njmax)         /* number of available rows in constraint Jacobian (-1: from arena) */          \
   X(nconmax)       /* number of potential contacts in contact list (-1: from arena) */             \
+  X(nstack)        /* legacy scratch-stack size in mcNums (0: automatic; raises the estimate) */  \
   X(nbuffer)       /* number of bytes in the model buffer */
 
 // Array fields of mcModel: X(type, name, rows, cols); rows is a size field.
