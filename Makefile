@@ -8,7 +8,7 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 DEMO_MODEL ?= models/humanoid.xml
 DEMO_TIME  ?= 5
 
-.PHONY: all setup build demo test build-asan test-asan bench install clean build-fuzz fuzz fuzz-long
+.PHONY: all setup build demo test build-asan test-asan build-tsan test-tsan bench install clean build-fuzz fuzz fuzz-ci fuzz-long
 
 all: build
 
@@ -56,6 +56,11 @@ build-fuzz:
 fuzz: build-fuzz
 	BUILD_FUZZ=$(BUILD_FUZZ) bash fuzz/run.sh $(FUZZ_TIME)
 
+# CI: a fixed number of inputs per target from a fixed seed, on an empty corpus (reproducible)
+fuzz-ci: build-fuzz
+	rm -rf $(BUILD_FUZZ)/corpus
+	FUZZ_DETERMINISTIC=1 BUILD_FUZZ=$(BUILD_FUZZ) bash fuzz/run.sh
+
 # the long campaign: FUZZ_LONG_TIME seconds per target, corpora kept in $(BUILD_FUZZ)/corpus
 fuzz-long: build-fuzz
 	BUILD_FUZZ=$(BUILD_FUZZ) bash fuzz/run.sh $(FUZZ_LONG_TIME)
@@ -64,12 +69,11 @@ install: build
 	cmake --install $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_FUZZ)
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_FUZZ) build-tsan
 
 # ThreadSanitizer run of the batch-rollout tests (core/engine/rollout.c) in $(BUILD_TSAN)
 BUILD_TSAN ?= build-tsan
 TSAN_FLAGS = -fsanitize=thread -fno-omit-frame-pointer -g
-.PHONY: build-tsan test-tsan
 build-tsan:
 	cmake -S . -B $(BUILD_TSAN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMODUCO_BUILD_BENCHMARKS=OFF \
 	  "-DCMAKE_C_FLAGS=$(TSAN_FLAGS)" "-DCMAKE_CXX_FLAGS=$(TSAN_FLAGS)" \

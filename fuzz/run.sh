@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Run every fuzz target of $BUILD_FUZZ for SECONDS each (default 60), one after the other.
+# With FUZZ_DETERMINISTIC=1 each target instead runs a fixed number of inputs from a fixed seed
+# (CI: the same inputs on every machine, so a green run here is a green run there).
 # Corpora grow in $BUILD_FUZZ/corpus/<target>, crashes land in $BUILD_FUZZ/artifacts/.
 # Exit status 1 if any target found a crash, leak or timeout. See docs/fuzzing.md.
 set -uo pipefail
@@ -24,8 +26,19 @@ for target in mjcf mesh plugin; do
   mkdir -p "$corpus"
   dict=""
   if [ -f "fuzz/$target.dict" ]; then dict="-dict=fuzz/$target.dict"; fi
-  echo "fuzz: $target for ${secs}s"
-  "$bin" "$corpus" "$seeds/$target" $dict -max_total_time="$secs" -timeout=20 -rss_limit_mb=2560 \
+  budget="-max_total_time=$secs"
+  if [ "${FUZZ_DETERMINISTIC:-0}" = 1 ]; then
+    case "$target" in
+      mjcf) runs=20000 ;;
+      mesh) runs=20000 ;;
+      *)    runs=1000000 ;;
+    esac
+    budget="-runs=$runs -seed=1"
+    echo "fuzz: $target for $runs inputs (seed 1)"
+  else
+    echo "fuzz: $target for ${secs}s"
+  fi
+  "$bin" "$corpus" "$seeds/$target" $dict $budget -timeout=20 -rss_limit_mb=2560 \
     -max_len=65536 -print_final_stats=1 -artifact_prefix="$build/artifacts/$target-" \
     >"$build/fuzz-$target.log" 2>&1
   rc=$?

@@ -775,8 +775,12 @@ static int collideGeoms(const mcModel* m, mcData* d, mcContact* scratch, int g1,
     return 1;
   }
 
-  // narrow phase
-  memset(scratch, 0, sizeof(mcContact) * mcMAXCONPAIR);
+  // narrow phase on zeroed outputs (dist, pos, frame: the fields a narrow phase fills)
+  for (int i = 0; i < mcMAXCONPAIR; i++) {
+    scratch[i].dist = 0;
+    memset(scratch[i].pos, 0, sizeof(scratch[i].pos));
+    memset(scratch[i].frame, 0, sizeof(scratch[i].frame));
+  }
   int num = fn(mcp_host(), m, d, scratch, g1, g2, margin);
   if (num > mcMAXCONPAIR) {
     num = mcMAXCONPAIR;
@@ -792,7 +796,10 @@ static int collideGeoms(const mcModel* m, mcData* d, mcContact* scratch, int g1,
       mc_warning(d, mcWARN_CONTACTFULL, d->ncon);
       return 0;
     }
-    *con = scratch[i];
+    memset(con, 0, sizeof(mcContact));
+    con->dist = scratch[i].dist;
+    memcpy(con->pos, scratch[i].pos, sizeof(con->pos));
+    memcpy(con->frame, scratch[i].frame, sizeof(con->frame));
     mci_makeFrame(con->frame);
     con->includemargin = margin - gap;
     con->dim = param.dim;

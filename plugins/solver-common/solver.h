@@ -16,9 +16,38 @@ typedef enum { MCS_NEWTON = 0, MCS_CG } mcsPrimal;
 // scale of the solver statistics: 1 / (mean diagonal inertia at qpos0 * max(1, nv))
 mcNum mcs_scale(const mcModel* m);
 
-// res = J * vec (nefc) and res = J' * vec (nv), dense Jacobian
+// res = J * vec (nefc) and res = J' * vec (nv), on the row-sparse efc_J when present
 void mcs_mulJ(const mcModel* m, const mcData* d, mcNum* res, const mcNum* vec);
 void mcs_mulJT(const mcModel* m, const mcData* d, mcNum* res, const mcNum* vec);
+
+// Sparse Hessian of Newton (row-sparse efc_J): L' L factor of H = M + J' D J with the pattern of
+// M and all constraint rows; arrays on the host stack (solver_sparse.c)
+typedef struct {
+  int nv;
+  int nnz;                        // non-zeros of L (diagonal included)
+  int* rowadr;                    // row k of L: columns j < k ascending, then k       (nv)
+  int* rownnz;                    //                                                     (nv)
+  int* colind;                    //                                                     (nnz)
+  mcNum* val;                     //                                                     (nnz)
+  int* jcoladr;                   // efc_J by columns: start of column c in jrow, jpos  (nv + 1)
+  int* jcolnnz;                   //                                                     (nv)
+  int* jrow;                      // efc row of each entry                               (nnzJ)
+  int* jpos;                      // position of the entry within its efc row            (nnzJ)
+  int* map;                       // scratch                                             (3 nv)
+} mcsSparseH;
+
+// Pattern of L from M and every efc row; 0 if the host stack is full.
+int mcs_sparseSymbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSparseH* S);
+
+// Assemble H from qM, the active rows (efc_state, efc_D) and cone Hessians, and factor it.
+void mcs_sparseFactor(const mcModel* m, const mcData* d, mcsSparseH* S);
+
+// Rank-1 update (sigma = D) or downdate (sigma = -D) of the factor with efc row r; w is zero
+// scratch (nv) and is left zero. Return 0 if a pivot fell below mcMINVAL (refactor then).
+int mcs_sparseUpdate(const mcData* d, mcsSparseH* S, int r, mcNum sigma, mcNum* w);
+
+// x = inv(H) x with the factor.
+void mcs_sparseSolve(const mcsSparseH* S, mcNum* x);
 
 // Primal constraint update at jar = J x - aref: efc_force, efc_state, cone Hessians (con->H);
 // return the constraint cost s(jar).

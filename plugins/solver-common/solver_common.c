@@ -21,6 +21,22 @@ mcNum mcs_scale(const mcModel* m) {
 
 void mcs_mulJ(const mcModel* m, const mcData* d, mcNum* res, const mcNum* vec) {
   int nv = m->nv;
+
+  // row-sparse
+  if (d->efc_J_rownnz) {
+    for (int i = 0; i < d->nefc; i++) {
+      const int* col = d->efc_J_colind + d->efc_J_rowadr[i];
+      const mcNum* val = d->efc_J_val + d->efc_J_rowadr[i];
+      mcNum s = 0;
+      for (int k = 0, n = d->efc_J_rownnz[i]; k < n; k++) {
+        s += val[k] * vec[col[k]];
+      }
+      res[i] = s;
+    }
+    return;
+  }
+
+  // dense
   for (int i = 0; i < d->nefc; i++) {
     res[i] = mcs_dot(d->efc_J + (size_t)i * nv, vec, nv);
   }
@@ -30,6 +46,22 @@ void mcs_mulJ(const mcModel* m, const mcData* d, mcNum* res, const mcNum* vec) {
 void mcs_mulJT(const mcModel* m, const mcData* d, mcNum* res, const mcNum* vec) {
   int nv = m->nv;
   memset(res, 0, sizeof(mcNum) * nv);
+
+  // row-sparse
+  if (d->efc_J_rownnz) {
+    for (int i = 0; i < d->nefc; i++) {
+      if (vec[i] != 0) {
+        const int* col = d->efc_J_colind + d->efc_J_rowadr[i];
+        const mcNum* val = d->efc_J_val + d->efc_J_rowadr[i];
+        for (int k = 0, n = d->efc_J_rownnz[i]; k < n; k++) {
+          res[col[k]] += vec[i] * val[k];
+        }
+      }
+    }
+    return;
+  }
+
+  // dense
   for (int i = 0; i < d->nefc; i++) {
     if (vec[i] != 0) {
       mcs_addToScl(res, d->efc_J + (size_t)i * nv, vec[i], nv);

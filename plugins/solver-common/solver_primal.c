@@ -24,6 +24,8 @@ typedef struct {
   mcNum* H;                       // Newton: nv x nv Hessian / Cholesky factor
   int* nz;                        // Newton: scratch nonzero indices of a Jacobian row
   int* oldstate;                  // states before the last update
+  int sparse;                     // Newton on the row-sparse efc_J: factor in S, not H
+  mcsSparseH S;
   mcNum cost;
 } Primal;
 
@@ -91,6 +93,13 @@ static void makeHessian(Primal* p) {
   mcData* d = p->d;
   int nv = p->nv;
   mcNum* H = p->H;
+
+  // sparse factor
+  if (p->sparse) {
+    mcs_sparseFactor(m, d, &p->S);
+    d->solver_nnz = p->S.nnz;
+    return;
+  }
   denseM(m, d, H);
 
   for (int i = 0; i < p->nefc; i++) {
@@ -147,6 +156,47 @@ static void makeHessian(Primal* p) {
   }
   mcs_cholFactor(H, nv, mcMINVAL);
   d->solver_nnz = nv * nv;
+}
+
+
+// Newton after a move: rank-1 updates of the sparse factor for the rows whose quadratic state
+// changed (additions first, then removals), else a full factorization; return the updates done
+static int updateHessian(Primal* p) {
+  mcData* d = p->d;
+  int nefc = p->nefc, nchange = 0;
+  if (p->sparse) {
+    for (int i = 0; i < nefc; i++) {
+      int now = d->efc_state[i], old = p->oldstate[i];
+      if (now == mcCNSTRSTATE_CONE || old == mcCNSTRSTATE_CONE) {
+        nchange = -1;
+        break;
+      }
+      nchange += (now == mcCNSTRSTATE_QUADRATIC) != (old == mcCNSTRSTATE_QUADRATIC);
+    }
+  }
+  if (!p->sparse || nchange < 0 || nchange > 8 + p->nv / 16) {
+    makeHessian(p);
+    return 0;
+  }
+
+  // additions, then removals; a failed downdate falls back to the full factorization
+  mcNum* w = p->Mgrad_old;
+  memset(w, 0, sizeof(mcNum) * p->nv);
+  for (int pass = 0; pass < 2; pass++) {
+    for (int i = 0; i < nefc; i++) {
+      int now = d->efc_state[i] == mcCNSTRSTATE_QUADRATIC;
+      int old = p->oldstate[i] == mcCNSTRSTATE_QUADRATIC;
+      if (now == old || now != (pass == 0)) {
+        continue;
+      }
+      mcNum sigma = now ? d->efc_D[i] : -d->efc_D[i];
+      if (!mcs_sparseUpdate(d, &p->S, i, sigma, w)) {
+        makeHessian(p);
+        return 0;
+      }
+    }
+  }
+  return nchange;
 }
 
 
@@ -335,7 +385,11 @@ static void gradient(Primal* p, mcsPrimal kind) {
   }
   if (kind == MCS_NEWTON) {
     memcpy(p->Mgrad, p->grad, sizeof(mcNum) * nv);
-    mcs_cholSolve(p->H, p->Mgrad, nv);
+    if (p->sparse) {
+      mcs_sparseSolve(&p->S, p->Mgrad);
+    } else {
+      mcs_cholSolve(p->H, p->Mgrad, nv);
+    }
   } else {
     p->host->solveM(p->m, d, p->Mgrad, p->grad, 1);
   }
@@ -381,12 +435,12 @@ void mcs_primal(const mcpHost* host, const mcModel* m, mcData* d, int maxiter, m
   p.nefc = nefc;
   p.x = d->qacc;
   size_t nvec = 8 * (size_t)nv + 2 * (size_t)nefc;
-  if (kind == MCS_NEWTON) {
-    nvec += (size_t)nv * nv;
-  }
+  p.sparse = kind == MCS_NEWTON && d->efc_J_rownnz != NULL;
+  size_t nH = kind == MCS_NEWTON && !p.sparse ? (size_t)nv * nv : 0;
+  nvec += nH;
   mcNum* buf = host->stackAlloc(d, sizeof(mcNum) * nvec, 16);
   int* ibuf = host->stackAlloc(d, sizeof(int) * ((size_t)nv + nefc), 16);
-  if (!buf || !ibuf) {
+  if (!buf || !ibuf || (p.sparse && !mcs_sparseSymbolic(host, m, d, &p.S))) {
     host->freeStack(d);
     fallback(m, d);
     return;
@@ -399,7 +453,7 @@ void mcs_primal(const mcpHost* host, const mcModel* m, mcData* d, int maxiter, m
   p.search = p.grad_old + nv;
   p.Mv = p.search + nv;
   p.H = p.Mv + 2 * nv;
-  p.jar = p.H + (kind == MCS_NEWTON ? (size_t)nv * nv : 0);
+  p.jar = p.H + nH;
   p.Jv = p.jar + nefc;
   p.nz = ibuf;
   p.oldstate = ibuf + nv;
@@ -456,8 +510,8 @@ void mcs_primal(const mcpHost* host, const mcModel* m, mcData* d, int maxiter, m
       memcpy(p.Mgrad_old, p.Mgrad, sizeof(mcNum) * nv);
       memcpy(p.grad_old, p.grad, sizeof(mcNum) * nv);
     } else {
-      makeHessian(&p);
-      stat->nupdate = nactive;
+      int nupdate = updateHessian(&p);
+      stat->nupdate = nupdate ? nupdate : nactive;
     }
     gradient(&p, kind);
 

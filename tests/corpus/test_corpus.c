@@ -10,8 +10,38 @@
 
 //---------------------------------- documented exceptions -----------------------------------------
 
+// each limit sits just above the value measured with 2.2.2 (docs/corpus.md has the table)
 const CpException cp_exceptions[] = {
-  {"", CP_LOAD, 0, ""},
+  // 12 contacts vs 0: the model disables constraints (<flag constraint="disable"/>); MuJoCo then
+  // skips collision detection, mc_collision (core/engine/collision_driver.c) only skips it for
+  // contact="disable", so Moduco reports 12 contacts that make no constraint rows (nefc agrees)
+  {"dm_lqr_6_2", CP_NCON0, 12, "collision not skipped when constraints are disabled"},
+  {"dm_lqr_6_2", CP_NCON100, 12, "collision not skipped when constraints are disabled"},
+
+  // 52-dof chain of light links: qM, qfrc_* agree to 2e-16..2e-14, but a 1e-15 relative change
+  // of the force moves MuJoCo's own qacc by 7e-8 at these states (conditioning of M); measured
+  // 7.7e-9 (random state 2, qacc[10] 257.33265939 vs 257.33266138)
+  {"dm_swimmer50", CP_QACC, 1e-8, "round-off amplified by the conditioning of qM"},
+
+  // noslip_iterations="4": everything up to the main solver agrees (efc_* to 3e-14) and with
+  // noslip off in both engines qacc agrees to 6e-13; the noslip post-solver (plugins/solver-noslip)
+  // gives other efc_force (row 68: 0.832 vs 1.086, 3 efc_state differ); measured 3.8 (qacc[77]
+  // 32.33 vs -11.45)
+  {"dm_dog", CP_QACC100, 5, "noslip post-solver differs from 2.2.2"},
+
+  // ellipsoid-box contact (geoms 63/13, condim 6): dist and pos agree exactly, the MPR normal of
+  // collision-convex differs from 2.2.2's libccd MPR by ~1.2e-3 rad, which moves the friction rows
+  // (efc_aref row 37: 0.0177 vs -0.0285); measured 3.5e-2 (qacc[27] 0.09996 vs 0.13518)
+  {"menagerie_shadow_hand_right", CP_QACC100, 5e-2, "ellipsoid-box contact normal from MPR"},
+
+  // muscle lengthrange computed by simulation in the compiler (compiler_actuator.c) differs from
+  // 2.2.2 by up to 1.4e-6 relative (actuator 0: lower end 0.1024216398 vs 0.1024202300); with
+  // MuJoCo's lengthrange copied in, actuator_force agrees to 7e-15; measured 6.5e-6, 3.5e-6,
+  // 2.0e-6 and 1.7e-6
+  {"mj_arm26", CP_QFRC_ACTUATOR, 1e-5, "muscle lengthrange simulation differs"},
+  {"mj_arm26", CP_QACC, 5e-6, "muscle lengthrange simulation differs"},
+  {"mj_arm26", CP_QACC100, 3e-6, "muscle lengthrange simulation differs"},
+  {"mj_arm26", CP_TRAJ, 3e-6, "muscle lengthrange simulation differs"},
 };
 const int cp_exception_count = (int)(sizeof(cp_exceptions) / sizeof(cp_exceptions[0]));
 
@@ -34,10 +64,15 @@ static void cp_run(int index) {
     const char* tag = !cp_applies(r, c) ? "n/a" : r->m[c].value <= limit ? "ok" : "FAIL";
     char line[512];
     snprintf(line, sizeof(line), "%s\t%s\t%s\t%.3e\t%.0e\t%s%s\n", model->name,
-             cp_check_names[c], tag, r->m[c].value, limit, r->m[c].where, why ? " [exception]" : "");
+             cp_check_names[c], tag, r->m[c].value, limit, r->m[c].where,
+             why ? " [exception]" : "");
     fputs(line, stderr);
     if (f) {
       fputs(line, f);
+    }
+    if (why && cp_applies(r, c) && r->m[c].value <= cp_limit("", c, NULL)) {
+      fprintf(stderr, "%s: exception for %s no longer needed (%.3e)\n", model->name,
+              cp_check_names[c], r->m[c].value);
     }
   }
   if (f) {
@@ -69,9 +104,6 @@ static void cp_run(int index) {
 Test(corpus, exceptions_wellformed) {
   for (int i = 0; i < cp_exception_count; i++) {
     const CpException* e = cp_exceptions + i;
-    if (!e->model[0]) {
-      continue;
-    }
     int found = 0;
     for (int k = 0; k < cp_model_count; k++) {
       found |= !strcmp(cp_models[k].name, e->model);

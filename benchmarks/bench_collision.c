@@ -1,0 +1,490 @@
+// moduco-bench-collision: Moduco's collision stage (mc_collision) against MuJoCo 2.2.2's
+// (mj_collision) in one process, on the same geom poses.
+//
+// Scenes: /usr/share/mujoco/model/humanoid/22_humanoids.xml, a box of free spheres and capsules
+// piled on a plane, a pile of convex meshes (benchmarks/collision-models/polytope-*), each
+// settled with MuJoCo steps first; both engines then load the same MJCF, get the same qpos and
+// run their kinematics once, so only the collision call is timed. Then the broad-phase curve:
+// lattice piles of 100 .. 10,000 spheres (not settled: a jittered lattice with slight overlaps).
+//
+//   moduco-bench-collision [--repeats N] [--batch SEC] [--quick] [--max-spheres N]
+//                          [--models DIR] [--keep DIR]
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mujoco/mujoco.h>
+#include <moduco/moduco.h>
+
+#include "engine/collision.h"
+
+#ifndef MODUCO_SOURCE_DIR
+#define MODUCO_SOURCE_DIR "."
+#endif
+
+// both engines on one scene
+typedef struct {
+  const char* name;
+  mjModel* mm;
+  mjData* md;
+  mcModel* m;
+  mcData* d;
+} Bench;
+
+// run options
+typedef struct {
+  int repeats;                    // timed batches per engine
+  double batch;                   // target seconds per batch
+  int maxSpheres;                 // largest sphere pile of the curve
+  int pileBodies;                 // bodies of the sphere/capsule pile
+  int meshBodies;                 // bodies of the mesh pile
+  int settleSteps;                // MuJoCo steps before timing
+  const char* models;             // folder of the convex meshes
+  char dir[512];                  // folder of the generated MJCF files
+} Options;
+
+// timing of one scene
+typedef struct {
+  double mc;                      // seconds per call, median
+  double mj;
+} Timing;
+
+
+//---------------------------------- helpers -------------------------------------------------------
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+
+// xorshift64* in [lo, hi)
+static double uniform(unsigned long long* s, double lo, double hi) {
+  *s ^= *s >> 12;
+  *s ^= *s << 25;
+  *s ^= *s >> 27;
+  unsigned long long x = *s * 2685821657736338717ULL;
+  return lo + (hi - lo) * ((double)(x >> 11) / 9007199254740992.0);
+}
+
+
+static int cmpDouble(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : x > y;
+}
+
+
+static double median(double* v, int n) {
+  qsort(v, (size_t)n, sizeof(double), cmpDouble);
+  return n % 2 ? v[n/2] : 0.5 * (v[n/2 - 1] + v[n/2]);
+}
+
+
+// a growable text buffer for the generated MJCF
+typedef struct {
+  char* s;
+  size_t len;
+  size_t cap;
+} Text;
+
+
+static void put(Text* t, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+
+#include <stdarg.h>
+static void put(Text* t, const char* fmt, ...) {
+  for (;;) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? t->cap - t->len : 0, fmt, ap);
+    va_end(ap);
+    if (t->s && t->len + (size_t)n < t->cap) {
+      t->len += (size_t)n;
+      return;
+    }
+    t->cap = 2 * (t->cap + (size_t)n + 1024);
+    t->s = realloc(t->s, t->cap);
+    if (!t->s) {
+      fprintf(stderr, "out of memory\n");
+      exit(1);
+    }
+  }
+}
+
+
+static int writeText(const char* path, const Text* t) {
+  FILE* f = fopen(path, "w");
+  if (!f) {
+    fprintf(stderr, "cannot write %s\n", path);
+    return 0;
+  }
+  fwrite(t->s, 1, t->len, f);
+  fclose(f);
+  return 1;
+}
+
+
+//---------------------------------- scene generation ----------------------------------------------
+
+// a box (floor plane and four static walls) of inner half-width half, walls of height h
+static void putBox(Text* t, double half, double h) {
+  put(t, "<geom name='floor' type='plane' size='0 0 0.1'/>\n");
+  put(t, "<geom type='box' size='%g 0.05 %g' pos='0 %g %g'/>\n", half + 0.1, h, half + 0.05, h);
+  put(t, "<geom type='box' size='%g 0.05 %g' pos='0 %g %g'/>\n", half + 0.1, h, -half - 0.05, h);
+  put(t, "<geom type='box' size='0.05 %g %g' pos='%g 0 %g'/>\n", half + 0.1, h, half + 0.05, h);
+  put(t, "<geom type='box' size='0.05 %g %g' pos='%g 0 %g'/>\n", half + 0.1, h, -half - 0.05, h);
+}
+
+
+// sizes both engines accept (MuJoCo 2.2.2 fixes its contact and stack sizes at compile time)
+static void putSize(Text* t, int nbody) {
+  put(t, "<size nconmax='%d' njmax='%d' nstack='%d'/>\n", 12*nbody + 1000, 24*nbody + 1000,
+      2000000 + 2000*nbody);
+}
+
+
+// free spheres and capsules on a lattice above a box, dropped and settled by the caller
+static void genPile(Text* t, int nbody) {
+  int side = (int)ceil(sqrt(nbody / 10.0));
+  double pitch = 0.12, half = 0.5 * side * pitch;
+  unsigned long long seed = 7;
+  put(t, "<mujoco model='pile'>\n<option timestep='0.005' solver='CG' iterations='30'"
+      " jacobian='sparse' cone='elliptic'/>\n");
+  putSize(t, nbody);
+  put(t, "<worldbody>\n");
+  putBox(t, half, 0.6);
+  for (int i = 0; i < nbody; i++) {
+    double x = -half + pitch * (0.5 + i % side), y = -half + pitch * (0.5 + (i / side) % side);
+    double z = 0.08 + pitch * (i / (side * side));
+    double dx = uniform(&seed, -0.005, 0.005), dy = uniform(&seed, -0.005, 0.005);
+    put(t, "<body pos='%.4f %.4f %.4f' euler='%d %d 0'><freejoint/>", x + dx, y + dy, z,
+        (int)uniform(&seed, 0, 180), (int)uniform(&seed, 0, 180));
+    if (i % 2) {
+      put(t, "<geom type='sphere' size='%.4f'/></body>\n", uniform(&seed, 0.035, 0.05));
+    } else {
+      put(t, "<geom type='capsule' size='%.4f %.4f'/></body>\n", uniform(&seed, 0.02, 0.03),
+          uniform(&seed, 0.02, 0.04));
+    }
+  }
+  put(t, "</worldbody>\n</mujoco>\n");
+}
+
+
+// free convex meshes (eight polytopes, cycled) on a lattice above a box
+static void genMeshPile(Text* t, int nbody, const char* meshdir) {
+  int side = (int)ceil(sqrt(nbody / 5.0));
+  double pitch = 0.11, half = 0.5 * side * pitch;
+  unsigned long long seed = 11;
+  put(t, "<mujoco model='meshpile'>\n<compiler meshdir='%s'/>\n", meshdir);
+  put(t, "<option timestep='0.005' solver='CG' iterations='30' cone='elliptic'/>\n");
+  putSize(t, nbody);
+  put(t, "<asset>\n");
+  for (int k = 0; k < 8; k++) {
+    put(t, "<mesh name='p%d' file='polytope-%d.%s'/>\n", k, k, k < 4 ? "obj" : "stl");
+  }
+  put(t, "</asset>\n<worldbody>\n");
+  putBox(t, half, 0.5);
+  for (int i = 0; i < nbody; i++) {
+    double x = -half + pitch * (0.5 + i % side), y = -half + pitch * (0.5 + (i / side) % side);
+    double z = 0.08 + pitch * (i / (side * side));
+    put(t, "<body pos='%.4f %.4f %.4f' euler='%d %d 0'><freejoint/>"
+        "<geom type='mesh' mesh='p%d'/></body>\n", x, y, z, (int)uniform(&seed, 0, 180),
+        (int)uniform(&seed, 0, 180), i % 8);
+  }
+  put(t, "</worldbody>\n</mujoco>\n");
+}
+
+
+// n spheres of radius 0.05 on a jittered lattice, four layers deep, spacing slightly below the
+// diameter so neighbours and the floor overlap (the contact count per sphere does not depend
+// on n); the footprint is square and grows with n
+static void genLattice(Text* t, int n) {
+  int layers = 4, side = (int)ceil(sqrt((double)n / layers));
+  double pitch = 0.098, half = 0.5 * side * pitch;
+  unsigned long long seed = 3;
+  put(t, "<mujoco model='lattice%d'>\n", n);
+  putSize(t, n);
+  put(t, "<worldbody>\n<geom name='floor' type='plane' size='0 0 0.1'/>\n");
+  for (int i = 0; i < n; i++) {
+    double x = -half + pitch * (0.5 + i % side) + uniform(&seed, -0.002, 0.002);
+    double y = -half + pitch * (0.5 + (i / side) % side) + uniform(&seed, -0.002, 0.002);
+    double z = 0.049 + pitch * (i / (side * side)) + uniform(&seed, -0.002, 0.002);
+    put(t, "<body pos='%.5f %.5f %.5f'><freejoint/><geom type='sphere' size='0.05'/></body>\n",
+        x, y, z);
+  }
+  put(t, "</worldbody>\n</mujoco>\n");
+}
+
+
+//---------------------------------- engines -------------------------------------------------------
+
+// load a file in both engines; NULL members and a message on failure
+static int loadBoth(Bench* b, const char* path) {
+  char err[1000] = "";
+  b->mm = mj_loadXML(path, NULL, err, sizeof(err));
+  if (!b->mm) {
+    fprintf(stderr, "%s: MuJoCo: %s\n", b->name, err);
+    return 0;
+  }
+  if (b->mm->nconmax < 12*b->mm->nbody + 1000) {
+    b->mm->nconmax = 12*b->mm->nbody + 1000;
+  }
+  b->md = mj_makeData(b->mm);
+  b->m = mc_loadXML(path, err, sizeof(err));
+  if (!b->m) {
+    fprintf(stderr, "%s: Moduco: %s\n", b->name, err);
+    return 0;
+  }
+
+  // room for every contact of the pile (contacts start the arena)
+  size_t need = (size_t)(12*b->m->nbody + 1000) * 2 * sizeof(mcContact) + (64u << 20);
+  if (b->m->narena < need) {
+    b->m->narena = need;
+  }
+  b->m->nconmax = -1;
+  b->d = mc_makeData(b->m);
+  if (!b->d || !b->md) {
+    fprintf(stderr, "%s: cannot make data\n", b->name);
+    return 0;
+  }
+  if (b->m->nq != b->mm->nq || b->m->ngeom != b->mm->ngeom) {
+    fprintf(stderr, "%s: engines disagree on nq (%d, %d) or ngeom (%d, %d)\n", b->name,
+            b->m->nq, b->mm->nq, b->m->ngeom, b->mm->ngeom);
+    return 0;
+  }
+  return 1;
+}
+
+
+static void freeBoth(Bench* b) {
+  if (b->d) {
+    mc_deleteData(b->d);
+  }
+  if (b->m) {
+    mc_deleteModel(b->m);
+  }
+  if (b->md) {
+    mj_deleteData(b->md);
+  }
+  if (b->mm) {
+    mj_deleteModel(b->mm);
+  }
+  memset(b, 0, sizeof(*b));
+}
+
+
+// MuJoCo steps, then the same qpos and kinematics in both engines
+static void settle(Bench* b, int steps) {
+  for (int i = 0; i < steps; i++) {
+    mj_step(b->mm, b->md);
+  }
+  mj_kinematics(b->mm, b->md);
+  mj_comPos(b->mm, b->md);
+  memcpy(b->d->qpos, b->md->qpos, sizeof(mcNum) * (size_t)b->m->nq);
+  mc_kinematics(b->m, b->d);
+}
+
+
+// seconds for `calls` collision calls of one engine
+static double batchMc(Bench* b, int calls) {
+  double t0 = now();
+  for (int i = 0; i < calls; i++) {
+    mc_collision(b->m, b->d);
+  }
+  return now() - t0;
+}
+
+
+static double batchMj(Bench* b, int calls) {
+  double t0 = now();
+  for (int i = 0; i < calls; i++) {
+    mj_collision(b->mm, b->md);
+  }
+  return now() - t0;
+}
+
+
+// calls per batch so that one batch takes about `target` seconds (at least one)
+static int calibrate(double per_call, double target) {
+  double c = target / (per_call > 1e-9 ? per_call : 1e-9);
+  return c < 1 ? 1 : c > 1e7 ? 10000000 : (int)c;
+}
+
+
+// warm up, then interleaved batches (Moduco, MuJoCo, MuJoCo, Moduco, ...); medians per call
+static Timing timeBoth(Bench* b, const Options* o, int withMj) {
+  double tmc = batchMc(b, 1), tmj = withMj ? batchMj(b, 1) : 0;
+  tmc = batchMc(b, 3) / 3;
+  int cmc = calibrate(tmc, o->batch), cmj = 1;
+  if (withMj) {
+    tmj = batchMj(b, 3) / 3;
+    cmj = calibrate(tmj, o->batch);
+  }
+  batchMc(b, cmc);
+  if (withMj) {
+    batchMj(b, cmj);
+  }
+  double vmc[64], vmj[64];
+  int n = o->repeats > 64 ? 64 : o->repeats;
+  for (int r = 0; r < n; r++) {
+    if (r % 2 == 0 || !withMj) {
+      vmc[r] = batchMc(b, cmc) / cmc;
+      vmj[r] = withMj ? batchMj(b, cmj) / cmj : 0;
+    } else {
+      vmj[r] = batchMj(b, cmj) / cmj;
+      vmc[r] = batchMc(b, cmc) / cmc;
+    }
+  }
+  Timing t = {median(vmc, n), withMj ? median(vmj, n) : 0};
+  return t;
+}
+
+
+static const char* fmtTime(double s, char* buf, size_t sz) {
+  if (s < 1e-3) {
+    snprintf(buf, sz, "%8.2f us", 1e6 * s);
+  } else {
+    snprintf(buf, sz, "%8.3f ms", 1e3 * s);
+  }
+  return buf;
+}
+
+
+//---------------------------------- main ----------------------------------------------------------
+
+static void usage(void) {
+  printf("usage: moduco-bench-collision [--repeats N] [--batch SEC] [--quick] [--max-spheres N]\n"
+         "                              [--models DIR] [--keep DIR]\n");
+}
+
+
+int main(int argc, char** argv) {
+  Options o = {9, 0.05, 10000, 1000, 100, 600, MODUCO_SOURCE_DIR "/benchmarks/collision-models",
+               ""};
+  const char* keep = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--repeats") && i + 1 < argc) {
+      o.repeats = atoi(argv[++i]);
+    } else if (!strcmp(argv[i], "--batch") && i + 1 < argc) {
+      o.batch = atof(argv[++i]);
+    } else if (!strcmp(argv[i], "--max-spheres") && i + 1 < argc) {
+      o.maxSpheres = atoi(argv[++i]);
+    } else if (!strcmp(argv[i], "--models") && i + 1 < argc) {
+      o.models = argv[++i];
+    } else if (!strcmp(argv[i], "--keep") && i + 1 < argc) {
+      keep = argv[++i];
+    } else if (!strcmp(argv[i], "--quick")) {
+      o.repeats = 3;
+      o.batch = 0.01;
+      o.maxSpheres = 3000;
+      o.settleSteps = 200;
+    } else {
+      usage();
+      return strcmp(argv[i], "--help") ? 2 : 0;
+    }
+  }
+  if (o.repeats < 1) {
+    o.repeats = 1;
+  }
+
+  // generated scenes go to --keep DIR or a temporary folder
+  if (keep) {
+    mkdir(keep, 0755);
+    snprintf(o.dir, sizeof(o.dir), "%s", keep);
+  } else {
+    snprintf(o.dir, sizeof(o.dir), "/tmp/moduco-bench-collision-XXXXXX");
+    if (!mkdtemp(o.dir)) {
+      fprintf(stderr, "cannot create a temporary folder\n");
+      return 1;
+    }
+  }
+  printf("moduco-bench-collision: Moduco %s vs MuJoCo %d, %d interleaved batches of ~%g s,"
+         " median per call\n", mc_versionString(), mj_version(), o.repeats, o.batch);
+  printf("scenes in %s\n\n", o.dir);
+
+  // the three scenes
+  char path[3][700];
+  snprintf(path[0], sizeof(path[0]), "/usr/share/mujoco/model/humanoid/22_humanoids.xml");
+  snprintf(path[1], sizeof(path[1]), "%s/pile.xml", o.dir);
+  snprintf(path[2], sizeof(path[2]), "%s/meshpile.xml", o.dir);
+  Text t = {0};
+  genPile(&t, o.pileBodies);
+  writeText(path[1], &t);
+  t.len = 0;
+  genMeshPile(&t, o.meshBodies, o.models);
+  writeText(path[2], &t);
+  const char* names[3] = {"22_humanoids", "pile 1000 spheres+capsules", "pile 100 meshes"};
+  int steps[3] = {o.settleSteps, 2*o.settleSteps, 2*o.settleSteps};
+  int status = 0;
+
+  printf("%-28s %6s %6s %6s %11s %11s %7s %7s\n", "scene", "ngeom", "ncon", "ncon", "Moduco",
+         "MuJoCo", "ratio", "settle");
+  printf("%-28s %6s %6s %6s %11s %11s %7s %7s\n", "", "", "Moduco", "MuJoCo", "per call",
+         "per call", "mj/mc", "steps");
+  for (int s = 0; s < 3; s++) {
+    Bench b = {names[s], NULL, NULL, NULL, NULL};
+    if (!loadBoth(&b, path[s])) {
+      printf("%-28s skipped (see above)\n", names[s]);
+      freeBoth(&b);
+      status = 1;
+      continue;
+    }
+    settle(&b, steps[s]);
+    Timing tm = timeBoth(&b, &o, 1);
+    char a[32], c[32];
+    printf("%-28s %6d %6d %6d %11s %11s %6.2fx %7d\n", names[s], b.m->ngeom, b.d->ncon,
+           b.md->ncon, fmtTime(tm.mc, a, sizeof(a)), fmtTime(tm.mj, c, sizeof(c)),
+           tm.mj / tm.mc, steps[s]);
+    fflush(stdout);
+    freeBoth(&b);
+  }
+
+  // the broad-phase curve
+  printf("\nsphere lattice piles (4 layers, radius 0.05, slight overlaps; not settled):"
+         " growth of the collision time\n");
+  printf("%7s %6s %6s %11s %11s %7s %14s %14s %14s\n", "n", "ncon", "ncon", "Moduco", "MuJoCo",
+         "ratio", "Moduco/nlogn", "Moduco/n^2", "MuJoCo/nlogn");
+  printf("%7s %6s %6s %11s %11s %7s %14s %14s %14s\n", "", "Moduco", "MuJoCo", "per call",
+         "per call", "mj/mc", "(ns)", "(ps)", "(ns)");
+  const int sizes[5] = {100, 300, 1000, 3000, 10000};
+  for (int k = 0; k < 5 && sizes[k] <= o.maxSpheres; k++) {
+    int n = sizes[k];
+    char p[700];
+    snprintf(p, sizeof(p), "%s/lattice%d.xml", o.dir, n);
+    t.len = 0;
+    genLattice(&t, n);
+    writeText(p, &t);
+    Bench b = {"lattice", NULL, NULL, NULL, NULL};
+    if (!loadBoth(&b, p)) {
+      printf("%7d skipped (see above)\n", n);
+      freeBoth(&b);
+      status = 1;
+      continue;
+    }
+    settle(&b, 0);
+    Timing tm = timeBoth(&b, &o, 1);
+    double nlogn = n * log2((double)n), n2 = (double)n * n;
+    char a[32], c[32];
+    printf("%7d %6d %6d %11s %11s %6.2fx %14.3f %14.3f %14.3f\n", n, b.d->ncon, b.md->ncon,
+           fmtTime(tm.mc, a, sizeof(a)), fmtTime(tm.mj, c, sizeof(c)), tm.mj / tm.mc,
+           1e9 * tm.mc / nlogn, 1e12 * tm.mc / n2, 1e9 * tm.mj / nlogn);
+    fflush(stdout);
+    freeBoth(&b);
+    if (!keep) {
+      unlink(p);
+    }
+  }
+  free(t.s);
+  if (!keep) {
+    unlink(path[1]);
+    unlink(path[2]);
+    rmdir(o.dir);
+  }
+  return status;
+}

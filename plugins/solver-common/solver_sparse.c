@@ -1,0 +1,297 @@
+// Moduco solver plugins: sparse Hessian H = M + J' D J for Newton with the row-sparse efc_J.
+//
+// H is factored as L' L with L lower triangular, eliminating the dofs from the last to the first.
+// Dof parents come before their children, so this order gives no fill on the tree structure of M;
+// the fill of the constraint rows is found once per solve by a symbolic pass over all rows (not
+// only the active ones), so the pattern stays fixed while the active set changes. Row k of L holds
+// its columns j < k in ascending order followed by the diagonal.
+#include <math.h>
+#include <string.h>
+
+#include "solver.h"
+#include "solver_internal.h"
+
+
+// sort a short int list ascending (insertion)
+static void sortInts(int* a, int n) {
+  for (int i = 1; i < n; i++) {
+    int v = a[i], j = i - 1;
+    while (j >= 0 && a[j] > v) {
+      a[j + 1] = a[j];
+      j--;
+    }
+    a[j + 1] = v;
+  }
+}
+
+
+int mcs_sparseSymbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSparseH* S) {
+  int nv = m->nv, nefc = d->nefc;
+  const int* rownnz = d->efc_J_rownnz;
+  const int* rowadr = d->efc_J_rowadr;
+  const int* colind = d->efc_J_colind;
+  memset(S, 0, sizeof(*S));
+  S->nv = nv;
+
+  // Jacobian by columns: the rows of each column and the position of the entry in the row
+  int nnzJ = 0;
+  for (int r = 0; r < nefc; r++) {
+    nnzJ += rownnz[r];
+  }
+  S->jcoladr = host->stackAlloc(d, sizeof(int) * (2 * (size_t)nv + 1), 16);
+  S->jrow = host->stackAlloc(d, sizeof(int) * ((size_t)nnzJ + 1), 16);
+  S->jpos = host->stackAlloc(d, sizeof(int) * ((size_t)nnzJ + 1), 16);
+  S->rowadr = host->stackAlloc(d, sizeof(int) * 2 * (size_t)nv, 16);
+  S->map = host->stackAlloc(d, sizeof(int) * 3 * (size_t)nv, 16);
+  if (!S->jcoladr || !S->jrow || !S->jpos || !S->rowadr || !S->map) {
+    return 0;
+  }
+  S->jcolnnz = S->jcoladr + nv + 1;
+  S->rownnz = S->rowadr + nv;
+  int* mark = S->map;
+  int* head = S->map + nv;
+  int* next = S->map + 2 * nv;
+  memset(S->jcolnnz, 0, sizeof(int) * nv);
+  for (int t = 0; t < nnzJ; t++) {
+    S->jcolnnz[colind[t]]++;
+  }
+  S->jcoladr[0] = 0;
+  for (int c = 0; c < nv; c++) {
+    S->jcoladr[c + 1] = S->jcoladr[c] + S->jcolnnz[c];
+    S->jcolnnz[c] = 0;
+  }
+  for (int r = 0; r < nefc; r++) {
+    for (int k = 0; k < rownnz[r]; k++) {
+      int c = colind[rowadr[r] + k];
+      int t = S->jcoladr[c] + S->jcolnnz[c]++;
+      S->jrow[t] = r;
+      S->jpos[t] = k;
+    }
+  }
+
+  // pool for the column lists of L: worst case the full lower triangle
+  size_t pool = (size_t)nv * (nv + 1) / 2;
+  int* cols = host->stackAlloc(d, sizeof(int) * pool, 16);
+  if (!cols) {
+    return 0;
+  }
+
+  // structure of row k: ancestors in M, columns below k of the rows through k, and the
+  // structures of the children of k in the elimination tree
+  for (int k = 0; k < nv; k++) {
+    mark[k] = -1;
+    head[k] = -1;
+  }
+  size_t used = 0;
+  for (int k = nv - 1; k >= 0; k--) {
+    int* list = cols + used;
+    int n = 0;
+    mark[k] = k;
+    for (int j = m->dof_parentid[k]; j >= 0; j = m->dof_parentid[j]) {
+      if (mark[j] != k) {
+        mark[j] = k;
+        list[n++] = j;
+      }
+    }
+    for (int t = S->jcoladr[k]; t < S->jcoladr[k + 1]; t++) {
+      int r = S->jrow[t];
+      const int* rc = colind + rowadr[r];
+      for (int q = 0; q < S->jpos[t]; q++) {
+        if (mark[rc[q]] != k) {
+          mark[rc[q]] = k;
+          list[n++] = rc[q];
+        }
+      }
+    }
+    for (int c = head[k]; c >= 0; c = next[c]) {
+      const int* cl = cols + S->rowadr[c];
+      for (int q = 0; q < S->rownnz[c] - 1; q++) {
+        if (cl[q] != k && mark[cl[q]] != k) {
+          mark[cl[q]] = k;
+          list[n++] = cl[q];
+        }
+      }
+    }
+
+    // ascending order: short lists by insertion, long ones by a scan of the marks
+    if (n * n <= 4 * k) {
+      sortInts(list, n);
+    } else {
+      n = 0;
+      for (int j = 0; j < k; j++) {
+        if (mark[j] == k) {
+          list[n++] = j;
+        }
+      }
+    }
+    list[n] = k;
+    S->rowadr[k] = (int)used;
+    S->rownnz[k] = n + 1;
+    used += (size_t)n + 1;
+
+    // parent in the elimination tree: the largest column below k
+    if (n > 0) {
+      int p = list[n - 1];
+      next[k] = head[p];
+      head[p] = k;
+    }
+  }
+  S->colind = cols;
+  S->nnz = (int)used;
+  S->val = host->stackAlloc(d, sizeof(mcNum) * used, 16);
+  return S->val != NULL;
+}
+
+
+// add w * (row b of J, columns <= i) into row i of L through map
+static void addRow(const mcData* d, mcNum* Li, const int* map, int r, int i, mcNum w) {
+  const int* rc = d->efc_J_colind + d->efc_J_rowadr[r];
+  const mcNum* rv = d->efc_J_val + d->efc_J_rowadr[r];
+  for (int q = 0, n = d->efc_J_rownnz[r]; q < n && rc[q] <= i; q++) {
+    Li[map[rc[q]]] += w * rv[q];
+  }
+}
+
+
+void mcs_sparseFactor(const mcModel* m, const mcData* d, mcsSparseH* S) {
+  int nv = S->nv;
+  int* map = S->map;
+
+  // assemble the lower triangle of M + J' D J (active rows) + cone Hessians
+  for (int i = 0; i < nv; i++) {
+    mcNum* Li = S->val + S->rowadr[i];
+    const int* ci = S->colind + S->rowadr[i];
+    int ni = S->rownnz[i];
+    for (int q = 0; q < ni; q++) {
+      map[ci[q]] = q;
+      Li[q] = 0;
+    }
+    int adr = m->dof_Madr[i];
+    Li[ni - 1] = d->qM[adr++];
+    for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j]) {
+      Li[map[j]] = d->qM[adr++];
+    }
+    for (int t = S->jcoladr[i]; t < S->jcoladr[i + 1]; t++) {
+      int r = S->jrow[t], state = d->efc_state[r];
+      mcNum Jri = d->efc_J_val[d->efc_J_rowadr[r] + S->jpos[t]];
+      if (state == mcCNSTRSTATE_QUADRATIC) {
+        addRow(d, Li, map, r, i, d->efc_D[r] * Jri);
+      } else if (state == mcCNSTRSTATE_CONE) {
+        const mcContact* con = d->contact + d->efc_id[r];
+        int dim = con->dim, a = r - con->efc_address;
+        for (int b = 0; b < dim; b++) {
+          mcNum h = con->H[a * dim + b];
+          if (h != 0) {
+            addRow(d, Li, map, con->efc_address + b, i, h * Jri);
+          }
+        }
+      }
+    }
+  }
+
+  // eliminate from the last dof to the first
+  for (int k = nv - 1; k >= 0; k--) {
+    mcNum* Lk = S->val + S->rowadr[k];
+    const int* ck = S->colind + S->rowadr[k];
+    int n = S->rownnz[k] - 1;
+    mcNum s = Lk[n];
+    if (!(s >= mcMINVAL)) {
+      s = mcMINVAL;
+    }
+    mcNum lkk = sqrt(s), inv = 1 / lkk;
+    Lk[n] = lkk;
+    for (int q = 0; q < n; q++) {
+      Lk[q] *= inv;
+    }
+
+    // update the rows of the columns of k: L[i, j] -= L[k, i] L[k, j] for j <= i
+    for (int q = 0; q < n; q++) {
+      int i = ck[q];
+      mcNum lki = Lk[q];
+      if (lki == 0) {
+        continue;
+      }
+      mcNum* Li = S->val + S->rowadr[i];
+      const int* ci = S->colind + S->rowadr[i];
+      int p = 0;
+      for (int t = 0; t < q; t++) {
+        while (ci[p] < ck[t]) {
+          p++;
+        }
+        Li[p] -= lki * Lk[t];
+      }
+      Li[S->rownnz[i] - 1] -= lki * lki;
+    }
+  }
+}
+
+
+void mcs_sparseSolve(const mcsSparseH* S, mcNum* x) {
+  int nv = S->nv;
+
+  // L' y = b, from the last row up
+  for (int k = nv - 1; k >= 0; k--) {
+    const mcNum* Lk = S->val + S->rowadr[k];
+    const int* ck = S->colind + S->rowadr[k];
+    int n = S->rownnz[k] - 1;
+    mcNum y = x[k] / Lk[n];
+    x[k] = y;
+    if (y != 0) {
+      for (int q = 0; q < n; q++) {
+        x[ck[q]] -= Lk[q] * y;
+      }
+    }
+  }
+
+  // L x = y, from the first row down
+  for (int k = 0; k < nv; k++) {
+    const mcNum* Lk = S->val + S->rowadr[k];
+    const int* ck = S->colind + S->rowadr[k];
+    int n = S->rownnz[k] - 1;
+    mcNum s = x[k];
+    for (int q = 0; q < n; q++) {
+      s -= Lk[q] * x[ck[q]];
+    }
+    x[k] = s / Lk[n];
+  }
+}
+
+
+int mcs_sparseUpdate(const mcData* d, mcsSparseH* S, int r, mcNum sigma, mcNum* w) {
+  const int* rc = d->efc_J_colind + d->efc_J_rowadr[r];
+  const mcNum* rv = d->efc_J_val + d->efc_J_rowadr[r];
+  int n = d->efc_J_rownnz[r];
+  if (n == 0) {
+    return 1;
+  }
+  for (int q = 0; q < n; q++) {
+    w[rc[q]] = rv[q];
+  }
+
+  // rotate along the elimination-tree path from the last column of the row
+  int ok = 1;
+  for (int k = rc[n - 1]; k >= 0;) {
+    mcNum* Lk = S->val + S->rowadr[k];
+    const int* ck = S->colind + S->rowadr[k];
+    int nk = S->rownnz[k] - 1;
+    mcNum wk = w[k];
+    w[k] = 0;
+    if (wk != 0 && ok) {
+      mcNum lkk = Lk[nk];
+      mcNum r2 = lkk * lkk + sigma * wk * wk;
+      if (!(r2 >= mcMINVAL)) {
+        ok = 0;
+      } else {
+        mcNum rk = sqrt(r2), c = rk / lkk, s = wk / lkk;
+        Lk[nk] = rk;
+        for (int q = 0; q < nk; q++) {
+          int j = ck[q];
+          Lk[q] = (Lk[q] + sigma * s * w[j]) / c;
+          w[j] = c * w[j] - s * Lk[q];
+        }
+      }
+    }
+    k = nk > 0 ? ck[nk - 1] : -1;
+  }
+  return ok;
+}
