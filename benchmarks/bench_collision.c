@@ -11,6 +11,7 @@
 //                          [--models DIR] [--keep DIR]
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,11 +95,8 @@ typedef struct {
 } Text;
 
 
-static void put(Text* t, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-
-
-#include <stdarg.h>
-static void put(Text* t, const char* fmt, ...) {
+// append printf-style text
+static void __attribute__((format(printf, 2, 3))) put(Text* t, const char* fmt, ...) {
   for (;;) {
     va_list ap;
     va_start(ap, fmt);
@@ -142,21 +140,24 @@ static void putBox(Text* t, double half, double h) {
 }
 
 
-// sizes both engines accept (MuJoCo 2.2.2 fixes its contact and stack sizes at compile time)
-static void putSize(Text* t, int nbody) {
-  put(t, "<size nconmax='%d' njmax='%d' nstack='%d'/>\n", 12*nbody + 1000, 24*nbody + 1000,
+// sizes for MuJoCo 2.2.2, which fixes them at compile time (its efc_J is njmax x nv and dense,
+// so scenes that are never stepped get a token njmax)
+static void putSize(Text* t, int nbody, int njmax) {
+  put(t, "<size nconmax='%d' njmax='%d' nstack='%d'/>\n", 12*nbody + 1000, njmax,
       2000000 + 2000*nbody);
 }
 
 
 // free spheres and capsules on a lattice above a box, dropped and settled by the caller
+// (frictionless, so that MuJoCo 2.2.2's dense constraint arrays stay small while settling)
 static void genPile(Text* t, int nbody) {
   int side = (int)ceil(sqrt(nbody / 10.0));
   double pitch = 0.12, half = 0.5 * side * pitch;
   unsigned long long seed = 7;
   put(t, "<mujoco model='pile'>\n<option timestep='0.005' solver='CG' iterations='30'"
-      " jacobian='sparse' cone='elliptic'/>\n");
-  putSize(t, nbody);
+      " jacobian='sparse'/>\n");
+  put(t, "<default><geom condim='1'/></default>\n");
+  putSize(t, nbody, 5*nbody + 500);
   put(t, "<worldbody>\n");
   putBox(t, half, 0.6);
   for (int i = 0; i < nbody; i++) {
@@ -183,7 +184,7 @@ static void genMeshPile(Text* t, int nbody, const char* meshdir) {
   unsigned long long seed = 11;
   put(t, "<mujoco model='meshpile'>\n<compiler meshdir='%s'/>\n", meshdir);
   put(t, "<option timestep='0.005' solver='CG' iterations='30' cone='elliptic'/>\n");
-  putSize(t, nbody);
+  putSize(t, nbody, 24*nbody + 1000);
   put(t, "<asset>\n");
   for (int k = 0; k < 8; k++) {
     put(t, "<mesh name='p%d' file='polytope-%d.%s'/>\n", k, k, k < 4 ? "obj" : "stl");
@@ -203,13 +204,14 @@ static void genMeshPile(Text* t, int nbody, const char* meshdir) {
 
 // n spheres of radius 0.05 on a jittered lattice, four layers deep, spacing slightly below the
 // diameter so neighbours and the floor overlap (the contact count per sphere does not depend
-// on n); the footprint is square and grows with n
+// on n); the footprint is square and grows with n. Contacts are disabled in the file so that
+// MuJoCo's compiler does not build constraints for the overlaps (loadBoth enables them again).
 static void genLattice(Text* t, int n) {
   int layers = 4, side = (int)ceil(sqrt((double)n / layers));
   double pitch = 0.098, half = 0.5 * side * pitch;
   unsigned long long seed = 3;
-  put(t, "<mujoco model='lattice%d'>\n", n);
-  putSize(t, n);
+  put(t, "<mujoco model='lattice%d'>\n<option><flag contact='disable'/></option>\n", n);
+  putSize(t, n, 10);
   put(t, "<worldbody>\n<geom name='floor' type='plane' size='0 0 0.1'/>\n");
   for (int i = 0; i < n; i++) {
     double x = -half + pitch * (0.5 + i % side) + uniform(&seed, -0.002, 0.002);
@@ -235,12 +237,14 @@ static int loadBoth(Bench* b, const char* path) {
   if (b->mm->nconmax < 12*b->mm->nbody + 1000) {
     b->mm->nconmax = 12*b->mm->nbody + 1000;
   }
+  b->mm->opt.disableflags &= ~mjDSBL_CONTACT;
   b->md = mj_makeData(b->mm);
   b->m = mc_loadXML(path, err, sizeof(err));
   if (!b->m) {
     fprintf(stderr, "%s: Moduco: %s\n", b->name, err);
     return 0;
   }
+  b->m->opt.disableflags &= ~mcDSBL_CONTACT;
 
   // room for every contact of the pile (contacts start the arena)
   size_t need = (size_t)(12*b->m->nbody + 1000) * 2 * sizeof(mcContact) + (64u << 20);
@@ -356,6 +360,31 @@ static const char* fmtTime(double s, char* buf, size_t sz) {
 }
 
 
+// contacts per geom-type pair of both engines, printed when their counts differ
+static void typeCounts(const Bench* b) {
+  static const char* const tn[8] = {"plane", "hfield", "sphere", "capsule", "ellipsoid",
+                                    "cylinder", "box", "mesh"};
+  int cmc[8][8] = {{0}}, cmj[8][8] = {{0}};
+  for (int i = 0; i < b->d->ncon; i++) {
+    int t1 = b->m->geom_type[b->d->contact[i].geom1], t2 = b->m->geom_type[b->d->contact[i].geom2];
+    cmc[t1 < t2 ? t1 : t2][t1 < t2 ? t2 : t1]++;
+  }
+  for (int i = 0; i < b->md->ncon; i++) {
+    int t1 = b->mm->geom_type[b->md->contact[i].geom1];
+    int t2 = b->mm->geom_type[b->md->contact[i].geom2];
+    cmj[t1 < t2 ? t1 : t2][t1 < t2 ? t2 : t1]++;
+  }
+  for (int t1 = 0; t1 < 8; t1++) {
+    for (int t2 = t1; t2 < 8; t2++) {
+      if (cmc[t1][t2] != cmj[t1][t2]) {
+        printf("    %s-%s contacts: Moduco %d, MuJoCo %d\n", tn[t1], tn[t2], cmc[t1][t2],
+               cmj[t1][t2]);
+      }
+    }
+  }
+}
+
+
 //---------------------------------- main ----------------------------------------------------------
 
 static void usage(void) {
@@ -441,6 +470,9 @@ int main(int argc, char** argv) {
     printf("%-28s %6d %6d %6d %11s %11s %6.2fx %7d\n", names[s], b.m->ngeom, b.d->ncon,
            b.md->ncon, fmtTime(tm.mc, a, sizeof(a)), fmtTime(tm.mj, c, sizeof(c)),
            tm.mj / tm.mc, steps[s]);
+    if (b.d->ncon != b.md->ncon) {
+      typeCounts(&b);
+    }
     fflush(stdout);
     freeBoth(&b);
   }

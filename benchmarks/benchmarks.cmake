@@ -12,3 +12,10 @@ target_link_libraries(moduco-bench-forward PRIVATE moduco ${MUJOCO_LIB} m)
 target_compile_definitions(moduco-bench-forward PRIVATE
   MODUCO_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
   MODUCO_CORPUS_DIR="/work/shared/corpus")
+
+# moduco-bench-collision: mc_collision vs MuJoCo 2.2.2 mj_collision on the same poses (three
+# scenes and the sphere-pile scaling curve); mc_collision is internal, hence the static library
+add_executable(moduco-bench-collision ${CMAKE_CURRENT_LIST_DIR}/bench_collision.c)
+target_link_libraries(moduco-bench-collision PRIVATE moduco_static ${MUJOCO_LIB} m)
+target_compile_definitions(moduco-bench-collision PRIVATE
+  MODUCO_SOURCE_DIR="${PROJECT_SOURCE_DIR}")

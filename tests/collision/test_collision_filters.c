@@ -16,11 +16,11 @@
 //        planes: half space, unbounded sideways ........... filters_rules.bounding_plane_halfspace
 //   3. same body (welded bodies merged) .................. driver: filters.same_body_weld_parent
 //      parent-child, welds merged, filterparent flag ..... driver: filters.same_body_weld_parent
-//      parent welded to the world, grandparents .......... filters_rules.parent_world_and_grandparent
+//      parent welded to the world, grandparents ...... filters_rules.parent_world_and_grandparent
 //   4. contype / conaffinity (either direction) ........... driver: filters.contype_conaffinity
 //   explicit <pair> bypasses 3 and 4
 //        contype/conaffinity and exclude .................. driver: filters.exclude_and_pair
-//        same body and parent-child ....................... filters_rules.pair_bypasses_body_filters
+//        same body and parent-child ..................... filters_rules.pair_bypasses_body_filters
 //   <exclude> (either order) .............................. driver: filters.exclude_and_pair,
 //                                                           filters_rules.exclude_only_listed
 #include <math.h>
