@@ -157,8 +157,15 @@ static void quietHandler(void* user, const char* message) {
 }
 
 
+// MuJoCo's warning handler that drops everything
+static void quietMujoco(const char* message) {
+  (void)message;
+}
+
+
 void phys_quiet(void) {
   mc_setMessageHandler(quietHandler, NULL);
+  mju_user_warning = quietMujoco;
 }
 
 
@@ -259,5 +266,77 @@ int phys_compareForward(PhysPair* p, PhysErr* e, char* msg, int msg_sz) {
   // forces and accelerations
   e->force = phys_relerr(b->efc_force, a->efc_force, a->nefc, &e->force_at);
   e->qacc = phys_relerr(b->qacc, a->qacc, p->mj->nv, &e->qacc_at);
+  return 0;
+}
+
+
+//---------------------------------- documented exceptions -----------------------------------------
+
+double phys_limit(const PhysException* table, int n, const char* scene, int solver, int cone,
+                  const char* check, double dflt, const char** why) {
+  for (int i = 0; i < n; i++) {
+    const PhysException* e = table + i;
+    if (e->solver == solver && e->cone == cone && !strcmp(e->scene, scene) &&
+        !strcmp(e->check, check)) {
+      if (why) {
+        *why = e->why;
+      }
+      return e->limit;
+    }
+  }
+  if (why) {
+    *why = NULL;
+  }
+  return dflt;
+}
+
+
+// nonzero if name is one of the NULL-terminated list
+static int listed(const char* name, const char* const* list) {
+  for (int i = 0; list && list[i]; i++) {
+    if (!strcmp(list[i], name)) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+
+int phys_checkExceptions(const PhysException* table, int n, const char* const* checks,
+                         const char* const* extra, char* msg, int msg_sz) {
+  for (int i = 0; i < n; i++) {
+    const PhysException* e = table + i;
+
+    // the case exists, the check exists, the bound and the cause are given
+    if (!e->scene || (!phys_scene(e->scene) && !listed(e->scene, extra))) {
+      snprintf(msg, msg_sz, "exception %d names an unknown scene %s", i, e->scene);
+      return -1;
+    }
+    if (e->solver < mjSOL_PGS || e->solver > mjSOL_NEWTON || e->cone < mjCONE_PYRAMIDAL ||
+        e->cone > mjCONE_ELLIPTIC) {
+      snprintf(msg, msg_sz, "exception %d (%s) has solver %d cone %d", i, e->scene, e->solver,
+               e->cone);
+      return -1;
+    }
+    if (!e->check || !listed(e->check, checks)) {
+      snprintf(msg, msg_sz, "exception %d (%s) names an unknown check %s", i, e->scene, e->check);
+      return -1;
+    }
+    if (!(e->limit > 0) || !e->why || !e->why[0]) {
+      snprintf(msg, msg_sz, "exception %d (%s %s) has no limit or no cause", i, e->scene,
+               e->check);
+      return -1;
+    }
+
+    // one entry per case
+    for (int k = 0; k < i; k++) {
+      const PhysException* f = table + k;
+      if (f->solver == e->solver && f->cone == e->cone && !strcmp(f->scene, e->scene) &&
+          !strcmp(f->check, e->check)) {
+        snprintf(msg, msg_sz, "exceptions %d and %d are for the same case", k, i);
+        return -1;
+      }
+    }
+  }
   return 0;
 }

@@ -155,6 +155,21 @@ static const char kWeldTorquescale[] =
   " </equality>\n"
   "</mujoco>\n";
 
+// the same welds with torquescale 1: Moduco (torquescale scales the angular residual, as in
+// MuJoCo 3.x) and MuJoCo 2.2.2 (it scales only the Jacobian rows) must then agree fully
+static const char kWeldTorquescale1[] =
+  "<mujoco model='weld_torquescale_1'>\n"
+  " <option timestep='0.002'><flag contact='disable'/></option>\n"
+  " <worldbody>\n"
+  "  <body name='a' pos='0 0 1'><freejoint/><geom type='box' size='0.1 0.05 0.03'/></body>\n"
+  "  <body name='b' pos='0.3 0 1'><freejoint/><geom type='capsule' size='0.03 0.1'/></body>\n"
+  " </worldbody>\n"
+  " <equality>\n"
+  "  <weld body1='a' torquescale='1'/>\n"
+  "  <weld body1='b' body2='a' relpose='0.3 0 0 1 0 0 0' torquescale='1'/>\n"
+  " </equality>\n"
+  "</mujoco>\n";
+
 // joint limits (hinge, slide, ball), tendon limits, friction loss on joints and tendons
 static const char kLimits[] =
   "<mujoco model='limits'>\n"
@@ -200,6 +215,7 @@ const PhysScene phys_scenes[] = {
   {"capsule_stack", kCapsuleStack, NULL, 1},
   {"equality", kEquality, NULL, 0},
   {"weld_torquescale", kWeldTorquescale, NULL, 0},
+  {"weld_torquescale_1", kWeldTorquescale1, NULL, 0},
   {"limits", kLimits, NULL, 0},
   {"humanoid", NULL, HUMANOID_DIR "humanoid.xml", 1},
   {"22_humanoids", NULL, HUMANOID_DIR "22_humanoids.xml", 1},
