@@ -18,8 +18,9 @@
 #define INCLINE_MU      0.6
 #define INCLINE_SETTLE  0.2         // seconds before the reference position is taken
 #define INCLINE_TIME    10.0        // seconds the box must stay put
-#define INCLINE_BOUND   2e-2        // metres allowed over INCLINE_TIME (soft-contact creep of the
-                                    // default solref is about 1 mm/s here, in MuJoCo as well)
+#define INCLINE_BOUND   2e-3        // metres allowed over INCLINE_TIME beyond MuJoCo's own creep
+                                    // (the default soft contact creeps ~1 mm/s here in both
+                                    // engines; the bound is INCLINE_BOUND + 1.1 x MuJoCo's)
 
 // lateral drift: launch speed, direction (away from the pyramid's edges and diagonals), friction
 #define DRIFT_SPEED     2.0
@@ -130,10 +131,11 @@ Test(physics_checks, incline_box_stays_put, .timeout = 120) {
               phys_coneName(cone), INCLINE_TIME, worst, mjdisp);
       cr_expect_not(nan, "%s %s: NaN on the incline", phys_solverName(solver),
                     phys_coneName(cone));
-      cr_expect_lt(worst, INCLINE_BOUND, "%s %s: the box moved %.3e m in %g s on a %g degree "
-                   "incline with friction %g (bound %g m)", phys_solverName(solver),
-                   phys_coneName(cone), worst, INCLINE_TIME, INCLINE_DEG, INCLINE_MU,
-                   INCLINE_BOUND);
+      double bound = INCLINE_BOUND + 1.1 * mjdisp;
+      cr_expect_lt(worst, bound, "%s %s: the box moved %.3e m in %g s on a %g degree "
+                   "incline with friction %g (bound %.3e m; MuJoCo moved %.3e m)",
+                   phys_solverName(solver), phys_coneName(cone), worst, INCLINE_TIME,
+                   INCLINE_DEG, INCLINE_MU, bound, mjdisp);
       phys_free(&p);
     }
   }
@@ -261,8 +263,6 @@ static double inverseScene(const char* name, int solver, int cone, double* mjwor
     mc_inverse(m, d);
     int at;
     double e = phys_relerr(d->qfrc_inverse, want, nv, &at);
-    cr_expect_lt(iter, m->opt.iterations, "%s %s %s state %d: the solver did not converge in "
-                 "%d iterations", name, phys_solverName(solver), phys_coneName(cone), k, iter);
     cr_expect_eq(d->nefc, nefc, "%s: nefc changed from %d to %d in mc_inverse", name, nefc,
                  d->nefc);
     if (e > worst) {
@@ -277,8 +277,16 @@ static double inverseScene(const char* name, int solver, int cone, double* mjwor
     for (int i = 0; i < nv; i++) {
       want[i] = p.dj->qfrc_applied[i] + p.dj->qfrc_actuator[i];
     }
+    int mjiter = p.dj->solver_iter;
     mj_inverse(p.mj, p.dj);
     *mjworst = fmax(*mjworst, phys_relerr(p.dj->qfrc_inverse, want, nv, NULL));
+
+    // the solver converges within its iterations wherever MuJoCo's does
+    if (mjiter < p.mj->opt.iterations) {
+      cr_expect_lt(iter, m->opt.iterations, "%s %s %s state %d: the solver did not converge in "
+                   "%d iterations (MuJoCo did in %d)", name, phys_solverName(solver),
+                   phys_coneName(cone), k, iter, mjiter);
+    }
   }
   free(want);
   phys_free(&p);
@@ -290,27 +298,25 @@ Test(physics_checks, inverse_of_forward, .timeout = 120) {
   phys_quiet();
   static const char* const scenes[] = {"spheres", "boxes", "capsule_stack", "equality",
                                        "limits", "humanoid"};
-  static const double kInverseTol[3] = {5e-3, 1e-3, 1e-8};     // pgs, cg, newton
+  // solver-tolerance floor per solver; where a solver does not converge within its iterations
+  // (PGS on the closed-loop equality scene and the boxes, in MuJoCo too) the bound is twice
+  // MuJoCo's own round-trip error on the same scene, so Moduco must not be worse than 2.2.2
+  static const double kInverseTol[3] = {1e-4, 1e-5, 1e-8};     // pgs, cg, newton
   for (int solver = mjSOL_PGS; solver <= mjSOL_NEWTON; solver++) {
     for (int cone = mjCONE_PYRAMIDAL; cone <= mjCONE_ELLIPTIC; cone++) {
       double worst = 0;
       const char* where = "";
       for (size_t i = 0; i < sizeof(scenes) / sizeof(scenes[0]); i++) {
-        // PGS does not converge in 1000 iterations on the closed-loop equality scene nor on the
-        // boxes (MuJoCo's neither), so its round trip is not at solver tolerance there
-        if (solver == mjSOL_PGS && (!strcmp(scenes[i], "equality") ||
-                                    !strcmp(scenes[i], "boxes"))) {
-          continue;
-        }
-        double mje;
+        double mje = 0;
         double e = inverseScene(scenes[i], solver, cone, &mje);
         const char* why;
+        double base = fmax(kInverseTol[solver], 2 * mje);
         double tol = phys_limit(kExceptions, kNexception, scenes[i], solver, cone, "inverse",
-                                kInverseTol[solver], &why);
+                                base, &why);
         cr_expect_leq(e, tol, "%s %s %s: inverse of forward misses qfrc_applied by %.3e relative "
                       "(bound %.0e%s%s)", scenes[i], phys_solverName(solver), phys_coneName(cone),
                       e, tol, why ? ": " : "", why ? why : "");
-        if (why && e <= kInverseTol[solver]) {
+        if (why && e <= base) {
           fprintf(stderr, "%s %s %s: inverse exception no longer needed (%.3e)\n", scenes[i],
                   phys_solverName(solver), phys_coneName(cone), e);
         }
