@@ -824,8 +824,8 @@ void mc_collision(const mcModel* m, mcData* d) {
   d->parena = 0;
   d->contact = (mcContact*)d->arena;
 
-  // disabled, or nothing to collide
-  if ((m->opt.disableflags & mcDSBL_CONTACT) || m->ngeom < 1 ||
+  // disabled (contacts, or the whole constraint solver, as MuJoCo), or nothing to collide
+  if ((m->opt.disableflags & (mcDSBL_CONTACT | mcDSBL_CONSTRAINT)) || m->ngeom < 1 ||
       (m->ngeom < 2 && m->npair == 0)) {
     return;
   }

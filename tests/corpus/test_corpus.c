@@ -12,12 +12,6 @@
 
 // each limit sits just above the value measured with 2.2.2 (docs/corpus.md has the table)
 const CpException cp_exceptions[] = {
-  // 12 contacts vs 0: the model disables constraints (<flag constraint="disable"/>); MuJoCo then
-  // skips collision detection, mc_collision (core/engine/collision_driver.c) only skips it for
-  // contact="disable", so Moduco reports 12 contacts that make no constraint rows (nefc agrees)
-  {"dm_lqr_6_2", CP_NCON0, 12, "collision not skipped when constraints are disabled"},
-  {"dm_lqr_6_2", CP_NCON100, 12, "collision not skipped when constraints are disabled"},
-
   // 52-dof chain of light links: qM, qfrc_* agree to 2e-16..2e-14, but a 1e-15 relative change
   // of the force moves MuJoCo's own qacc by 7e-8 at these states (conditioning of M); measured
   // 7.7e-9 (random state 2, qacc[10] 257.33265939 vs 257.33266138)
