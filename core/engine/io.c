@@ -66,41 +66,26 @@ void mci_message(const char* fmt, ...) {
 
 //---------------------------------- warnings ------------------------------------------------------
 
+// message of each warning type; %d is the warning's info (dof, actuator or count)
+static const char* const kWarningFormat[mcNWARNING] = {
+  "Inertia matrix is too close to singular at DOF %d. Check model.",
+  "Too many contacts (%d): the arena is full. Increase <size memory=\"...\"/>.",
+  "Too many constraint rows (%d), or no scratch stack left for them: the arena is full. "
+  "Increase <size memory=\"...\"/>.",
+  "Too many visual geoms (%d).",
+  "NaN, Inf or huge value in QPOS at DOF %d. The simulation is unstable.",
+  "NaN, Inf or huge value in QVEL at DOF %d. The simulation is unstable.",
+  "NaN, Inf or huge value in QACC at DOF %d. The simulation is unstable.",
+  "NaN, Inf or huge value in CTRL at actuator %d.",
+};
+
+
 const char* mc_warningText(int warning, int info) {
   static _Thread_local char buf[256];
-  switch (warning) {
-  case mcWARN_INERTIA:
-    snprintf(buf, sizeof(buf), "Inertia matrix is too close to singular at DOF %d. Check model.",
-             info);
-    break;
-  case mcWARN_CONTACTFULL:
-    snprintf(buf, sizeof(buf), "Too many contacts (%d): the arena is full. "
-             "Increase <size memory=\"...\"/>.", info);
-    break;
-  case mcWARN_CNSTRFULL:
-    snprintf(buf, sizeof(buf), "Too many constraint rows (%d), or no scratch stack left for "
-             "them: the arena is full. Increase <size memory=\"...\"/>.", info);
-    break;
-  case mcWARN_VGEOMFULL:
-    snprintf(buf, sizeof(buf), "Too many visual geoms (%d).", info);
-    break;
-  case mcWARN_BADQPOS:
-    snprintf(buf, sizeof(buf), "NaN, Inf or huge value in QPOS at DOF %d. "
-             "The simulation is unstable.", info);
-    break;
-  case mcWARN_BADQVEL:
-    snprintf(buf, sizeof(buf), "NaN, Inf or huge value in QVEL at DOF %d. "
-             "The simulation is unstable.", info);
-    break;
-  case mcWARN_BADQACC:
-    snprintf(buf, sizeof(buf), "NaN, Inf or huge value in QACC at DOF %d. "
-             "The simulation is unstable.", info);
-    break;
-  case mcWARN_BADCTRL:
-    snprintf(buf, sizeof(buf), "NaN, Inf or huge value in CTRL at actuator %d.", info);
-    break;
-  default:
+  if (warning < 0 || warning >= mcNWARNING) {
     snprintf(buf, sizeof(buf), "Unknown warning type %d (info %d).", warning, info);
+  } else {
+    snprintf(buf, sizeof(buf), kWarningFormat[warning], info);
   }
   return buf;
 }
