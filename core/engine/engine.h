@@ -5,6 +5,8 @@
 #ifndef MODUCO_CORE_ENGINE_ENGINE_H_
 #define MODUCO_CORE_ENGINE_ENGINE_H_
 
+#include <time.h>
+
 #include <moduco/moduco.h>
 
 // L'DL factorization of a matrix M in the qM tree-sparse layout (no fill-in): qLD gets L below
@@ -38,6 +40,28 @@ static inline int mc_scalarJointActuator(const mcModel* m, int i) {
   }
   int jt = m->jnt_type[m->actuator_trnid[2 * i]];
   return jt == mcJNT_HINGE || jt == mcJNT_SLIDE;
+}
+
+
+//---------------------------------- stage timers (mcData.timer, only when d->profile) -----------
+
+// wall clock in seconds, only read when d->profile is set
+static inline double mc_clockNow(const mcData* d) {
+  if (!d->profile) {
+    return 0;
+  }
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+
+// accumulate a timer started at t0
+static inline void mc_clockAdd(mcData* d, int timer, double t0) {
+  if (d->profile) {
+    d->timer[timer].duration += mc_clockNow(d) - t0;
+    d->timer[timer].number++;
+  }
 }
 
 

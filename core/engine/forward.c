@@ -16,26 +16,6 @@
 
 //---------------------------------- profiling -----------------------------------------------------
 
-// wall clock in seconds, only read when d->profile is set
-static inline double clockNow(const mcData* d) {
-  if (!d->profile) {
-    return 0;
-  }
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-
-// accumulate a timer started at t0
-static inline void clockAdd(mcData* d, int timer, double t0) {
-  if (d->profile) {
-    d->timer[timer].duration += clockNow(d) - t0;
-    d->timer[timer].number++;
-  }
-}
-
-
 //---------------------------------- applied forces ------------------------------------------------
 
 void mc_applyFT(const mcModel* m, const mcData* d, const mcNum* force, const mcNum* torque,
@@ -83,41 +63,41 @@ void mc_xfrcAccumulate(const mcModel* m, const mcData* d, mcNum* qfrc) {
 //---------------------------------- pipeline stages -----------------------------------------------
 
 void mc_fwdPosition(const mcModel* m, mcData* d) {
-  double t0 = clockNow(d), t1;
+  double t0 = mc_clockNow(d), t1;
 
   // kinematics, com quantities, tendons
   mc_kinematics(m, d);
   mc_comPos(m, d);
   mc_tendon(m, d);
-  clockAdd(d, mcTIMER_POS_KINEMATICS, t0);
+  mc_clockAdd(d, mcTIMER_POS_KINEMATICS, t0);
 
   // joint-space inertia and its factorization
-  t1 = clockNow(d);
+  t1 = mc_clockNow(d);
   mc_crb(m, d);
   mc_factorM(m, d);
-  clockAdd(d, mcTIMER_POS_INERTIA, t1);
+  mc_clockAdd(d, mcTIMER_POS_INERTIA, t1);
 
   // collision detection (core/engine/collision_driver.c)
-  t1 = clockNow(d);
+  t1 = mc_clockNow(d);
   mc_collision(m, d);
-  clockAdd(d, mcTIMER_POS_COLLISION, t1);
+  mc_clockAdd(d, mcTIMER_POS_COLLISION, t1);
 
   // constraint assembly (core/engine/constraint.c); projection is done by the solver plugins
-  t1 = clockNow(d);
+  t1 = mc_clockNow(d);
   mc_makeConstraint(m, d);
-  clockAdd(d, mcTIMER_POS_MAKE, t1);
+  mc_clockAdd(d, mcTIMER_POS_MAKE, t1);
 
   // transmissions last: body (adhesion) transmissions read the contact rows
-  t1 = clockNow(d);
+  t1 = mc_clockNow(d);
   mc_transmission(m, d);
-  clockAdd(d, mcTIMER_POS_KINEMATICS, t1);
+  mc_clockAdd(d, mcTIMER_POS_KINEMATICS, t1);
 
-  clockAdd(d, mcTIMER_POSITION, t0);
+  mc_clockAdd(d, mcTIMER_POSITION, t0);
 }
 
 
 void mc_fwdVelocity(const mcModel* m, mcData* d) {
-  double t0 = clockNow(d);
+  double t0 = mc_clockNow(d);
 
   // tendon and actuator velocities, com velocities, passive and bias forces
   mc_fwdVelocityTendonActuator(m, d);
@@ -128,13 +108,13 @@ void mc_fwdVelocity(const mcModel* m, mcData* d) {
   }
   mc_rne(m, d, 0, d->qfrc_bias);
 
-  clockAdd(d, mcTIMER_VELOCITY, t0);
+  mc_clockAdd(d, mcTIMER_VELOCITY, t0);
 }
 
 
 void mc_fwdAcceleration(const mcModel* m, mcData* d) {
   int nv = m->nv;
-  double t0 = clockNow(d);
+  double t0 = mc_clockNow(d);
   mcNum* f = d->qfrc_smooth;
 
   // net smooth force
@@ -146,12 +126,12 @@ void mc_fwdAcceleration(const mcModel* m, mcData* d) {
   // unconstrained acceleration
   mc_solveM(m, d, d->qacc_smooth, f, 1);
 
-  clockAdd(d, mcTIMER_ACCELERATION, t0);
+  mc_clockAdd(d, mcTIMER_ACCELERATION, t0);
 }
 
 
 void mc_fwdConstraint(const mcModel* m, mcData* d) {
-  double t0 = clockNow(d);
+  double t0 = mc_clockNow(d);
 
   // no solver or no rows: the smooth acceleration stands
   if (!m->solver || d->nefc == 0) {
@@ -162,16 +142,18 @@ void mc_fwdConstraint(const mcModel* m, mcData* d) {
     const mcpHost* host = mcp_host();
     m->solver->solve(host, m, d, m->opt.iterations);
     if (m->postsolver && m->opt.noslip_iterations > 0) {
+      double t1 = mc_clockNow(d);
       m->postsolver->solve(host, m, d, m->opt.noslip_iterations);
+      mc_clockAdd(d, mcTIMER_POSTSOLVER, t1);
     }
   }
 
-  clockAdd(d, mcTIMER_CONSTRAINT, t0);
+  mc_clockAdd(d, mcTIMER_CONSTRAINT, t0);
 }
 
 
 void mc_forwardSkip(const mcModel* m, mcData* d, int skipstage, int skipsensor) {
-  double t0 = clockNow(d);
+  double t0 = mc_clockNow(d);
   int energy = m->opt.enableflags & mcENBL_ENERGY;
 
   // position stage
@@ -197,16 +179,16 @@ void mc_forwardSkip(const mcModel* m, mcData* d, int skipstage, int skipsensor) 
   }
 
   // acceleration stage
-  double t1 = clockNow(d);
+  double t1 = mc_clockNow(d);
   mc_fwdActuation(m, d);
-  clockAdd(d, mcTIMER_ACTUATION, t1);
+  mc_clockAdd(d, mcTIMER_ACTUATION, t1);
   mc_fwdAcceleration(m, d);
   mc_fwdConstraint(m, d);
   if (!skipsensor) {
     mc_sensorStage(m, d, mcSTAGE_ACC);
   }
 
-  clockAdd(d, mcTIMER_FORWARD, t0);
+  mc_clockAdd(d, mcTIMER_FORWARD, t0);
 }
 
 
@@ -232,13 +214,13 @@ static void integrate(const mcModel* m, mcData* d) {
   if (m->opt.enableflags & mcENBL_FWDINV) {
     mc_compareFwdInv(m, d);
   }
-  double t0 = clockNow(d);
+  double t0 = mc_clockNow(d);
   if (m->integrator && m->integrator->step) {
     m->integrator->step(mcp_host(), m, d);
   } else {
     mci_message("mc_step: the model has no integrator");
   }
-  clockAdd(d, mcTIMER_INTEGRATOR, t0);
+  mc_clockAdd(d, mcTIMER_INTEGRATOR, t0);
 }
 
 
@@ -246,7 +228,7 @@ void mc_step(const mcModel* m, mcData* d) {
   if (!sameModel(m, d)) {
     return;
   }
-  double t0 = clockNow(d);
+  double t0 = mc_clockNow(d);
 
   // checks, forward dynamics, checks, integration
   mc_checkPos(m, d);
@@ -255,7 +237,7 @@ void mc_step(const mcModel* m, mcData* d) {
   mc_checkAcc(m, d);
   integrate(m, d);
 
-  clockAdd(d, mcTIMER_STEP, t0);
+  mc_clockAdd(d, mcTIMER_STEP, t0);
 }
 
 
@@ -263,7 +245,7 @@ void mc_step1(const mcModel* m, mcData* d) {
   if (!sameModel(m, d)) {
     return;
   }
-  double t0 = clockNow(d);
+  double t0 = mc_clockNow(d);
   int energy = m->opt.enableflags & mcENBL_ENERGY;
 
   // checks, then position and velocity stages
@@ -280,7 +262,7 @@ void mc_step1(const mcModel* m, mcData* d) {
     mc_energyVel(m, d);
   }
 
-  clockAdd(d, mcTIMER_STEP, t0);
+  mc_clockAdd(d, mcTIMER_STEP, t0);
 }
 
 
@@ -288,19 +270,19 @@ void mc_step2(const mcModel* m, mcData* d) {
   if (!sameModel(m, d)) {
     return;
   }
-  double t0 = clockNow(d);
+  double t0 = mc_clockNow(d);
 
   // acceleration stages, checks, integration
-  double t1 = clockNow(d);
+  double t1 = mc_clockNow(d);
   mc_fwdActuation(m, d);
-  clockAdd(d, mcTIMER_ACTUATION, t1);
+  mc_clockAdd(d, mcTIMER_ACTUATION, t1);
   mc_fwdAcceleration(m, d);
   mc_fwdConstraint(m, d);
   mc_sensorStage(m, d, mcSTAGE_ACC);
   mc_checkAcc(m, d);
   integrate(m, d);
 
-  clockAdd(d, mcTIMER_STEP, t0);
+  mc_clockAdd(d, mcTIMER_STEP, t0);
 }
 
 

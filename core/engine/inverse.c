@@ -195,7 +195,9 @@ static void inverseSkip(const mcModel* m, mcData* d, int skipstage) {
 
 
 void mc_inverse(const mcModel* m, mcData* d) {
+  double t0 = mc_clockNow(d);
   inverseSkip(m, d, mcSTAGE_NONE);
+  mc_clockAdd(d, mcTIMER_INVERSE, t0);
 }
 
 

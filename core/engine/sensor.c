@@ -158,6 +158,8 @@ void mc_sensorStage(const mcModel* m, mcData* d, int stage) {
     return;
   }
 
+  double t0 = mc_clockNow(d);
+
   // the acceleration stage first completes the post-constraint quantities
   if (stage == mcSTAGE_ACC && needsRnePost(m)) {
     mc_rnePostConstraint(m, d);
@@ -179,4 +181,5 @@ void mc_sensorStage(const mcModel* m, mcData* d, int stage) {
     }
     applyCutoff(m, d, i);
   }
+  mc_clockAdd(d, mcTIMER_SENSOR, t0);
 }

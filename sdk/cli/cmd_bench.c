@@ -44,7 +44,7 @@ static const char* const kUsage =
 static const char* const kTimerName[mcNTIMER] = {
   "step", "forward", "inverse", "position", "velocity", "actuation", "acceleration",
   "constraint", "pos_kinematics", "pos_inertia", "pos_collision", "pos_make", "pos_project",
-  "integrator"};
+  "integrator", "sensor", "postsolver"};
 
 
 //---------------------------------- MuJoCo, dlopened ----------------------------------------------
@@ -774,7 +774,8 @@ static void printTable(const Arm* arm, int narm, const Options* o) {
 
   // profile
   if (o->profile) {
-    printf("\nprofile (microseconds per step; MuJoCo 2.2.2 has no integrator timer)\n%-3s", "arm");
+    printf("\nprofile (microseconds per step; MuJoCo 2.2.2 has no integrator, sensor, postsolver "
+           "timer)\n%-3s", "arm");
     for (int k = 0; k < mcNTIMER; k++) {
       if (k != 2) {
         printf(" %*s", k >= 8 ? 14 : 12, kTimerName[k]);
@@ -985,7 +986,7 @@ static int writeJson(const Arm* arm, int narm, const Options* o, int argc, char*
     if (ok && a->has_profile) {
       cJSON* pr = cJSON_AddObjectToObject(j, "profile_us_per_step");
       for (int k = 0; k < mcNTIMER; k++) {
-        if (k == 2 || (a->engine == ENGINE_MUJOCO && k == mcTIMER_INTEGRATOR)) {
+        if (k == mcTIMER_INVERSE || (a->engine == ENGINE_MUJOCO && k >= mcTIMER_INTEGRATOR)) {
           continue;
         }
         cJSON_AddItemToObject(pr, kTimerName[k], jnum(1e6 * a->prof[k]));

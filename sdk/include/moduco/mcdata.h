@@ -64,6 +64,8 @@ typedef enum mctTimer_ {          // stage timers (filled only when profiling is
   mcTIMER_POS_MAKE,               // make constraints
   mcTIMER_POS_PROJECT,            // project constraints
   mcTIMER_INTEGRATOR,             // integrator plugin
+  mcTIMER_SENSOR,                 // sensor plugins (all stages)
+  mcTIMER_POSTSOLVER,             // postsolver plugin (noslip)
   mcNTIMER
 } mctTimer;
 
