@@ -705,7 +705,8 @@ static int candidates(const mcModel* m, mcData* d, mciCandidate** list) {
   }
 
   // one list: explicit pairs, then dynamic ones
-  mciCandidate* c = (mciCandidate*)mc_stackAlloc(d, sizeof(mciCandidate) * (size_t)(npre + ndyn + 1),
+  size_t ncand = (size_t)(npre + ndyn + 1);
+  mciCandidate* c = (mciCandidate*)mc_stackAlloc(d, sizeof(mciCandidate) * ncand,
                                                  _Alignof(mciCandidate));
   if (!c) {
     return -1;

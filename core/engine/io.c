@@ -14,6 +14,10 @@
 
 #define MCI_ALIGN 64              // alignment of every array in the model and data buffers
 
+// bytes one X-macro array takes in a buffer (rows x cols elements, padded to MCI_ALIGN)
+#define MCI_ARRAY_BYTES(type, nr, nc) \
+  alignUp((size_t)(nr) * (size_t)(nc) * sizeof(type), MCI_ALIGN)
+
 // bytes between the arena and the stack that only stack frames may use: 8 nested mc_markStack
 // calls always succeed in a full arena, so mark/free pairs stay balanced when allocations fail
 #define MCI_FRAME_RESERVE 128
@@ -163,7 +167,7 @@ static size_t modelBytes(const mcModel* m) {
 #undef X
 
   size_t bytes = 0;
-#define X(type, name, nr, nc) bytes += alignUp((size_t)(nr) * (size_t)(nc) * sizeof(type), MCI_ALIGN);
+#define X(type, name, nr, nc) bytes += MCI_ARRAY_BYTES(type, nr, nc);
   MC_MODEL_POINTERS(X)
 #undef X
   bytes += alignUp(nplugin * sizeof(const mcpHeader*), MCI_ALIGN);
@@ -180,7 +184,7 @@ static void modelSetPointers(mcModel* m) {
   char* ptr = (char*)m->buffer;
 #define X(type, name, nr, nc)                                                                      \
   m->name = (type*)ptr;                                                                            \
-  ptr += alignUp((size_t)(nr) * (size_t)(nc) * sizeof(type), MCI_ALIGN);
+  ptr += MCI_ARRAY_BYTES(type, nr, nc);
   MC_MODEL_POINTERS(X)
 #undef X
   m->plugin = (const struct mcpHeader_**)ptr;
@@ -308,7 +312,7 @@ static size_t dataBytes(const mcModel* m) {
 #undef X
 
   size_t bytes = 0;
-#define X(type, name, nr, nc) bytes += alignUp((size_t)(nr) * (size_t)(nc) * sizeof(type), MCI_ALIGN);
+#define X(type, name, nr, nc) bytes += MCI_ARRAY_BYTES(type, nr, nc);
   MC_DATA_POINTERS(X)
 #undef X
   bytes += alignUp(nplugin * sizeof(void*), MCI_ALIGN);
@@ -326,7 +330,7 @@ static void dataSetPointers(const mcModel* m, mcData* d) {
   char* ptr = (char*)d->buffer;
 #define X(type, name, nr, nc)                                                                      \
   d->name = (type*)ptr;                                                                            \
-  ptr += alignUp((size_t)(nr) * (size_t)(nc) * sizeof(type), MCI_ALIGN);
+  ptr += MCI_ARRAY_BYTES(type, nr, nc);
   MC_DATA_POINTERS(X)
 #undef X
   d->plugin_data = (void**)ptr;
