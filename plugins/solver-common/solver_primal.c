@@ -1,4 +1,5 @@
 // Moduco solver plugins: primal solvers (Newton, CG) with exact line search.
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -207,14 +208,17 @@ typedef struct {
   mcNum cost;
   mcNum d1;                       // derivative of the cost along the line
   mcNum d2;                       // second derivative
+  mcNum d1mag;                    // sum of the magnitudes of the terms of d1 (its rounding scale)
 } LinePoint;
 
 
-// cost and derivatives at x + alpha * search; quad = Gauss terms (c0, c1, c2)
-static void lineEval(const Primal* p, const mcNum quad[3], mcNum alpha, LinePoint* lp) {
+// cost and derivatives at x + alpha * search; quad = Gauss terms (c0, c1, c2) and the magnitude
+// of the terms of c1
+static void lineEval(const Primal* p, const mcNum quad[4], mcNum alpha, LinePoint* lp) {
   const mcData* d = p->d;
   mcNum c = quad[0] + alpha * quad[1] + 0.5 * alpha * alpha * quad[2];
   mcNum d1 = quad[1] + alpha * quad[2], d2 = quad[2];
+  mcNum mag = quad[3] + fabs(alpha * quad[2]);
 
   for (int i = 0; i < p->nefc; i++) {
     int type = d->efc_type[i];
@@ -236,6 +240,7 @@ static void lineEval(const Primal* p, const mcNum quad[3], mcNum alpha, LinePoin
           c += 0.5 * Dk * jj[k] * jj[k];
           d1 += Dk * jj[k] * vv[k];
           d2 += Dk * vv[k] * vv[k];
+          mag += fabs(Dk * jj[k] * vv[k]);
         }
       } else if (zone == mcCNSTRSTATE_CONE) {
         mcNum mu = con->mu, w[6], U[6];
@@ -254,6 +259,7 @@ static void lineEval(const Primal* p, const mcNum quad[3], mcNum alpha, LinePoin
         mcNum dg = w[0] - mu * dT, d2g = -mu * d2T;
         c += 0.5 * Dm * g * g;
         d1 += Dm * g * dg;
+        mag += Dm * ((fabs(N) + mu * T) * fabs(dg) + fabs(g) * (fabs(w[0]) + mu * fabs(dT)));
         d2 += Dm * (dg * dg + g * d2g);
       }
       i += dim - 1;
@@ -266,11 +272,13 @@ static void lineEval(const Primal* p, const mcNum quad[3], mcNum alpha, LinePoin
       if (j <= -Rfl) {
         c += -fl * j - 0.5 * Rfl * fl;
         d1 += -fl * v;
+        mag += fabs(fl * v);
         continue;
       }
       if (j >= Rfl) {
         c += fl * j - 0.5 * Rfl * fl;
         d1 += fl * v;
+        mag += fabs(fl * v);
         continue;
       }
     } else if (type != mcCNSTR_EQUALITY && j >= 0) {
@@ -281,11 +289,13 @@ static void lineEval(const Primal* p, const mcNum quad[3], mcNum alpha, LinePoin
     c += 0.5 * D * j * j;
     d1 += D * j * v;
     d2 += D * v * v;
+    mag += fabs(D * j * v);
   }
   lp->alpha = alpha;
   lp->cost = c;
   lp->d1 = d1;
   lp->d2 = d2;
+  lp->d1mag = mag;
 }
 
 
@@ -296,12 +306,15 @@ static mcNum lineSearch(Primal* p, mcSolverStat* stat) {
   int nv = p->nv;
 
   // Gauss part: c(a) = c0 + a c1 + a^2 c2 / 2
-  mcNum quad[3];
+  // quad[3]: magnitude of the terms of quad[1], for the rounding scale of the slope
+  mcNum quad[4];
   quad[0] = 0;
   quad[1] = 0;
+  quad[3] = 0;
   quad[2] = mcs_dot(p->search, p->Mv, nv);
   for (int i = 0; i < nv; i++) {
     quad[1] += p->search[i] * (p->Ma[i] - d->qfrc_smooth[i]);
+    quad[3] += fabs(p->search[i]) * (fabs(p->Ma[i]) + fabs(d->qfrc_smooth[i]));
     quad[0] += 0.5 * (p->Ma[i] - d->qfrc_smooth[i]) * (p->x[i] - d->qacc_smooth[i]);
   }
 
@@ -338,7 +351,9 @@ static mcNum lineSearch(Primal* p, mcSolverStat* stat) {
     if (cur.cost < best.cost || (cur.cost == best.cost && fabs(cur.d1) < fabs(best.d1))) {
       best = cur;
     }
-    if (fabs(cur.d1) <= gtol) {
+    // converged: the slope is below the tolerance, or below what its rounding can resolve
+    // (near the optimum the cost differences are below the rounding of the cost itself)
+    if (fabs(cur.d1) <= gtol || fabs(cur.d1) <= 16 * DBL_EPSILON * cur.d1mag) {
       best = cur;
       break;
     }
@@ -369,6 +384,12 @@ static mcNum lineSearch(Primal* p, mcSolverStat* stat) {
     alpha = next;
   }
   stat->neval = neval;
+
+  // the 1-D cost is convex: a point still descending (d1 < 0) is below the start even when the
+  // rounded costs cannot tell them apart
+  if (!(best.alpha > 0) && lo.alpha > 0) {
+    best = lo;
+  }
   return best.alpha > 0 ? best.alpha : 0;
 }
 
