@@ -347,7 +347,7 @@ Test(plugin_integrators, humanoid_contacts_shim) {
   // contacts, limits, damping, motors: the solver warmstart path goes through qacc_warmstart
   FILE* f = fopen("/usr/share/mujoco/model/humanoid/humanoid.xml", "r");
   if (!f) {
-    cr_skip_test("humanoid.xml of libmujoco-samples not installed");
+    cr_assert_fail("humanoid.xml of libmujoco-samples not installed (scripts/setup-debian.sh)");
   }
   static char xml[1 << 16];
   size_t n = fread(xml, 1, sizeof(xml) - 1, f);

@@ -271,7 +271,7 @@ static void sampleModel(const char* rel, int contacts) {
   *strrchr(dir, '/') = 0;
   char* xml = readText(path);
   if (!xml) {
-    cr_skip_test("%s not installed", path);
+    cr_assert_fail("%s not installed (scripts/setup-debian.sh installs libmujoco-samples)", path);
   }
   char err[1024] = "";
   mjModel* mj = mj_loadXML(path, NULL, err, sizeof(err));
