@@ -12,34 +12,15 @@
 #include <unistd.h>
 
 #include "conformance.h"
+#include "corpus_list.h"
 
 #define NSTATE 16
 
 // corpus models (folder, main file) timed with contacts and constraints disabled
 static const char* const kCorpus[][2] = {
-  {"dm_cartpole", "cartpole.xml"},
-  {"dm_ball_in_cup", "ball_in_cup.xml"},
-  {"dm_finger", "finger.xml"},
-  {"dm_fish", "fish.xml"},
-  {"dm_hopper", "hopper.xml"},
-  {"dm_humanoid", "humanoid.xml"},
-  {"dm_humanoid_CMU", "humanoid_CMU.xml"},
-  {"dm_quadruped", "quadruped.xml"},
-  {"dm_stacker", "stacker.xml"},
-  {"dm_dog", "dog.xml"},
-  {"dm_swimmer50", "swimmer50.xml"},
-  {"dm_lqr_6_2", "lqr_6_2.xml"},
-  {"dm_jumping_ball", "jumping_ball_with_head.xml"},
-  {"gym_ant", "ant.xml"},
-  {"gym_humanoid", "humanoid.xml"},
-  {"menagerie_agility_cassie", "scene.xml"},
-  {"menagerie_anybotics_anymal_c", "scene.xml"},
-  {"menagerie_unitree_h1", "scene.xml"},
-  {"menagerie_shadow_hand_right", "scene_right.xml"},
-  {"menagerie_robotiq_2f85", "scene.xml"},
-  {"menagerie_franka_panda_2023", "scene.xml"},
-  {"mj_arm26", "arm26.xml"},
-  {"mj_humanoid100", "humanoid100.xml"},
+#define MC_CORPUS_ENTRY(folder, file) {folder, file},
+  MC_CORPUS_MODELS(MC_CORPUS_ENTRY)
+#undef MC_CORPUS_ENTRY
 };
 
 // random trees included in the table (seeds)

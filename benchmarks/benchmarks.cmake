@@ -7,7 +7,8 @@ endif()
 add_executable(moduco-bench-forward
   ${CMAKE_CURRENT_LIST_DIR}/bench_forward.c
   ${PROJECT_SOURCE_DIR}/tests/conformance/models.c)
-target_include_directories(moduco-bench-forward PRIVATE ${PROJECT_SOURCE_DIR}/tests/conformance)
+target_include_directories(moduco-bench-forward PRIVATE ${PROJECT_SOURCE_DIR}/tests/conformance
+                           ${PROJECT_SOURCE_DIR}/tests/common)
 target_link_libraries(moduco-bench-forward PRIVATE moduco ${MUJOCO_LIB} m)
 target_compile_definitions(moduco-bench-forward PRIVATE
   MODUCO_SOURCE_DIR="${PROJECT_SOURCE_DIR}"

@@ -8,6 +8,7 @@
 #include <moduco/moduco.h>
 
 #include "build.h"
+#include "testutil.h"
 #include "engine/engine.h"
 
 #define NB 14
@@ -39,41 +40,6 @@ static int ancestor(const mcModel* m, int i, int j) {
     }
   }
   return 0;
-}
-
-
-// dense Gaussian elimination with partial pivoting: solve A x = b (A, b destroyed)
-static void denseSolve(int n, double* A, double* b, double* x) {
-  for (int c = 0; c < n; c++) {
-    int p = c;
-    for (int r = c + 1; r < n; r++) {
-      if (fabs(A[r * n + c]) > fabs(A[p * n + c])) {
-        p = r;
-      }
-    }
-    for (int k = 0; k < n; k++) {
-      double t = A[c * n + k];
-      A[c * n + k] = A[p * n + k];
-      A[p * n + k] = t;
-    }
-    double t = b[c];
-    b[c] = b[p];
-    b[p] = t;
-    for (int r = c + 1; r < n; r++) {
-      double f = A[r * n + c] / A[c * n + c];
-      for (int k = c; k < n; k++) {
-        A[r * n + k] -= f * A[c * n + k];
-      }
-      b[r] -= f * b[c];
-    }
-  }
-  for (int r = n - 1; r >= 0; r--) {
-    double s = b[r];
-    for (int k = r + 1; k < n; k++) {
-      s -= A[r * n + k] * x[k];
-    }
-    x[r] = s / A[r * n + r];
-  }
 }
 
 
@@ -160,7 +126,7 @@ Test(factor, randomTreesMatchDense) {
       memcpy(F, A, sizeof(double) * (size_t)(nv * nv));
       double bb[256];
       memcpy(bb, b + c * nv, sizeof(double) * (size_t)nv);
-      denseSolve(nv, F, bb, xd);
+      tu_denseSolve(nv, F, bb, xd);
       for (int i = 0; i < nv; i++) {
         cr_assert(fabs(x[c * nv + i] - xd[i]) < 1e-8 * (1 + fabs(xd[i])), "seed %u", seed);
       }

@@ -10,6 +10,7 @@
 
 #include "conformance.h"
 #include "models.h"
+#include "testutil.h"
 
 #define TRAJ_TOL  1e-7
 #define NSTEP     200
@@ -137,41 +138,6 @@ static int related(const mcModel* m, int i, int j) {
 }
 
 
-// dense Gaussian elimination with partial pivoting: A x = b (A destroyed)
-static void denseSolve(double* A, double* b, int n) {
-  for (int c = 0; c < n; c++) {
-    int piv = c;
-    for (int r = c + 1; r < n; r++) {
-      if (fabs(A[r * n + c]) > fabs(A[piv * n + c])) {
-        piv = r;
-      }
-    }
-    for (int k = 0; k < n; k++) {
-      double t = A[c * n + k];
-      A[c * n + k] = A[piv * n + k];
-      A[piv * n + k] = t;
-    }
-    double t = b[c];
-    b[c] = b[piv];
-    b[piv] = t;
-    for (int r = c + 1; r < n; r++) {
-      double f = A[r * n + c] / A[c * n + c];
-      for (int k = c; k < n; k++) {
-        A[r * n + k] -= f * A[c * n + k];
-      }
-      b[r] -= f * b[c];
-    }
-  }
-  for (int r = n - 1; r >= 0; r--) {
-    double s = b[r];
-    for (int k = r + 1; k < n; k++) {
-      s -= A[r * n + k] * b[k];
-    }
-    b[r] = s / A[r * n + r];
-  }
-}
-
-
 // one implicitfast step against v + h (M - h Dsym)^-1 (qfrc_smooth + qfrc_constraint) where D is
 // d(qfrc_passive + qfrc_actuator)/dqvel by central differences, restricted to the sparsity of M
 static double fastStepError(const char* xml, unsigned long long seed) {
@@ -230,7 +196,7 @@ static double fastStepError(const char* xml, unsigned long long seed) {
     }
     b[i] = d->qfrc_smooth[i] + d->qfrc_constraint[i];
   }
-  denseSolve(A, b, nv);
+  tu_denseSolve(nv, A, b, b);
 
   // the plugin's step
   double* v0 = calloc(nv, sizeof(double));
