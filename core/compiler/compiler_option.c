@@ -244,6 +244,9 @@ void mcc_resolvePlugins(mcc* c, mcModel* m) {
     mcc_error(c, e, "unknown solver '%s'%s (available: %s)", o->solver_name, why,
               list[0] ? list : "none");
   }
+
+  // noslip postsolver (runs when opt.noslip_iterations > 0)
+  m->postsolver = (const mcpPostsolver*)mcp_find(mcpKIND_POSTSOLVER, "noslip");
 }
 
 //---------------------------------- size ----------------------------------------------------------

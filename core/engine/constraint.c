@@ -19,7 +19,10 @@ typedef struct {
   mcNum* jr1;
   mcNum* jp2;
   mcNum* jr2;
-  int sparse;                     // fill the row-sparse copy of efc_J too
+  int sparse;                     // row-sparse efc_J only (no dense efc_J)
+  mcNum* block;                   // sparse: dense rows of the pending constraint (6 x nv)
+  int blockrow;                   // sparse: first pending row in block
+  int blockn;                     // sparse: pending rows in block
   int nnz;                        // sparse: non-zeros stored so far (fill pass)
   int nnzcap;                     // sparse: non-zeros that fit (fill pass)
   int* cols;                      // scratch: dof columns of a contact (nv)
@@ -79,8 +82,32 @@ void mcc_jac(const mcModel* m, const mcData* d, mcNum* jacp, mcNum* jacr, const 
 
 //---------------------------------- rows ----------------------------------------------------------
 
-// reserve k rows of one conceptual constraint: index of the first, or -1 (count pass or full)
-static int reserve(Builder* b, int k) {
+// sparse: store the pending dense rows of block as row-sparse rows (their non-zero entries)
+static void flushBlock(Builder* b) {
+  mcData* d = b->d;
+  int nv = b->m->nv;
+  for (int r = 0; r < b->blockn; r++) {
+    const mcNum* J = b->block + (size_t)r * nv;
+    int row = b->blockrow + r, adr = b->nnz, n = 0;
+    for (int j = 0; j < nv; j++) {
+      if (J[j] != 0) {
+        d->efc_J_colind[adr + n] = j;
+        d->efc_J_val[adr + n] = J[j];
+        n++;
+      }
+    }
+    d->efc_J_rowadr[row] = adr;
+    d->efc_J_rownnz[row] = n;
+    b->nnz += n;
+  }
+  b->blockn = 0;
+}
+
+
+// reserve k rows of one conceptual constraint: index of the first, or -1 (count pass or full).
+// Dense: the rows of efc_J are zeroed. Sparse: the previous constraint's rows are flushed; with
+// dense != 0 the rows get zeroed dense storage in block (k <= 6), filled through rowJ
+static int reserve(Builder* b, int k, int dense) {
   if (!b->fill) {
     b->n += k;
     return -1;
@@ -89,10 +116,29 @@ static int reserve(Builder* b, int k) {
     b->dropped += k;
     return -1;
   }
-  int start = b->n;
+  int start = b->n, nv = b->m->nv;
   b->n += k;
-  mcu_zero(b->d->efc_J + (size_t)start * b->m->nv, k * b->m->nv);
+  if (!b->sparse) {
+    mcu_zero(b->d->efc_J + (size_t)start * nv, k * nv);
+  } else {
+    flushBlock(b);
+    if (dense) {
+      b->blockrow = start;
+      b->blockn = k;
+      mcu_zero(b->block, k * nv);
+    }
+  }
   return start;
+}
+
+
+// dense storage of a reserved row of an equality, friction or limit constraint
+static mcNum* rowJ(Builder* b, int row) {
+  int nv = b->m->nv;
+  if (b->sparse) {
+    return b->block + (size_t)(row - b->blockrow) * nv;
+  }
+  return b->d->efc_J + (size_t)row * nv;
 }
 
 
@@ -132,7 +178,7 @@ static void equalityConnect(Builder* b, int i) {
   int nv = m->nv;
   int b1 = m->eq_obj1id[i], b2 = m->eq_obj2id[i];
   const mcNum* data = m->eq_data + (size_t)mcNEQDATA * i;
-  int row = reserve(b, 3);
+  int row = reserve(b, 3, 1);
   if (row < 0) {
     return;
   }
@@ -147,7 +193,7 @@ static void equalityConnect(Builder* b, int i) {
   mcc_jac(m, d, b->jp2, NULL, p2, b2);
   for (int k = 0; k < 3; k++) {
     setRow(b, row + k, mcCNSTR_EQUALITY, i, p1[k] - p2[k], 0, 0);
-    mcNum* J = d->efc_J + (size_t)(row + k) * nv;
+    mcNum* J = rowJ(b, row + k);
     for (int j = 0; j < nv; j++) {
       J[j] = b->jp1[k * nv + j] - b->jp2[k * nv + j];
     }
@@ -162,7 +208,7 @@ static void equalityWeld(Builder* b, int i) {
   int b1 = m->eq_obj1id[i], b2 = m->eq_obj2id[i];
   const mcNum* data = m->eq_data + (size_t)mcNEQDATA * i;
   mcNum torquescale = data[10];
-  int row = reserve(b, 6);
+  int row = reserve(b, 6, 1);
   if (row < 0) {
     return;
   }
@@ -175,7 +221,7 @@ static void equalityWeld(Builder* b, int i) {
   mcc_jac(m, d, b->jp2, b->jr2, p2, b2);
   for (int k = 0; k < 3; k++) {
     setRow(b, row + k, mcCNSTR_EQUALITY, i, p1[k] - p2[k], 0, 0);
-    mcNum* J = d->efc_J + (size_t)(row + k) * nv;
+    mcNum* J = rowJ(b, row + k);
     for (int j = 0; j < nv; j++) {
       J[j] = b->jp1[k * nv + j] - b->jp2[k * nv + j];
     }
@@ -191,7 +237,7 @@ static void equalityWeld(Builder* b, int i) {
   }
 
   // d e / dt = 0.5 * vec(conj(q2) * [0, w1 - w2] * q1) with global angular velocities
-  mcNum* J3 = d->efc_J + (size_t)(row + 3) * nv;
+  mcNum* J3 = rowJ(b, row + 3);
   for (int j = 0; j < nv; j++) {
     mcNum w[4] = {0, b->jr1[j] - b->jr2[j], b->jr1[nv + j] - b->jr2[nv + j],
                   b->jr1[2 * nv + j] - b->jr2[2 * nv + j]};
@@ -215,11 +261,11 @@ static void equalityScalar(Builder* b, int i) {
   int o1 = m->eq_obj1id[i], o2 = m->eq_obj2id[i];
   const mcNum* poly = m->eq_data + (size_t)mcNEQDATA * i;
   int isjoint = m->eq_type[i] == mcEQ_JOINT;
-  int row = reserve(b, 1);
+  int row = reserve(b, 1, 1);
   if (row < 0) {
     return;
   }
-  mcNum* J = d->efc_J + (size_t)row * nv;
+  mcNum* J = rowJ(b, row);
 
   // first object: y - y0
   mcNum y, x = 0, deriv = 0, pos;
@@ -291,10 +337,10 @@ static void addFriction(Builder* b) {
   // dofs
   for (int i = 0; i < nv; i++) {
     if (m->dof_frictionloss[i] > 0) {
-      int row = reserve(b, 1);
+      int row = reserve(b, 1, 1);
       if (row >= 0) {
         setRow(b, row, mcCNSTR_FRICTION_DOF, i, 0, 0, m->dof_frictionloss[i]);
-        d->efc_J[(size_t)row * nv + i] = 1;
+        rowJ(b, row)[i] = 1;
       }
     }
   }
@@ -302,10 +348,10 @@ static void addFriction(Builder* b) {
   // tendons
   for (int i = 0; i < m->ntendon; i++) {
     if (m->tendon_frictionloss[i] > 0) {
-      int row = reserve(b, 1);
+      int row = reserve(b, 1, 1);
       if (row >= 0) {
         setRow(b, row, mcCNSTR_FRICTION_TENDON, i, 0, 0, m->tendon_frictionloss[i]);
-        mcu_copy(d->efc_J + (size_t)row * nv, d->ten_J + (size_t)i * nv, nv);
+        mcu_copy(rowJ(b, row), d->ten_J + (size_t)i * nv, nv);
       }
     }
   }
@@ -358,10 +404,10 @@ static void addLimit(Builder* b) {
       for (int side = 0; side < 2; side++) {
         mcNum dist = side ? range[1] - value : value - range[0];
         if (dist < margin) {
-          int row = reserve(b, 1);
+          int row = reserve(b, 1, 1);
           if (row >= 0) {
             setRow(b, row, mcCNSTR_LIMIT_JOINT, i, dist, margin, 0);
-            d->efc_J[(size_t)row * nv + dadr] = side ? -1 : 1;
+            rowJ(b, row)[dadr] = side ? -1 : 1;
           }
         }
       }
@@ -375,11 +421,12 @@ static void addLimit(Builder* b) {
       mcNum angle = quatAngleAxis(q, axis);
       mcNum dist = mcu_max(range[0], range[1]) - angle;
       if (dist < margin) {
-        int row = reserve(b, 1);
+        int row = reserve(b, 1, 1);
         if (row >= 0) {
           setRow(b, row, mcCNSTR_LIMIT_JOINT, i, dist, margin, 0);
+          mcNum* J = rowJ(b, row);
           for (int k = 0; k < 3; k++) {
-            d->efc_J[(size_t)row * nv + dadr + k] = -axis[k];
+            J[dadr + k] = -axis[k];
           }
         }
       }
@@ -396,10 +443,10 @@ static void addLimit(Builder* b) {
     for (int side = 0; side < 2; side++) {
       mcNum dist = side ? range[1] - value : value - range[0];
       if (dist < margin) {
-        int row = reserve(b, 1);
+        int row = reserve(b, 1, 1);
         if (row >= 0) {
           setRow(b, row, mcCNSTR_LIMIT_TENDON, i, dist, margin, 0);
-          mcu_scl(d->efc_J + (size_t)row * nv, d->ten_J + (size_t)i * nv, side ? -1 : 1, nv);
+          mcu_scl(rowJ(b, row), d->ten_J + (size_t)i * nv, side ? -1 : 1, nv);
         }
       }
     }
@@ -490,14 +537,15 @@ static int contactBound(const mcModel* m, const mcContact* con) {
 }
 
 
-// store a row given on the columns cols[0..nc-1]: dense row (already zero) and sparse copy
+// store a row given on the columns cols[0..nc-1]: dense row (already zero) or row-sparse
 static void storeRow(Builder* b, int row, const int* cols, const mcNum* val, int nc) {
   mcData* d = b->d;
-  mcNum* J = d->efc_J + (size_t)row * b->m->nv;
-  for (int t = 0; t < nc; t++) {
-    J[cols[t]] = val[t];
-  }
-  if (b->sparse) {
+  if (!b->sparse) {
+    mcNum* J = d->efc_J + (size_t)row * b->m->nv;
+    for (int t = 0; t < nc; t++) {
+      J[cols[t]] = val[t];
+    }
+  } else {
     d->efc_J_rowadr[row] = b->nnz;
     d->efc_J_rownnz[row] = nc;
     memcpy(d->efc_J_colind + b->nnz, cols, sizeof(int) * nc);
@@ -531,7 +579,7 @@ static void addContact(Builder* b) {
     if (!b->fill) {
       b->nnz += nrow * contactBound(m, con);
     }
-    int row = reserve(b, nrow);
+    int row = reserve(b, nrow, 0);
     if (row < 0) {
       continue;
     }
@@ -872,27 +920,6 @@ static void makeImpedance(const mcModel* m, mcData* d) {
 
 //---------------------------------- top level -----------------------------------------------------
 
-// sparse copy of dense rows [first, last): the non-zero entries
-static void compressRows(Builder* b, int first, int last) {
-  mcData* d = b->d;
-  int nv = b->m->nv;
-  for (int r = first; r < last; r++) {
-    const mcNum* J = d->efc_J + (size_t)r * nv;
-    int adr = b->nnz, n = 0;
-    for (int j = 0; j < nv; j++) {
-      if (J[j] != 0) {
-        d->efc_J_colind[adr + n] = j;
-        d->efc_J_val[adr + n] = J[j];
-        n++;
-      }
-    }
-    d->efc_J_rowadr[r] = adr;
-    d->efc_J_rownnz[r] = n;
-    b->nnz += n;
-  }
-}
-
-
 // run the row builders in the order of the seed: equality, friction, limit, contact
 static void buildRows(Builder* b) {
   addEquality(b);
@@ -901,9 +928,9 @@ static void buildRows(Builder* b) {
   b->d->nf = b->n - b->d->ne;
   addLimit(b);
 
-  // sparse copy of the rows so far (equality, friction, limit) from their dense rows
+  // sparse: the last pending rows (count pass: every row so far bounded by nv non-zeros)
   if (b->fill && b->sparse) {
-    compressRows(b, 0, b->n);
+    flushBlock(b);
   } else if (!b->fill && b->sparse) {
     b->nnz = b->n * b->m->nv;
   }
@@ -921,7 +948,9 @@ static int allocRows(mcData* d, int nefc, int nv, int sparse, int nnz) {
   ALLOC(efc_type, int, nefc);
   ALLOC(efc_id, int, nefc);
   ALLOC(efc_state, int, nefc);
-  ALLOC(efc_J, mcNum, (size_t)nefc * nv);
+  if (!sparse) {
+    ALLOC(efc_J, mcNum, (size_t)nefc * nv);
+  }
   ALLOC(efc_pos, mcNum, nefc);
   ALLOC(efc_margin, mcNum, nefc);
   ALLOC(efc_frictionloss, mcNum, nefc);
@@ -947,6 +976,7 @@ static int allocRows(mcData* d, int nefc, int nv, int sparse, int nnz) {
 void mc_makeConstraint(const mcModel* m, mcData* d) {
   int nv = m->nv;
   d->ne = d->nf = d->nefc = 0;
+  d->efc_J = NULL;
   d->efc_J_rownnz = d->efc_J_rowadr = d->efc_J_colind = NULL;
   d->efc_J_val = NULL;
   for (int i = 0; i < d->ncon; i++) {
@@ -969,7 +999,8 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
   b.jr2 = mcSTACKALLOC(d, 3 * (size_t)nv, mcNum);
   b.cols = mcSTACKALLOC(d, 2 * (size_t)nv, int);
   b.side = mcSTACKALLOC(d, 2 * (size_t)nv, int);
-  if (!b.jp1 || !b.jr1 || !b.jp2 || !b.jr2 || !b.cols || !b.side) {
+  b.block = b.sparse ? mcSTACKALLOC(d, 6 * (size_t)nv, mcNum) : NULL;
+  if (!b.jp1 || !b.jr1 || !b.jp2 || !b.jr2 || !b.cols || !b.side || (b.sparse && !b.block)) {
     mc_freeStack(d);
     return;
   }
@@ -983,7 +1014,7 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
   }
 
   // capacity of the arena between contacts and the stack (sparse: bound of the non-zeros)
-  size_t rowbytes = 3 * sizeof(int) + ((size_t)nv + 14) * sizeof(mcNum);
+  size_t rowbytes = 3 * sizeof(int) + ((b.sparse ? 0 : (size_t)nv) + 14) * sizeof(mcNum);
   size_t nzbytes = sizeof(int) + sizeof(mcNum);
   size_t avail = d->pstack > d->parena ? d->pstack - d->parena : 0;
   size_t slack = 16 * 16 + (b.sparse ? 3 * 16 : 0);
@@ -1009,6 +1040,7 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
   size_t parena0 = d->parena;
   if (cap == 0 || !allocRows(d, cap, nv, b.sparse, nnzcap)) {
     d->parena = parena0;
+    d->efc_J = NULL;
     d->efc_J_rownnz = d->efc_J_rowadr = d->efc_J_colind = NULL;
     d->efc_J_val = NULL;
     mc_freeStack(d);

@@ -115,14 +115,36 @@ void mc_invConstraint(const mcModel* m, mcData* d, const mcNum* qacc) {
     return;
   }
 
-  // jar = J qacc - aref
+  // jar = J qacc - aref (row-sparse efc_J when it is built, else dense)
+  const int* rownnz = d->efc_J_rownnz;
   for (int i = 0; i < nefc; i++) {
-    jar[i] = mcu_dot(d->efc_J + (size_t)i * nv, qacc, nv) - d->efc_aref[i];
+    mcNum s = 0;
+    if (rownnz) {
+      const int* col = d->efc_J_colind + d->efc_J_rowadr[i];
+      const mcNum* val = d->efc_J_val + d->efc_J_rowadr[i];
+      for (int k = 0; k < rownnz[i]; k++) {
+        s += val[k] * qacc[col[k]];
+      }
+    } else {
+      s = mcu_dot(d->efc_J + (size_t)i * nv, qacc, nv);
+    }
+    jar[i] = s - d->efc_aref[i];
   }
 
   // forces, then qfrc_constraint = J' f
   constraintForce(d, jar, d->efc_force, d->efc_state);
-  mcu_mulMatTVec(d->qfrc_constraint, d->efc_J, d->efc_force, nefc, nv);
+  if (rownnz) {
+    for (int i = 0; i < nefc; i++) {
+      mcNum f = d->efc_force[i];
+      const int* col = d->efc_J_colind + d->efc_J_rowadr[i];
+      const mcNum* val = d->efc_J_val + d->efc_J_rowadr[i];
+      for (int k = 0; k < rownnz[i]; k++) {
+        d->qfrc_constraint[col[k]] += val[k] * f;
+      }
+    }
+  } else {
+    mcu_mulMatTVec(d->qfrc_constraint, d->efc_J, d->efc_force, nefc, nv);
+  }
   mc_freeStack(d);
 }
 

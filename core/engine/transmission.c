@@ -1,5 +1,7 @@
 // Moduco core: tendons (mc_tendon), actuator transmissions (mc_transmission), and tendon and
 // actuator velocities.
+#include <string.h>
+
 #include <moduco/moduco.h>
 
 #include "engine/engine.h"
@@ -224,13 +226,42 @@ static void transmissionBody(const mcModel* m, mcData* d, int i, mcNum* moment) 
     }
 
     // normal row: pyramid edges come in pairs J_n +- mu J_t, whose mean is J_n
-    const mcNum* row = d->efc_J + (size_t)adr * nv;
-    if (con->dim > 1 && d->efc_type[adr] == mcCNSTR_CONTACT_PYRAMIDAL) {
-      for (int k = 0; k < nv; k++) {
-        moment[k] += 0.5 * (row[k] + row[nv + k]);
+    int pyramid = con->dim > 1 && d->efc_type[adr] == mcCNSTR_CONTACT_PYRAMIDAL;
+    if (d->efc_J_rownnz) {
+      // row-sparse: the edges of a contact are stored on the same columns (else half of each)
+      const int* col = d->efc_J_colind + d->efc_J_rowadr[adr];
+      const mcNum* val = d->efc_J_val + d->efc_J_rowadr[adr];
+      int n = d->efc_J_rownnz[adr];
+      if (!pyramid) {
+        for (int k = 0; k < n; k++) {
+          moment[col[k]] += val[k];
+        }
+      } else {
+        const int* col2 = d->efc_J_colind + d->efc_J_rowadr[adr + 1];
+        const mcNum* val2 = d->efc_J_val + d->efc_J_rowadr[adr + 1];
+        int n2 = d->efc_J_rownnz[adr + 1];
+        if (n2 == n && !memcmp(col, col2, sizeof(int) * (size_t)n)) {
+          for (int k = 0; k < n; k++) {
+            moment[col[k]] += 0.5 * (val[k] + val2[k]);
+          }
+        } else {
+          for (int k = 0; k < n; k++) {
+            moment[col[k]] += 0.5 * val[k];
+          }
+          for (int k = 0; k < n2; k++) {
+            moment[col2[k]] += 0.5 * val2[k];
+          }
+        }
       }
     } else {
-      mcu_addTo(moment, row, nv);
+      const mcNum* row = d->efc_J + (size_t)adr * nv;
+      if (pyramid) {
+        for (int k = 0; k < nv; k++) {
+          moment[k] += 0.5 * (row[k] + row[nv + k]);
+        }
+      } else {
+        mcu_addTo(moment, row, nv);
+      }
     }
     count++;
   }

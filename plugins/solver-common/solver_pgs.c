@@ -6,21 +6,306 @@
 #include "solver_internal.h"
 
 
-// AR = J inv(M) J' (+ R when withR), dense nefc x nefc; MinvJT is nefc x nv scratch
-static void makeAR(const mcpHost* host, const mcModel* m, mcData* d, mcNum* AR, mcNum* MinvJT,
+// sqrt(inv(D)) of M = L' D L from qLDiagInv (qLDiagSqrtInv may be stale outside mc_factorM)
+static void sqrtDiagInv(const mcModel* m, const mcData* d, mcNum* res) {
+  for (int k = 0; k < m->nv; k++) {
+    res[k] = sqrt(d->qLDiagInv[k]);
+  }
+}
+
+
+// B = J inv(L) sqrt(inv(D)), nefc x nv (M = L' D L in qLD; sqrtinv: sqrt(inv(D))), so that
+// J inv(M) J' = B B' (sqrtinv NULL: computed per entry). Reads the row-sparse efc_J when it is
+// built (no dense efc_J then), else the dense one
+static void makeB(const mcModel* m, const mcData* d, mcNum* B, const mcNum* sqrtinv) {
+  int nv = m->nv, nefc = d->nefc;
+  const int* rownnz = d->efc_J_rownnz;
+  const int* parent = m->dof_parentid;
+  const int* Madr = m->dof_Madr;
+  const mcNum* LD = d->qLD;
+
+  // rows of B: J_i, then inv(L') from the leaves up, then sqrt(inv(D))
+  for (int i = 0; i < nefc; i++) {
+    mcNum* x = B + (size_t)i * nv;
+    if (rownnz) {
+      memset(x, 0, sizeof(mcNum) * nv);
+      const int* col = d->efc_J_colind + d->efc_J_rowadr[i];
+      const mcNum* val = d->efc_J_val + d->efc_J_rowadr[i];
+      for (int k = 0; k < rownnz[i]; k++) {
+        x[col[k]] = val[k];
+      }
+    } else {
+      memcpy(x, d->efc_J + (size_t)i * nv, sizeof(mcNum) * nv);
+    }
+    for (int k = nv - 1; k >= 0; k--) {
+      mcNum xk = x[k];
+      if (xk == 0) {
+        continue;
+      }
+      int adr = Madr[k] + 1;
+      for (int a = parent[k]; a >= 0; a = parent[a]) {
+        x[a] -= LD[adr++] * xk;
+      }
+    }
+    for (int k = 0; k < nv; k++) {
+      x[k] *= sqrtinv ? sqrtinv[k] : sqrt(d->qLDiagInv[k]);
+    }
+  }
+}
+
+
+// non-zeros of a row of B into cols/vals; return their number
+static int gatherRow(const mcNum* Bi, int nv, int* cols, mcNum* vals) {
+  int n = 0;
+  for (int k = 0; k < nv; k++) {
+    if (Bi[k] != 0) {
+      cols[n] = k;
+      vals[n++] = Bi[k];
+    }
+  }
+  return n;
+}
+
+
+// AR = J inv(M) J' (+ R when withR), dense nefc x nefc, from B (nefc x nv scratch)
+static void makeAR(const mcpHost* host, const mcModel* m, mcData* d, mcNum* AR, mcNum* B,
                    int withR) {
   int nv = m->nv, nefc = d->nefc;
-  host->solveM(m, d, MinvJT, d->efc_J, nefc);
+
+  // AR = B B' over the non-zeros of the rows of B (plain dot products without scratch)
+  int* cols = host->stackAlloc(d, sizeof(int) * (size_t)nv, 16);
+  mcNum* vals = host->stackAlloc(d, sizeof(mcNum) * (size_t)nv, 16);
+  if (vals) {
+    sqrtDiagInv(m, d, vals);
+  }
+  makeB(m, d, B, vals);
   for (int i = 0; i < nefc; i++) {
-    const mcNum* Ji = d->efc_J + (size_t)i * nv;
+    const mcNum* Bi = B + (size_t)i * nv;
+    int n = cols && vals ? gatherRow(Bi, nv, cols, vals) : 0;
     for (int j = 0; j <= i; j++) {
-      mcNum v = mcs_dot(Ji, MinvJT + (size_t)j * nv, nv);
+      const mcNum* Bj = B + (size_t)j * nv;
+      mcNum v = 0;
+      if (cols && vals) {
+        for (int k = 0; k < n; k++) {
+          v += vals[k] * Bj[cols[k]];
+        }
+      } else {
+        v = mcs_dot(Bi, Bj, nv);
+      }
       AR[(size_t)i * nefc + j] = AR[(size_t)j * nefc + i] = v;
     }
     if (withR) {
       AR[(size_t)i * nefc + i] += d->efc_R[i];
     }
   }
+}
+
+
+//---------------------------------- row-sparse AR -------------------------------------------------
+
+// AR + R with the row-sparse efc_J: rows i and j couple only when their dofs lie in a common
+// kinematic tree (B's rows are closed under ancestors), so each row of AR is stored on the rows
+// it couples with (CSR: adr, nnz, col, val; diag: 1 / AR_ii)
+typedef struct {
+  int* adr;
+  int* nnz;
+  int* col;
+  mcNum* val;
+  mcNum* diaginv;
+} SparseAR;
+
+
+// dofs of the ancestor closure of a row's columns, descending (the non-zeros of its row of B);
+// mark: nv ints, mark[k] == tag for dofs already listed; return the count
+static int rowClosure(const mcModel* m, const int* col, int ncol, int* mark, int tag, int* list) {
+  int n = 0;
+  for (int k = 0; k < ncol; k++) {
+    for (int a = col[k]; a >= 0 && mark[a] != tag; a = m->dof_parentid[a]) {
+      mark[a] = tag;
+      list[n++] = a;
+    }
+  }
+
+  // insertion sort, descending (lists are short: one or two chains)
+  for (int i = 1; i < n; i++) {
+    int v = list[i], j = i - 1;
+    while (j >= 0 && list[j] < v) {
+      list[j + 1] = list[j];
+      j--;
+    }
+    list[j + 1] = v;
+  }
+  return n;
+}
+
+
+// build S on the stack; 0 if the scratch does not fit
+static int makeSparseAR(const mcpHost* host, const mcModel* m, mcData* d, SparseAR* S) {
+  int nv = m->nv, nefc = d->nefc;
+  const int* rownnz = d->efc_J_rownnz;
+  const int* parent = m->dof_parentid;
+  const int* Madr = m->dof_Madr;
+  const mcNum* LD = d->qLD;
+
+  // root dof of every dof; closure sizes (the non-zeros of the rows of B)
+  int* root = host->stackAlloc(d, sizeof(int) * (size_t)nv, 16);
+  int* mark = host->stackAlloc(d, sizeof(int) * (size_t)nv, 16);
+  int* list = host->stackAlloc(d, sizeof(int) * (size_t)nv, 16);
+  mcNum* work = host->stackAlloc(d, sizeof(mcNum) * (size_t)nv, 16);
+  mcNum* sqrtinv = host->stackAlloc(d, sizeof(mcNum) * (size_t)nv, 16);
+  int* badr = host->stackAlloc(d, sizeof(int) * ((size_t)nefc + 1), 16);
+  int* tcount = host->stackAlloc(d, sizeof(int) * ((size_t)nv + 1), 16);
+  int* stamp = host->stackAlloc(d, sizeof(int) * (size_t)nefc, 16);
+  S->adr = host->stackAlloc(d, sizeof(int) * (size_t)nefc, 16);
+  S->nnz = host->stackAlloc(d, sizeof(int) * (size_t)nefc, 16);
+  S->diaginv = host->stackAlloc(d, sizeof(mcNum) * (size_t)nefc, 16);
+  if (!root || !mark || !list || !work || !sqrtinv || !badr || !tcount || !stamp || !S->adr ||
+      !S->nnz || !S->diaginv) {
+    return 0;
+  }
+  sqrtDiagInv(m, d, sqrtinv);
+  for (int k = 0; k < nv; k++) {
+    int p = parent[k];
+    root[k] = p < 0 ? k : root[p];               // parents come first
+    mark[k] = -1;
+    work[k] = 0;
+  }
+  badr[0] = 0;
+  for (int i = 0; i < nefc; i++) {
+    const int* col = d->efc_J_colind + d->efc_J_rowadr[i];
+    badr[i + 1] = badr[i] + rowClosure(m, col, rownnz[i], mark, i, list);
+  }
+  int nnzB = badr[nefc];
+
+  // rows of B (row-sparse on the closure): J_i, inv(L') from the leaves up, sqrt(inv(D))
+  int* bcol = host->stackAlloc(d, sizeof(int) * ((size_t)nnzB + 1), 16);
+  mcNum* bval = host->stackAlloc(d, sizeof(mcNum) * ((size_t)nnzB + 1), 16);
+  int* trow = host->stackAlloc(d, sizeof(int) * ((size_t)nnzB + 1), 16);
+  if (!bcol || !bval || !trow) {
+    return 0;
+  }
+  for (int k = 0; k < nv; k++) {
+    mark[k] = -1;
+  }
+  for (int i = 0; i < nefc; i++) {
+    const int* col = d->efc_J_colind + d->efc_J_rowadr[i];
+    const mcNum* val = d->efc_J_val + d->efc_J_rowadr[i];
+    int n = rowClosure(m, col, rownnz[i], mark, i, bcol + badr[i]);
+    const int* cl = bcol + badr[i];
+    for (int k = 0; k < rownnz[i]; k++) {
+      work[col[k]] = val[k];
+    }
+    for (int q = 0; q < n; q++) {
+      int k = cl[q];
+      mcNum xk = work[k];
+      if (xk == 0) {
+        continue;
+      }
+      int adr = Madr[k] + 1;
+      for (int a = parent[k]; a >= 0; a = parent[a]) {
+        work[a] -= LD[adr++] * xk;
+      }
+    }
+    for (int q = 0; q < n; q++) {
+      int k = cl[q];
+      bval[badr[i] + q] = work[k] * sqrtinv[k];
+      work[k] = 0;
+    }
+  }
+
+  // rows of every tree (by root dof, CSR in tcount/trow): a row is in the trees of its columns
+  memset(tcount, 0, sizeof(int) * ((size_t)nv + 1));
+  for (int pass = 0; pass < 2; pass++) {
+    for (int i = 0; i < nefc; i++) {
+      for (int q = badr[i]; q < badr[i + 1]; q++) {
+        if (parent[bcol[q]] >= 0) {
+          continue;                               // roots only: one per tree of the row
+        }
+        if (pass == 0) {
+          tcount[bcol[q] + 1]++;
+        } else {
+          trow[tcount[bcol[q]]++] = i;
+        }
+      }
+    }
+    if (pass == 0) {
+      for (int t = 0; t < nv; t++) {
+        tcount[t + 1] += tcount[t];
+      }
+    } else {
+      for (int t = nv; t > 0; t--) {
+        tcount[t] = tcount[t - 1];
+      }
+      tcount[0] = 0;
+    }
+  }
+
+  // coupled rows of each row (itself first): count, allocate, fill
+  int total = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1) {
+      S->col = host->stackAlloc(d, sizeof(int) * ((size_t)total + 1), 16);
+      S->val = host->stackAlloc(d, sizeof(mcNum) * ((size_t)total + 1), 16);
+      if (!S->col || !S->val) {
+        return 0;
+      }
+    }
+    for (int i = 0; i < nefc; i++) {
+      stamp[i] = -1;
+    }
+    int adr = 0;
+    for (int i = 0; i < nefc; i++) {
+      int n = 1;
+      stamp[i] = i;
+      if (pass == 1) {
+        S->col[adr] = i;
+      }
+      for (int q = badr[i]; q < badr[i + 1]; q++) {
+        int t = bcol[q];
+        if (parent[t] >= 0) {
+          continue;
+        }
+        for (int r = tcount[t]; r < tcount[t + 1]; r++) {
+          int j = trow[r];
+          if (stamp[j] != i) {
+            stamp[j] = i;
+            if (pass == 1) {
+              S->col[adr + n] = j;
+            }
+            n++;
+          }
+        }
+      }
+      if (pass == 1) {
+        S->adr[i] = adr;
+        S->nnz[i] = n;
+      }
+      adr += n;
+    }
+    total = adr;
+  }
+
+  // values: B_i . B_j (B_i scattered into work), plus R on the diagonal
+  for (int i = 0; i < nefc; i++) {
+    for (int q = badr[i]; q < badr[i + 1]; q++) {
+      work[bcol[q]] = bval[q];
+    }
+    for (int q = 0; q < S->nnz[i]; q++) {
+      int j = S->col[S->adr[i] + q];
+      mcNum v = 0;
+      for (int r = badr[j]; r < badr[j + 1]; r++) {
+        v += work[bcol[r]] * bval[r];
+      }
+      S->val[S->adr[i] + q] = v;
+    }
+    for (int q = badr[i]; q < badr[i + 1]; q++) {
+      work[bcol[q]] = 0;
+    }
+    S->val[S->adr[i]] += d->efc_R[i];
+    S->diaginv[i] = 1 / S->val[S->adr[i]];
+  }
+  d->solver_nnz = total;
+  return 1;
 }
 
 
@@ -111,8 +396,9 @@ static void ellipseQP(const mcNum* A, const mcNum* g, const mcNum* mu, mcNum r, 
 }
 
 
-// one elliptic contact block: ray step, then the QCQP on the slice (friction only if noslip)
-static void ellipticUpdate(const mcNum* AR, const mcNum* b, mcNum* f, int adr, int dim,
+// one elliptic contact block: ray step, then the QCQP on the slice (friction only if noslip);
+// return the change of the dual cost (0 when the old force is kept)
+static mcNum ellipticUpdate(const mcNum* AR, const mcNum* b, mcNum* f, int adr, int dim,
                            const mcContact* con, int nefc, int frictiononly) {
   mcNum A[36], r[6];
 
@@ -176,7 +462,9 @@ static void ellipticUpdate(const mcNum* AR, const mcNum* b, mcNum* f, int adr, i
   }
   if (change > 1e-10) {
     memcpy(fc, old, sizeof(mcNum) * dim);
+    return 0;
   }
+  return change;
 }
 
 
@@ -235,52 +523,88 @@ void mcs_pgs(const mcpHost* host, const mcModel* m, mcData* d, int maxiter) {
   mcs_warmstart(host, m, d, 1);
 
   host->markStack(d);
-  mcNum* AR = host->stackAlloc(d, sizeof(mcNum) * ((size_t)nefc * nefc + (size_t)nefc * nv), 16);
-  if (!AR) {
-    host->freeStack(d);
-    memset(d->efc_force, 0, sizeof(mcNum) * nefc);
-    dualFinish(host, m, d);
-    return;
+
+  // row-sparse AR with the sparse Jacobian (elliptic blocks need the dense rows)
+  SparseAR S;
+  memset(&S, 0, sizeof(S));
+  int sparse = d->efc_J_rownnz != NULL;
+  for (int i = 0; i < nefc && sparse; i++) {
+    sparse = d->efc_type[i] != mcCNSTR_CONTACT_ELLIPTIC;
   }
-  makeAR(host, m, d, AR, AR + (size_t)nefc * nefc, 1);
-  d->solver_nnz = nefc * nefc;
+  if (sparse && !makeSparseAR(host, m, d, &S)) {
+    host->freeStack(d);
+    host->markStack(d);
+    sparse = 0;
+  }
+  mcNum* AR = NULL;
+  mcNum* ARinv = NULL;
+  if (!sparse) {
+    AR = host->stackAlloc(d, sizeof(mcNum) * ((size_t)nefc * nefc + (size_t)nefc * nv), 16);
+    if (!AR) {
+      host->freeStack(d);
+      memset(d->efc_force, 0, sizeof(mcNum) * nefc);
+      dualFinish(host, m, d);
+      return;
+    }
+    makeAR(host, m, d, AR, AR + (size_t)nefc * nefc, 1);
+    d->solver_nnz = nefc * nefc;
+
+    // inverse diagonal (in the nefc x nv scratch, no longer needed)
+    ARinv = AR + (size_t)nefc * nefc;
+    for (int i = 0; i < nefc; i++) {
+      ARinv[i] = 1 / AR[(size_t)i * nefc + i];
+    }
+  }
 
   mcNum* f = d->efc_force;
   const mcNum* b = d->efc_b;
   mcNum scale = mcs_scale(m), tol = m->opt.tolerance;
-  mcNum cost = dualCost(AR, f, b, nefc);
   int iter = 0;
   while (iter < maxiter) {
-    mcNum oldcost = cost;
+    // one sweep in row order; the cost decrease is summed over the row updates
+    mcNum improvement = 0;
     int nchange = 0;
-
-    // one sweep in row order
     for (int i = 0; i < nefc; i++) {
       int type = d->efc_type[i];
-      const mcNum* row = AR + (size_t)i * nefc;
+      const mcNum* row = sparse ? NULL : AR + (size_t)i * nefc;
       if (type == mcCNSTR_CONTACT_ELLIPTIC) {
         const mcContact* con = d->contact + d->efc_id[i];
-        ellipticUpdate(AR, b, f, i, con->dim, con, nefc, 0);
+        improvement -= ellipticUpdate(AR, b, f, i, con->dim, con, nefc, 0);
         i += con->dim - 1;
         continue;
       }
-      mcNum old = f[i];
-      mcNum v = old - (mcs_dot(row, f, nefc) + b[i]) / row[i];
+      mcNum old = f[i], res, diag, diaginv;
+      if (sparse) {
+        const int* col = S.col + S.adr[i];
+        const mcNum* val = S.val + S.adr[i];
+        res = b[i];
+        for (int k = 0; k < S.nnz[i]; k++) {
+          res += val[k] * f[col[k]];
+        }
+        diag = val[0];
+        diaginv = S.diaginv[i];
+      } else {
+        res = mcs_dot(row, f, nefc) + b[i];
+        diag = row[i];
+        diaginv = ARinv[i];
+      }
+      mcNum v = old - res * diaginv;
       if (type == mcCNSTR_FRICTION_DOF || type == mcCNSTR_FRICTION_TENDON) {
         mcNum fl = d->efc_frictionloss[i];
         v = v < -fl ? -fl : (v > fl ? fl : v);
       } else if (type != mcCNSTR_EQUALITY && v < 0) {
         v = 0;
       }
+      mcNum delta = v - old;
+      improvement -= delta * (res + 0.5 * diag * delta);
       f[i] = v;
       nchange += (old > 0) != (v > 0);
     }
 
     // statistics
-    cost = dualCost(AR, f, b, nefc);
     mcSolverStat* stat = d->solver + (iter < mcNSOLVER ? iter : mcNSOLVER - 1);
     memset(stat, 0, sizeof(*stat));
-    stat->improvement = scale * (oldcost - cost);
+    stat->improvement = scale * improvement;
     stat->nchange = nchange;
     int nactive = 0;
     for (int i = 0; i < nefc; i++) {

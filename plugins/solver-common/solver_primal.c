@@ -23,11 +23,13 @@ typedef struct {
   mcNum* Mv;                      // M search
   mcNum* Jv;                      // J search
   mcNum* H;                       // Newton: nv x nv Hessian / Cholesky factor
-  int* nz;                        // Newton: scratch nonzero indices of a Jacobian row
   int* oldstate;                  // states before the last update
   int sparse;                     // Newton on the row-sparse efc_J: factor in S, not H
+  const int* rnnz;                // rows of efc_J: the row-sparse efc_J, or a compressed copy of
+  const int* radr;                //   the dense one (non-zeros only) made for the solve
+  const int* rcol;
+  const mcNum* rval;
   mcsSparseH S;
-  mcNum cost;
 } Primal;
 
 
@@ -61,14 +63,48 @@ void mcs_cholSolve(const mcNum* L, mcNum* x, int n) {
     x[i] = (x[i] - mcs_dot(Li, x, i)) / Li[i];
   }
 
-  // backward: L' x = y
+  // backward: L' x = y, by rows of L (each solved entry is removed from the ones above it)
   for (int i = n - 1; i >= 0; i--) {
-    mcNum s = x[i];
-    for (int k = i + 1; k < n; k++) {
-      s -= L[(size_t)k * n + i] * x[k];
+    const mcNum* Li = L + (size_t)i * n;
+    mcNum xi = x[i] / Li[i];
+    x[i] = xi;
+    for (int k = 0; k < i; k++) {
+      x[k] -= Li[k] * xi;
     }
-    x[i] = s / L[(size_t)i * n + i];
   }
+}
+
+
+// rank-1 update (sigma > 0) or downdate (sigma < 0) of the dense factor L (lower triangle, row
+// major, A = L L') to the factor of A + sigma v v'; v is overwritten. Return 0 when a downdated
+// pivot falls below mcMINVAL (the factor is then partly updated: refactor)
+static int cholUpdate(mcNum* L, mcNum* v, int n, mcNum sigma) {
+  mcNum sgn = sigma > 0 ? 1 : -1, root = sqrt(fabs(sigma));
+  int first = n;
+  for (int i = n - 1; i >= 0; i--) {
+    v[i] *= root;
+    if (v[i] != 0) {
+      first = i;
+    }
+  }
+  for (int k = first; k < n; k++) {
+    mcNum lkk = L[(size_t)k * n + k], vk = v[k];
+    if (vk == 0) {
+      continue;
+    }
+    mcNum r2 = lkk * lkk + sgn * vk * vk;
+    if (!(r2 >= mcMINVAL)) {
+      return 0;
+    }
+    mcNum r = sqrt(r2), c = r / lkk, sn = vk / lkk;
+    L[(size_t)k * n + k] = r;
+    for (int i = k + 1; i < n; i++) {
+      mcNum* lik = L + (size_t)i * n + k;
+      *lik = (*lik + sgn * sn * v[i]) / c;
+      v[i] = c * v[i] - sn * *lik;
+    }
+  }
+  return 1;
 }
 
 
@@ -139,19 +175,15 @@ static void makeHessian(Primal* p) {
     }
 
     // quadratic row: D J_i' J_i over the nonzeros
-    int nnz = 0;
-    for (int k = 0; k < nv; k++) {
-      if (Ji[k] != 0) {
-        p->nz[nnz++] = k;
-      }
-    }
+    const int* col = p->rcol + p->radr[i];
+    const mcNum* val = p->rval + p->radr[i];
+    int nnz = p->rnnz[i];
     mcNum D = d->efc_D[i];
     for (int a = 0; a < nnz; a++) {
-      int r = p->nz[a];
-      mcNum dr = D * Ji[r];
-      mcNum* Hr = H + (size_t)r * nv;
+      mcNum dr = D * val[a];
+      mcNum* Hr = H + (size_t)col[a] * nv;
       for (int b = 0; b < nnz; b++) {
-        Hr[p->nz[b]] += dr * Ji[p->nz[b]];
+        Hr[col[b]] += dr * val[b];
       }
     }
   }
@@ -164,25 +196,23 @@ static void makeHessian(Primal* p) {
 // changed (additions first, then removals), else a full factorization; return the updates done
 static int updateHessian(Primal* p) {
   mcData* d = p->d;
-  int nefc = p->nefc, nchange = 0;
-  if (p->sparse) {
-    for (int i = 0; i < nefc; i++) {
-      int now = d->efc_state[i], old = p->oldstate[i];
-      if (now == mcCNSTRSTATE_CONE || old == mcCNSTRSTATE_CONE) {
-        nchange = -1;
-        break;
-      }
-      nchange += (now == mcCNSTRSTATE_QUADRATIC) != (old == mcCNSTRSTATE_QUADRATIC);
+  int nefc = p->nefc, nv = p->nv, nchange = 0;
+  for (int i = 0; i < nefc; i++) {
+    int now = d->efc_state[i], old = p->oldstate[i];
+    if (now == mcCNSTRSTATE_CONE || old == mcCNSTRSTATE_CONE) {
+      nchange = -1;
+      break;
     }
+    nchange += (now == mcCNSTRSTATE_QUADRATIC) != (old == mcCNSTRSTATE_QUADRATIC);
   }
-  if (!p->sparse || nchange < 0 || nchange > 8 + p->nv / 16) {
+  if (nchange < 0 || nchange > 8 + nv / 16) {
     makeHessian(p);
     return 0;
   }
 
   // additions, then removals; a failed downdate falls back to the full factorization
   mcNum* w = p->Mgrad_old;
-  memset(w, 0, sizeof(mcNum) * p->nv);
+  memset(w, 0, sizeof(mcNum) * nv);
   for (int pass = 0; pass < 2; pass++) {
     for (int i = 0; i < nefc; i++) {
       int now = d->efc_state[i] == mcCNSTRSTATE_QUADRATIC;
@@ -191,7 +221,14 @@ static int updateHessian(Primal* p) {
         continue;
       }
       mcNum sigma = now ? d->efc_D[i] : -d->efc_D[i];
-      if (!mcs_sparseUpdate(d, &p->S, i, sigma, w)) {
+      int ok;
+      if (p->sparse) {
+        ok = mcs_sparseUpdate(d, &p->S, i, sigma, w);
+      } else {
+        memcpy(w, d->efc_J + (size_t)i * nv, sizeof(mcNum) * nv);
+        ok = cholUpdate(p->H, w, nv, sigma);
+      }
+      if (!ok) {
         makeHessian(p);
         return 0;
       }
@@ -299,11 +336,172 @@ static void lineEval(const Primal* p, const mcNum quad[4], mcNum alpha, LinePoin
 }
 
 
-// exact line search by safeguarded 1-D Newton; returns the step, fills the statistics
-static mcNum lineSearch(Primal* p, mcSolverStat* stat) {
+// cost of row i (scalar) or of the elliptic contact starting at row i, at jar + alpha Jv; *rows
+// gets the number of rows covered
+static mcNum rowCost(const Primal* p, int i, mcNum alpha, int* rows) {
+  const mcData* d = p->d;
+  int type = d->efc_type[i];
+  mcNum D = d->efc_D[i], j = p->jar[i] + alpha * p->Jv[i];
+  *rows = 1;
+  if (type == mcCNSTR_CONTACT_ELLIPTIC) {
+    const mcContact* con = d->contact + d->efc_id[i];
+    int dim = con->dim;
+    mcNum jj[6] = {0}, N, T, c = 0;
+    for (int k = 0; k < dim; k++) {
+      jj[k] = p->jar[i + k] + alpha * p->Jv[i + k];
+    }
+    *rows = dim;
+    int zone = mcs_coneZone(con, jj, &N, &T);
+    if (zone == mcCNSTRSTATE_QUADRATIC) {
+      for (int k = 0; k < dim; k++) {
+        c += 0.5 * d->efc_D[i + k] * jj[k] * jj[k];
+      }
+    } else if (zone == mcCNSTRSTATE_CONE) {
+      mcNum mu = con->mu, g = N - mu * T;
+      c = 0.5 * D / (mu * mu * (1 + mu * mu)) * g * g;
+    }
+    return c;
+  }
+  if (type == mcCNSTR_FRICTION_DOF || type == mcCNSTR_FRICTION_TENDON) {
+    mcNum fl = d->efc_frictionloss[i], Rfl = d->efc_R[i] * fl;
+    if (j <= -Rfl) {
+      return -fl * j - 0.5 * Rfl * fl;
+    }
+    if (j >= Rfl) {
+      return fl * j - 0.5 * Rfl * fl;
+    }
+  } else if (type != mcCNSTR_EQUALITY && j >= 0) {
+    return 0;
+  }
+  return 0.5 * D * j * j;
+}
+
+
+// change of the cost of row i (or of the elliptic contact starting there) from 0 to alpha; in
+// an unchanged zone the difference is formed from the increments (no cancellation)
+static mcNum rowChange(const Primal* p, int i, mcNum alpha, int* rows) {
+  const mcData* d = p->d;
+  int type = d->efc_type[i], rows0;
+  mcNum v = p->Jv[i], j = p->jar[i], D = d->efc_D[i];
+  *rows = 1;
+  if (type == mcCNSTR_CONTACT_ELLIPTIC) {
+    const mcContact* con = d->contact + d->efc_id[i];
+    int dim = con->dim;
+    mcNum j0[6] = {0}, ja[6] = {0}, N0, T0, Na, Ta;
+    for (int k = 0; k < dim; k++) {
+      j0[k] = p->jar[i + k];
+      ja[k] = j0[k] + alpha * p->Jv[i + k];
+    }
+    int z0 = mcs_coneZone(con, j0, &N0, &T0), za = mcs_coneZone(con, ja, &Na, &Ta);
+    *rows = dim;
+    if (z0 == mcCNSTRSTATE_SATISFIED && za == z0) {
+      return 0;
+    }
+    if (z0 != za) {
+      return rowCost(p, i, alpha, rows) - rowCost(p, i, 0, &rows0);
+    }
+    if (z0 == mcCNSTRSTATE_QUADRATIC) {
+      mcNum c = 0;
+      for (int k = 0; k < dim; k++) {
+        mcNum w = alpha * p->Jv[i + k];
+        c += d->efc_D[i + k] * w * (j0[k] + 0.5 * w);
+      }
+      return c;
+    }
+
+    // middle zone: g = N - mu T, T_a - T_0 = (T_a^2 - T_0^2) / (T_a + T_0)
+    mcNum mu = con->mu, dT2 = 0;
+    for (int k = 1; k < dim; k++) {
+      mcNum f = con->friction[k - 1], w = f * alpha * p->Jv[i + k];
+      dT2 += w * (2 * f * j0[k] + w);
+    }
+    mcNum dT = Ta + T0 > 0 ? dT2 / (Ta + T0) : Ta - T0;
+    mcNum dg = mu * alpha * v - mu * dT, g0 = N0 - mu * T0;
+    return 0.5 * D / (mu * mu * (1 + mu * mu)) * dg * (2 * g0 + dg);
+  }
+
+  // scalar rows in an unchanged zone
+  mcNum w = alpha * v, ja = j + w;
+  if (type == mcCNSTR_FRICTION_DOF || type == mcCNSTR_FRICTION_TENDON) {
+    mcNum fl = d->efc_frictionloss[i], Rfl = d->efc_R[i] * fl;
+    int z0 = j <= -Rfl ? -1 : j >= Rfl, za = ja <= -Rfl ? -1 : ja >= Rfl;
+    if (z0 != za) {
+      return rowCost(p, i, alpha, rows) - rowCost(p, i, 0, &rows0);
+    }
+    if (z0) {
+      return z0 * fl * w;
+    }
+  } else if (type != mcCNSTR_EQUALITY && (j >= 0 || ja >= 0)) {
+    return rowCost(p, i, alpha, rows) - rowCost(p, i, 0, &rows0);
+  }
+  return D * w * (j + 0.5 * w);
+}
+
+
+// change of the cost from 0 to alpha along the line, summed term by term (no cancellation
+// against the total cost, so a real decrease is not lost to the rounding of the cost)
+static mcNum lineChange(const Primal* p, const mcNum quad[4], mcNum alpha) {
+  mcNum c = alpha * quad[1] + 0.5 * alpha * alpha * quad[2];
+  for (int i = 0, rows; i < p->nefc; i += rows) {
+    c += rowChange(p, i, alpha, &rows);
+  }
+  return c;
+}
+
+
+// a point is accepted when its slope is below gtol, or zero to rounding (below what the rounding
+// of its terms can resolve; this only matters when tolerance * ls_tolerance is tiny or zero)
+static int lineFlat(const LinePoint* lp, mcNum gtol) {
+  return fabs(lp->d1) < gtol || fabs(lp->d1) <= 16 * DBL_EPSILON * lp->d1mag;
+}
+
+
+// Newton step of the 1-D cost from a point (the Gauss term keeps d2 > 0)
+static mcNum newtonStep(const LinePoint* lp) {
+  return lp->d2 > 0 ? lp->alpha - lp->d1 / lp->d2 : lp->alpha;
+}
+
+
+// a point at the Newton step from lp
+static void newtonPoint(const Primal* p, const mcNum quad[4], const LinePoint* lp, LinePoint* res,
+                        int* neval) {
+  lineEval(p, quad, newtonStep(lp), res);
+  (*neval)++;
+}
+
+
+// move one end of the bracket to the candidate with the same slope sign closest to zero slope;
+// return whether it moved
+static int shrinkBracket(LinePoint* end, const LinePoint cand[3]) {
+  int moved = 0;
+  for (int k = 0; k < 3; k++) {
+    mcNum g = cand[k].d1;
+    if ((end->d1 < 0 && g < 0 && end->d1 < g) || (end->d1 > 0 && g > 0 && end->d1 > g)) {
+      *end = cand[k];
+      moved = 1;
+    }
+  }
+  return moved;
+}
+
+
+// exact line search by 1-D Newton. A point is accepted once its slope, scaled like the solver
+// statistics and per unit step length, is below tolerance * ls_tolerance. After one Newton step
+// from 0, Newton steps go on in the same direction until the slope changes sign; the bracket so
+// found is then shrunk with the Newton points from both ends and the midpoint. Return the step
+// (0: no move), fill neval (evaluated points, 0 included) and lineslope (of the point returned).
+static mcNum lineSearch(Primal* p, mcSolverStat* stat, mcNum scale, mcNum* change) {
   const mcModel* m = p->m;
   const mcData* d = p->d;
   int nv = p->nv;
+  stat->neval = 0;
+  stat->lineslope = 0;
+
+  mcNum snorm = mcs_norm(p->search, nv);
+  mcNum gtol = m->opt.tolerance * m->opt.ls_tolerance * snorm / scale;
+  mcNum slopescale = snorm > 0 ? scale / snorm : 0;
+  int maxls = m->opt.ls_iterations;
+  *change = 0;
 
   // Gauss part: c(a) = c0 + a c1 + a^2 c2 / 2
   // quad[3]: magnitude of the terms of quad[1], for the rounding scale of the slope
@@ -318,89 +516,165 @@ static mcNum lineSearch(Primal* p, mcSolverStat* stat) {
     quad[0] += 0.5 * (p->Ma[i] - d->qfrc_smooth[i]) * (p->x[i] - d->qacc_smooth[i]);
   }
 
-  LinePoint p0, cur, lo, hi;
+  // the start and one Newton step from it (kept only if it lowers the cost)
+  LinePoint p0, p1, p2, res;
+  int neval = 0;
   lineEval(p, quad, 0, &p0);
-  int neval = 1;
-  mcNum snorm = mcs_norm(p->search, nv);
-  stat->lineslope = snorm > 0 ? p0.d1 / snorm : 0;
-  if (!(p0.d1 < 0)) {
-    stat->neval = neval;
-    return 0;
+  neval++;
+  newtonPoint(p, quad, &p0, &p1, &neval);
+  if (p1.cost > p0.cost) {
+    p1 = p0;
+  }
+  res = p1;
+  p2 = p0;
+  int done = p1.alpha > 0 && lineFlat(&p1, gtol);
+
+  // one-sided: Newton steps while the slope keeps the sign it had after the first step
+  mcNum dir = p1.d1 < 0 ? 1 : -1;
+  while (!done && p1.d1 * dir <= -gtol && neval < maxls) {
+    p2 = p1;
+    newtonPoint(p, quad, &p2, &p1, &neval);
+    res = p1;
+    done = lineFlat(&p1, gtol);
   }
 
-  // tolerance on the slope
-  mcNum gtol = m->opt.ls_tolerance * fabs(p0.d1);
-  mcNum tiny = 1e-14 * fabs(p0.d1);
-  if (gtol > tiny) {
-    gtol = gtol * 1e-6 > tiny ? gtol * 1e-6 : tiny;
-  }
-  int maxls = m->opt.ls_iterations > 0 ? m->opt.ls_iterations : 50;
-  if (maxls < 20) {
-    maxls = 20;
-  }
+  // bracketed: p1 crossed, p2 is the last point before it; candidates are the Newton points
+  // from both ends and the midpoint
+  if (!done && neval < maxls) {
+    LinePoint next1, next2 = p1, mid;
+    newtonPoint(p, quad, &p1, &next1, &neval);
+    const LinePoint* const cand[3] = {&next1, &next2, &mid};
+    res = p1.cost < p2.cost ? p1 : p2;
+    while (neval < maxls) {
+      lineEval(p, quad, 0.5 * (p1.alpha + p2.alpha), &mid);
+      neval++;
 
-  // Newton steps inside a bracket [lo, hi]
-  lo = p0;
-  int havehi = 0;
-  hi = p0;
-  mcNum alpha = p0.d2 > 0 ? -p0.d1 / p0.d2 : 1;
-  LinePoint best = p0;
-  for (int it = 0; it < maxls; it++) {
-    lineEval(p, quad, alpha, &cur);
-    neval++;
-    if (cur.cost < best.cost || (cur.cost == best.cost && fabs(cur.d1) < fabs(best.d1))) {
-      best = cur;
-    }
-    // converged: the slope is below the tolerance, or below what its rounding can resolve
-    // (near the optimum the cost differences are below the rounding of the cost itself)
-    if (fabs(cur.d1) <= gtol || fabs(cur.d1) <= 16 * DBL_EPSILON * cur.d1mag) {
-      best = cur;
-      break;
-    }
-    if (cur.d1 < 0) {
-      lo = cur;
-    } else {
-      hi = cur;
-      havehi = 1;
-    }
-
-    // next point: Newton from the current point, kept inside the bracket
-    mcNum next = cur.d2 > 0 ? cur.alpha - cur.d1 / cur.d2 : 2 * cur.alpha;
-    if (havehi) {
-      if (!(next > lo.alpha && next < hi.alpha)) {
-        mcNum den = hi.d1 - lo.d1;
-        next = den > 0 ? lo.alpha - lo.d1 * (hi.alpha - lo.alpha) / den
-                       : 0.5 * (lo.alpha + hi.alpha);
-        if (!(next > lo.alpha && next < hi.alpha)) {
-          next = 0.5 * (lo.alpha + hi.alpha);
+      // the cheapest candidate within the tolerance
+      int best = -1;
+      for (int k = 0; k < 3; k++) {
+        if (lineFlat(cand[k], gtol) && (best < 0 || cand[k]->cost < cand[best]->cost)) {
+          best = k;
         }
       }
-      if (hi.alpha - lo.alpha <= 1e-15 * (1 + hi.alpha)) {
+      if (best >= 0) {
+        res = *cand[best];
+        done = 1;
         break;
       }
-    } else if (!(next > lo.alpha)) {
-      next = 2 * (lo.alpha > 0 ? lo.alpha : 1);
+
+      // shrink both ends among the same candidates, then the Newton points from the ends that
+      // moved; no end moving means the precision is exhausted: the midpoint
+      LinePoint c[3] = {next1, next2, mid};
+      int moved1 = shrinkBracket(&p1, c);
+      int moved2 = shrinkBracket(&p2, c);
+      if (moved1) {
+        newtonPoint(p, quad, &p1, &next1, &neval);
+      }
+      if (moved2) {
+        newtonPoint(p, quad, &p2, &next2, &neval);
+      }
+      if (!moved1 && !moved2) {
+        res = mid;
+        done = 1;
+        break;
+      }
+      res = p1.cost < p2.cost ? p1 : p2;
     }
-    alpha = next;
   }
   stat->neval = neval;
 
-  // the 1-D cost is convex: a point still descending (d1 < 0) is below the start even when the
-  // rounded costs cannot tell them apart
-  if (!(best.alpha > 0) && lo.alpha > 0) {
-    best = lo;
+  // never a point above the start (the change summed term by term)
+  *change = res.alpha > 0 ? lineChange(p, quad, res.alpha) : 0;
+  if (!(res.alpha > 0) || *change > 0) {
+    *change = 0;
+    stat->lineslope = slopescale * fabs(p0.d1);
+    return 0;
   }
-  return best.alpha > 0 ? best.alpha : 0;
+  stat->lineslope = slopescale * fabs(res.d1);
+  return res.alpha;
 }
 
 
 //---------------------------------- the primal loop -----------------------------------------------
 
+// res = J vec over the rows of the solve
+static void rowsMulJ(const Primal* p, mcNum* res, const mcNum* vec) {
+  for (int i = 0; i < p->nefc; i++) {
+    const int* col = p->rcol + p->radr[i];
+    const mcNum* val = p->rval + p->radr[i];
+    mcNum s = 0;
+    for (int k = 0, n = p->rnnz[i]; k < n; k++) {
+      s += val[k] * vec[col[k]];
+    }
+    res[i] = s;
+  }
+}
+
+
+// res = J' vec over the rows of the solve
+static void rowsMulJT(const Primal* p, mcNum* res, const mcNum* vec) {
+  memset(res, 0, sizeof(mcNum) * p->nv);
+  for (int i = 0; i < p->nefc; i++) {
+    mcNum v = vec[i];
+    if (v != 0) {
+      const int* col = p->rcol + p->radr[i];
+      const mcNum* val = p->rval + p->radr[i];
+      for (int k = 0, n = p->rnnz[i]; k < n; k++) {
+        res[col[k]] += v * val[k];
+      }
+    }
+  }
+}
+
+
+// rows of the solve: the row-sparse efc_J, else a compressed copy of the dense one on the stack;
+// 0 if the copy does not fit
+static int makeRows(Primal* p) {
+  mcData* d = p->d;
+  int nv = p->nv, nefc = p->nefc;
+  if (d->efc_J_rownnz) {
+    p->rnnz = d->efc_J_rownnz;
+    p->radr = d->efc_J_rowadr;
+    p->rcol = d->efc_J_colind;
+    p->rval = d->efc_J_val;
+    return 1;
+  }
+  int nnz = 0;
+  for (size_t k = 0, n = (size_t)nefc * nv; k < n; k++) {
+    nnz += d->efc_J[k] != 0;
+  }
+  int* rnnz = p->host->stackAlloc(d, sizeof(int) * (2 * (size_t)nefc + nnz + 1), 16);
+  mcNum* rval = p->host->stackAlloc(d, sizeof(mcNum) * ((size_t)nnz + 1), 16);
+  if (!rnnz || !rval) {
+    return 0;
+  }
+  int* radr = rnnz + nefc;
+  int* rcol = radr + nefc;
+  int adr = 0;
+  for (int i = 0; i < nefc; i++) {
+    const mcNum* J = d->efc_J + (size_t)i * nv;
+    radr[i] = adr;
+    for (int k = 0; k < nv; k++) {
+      if (J[k] != 0) {
+        rcol[adr] = k;
+        rval[adr++] = J[k];
+      }
+    }
+    rnnz[i] = adr - radr[i];
+  }
+  p->rnnz = rnnz;
+  p->radr = radr;
+  p->rcol = rcol;
+  p->rval = rval;
+  return 1;
+}
+
+
 // gradient and preconditioned gradient at the current point
 static void gradient(Primal* p, mcsPrimal kind) {
   mcData* d = p->d;
   int nv = p->nv;
-  mcs_mulJT(p->m, d, p->grad, d->efc_force);
+  rowsMulJT(p, p->grad, d->efc_force);
   for (int i = 0; i < nv; i++) {
     p->grad[i] = p->Ma[i] - d->qfrc_smooth[i] - p->grad[i];
   }
@@ -460,8 +734,8 @@ void mcs_primal(const mcpHost* host, const mcModel* m, mcData* d, int maxiter, m
   size_t nH = kind == MCS_NEWTON && !p.sparse ? (size_t)nv * nv : 0;
   nvec += nH;
   mcNum* buf = host->stackAlloc(d, sizeof(mcNum) * nvec, 16);
-  int* ibuf = host->stackAlloc(d, sizeof(int) * ((size_t)nv + nefc), 16);
-  if (!buf || !ibuf || (p.sparse && !mcs_sparseSymbolic(host, m, d, &p.S))) {
+  int* ibuf = host->stackAlloc(d, sizeof(int) * (size_t)nefc, 16);
+  if (!buf || !ibuf || (p.sparse && !mcs_sparseSymbolic(host, m, d, &p.S)) || !makeRows(&p)) {
     host->freeStack(d);
     fallback(m, d);
     return;
@@ -476,16 +750,15 @@ void mcs_primal(const mcpHost* host, const mcModel* m, mcData* d, int maxiter, m
   p.H = p.Mv + 2 * nv;
   p.jar = p.H + nH;
   p.Jv = p.jar + nefc;
-  p.nz = ibuf;
-  p.oldstate = ibuf + nv;
+  p.oldstate = ibuf;
 
   // initial point
   host->mulM(m, d, p.Ma, p.x);
-  mcs_mulJ(m, d, p.jar, p.x);
+  rowsMulJ(&p, p.jar, p.x);
   for (int i = 0; i < nefc; i++) {
     p.jar[i] -= d->efc_aref[i];
   }
-  p.cost = primalCost(&p, kind == MCS_NEWTON);
+  primalCost(&p, kind == MCS_NEWTON);
   if (kind == MCS_NEWTON) {
     makeHessian(&p);
   }
@@ -503,9 +776,9 @@ void mcs_primal(const mcpHost* host, const mcModel* m, mcData* d, int maxiter, m
 
     // line search along the direction
     host->mulM(m, d, p.Mv, p.search);
-    mcs_mulJ(m, d, p.Jv, p.search);
-    mcNum alpha = lineSearch(&p, stat);
-    stat->lineslope *= scale;
+    rowsMulJ(&p, p.Jv, p.search);
+    mcNum change;
+    mcNum alpha = lineSearch(&p, stat, scale, &change);
     iter++;
     if (alpha <= 0) {
       stat->improvement = 0;
@@ -518,8 +791,7 @@ void mcs_primal(const mcpHost* host, const mcModel* m, mcData* d, int maxiter, m
     mcs_addToScl(p.Ma, p.Mv, alpha, nv);
     mcs_addToScl(p.jar, p.Jv, alpha, nefc);
     memcpy(p.oldstate, d->efc_state, sizeof(int) * nefc);
-    mcNum oldcost = p.cost;
-    p.cost = primalCost(&p, kind == MCS_NEWTON);
+    primalCost(&p, kind == MCS_NEWTON);
     int nchange = 0, nactive = 0;
     for (int i = 0; i < nefc; i++) {
       nchange += d->efc_state[i] != p.oldstate[i];
@@ -537,7 +809,7 @@ void mcs_primal(const mcpHost* host, const mcModel* m, mcData* d, int maxiter, m
     gradient(&p, kind);
 
     // statistics and convergence
-    stat->improvement = scale * (oldcost - p.cost);
+    stat->improvement = -scale * change;
     stat->gradient = scale * mcs_norm(p.grad, nv);
     stat->nactive = nactive;
     stat->nchange = nchange;

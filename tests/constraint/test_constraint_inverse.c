@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bridge.h"
@@ -252,10 +253,15 @@ Test(inverse, forward_inverse) {
 }
 
 
-// mc_inverse against mj_inverse at the same (qpos, qvel, qacc): whole pipelines side by side
-static void againstMujoco(const char* file, double qscale, int nseed) {
+// mc_inverse against mj_inverse at the same (qpos, qvel, qacc): whole pipelines side by side;
+// sparse: both engines on the sparse Jacobian (Moduco then builds the row-sparse efc_J only)
+static void againstMujoco(const char* file, double qscale, int nseed, int sparse) {
   Pair p;
   pairLoad(&p, file);
+  if (sparse) {
+    p.mc->opt.jacobian = mcJAC_SPARSE;
+    p.mj->opt.jacobian = mjJAC_SPARSE;
+  }
   int nv = p.mc->nv;
   double worst = 0;
   for (unsigned seed = 0; seed < (unsigned)nseed; seed++) {
@@ -267,6 +273,10 @@ static void againstMujoco(const char* file, double qscale, int nseed) {
     mj_inverse(p.mj, p.dj);
     mc_inverse(p.mc, p.dc);
     cr_assert_eq(p.dc->nefc, p.dj->nefc, "%s seed %u: nefc", file, seed);
+    if (sparse) {
+      cr_assert(p.dc->nefc == 0 || (p.dc->efc_J_rownnz && !p.dc->efc_J),
+                "%s: sparse mode must build the row-sparse efc_J only", file);
+    }
     int at;
     double e = bridge_err(p.dc->qfrc_inverse, p.dj->qfrc_inverse, nv, &at);
     cr_expect(e <= 1e-8, "%s seed %u: qfrc_inverse[%d] %.12g vs MuJoCo %.12g", file, seed, at,
@@ -276,18 +286,123 @@ static void againstMujoco(const char* file, double qscale, int nseed) {
               at >= 0 ? p.dc->efc_force[at] : 0, at >= 0 ? p.dj->efc_force[at] : 0);
     worst = fmax(worst, fmax(e, ef));
   }
-  fprintf(stderr, "[inverse] vs mj_inverse %-12s: worst rel. err %.2e over %d states\n",
-          strrchr(file, '/') + 1, worst, nseed);
+  fprintf(stderr, "[inverse] vs mj_inverse %-12s%s: worst rel. err %.2e over %d states\n",
+          strrchr(file, '/') + 1, sparse ? " (sparse)" : "", worst, nseed);
   pairFree(&p);
 }
 
 
 Test(inverse, against_mujoco) {
-  againstMujoco(MODEL_DIR "limits.xml", 0.4, 10);
-  againstMujoco(MODEL_DIR "equality.xml", 0.3, 10);
-  againstMujoco(MODEL_DIR "box_pyramidal.xml", 0.01, 10);
-  againstMujoco(MODEL_DIR "box_elliptic.xml", 0.01, 10);
-  againstMujoco(MJ_DIR "humanoid/humanoid.xml", 0.05, 5);
+  againstMujoco(MODEL_DIR "limits.xml", 0.4, 10, 0);
+  againstMujoco(MODEL_DIR "equality.xml", 0.3, 10, 0);
+  againstMujoco(MODEL_DIR "box_pyramidal.xml", 0.01, 10, 0);
+  againstMujoco(MODEL_DIR "box_elliptic.xml", 0.01, 10, 0);
+  againstMujoco(MJ_DIR "humanoid/humanoid.xml", 0.05, 5, 0);
+}
+
+
+// the same on the sparse Jacobian: mc_invConstraint reads the row-sparse efc_J
+Test(inverse, against_mujoco_sparse) {
+  againstMujoco(MODEL_DIR "limits.xml", 0.4, 10, 1);
+  againstMujoco(MODEL_DIR "equality.xml", 0.3, 10, 1);
+  againstMujoco(MODEL_DIR "box_pyramidal.xml", 0.01, 10, 1);
+  againstMujoco(MODEL_DIR "box_elliptic.xml", 0.01, 10, 1);
+  againstMujoco(MJ_DIR "humanoid/humanoid.xml", 0.05, 5, 1);
+}
+
+
+//---------------------------------- adhesion on the sparse Jacobian -------------------------------
+
+// a box and a capsule pressed onto a plane by adhesion actuators (condim 3 and 6)
+static const char kAdhesion[] =
+  "<mujoco>\n"
+  " <option timestep='0.002'/>\n"
+  " <worldbody>\n"
+  "  <geom type='plane' size='5 5 0.1'/>\n"
+  "  <body name='box' pos='0 0 0.1'><freejoint/><geom type='box' size='0.1 0.08 0.1'/></body>\n"
+  "  <body name='cap' pos='0.5 0 0.05'><freejoint/>\n"
+  "   <geom type='capsule' fromto='-0.1 0 0 0.1 0 0' size='0.05' condim='6'/>\n"
+  "   <body pos='0.1 0 0'><joint type='hinge' axis='0 1 0'/>\n"
+  "    <geom type='capsule' fromto='0 0 0 0.2 0 0' size='0.04'/></body></body>\n"
+  " </worldbody>\n"
+  " <actuator>\n"
+  "  <adhesion body='box' ctrlrange='0 1' gain='3'/>\n"
+  "  <adhesion body='cap' ctrlrange='0 1' gain='2'/>\n"
+  " </actuator>\n"
+  "</mujoco>\n";
+
+
+// adhesion moments and the whole forward on the row-sparse efc_J equal the dense ones, and
+// MuJoCo's (sparse Jacobian on both sides), for both cones
+Test(inverse, adhesion_sparse) {
+  char path[] = "/tmp/moduco_adhesion_XXXXXX.xml";
+  int fd = mkstemps(path, 4);
+  cr_assert(fd >= 0);
+  FILE* f = fdopen(fd, "w");
+  cr_assert_not_null(f);
+  fputs(kAdhesion, f);
+  fclose(f);
+  int ncheck = 0;
+  for (int cone = 0; cone < 2; cone++) {
+    Pair p, q;
+    pairLoad(&p, path);
+    pairLoad(&q, path);
+    p.mc->opt.cone = q.mc->opt.cone = cone;
+    p.mj->opt.cone = cone;
+    p.mc->opt.jacobian = mcJAC_DENSE;
+    q.mc->opt.jacobian = mcJAC_SPARSE;
+    p.mj->opt.jacobian = mjJAC_SPARSE;
+    int nv = p.mc->nv, nu = p.mc->nu;
+    for (unsigned seed = 0; seed < 4; seed++) {
+      // settle onto the plane in MuJoCo, then the same state in all three
+      mj_resetData(p.mj, p.dj);
+      g_rng = 88172645463325252ULL + seed * 2654435761ULL;
+      for (int i = 0; i < nu; i++) {
+        p.dj->ctrl[i] = 0.5 + 0.5 * rnd();
+      }
+      for (int k = 0; k < 50 + 20 * (int)seed; k++) {
+        mj_step(p.mj, p.dj);
+      }
+      mc_resetData(p.mc, p.dc);
+      mc_resetData(q.mc, q.dc);
+      mcData* ds[2] = {p.dc, q.dc};
+      for (int k = 0; k < 2; k++) {
+        memcpy(ds[k]->qpos, p.dj->qpos, sizeof(double) * p.mj->nq);
+        memcpy(ds[k]->qvel, p.dj->qvel, sizeof(double) * nv);
+        memcpy(ds[k]->ctrl, p.dj->ctrl, sizeof(double) * nu);
+        memcpy(ds[k]->qacc_warmstart, p.dj->qacc_warmstart, sizeof(double) * nv);
+      }
+      mj_forward(p.mj, p.dj);
+      mc_forward(p.mc, p.dc);
+      mc_forward(q.mc, q.dc);
+      cr_assert(q.dc->nefc > 0 && q.dc->efc_J_rownnz && !q.dc->efc_J, "cone %d seed %u: "
+                "sparse mode must build the row-sparse efc_J only", cone, seed);
+      cr_assert(p.dc->efc_J && !p.dc->efc_J_rownnz);
+      cr_assert_eq(q.dc->nefc, p.dc->nefc);
+      cr_assert_eq(q.dc->nefc, p.dj->nefc);
+
+      // moments: sparse vs dense to round-off, vs MuJoCo to 1e-9
+      double em = bridge_err(q.dc->actuator_moment, p.dc->actuator_moment, nu * nv, NULL);
+      cr_expect(em <= 1e-14, "cone %d seed %u: sparse vs dense actuator_moment %.3g", cone,
+                seed, em);
+      double ej = bridge_err(q.dc->actuator_moment, p.dj->actuator_moment, nu * nv, NULL);
+      cr_expect(ej <= 1e-9, "cone %d seed %u: actuator_moment vs MuJoCo %.3g", cone, seed, ej);
+      double nz = 0;
+      for (int i = 0; i < nu * nv; i++) {
+        nz += fabs(q.dc->actuator_moment[i]);
+      }
+      cr_expect(nz > 0, "cone %d seed %u: no adhesion moment (no contacts?)", cone, seed);
+
+      // the forward results on the two Jacobians
+      double ea = bridge_err(q.dc->qacc, p.dc->qacc, nv, NULL);
+      cr_expect(ea <= 1e-10, "cone %d seed %u: sparse vs dense qacc %.3g", cone, seed, ea);
+      ncheck++;
+    }
+    pairFree(&p);
+    pairFree(&q);
+  }
+  remove(path);
+  cr_expect_eq(ncheck, 8);
 }
 
 

@@ -17,12 +17,6 @@ const CpException cp_exceptions[] = {
   // 7.7e-9 (random state 2, qacc[10] 257.33265939 vs 257.33266138)
   {"dm_swimmer50", CP_QACC, 1e-8, "round-off amplified by the conditioning of qM"},
 
-  // noslip_iterations="4": everything up to the main solver agrees (efc_* to 3e-14) and with
-  // noslip off in both engines qacc agrees to 6e-13; the noslip post-solver (plugins/solver-noslip)
-  // gives other efc_force (row 68: 0.832 vs 1.086, 3 efc_state differ); measured 3.8 (qacc[77]
-  // 32.33 vs -11.45)
-  {"dm_dog", CP_QACC100, 5, "noslip post-solver differs from 2.2.2"},
-
   // ellipsoid-box contact (geoms 63/13, condim 6): dist and pos agree exactly, the MPR normal of
   // collision-convex differs from 2.2.2's libccd MPR by ~1.2e-3 rad, which moves the friction rows
   // (efc_aref row 37: 0.0177 vs -0.0285); measured 3.5e-2 (qacc[27] 0.09996 vs 0.13518)
