@@ -77,6 +77,7 @@ typedef struct mccTendon_ {
   mcNum solref_lim[mcNREF], solimp_lim[mcNIMP];
   mcNum solref_fri[mcNREF], solimp_fri[mcNIMP];
   mcNum margin, stiffness, damping, frictionloss;
+  mcNum armature;                 // tendon_armature: inertia of the tendon's length coordinate
   mcNum springlength[2];
   int group;
 } mccTendon;

@@ -27,7 +27,7 @@
 #define MCC_TENDON_ATTR                                                                            \
   "name class group limited range solreflimit solimplimit solreffriction solimpfriction "         \
   "frictionloss springlength width material margin stiffness damping rgba user "                   \
-  "actuatorfrclimited actuatorfrcrange"
+  "actuatorfrclimited actuatorfrcrange armature"
 
 //---------------------------------- the main class ------------------------------------------------
 
@@ -443,6 +443,7 @@ void mcc_readTendon(mcc* c, const mcxElem* e, mccTendon* s, int in_default) {
   mcc_readNum(c, e, "margin", &s->margin);
   mcc_readNum(c, e, "stiffness", &s->stiffness);
   mcc_readNum(c, e, "damping", &s->damping);
+  mcc_readNum(c, e, "armature", &s->armature);
   (void)in_default;
 }
 

@@ -58,6 +58,9 @@ void mcc_readTendons(mcc* c, const mcxElem* e) {
       mcc_error(c, te, "invalid tendon range [%g, %g]: range[0] must be smaller than range[1]",
                 t->s.range[0], t->s.range[1]);
     }
+    if (!(t->s.armature >= 0) || !isfinite(t->s.armature)) {
+      mcc_error(c, te, "tendon armature must be finite and non-negative (got %g)", t->s.armature);
+    }
 
     // path
     int nsite = 0;
@@ -109,6 +112,17 @@ void mcc_readTendons(mcc* c, const mcxElem* e) {
     t->wrapnum = c->wraps.n - t->wrapadr;
     if (t->wrapnum == 0) {
       mcc_error(c, te, "tendon has an empty path");
+    }
+    if (spatial && t->s.armature > 0) {
+      // as in MuJoCo 3.3.8: the armature bias needs dJ/dt, defined here for straight segments only
+      for (int i = 0; i < t->wrapnum; i++) {
+        int wt = MCC_AT(c->wraps, mccWrap, t->wrapadr + i)->type;
+        if (wt == mcWRAP_SPHERE || wt == mcWRAP_CYLINDER) {
+          mcc_error(c, te, "tendon armature is not supported on a spatial tendon that wraps "
+                    "around geoms");
+          break;
+        }
+      }
     }
     if (spatial) {
       const mccWrap* first = MCC_AT(c->wraps, mccWrap, t->wrapadr);

@@ -491,19 +491,25 @@ mcModel* mcc_buildModel(mcc* c) {
     m->tendon_stiffness[i] = s->stiffness;
     m->tendon_damping[i] = s->damping;
     m->tendon_frictionloss[i] = s->frictionloss;
+    m->tendon_armature[i] = s->armature;
 
-    // fixed tendons: length at qpos0 is linear in the joint references
-    mcNum len = 0;
+    // fixed tendons: lengths at qpos0 and qpos_spring are linear in the joint references
+    mcNum len = 0, len_spring = 0;
     if (!t->spatial) {
       for (int k = 0; k < t->wrapnum; k++) {
         const mccWrap* w = MCC_AT(c->wraps, mccWrap, t->wrapadr + k);
         len += w->prm * m->qpos0[m->jnt_qposadr[w->objid]];
+        len_spring += w->prm * m->qpos_spring[m->jnt_qposadr[w->objid]];
       }
     }
     m->tendon_length0[i] = len;
+
+    // spring length: as given (negative values too), or, when unset ("-1 -1", as in MuJoCo
+    // 3.3.8), the length at qpos_spring; spatial ones are marked NaN for mcc_setConst
+    int unset = s->springlength[0] == -1 && s->springlength[1] == -1;
     for (int k = 0; k < 2; k++) {
       m->tendon_lengthspring[2 * i + k] =
-        (s->springlength[k] < 0 && !t->spatial) ? len : s->springlength[k];
+        !unset ? s->springlength[k] : (t->spatial ? NAN : len_spring);
     }
   }
   for (int i = 0; i < m->nwrap; i++) {

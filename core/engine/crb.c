@@ -35,6 +35,15 @@ void mc_crb(const mcModel* m, mcData* d) {
       M[++adr] = mcu_dot6(f, d->cdof + 6 * j);
     }
   }
+  mc_tendonArmatureM(m, d);
+}
+
+
+// r -= t * a over n entries (distinct rows of qLD: no overlap, so the loop vectorizes)
+static inline void axpyNeg(mcNum* restrict r, const mcNum* restrict a, mcNum t, int n) {
+  for (int j = 0; j < n; j++) {
+    r[j] -= t * a[j];
+  }
 }
 
 

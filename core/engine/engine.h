@@ -25,6 +25,15 @@ void mc_applyFT(const mcModel* m, const mcData* d, const mcNum* force, const mcN
 // Sum J' * xfrc_applied of all bodies into qfrc.
 void mc_xfrcAccumulate(const mcModel* m, const mcData* d, mcNum* qfrc);
 
+// Tendon armature (core/engine/tendon_armature.c): add armature * J'J to qM on its tree sparsity,
+// and armature * J' (dJ/dt qvel) to qfrc (the bias force). Both do nothing without armature.
+void mc_tendonArmatureM(const mcModel* m, mcData* d);
+void mc_tendonArmatureBias(const mcModel* m, mcData* d, mcNum* qfrc);
+
+// Camera poses cam_xpos, cam_xmat for every tracking mode (core/engine/camera.c); needs
+// kinematics and comPos.
+void mc_camlight(const mcModel* m, mcData* d);
+
 // Tendon and actuator velocities: ten_velocity = ten_J * qvel, actuator_velocity = moment * qvel.
 void mc_fwdVelocityTendonActuator(const mcModel* m, mcData* d);
 

@@ -107,6 +107,7 @@ void mc_fwdVelocity(const mcModel* m, mcData* d) {
     mc_referenceConstraint(m, d);
   }
   mc_rne(m, d, 0, d->qfrc_bias);
+  mc_tendonArmatureBias(m, d, d->qfrc_bias);
 
   mc_clockAdd(d, mcTIMER_VELOCITY, t0);
 }

@@ -210,7 +210,7 @@ static mcNum wrapCircle(mcNum t[4], const mcNum e0[2], const mcNum e1[2], const 
   }
 
   // no wrap when the segment misses the circle on the side of the side point (if any)
-  int sameSide = !side || side[0] * near[0] + side[1] * near[1] > 0;
+  int sameSide = !side || side[0] * near[0] + side[1] * near[1] >= 0;
   if (!hits && sameSide) {
     return -1;
   }

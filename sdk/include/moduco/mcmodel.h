@@ -435,6 +435,7 @@ typedef struct mcOption_ {
   X(mcNum,  tendon_stiffness,      ntendon,     1)  /* stiffness coefficient */                    \
   X(mcNum,  tendon_damping,        ntendon,     1)  /* damping coefficient */                      \
   X(mcNum,  tendon_frictionloss,   ntendon,     1)  /* loss due to friction */                     \
+  X(mcNum,  tendon_armature,       ntendon,     1)  /* inertia associated with tendon velocity */  \
   X(mcNum,  tendon_lengthspring,   ntendon,     2)  /* spring resting length range */              \
   X(mcNum,  tendon_length0,        ntendon,     1)  /* tendon length in qpos0 */                   \
   X(mcNum,  tendon_invweight0,     ntendon,     1)  /* inv. weight in qpos0 */                     \
