@@ -6,9 +6,12 @@
 # Models: the Debian MuJoCo sample models (/usr/share/mujoco/model, those Moduco loads; the others
 # are listed as skipped), benchmarks/models/*.xml and models/humanoid.xml. Each model runs in its
 # own 'moduco bench MODEL --reference mujoco' (model defaults for solver and integrator; arms
-# interleaved, same initial state and controls). Then models/humanoid.xml runs once more with
-# --threads 1,2 for the forward-evaluation and rollout scaling. Output: OUT/*.json (one per
-# model), OUT/suite.md (the table), OUT/scaling.md. Models with nv > 500 run a twentieth of the steps.
+# interleaved, same initial state and controls). Then models/humanoid.xml and the MuJoCo sample
+# humanoid run once more with --threads 1,2 for the forward-evaluation (at recorded contact
+# states) and rollout scaling, and the sample humanoid and arm26 once more with every integrator
+# (--integrator euler,rk4,implicit,implicitfast; MuJoCo 2.2.2 has no implicitfast, so that arm
+# has no reference). Output: OUT/*.json (one per model), OUT/suite.md (the table), OUT/scaling.md,
+# OUT/integrators.md. Models with nv > 500 run a twentieth of the steps.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
@@ -62,6 +65,20 @@ done
 # humanoid thread scaling: rollouts and forward evaluations at recorded (contact) states
 "$cli" bench "$root/models/humanoid.xml" --reference mujoco --steps "$steps" --repeat "$repeat" \
   --threads 1,2 --json "$out/scaling.json" > "$out/scaling.txt" 2>&1 || true
+sample=/usr/share/mujoco/model/humanoid/humanoid.xml
+if [ -f "$sample" ]; then
+  "$cli" bench "$sample" --reference mujoco --steps "$steps" --repeat "$repeat" --threads 1,2 \
+    --json "$out/scaling-sample.json" > "$out/scaling-sample.txt" 2>&1 || true
+fi
+
+# every integrator against MuJoCo's same integrator, one run per model (issue 5)
+rm -f "$out"/integrators-*.json
+for f in "$sample" /usr/share/mujoco/model/tendon_arm/arm26.xml; do
+  [ -f "$f" ] || continue
+  "$cli" bench "$f" --integrator euler,rk4,implicit,implicitfast --reference mujoco \
+    --steps "$steps" --repeat "$repeat" --json "$out/integrators-$(basename "$f" .xml).json" \
+    > "$out/integrators-$(basename "$f" .xml).txt" 2>&1 || true
+done
 
 # the tables
 python3 - "$out" "$steps" "$repeat" <<'PY'
@@ -100,16 +117,43 @@ head = [f"Date: {date}. Machine: {m.get('cpu')} ({m.get('ncpu')} CPUs), {m.get('
 open(os.path.join(out, "suite.md"), "w").write("\n".join(head + rows) + "\n")
 
 # scaling
-p = os.path.join(out, "scaling.json")
-lines = ["| engine | threads | forward evals/s | per thread | speedup | rollout steps/s | speedup |",
-         "|---|---|---|---|---|---|---|"]
-if os.path.exists(p):
+lines = ["| model | engine | states: contacts (in contact) | threads | forward evals/s "
+         "| per thread | per CPU-second | speedup | rollout steps/s | speedup |",
+         "|---|---|---|---|---|---|---|---|---|---|"]
+for name in ("scaling.json", "scaling-sample.json"):
+    p = os.path.join(out, name)
+    if not os.path.exists(p):
+        continue
     for a in json.load(open(p))["arms"]:
         for t in a.get("threads") or []:
-            lines.append("| {} | {} | {:,.0f} | {:,.0f} | {:.2f} | {:,.0f} | {:.2f} |".format(
-                a["engine"], t["threads"], t["forward_per_second"],
-                t["forward_per_second"] / t["threads"], t["speedup_forward"],
+            cpu = t.get("forward_per_cpu_second")
+            fs = a.get("forward_states") or {}
+            st = "{:.1f} ({:.0f}%)".format(fs["mean_contacts"], 100 * fs["in_contact"]) \
+                if fs.get("mean_contacts") is not None else "-"
+            fmt = "| {} | {} | {} | {} | {:,.0f} | {:,.0f} | {} | {:.2f} | {:,.0f} | {:.2f} |"
+            lines.append(fmt.format(
+                "/".join(a["model"].split("/")[-2:]), a["engine"], st, t["threads"],
+                t["forward_per_second"], t["forward_per_second"] / t["threads"],
+                f"{cpu:,.0f}" if cpu else "-", t["speedup_forward"],
                 t["steps_per_second"], t["speedup_steps"]))
 open(os.path.join(out, "scaling.md"), "w").write("\n".join(lines) + "\n")
+
+# integrators: each moduco arm against the MuJoCo arm with the same integrator
+lines = ["| model | integrator | Moduco steps/s | MuJoCo 2.2.2 steps/s | ratio | MuJoCo arm "
+         "integrator |", "|---|---|---|---|---|---|"]
+for p in sorted(glob.glob(os.path.join(out, "integrators-*.json"))):
+    arms = json.load(open(p))["arms"]
+    for a in arms:
+        if a["engine"] != "moduco" or a["error"]:
+            continue
+        j = [b for b in arms if b["engine"].startswith("mujoco") and not b["error"]
+             and b["integrator"].lower() == a["integrator"].lower()]
+        jr = j[0]["steps_per_second"]["median"] if j else None
+        lines.append("| {} | {} | {:,.0f} | {} | {} | {} |".format(
+            os.path.basename(a["model"]), a["integrator"], a["steps_per_second"]["median"],
+            f"{jr:,.0f}" if jr else "-",
+            f"**{a['ratio_to_mujoco']:.2f}**" if a["ratio_to_mujoco"] else "-",
+            j[0]["integrator"] if j else "none (not in MuJoCo 2.2.2)"))
+open(os.path.join(out, "integrators.md"), "w").write("\n".join(lines) + "\n")
 PY
-cat "$out/suite.md" "$out/scaling.md"
+cat "$out/suite.md" "$out/scaling.md" "$out/integrators.md"

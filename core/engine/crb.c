@@ -71,14 +71,19 @@ static void factorSparse(const mcModel* m, mcData* d, const mcNum* M, mcNum* LD,
     }
     mcNum invD = 1 / LD[kk];
 
-    // update every ancestor row i with the outer product of row k
+    // length of row k: k and its ancestors
+    int len = 1;
+    for (int i = parent[k]; i >= 0; i = parent[i]) {
+      len++;
+    }
+
+    // update every ancestor row i with the outer product of row k: the ancestors of i (i
+    // included) are both the whole row i and the tail of row k from i's entry on, so the update
+    // is one contiguous axpy of their count
     int ki = kk + 1;
     for (int i = parent[k]; i >= 0; i = parent[i], ki++) {
       mcNum t = LD[ki] * invD;
-      int ij = Madr[i], kj = ki;
-      for (int j = i; j >= 0; j = parent[j]) {
-        LD[ij++] -= t * LD[kj++];
-      }
+      axpyNeg(LD + Madr[i], LD + ki, t, len - (ki - kk));
       LD[ki] = t;
     }
   }

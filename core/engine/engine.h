@@ -74,4 +74,31 @@ static inline void mc_clockAdd(mcData* d, int timer, double t0) {
 }
 
 
+// accumulate the per-plugin timer of a slot (mctTimerPlugin) started at t0
+static inline void mc_clockAddPlugin(mcData* d, int slot, double t0) {
+  if (d->profile) {
+    slot = slot < mcNTIMERPLUGIN - 1 ? slot : mcNTIMERPLUGIN - 1;
+    d->timer_plugin[slot].duration += mc_clockNow(d) - t0;
+    d->timer_plugin[slot].number++;
+  }
+}
+
+
+// slot of the collision plugin whose function collides geom types type1, type2 (-1: none);
+// core/plugin/registry.c, consistent with the collide-function table
+int mcp_collisionSlot(int type1, int type2);
+
+
+// accumulate the per-plugin timer of the narrow-phase function for geom types type1, type2
+static inline void mc_clockAddCollision(mcData* d, int type1, int type2, double t0) {
+  if (d->profile) {
+    int k = mcp_collisionSlot(type1, type2);
+    if (k >= 0) {
+      k = k < mcNTIMERCOLLISION - 1 ? k : mcNTIMERCOLLISION - 1;
+      mc_clockAddPlugin(d, mcTIMERPLUGIN_COLLISION + k, t0);
+    }
+  }
+}
+
+
 #endif  // MODUCO_CORE_ENGINE_ENGINE_H_

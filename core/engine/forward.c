@@ -14,8 +14,6 @@
 #include "plugin/registry.h"
 
 
-//---------------------------------- profiling -----------------------------------------------------
-
 //---------------------------------- applied forces ------------------------------------------------
 
 void mc_applyFT(const mcModel* m, const mcData* d, const mcNum* force, const mcNum* torque,
@@ -141,10 +139,13 @@ void mc_fwdConstraint(const mcModel* m, mcData* d) {
     d->solver_iter = 0;
   } else {
     const mcpHost* host = mcp_host();
+    double t1 = mc_clockNow(d);
     m->solver->solve(host, m, d, m->opt.iterations);
+    mc_clockAddPlugin(d, mcTIMERPLUGIN_SOLVER, t1);
     if (m->postsolver && m->opt.noslip_iterations > 0) {
-      double t1 = mc_clockNow(d);
+      t1 = mc_clockNow(d);
       m->postsolver->solve(host, m, d, m->opt.noslip_iterations);
+      mc_clockAddPlugin(d, mcTIMERPLUGIN_POSTSOLVER, t1);  // read first: nested in the stage
       mc_clockAdd(d, mcTIMER_POSTSOLVER, t1);
     }
   }
@@ -218,6 +219,7 @@ static void integrate(const mcModel* m, mcData* d) {
   double t0 = mc_clockNow(d);
   if (m->integrator && m->integrator->step) {
     m->integrator->step(mcp_host(), m, d);
+    mc_clockAddPlugin(d, mcTIMERPLUGIN_INTEGRATOR, t0);
   } else {
     mci_message("mc_step: the model has no integrator");
   }

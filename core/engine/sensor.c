@@ -175,7 +175,9 @@ void mc_sensorStage(const mcModel* m, mcData* d, int stage) {
     int p = m->sensor_plugin[i];
     if (p >= 0 && m->plugin && m->plugin[p]) {
       const mcpSensor* ps = (const mcpSensor*)m->plugin[p];
+      double t1 = mc_clockNow(d);
       ps->compute(host, m, d, i, out);
+      mc_clockAddPlugin(d, mcTIMERPLUGIN_ELEMENT + p, t1);
     } else {
       mcu_zero(out, m->sensor_dim[i]);
     }

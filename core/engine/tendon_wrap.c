@@ -222,7 +222,6 @@ static mcNum wrapCircle(mcNum t[4], const mcNum e0[2], const mcNum e1[2], const 
     mcNum dir = c == 0 ? 1 : -1;
     tangentPoint(cand[c], e0, r, dir);
     tangentPoint(cand[c] + 2, e1, r, -dir);
-    ang[c] = sweep(cand[c], cand[c] + 2, dir);
 
     // with a side point: the candidate whose chord midpoint points nearer to the side point's
     // direction (largest cosine); otherwise the shorter arc
@@ -231,6 +230,7 @@ static mcNum wrapCircle(mcNum t[4], const mcNum e0[2], const mcNum e1[2], const 
       mcNum nm = hypot(mid[0], mid[1]);
       score[c] = nm > mcMINVAL ? -(mid[0] * side[0] + mid[1] * side[1]) / nm : 0;
     } else {
+      ang[c] = sweep(cand[c], cand[c] + 2, dir);
       score[c] = ang[c];
     }
   }
@@ -238,9 +238,13 @@ static mcNum wrapCircle(mcNum t[4], const mcNum e0[2], const mcNum e1[2], const 
   // pick the better candidate
   int sel = score[1] < score[0] ? 1 : 0;
 
-  // with a side point, a candidate whose two straight pieces cross is replaced by the other
-  if (side && piecesCross(e0, cand[sel], e1, cand[sel] + 2)) {
-    sel = 1 - sel;
+  // with a side point, a candidate whose two straight pieces cross is replaced by the other;
+  // only the chosen arc's angle is needed then
+  if (side) {
+    if (piecesCross(e0, cand[sel], e1, cand[sel] + 2)) {
+      sel = 1 - sel;
+    }
+    ang[sel] = sweep(cand[sel], cand[sel] + 2, sel == 0 ? 1 : -1);
   }
   mcu_copy(t, cand[sel], 4);
   return r * ang[sel];

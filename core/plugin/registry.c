@@ -18,6 +18,7 @@
 
 #include <moduco/moduco.h>
 
+#include "engine/engine.h"
 #include "engine/io.h"
 #include "plugin/loader.h"
 
@@ -56,6 +57,8 @@ static struct {
   int nseen, maxseen;
   int* collision;                 // entry indices of collision plugins, by descending priority
   int ncollision;
+  signed char pair_owner[mcNGEOMTYPES][mcNGEOMTYPES];  // index in collision of the plugin that
+                                                       // collides a type pair (t1 <= t2); -1: none
   char* msg;                      // messages, one per line
   size_t nmsg, maxmsg;
 } g_reg;
@@ -265,6 +268,23 @@ static int collisionOrder(const void* a, const void* b) {
 }
 
 
+// the owner of every geom-type pair: the first collision plugin (by priority) with a valid entry
+// for it, as the collide-function table of core/engine/collision_driver.c picks it
+static void fillPairOwner(void) {
+  memset(g_reg.pair_owner, -1, sizeof(g_reg.pair_owner));
+  for (int i = g_reg.ncollision - 1; i >= 0; i--) {
+    const mcpCollision* c = (const mcpCollision*)g_reg.entry[g_reg.collision[i]].hdr;
+    for (int k = 0; c->pair && k < c->npair; k++) {
+      const mcpCollisionPair* p = c->pair + k;
+      if (p->type1 >= 0 && p->type2 >= 0 && p->type1 < mcNGEOMTYPES &&
+          p->type2 < mcNGEOMTYPES && p->type1 <= p->type2 && p->collide) {
+        g_reg.pair_owner[p->type1][p->type2] = (signed char)(i < 127 ? i : 127);
+      }
+    }
+  }
+}
+
+
 // load the search path once
 static void scan(void) {
   // MODUCO_PLUGIN_PATH: colon-separated folders, reported if missing
@@ -301,6 +321,7 @@ static void scan(void) {
     }
     qsort(g_reg.collision, (size_t)g_reg.ncollision, sizeof(int), collisionOrder);
   }
+  fillPairOwner();
 }
 
 
@@ -423,6 +444,36 @@ const mcpCollision* mcp_collision(int i) {
     return NULL;
   }
   return (const mcpCollision*)g_reg.entry[g_reg.collision[i]].hdr;
+}
+
+
+int mcp_collisionSlot(int type1, int type2) {
+  ensureScan();
+  if (type1 < 0 || type2 < 0 || type1 >= mcNGEOMTYPES || type2 >= mcNGEOMTYPES) {
+    return -1;
+  }
+  return type1 <= type2 ? g_reg.pair_owner[type1][type2] : g_reg.pair_owner[type2][type1];
+}
+
+
+const char* mc_timerPluginName(const mcModel* m, int slot) {
+  if (!m || slot < 0 || slot >= mcNTIMERPLUGIN) {
+    return NULL;
+  }
+  const mcpHeader* hdr = NULL;
+  if (slot == mcTIMERPLUGIN_INTEGRATOR) {
+    hdr = m->integrator ? &m->integrator->hdr : NULL;
+  } else if (slot == mcTIMERPLUGIN_SOLVER) {
+    hdr = m->solver ? &m->solver->hdr : NULL;
+  } else if (slot == mcTIMERPLUGIN_POSTSOLVER) {
+    hdr = m->postsolver ? &m->postsolver->hdr : NULL;
+  } else if (slot < mcTIMERPLUGIN_ELEMENT) {
+    const mcpCollision* c = mcp_collision(slot - mcTIMERPLUGIN_COLLISION);
+    hdr = c ? &c->hdr : NULL;
+  } else if (slot - mcTIMERPLUGIN_ELEMENT < m->nplugin && m->plugin) {
+    hdr = m->plugin[slot - mcTIMERPLUGIN_ELEMENT];
+  }
+  return hdr && hdr->name ? hdr->name : NULL;
 }
 
 

@@ -25,7 +25,7 @@ static void* stackNum(const mcpHost* host, mcData* d, size_t n) {
 
 
 // a x b for motion vectors (angular first): [wa x wb; wa x vb + va x wb]
-static void crossMotion(mcNum r[6], const mcNum a[6], const mcNum b[6]) {
+static inline void crossMotion(mcNum r[6], const mcNum a[6], const mcNum b[6]) {
   r[0] = a[1] * b[2] - a[2] * b[1];
   r[1] = a[2] * b[0] - a[0] * b[2];
   r[2] = a[0] * b[1] - a[1] * b[0];
@@ -36,7 +36,7 @@ static void crossMotion(mcNum r[6], const mcNum a[6], const mcNum b[6]) {
 
 
 // a x* f for a motion a and a force f: [wa x ff + va x tf ... ] with f = [torque; force]
-static void crossForce(mcNum r[6], const mcNum a[6], const mcNum f[6]) {
+static inline void crossForce(mcNum r[6], const mcNum a[6], const mcNum f[6]) {
   r[0] = a[1] * f[2] - a[2] * f[1] + a[4] * f[5] - a[5] * f[4];
   r[1] = a[2] * f[0] - a[0] * f[2] + a[5] * f[3] - a[3] * f[5];
   r[2] = a[0] * f[1] - a[1] * f[0] + a[3] * f[4] - a[4] * f[3];
@@ -47,7 +47,7 @@ static void crossForce(mcNum r[6], const mcNum a[6], const mcNum f[6]) {
 
 
 // 6D spatial inertia (cinert: 3 symmetric rotational, 3 mass*offset, mass) times a motion
-static void mulInert(mcNum r[6], const mcNum in[10], const mcNum v[6]) {
+static inline void mulInert(mcNum r[6], const mcNum in[10], const mcNum v[6]) {
   r[0] = in[0] * v[0] + in[3] * v[1] + in[4] * v[2] - in[8] * v[4] + in[7] * v[5];
   r[1] = in[3] * v[0] + in[1] * v[1] + in[5] * v[2] + in[8] * v[3] - in[6] * v[5];
   r[2] = in[4] * v[0] + in[5] * v[1] + in[2] * v[2] - in[7] * v[3] + in[6] * v[4];
@@ -104,7 +104,23 @@ static mcNum actuatorDeriv(const mcModel* m, const mcData* d, const mcpHost* hos
 }
 
 
-// derivative of the RNE bias forces w.r.t. qvel, subtracted from D; scratch from the stack
+// dofs whose velocity moves body b (its own and its ancestors'), written to chain; return the count
+static int dofChain(const mcModel* m, int b, int* chain) {
+  while (b > 0 && m->body_dofnum[b] == 0) {
+    b = m->body_parentid[b];
+  }
+  int n = 0;
+  for (int j = b > 0 ? m->body_dofadr[b] + m->body_dofnum[b] - 1 : -1; j >= 0;
+       j = m->dof_parentid[j]) {
+    chain[n++] = j;
+  }
+  return n;
+}
+
+
+// derivative of the RNE bias forces w.r.t. qvel, subtracted from D; scratch from the stack. The
+// velocity, acceleration and force derivatives of body b can be nonzero only in the columns of
+// its dof chain (dofChain), so the forward pass computes those columns only.
 static int subtractRneDeriv(const mcpHost* host, const mcModel* m, mcData* d, mcNum* Dl,
                             mcNum* Du) {
   int nv = m->nv, nbody = m->nbody;
@@ -113,7 +129,8 @@ static int subtractRneDeriv(const mcpHost* host, const mcModel* m, mcData* d, mc
   mcNum* Da = stackNum(host, d, blk * nbody);      // d cacc / d qvel
   mcNum* Df = stackNum(host, d, blk * nbody);      // d cfrc / d qvel
   mcNum* Dcd = stackNum(host, d, blk * nv);        // d cdof_dot / d qvel
-  if (!Dv || !Da || !Df || !Dcd) {
+  int* chain = host->stackAlloc(d, sizeof(int) * (size_t)(nv ? nv : 1), _Alignof(int));
+  if (!Dv || !Da || !Df || !Dcd || !chain) {
     return -1;
   }
   memset(Dv, 0, sizeof(mcNum) * blk);
@@ -125,6 +142,7 @@ static int subtractRneDeriv(const mcpHost* host, const mcModel* m, mcData* d, mc
     mcNum* da = Da + blk * b;
     memcpy(dv, Dv + blk * m->body_parentid[b], sizeof(mcNum) * blk);
     memcpy(da, Da + blk * m->body_parentid[b], sizeof(mcNum) * blk);
+    int nc = dofChain(m, b, chain);
 
     // dofs of the body, mirroring the velocity recursion: cdof_dot = v_before x cdof
     int dadr = m->body_dofadr[b], dnum = m->body_dofnum[b];
@@ -145,7 +163,8 @@ static int subtractRneDeriv(const mcpHost* host, const mcModel* m, mcData* d, mc
       for (int k = 0; k < nrot; k++) {
         const mcNum* cd = d->cdof + 6 * (j + k);
         mcNum* dcd = Dcd + blk * (j + k);
-        for (int c = 0; c < nv; c++) {
+        for (int ic = 0; ic < nc; ic++) {
+          int c = chain[ic];
           mcNum col[6], t[6];
           for (int r = 0; r < 6; r++) {
             col[r] = dv[r * nv + c];
@@ -167,8 +186,11 @@ static int subtractRneDeriv(const mcpHost* host, const mcModel* m, mcData* d, mc
     // acceleration: a = a_parent + sum cdof_dot qvel
     for (int j = dadr; j < dadr + dnum; j++) {
       const mcNum* dcd = Dcd + blk * j;
-      for (int k = 0; k < (int)blk; k++) {
-        da[k] += dcd[k] * d->qvel[j];
+      for (int r = 0; r < 6; r++) {
+        for (int ic = 0; ic < nc; ic++) {
+          int k = r * nv + chain[ic];
+          da[k] += dcd[k] * d->qvel[j];
+        }
       }
       for (int r = 0; r < 6; r++) {
         da[r * nv + j] += d->cdof_dot[6 * j + r];
@@ -181,7 +203,9 @@ static int subtractRneDeriv(const mcpHost* host, const mcModel* m, mcData* d, mc
     mcNum Iv[6];
     mulInert(Iv, in, v);
     mcNum* df = Df + blk * b;
-    for (int c = 0; c < nv; c++) {
+    memset(df, 0, sizeof(mcNum) * blk);
+    for (int ic = 0; ic < nc; ic++) {
+      int c = chain[ic];
       mcNum acol[6], vcol[6], t1[6], t2[6], t3[6], Ivc[6];
       for (int r = 0; r < 6; r++) {
         acol[r] = da[r * nv + c];

@@ -40,13 +40,6 @@ static const char* const kUsage =
   "[--repeat R] [--warmup N] [--threads T1,T2,...] [--ctrlnoise S] [--seed S] [--json FILE] "
   "[--plot FILE.svg] [--reference mujoco] [--profile]";
 
-// timer names of the profile breakdown (mctTimer order)
-static const char* const kTimerName[mcNTIMER] = {
-  "step", "forward", "inverse", "position", "velocity", "actuation", "acceleration",
-  "constraint", "pos_kinematics", "pos_inertia", "pos_collision", "pos_make", "pos_project",
-  "integrator", "sensor", "postsolver"};
-
-
 //---------------------------------- MuJoCo, dlopened ----------------------------------------------
 
 typedef struct {                  // the MuJoCo entry points the reference arm needs
@@ -155,6 +148,7 @@ typedef struct {                  // scaling at one thread count
   int threads;
   double steps_per_second;        // batch rollouts, all threads together
   double forward_per_second;      // forward evaluations at recorded states
+  double forward_per_cpu_second;  // the same per second of process CPU time (per busy core)
 } Scaling;
 
 typedef struct {                  // one benchmark arm: engine x model x solver x integrator
@@ -189,14 +183,18 @@ typedef struct {                  // one benchmark arm: engine x model x solver 
   int has_ratio;
   int mujoco_arm;                 // index of the MuJoCo arm with the same settings, or -1
 
-  // profile: seconds per step of each timer
+  // profile: seconds per step of each timer; per-plugin timers (moduco only)
   int has_profile;
   double prof[mcNTIMER];
+  double pprof[mcNTIMERPLUGIN];   // seconds per step of each plugin slot
+  double pcalls[mcNTIMERPLUGIN];  // calls per step of each plugin slot
 
   // thread scaling
   Scaling* scaling;
   mcNum* samples;                 // NSAMPLE states (moduco: mcSTATE_INTEGRATION)
   int nsample;
+  double sample_ncon;             // mean contacts at the recorded states
+  double sample_incontact;        // fraction of the recorded states with a contact
 #if BENCH_HAVE_MUJOCO
   double* mjsamples;              // NSAMPLE x (nq + nv + na + nu) for MuJoCo
 #endif
@@ -315,7 +313,8 @@ static void setupMuJoCo(Arm* a) {
   char err[1024] = "";
   a->mjm = g_mj.loadXML(a->file, NULL, err, sizeof(err));
   if (!a->mjm) {
-    snprintf(a->error, sizeof(a->error), "MuJoCo: %s", err[0] ? err : "could not load model");
+    snprintf(a->error, sizeof(a->error), "MuJoCo: %.1000s",
+             err[0] ? err : "could not load model");
     return;
   }
   int s = mujocoSolver(a->solver), i = mujocoIntegrator(a->integrator);
@@ -413,8 +412,10 @@ static void armStatistics(Arm* a, const Group* g, long steps) {
   a->energy0 = armEnergy(a);
   armReset(a);
   long every = steps / NSAMPLE > 0 ? steps / NSAMPLE : 1;
+  double sncon = 0, scont = 0;
   a->nsample = 0;
   for (long t = 0; t < steps; t++) {
+    int sampled = 0;
     if (a->engine == ENGINE_MODUCO) {
       mcData* d = a->d;
       for (int i = 0; i < nu; i++) {
@@ -424,8 +425,13 @@ static void armStatistics(Arm* a, const Group* g, long steps) {
         int ns = mc_stateSize(a->m, mcSTATE_INTEGRATION);
         mc_getState(a->m, d, a->samples + (size_t)a->nsample++ * (size_t)ns,
                     mcSTATE_INTEGRATION);
+        sampled = 1;
       }
       mc_step(a->m, d);
+      if (sampled) {
+        sncon += d->ncon;           // the step's forward ran at the recorded state
+        scont += d->ncon > 0;
+      }
       iter += d->solver_iter;
       if (d->solver_iter > 0) {
         int k = (d->solver_iter < mcNSOLVER ? d->solver_iter : mcNSOLVER) - 1;
@@ -450,8 +456,13 @@ static void armStatistics(Arm* a, const Group* g, long steps) {
         memcpy(s + a->mjm->nq + a->mjm->nv, d->act, sizeof(double) * (size_t)a->mjm->na);
         memcpy(s + a->mjm->nq + a->mjm->nv + a->mjm->na, d->ctrl,
                sizeof(double) * (size_t)a->mjm->nu);
+        sampled = 1;
       }
       g_mj.step(a->mjm, d);
+      if (sampled) {
+        sncon += d->ncon;
+        scont += d->ncon > 0;
+      }
       iter += d->solver_iter;
       if (d->solver_iter > 0) {
         int k = (d->solver_iter < mjNSOLVER ? d->solver_iter : mjNSOLVER) - 1;
@@ -466,6 +477,8 @@ static void armStatistics(Arm* a, const Group* g, long steps) {
   }
 
   // means over steps; energy at the final state
+  a->sample_ncon = a->nsample ? sncon / a->nsample : 0;
+  a->sample_incontact = a->nsample ? scont / a->nsample : 0;
   double n = steps > 0 ? (double)steps : 1;
   a->iter_mean = iter / n;
   a->gradient = nstat ? grad / nstat : 0;
@@ -492,11 +505,17 @@ static void armStatistics(Arm* a, const Group* g, long steps) {
 // profile pass: timers per step (MuJoCo through mjcb_time; it has no integrator timer)
 static void armProfile(Arm* a, const Group* g, long steps) {
   memset(a->prof, 0, sizeof(a->prof));
+  memset(a->pprof, 0, sizeof(a->pprof));
+  memset(a->pcalls, 0, sizeof(a->pcalls));
   if (a->engine == ENGINE_MODUCO) {
     a->d->profile = 1;
     armRun(a, g, steps);               // mc_resetData clears the timers first
     for (int i = 0; i < mcNTIMER; i++) {
       a->prof[i] = steps ? a->d->timer[i].duration / (double)steps : 0;
+    }
+    for (int i = 0; i < mcNTIMERPLUGIN; i++) {
+      a->pprof[i] = steps ? a->d->timer_plugin[i].duration / (double)steps : 0;
+      a->pcalls[i] = steps ? a->d->timer_plugin[i].number / (double)steps : 0;
     }
     a->d->profile = 0;
     a->has_profile = 1;
@@ -557,9 +576,13 @@ static void* mjWorkerMain(void* arg) {
 }
 
 
-// time nitem MuJoCo items on nthread threads (data made before the clock starts)
+static double cpuNow(void);
+
+
+// time nitem MuJoCo items on nthread threads (data made before the clocks start); return the
+// wall time, and the process CPU time in *cpu (nullable)
 static double mujocoBatch(Arm* a, const Group* g, int nthread, int forward, int nitem,
-                          long steps) {
+                          long steps, double* cpu) {
   MjWorker w[MAXLIST];
   pthread_t th[MAXLIST];
   atomic_int next;
@@ -567,7 +590,7 @@ static double mujocoBatch(Arm* a, const Group* g, int nthread, int forward, int 
   for (int i = 0; i < nthread; i++) {
     w[i] = (MjWorker){a, g, g_mj.makeData(a->mjm), forward, nitem, steps, &next};
   }
-  double t0 = cli_now();
+  double t0 = cli_now(), c0 = cpuNow();
   for (int i = 1; i < nthread; i++) {
     pthread_create(&th[i], NULL, mjWorkerMain, &w[i]);
   }
@@ -576,12 +599,24 @@ static double mujocoBatch(Arm* a, const Group* g, int nthread, int forward, int 
     pthread_join(th[i], NULL);
   }
   double dt = cli_now() - t0;
+  if (cpu) {
+    *cpu = cpuNow() - c0;
+  }
   for (int i = 0; i < nthread; i++) {
     g_mj.deleteData(w[i].d);
   }
   return dt;
 }
 #endif
+
+
+// CPU seconds used by the process (all threads); unlike wall time, not inflated while the
+// threads wait for a core on a loaded machine
+static double cpuNow(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 
 // median of n values (sorts a copy)
@@ -619,6 +654,7 @@ static void armScaling(Arm* a, const Group* g, const Options* o, double rate1) {
   nfwd = (nfwd + maxthr - 1) / maxthr * maxthr;
   int reps = o->repeat < 3 ? 3 : (int)o->repeat;
   double* t = malloc(sizeof(double) * (size_t)reps);
+  double* c = malloc(sizeof(double) * (size_t)reps);
 
   for (int k = 0; k < o->nthreads; k++) {
     int nthr = o->threads[k];
@@ -659,29 +695,33 @@ static void armScaling(Arm* a, const Group* g, const Options* o, double rate1) {
       }
       s->steps_per_second = (double)(nroll * steps) / median(t, reps);
       for (int r = 0; r < reps; r++) {
-        double t0 = cli_now();
+        double t0 = cli_now(), c0 = cpuNow();
         mc_forwardBatch(p, nfwd, mcSTATE_INTEGRATION, fst, qacc, NULL);
         t[r] = cli_now() - t0;
+        c[r] = cpuNow() - c0;
       }
       s->forward_per_second = (double)nfwd / median(t, reps);
+      s->forward_per_cpu_second = (double)nfwd / median(c, reps);
       free(st0), free(ctrl), free(fst), free(qacc);
       mc_rolloutDelete(p);
     }
 #if BENCH_HAVE_MUJOCO
     else if (a->nsample > 0 && nthr <= MAXLIST) {
-      mujocoBatch(a, g, nthr, 1, nfwd, 0);
+      mujocoBatch(a, g, nthr, 1, nfwd, 0, NULL);
       for (int r = 0; r < reps; r++) {
-        t[r] = mujocoBatch(a, g, nthr, 0, nroll, steps);
+        t[r] = mujocoBatch(a, g, nthr, 0, nroll, steps, NULL);
       }
       s->steps_per_second = (double)(nroll * steps) / median(t, reps);
       for (int r = 0; r < reps; r++) {
-        t[r] = mujocoBatch(a, g, nthr, 1, nfwd, 0);
+        t[r] = mujocoBatch(a, g, nthr, 1, nfwd, 0, &c[r]);
       }
       s->forward_per_second = (double)nfwd / median(t, reps);
+      s->forward_per_cpu_second = (double)nfwd / median(c, reps);
     }
 #endif
   }
   free(t);
+  free(c);
 }
 
 
@@ -778,7 +818,7 @@ static void printTable(const Arm* arm, int narm, const Options* o) {
            "timer)\n%-3s", "arm");
     for (int k = 0; k < mcNTIMER; k++) {
       if (k != 2) {
-        printf(" %*s", k >= 8 ? 14 : 12, kTimerName[k]);
+        printf(" %*s", k >= 8 ? 14 : 12, cli_timerName[k]);
       }
     }
     printf("\n");
@@ -794,26 +834,50 @@ static void printTable(const Arm* arm, int narm, const Options* o) {
       }
       printf("\n");
     }
+
+    // per-plugin timers of the moduco arms (slots that were called, or that name a plugin)
+    printf("\nplugin timers (microseconds and calls per step; each within its stage timer)\n"
+           "%-3s %-5s %-11s %-24s %12s %12s %14s\n", "arm", "slot", "kind", "plugin", "us/step",
+           "calls/step", "stage");
+    for (int i = 0; i < narm; i++) {
+      const Arm* a = &arm[i];
+      if (!a->has_profile || a->engine != ENGINE_MODUCO) {
+        continue;
+      }
+      for (int k = 0; k < mcNTIMERPLUGIN; k++) {
+        const char* name = mc_timerPluginName(a->m, k);
+        if (a->pcalls[k] == 0 && (!name || k >= mcTIMERPLUGIN_COLLISION)) {
+          continue;
+        }
+        const char *kind, *stage;
+        cli_pluginSlotKind(a->m, k, &kind, &stage);
+        printf("%-3d %-5d %-11s %-24s %12.2f %12.2f %14s\n", i, k, kind, name ? name : "?",
+               1e6 * a->pprof[k], a->pcalls[k], stage);
+      }
+    }
   }
 
   // thread scaling
   if (o->nthreads) {
     printf("\nthread scaling (batch rollouts of %ld steps; forward = evaluations at recorded "
-           "states)\n%-3s %8s %14s %9s %14s %9s %14s\n", o->steps, "arm", "threads", "steps/s",
-           "speedup", "forward/s", "speedup", "forward/s/thr");
+           "states; forward/cpu-s per second of process CPU time)\n%-3s %8s %14s %9s %14s %9s "
+           "%14s %14s\n", o->steps, "arm", "threads", "steps/s", "speedup", "forward/s",
+           "speedup", "forward/s/thr", "forward/cpu-s");
     for (int i = 0; i < narm; i++) {
       if (!arm[i].scaling || arm[i].error[0]) {
         continue;
       }
       const Scaling* s0 = &arm[i].scaling[0];
+      printf("%-3d forward states: %d recorded, %.1f contacts on average, %.0f%% in contact\n",
+             i, arm[i].nsample, arm[i].sample_ncon, 100 * arm[i].sample_incontact);
       for (int k = 0; k < o->nthreads; k++) {
         const Scaling* s = &arm[i].scaling[k];
-        printf("%-3d %8d %14.0f %9.2f %14.0f %9.2f %14.0f\n", i, s->threads,
+        printf("%-3d %8d %14.0f %9.2f %14.0f %9.2f %14.0f %14.0f\n", i, s->threads,
                s->steps_per_second,
                s0->steps_per_second > 0 ? s->steps_per_second / s0->steps_per_second : 0,
                s->forward_per_second,
                s0->forward_per_second > 0 ? s->forward_per_second / s0->forward_per_second : 0,
-               s->forward_per_second / s->threads);
+               s->forward_per_second / s->threads, s->forward_per_cpu_second);
       }
     }
   }
@@ -989,12 +1053,39 @@ static int writeJson(const Arm* arm, int narm, const Options* o, int argc, char*
         if (k == mcTIMER_INVERSE || (a->engine == ENGINE_MUJOCO && k >= mcTIMER_INTEGRATOR)) {
           continue;
         }
-        cJSON_AddItemToObject(pr, kTimerName[k], jnum(1e6 * a->prof[k]));
+        cJSON_AddItemToObject(pr, cli_timerName[k], jnum(1e6 * a->prof[k]));
+      }
+      if (a->engine == ENGINE_MODUCO) {
+        cJSON* pp = cJSON_AddArrayToObject(j, "profile_plugins");
+        for (int k = 0; k < mcNTIMERPLUGIN; k++) {
+          const char* name = mc_timerPluginName(a->m, k);
+          if (a->pcalls[k] == 0 && (!name || k >= mcTIMERPLUGIN_COLLISION)) {
+            continue;
+          }
+          const char *kind, *stage;
+          cli_pluginSlotKind(a->m, k, &kind, &stage);
+          cJSON* e = cJSON_CreateObject();
+          cJSON_AddNumberToObject(e, "slot", k);
+          cJSON_AddStringToObject(e, "kind", kind);
+          if (name) {
+            cJSON_AddStringToObject(e, "plugin", name);
+          } else {
+            cJSON_AddNullToObject(e, "plugin");
+          }
+          cJSON_AddStringToObject(e, "stage", stage);
+          cJSON_AddItemToObject(e, "us_per_step", jnum(1e6 * a->pprof[k]));
+          cJSON_AddItemToObject(e, "calls_per_step", jnum(a->pcalls[k]));
+          cJSON_AddItemToArray(pp, e);
+        }
       }
     }
 
     // scaling
     if (ok && a->scaling) {
+      cJSON* fs = cJSON_AddObjectToObject(j, "forward_states");
+      cJSON_AddNumberToObject(fs, "count", a->nsample);
+      cJSON_AddItemToObject(fs, "mean_contacts", jnum(a->sample_ncon));
+      cJSON_AddItemToObject(fs, "in_contact", jnum(a->sample_incontact));
       cJSON* sc = cJSON_AddArrayToObject(j, "threads");
       for (int k = 0; k < o->nthreads; k++) {
         const Scaling* s = &a->scaling[k];
@@ -1002,6 +1093,7 @@ static int writeJson(const Arm* arm, int narm, const Options* o, int argc, char*
         cJSON_AddNumberToObject(e, "threads", s->threads);
         cJSON_AddItemToObject(e, "steps_per_second", jnum(s->steps_per_second));
         cJSON_AddItemToObject(e, "forward_per_second", jnum(s->forward_per_second));
+        cJSON_AddItemToObject(e, "forward_per_cpu_second", jnum(s->forward_per_cpu_second));
         cJSON_AddItemToObject(e, "speedup_steps", jnum(s->steps_per_second /
                                                         a->scaling[0].steps_per_second));
         cJSON_AddItemToObject(e, "speedup_forward", jnum(s->forward_per_second /
@@ -1248,8 +1340,8 @@ int cmd_bench(int argc, char** argv) {
       a->group = g;
       a->file = o.model[g];
       a->mujoco_arm = -1;
-      snprintf(a->solver, sizeof(a->solver), "%s", src->solver);
-      snprintf(a->integrator, sizeof(a->integrator), "%s", src->integrator);
+      memcpy(a->solver, src->solver, sizeof(a->solver));
+      memcpy(a->integrator, src->integrator, sizeof(a->integrator));
       setupMuJoCo(a);
       src->mujoco_arm = (int)(a - arm);
     }

@@ -61,6 +61,7 @@ int cmd_run(int argc, char** argv) {
   const char* solver = NULL;
   double duration = -1;
   long nstep = -1;
+  int profile = 0;
 
   // parse arguments
   for (int i = 0; i < argc; i++) {
@@ -80,9 +81,11 @@ int cmd_run(int argc, char** argv) {
       integrator = argv[++i];
     } else if (!strcmp(a, "--solver") && has) {
       solver = argv[++i];
+    } else if (!strcmp(a, "--profile")) {
+      profile = 1;
     } else if (a[0] == '-' && a[1]) {
       cli_error("unknown or incomplete option '%s' (usage: moduco run MODEL [--duration T | "
-                "--steps N] [--integrator NAME] [--solver NAME])", a);
+                "--steps N] [--integrator NAME] [--solver NAME] [--profile])", a);
       return CLI_USAGE;
     } else if (!file) {
       file = a;
@@ -93,7 +96,7 @@ int cmd_run(int argc, char** argv) {
   }
   if (!file) {
     cli_error("usage: moduco run MODEL [--duration T | --steps N] [--integrator NAME] "
-              "[--solver NAME]");
+              "[--solver NAME] [--profile]");
     return CLI_USAGE;
   }
   if (duration >= 0 && nstep >= 0) {
@@ -133,6 +136,7 @@ int cmd_run(int argc, char** argv) {
   g_progress.total = nstep;
   mc_setMessageHandler(onMessage, NULL);
   double simtime = 0;
+  d->profile = profile;
   double start = cli_now();
   double period = g_progress.tty ? 0.1 : 1e300;
   double nextdraw = start + period;
@@ -160,7 +164,8 @@ int cmd_run(int argc, char** argv) {
   }
   g_progress.drawn = 0;
 
-  // final state: forward once so energy matches it
+  // final state: forward once so energy matches it (not profiled)
+  d->profile = 0;
   mc_forward(m, d);
   mc_setMessageHandler(NULL, NULL);
 
@@ -181,6 +186,10 @@ int cmd_run(int argc, char** argv) {
     if (d->warning[i].number) {
       printf("  %-14d %s\n", d->warning[i].number, mc_warningText(i, d->warning[i].lastinfo));
     }
+  }
+
+  if (profile) {
+    cli_printProfile(m, d, nstep);
   }
 
   mc_deleteData(d);

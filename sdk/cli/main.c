@@ -12,7 +12,7 @@ typedef struct {
 
 static const Command kCommands[] = {
   {"run", cmd_run,
-   "run MODEL [--duration T | --steps N] [--integrator NAME] [--solver NAME]"},
+   "run MODEL [--duration T | --steps N] [--integrator NAME] [--solver NAME] [--profile]"},
   {"compile", cmd_compile, "compile MODEL"},
   {"plugins", cmd_plugins, "plugins"},
   {"dump", cmd_dump, "dump MODEL [--state FILE.json] [--key K] [--steps N]"},

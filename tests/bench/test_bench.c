@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -220,6 +221,7 @@ Test(bench, reference_threads_profile_plot, .init = setup, .fini = teardown) {
   int mj = haveMuJoCo();
   cr_expect_eq(rc, mj ? 0 : 1, "exit code %d\n%s", rc, out);
   cr_expect(strstr(out, "profile"), "%s", out);
+  cr_expect(strstr(out, "plugin timers"), "%s", out);
 
   // mujoco twins for both solvers when MuJoCo is present, reported as failed otherwise
   cJSON* root = readJson(json);
@@ -236,6 +238,33 @@ Test(bench, reference_threads_profile_plot, .init = setup, .fini = teardown) {
     }
     cr_expect(!failed);
     cr_expect(cJSON_IsObject(cJSON_GetObjectItem(a, "profile_us_per_step")));
+
+    // per-plugin timers: the integrator and solver slots name the arm's plugins
+    const cJSON* pp = cJSON_GetObjectItem(a, "profile_plugins");
+    cr_assert(cJSON_IsArray(pp), "profile_plugins missing");
+    int nint = 0, nsol = 0;
+    const cJSON* e;
+    cJSON_ArrayForEach(e, pp) {
+      const char* kind = cJSON_GetObjectItem(e, "kind")->valuestring;
+      const cJSON* plugin = cJSON_GetObjectItem(e, "plugin");
+      cr_expect(cJSON_GetObjectItem(e, "us_per_step")->valuedouble >= 0);
+      if (!strcmp(kind, "integrator")) {
+        nint++;
+        cr_expect(cJSON_IsString(plugin));
+        cr_expect_eq(cJSON_GetObjectItem(e, "calls_per_step")->valuedouble, 1.0);
+      } else if (!strcmp(kind, "solver")) {
+        nsol++;
+        cr_expect(cJSON_IsString(plugin) && !strcasecmp(plugin->valuestring,
+                  cJSON_GetObjectItem(a, "solver")->valuestring), "solver slot names the arm's");
+      }
+    }
+    cr_expect_eq(nint, 1);
+    cr_expect_eq(nsol, 1);
+    const cJSON* fs = cJSON_GetObjectItem(a, "forward_states");
+    cr_assert(cJSON_IsObject(fs), "forward_states missing");
+    cr_expect(cJSON_GetObjectItem(fs, "count")->valueint > 0);
+    double inc = cJSON_GetObjectItem(fs, "in_contact")->valuedouble;
+    cr_expect(inc >= 0 && inc <= 1);
     const cJSON* thr = cJSON_GetObjectItem(a, "threads");
     cr_assert(cJSON_IsArray(thr));
     cr_expect_eq(cJSON_GetArraySize(thr), 2);
@@ -243,6 +272,7 @@ Test(bench, reference_threads_profile_plot, .init = setup, .fini = teardown) {
     cJSON_ArrayForEach(t, thr) {
       cr_expect(cJSON_GetObjectItem(t, "steps_per_second")->valuedouble > 0);
       cr_expect(cJSON_GetObjectItem(t, "forward_per_second")->valuedouble > 0);
+      cr_expect(cJSON_GetObjectItem(t, "forward_per_cpu_second")->valuedouble > 0);
     }
     if (mj) {
       cr_expect(cJSON_IsNumber(cJSON_GetObjectItem(a, "ratio_to_mujoco")));

@@ -69,6 +69,25 @@ typedef enum mctTimer_ {          // stage timers (filled only when profiling is
   mcNTIMER
 } mctTimer;
 
+// Per-plugin timers (mcData.timer_plugin, filled only when profiling is on): every call the core
+// makes into a plugin is added to the slot of that plugin, so a stage timer can be split by
+// plugin. Each slot's calls happen inside one stage timer, so the slots of a stage sum to at most
+// that stage's timer. mc_timerPluginName(m, slot) names the plugin of a slot (NULL: unused).
+#define mcNTIMERCOLLISION 8       // collision plugin slots (the last also takes any further ones)
+#define mcNTIMERPLUGIN 64         // size of mcData.timer_plugin
+
+typedef enum mctTimerPlugin_ {    // slots of mcData.timer_plugin
+  mcTIMERPLUGIN_INTEGRATOR = 0,   // m->integrator step            (within mcTIMER_INTEGRATOR)
+  mcTIMERPLUGIN_SOLVER,           // m->solver solve               (within mcTIMER_CONSTRAINT)
+  mcTIMERPLUGIN_POSTSOLVER,       // m->postsolver solve           (within mcTIMER_POSTSOLVER)
+  mcTIMERPLUGIN_COLLISION,        // + k: narrow-phase calls of collision plugin k in registry
+                                  // order (descending priority) (within mcTIMER_POS_COLLISION)
+  mcTIMERPLUGIN_ELEMENT = mcTIMERPLUGIN_COLLISION + mcNTIMERCOLLISION
+                                  // + i: m->plugin[i]: actuator act_dot/force calls (within
+                                  // mcTIMER_ACTUATION), sensor compute calls (within
+                                  // mcTIMER_SENSOR); the last slot also takes any further i
+} mctTimerPlugin;
+
 typedef struct mcWarningStat_ {   // warning statistics
   int lastinfo;                   // info from last warning
   int number;                     // how many times was warning raised
@@ -270,6 +289,9 @@ typedef struct mcData_ {
 
   // signature of the model this data was made for (sizes hash; mc_step refuses a mismatch)
   uint64_t model_signature;
+
+  // per-plugin timers (mctTimerPlugin slots; filled only when profile is set, like timer[])
+  mcTimerStat timer_plugin[mcNTIMERPLUGIN];
 } mcData;
 
 #ifdef __cplusplus

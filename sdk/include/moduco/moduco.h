@@ -231,6 +231,10 @@ MCAPI int mc_pluginInfo(int i, mcPluginInfo* info);
 // Messages from the last scan (skipped libraries and why), one per line; "" if none.
 MCAPI const char* mc_pluginMessages(void);
 
+// Name of the plugin whose calls per-plugin timer slot (mctTimerPlugin) of mcData.timer_plugin
+// accumulates for this model; NULL if the slot is unused.
+MCAPI const char* mc_timerPluginName(const mcModel* m, int slot);
+
 // Replace the model's integrator by the registered integrator plugin called name (built-in names
 // case-insensitive, as in MJCF); sets m->integrator, opt.integrator and opt.integrator_name.
 // Return 0, or -1 and write "unknown integrator 'name' (available: a, b, ...)" to error.
