@@ -5,10 +5,16 @@
 // piled on a plane, a pile of convex meshes (benchmarks/collision-models/polytope-*), each
 // settled with MuJoCo steps first; both engines then load the same MJCF, get the same qpos and
 // run their kinematics once, so only the collision call is timed. Then the broad-phase curve:
-// lattice piles of 100 .. 10,000 spheres (not settled: a jittered lattice with slight overlaps).
+// lattice piles of 100 .. 10,000 spheres (not settled: a jittered lattice with slight overlaps),
+// timing the whole collision stage and the broad phase alone (pairs and filters, no narrow phase),
+// with the exponent of a least-squares fit t ~ n^p. Last, the largest lattice is stepped with
+// Moduco alone at the default arena size (nv = 6 n; MuJoCo 2.2.2's dense efc_J cannot hold it).
+//
+// Ratios are MuJoCo time / Moduco time (above 1: Moduco faster), the median over the repeats of
+// the ratio of two adjacent batches, which cancels most of the drift of a loaded machine.
 //
 //   moduco-bench-collision [--repeats N] [--batch SEC] [--quick] [--max-spheres N]
-//                          [--models DIR] [--keep DIR]
+//                          [--models DIR] [--keep DIR] [--no-step]
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdarg.h>
@@ -23,6 +29,7 @@
 #include <moduco/moduco.h>
 
 #include "engine/collision.h"
+#include "engine/io.h"
 
 #ifndef MODUCO_SOURCE_DIR
 #define MODUCO_SOURCE_DIR "."
@@ -45,6 +52,7 @@ typedef struct {
   int pileBodies;                 // bodies of the sphere/capsule pile
   int meshBodies;                 // bodies of the mesh pile
   int settleSteps;                // MuJoCo steps before timing
+  int step;                       // step the largest lattice with Moduco
   const char* models;             // folder of the convex meshes
   char dir[512];                  // folder of the generated MJCF files
 } Options;
@@ -53,6 +61,7 @@ typedef struct {
 typedef struct {
   double mc;                      // seconds per call, median
   double mj;
+  double ratio;                   // median of the per-repeat ratios mj / mc
 } Timing;
 
 
@@ -141,10 +150,18 @@ static void putBox(Text* t, double half, double h) {
 
 
 // sizes for MuJoCo 2.2.2, which fixes them at compile time (its efc_J is njmax x nv and dense,
-// so scenes that are never stepped get a token njmax)
+// so scenes that are never stepped get a token njmax; its broad phase takes stack of the order
+// of nbody^2)
 static void putSize(Text* t, int nbody, int njmax) {
-  put(t, "<size nconmax='%d' njmax='%d' nstack='%d'/>\n", 12*nbody + 1000, njmax,
-      2000000 + 2000*nbody);
+  put(t, "<size nconmax='%d' njmax='%d' nstack='%lld'/>\n", 12*nbody + 1000, njmax,
+      2000000LL + 2000LL*nbody + (long long)nbody*nbody);
+}
+
+
+// MuJoCo errors end the run with a message (2.2.2's default handler waits for Enter)
+static void mjError(const char* msg) {
+  fprintf(stderr, "MuJoCo error: %s\n", msg);
+  exit(1);
 }
 
 
@@ -206,12 +223,17 @@ static void genMeshPile(Text* t, int nbody, const char* meshdir) {
 // diameter so neighbours and the floor overlap (the contact count per sphere does not depend
 // on n); the footprint is square and grows with n. Contacts are disabled in the file so that
 // MuJoCo's compiler does not build constraints for the overlaps (loadBoth enables them again).
-static void genLattice(Text* t, int n) {
+static void genLattice(Text* t, int n, int step) {
   int layers = 4, side = (int)ceil(sqrt((double)n / layers));
   double pitch = 0.098, half = 0.5 * side * pitch;
   unsigned long long seed = 3;
-  put(t, "<mujoco model='lattice%d'>\n<option><flag contact='disable'/></option>\n", n);
-  putSize(t, n, 10);
+  if (step) {
+    // for Moduco alone: contacts on, CG on the sparse Jacobian, default arena size
+    put(t, "<mujoco model='lattice%d'>\n<option solver='CG' iterations='20'/>\n", n);
+  } else {
+    put(t, "<mujoco model='lattice%d'>\n<option><flag contact='disable'/></option>\n", n);
+    putSize(t, n, 10);
+  }
   put(t, "<worldbody>\n<geom name='floor' type='plane' size='0 0 0.1'/>\n");
   for (int i = 0; i < n; i++) {
     double x = -half + pitch * (0.5 + i % side) + uniform(&seed, -0.002, 0.002);
@@ -314,6 +336,16 @@ static double batchMj(Bench* b, int calls) {
 }
 
 
+// seconds for `calls` broad-phase calls (pairs and filters only) of Moduco
+static double batchPairs(Bench* b, int calls) {
+  double t0 = now();
+  for (int i = 0; i < calls; i++) {
+    mci_collisionPairs(b->m, b->d);
+  }
+  return now() - t0;
+}
+
+
 // calls per batch so that one batch takes about `target` seconds (at least one)
 static int calibrate(double per_call, double target) {
   double c = target / (per_call > 1e-9 ? per_call : 1e-9);
@@ -334,7 +366,7 @@ static Timing timeBoth(Bench* b, const Options* o, int withMj) {
   if (withMj) {
     batchMj(b, cmj);
   }
-  double vmc[64], vmj[64];
+  double vmc[64], vmj[64], vr[64];
   int n = o->repeats > 64 ? 64 : o->repeats;
   for (int r = 0; r < n; r++) {
     if (r % 2 == 0 || !withMj) {
@@ -344,9 +376,38 @@ static Timing timeBoth(Bench* b, const Options* o, int withMj) {
       vmj[r] = batchMj(b, cmj) / cmj;
       vmc[r] = batchMc(b, cmc) / cmc;
     }
+    vr[r] = vmc[r] > 0 ? vmj[r] / vmc[r] : 0;
   }
-  Timing t = {median(vmc, n), withMj ? median(vmj, n) : 0};
+  Timing t = {median(vmc, n), withMj ? median(vmj, n) : 0, withMj ? median(vr, n) : 0};
   return t;
+}
+
+
+// median seconds per broad-phase call
+static double timePairs(Bench* b, const Options* o) {
+  batchPairs(b, 1);
+  int c = calibrate(batchPairs(b, 3) / 3, o->batch);
+  double v[64];
+  int n = o->repeats > 64 ? 64 : o->repeats;
+  for (int r = 0; r < n; r++) {
+    v[r] = batchPairs(b, c) / c;
+  }
+  return median(v, n);
+}
+
+
+// exponent p of the least-squares fit log t = p log n + c
+static double fitExponent(const double* n, const double* t, int k) {
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (int i = 0; i < k; i++) {
+    double x = log(n[i]), y = log(t[i]);
+    sx += x;
+    sy += y;
+    sxx += x * x;
+    sxy += x * y;
+  }
+  double den = k * sxx - sx * sx;
+  return k > 1 && den > 0 ? (k * sxy - sx * sy) / den : 0;
 }
 
 
@@ -358,6 +419,66 @@ static const char* fmtTime(double s, char* buf, size_t sz) {
   }
   return buf;
 }
+
+
+// the exponent that a fit of n log n itself gives over the same sizes (reference for the above)
+static double nlognExponent(const double* n, int k) {
+  double t[8];
+  for (int i = 0; i < k && i < 8; i++) {
+    t[i] = n[i] * log(n[i]);
+  }
+  return fitExponent(n, t, k < 8 ? k : 8);
+}
+
+
+// load a lattice with Moduco alone at the default arena size and step it; 0 on failure
+static int stepLattice(const char* path, int n) {
+  char err[1000] = "";
+  mcModel* m = mc_loadXML(path, err, sizeof(err));
+  if (!m) {
+    printf("\nstep %d spheres: Moduco cannot load: %s\n", n, err);
+    return 0;
+  }
+  double t0 = now();
+  mcData* d = mc_makeData(m);
+  double tmake = now() - t0;
+  if (!d) {
+    printf("\nstep %d spheres (nv %d): mc_makeData failed (arena %.1f MB)\n", n, m->nv,
+           (double)mci_arenaSize(m) / (1 << 20));
+    mc_deleteModel(m);
+    return 0;
+  }
+  int nstep = 5, ok = 1;
+  t0 = now();
+  for (int i = 0; i < nstep; i++) {
+    mc_step(m, d);
+  }
+  double tstep = (now() - t0) / nstep;
+  t0 = now();
+  for (int i = 0; i < nstep; i++) {
+    mc_collision(m, d);
+  }
+  double tcol = (now() - t0) / nstep;
+  int nwarn = 0;
+  for (int w = 0; w < mcNWARNING; w++) {
+    nwarn += d->warning[w].number;
+  }
+  for (int i = 0; i < m->nv; i++) {
+    ok = ok && isfinite(d->qacc[i]);
+  }
+  char a[32], c[32];
+  printf("\nstep %d spheres with Moduco alone (nv %d, default arena %.1f MB, dense efc_J %s):"
+         " mc_makeData %.2f s, %d steps of %s, collision stage %s, ncon %d, nefc %d,"
+         " warnings %d, qacc %s\n", n, m->nv, (double)d->narena / (1 << 20),
+         mci_denseJacobian(m) ? "reserved" : "not reserved", tmake, nstep,
+         fmtTime(tstep, a, sizeof(a)), fmtTime(tcol, c, sizeof(c)), d->ncon, d->nefc, nwarn,
+         ok ? "finite" : "NOT finite");
+  mc_deleteData(d);
+  mc_deleteModel(m);
+  return ok && nwarn == 0;
+}
+
+
 
 
 // contacts per geom-type pair of both engines, printed when their counts differ
@@ -389,14 +510,15 @@ static void typeCounts(const Bench* b) {
 
 static void usage(void) {
   printf("usage: moduco-bench-collision [--repeats N] [--batch SEC] [--quick] [--max-spheres N]\n"
-         "                              [--models DIR] [--keep DIR]\n");
+         "                              [--models DIR] [--keep DIR] [--no-step]\n");
 }
 
 
 int main(int argc, char** argv) {
-  Options o = {9, 0.05, 10000, 1000, 100, 600, MODUCO_SOURCE_DIR "/benchmarks/collision-models",
-               ""};
+  Options o = {9, 0.05, 10000, 1000, 100, 600, 1,
+               MODUCO_SOURCE_DIR "/benchmarks/collision-models", ""};
   const char* keep = NULL;
+  mju_user_error = mjError;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--repeats") && i + 1 < argc) {
       o.repeats = atoi(argv[++i]);
@@ -408,6 +530,8 @@ int main(int argc, char** argv) {
       o.models = argv[++i];
     } else if (!strcmp(argv[i], "--keep") && i + 1 < argc) {
       keep = argv[++i];
+    } else if (!strcmp(argv[i], "--no-step")) {
+      o.step = 0;
     } else if (!strcmp(argv[i], "--quick")) {
       o.repeats = 3;
       o.batch = 0.01;
@@ -469,7 +593,7 @@ int main(int argc, char** argv) {
     char a[32], c[32];
     printf("%-28s %6d %6d %6d %11s %11s %6.2fx %7d\n", names[s], b.m->ngeom, b.d->ncon,
            b.md->ncon, fmtTime(tm.mc, a, sizeof(a)), fmtTime(tm.mj, c, sizeof(c)),
-           tm.mj / tm.mc, steps[s]);
+           tm.ratio, steps[s]);
     if (b.d->ncon != b.md->ncon) {
       typeCounts(&b);
     }
@@ -480,17 +604,19 @@ int main(int argc, char** argv) {
   // the broad-phase curve
   printf("\nsphere lattice piles (4 layers, radius 0.05, slight overlaps; not settled):"
          " growth of the collision time\n");
-  printf("%7s %6s %6s %11s %11s %7s %14s %14s %14s\n", "n", "ncon", "ncon", "Moduco", "MuJoCo",
-         "ratio", "Moduco/nlogn", "Moduco/n^2", "MuJoCo/nlogn");
-  printf("%7s %6s %6s %11s %11s %7s %14s %14s %14s\n", "", "Moduco", "MuJoCo", "per call",
-         "per call", "mj/mc", "(ns)", "(ps)", "(ns)");
+  printf("%7s %6s %6s %11s %11s %7s %11s %7s %12s %12s\n", "n", "ncon", "ncon", "Moduco",
+         "MuJoCo", "ratio", "Moduco", "pairs", "broad/nlogn", "MuJoCo/nlogn");
+  printf("%7s %6s %6s %11s %11s %7s %11s %7s %12s %12s\n", "", "Moduco", "MuJoCo", "stage",
+         "stage", "mj/mc", "broad ph.", "", "(ns)", "(ns)");
   const int sizes[5] = {100, 300, 1000, 3000, 10000};
+  double cn[5], cmc[5], cmj[5], cbp[5];
+  int npoint = 0;
   for (int k = 0; k < 5 && sizes[k] <= o.maxSpheres; k++) {
     int n = sizes[k];
     char p[700];
     snprintf(p, sizeof(p), "%s/lattice%d.xml", o.dir, n);
     t.len = 0;
-    genLattice(&t, n);
+    genLattice(&t, n, 0);
     writeText(p, &t);
     Bench b = {"lattice", NULL, NULL, NULL, NULL};
     if (!loadBoth(&b, p)) {
@@ -501,13 +627,46 @@ int main(int argc, char** argv) {
     }
     settle(&b, 0);
     Timing tm = timeBoth(&b, &o, 1);
-    double nlogn = n * log2((double)n), n2 = (double)n * n;
-    char a[32], c[32];
-    printf("%7d %6d %6d %11s %11s %6.2fx %14.3f %14.3f %14.3f\n", n, b.d->ncon, b.md->ncon,
-           fmtTime(tm.mc, a, sizeof(a)), fmtTime(tm.mj, c, sizeof(c)), tm.mj / tm.mc,
-           1e9 * tm.mc / nlogn, 1e12 * tm.mc / n2, 1e9 * tm.mj / nlogn);
+    double tbp = timePairs(&b, &o);
+    int npair = mci_collisionPairs(b.m, b.d);
+    double nlogn = n * log2((double)n);
+    char a[32], c[32], e[32];
+    printf("%7d %6d %6d %11s %11s %6.2fx %11s %7d %12.3f %12.3f\n", n, b.d->ncon, b.md->ncon,
+           fmtTime(tm.mc, a, sizeof(a)), fmtTime(tm.mj, c, sizeof(c)), tm.ratio,
+           fmtTime(tbp, e, sizeof(e)), npair, 1e9 * tbp / nlogn, 1e9 * tm.mj / nlogn);
+    if (b.d->ncon != b.md->ncon) {
+      typeCounts(&b);
+      status = 1;
+    }
+    cn[npoint] = n;
+    cmc[npoint] = tm.mc;
+    cmj[npoint] = tm.mj;
+    cbp[npoint] = tbp;
+    npoint++;
     fflush(stdout);
     freeBoth(&b);
+    if (!keep) {
+      unlink(p);
+    }
+  }
+  if (npoint > 1) {
+    printf("fitted exponent p of t ~ n^p over n = %g..%g: Moduco stage %.2f, Moduco broad phase"
+           " %.2f, MuJoCo stage %.2f (n log n over this range fits p = %.2f)\n", cn[0],
+           cn[npoint - 1], fitExponent(cn, cmc, npoint), fitExponent(cn, cbp, npoint),
+           fitExponent(cn, cmj, npoint), nlognExponent(cn, npoint));
+  }
+
+  // the largest lattice stepped by Moduco at the default arena size
+  if (o.step) {
+    int n = o.maxSpheres;
+    char p[700];
+    snprintf(p, sizeof(p), "%s/lattice%d-step.xml", o.dir, n);
+    t.len = 0;
+    genLattice(&t, n, 1);
+    writeText(p, &t);
+    if (!stepLattice(p, n)) {
+      status = 1;
+    }
     if (!keep) {
       unlink(p);
     }

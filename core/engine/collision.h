@@ -1,10 +1,13 @@
 // Moduco core: collision detection (private to libmoduco).
 //
 // mc_collision fills d->contact / d->ncon from the geom poses of mc_kinematics: candidate pairs
-// come from the explicit <contact><pair> list and from a sweep-and-prune broad phase along the
-// principal axis of the geom centres; the narrow phase is a table of collide functions indexed
-// by geom type, filled once per process from the registered collision plugins (highest priority
-// wins). Contacts are allocated from the start of the arena; nothing here calls malloc.
+// come from the explicit <contact><pair> list and from a broad phase over the bounding cubes of the
+// geoms (a hashed uniform grid, O(n) expected; planes and the few geoms much larger than the rest
+// are tested against all), filtered once per pair, cheapest filter first, and put in MuJoCo's
+// order by a counting sort on the body-pair signature; the narrow phase is a table of collide
+// functions indexed by geom type, filled once per process from the registered collision plugins
+// (highest priority wins). Contacts are allocated from the start of the arena, scratch from the
+// stack; nothing here calls malloc.
 #ifndef MODUCO_CORE_ENGINE_COLLISION_H_
 #define MODUCO_CORE_ENGINE_COLLISION_H_
 
@@ -13,6 +16,10 @@
 
 // Detect all contacts: d->ncon, d->contact (arena start). Needs geom_xpos and geom_xmat.
 void mc_collision(const mcModel* m, mcData* d);
+
+// The broad phase and the filters alone (no narrow phase, d->contact untouched): the number of
+// candidate pairs mc_collision would collide, -1 if the stack is full. For benchmarks and tests.
+int mci_collisionPairs(const mcModel* m, mcData* d);
 
 // The collide function for a geom-type pair (either order), NULL if no plugin covers it.
 // Scans the plugin path on first use; the table is fixed afterwards.

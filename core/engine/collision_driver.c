@@ -1,6 +1,6 @@
-// Moduco core: collision driver. Pair generation (explicit pairs and sweep-and-prune broad
-// phase), the four filters, contact parameter mixing and the collide-function table built from
-// the collision plugins.
+// Moduco core: collision driver. Pair generation (explicit pairs and a hashed-grid broad phase
+// over bounding cubes), the four filters, contact parameter mixing and the collide-function table
+// built from the collision plugins.
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -11,6 +11,7 @@
 #include <moduco/mcplugin.h>
 
 #include "engine/collision.h"
+#include "engine/engine.h"
 #include "engine/io.h"
 #include "plugin/registry.h"
 
@@ -23,13 +24,6 @@ typedef struct {
   int a;
   int b;
 } mciCandidate;
-
-// an interval of a geom's bounding sphere along the sweep axis
-typedef struct {
-  mcNum lo;
-  mcNum hi;
-  int geom;
-} mciInterval;
 
 static const char* const g_typename[mcNGEOMTYPES] = {
   "plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh"
@@ -267,6 +261,11 @@ void mci_makeFrame(mcNum f[9]) {
 
 int mci_boundingFilter(const mcModel* m, const mcData* d, int g1, int g2, mcNum margin) {
   int t1 = m->geom_type[g1], t2 = m->geom_type[g2];
+
+  // height fields have no bounding sphere (rbound 0, as in MuJoCo): never culled here
+  if (t1 == mcGEOM_HFIELD || t2 == mcGEOM_HFIELD) {
+    return 1;
+  }
   const mcNum* p1 = d->geom_xpos + 3*g1;
   const mcNum* p2 = d->geom_xpos + 3*g2;
 
@@ -340,35 +339,6 @@ static uint32_t bodySignature(int b1, int b2) {
 }
 
 
-int mci_bodyFilter(const mcModel* m, int b1, int b2) {
-  // same weld body
-  int w1 = m->body_weldid[b1], w2 = m->body_weldid[b2];
-  if (w1 == w2) {
-    return 1;
-  }
-
-  // parent-child of weld bodies, unless the parent is the world
-  if (!(m->opt.disableflags & mcDSBL_FILTERPARENT)) {
-    int pw1 = m->body_weldid[m->body_parentid[w1]];
-    int pw2 = m->body_weldid[m->body_parentid[w2]];
-    if ((w1 != 0 && pw2 == w1) || (w2 != 0 && pw1 == w2)) {
-      return 1;
-    }
-  }
-
-  // excluded body pairs (either order)
-  if (m->nexclude) {
-    int sig = (int)bodySignature(b1, b2);
-    int rev = ((b2 < b1 ? b1 : b2) + 1) * 65536 + (b2 < b1 ? b2 : b1) + 1;
-    if (findSignature(m->exclude_signature, m->nexclude, 0, sig) >= 0 ||
-        findSignature(m->exclude_signature, m->nexclude, 0, rev) >= 0) {
-      return 1;
-    }
-  }
-  return 0;
-}
-
-
 // is the geom pair one of the explicit pairs (either order)?
 static int isExplicitPair(const mcModel* m, int sorted, uint32_t sig, int g1, int g2) {
   if (!m->npair) {
@@ -429,7 +399,20 @@ static void siftCandidates(mciCandidate* c, int start, int end) {
 }
 
 
-static void sortCandidates(mciCandidate* c, int n) {
+// sort a short run by insertion, a long one by heap sort
+static void sortRun(mciCandidate* c, int n) {
+  if (n <= 16) {
+    for (int i = 1; i < n; i++) {
+      mciCandidate t = c[i];
+      int j = i;
+      while (j > 0 && candidateLess(&t, c + j - 1)) {
+        c[j] = c[j - 1];
+        j--;
+      }
+      c[j] = t;
+    }
+    return;
+  }
   for (int start = n/2 - 1; start >= 0; start--) {
     siftCandidates(c, start, n - 1);
   }
@@ -442,184 +425,378 @@ static void sortCandidates(mciCandidate* c, int n) {
 }
 
 
-// heap sort of intervals by lower end
-static void siftIntervals(mciInterval* v, int start, int end) {
-  int root = start;
-  while (2*root + 1 <= end) {
-    int child = 2*root + 1, swap = root;
-    if (v[swap].lo < v[child].lo) {
-      swap = child;
-    }
-    if (child + 1 <= end && v[swap].lo < v[child + 1].lo) {
-      swap = child + 1;
-    }
-    if (swap == root) {
-      return;
-    }
-    mciInterval t = v[root];
-    v[root] = v[swap];
-    v[swap] = t;
-    root = swap;
+// sort src into dst by (sig, kind, a, b): counting sort on the lower body of the signature (the
+// high 16 bits), then each run of one lower body on its own; count has nkey + 1 entries
+static void sortCandidates(const mciCandidate* src, mciCandidate* dst, int n, int* count,
+                           int nkey) {
+  memset(count, 0, sizeof(int) * (size_t)(nkey + 1));
+  for (int i = 0; i < n; i++) {
+    count[(src[i].sig >> 16) + 1]++;
   }
-}
-
-
-static void sortIntervals(mciInterval* v, int n) {
-  for (int start = n/2 - 1; start >= 0; start--) {
-    siftIntervals(v, start, n - 1);
+  for (int k = 0; k < nkey; k++) {
+    count[k + 1] += count[k];
   }
-  for (int end = n - 1; end > 0; end--) {
-    mciInterval t = v[0];
-    v[0] = v[end];
-    v[end] = t;
-    siftIntervals(v, 0, end - 1);
+  for (int i = 0; i < n; i++) {
+    dst[count[src[i].sig >> 16]++] = src[i];
+  }
+
+  // count[k] is now the end of run k
+  int start = 0;
+  for (int k = 0; k < nkey; k++) {
+    if (count[k] - start > 1) {
+      sortRun(dst + start, count[k] - start);
+    }
+    start = count[k];
   }
 }
 
 
 //---------------------------------- broad phase ---------------------------------------------------
 
-// principal axis (largest eigenvector) of a symmetric 3x3 matrix by Jacobi rotations
-static void principalAxis(const mcNum cov[9], mcNum axis[3]) {
-  mcNum a[9], v[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-  memcpy(a, cov, sizeof(a));
-  for (int sweep = 0; sweep < 30; sweep++) {
-    mcNum off = a[1]*a[1] + a[2]*a[2] + a[5]*a[5];
-    if (off < 1e-30) {
-      break;
-    }
-    for (int p = 0; p < 2; p++) {
-      for (int q = p + 1; q < 3; q++) {
-        mcNum apq = a[3*p + q];
-        if (fabs(apq) < 1e-300) {
-          continue;
-        }
-        // rotation that zeroes a[p][q]
-        mcNum theta = (a[3*q + q] - a[3*p + p]) / (2*apq);
-        mcNum t = (theta >= 0 ? 1 : -1) / (fabs(theta) + sqrt(theta*theta + 1));
-        mcNum c = 1 / sqrt(t*t + 1), s = t*c;
-        for (int k = 0; k < 3; k++) {
-          mcNum akp = a[3*k + p], akq = a[3*k + q];
-          a[3*k + p] = c*akp - s*akq;
-          a[3*k + q] = s*akp + c*akq;
-        }
-        for (int k = 0; k < 3; k++) {
-          mcNum apk = a[3*p + k], aqk = a[3*q + k];
-          a[3*p + k] = c*apk - s*aqk;
-          a[3*q + k] = s*apk + c*aqk;
-        }
-        for (int k = 0; k < 3; k++) {
-          mcNum vkp = v[3*k + p], vkq = v[3*k + q];
-          v[3*k + p] = c*vkp - s*vkq;
-          v[3*k + q] = s*vkp + c*vkq;
-        }
-      }
-    }
-  }
-  int best = 0;
-  for (int k = 1; k < 3; k++) {
-    if (a[4*k] > a[4*best]) {
-      best = k;
-    }
-  }
-  for (int k = 0; k < 3; k++) {
-    axis[k] = v[3*k + best];
-  }
-}
+// a bounded geom of the broad phase: centre and half size of its axis-aligned bounding cube (the
+// bounding sphere grown by the geom's own margin)
+typedef struct {
+  mcNum c[3];
+  mcNum r;
+  int geom;
+} mciBox;
 
 
-// context shared by the candidate tests
+// context of the candidate tests (built once per call)
 typedef struct {
   const mcModel* m;
   const mcData* d;
   int pairSorted;
+  int excludeSorted;
   int checkExplicit;              // collision="all": explicit pairs replace dynamic ones
+  int override;
+  mcpfCollide func[mcNGEOMTYPES][mcNGEOMTYPES];  // both orders
+  mciCandidate* out;              // surviving dynamic pairs (up to cap; n counts all)
+  int n;
+  int cap;
 } mciBroad;
 
 
-// filters of a dynamically generated geom pair; return 1 and fill *out if it survives
-static int dynamicCandidate(const mciBroad* ctx, int g1, int g2, mciCandidate* out) {
+// body filters (same weld body, parent-child, exclude); the exclude list is bisected if sorted
+static int bodyFilter(const mcModel* m, int b1, int b2, int excludeSorted) {
+  // same weld body
+  int w1 = m->body_weldid[b1], w2 = m->body_weldid[b2];
+  if (w1 == w2) {
+    return 1;
+  }
+
+  // parent-child of weld bodies, unless the parent is the world
+  if (!(m->opt.disableflags & mcDSBL_FILTERPARENT)) {
+    int pw1 = m->body_weldid[m->body_parentid[w1]];
+    int pw2 = m->body_weldid[m->body_parentid[w2]];
+    if ((w1 != 0 && pw2 == w1) || (w2 != 0 && pw1 == w2)) {
+      return 1;
+    }
+  }
+
+  // excluded body pairs (either order)
+  if (m->nexclude) {
+    int lo = b1 < b2 ? b1 : b2, hi = b1 < b2 ? b2 : b1;
+    int sig = (lo + 1) * 65536 + hi + 1, rev = (hi + 1) * 65536 + lo + 1;
+    if (findSignature(m->exclude_signature, m->nexclude, excludeSorted, sig) >= 0 ||
+        findSignature(m->exclude_signature, m->nexclude, excludeSorted, rev) >= 0) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+
+int mci_bodyFilter(const mcModel* m, int b1, int b2) {
+  return bodyFilter(m, b1, b2, 0);
+}
+
+
+// the filters of a dynamically generated geom pair, cheapest first; a survivor is appended to
+// ctx->out (counted even when the list is full)
+static void testPair(mciBroad* ctx, int g1, int g2) {
   const mcModel* m = ctx->m;
-  int b1 = m->geom_bodyid[g1], b2 = m->geom_bodyid[g2];
-  int t1 = m->geom_type[g1], t2 = m->geom_type[g2];
 
   // contype / conaffinity
   if (!((m->geom_contype[g1] & m->geom_conaffinity[g2]) ||
         (m->geom_contype[g2] & m->geom_conaffinity[g1]))) {
-    return 0;
+    return;
   }
 
   // body filters: same weld, parent-child, exclude
-  if (mci_bodyFilter(m, b1, b2)) {
-    return 0;
+  int b1 = m->geom_bodyid[g1], b2 = m->geom_bodyid[g2];
+  if (bodyFilter(m, b1, b2, ctx->excludeSorted)) {
+    return;
   }
 
   // a collide function exists
-  if (!mci_collisionFunc(t1, t2)) {
+  int t1 = m->geom_type[g1], t2 = m->geom_type[g2];
+  if (!ctx->func[t1][t2]) {
     if (!staticTypePair(t1, t2)) {
       reportUnsupported(t1, t2);
     }
-    return 0;
+    return;
   }
 
   // bounding spheres with the larger margin (the override margin if enabled)
-  mcNum margin = (m->opt.enableflags & mcENBL_OVERRIDE) ? m->opt.o_margin :
-                 fmax(m->geom_margin[g1], m->geom_margin[g2]);
+  mcNum m1 = m->geom_margin[g1], m2 = m->geom_margin[g2];
+  mcNum margin = ctx->override ? m->opt.o_margin : fmax(m1, m2);
   if (!mci_boundingFilter(m, ctx->d, g1, g2, margin)) {
-    return 0;
+    return;
   }
 
   // explicit pairs take precedence
   uint32_t sig = bodySignature(b1, b2);
   if (ctx->checkExplicit && isExplicitPair(m, ctx->pairSorted, sig, g1, g2)) {
-    return 0;
+    return;
   }
 
   // the geom of the lower body first (MuJoCo's loop order)
-  if (out) {
+  if (ctx->n < ctx->cap) {
+    mciCandidate* out = ctx->out + ctx->n;
+    int lowfirst = b1 < b2 || (b1 == b2 && g1 < g2);
     out->sig = sig;
     out->kind = 1;
-    int lowfirst = b1 < b2 || (b1 == b2 && g1 < g2);
     out->a = lowfirst ? g1 : g2;
     out->b = lowfirst ? g2 : g1;
   }
-  return 1;
+  ctx->n++;
 }
 
 
-// sweep and prune: count (out NULL) or write the surviving dynamic pairs; return the count
-static int sweep(const mciBroad* ctx, const mciInterval* iv, int niv, const int* planes,
-                 int nplane, mciCandidate* out) {
-  int n = 0;
-  mciCandidate c;
+// is a box small enough for the grid (finite, half size up to rcell)?
+static inline int gridBox(const mciBox* b, mcNum rcell) {
+  return isfinite(b->r) && isfinite(b->c[0]) && isfinite(b->c[1]) && isfinite(b->c[2]) &&
+         b->r <= rcell;
+}
 
-  // planes (unbounded) against every other geom
-  for (int i = 0; i < nplane; i++) {
-    for (int g = 0; g < ctx->m->ngeom; g++) {
-      if (g == planes[i] || (ctx->m->geom_type[g] == mcGEOM_PLANE && g < planes[i])) {
+
+// do two boxes overlap?
+static inline int boxOverlap(const mciBox* x, const mciBox* y) {
+  mcNum r = x->r + y->r;
+  return fabs(x->c[0] - y->c[0]) <= r && fabs(x->c[1] - y->c[1]) <= r &&
+         fabs(x->c[2] - y->c[2]) <= r;
+}
+
+
+// grid index of a coordinate in cell units, clamped to +-2^30 (clamping keeps indices of
+// overlapping boxes at most one apart, so far-away geoms stay correct, only slower)
+static inline int cellIndex(mcNum x) {
+  const mcNum limit = 1073741824.0;
+  if (!(x > -limit)) {
+    return -1073741824;
+  }
+  if (x > limit) {
+    return 1073741824;
+  }
+  return (int)floor(x);
+}
+
+
+// hash of a grid cell into [0, mask]
+static inline uint32_t cellHash(int x, int y, int z, uint32_t mask) {
+  uint32_t h = (uint32_t)x * 73856093u ^ (uint32_t)y * 19349663u ^ (uint32_t)z * 83492791u;
+  h ^= h >> 15;
+  return h & mask;
+}
+
+
+// the grid and its scratch arrays (stack)
+typedef struct {
+  int* small;                     // box indices of the boxes in the grid (ascending)
+  int* big;                       // box indices of the boxes tested against all others
+  uint32_t* hash;                 // bucket of each small box
+  int* start;                     // bucket starts (nbucket + 1)
+  int* order;                     // small boxes sorted by bucket, ascending within a bucket
+} mciGrid;
+
+
+// all overlapping box pairs, each once, through the filters: boxes up to a size go into a uniform
+// grid whose cell is twice the largest such box, so overlapping boxes sit in neighbouring cells
+// (O(n) expected; the occupied block of cells is stored densely, or hashed when the geoms are
+// spread too far apart for that); the few larger ones (static walls, terrain pieces) are tested
+// against all. Return 0 if the stack is full.
+static int gridPairs(mciBroad* ctx, mcData* d, const mciBox* box, int nbox) {
+  if (nbox < 2) {
+    return 1;
+  }
+
+  // cell size: twice the largest half size up to 4x the mean (finite boxes only)
+  mcNum mean = 0, lo[3] = {0, 0, 0};
+  int nfinite = 0;
+  for (int i = 0; i < nbox; i++) {
+    const mciBox* b = box + i;
+    if (!isfinite(b->r) || !isfinite(b->c[0]) || !isfinite(b->c[1]) || !isfinite(b->c[2])) {
+      continue;
+    }
+    mean += b->r;
+    for (int k = 0; k < 3; k++) {
+      if (!nfinite || b->c[k] < lo[k]) {
+        lo[k] = b->c[k];
+      }
+    }
+    nfinite++;
+  }
+  mean = nfinite ? mean / nfinite : 0;
+  mcNum rcell = 0;
+  for (int i = 0; i < nbox; i++) {
+    mcNum r = box[i].r;
+    if (isfinite(r) && r <= 4*mean && r > rcell) {
+      rcell = r;
+    }
+  }
+
+  // the cell: a hair over twice rcell, so that rounding never puts overlapping boxes two cells
+  // apart (far outliers are clamped into the outermost cells, see cellIndex)
+  mcNum cell = 2*rcell*(1 + 1e-9);
+  if (!(cell > 0)) {
+    cell = 1;
+  }
+
+  // split into grid boxes and big boxes
+  mciGrid g;
+  g.small = (int*)mc_stackAlloc(d, sizeof(int) * (size_t)nbox, _Alignof(int));
+  g.big = (int*)mc_stackAlloc(d, sizeof(int) * (size_t)nbox, _Alignof(int));
+  g.hash = (uint32_t*)mc_stackAlloc(d, sizeof(uint32_t) * (size_t)nbox, _Alignof(uint32_t));
+  g.order = (int*)mc_stackAlloc(d, sizeof(int) * (size_t)nbox, _Alignof(int));
+  if (!g.small || !g.big || !g.hash || !g.order) {
+    return 0;
+  }
+  int nsmall = 0, nbig = 0;
+  mcNum inv = 1 / cell;
+  for (int i = 0; i < nbox; i++) {
+    if (gridBox(box + i, rcell)) {
+      g.small[nsmall++] = i;
+    } else {
+      g.big[nbig++] = i;
+    }
+  }
+
+  // cells of the grid boxes (non-negative: lo is the lowest centre)
+  int* cellOf = (int*)mc_stackAlloc(d, sizeof(int) * 3 * (size_t)(nsmall ? nsmall : 1),
+                                    _Alignof(int));
+  if (!cellOf) {
+    return 0;
+  }
+  int dim[3] = {1, 1, 1};
+  for (int s = 0; s < nsmall; s++) {
+    const mciBox* b = box + g.small[s];
+    for (int k = 0; k < 3; k++) {
+      int c = cellIndex((b->c[k] - lo[k]) * inv);
+      cellOf[3*s + k] = c;
+      if (c >= dim[k]) {
+        dim[k] = c + 1;
+      }
+    }
+  }
+
+  // buckets: a dense grid (neighbouring cells along x are adjacent buckets) when the occupied
+  // block has at most about four cells per box, else a hash table of at least twice as many
+  // buckets as boxes
+  double ncell = (double)dim[0] * dim[1] * dim[2];
+  int dense = ncell <= 4.0 * nsmall + 1024;
+  uint32_t nbucket = 16, mask = 0;
+  if (dense) {
+    nbucket = (uint32_t)ncell;
+  } else {
+    while (nbucket < 2 * (uint32_t)nsmall && nbucket < (1u << 30)) {
+      nbucket *= 2;
+    }
+    mask = nbucket - 1;
+  }
+  g.start = (int*)mc_stackAlloc(d, sizeof(int) * ((size_t)nbucket + 1), _Alignof(int));
+  int* cursor = (int*)mc_stackAlloc(d, sizeof(int) * ((size_t)nbucket + 1), _Alignof(int));
+  mciBox* sorted = (mciBox*)mc_stackAlloc(d, sizeof(mciBox) * (size_t)(nsmall ? nsmall : 1),
+                                          _Alignof(mciBox));
+  int* stamp = dense ? NULL : (int*)mc_stackAlloc(d, sizeof(int) * (size_t)nbucket,
+                                                  _Alignof(int));
+  if (!g.start || !cursor || !sorted || (!dense && !stamp)) {
+    return 0;
+  }
+
+  // counting sort by bucket (stable: ascending box index within a bucket)
+  memset(g.start, 0, sizeof(int) * ((size_t)nbucket + 1));
+  for (int s = 0; s < nsmall; s++) {
+    const int* c = cellOf + 3*s;
+    g.hash[s] = dense ? (uint32_t)(c[0] + dim[0] * (c[1] + dim[1] * c[2])) :
+                cellHash(c[0], c[1], c[2], mask);
+    g.start[g.hash[s] + 1]++;
+  }
+  for (uint32_t h = 0; h < nbucket; h++) {
+    g.start[h + 1] += g.start[h];
+  }
+  memcpy(cursor, g.start, sizeof(int) * ((size_t)nbucket + 1));
+  for (int s = 0; s < nsmall; s++) {
+    int k = cursor[g.hash[s]]++;
+    g.order[k] = s;
+    sorted[k] = box[g.small[s]];
+  }
+  for (uint32_t h = 0; !dense && h < nbucket; h++) {
+    stamp[h] = -1;
+  }
+
+  // grid boxes in bucket order: the neighbouring cells that a partner can be in (hash: each
+  // bucket once, stamped), partners with a larger index
+  for (int q = 0; q < nsmall; q++) {
+    int s = g.order[q];
+    const mciBox* bs = sorted + q;
+    const int* c = cellOf + 3*s;
+    int from[3], to[3];
+    mcNum reach = (bs->r + rcell) * (1 + 1e-9);
+    for (int k = 0; k < 3; k++) {
+      from[k] = cellIndex((bs->c[k] - reach - lo[k]) * inv);
+      to[k] = cellIndex((bs->c[k] + reach - lo[k]) * inv);
+      from[k] = from[k] < c[k] - 1 ? c[k] - 1 : from[k] > c[k] ? c[k] : from[k];
+      to[k] = to[k] > c[k] + 1 ? c[k] + 1 : to[k] < c[k] ? c[k] : to[k];
+      if (dense) {
+        from[k] = from[k] < 0 ? 0 : from[k];
+        to[k] = to[k] >= dim[k] ? dim[k] - 1 : to[k];
+      }
+    }
+    for (int z = from[2]; z <= to[2]; z++) {
+      for (int y = from[1]; y <= to[1]; y++) {
+        // dense: the cells from[0]..to[0] of this row are one run of buckets
+        if (dense) {
+          int b0 = from[0] + dim[0] * (y + dim[1] * z), b1 = b0 + to[0] - from[0];
+          for (int k = g.start[b0], end = g.start[b1 + 1]; k < end; k++) {
+            if (g.order[k] > s && boxOverlap(bs, sorted + k)) {
+              testPair(ctx, bs->geom, sorted[k].geom);
+            }
+          }
+          continue;
+        }
+        for (int x = from[0]; x <= to[0]; x++) {
+          uint32_t h = cellHash(x, y, z, mask);
+          if (stamp[h] == s) {
+            continue;
+          }
+          stamp[h] = s;
+          for (int k = g.start[h], end = g.start[h + 1]; k < end; k++) {
+            if (g.order[k] > s && boxOverlap(bs, sorted + k)) {
+              testPair(ctx, bs->geom, sorted[k].geom);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  // big boxes against every other box (big-big pairs once)
+  for (int k = 0; k < nbig; k++) {
+    int i = g.big[k];
+    for (int j = 0; j < nbox; j++) {
+      if (j == i) {
         continue;
       }
-      if (dynamicCandidate(ctx, planes[i], g, &c)) {
-        if (out) {
-          out[n] = c;
-        }
-        n++;
+      if (j < i && !gridBox(box + j, rcell)) {
+        continue;
+      }
+      if (boxOverlap(box + i, box + j)) {
+        testPair(ctx, box[i].geom, box[j].geom);
       }
     }
   }
-
-  // bounded geoms: overlapping intervals along the sweep axis
-  for (int i = 0; i < niv; i++) {
-    for (int j = i + 1; j < niv && iv[j].lo <= iv[i].hi; j++) {
-      if (dynamicCandidate(ctx, iv[i].geom, iv[j].geom, &c)) {
-        if (out) {
-          out[n] = c;
-        }
-        n++;
-      }
-    }
-  }
-  return n;
+  return 1;
 }
 
 
@@ -629,107 +806,187 @@ static int collidable(const mcModel* m, int g) {
 }
 
 
+// all dynamic pairs through the filters into ctx (planes against all geoms, then the grid);
+// return 0 if the stack is full
+static int dynamicPairs(mciBroad* ctx, mcData* d, const mciBox* box, int nbox,
+                        const int* planes, int nplane) {
+  const mcModel* m = ctx->m;
+  ctx->n = 0;
+
+  // planes (unbounded) against every other geom
+  for (int i = 0; i < nplane; i++) {
+    int p = planes[i];
+    for (int g = 0; g < m->ngeom; g++) {
+      int tg = m->geom_type[g];
+      if (g == p || ((tg == mcGEOM_PLANE || tg == mcGEOM_HFIELD) && g < p)) {
+        continue;
+      }
+      testPair(ctx, p, g);
+    }
+  }
+
+  // bounded geoms
+  mc_markStack(d);
+  int ok = gridPairs(ctx, d, box, nbox);
+  mc_freeStack(d);
+  return ok;
+}
+
+
 // generate, filter and sort the candidate pairs on the stack; return the count (-1: no memory)
 static int candidates(const mcModel* m, mcData* d, mciCandidate** list) {
   int ngeom = m->ngeom, npre = 0, ndyn = 0, mode = m->opt.collision;
-  mciBroad ctx = {m, d, isSorted(m->pair_signature, m->npair), mode == mcCOL_ALL};
-  mciInterval* iv = NULL;
-  int* planes = NULL;
-  int niv = 0, nplane = 0;
+  mciBroad ctx;
+  memset(&ctx, 0, sizeof(ctx));
+  ctx.m = m;
+  ctx.d = d;
+  ctx.pairSorted = isSorted(m->pair_signature, m->npair);
+  ctx.excludeSorted = isSorted(m->exclude_signature, m->nexclude);
+  ctx.checkExplicit = mode == mcCOL_ALL;
+  ctx.override = (m->opt.enableflags & mcENBL_OVERRIDE) != 0;
+  for (int t1 = 0; t1 < mcNGEOMTYPES; t1++) {
+    for (int t2 = 0; t2 < mcNGEOMTYPES; t2++) {
+      ctx.func[t1][t2] = mci_collisionFunc(t1, t2);
+    }
+  }
 
   // explicit pairs
   if (mode != mcCOL_DYNAMIC) {
     npre = m->npair;
   }
 
-  // broad phase: intervals of bounding spheres along the principal axis of the geom centres
+  // broad phase: planes, and the bounding cubes of the other collidable geoms
+  mciBox* box = NULL;
+  int* planes = NULL;
+  int nbox = 0, nplane = 0;
+  mciCandidate* raw = NULL;
   if (mode != mcCOL_PAIR && ngeom > 1) {
-    iv = (mciInterval*)mc_stackAlloc(d, sizeof(mciInterval) * (size_t)ngeom,
-                                     _Alignof(mciInterval));
+    box = (mciBox*)mc_stackAlloc(d, sizeof(mciBox) * (size_t)ngeom, _Alignof(mciBox));
     planes = (int*)mc_stackAlloc(d, sizeof(int) * (size_t)ngeom, _Alignof(int));
-    if (!iv || !planes) {
+    if (!box || !planes) {
       return -1;
     }
-    mcNum cen[3] = {0, 0, 0}, cov[9] = {0}, axis[3];
-    int cnt = 0;
     for (int g = 0; g < ngeom; g++) {
       if (!collidable(m, g)) {
         continue;
       }
-      if (m->geom_type[g] == mcGEOM_PLANE) {
-        planes[nplane++] = g;
+      if (m->geom_type[g] == mcGEOM_PLANE || m->geom_type[g] == mcGEOM_HFIELD) {
+        planes[nplane++] = g;  // unbounded: planes and height fields (rbound 0, as in MuJoCo)
         continue;
       }
-      for (int k = 0; k < 3; k++) {
-        cen[k] += d->geom_xpos[3*g + k];
-      }
-      cnt++;
+      mciBox* b = box + nbox++;
+      memcpy(b->c, d->geom_xpos + 3*g, sizeof(b->c));
+      b->r = m->geom_rbound[g] + (ctx.override ? m->opt.o_margin : m->geom_margin[g]);
+      b->geom = g;
     }
-    if (cnt) {
-      for (int k = 0; k < 3; k++) {
-        cen[k] /= cnt;
-      }
-    }
-    for (int g = 0; g < ngeom; g++) {
-      if (!collidable(m, g) || m->geom_type[g] == mcGEOM_PLANE) {
-        continue;
-      }
-      mcNum dif[3];
-      for (int k = 0; k < 3; k++) {
-        dif[k] = d->geom_xpos[3*g + k] - cen[k];
-      }
-      for (int r = 0; r < 3; r++) {
-        for (int c = 0; c < 3; c++) {
-          cov[3*r + c] += dif[r]*dif[c];
-        }
-      }
-    }
-    principalAxis(cov, axis);
 
-    // project: the interval is the bounding sphere grown by the geom margin
-    int override = m->opt.enableflags & mcENBL_OVERRIDE;
-    for (int g = 0; g < ngeom; g++) {
-      if (!collidable(m, g) || m->geom_type[g] == mcGEOM_PLANE) {
-        continue;
-      }
-      const mcNum* p = d->geom_xpos + 3*g;
-      mcNum c = p[0]*axis[0] + p[1]*axis[1] + p[2]*axis[2];
-      mcNum r = m->geom_rbound[g] + (override ? m->opt.o_margin : m->geom_margin[g]);
-      iv[niv].lo = c - r;
-      iv[niv].hi = c + r;
-      iv[niv].geom = g;
-      niv++;
+    // one pass into a list of a guessed size; if it overflows, again into the exact size
+    int guess = 8*ngeom + 256;
+    raw = (mciCandidate*)mc_stackAlloc(d, sizeof(mciCandidate) * (size_t)(npre + guess),
+                                       _Alignof(mciCandidate));
+    ctx.out = raw ? raw + npre : NULL;
+    ctx.cap = raw ? guess : 0;
+    if (!dynamicPairs(&ctx, d, box, nbox, planes, nplane)) {
+      return -1;
     }
-    sortIntervals(iv, niv);
-    ndyn = sweep(&ctx, iv, niv, planes, nplane, NULL);
+    if (ctx.n > ctx.cap) {
+      raw = (mciCandidate*)mc_stackAlloc(d, sizeof(mciCandidate) * (size_t)(npre + ctx.n),
+                                         _Alignof(mciCandidate));
+      if (!raw) {
+        return -1;
+      }
+      ctx.out = raw + npre;
+      ctx.cap = ctx.n;
+      if (!dynamicPairs(&ctx, d, box, nbox, planes, nplane)) {
+        return -1;
+      }
+    }
+    ndyn = ctx.n;
+  }
+  if (!raw) {
+    raw = (mciCandidate*)mc_stackAlloc(d, sizeof(mciCandidate) * (size_t)(npre + 1),
+                                       _Alignof(mciCandidate));
+    if (!raw) {
+      return -1;
+    }
   }
 
-  // one list: explicit pairs, then dynamic ones
-  size_t ncand = (size_t)(npre + ndyn + 1);
-  mciCandidate* c = (mciCandidate*)mc_stackAlloc(d, sizeof(mciCandidate) * ncand,
-                                                 _Alignof(mciCandidate));
-  if (!c) {
-    return -1;
-  }
+  // explicit pairs first in the list
+  uint32_t maxsig = 0;
   for (int i = 0; i < npre; i++) {
     int b1 = m->geom_bodyid[m->pair_geom1[i]], b2 = m->geom_bodyid[m->pair_geom2[i]];
-    c[i].sig = m->pair_signature[i] ? (uint32_t)m->pair_signature[i] : bodySignature(b1, b2);
-    c[i].kind = 0;
-    c[i].a = i;
-    c[i].b = 0;
+    raw[i].sig = m->pair_signature[i] ? (uint32_t)m->pair_signature[i] : bodySignature(b1, b2);
+    raw[i].kind = 0;
+    raw[i].a = i;
+    raw[i].b = 0;
   }
-  if (ndyn) {
-    sweep(&ctx, iv, niv, planes, nplane, c + npre);
+  int n = npre + ndyn;
+  for (int i = 0; i < n; i++) {
+    if (raw[i].sig > maxsig) {
+      maxsig = raw[i].sig;
+    }
   }
 
   // merge in signature order
-  sortCandidates(c, npre + ndyn);
+  int nkey = (int)(maxsig >> 16) + 1;
+  mciCandidate* c = (mciCandidate*)mc_stackAlloc(d, sizeof(mciCandidate) * (size_t)(n + 1),
+                                                 _Alignof(mciCandidate));
+  int* count = (int*)mc_stackAlloc(d, sizeof(int) * (size_t)(nkey + 1), _Alignof(int));
+  if (!c || !count) {
+    return -1;
+  }
+  sortCandidates(raw, c, n, count, nkey);
   *list = c;
-  return npre + ndyn;
+  return n;
 }
 
 
 //---------------------------------- narrow phase --------------------------------------------------
+
+// the fields of a contact that a narrow phase fills
+static void clearOutput(mcContact* con) {
+  con->dist = 0;
+  memset(con->pos, 0, sizeof(con->pos));
+  memset(con->frame, 0, sizeof(con->frame));
+}
+
+
+// append num contacts from scratch with the mixed parameters; return 0 when the arena is full
+static int appendContacts(const mcModel* m, mcData* d, const mcContact* scratch, int num,
+                          const mcContact* par, mcNum margin, mcNum gap, int g1, int g2) {
+  const mcContact param = *par;
+
+  // append with the mixed parameters
+  for (int i = 0; i < num; i++) {
+    mcContact* con = NULL;
+    if (m->nconmax <= 0 || d->ncon < m->nconmax) {
+      con = (mcContact*)mci_arenaAlloc(d, sizeof(mcContact), _Alignof(mcContact));
+    }
+    if (!con) {
+      mc_warning(d, mcWARN_CONTACTFULL, d->ncon);
+      return 0;
+    }
+    memset(con, 0, sizeof(mcContact));
+    con->dist = scratch[i].dist;
+    memcpy(con->pos, scratch[i].pos, sizeof(con->pos));
+    memcpy(con->frame, scratch[i].frame, sizeof(con->frame));
+    mci_makeFrame(con->frame);
+    con->includemargin = margin - gap;
+    con->dim = param.dim;
+    memcpy(con->friction, param.friction, sizeof(con->friction));
+    memcpy(con->solref, param.solref, sizeof(con->solref));
+    memcpy(con->solreffriction, param.solreffriction, sizeof(con->solreffriction));
+    memcpy(con->solimp, param.solimp, sizeof(con->solimp));
+    con->mu = 0;
+    con->geom1 = g1;
+    con->geom2 = g2;
+    con->exclude = con->dist >= con->includemargin;  // 1: in the gap, detected but no constraint
+    con->efc_address = -1;
+    d->ncon++;
+  }
+  return 1;
+}
+
 
 // collide one geom pair (ipair >= 0: explicit pair) and append its contacts to the arena;
 // return 0 when the arena is full
@@ -776,46 +1033,32 @@ static int collideGeoms(const mcModel* m, mcData* d, mcContact* scratch, int g1,
     return 1;
   }
 
-  // narrow phase on zeroed outputs (dist, pos, frame: the fields a narrow phase fills)
-  for (int i = 0; i < mcMAXCONPAIR; i++) {
-    scratch[i].dist = 0;
-    memset(scratch[i].pos, 0, sizeof(scratch[i].pos));
-    memset(scratch[i].frame, 0, sizeof(scratch[i].frame));
-  }
+  // narrow phase on zeroed outputs (dist, pos, frame: the fields a narrow phase fills); the
+  // scratch is zeroed once per mc_collision and the returned entries again after each use
+  double tc = mc_clockNow(d);
   int num = fn(mcp_host(), m, d, scratch, g1, g2, margin);
+  mc_clockAddCollision(d, t1, t2, tc);
   if (num > mcMAXCONPAIR) {
     num = mcMAXCONPAIR;
   }
-
-  // append with the mixed parameters
+  int ok = appendContacts(m, d, scratch, num, &param, margin, gap, g1, g2);
   for (int i = 0; i < num; i++) {
-    mcContact* con = NULL;
-    if (m->nconmax <= 0 || d->ncon < m->nconmax) {
-      con = (mcContact*)mci_arenaAlloc(d, sizeof(mcContact), _Alignof(mcContact));
-    }
-    if (!con) {
-      mc_warning(d, mcWARN_CONTACTFULL, d->ncon);
-      return 0;
-    }
-    memset(con, 0, sizeof(mcContact));
-    con->dist = scratch[i].dist;
-    memcpy(con->pos, scratch[i].pos, sizeof(con->pos));
-    memcpy(con->frame, scratch[i].frame, sizeof(con->frame));
-    mci_makeFrame(con->frame);
-    con->includemargin = margin - gap;
-    con->dim = param.dim;
-    memcpy(con->friction, param.friction, sizeof(con->friction));
-    memcpy(con->solref, param.solref, sizeof(con->solref));
-    memcpy(con->solreffriction, param.solreffriction, sizeof(con->solreffriction));
-    memcpy(con->solimp, param.solimp, sizeof(con->solimp));
-    con->mu = 0;
-    con->geom1 = g1;
-    con->geom2 = g2;
-    con->exclude = 0;
-    con->efc_address = -1;
-    d->ncon++;
+    clearOutput(scratch + i);
   }
-  return 1;
+  return ok;
+}
+
+
+int mci_collisionPairs(const mcModel* m, mcData* d) {
+  if ((m->opt.disableflags & (mcDSBL_CONTACT | mcDSBL_CONSTRAINT)) || m->ngeom < 1 ||
+      (m->ngeom < 2 && m->npair == 0)) {
+    return 0;
+  }
+  mc_markStack(d);
+  mciCandidate* list = NULL;
+  int n = candidates(m, d, &list);
+  mc_freeStack(d);
+  return n;
 }
 
 
@@ -836,6 +1079,9 @@ void mc_collision(const mcModel* m, mcData* d) {
                                                  _Alignof(mcContact));
   mciCandidate* list = NULL;
   int n = scratch ? candidates(m, d, &list) : -1;
+  for (int i = 0; n > 0 && i < mcMAXCONPAIR; i++) {
+    clearOutput(scratch + i);
+  }
   if (n < 0) {
     mci_message("mc_collision: scratch stack full; increase <size memory>");
     mc_freeStack(d);

@@ -262,26 +262,73 @@ void mc_printSizes(const mcModel* m, void* file) {
 
 //---------------------------------- arena size ----------------------------------------------------
 
+// THE place that decides whether the arena reserves the dense constraint Jacobian efc_J
+// (nefc x nv) and the dense nv x nv solver matrices: only when the model runs the dense path,
+// that is option jacobian="dense", or "auto" with nv < 60 (constraint.c's rule for building the
+// row-sparse efc_J instead). Sparse models get the row-sparse efc_J and sparse solvers only.
+int mci_denseJacobian(const mcModel* m) {
+  return !(m->opt.jacobian == mcJAC_SPARSE || (m->opt.jacobian == mcJAC_AUTO && m->nv >= 60));
+}
+
+
+// largest number of dofs on one body's chain to the world (the non-zeros of one body's
+// Jacobian row)
+static size_t maxChainDofs(const mcModel* m) {
+  size_t best = 0;
+  for (int b = 1; b < m->nbody; b++) {
+    size_t n = 0;
+    for (int p = b; p > 0; p = m->body_parentid[p]) {
+      n += (size_t)(m->body_dofnum[p] > 0 ? m->body_dofnum[p] : 0);
+    }
+    if (n > best) {
+      best = n;
+    }
+  }
+  return best;
+}
+
+
 size_t mci_arenaSize(const mcModel* m) {
   // explicit request
   if (m->narena > 0) {
     return alignUp(m->narena, MCI_ALIGN);
   }
 
-  // contacts and constraint rows
+  // contacts and constraint rows: per-row scalars, plus the dense efc_J row, or the row-sparse
+  // one bounded by the dofs of two body chains
   size_t nv = (size_t)m->nv;
   size_t ncon = m->nconmax > 0 ? (size_t)m->nconmax : 100 + 4 * (size_t)m->ngeom;
   size_t nefc = m->njmax > 0 ? (size_t)m->njmax : 500 + 6 * ncon;
-  size_t efc_row = (nv + 24) * sizeof(mcNum) + 4 * sizeof(int);
-  int sparse = m->opt.jacobian == mcJAC_SPARSE || (m->opt.jacobian == mcJAC_AUTO && nv >= 60);
-  if (sparse) {
-    efc_row += nv * (sizeof(mcNum) + sizeof(int)) + 2 * sizeof(int);
+  int dense = mci_denseJacobian(m);
+  size_t efc_row = 24 * sizeof(mcNum) + 4 * sizeof(int);
+  size_t rownnz = 2 * maxChainDofs(m);
+  if (rownnz > nv) {
+    rownnz = nv;
+  }
+  if (dense) {
+    efc_row += nv * sizeof(mcNum);
+  } else {
+    efc_row += rownnz * (sizeof(mcNum) + sizeof(int)) + 2 * sizeof(int);
   }
   size_t bytes = ncon * sizeof(mcContact) + nefc * efc_row;
 
-  // scratch stack: dense nv x nv work for solvers plus vectors for integrators
+  // scratch stack: vectors for integrators and solvers, plus dense nv x nv work (Newton's
+  // Hessian, PGS) on the dense path, or per-row work (nefc vectors, the sparse Hessian's
+  // row-sparse structures) on the sparse path
   size_t vec = (size_t)(m->nq + m->nv + m->na + m->nu + m->nM + 10 * m->nbody + m->ntendon);
-  size_t stack = (8 * nv * nv + 64 * vec) * sizeof(mcNum) + (1 << 20);
+  size_t stack = 64 * vec * sizeof(mcNum) + (1 << 20);
+  if (dense) {
+    stack += 8 * nv * nv * sizeof(mcNum);
+  } else {
+    stack += nefc * (16 * sizeof(mcNum) + 2 * rownnz * (sizeof(mcNum) + sizeof(int)));
+
+    // Newton's sparse factor reserves the whole lower triangle for its symbolic pass (column
+    // lists and values); reserved while that stays below 1 GB (nv up to about 13 000)
+    size_t tri = nv * (nv + 1) / 2 * (sizeof(int) + sizeof(mcNum));
+    if (m->opt.solver == mcSOL_NEWTON && tri <= ((size_t)1 << 30)) {
+      stack += tri;
+    }
+  }
   size_t legacy = m->nstack > 0 ? (size_t)m->nstack * sizeof(mcNum) : 0;
   bytes += stack > legacy ? stack : legacy;
   return alignUp(bytes, MCI_ALIGN);
@@ -456,6 +503,7 @@ void mc_resetData(const mcModel* m, mcData* d) {
   d->energy[0] = d->energy[1] = 0;
   memset(d->warning, 0, sizeof(d->warning));
   memset(d->timer, 0, sizeof(d->timer));
+  memset(d->timer_plugin, 0, sizeof(d->timer_plugin));
   memset(d->solver, 0, sizeof(d->solver));
   d->solver_iter = 0;
   d->solver_nnz = 0;

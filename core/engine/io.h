@@ -20,6 +20,9 @@ void mci_defaultOption(mcOption* opt);
 // Arena size in bytes for a model (from <size memory>, njmax/nconmax, or a default).
 size_t mci_arenaSize(const mcModel* m);
 
+// 1 if the arena reserves the dense efc_J and nv x nv solver work (dense Jacobian path).
+int mci_denseJacobian(const mcModel* m);
+
 // Print a message through the process-wide message handler.
 void mci_message(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 

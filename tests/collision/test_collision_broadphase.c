@@ -1,0 +1,181 @@
+// Collision tests: the broad phase. Scenes whose geom sizes span four orders of magnitude (so the
+// grid has both crowded cells and geoms far larger than a cell), compared with MuJoCo 2.2.2
+// contact for contact, and with a brute-force pass over all geom pairs; and the arena of a model
+// too large for dense nv x nv work.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "engine/collision.h"
+#include "engine/io.h"
+#include "oracle.h"
+
+#define NBODY 160
+
+// free spheres and capsules of log-uniform size, two-geom bodies, huge static spheres and
+// capsules, a plane, contype variations, an exclude and explicit pairs
+static char* mixedScene(void) {
+  size_t cap = 1 << 17, len = 0;
+  char* s = malloc(cap);
+  cr_assert(s);
+  OrcRng r = {777};
+#define PUT(...) len += (size_t)snprintf(s + len, cap - len, __VA_ARGS__)
+  PUT("<mujoco><size nconmax='4000' njmax='100'/><worldbody>"
+      "<geom name='floor' type='plane' size='5 5 .1'/>"
+      "<geom name='bigball' type='sphere' size='2' pos='3 0 -1.6'/>"
+      "<geom name='bigcap' type='capsule' size='0.3 3' pos='0 -1.2 0.1' euler='0 90 0'/>");
+  for (int i = 0; i < NBODY; i++) {
+    double size = 0.004 * pow(50.0, orc_uniform(&r, 0, 1));
+    PUT("<body name='b%d'><freejoint/>", i);
+    if (i % 3 == 0) {
+      PUT("<geom type='capsule' size='%.5f %.5f'/>", size, 1.5 * size);
+    } else {
+      PUT("<geom type='sphere' size='%.5f'%s/>", size, i % 11 == 5 ? " contype='2'" : "");
+    }
+    if (i % 7 == 0) {
+      PUT("<geom type='sphere' size='%.5f' pos='%.5f 0 0' margin='0.01'/>", 0.5 * size, size);
+    }
+    PUT("</body>");
+  }
+  PUT("</worldbody><contact><exclude body1='b1' body2='b2'/>"
+      "<pair geom1='floor' geom2='bigcap'/><pair geom1='bigball' geom2='bigcap' margin='0.5'/>"
+      "</contact></mujoco>");
+#undef PUT
+  return s;
+}
+
+
+// random free-body poses in a box of half-width half; with far, every 13th body far away (the
+// grid then hashes its cells instead of storing the occupied block densely)
+static void randomPoses(mjModel* mm, mjData* md, OrcRng* r, double half, int far) {
+  for (int j = 0; j < mm->njnt; j++) {
+    double* q = md->qpos + mm->jnt_qposadr[j];
+    q[0] = orc_uniform(r, -half, half);
+    q[1] = orc_uniform(r, -half, half);
+    q[2] = orc_uniform(r, -0.02, 0.5);
+    if (far && j % 13 == 12) {
+      q[0] = 1e5 * (1 + j);
+    }
+    orc_quat(r, q + 3);
+  }
+}
+
+
+// the dynamic pairs mc_collision should collide, by brute force over all geom pairs
+static int bruteForcePairs(const mcModel* m, const mcData* d) {
+  int n = m->npair;
+  for (int g1 = 0; g1 < m->ngeom; g1++) {
+    for (int g2 = g1 + 1; g2 < m->ngeom; g2++) {
+      int t1 = m->geom_type[g1], t2 = m->geom_type[g2];
+      if (!((m->geom_contype[g1] & m->geom_conaffinity[g2]) ||
+            (m->geom_contype[g2] & m->geom_conaffinity[g1]))) {
+        continue;
+      }
+      if (mci_bodyFilter(m, m->geom_bodyid[g1], m->geom_bodyid[g2]) ||
+          !mci_collisionFunc(t1, t2)) {
+        continue;
+      }
+      if (!mci_boundingFilter(m, d, g1, g2, fmax(m->geom_margin[g1], m->geom_margin[g2]))) {
+        continue;
+      }
+      int explicit = 0;
+      for (int p = 0; p < m->npair; p++) {
+        int p1 = m->pair_geom1[p], p2 = m->pair_geom2[p];
+        explicit |= (p1 == g1 && p2 == g2) || (p1 == g2 && p2 == g1);
+      }
+      n += !explicit;
+    }
+  }
+  return n;
+}
+
+
+Test(broadphase, mixed_sizes_against_mujoco_and_brute_force) {
+  char* xml = mixedScene();
+  mjModel* mm = orc_loadMj(xml);
+  free(xml);
+  cr_assert(mm, "MuJoCo could not load the scene");
+  mjData* md = mj_makeData(mm);
+  mcModel* m = orc_convert(mm);
+  cr_assert(m);
+  mcData* d = mc_makeData(m);
+  cr_assert(d);
+
+  OrcStats st = {0};
+  OrcRng r = {4242};
+  int total = 0, npairfail = 0;
+  for (int i = 0; i < 40; i++) {
+    randomPoses(mm, md, &r, i % 2 ? 0.4 : 1.5, i % 4 >= 2);
+    mj_kinematics(mm, md);
+    mj_collision(mm, md);
+    orc_copyPoses(mm, md, m, d);
+    mc_collision(m, d);
+    orc_compare(md->contact, md->ncon, d->contact, d->ncon, 1e-9, 1, "mixed", &st);
+    total += d->ncon;
+
+    // every pair the filters accept is generated, once
+    int got = mci_collisionPairs(m, d), want = bruteForcePairs(m, d);
+    if (got != want) {
+      npairfail++;
+      printf("poses %d: broad phase %d pairs, brute force %d\n", i, got, want);
+    }
+  }
+  printf("mixed sizes: %d poses, %d differ from MuJoCo, %d contacts, %d pair counts differ\n",
+         st.ncases, st.ncasefail, total, npairfail);
+  cr_expect_gt(total, 40 * 20, "too few contacts (%d) for a meaningful comparison", total);
+  cr_expect_eq(st.ncasefail, 0, "%d of %d poses differ from MuJoCo", st.ncasefail, st.ncases);
+  cr_expect_eq(npairfail, 0, "%d poses: broad phase and brute force disagree", npairfail);
+
+  mc_deleteData(d);
+  mc_deleteModel(m);
+  mj_deleteData(md);
+  mj_deleteModel(mm);
+}
+
+
+// 2,000 free spheres (nv 12,000): no nv x nv reservation; the data allocates and steps
+Test(broadphase, large_model_arena_and_step) {
+  int n = 2000, side = 23;
+  size_t cap = 1 << 20, len = 0;
+  char* xml = malloc(cap);
+  cr_assert(xml);
+  len += (size_t)snprintf(xml + len, cap - len, "<mujoco><option solver='CG' iterations='10'/>"
+                          "<worldbody><geom type='plane' size='0 0 1'/>");
+  for (int i = 0; i < n; i++) {
+    len += (size_t)snprintf(xml + len, cap - len, "<body pos='%.3f %.3f %.3f'><freejoint/>"
+                            "<geom type='sphere' size='0.05'/></body>", 0.098 * (i % side),
+                            0.098 * ((i / side) % side), 0.049 + 0.098 * (i / (side * side)));
+  }
+  snprintf(xml + len, cap - len, "</worldbody></mujoco>");
+  char err[500] = "";
+  mcModel* m = mc_loadXMLString(xml, NULL, err, sizeof(err));
+  free(xml);
+  cr_assert(m, "load: %s", err);
+  cr_assert_eq(m->nv, 6 * n);
+  cr_expect_not(mci_denseJacobian(m), "nv %d should take the sparse path", m->nv);
+  size_t arena = mci_arenaSize(m), dense = (size_t)m->nv * m->nv * sizeof(mcNum);
+  cr_expect_lt(arena, dense, "arena %zu bytes reserves dense nv x nv work (%zu)", arena, dense);
+
+  mcData* d = mc_makeData(m);
+  cr_assert(d, "mc_makeData failed for %zu bytes of arena", arena);
+  for (int i = 0; i < 2; i++) {
+    mc_step(m, d);
+  }
+  int nwarn = 0, finite = 1;
+  for (int w = 0; w < mcNWARNING; w++) {
+    nwarn += d->warning[w].number;
+  }
+  for (int i = 0; i < m->nv; i++) {
+    finite = finite && isfinite(d->qacc[i]);
+  }
+  cr_expect_gt(d->ncon, n, "the lattice should touch the floor and its neighbours");
+  cr_expect_gt(d->nefc, 0);
+  cr_expect_eq(nwarn, 0, "%d warnings while stepping", nwarn);
+  cr_expect(finite, "qacc not finite");
+  cr_expect_null(d->efc_J, "sparse path kept a dense efc_J");
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
