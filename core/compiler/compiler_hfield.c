@@ -1,8 +1,15 @@
 // Moduco core: height-field assets (inline nrow/ncol/elevation or MuJoCo's binary file).
 //
 // The binary file is int32 nrow, int32 ncol, then nrow*ncol float32 elevations, row-major, with
-// nothing after them. Elevations are normalized to [0, 1] (minimum 0, maximum 1; a constant field
-// becomes all zeros) as MuJoCo does, and scaled by size[2] in collision. PNG files are not read.
+// nothing after them; its rows are stored as read (row 0 at -y). An inline elevation list is
+// written top row first, as an image is: MuJoCo 3.3.8 stores its rows in reverse order, so the
+// first row written is the last row of hfield_data (at +y); Moduco does the same (MuJoCo 2.2.2
+// has no inline elevation). Elevations are then normalized as MuJoCo 2.2.2 and 3.3.8 do (measured
+// on both): subtract the minimum, then divide by the range if it exceeds mcMINVAL (a constant
+// field becomes all zeros, one of a smaller range is only shifted), where the minimum is taken
+// over the data and +1e10 and the maximum over the data and -1e10 (so a field wholly above 1e10
+// does not reach 0, one wholly below -1e10 does not reach 1). Collision scales the result by
+// size[2]; size is stored as given. PNG files are not read.
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,6 +18,9 @@
 #include <strings.h>
 
 #include "compiler/compiler_mesh.h"
+
+// the normalization's starting minimum (and, negated, maximum), as measured in MuJoCo
+#define HFIELD_BOUND 1e10f
 
 // resolve a height-field file against the model folder (and assetdir, as in MuJoCo 3)
 static void mcc_hfieldPath(mcc* c, const char* file, char* out, int out_sz) {
@@ -126,12 +136,22 @@ void mcc_compileHfields(mcc* c) {
       }
       if (ne > 0) {
         mcc_readFloats(c, e, "elevation", hd->data, cnt, cnt);
+        // the first row written is the last row of the grid (+y)
+        for (int r = 0; r < nrow / 2; r++) {
+          float* a = hd->data + (size_t)r * ncol;
+          float* b = hd->data + (size_t)(nrow - 1 - r) * ncol;
+          for (int k = 0; k < ncol; k++) {
+            float t = a[k];
+            a[k] = b[k];
+            b[k] = t;
+          }
+        }
       }
     }
 
-    // normalize to [0, 1]
+    // normalize to [0, 1]; the bounds start at +-1e10 (see the top of the file)
     int cnt = hd->nrow * hd->ncol;
-    float lo = hd->data[0], hi = hd->data[0];
+    float lo = HFIELD_BOUND, hi = -HFIELD_BOUND;
     for (int k = 0; k < cnt; k++) {
       if (!isfinite(hd->data[k])) {
         mcc_error(c, e, "hfield '%s': elevation %d is not finite", name, k);
@@ -139,8 +159,12 @@ void mcc_compileHfields(mcc* c) {
       lo = fminf(lo, hd->data[k]);
       hi = fmaxf(hi, hd->data[k]);
     }
+    float range = hi - lo;
     for (int k = 0; k < cnt; k++) {
-      hd->data[k] = hi - lo > mcMINVAL ? (hd->data[k] - lo) / (hi - lo) : 0.0f;
+      hd->data[k] -= lo;
+      if (range > mcMINVAL) {
+        hd->data[k] /= range;
+      }
     }
   }
 }

@@ -270,10 +270,11 @@ Test(hfield, binary_file_and_inline_match_mujoco) {
   mj_deleteModel(mj);
   mc_deleteModel(mc);
 
-  // inline elevation (MuJoCo 3 syntax) normalizes the same way
+  // inline elevation (MuJoCo 3 syntax) normalizes the same way; its rows are written last row
+  // first (MuJoCo 3.3.8 stores them reversed), so this is the file's field
   const char* xml2 =
     "<mujoco>\n<asset>\n<hfield name=\"t\" nrow=\"3\" ncol=\"4\" size=\"1 2 0.5 0.1\" "
-    "elevation=\"1 2 3 4 5 7 -1 0.5 2 2 2 3\"/>\n</asset>\n</mujoco>\n";
+    "elevation=\"2 2 2 3 5 7 -1 0.5 1 2 3 4\"/>\n</asset>\n</mujoco>\n";
   mt_write(dir, "model2.xml", xml2, strlen(xml2));
   mcModel* mc2 = mt_loadMC(dir, "model2.xml", err, sizeof(err));
   cr_assert_not_null(mc2, "%s", err);
