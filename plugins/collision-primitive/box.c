@@ -96,73 +96,46 @@ static mcNum boxDist2(const mcNum s[3], const mcNum c[3], const mcNum a[3], mcNu
 }
 
 
-// segment parameter in [-h, h] nearest to the box (the lowest one among ties): the squared
-// distance is convex and piecewise quadratic between the slab crossings
-static mcNum segmentBoxParam(const mcNum s[3], const mcNum c[3], const mcNum a[3], mcNum h) {
-  mcNum br[8];
-  int nb = 0;
-  br[nb++] = -h;
-  for (int k = 0; k < 3; k++) {
-    if (fabs(a[k]) < mcMINVAL) {
-      continue;
-    }
-    for (int sg = -1; sg <= 1; sg += 2) {
-      mcNum t = (sg*s[k] - c[k]) / a[k];
-      if (t > -h && t < h) {
-        br[nb++] = t;
-      }
-    }
-  }
-  br[nb++] = h;
+// segment parameter in [-h, h] nearest to the box edge along axis k at signs (s1, s2) of the
+// other two axes (segment c + t*a with unit a, box frame)
+static mcNum segmentEdgeParam(const mcNum s[3], const mcNum c[3], const mcNum a[3], mcNum h,
+                              int k, int s1, int s2) {
+  int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+  mcNum e[3];
+  e[k] = 0;
+  e[k1] = s1*s[k1];
+  e[k2] = s2*s[k2];
 
-  // insertion sort of the few breakpoints
-  for (int i = 1; i < nb; i++) {
-    mcNum x = br[i];
-    int j = i - 1;
-    while (j >= 0 && br[j] > x) {
-      br[j + 1] = br[j];
-      j--;
-    }
-    br[j + 1] = x;
+  // minimize |c + t a - e - u d| over t in [-h, h], u in [-s[k], s[k]] (d = unit axis k)
+  mcNum w[3];
+  sub3(w, c, e);
+  mcNum ad = a[k], aw = dot3(a, w), dw = w[k];
+  mcNum den = 1 - ad*ad;
+  mcNum t, u;
+  if (den > mcMINVAL) {
+    t = (ad*dw - aw) / den;
+  } else {
+    t = 0;
   }
-
-  // minimize on each piece
-  mcNum bestt = -h, bestf = boxDist2(s, c, a, -h);
-  for (int i = 0; i + 1 < nb; i++) {
-    mcNum lo = br[i], hi = br[i + 1], mid = 0.5*(lo + hi), num = 0, den = 0;
-    for (int k = 0; k < 3; k++) {
-      mcNum x = c[k] + mid*a[k];
-      if (x > s[k]) {
-        num += a[k]*(c[k] - s[k]);
-        den += a[k]*a[k];
-      } else if (x < -s[k]) {
-        num += a[k]*(c[k] + s[k]);
-        den += a[k]*a[k];
-      }
-    }
-    mcNum cand[2] = {lo, hi};
-    int nc = 2;
-    if (den > mcMINVAL) {
-      mcNum t = -num / den;
-      if (t > lo && t < hi) {
-        cand[0] = t;
-        nc = 1;
-      }
-    }
-    for (int j = 0; j < nc; j++) {
-      mcNum f = boxDist2(s, c, a, cand[j]);
-      if (f < bestf - 1e-14 * (1 + bestf)) {
-        bestf = f;
-        bestt = cand[j];
-      }
-    }
+  t = t < -h ? -h : (t > h ? h : t);
+  u = dw + t*ad;
+  if (u < -s[k] || u > s[k]) {
+    u = u < -s[k] ? -s[k] : s[k];
+    t = u*ad - aw;
+    t = t < -h ? -h : (t > h ? h : t);
   }
-  return bestt;
+  return t;
 }
 
 
-// the segment point nearest to the box as a sphere; when both end spheres touch the same face
-// (capsule lying on a face) the two ends instead
+// The contact set follows MuJoCo 2.2.2, derived from its observable behaviour: the segment
+// point nearest to the box (among the two ends and the points nearest to each box edge, the
+// first of equals; inside the box the distance is zero) is a sphere against the box. When that
+// point lies outside over a face and the axis is within asin(0.2) of the face plane, the segment
+// clipped to the face gives two contacts at its clipped ends instead. Otherwise the other end
+// sphere is added when within the margin, except that an end inside the box is reported alone,
+// and a segment through the box (both ends outside) reports its end spheres within the margin,
+// or the inner point when neither is.
 int mcc_capsuleBox(const mcpHost* host, const mcModel* m, const mcData* d, mcContact* con,
                    int g1, int g2, mcNum margin) {
   const mcNum* cpos = MCC_POS(d, g1);
@@ -176,68 +149,161 @@ int mcc_capsuleBox(const mcpHost* host, const mcModel* m, const mcData* d, mcCon
   mulMatTVec(lc, bmat, dif);
   mulMatTVec(la, bmat, axis);
 
-  // both ends over the same face: two contacts
-  mcContact ends[2];
-  int nend = 0;
+  // nearest segment point: ends first, then the points nearest to the 12 edges
+  mcNum bestt = -h, bestf = boxDist2(s, lc, la, -h);
+  int bestc = 0;
+  for (int c = 1; c < 14; c++) {
+    mcNum t;
+    if (c == 1) {
+      t = h;
+    } else {
+      int e = c - 2;
+      t = segmentEdgeParam(s, lc, la, h, e / 4, (e & 1) ? 1 : -1, (e & 2) ? 1 : -1);
+    }
+    mcNum f = boxDist2(s, lc, la, t);
+    if (f < bestf) {
+      bestf = f;
+      bestt = t;
+      bestc = c;
+    }
+  }
+  addScl3(pt, cpos, axis, bestt);
+  int cnt = sphereBoxRaw(m, d, con, g2, pt, r, margin);
+  if (!cnt) {
+    return 0;
+  }
+  int isEnd = bestc < 2 || bestt == -h || bestt == h;
+  int deep = bestf == 0;
+
+  // nearest point over a face (one coordinate outside the box) and the axis nearly parallel to
+  // it: clip the segment to the face
+  int k = -1, nout = 0;
+  for (int j = 0; j < 3; j++) {
+    mcNum x = lc[j] + bestt*la[j];
+    if (x > s[j] || x < -s[j]) {
+      nout++;
+      k = j;
+    }
+  }
+  if (!deep && nout == 1 && fabs(la[k]) < 0.2) {
+    mcNum sg = lc[k] + bestt*la[k] > 0 ? 1 : -1;
+    mcNum t0 = -h, t1 = h;
+    for (int j = 0; j < 3; j++) {
+      if (j == k || fabs(la[j]) < mcMINVAL) {
+        continue;
+      }
+      mcNum ta = (-s[j] - lc[j]) / la[j], tb = (s[j] - lc[j]) / la[j];
+      if (ta > tb) {
+        mcNum tmp = ta;
+        ta = tb;
+        tb = tmp;
+      }
+      t0 = ta > t0 ? ta : t0;
+      t1 = tb < t1 ? tb : t1;
+    }
+    mcNum n[3], ln[3] = {0, 0, 0};
+    ln[k] = -sg;
+    mulMatVec(n, bmat, ln);
+    cnt = 0;
+    for (int e = 0; e < 2; e++) {
+      mcNum t = e ? t1 : t0, pos[3];
+      mcNum dist = sg*(lc[k] + t*la[k]) - s[k] - r;
+      if (dist > margin) {
+        continue;
+      }
+      addScl3(pt, cpos, axis, t);
+      addScl3(pos, pt, n, r + dist/2);
+      setContact(con + cnt++, dist, pos, n, NULL);
+    }
+    return cnt;
+  }
+
+  // otherwise the end spheres, unless the nearest point is an end inside the box
+  if (deep && isEnd) {
+    return cnt;
+  }
+  if (deep) {
+    // segment through the box with both ends outside: the end spheres within the margin, else
+    // the inner point
+    mcContact ends[2];
+    int ne = 0;
+    for (int e = 0; e < 2; e++) {
+      addScl3(pt, cpos, axis, e ? h : -h);
+      ne += sphereBoxRaw(m, d, ends + ne, g2, pt, r, margin);
+    }
+    if (ne) {
+      for (int e = 0; e < ne; e++) {
+        con[e] = ends[e];
+      }
+      return ne;
+    }
+    return cnt;
+  }
   for (int e = 0; e < 2; e++) {
-    addScl3(pt, cpos, axis, e == 0 ? -h : h);
-    nend += sphereBoxRaw(m, d, ends + nend, g2, pt, r, margin);
-  }
-  if (nend == 2 && dot3(ends[0].frame, ends[1].frame) > 1 - 1e-9) {
-    mcNum lp[3];
-    int face = 1;
-    for (int e = 0; e < 2 && face; e++) {
-      mcNum ln[3];
-      mulMatTVec(ln, bmat, ends[e].frame);
-      int naxis = 0;
-      for (int k = 0; k < 3; k++) {
-        naxis += fabs(ln[k]) > 1 - 1e-9;
-      }
-      addScl3(lp, lc, la, e == 0 ? -h : h);
-      face = naxis == 1;
+    mcNum t = e ? h : -h;
+    if (isEnd && t == bestt) {
+      continue;
     }
-    if (face) {
-      con[0] = ends[0];
-      con[1] = ends[1];
-      return 2;
-    }
-  }
-
-  // nearest segment point
-  mcNum t = segmentBoxParam(s, lc, la, h);
-  addScl3(pt, cpos, axis, t);
-  return sphereBoxRaw(m, d, con, g2, pt, r, margin);
-}
-
-
-//---------------------------------- box-box -------------------------------------------------------
-
-// clip a convex polygon (n points) to the half space dot(p, nrm) <= off; return the new count
-static int clipPolygon(mcNum (*poly)[3], int n, const mcNum nrm[3], mcNum off, mcNum (*out)[3]) {
-  int cnt = 0;
-  for (int i = 0; i < n; i++) {
-    const mcNum* a = poly[i];
-    const mcNum* b = poly[(i + 1) % n];
-    mcNum da = dot3(a, nrm) - off, db = dot3(b, nrm) - off;
-    if (da <= 0) {
-      copy3(out[cnt++], a);
-    }
-    if ((da < 0 && db > 0) || (da > 0 && db < 0)) {
-      mcNum t = da / (da - db);
-      mcNum p[3];
-      for (int k = 0; k < 3; k++) {
-        p[k] = a[k] + t*(b[k] - a[k]);
-      }
-      copy3(out[cnt++], p);
-    }
+    addScl3(pt, cpos, axis, t);
+    cnt += sphereBoxRaw(m, d, con + cnt, g2, pt, r, margin);
   }
   return cnt;
 }
 
 
-// separating-axis test over the 15 axes; the axis of least penetration gives the contact
-// normal; face axes clip the incident face against the reference face, edge axes give one
-// contact between the two edges
+//---------------------------------- box-box -------------------------------------------------------
+
+// The contact set follows MuJoCo 2.2.2, derived from its observable behaviour:
+// - the axis is the one of largest separation among the 3+3 face normals and the 9 edge-edge
+//   cross products (normalized); an edge axis replaces the best so far when its separation
+//   exceeds best*(1 - 1e-12): overlapping, it must be larger by a relative 1e-12; separated, an
+//   exact tie (an edge of one box level with a face of the other) goes to the edge;
+// - whatever the axis, the face of each box most aligned with it (box 1: with the normal, box 2:
+//   against it) is projected along the normal; the contacts are the corners of the overlap of
+//   the two projected faces: corners of either face inside the other and crossings of their
+//   edges, each with the gap between the two faces along the normal as its distance and the
+//   midpoint between them as its position, kept while the gap is within the margin;
+// - on a face axis, an incident face tilted so that one of its edges is more than 60 degrees
+//   away from the normal takes part with its edge nearest to the reference face only (with its
+//   nearest corner only when both are); on an edge axis, of the corners of box 1 only those on
+//   its edge along the axis direction on the side of box 2's centre count;
+// - on a face axis MuJoCo 2.2.2 reports half of that gap as the distance (the position stays the
+//   midpoint), overlapping or not; on an edge axis the full gap.
+// Not reproduced (physically wrong, see tests/collision/test_collision_pairs.c): the extra
+// "phantom" corner of box 2's face that 2.2.2 adds, outside the overlap or repeating a contact,
+// when an edge of that face is level with box 1's face.
+
+typedef struct {
+  mcNum pa[3];                    // point on the face of box 1
+  mcNum pen;                      // penetration along the normal (gap = -pen)
+} BoxPoint;
+
+
+// one contact per overlap corner; returns the new count
+static int boxAddPoint(BoxPoint* pt, int cnt, const mcNum pa[3], mcNum pen, mcNum margin) {
+  if (-pen > margin || cnt >= 16) {
+    return cnt;
+  }
+  copy3(pt[cnt].pa, pa);
+  pt[cnt].pen = pen;
+  return cnt + 1;
+}
+
+
+// corners of a face in order (-,-), (+,-), (+,+), (-,+) over its two tangent axes; its edges
+// 0: first coordinate -1, 1: first +1, 2: second -1, 3: second +1; edge i of the corner loop
+// (from corner i to corner i+1) is side boxQuadEdge[i]
+static const int boxQuadEdge[4] = {2, 1, 3, 0};
+
+
+// mask of one side of a face (side 2*w + sg): its two corners (bits 0-3) and the edge (bit 4+)
+static int boxSideMask(int w, int sg) {
+  static const int corners[4] = {0x9, 0x6, 0x3, 0xc};
+  int side = 2*w + sg;
+  return corners[side] | (16 << side);
+}
+
+
 int mcc_boxBox(const mcpHost* host, const mcModel* m, const mcData* d, mcContact* con,
                int g1, int g2, mcNum margin) {
   const mcNum* p[2] = {MCC_POS(d, g1), MCC_POS(d, g2)};
@@ -251,22 +317,17 @@ int mcc_boxBox(const mcpHost* host, const mcModel* m, const mcData* d, mcContact
   }
   sub3(T, p[1], p[0]);
 
-  // best axis: largest separation (face axes preferred on near ties)
-  mcNum bestSep = -INFINITY, bestN[3] = {1, 0, 0};
-  int bestType = -1, bestI = 0, bestJ = 0;
+  // separating axes
+  mcNum bestSep = -INFINITY, n[3] = {1, 0, 0};
+  int edge = 0, bestA = -1;
   for (int a = 0; a < 15; a++) {
     mcNum L[3];
-    int type, i = 0, j = 0;
     if (a < 6) {
-      type = a < 3 ? 0 : 1;
-      copy3(L, ax[type][a % 3]);
+      copy3(L, ax[a / 3][a % 3]);
     } else {
-      type = 2;
-      i = (a - 6) / 3;
-      j = (a - 6) % 3;
-      cross3(L, ax[0][i], ax[1][j]);
+      cross3(L, ax[0][(a - 6) / 3], ax[1][(a - 6) % 3]);
       mcNum len = norm3(L);
-      if (len < 1e-6) {
+      if (len < mcMINVAL) {
         continue;
       }
       scl3(L, L, 1/len);
@@ -281,115 +342,221 @@ int mcc_boxBox(const mcpHost* host, const mcModel* m, const mcData* d, mcContact
     if (sep > margin) {
       return 0;
     }
-    mcNum bias = type == 2 ? 1e-6 : 0;
-    if (sep > bestSep + bias) {
+    mcNum better = a < 6 ? bestSep : bestSep - 1e-12*bestSep;
+    if (sep > better) {
       bestSep = sep;
-      bestType = type;
-      bestI = type == 2 ? i : a % 3;
-      bestJ = j;
-      scl3(bestN, L, proj < 0 ? -1 : 1);
+      edge = a >= 6;
+      bestA = a;
+      scl3(n, L, proj < 0 ? -1 : 1);
+    }
+  }
+  if (bestA < 0) {
+    return 0;  // not finite
+  }
+
+  // face of box 1 facing along n, face of box 2 facing against it
+  int fk[2] = {0, 0};
+  mcNum fsg[2], fc[2][3], fn[2][3];
+  for (int b = 0; b < 2; b++) {
+    mcNum best = -1;
+    for (int k = 0; k < 3; k++) {
+      mcNum al = fabs(dot3(ax[b][k], n));
+      if (al >= best) {
+        best = al;
+        fk[b] = k;
+      }
+    }
+    mcNum dn = dot3(ax[b][fk[b]], n);
+    fsg[b] = (b == 0) == (dn > 0) ? 1 : -1;
+    scl3(fn[b], ax[b][fk[b]], fsg[b]);
+    addScl3(fc[b], p[b], fn[b], s[b][fk[b]]);
+  }
+  mcNum na = dot3(n, fn[0]), nb = dot3(n, fn[1]);
+  if (fabs(na) < mcMINVAL || fabs(nb) < mcMINVAL) {
+    return 0;
+  }
+
+  // face 1 in 2D: axes U, V with half sizes su, sv
+  int ku = (fk[0] + 1) % 3, kv = (fk[0] + 2) % 3;
+  const mcNum* U = ax[0][ku];
+  const mcNum* V = ax[0][kv];
+  mcNum su = s[0][ku], sv = s[0][kv];
+
+  // corners of face 2 projected along n onto the plane of face 1: 2D position, penetration
+  int k1 = (fk[1] + 1) % 3, k2 = (fk[1] + 2) % 3;
+  const mcNum cu[4] = {-1, 1, 1, -1}, cv[4] = {-1, -1, 1, 1};
+  mcNum q[4][2], qpen[4];
+  for (int i = 0; i < 4; i++) {
+    mcNum v[3], dif[3], w[3];
+    addScl3(v, fc[1], ax[1][k1], cu[i]*s[1][k1]);
+    addScl3(v, v, ax[1][k2], cv[i]*s[1][k2]);
+    sub3(dif, fc[0], v);
+    qpen[i] = dot3(dif, fn[0]) / na;
+    addScl3(w, v, n, qpen[i]);
+    sub3(w, w, fc[0]);
+    q[i][0] = dot3(w, U);
+    q[i][1] = dot3(w, V);
+  }
+
+  BoxPoint pt[16];
+  int cnt = 0;
+  mcNum pa[3];
+
+  // which parts take part: corners of face 2 (bit i of useB), edges of face 2 (bit 4+i), corners
+  // of face 1 (bit i of useA), edges of face 1 (bit 4+i: u=-su, u=+su, v=-sv, v=+sv)
+  int useA = 0xff, useB = 0xff;
+  if (edge) {
+    // edge axis: of face 1 only the corners of its edge along the edge direction on the side of
+    // box 2's centre
+    int ia = (bestA - 6) / 3;
+    int w = ia == ku ? 1 : 0;
+    int sg = dot3(ax[0][w == 0 ? ku : kv], T) > 0 ? 1 : 0;
+    useA = (boxSideMask(w, sg) & 0xf) | 0xf0;
+  } else {
+    // face axis: a tilted incident face (a tangent axis more than 60 degrees from the normal)
+    // takes part only with its edge nearest the reference face
+    int inc = bestA < 3 ? 1 : 0;
+    int t1 = (fk[inc] + 1) % 3, t2 = (fk[inc] + 2) % 3;
+    mcNum d1 = dot3(ax[inc][t1], n), d2 = dot3(ax[inc][t2], n);
+    if (fabs(d1) > 0.5 || fabs(d2) > 0.5) {
+      int w = fabs(d2) > fabs(d1) ? 1 : 0;
+      mcNum dw = w ? d2 : d1;
+      int sg = (inc == 1) == (dw < 0) ? 1 : 0;
+      int mask = boxSideMask(w, sg);
+      if (fabs(d1) > 0.5 && fabs(d2) > 0.5) {
+        // both edges that far from the normal: only the corner nearest to the reference face
+        mcNum dv = w ? d1 : d2;
+        mask &= boxSideMask(1 - w, (inc == 1) == (dv < 0) ? 1 : 0) & 0xf;
+      }
+      if (inc == 1) {
+        useA = 0xf0;
+        useB = mask;
+      } else {
+        useB = 0xf0;
+        useA = mask;
+      }
     }
   }
 
-  // edge-edge: nearest points of the two supporting edges
-  if (bestType == 2) {
-    mcNum e0[3], e1[3];
-    copy3(e0, p[0]);
-    copy3(e1, p[1]);
-    for (int k = 0; k < 3; k++) {
-      if (k != bestI) {
-        mcNum sg = dot3(ax[0][k], bestN) > 0 ? 1 : -1;
-        addScl3(e0, e0, ax[0][k], sg*s[0][k]);
+  // corners of face 2 inside face 1
+  for (int i = 0; i < 4; i++) {
+    if ((useB & (1 << i)) && fabs(q[i][0]) <= su && fabs(q[i][1]) <= sv) {
+      addScl3(pa, fc[0], U, q[i][0]);
+      addScl3(pa, pa, V, q[i][1]);
+      cnt = boxAddPoint(pt, cnt, pa, qpen[i], margin);
+    }
+  }
+
+  // crossings of the edges of face 2 with the edges of face 1
+  for (int i = 0; i < 4; i++) {
+    const mcNum* a = q[i];
+    const mcNum* b = q[(i + 1) % 4];
+    if (!(useB & (16 << boxQuadEdge[i]))) {
+      continue;
+    }
+    for (int c = 0; c < 2; c++) {
+      int o = 1 - c;
+      mcNum lim = c == 0 ? su : sv, olim = c == 0 ? sv : su;
+      if (a[c] == b[c]) {
+        continue;
       }
-      if (k != bestJ) {
-        mcNum sg = dot3(ax[1][k], bestN) > 0 ? -1 : 1;
-        addScl3(e1, e1, ax[1][k], sg*s[1][k]);
+      for (int sg = -1; sg <= 1; sg += 2) {
+        if (!(useA & (16 << (2*c + (sg > 0))))) {
+          continue;
+        }
+        mcNum t = (sg*lim - a[c]) / (b[c] - a[c]);
+        if (!(t > 0 && t < 1)) {
+          continue;
+        }
+        mcNum x[2];
+        x[c] = sg*lim;
+        x[o] = a[o] + t*(b[o] - a[o]);
+        if (!(fabs(x[o]) < olim)) {
+          continue;
+        }
+        addScl3(pa, fc[0], U, x[0]);
+        addScl3(pa, pa, V, x[1]);
+        cnt = boxAddPoint(pt, cnt, pa, qpen[i] + t*(qpen[(i + 1) % 4] - qpen[i]), margin);
       }
     }
-    const mcNum* u = ax[0][bestI];
-    const mcNum* v = ax[1][bestJ];
-    mcNum w[3];
-    sub3(w, e0, e1);
-    mcNum uv = dot3(u, v), uw = dot3(u, w), vw = dot3(v, w), den = 1 - uv*uv;
-    mcNum tu = 0, tv = 0;
+  }
+
+  // corners of face 1 inside the projection of face 2
+  mcNum area = 0;
+  for (int i = 0; i < 4; i++) {
+    const mcNum* a = q[i];
+    const mcNum* b = q[(i + 1) % 4];
+    area += a[0]*b[1] - a[1]*b[0];
+  }
+  for (int i = 0; i < 4; i++) {
+    mcNum x[2] = {cu[i]*su, cv[i]*sv};
+    if (!(useA & (1 << i))) {
+      continue;
+    }
+    int inside = 1;
+    for (int j = 0; j < 4 && inside; j++) {
+      const mcNum* a = q[j];
+      const mcNum* b = q[(j + 1) % 4];
+      mcNum cr = (b[0] - a[0])*(x[1] - a[1]) - (b[1] - a[1])*(x[0] - a[0]);
+      inside = area > 0 ? cr > 0 : cr < 0;
+    }
+    if (inside) {
+      mcNum dif[3];
+      addScl3(pa, fc[0], U, x[0]);
+      addScl3(pa, pa, V, x[1]);
+      sub3(dif, pa, fc[1]);
+      cnt = boxAddPoint(pt, cnt, pa, dot3(dif, fn[1]) / nb, margin);
+    }
+  }
+
+  // edge axis with separated boxes and no overlap of the projected faces: 2.2.2 reports corners
+  // with deep penetrations here (MJ#3476-like); the physical contact is the pair of nearest
+  // points of the two edges, at the separation
+  if (edge && !cnt && bestSep > 0) {
+    int ia = (bestA - 6) / 3, jb = (bestA - 6) % 3;
+    mcNum ea[3], eb[3], dif[3];
+    copy3(ea, p[0]);
+    copy3(eb, p[1]);
+    for (int k = 0; k < 3; k++) {
+      if (k != ia) {
+        addScl3(ea, ea, ax[0][k], (dot3(ax[0][k], n) > 0 ? 1 : -1) * s[0][k]);
+      }
+      if (k != jb) {
+        addScl3(eb, eb, ax[1][k], (dot3(ax[1][k], n) > 0 ? -1 : 1) * s[1][k]);
+      }
+    }
+
+    // nearest points of the segments ea + x*u (|x| <= s0), eb + y*v (|y| <= s1)
+    const mcNum* u = ax[0][ia];
+    const mcNum* v = ax[1][jb];
+    sub3(dif, ea, eb);
+    mcNum uv = dot3(u, v), du = dot3(dif, u), dv = dot3(dif, v), den = 1 - uv*uv, x = 0, y = 0;
     if (den > mcMINVAL) {
-      tu = (uv*vw - uw) / den;
-      tv = (vw - uv*uw) / den;
+      x = (uv*dv - du) / den;
     }
-    mcNum q0[3], q1[3], pos[3];
-    addScl3(q0, e0, u, tu);
-    addScl3(q1, e1, v, tv);
-    mcNum dist = bestSep;
-    for (int k = 0; k < 3; k++) {
-      pos[k] = 0.5*(q0[k] + q1[k]);
+    x = x < -s[0][ia] ? -s[0][ia] : (x > s[0][ia] ? s[0][ia] : x);
+    y = dv + x*uv;
+    if (y < -s[1][jb] || y > s[1][jb]) {
+      y = y < -s[1][jb] ? -s[1][jb] : s[1][jb];
+      x = y*uv - du;
+      x = x < -s[0][ia] ? -s[0][ia] : (x > s[0][ia] ? s[0][ia] : x);
     }
-    setContact(con, dist, pos, bestN, NULL);
+    mcNum qa[3], qb[3], pos[3];
+    addScl3(qa, ea, u, x);
+    addScl3(qb, eb, v, y);
+    add3(pos, qa, qb);
+    scl3(pos, pos, 0.5);
+    setContact(con, bestSep, pos, n, NULL);
     return 1;
   }
 
-  // face: reference box ref, incident box inc; nref points out of ref toward inc
-  int ref = bestType, inc = 1 - bestType;
-  mcNum nref[3];
-  scl3(nref, bestN, ref == 0 ? 1 : -1);
-
-  // incident face: most anti-parallel to nref
-  int fk = 0;
-  mcNum fd = 0;
-  for (int k = 0; k < 3; k++) {
-    mcNum dk = dot3(ax[inc][k], nref);
-    if (fabs(dk) > fabs(fd)) {
-      fd = dk;
-      fk = k;
-    }
+  // contacts: midpoint between the faces; halved distance on face axes
+  mcNum scale = edge ? 1 : 0.5;
+  int ncon = 0;
+  for (int i = 0; i < cnt && ncon < mcMAXCONPAIR; i++) {
+    mcNum pos[3];
+    addScl3(pos, pt[i].pa, n, -0.5*pt[i].pen);
+    setContact(con + ncon++, -pt[i].pen*scale, pos, n, NULL);
   }
-  mcNum fsg = fd > 0 ? -1 : 1;
-  mcNum poly[8][3], tmp[8][3];
-  int k1 = (fk + 1) % 3, k2 = (fk + 2) % 3;
-  const mcNum sx[4] = {1, -1, -1, 1}, sy[4] = {1, 1, -1, -1};
-  for (int v = 0; v < 4; v++) {
-    copy3(poly[v], p[inc]);
-    addScl3(poly[v], poly[v], ax[inc][fk], fsg*s[inc][fk]);
-    addScl3(poly[v], poly[v], ax[inc][k1], sx[v]*s[inc][k1]);
-    addScl3(poly[v], poly[v], ax[inc][k2], sy[v]*s[inc][k2]);
-  }
-
-  // clip against the four side planes of the reference face
-  int n = 4;
-  for (int k = 0; k < 3 && n; k++) {
-    if (k == bestI) {
-      continue;
-    }
-    for (int sg = -1; sg <= 1 && n; sg += 2) {
-      mcNum nrm[3];
-      scl3(nrm, ax[ref][k], sg);
-      mcNum off = dot3(nrm, p[ref]) + s[ref][k];
-      n = clipPolygon(poly, n, nrm, off, tmp);
-      for (int v = 0; v < n; v++) {
-        copy3(poly[v], tmp[v]);
-      }
-    }
-  }
-
-  // points within margin of the reference face
-  mcNum fpt[3];
-  addScl3(fpt, p[ref], nref, s[ref][bestI] * 1);
-  {
-    // the reference face is the one facing nref
-    mcNum sg = dot3(ax[ref][bestI], nref) > 0 ? 1 : -1;
-    addScl3(fpt, p[ref], ax[ref][bestI], sg*s[ref][bestI]);
-  }
-  int cnt = 0;
-  for (int v = 0; v < n && cnt < mcMAXCONPAIR; v++) {
-    mcNum dif[3], pos[3];
-    sub3(dif, poly[v], fpt);
-    mcNum dist = dot3(dif, nref);
-    if (dist > margin) {
-      continue;
-    }
-    // MuJoCo 2.2.2 reports half the penetration of face contacts (the position stays midway)
-    addScl3(pos, poly[v], nref, -dist/2);
-    setContact(con + cnt, dist/2, pos, bestN, NULL);
-    cnt++;
-  }
-  return cnt;
+  return ncon;
 }

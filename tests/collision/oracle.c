@@ -38,6 +38,7 @@ mcModel* orc_convert(const mjModel* mm) {
   sz.nmesh = mm->nmesh;
   sz.nmeshvert = mm->nmeshvert;
   sz.nmeshface = mm->nmeshface;
+  sz.nmeshgraph = mm->nmeshgraph;
   sz.nhfield = mm->nhfield;
   sz.nhfielddata = mm->nhfielddata;
   sz.nconmax = mm->nconmax > 0 ? mm->nconmax : -1;
@@ -109,7 +110,9 @@ mcModel* orc_convert(const mjModel* mm) {
     m->mesh_vertnum[i] = mm->mesh_vertnum[i];
     m->mesh_faceadr[i] = mm->mesh_faceadr[i];
     m->mesh_facenum[i] = mm->mesh_facenum[i];
+    m->mesh_graphadr[i] = mm->mesh_graphadr[i];
   }
+  memcpy(m->mesh_graph, mm->mesh_graph, sizeof(int) * (size_t)mm->nmeshgraph);
   memcpy(m->mesh_vert, mm->mesh_vert, sizeof(float) * 3 * (size_t)mm->nmeshvert);
   memcpy(m->mesh_face, mm->mesh_face, sizeof(int) * 3 * (size_t)mm->nmeshface);
 
@@ -149,13 +152,17 @@ static double vecErr(const double* a, const double* b, int n) {
 
 int orc_compare(const mjContact* ref, int nref, const mcContact* con, int ncon, double tol,
                 int params, const char* label, OrcStats* st) {
-  static int printed = 0;
+  static int printed = 0, maxprint = -1;
+  if (maxprint < 0) {
+    const char* env = getenv("ORC_PRINT");
+    maxprint = env ? atoi(env) : 20;
+  }
   int ok = 1;
   st->ncases++;
   if (nref != ncon) {
     ok = 0;
     st->nmismatch++;
-    if (printed++ < 20) {
+    if (printed++ < maxprint) {
       fprintf(stderr, "[%s] ncon %d, MuJoCo %d\n", label, ncon, nref);
       for (int i = 0; i < nref; i++) {
         fprintf(stderr, "   mj %d-%d dist %.9g pos %.6g %.6g %.6g n %.6g %.6g %.6g\n",
@@ -192,7 +199,7 @@ int orc_compare(const mjContact* ref, int nref, const mcContact* con, int ncon, 
       if (nref == ncon) {
         st->nmismatch++;
       }
-      if (printed++ < 20) {
+      if (printed++ < maxprint) {
         fprintf(stderr, "[%s] contact %d: mc %d-%d dist %.12g pos %.9g %.9g %.9g n %.9g %.9g %.9g"
                 "\n   MuJoCo %d-%d dist %.12g pos %.9g %.9g %.9g n %.9g %.9g %.9g\n", label, i,
                 c->geom1, c->geom2, c->dist, c->pos[0], c->pos[1], c->pos[2], c->frame[0],
@@ -205,6 +212,91 @@ int orc_compare(const mjContact* ref, int nref, const mcContact* con, int ncon, 
     st->ncasefail++;
   }
   return ok;
+}
+
+
+static double contactErr(const mjContact* r, const mcContact* c) {
+  double e = fmax(fabs(r->dist - c->dist), fmax(vecErr(r->pos, c->pos, 3),
+                                                vecErr(r->frame, c->frame, 3)));
+  if (r->geom1 != c->geom1 || r->geom2 != c->geom2 || e != e) {
+    e = INFINITY;
+  }
+  return e;
+}
+
+
+int orc_compareSet(const mjContact* ref, int nref, const mcContact* con, int ncon, double tol,
+                   const char* label, OrcStats* st) {
+  mjContact sref[mjMAXCONPAIR];
+  mcContact scon[mcMAXCONPAIR];
+  int nr = nref < mjMAXCONPAIR ? nref : mjMAXCONPAIR;
+  int nc = ncon < mcMAXCONPAIR ? ncon : mcMAXCONPAIR;
+  memcpy(sref, ref, sizeof(mjContact) * (size_t)nr);
+  memcpy(scon, con, sizeof(mcContact) * (size_t)nc);
+
+  // order Moduco's contacts like MuJoCo's: greedy nearest pairs
+  int used[mcMAXCONPAIR] = {0};
+  mcContact ord[mcMAXCONPAIR];
+  int nord = 0;
+  for (int i = 0; i < nr && nord < nc; i++) {
+    int best = -1;
+    double be = INFINITY;
+    for (int j = 0; j < nc; j++) {
+      double e = used[j] ? INFINITY : contactErr(sref + i, scon + j);
+      if (!used[j] && (best < 0 || e < be)) {
+        best = j;
+        be = e;
+      }
+    }
+    used[best] = 1;
+    ord[nord++] = scon[best];
+  }
+  for (int j = 0; j < nc; j++) {
+    if (!used[j]) {
+      ord[nord++] = scon[j];
+    }
+  }
+  return orc_compare(sref, nr, ord, nord, tol, 0, label, st);
+}
+
+
+int orc_lineHitsBox(const mjModel* mm, const mjData* md, int g, const double p[3],
+                    const double n[3], double tol) {
+  const double* c = md->geom_xpos + 3*g;
+  const double* R = md->geom_xmat + 9*g;
+  const double* s = mm->geom_size + 3*g;
+  double lo = -INFINITY, hi = INFINITY;
+  for (int k = 0; k < 3; k++) {
+    double a[3] = {R[k], R[3 + k], R[6 + k]};
+    double o = (p[0] - c[0])*a[0] + (p[1] - c[1])*a[1] + (p[2] - c[2])*a[2];
+    double dn = n[0]*a[0] + n[1]*a[1] + n[2]*a[2];
+    if (fabs(dn) < 1e-12) {
+      if (fabs(o) > s[k] + tol) {
+        return 0;
+      }
+      continue;
+    }
+    double t1 = (-s[k] - tol - o) / dn, t2 = (s[k] + tol - o) / dn;
+    lo = fmax(lo, fmin(t1, t2));
+    hi = fmin(hi, fmax(t1, t2));
+  }
+  return lo <= hi;
+}
+
+
+int orc_dropOffOverlap(const mjModel* mm, const mjData* md, mjContact* rc, int nr) {
+  int n = 0;
+  for (int i = 0; i < nr; i++) {
+    int dup = 0;
+    for (int j = 0; j < n && !dup; j++) {
+      dup = vecErr(rc[i].pos, rc[j].pos, 3) < 1e-12 && fabs(rc[i].dist - rc[j].dist) < 1e-12;
+    }
+    if (!dup && orc_lineHitsBox(mm, md, 0, rc[i].pos, rc[i].frame, 1e-9) &&
+        orc_lineHitsBox(mm, md, 1, rc[i].pos, rc[i].frame, 1e-9)) {
+      rc[n++] = rc[i];
+    }
+  }
+  return n;
 }
 
 

@@ -35,6 +35,20 @@ typedef struct {
 int orc_compare(const mjContact* ref, int nref, const mcContact* con, int ncon, double tol,
                 int params, const char* label, OrcStats* st);
 
+// Like orc_compare, but as sets: each MuJoCo contact is paired with the closest unused Moduco
+// contact (the order of the contacts within a geom pair does not matter).
+int orc_compareSet(const mjContact* ref, int nref, const mcContact* con, int ncon, double tol,
+                   const char* label, OrcStats* st);
+
+// Does the line through p along n pass through box geom g (within tol)?
+int orc_lineHitsBox(const mjModel* mm, const mjData* md, int g, const double p[3],
+                    const double n[3], double tol);
+
+// Keep the MuJoCo contacts of box geoms 0 and 1 whose line along the normal crosses both boxes,
+// once each: drops 2.2.2's "phantom" corner, which lies outside the overlap or repeats a contact
+// already reported. Returns the new count.
+int orc_dropOffOverlap(const mjModel* mm, const mjData* md, mjContact* rc, int nr);
+
 // Random numbers (xorshift64*).
 typedef struct {
   unsigned long long s;

@@ -21,6 +21,47 @@ typedef struct {
   double tol;
 } PairCase;
 
+static int g_nphantom = 0;        // MuJoCo box-box contacts dropped as phantoms (see below)
+
+
+// MuJoCo 2.2.2 box-box adds a "phantom" contact at the first corner of box 2's face when an edge
+// of that face is level with box 1's face (exactly parallel faces, or a tilt about one face
+// axis), wherever that corner is. Outside the overlap it is no contact at all: the line through
+// it along the normal misses one of the boxes, and for a far corner it reports a penetration
+// where there is none (the family of MJ#3476); inside, it repeats a contact already reported.
+// Moduco leaves it out; the comparison drops it from MuJoCo's set and counts it.
+// penetration of boxes 0 and 1 along unit n: overlap of their projections (negative: apart)
+static double boxOverlap(const mjModel* mm, const mjData* md, const double n[3]) {
+  double r = 0, t = 0;
+  for (int g = 0; g < 2; g++) {
+    const double* R = md->geom_xmat + 9*g;
+    for (int k = 0; k < 3; k++) {
+      r += mm->geom_size[3*g + k] * fabs(R[k]*n[0] + R[3 + k]*n[1] + R[6 + k]*n[2]);
+    }
+    t += (g ? 1 : -1) * (md->geom_xpos[3*g]*n[0] + md->geom_xpos[3*g + 1]*n[1] +
+                         md->geom_xpos[3*g + 2]*n[2]);
+  }
+  return r - fabs(t);
+}
+
+
+// a contact deeper than the two boxes overlap along its normal (2.2.2 reports such penetrations
+// for boxes that an edge axis separates, the MJ#3476 family; Moduco reports the separation);
+// 2.2.2's halved face distances (see box.c) are allowed
+static int tooDeep(const mjModel* mm, const mjData* md, double dist, const double n[3]) {
+  double ov = boxOverlap(mm, md, n);
+  return -dist > fmax(ov, 0.5*ov) + 1e-9;
+}
+
+static int g_nbogus = 0;          // poses where MuJoCo reports such a contact (not compared)
+
+
+static int dropPhantoms(const mjModel* mm, const mjData* md, mjContact* rc, int nr) {
+  int n = orc_dropOffOverlap(mm, md, rc, nr);
+  g_nphantom += nr - n;
+  return n;
+}
+
 
 // random size for a geom type
 static void randomSize(OrcRng* r, int type, double size[3]) {
@@ -136,6 +177,21 @@ static OrcStats runPair(const PairCase* pc, unsigned long long seed) {
         rc[i].geom2 = 1;
         mju_normalize3(rc[i].frame);
       }
+      if (pc->t1 == mjGEOM_BOX && pc->t2 == mjGEOM_BOX) {
+        nr = dropPhantoms(mm, md, rc, nr);
+        for (int i = 0; i < nc; i++) {
+          cr_expect(!tooDeep(mm, md, mc[i].dist, mc[i].frame),
+                    "box-box #%d: dist %g deeper than the overlap", ip, mc[i].dist);
+        }
+        int bogus = 0;
+        for (int i = 0; i < nr; i++) {
+          bogus |= tooDeep(mm, md, rc[i].dist, rc[i].frame);
+        }
+        if (bogus) {
+          g_nbogus++;
+          continue;
+        }
+      }
       for (int i = 0; i < nc; i++) {
         mc[i].geom1 = 0;
         mc[i].geom2 = 1;
@@ -143,17 +199,21 @@ static OrcStats runPair(const PairCase* pc, unsigned long long seed) {
       }
       char label[64];
       snprintf(label, sizeof(label), "%s-%s #%d", g_type[pc->t1], g_type[pc->t2], ip);
-      orc_compare(rc, nr, mc, nc, pc->tol, 0, label, &st);
+      orc_compareSet(rc, nr, mc, nc, pc->tol, label, &st);
     }
     mc_deleteData(d);
     mc_deleteModel(m);
     mj_deleteData(md);
     mj_deleteModel(mm);
   }
-  printf("%-20s poses %4d  agree %4d (%.1f%%)  contacts %4d  max err %.3g\n",
-         "", st.ncases, st.ncases - st.ncasefail,
-         100.0 * (st.ncases - st.ncasefail) / (st.ncases ? st.ncases : 1), st.ncompared,
-         st.maxerr);
+  printf("%-20s poses %4d  agree %4d (%.1f%%)  contacts %4d  max err %.3g", "", st.ncases,
+         st.ncases - st.ncasefail, 100.0 * (st.ncases - st.ncasefail) / (st.ncases ? st.ncases : 1),
+         st.ncompared, st.maxerr);
+  if (pc->t1 == mjGEOM_BOX && pc->t2 == mjGEOM_BOX) {
+    printf("  (MuJoCo phantom contacts left out: %d; poses with deeper-than-overlap MuJoCo "
+           "contacts not compared: %d)", g_nphantom, g_nbogus);
+  }
+  printf("\n");
   fflush(stdout);
   return st;
 }
@@ -179,11 +239,16 @@ PAIR_TEST(sphere_sphere, mjGEOM_SPHERE, mjGEOM_SPHERE, 400, 1e-9, 1.0)
 PAIR_TEST(sphere_capsule, mjGEOM_SPHERE, mjGEOM_CAPSULE, 400, 1e-9, 1.0)
 PAIR_TEST(sphere_box, mjGEOM_SPHERE, mjGEOM_BOX, 400, 1e-9, 1.0)
 PAIR_TEST(capsule_capsule, mjGEOM_CAPSULE, mjGEOM_CAPSULE, 400, 1e-9, 1.0)
-// capsule-box and box-box: own algorithms, partial agreement with MuJoCo (known gap, floor only).
-// Face contacts now report MuJoCo 2.2.2's halved depth; the point sets MuJoCo keeps for deep
-// and edge-edge penetration (several points with individual depths) are not reproduced yet.
-PAIR_TEST(capsule_box, mjGEOM_CAPSULE, mjGEOM_BOX, 400, 1e-9, 0.0)
-PAIR_TEST(box_box, mjGEOM_BOX, mjGEOM_BOX, 400, 1e-9, 0.0)
+// capsule-box and box-box: MuJoCo 2.2.2's contact sets as derived from its behaviour (see
+// plugins/collision-primitive/box.c); MuJoCo's box-box "phantom" corners are left out of the
+// comparison (dropPhantoms), and poses where 2.2.2 reports a contact deeper than the boxes
+// overlap are not compared (tooDeep; Moduco's own contacts are checked against that bound, and
+// test_collision_boxes.c holds such a pose). Remaining differences (floors at what is reached): box-box, the
+// corners 2.2.2 keeps on edge axes in a few deep or near-face poses; capsule-box, the second
+// contact (2.2.2 sometimes repeats the first, sometimes picks another point) when the nearest
+// point is an end near a box edge or the segment crosses the box.
+PAIR_TEST(capsule_box, mjGEOM_CAPSULE, mjGEOM_BOX, 400, 1e-9, 339.0 / 400)
+PAIR_TEST(box_box, mjGEOM_BOX, mjGEOM_BOX, 400, 1e-9, 391.0 / 399)
 
 // pairs MuJoCo 2.2.2 also solves with MPR (1e-4): dist and pos agree, the normal libccd returns
 // differs from MuJoCo's bundled MPR in most penetrating poses (known gap, floor only)
@@ -196,3 +261,87 @@ PAIR_TEST(ellipsoid_cylinder, mjGEOM_ELLIPSOID, mjGEOM_CYLINDER, 200, 1e-4, 0.2)
 PAIR_TEST(ellipsoid_box, mjGEOM_ELLIPSOID, mjGEOM_BOX, 200, 1e-4, 0.2)
 PAIR_TEST(cylinder_cylinder, mjGEOM_CYLINDER, mjGEOM_CYLINDER, 200, 1e-4, 0.2)
 PAIR_TEST(cylinder_box, mjGEOM_CYLINDER, mjGEOM_BOX, 200, 1e-4, 0.2)
+
+
+// plane-mesh: random convex point clouds (hulls built by MuJoCo) in random poses above, touching
+// and through a plane; the contact set (deepest hull vertex and the first two of its hull
+// neighbours within the margin) compared with MuJoCo 2.2.2's to 1e-9
+Test(pairs, plane_mesh) {
+  OrcRng rng = {4242};
+  OrcStats st = {0};
+  mcpfCollide fn = mci_collisionFunc(mjGEOM_PLANE, mjGEOM_MESH);
+  cr_assert(fn, "no collide function for plane-mesh");
+  mjfCollision ref = mjCOLLISIONFUNC[mjGEOM_PLANE][mjGEOM_MESH];
+  int nmulti = 0;
+  for (int im = 0; im < 10; im++) {
+    // 8..40 points: a box-like or round cloud
+    char xml[8192];
+    int nv = 8 + (int)orc_uniform(&rng, 0, 32), len = 0;
+    len += snprintf(xml + len, sizeof(xml) - (size_t)len,
+                    "<mujoco><asset><mesh name='m' vertex='");
+    for (int i = 0; i < nv; i++) {
+      double v[3];
+      for (int k = 0; k < 3; k++) {
+        v[k] = orc_uniform(&rng, -1, 1);
+      }
+      if (im % 2) {
+        mju_normalize3(v);
+      }
+      len += snprintf(xml + len, sizeof(xml) - (size_t)len, "%.6f %.6f %.6f ",
+                      0.3*v[0], 0.2*v[1], 0.25*v[2]);
+    }
+    snprintf(xml + len, sizeof(xml) - (size_t)len,
+             "'/></asset><worldbody><body mocap='true'><geom type='plane' size='1 1 1'/></body>"
+             "<body mocap='true'><geom type='mesh' mesh='m'/></body></worldbody></mujoco>");
+    mjModel* mm = orc_loadMj(xml);
+    cr_assert(mm);
+    mjData* md = mj_makeData(mm);
+    mj_forward(mm, md);
+    mcModel* m = orc_convert(mm);
+    mcData* d = mc_makeData(m);
+    cr_assert(m && d);
+    for (int ip = 0; ip < 40; ip++) {
+      double q[4], margin = ip % 3 == 0 ? orc_uniform(&rng, 0, 0.1) : 0;
+      orc_quat(&rng, q);
+      mju_quat2Mat(md->geom_xmat, q);
+      orc_quat(&rng, q);
+      mju_quat2Mat(md->geom_xmat + 9, q);
+      double n[3] = {md->geom_xmat[2], md->geom_xmat[5], md->geom_xmat[8]};
+      double hgt = orc_uniform(&rng, -0.5*mm->geom_rbound[1], mm->geom_rbound[1] + margin);
+      for (int k = 0; k < 3; k++) {
+        md->geom_xpos[k] = orc_uniform(&rng, -1, 1);
+        md->geom_xpos[3 + k] = md->geom_xpos[k] + hgt*n[k] + orc_uniform(&rng, -0.2, 0.2);
+      }
+      orc_copyPoses(mm, md, m, d);
+      mjContact rc[mjMAXCONPAIR];
+      mcContact mc[mcMAXCONPAIR];
+      memset(rc, 0, sizeof(rc));
+      memset(mc, 0, sizeof(mc));
+      int nr = ref(mm, md, rc, 0, 1, margin);
+      int nc = fn(mcp_host(), m, d, mc, 0, 1, margin);
+      nmulti += nr > 1;
+      for (int i = 0; i < nr; i++) {
+        rc[i].geom1 = mc[i].geom1 = 0;
+        rc[i].geom2 = mc[i].geom2 = 1;
+      }
+      for (int i = nr; i < nc; i++) {
+        mc[i].geom1 = 0;
+        mc[i].geom2 = 1;
+      }
+      char label[64];
+      snprintf(label, sizeof(label), "plane-mesh #%d/%d", im, ip);
+      orc_compareSet(rc, nr, mc, nc, 1e-9, label, &st);
+    }
+    mc_deleteData(d);
+    mc_deleteModel(m);
+    mj_deleteData(md);
+    mj_deleteModel(mm);
+  }
+  printf("plane-mesh:          poses %4d  agree %4d  contacts %4d  (%d poses with several)\n",
+         st.ncases, st.ncases - st.ncasefail, st.ncompared, nmulti);
+  cr_expect(nmulti > 20, "too few poses with several contacts to test the neighbour rule");
+  // 2.2.2 sometimes skips a hull neighbour inside the margin (rule not found; floor at what is
+  // reached): the deepest vertex always agrees, the count and the others in 90% of the poses
+  cr_expect(st.ncasefail <= 40, "plane-mesh: %d of %d poses differ from MuJoCo", st.ncasefail,
+            st.ncases);
+}

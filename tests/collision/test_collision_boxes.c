@@ -1,0 +1,401 @@
+// Collision tests: the box cases users report (USER-NEEDS, "Collision"), each checked against
+// geometry (positions inside both geoms, continuity along a sweep) and against MuJoCo 2.2.2.
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "engine/collision.h"
+#include "plugin/registry.h"
+#include "oracle.h"
+
+// two free-standing geoms (mocap bodies) of the given types and sizes, both engines
+typedef struct {
+  mjModel* mm;
+  mjData* md;
+  mcModel* m;
+  mcData* d;
+  mcpfCollide fn;
+  mjfCollision ref;
+} Pair;
+
+
+static void pairMake(Pair* p, const char* t1, const double s1[3], const char* t2,
+                     const double s2[3]) {
+  char xml[1024];
+  snprintf(xml, sizeof(xml),
+           "<mujoco><worldbody>"
+           "<body mocap='true'><geom type='%s' size='%.17g %.17g %.17g'/></body>"
+           "<body mocap='true'><geom type='%s' size='%.17g %.17g %.17g'/></body>"
+           "</worldbody></mujoco>", t1, s1[0], s1[1], s1[2], t2, s2[0], s2[1], s2[2]);
+  p->mm = orc_loadMj(xml);
+  cr_assert(p->mm);
+  p->md = mj_makeData(p->mm);
+  mj_forward(p->mm, p->md);
+  p->m = orc_convert(p->mm);
+  p->d = mc_makeData(p->m);
+  cr_assert(p->m && p->d);
+  int ty1 = p->mm->geom_type[0], ty2 = p->mm->geom_type[1];
+  p->fn = mci_collisionFunc(ty1, ty2);
+  p->ref = mjCOLLISIONFUNC[ty1][ty2];
+  cr_assert(p->fn && p->ref);
+}
+
+
+static void pairFree(Pair* p) {
+  mc_deleteData(p->d);
+  mc_deleteModel(p->m);
+  mj_deleteData(p->md);
+  mj_deleteModel(p->mm);
+}
+
+
+// pose of geom g: position and rotation (axis-angle, radians)
+static void pairPose(Pair* p, int g, const double pos[3], const double axis[3], double angle) {
+  double q[4], a[3] = {axis[0], axis[1], axis[2]};
+  mju_normalize3(a);
+  mju_axisAngle2Quat(q, a, angle);
+  mju_quat2Mat(p->md->geom_xmat + 9*g, q);
+  memcpy(p->md->geom_xpos + 3*g, pos, sizeof(double) * 3);
+}
+
+
+// collide with both engines; Moduco's contacts in mc (count returned), MuJoCo's in rc (*nr)
+static int pairCollide(Pair* p, double margin, mcContact* mc, mjContact* rc, int* nr) {
+  orc_copyPoses(p->mm, p->md, p->m, p->d);
+  memset(mc, 0, sizeof(mcContact) * mcMAXCONPAIR);
+  memset(rc, 0, sizeof(mjContact) * mjMAXCONPAIR);
+  *nr = p->ref(p->mm, p->md, rc, 0, 1, margin);
+  int nc = p->fn(mcp_host(), p->m, p->d, mc, 0, 1, margin);
+  for (int i = 0; i < *nr; i++) {
+    rc[i].geom1 = 0;
+    rc[i].geom2 = 1;
+    mju_normalize3(rc[i].frame);
+  }
+  for (int i = 0; i < nc; i++) {
+    mc[i].geom1 = 0;
+    mc[i].geom2 = 1;
+  }
+  return nc;
+}
+
+
+// signed distance of a point to box g (negative inside)
+static double boxSdf(const Pair* p, int g, const double x[3]) {
+  const double* c = p->md->geom_xpos + 3*g;
+  const double* R = p->md->geom_xmat + 9*g;
+  const double* s = p->mm->geom_size + 3*g;
+  double out = 0, in = -INFINITY;
+  for (int k = 0; k < 3; k++) {
+    double l = (x[0] - c[0])*R[k] + (x[1] - c[1])*R[3 + k] + (x[2] - c[2])*R[6 + k];
+    double e = fabs(l) - s[k];
+    out += e > 0 ? e*e : 0;
+    in = fmax(in, e);
+  }
+  return out > 0 ? sqrt(out) : in;
+}
+
+
+// every contact of a box pair lies in the overlap: the line through it along the normal crosses
+// both boxes; the normal is unit
+static void checkInOverlap(const Pair* p, const mcContact* mc, int nc, double tol,
+                           const char* what) {
+  for (int i = 0; i < nc; i++) {
+    cr_assert(orc_lineHitsBox(p->mm, p->md, 0, mc[i].pos, mc[i].frame, 1e-9) &&
+              orc_lineHitsBox(p->mm, p->md, 1, mc[i].pos, mc[i].frame, 1e-9),
+              "%s: contact %d at (%g %g %g) lies outside the overlap", what, i, mc[i].pos[0],
+              mc[i].pos[1], mc[i].pos[2]);
+    cr_assert(fabs(mju_norm3(mc[i].frame) - 1) < 1e-12, "%s: normal not unit", what);
+    cr_assert(mc[i].dist <= tol, "%s: overlapping boxes report a gap %g", what, mc[i].dist);
+  }
+}
+
+
+// MJ#2206: a sphere pushed through a box face to the box centre. The contact never disappears,
+// its distance changes continuously (at most the step), the normal stays the face normal, and
+// all of it equals MuJoCo 2.2.2. (Both engines report -radius once the centre is inside: the
+// depth saturates there; Moduco keeps 2.2.2's value.)
+Test(boxes, sphere_through_box) {
+  double sb[3] = {0.2, 0.3, 0.25}, ss[3] = {0.05, 0, 0};
+  Pair p;
+  pairMake(&p, "sphere", ss, "box", sb);
+  double ax[3] = {0.3, -0.2, 0.9}, zero[3] = {0, 0, 0}, x[3] = {1, 0, 0};
+  pairPose(&p, 1, zero, ax, 0.7);
+  double n0[3] = {p.md->geom_xmat[9 + 2], p.md->geom_xmat[9 + 5], p.md->geom_xmat[9 + 8]};
+  double prev = NAN;
+  OrcStats st = {0};
+  int nstep = 400;
+  for (int i = 0; i <= nstep; i++) {
+    // from 0.06 outside the +z face to 0.13 inside (the x faces are 0.15 away)
+    double h = 0.25 + 0.06 - (0.06 + 0.13) * i / nstep, pos[3];
+    for (int k = 0; k < 3; k++) {
+      pos[k] = h*n0[k] + 0.05*p.md->geom_xmat[9 + 3*k];
+    }
+    pairPose(&p, 0, pos, x, 0);
+    mcContact mc[mcMAXCONPAIR];
+    mjContact rc[mjMAXCONPAIR];
+    int nr, nc = pairCollide(&p, 0.02, mc, rc, &nr);
+    cr_assert_eq(nc, 1, "step %d: %d contacts", i, nc);
+    cr_assert(mju_dot3(mc[0].frame, n0) < -1 + 1e-9, "step %d: normal left the face", i);
+    if (i > 0) {
+      double step = (0.06 + 0.13) / nstep;
+      cr_assert(fabs(mc[0].dist - prev) <= step + 1e-12, "step %d: dist jumps from %g to %g", i,
+                prev, mc[0].dist);
+    }
+    prev = mc[0].dist;
+    orc_compareSet(rc, nr, mc, nc, 1e-9, "sphere through box", &st);
+  }
+  cr_expect_eq(st.ncasefail, 0, "%d of %d sweep steps differ from MuJoCo", st.ncasefail,
+               st.ncases);
+  pairFree(&p);
+}
+
+
+// MJ#3476: two identical boxes face to face whose faces overlap only in a 0.06 mm corner square
+// (touching, slightly apart within the margin, or 0.01 mm into each other). No contact may report
+// a penetration anywhere near the box width: every contact lies in the tiny overlap, and the set
+// equals MuJoCo 2.2.2's.
+Test(boxes, identical_boxes_corner_overlap) {
+  double s[3] = {0.1, 0.1, 0.1};
+  Pair p;
+  pairMake(&p, "box", s, "box", s);
+  double zero[3] = {0, 0, 0}, z[3] = {0, 0, 1};
+  OrcStats st = {0};
+  int nphantom = 0;
+  const double gaps[3] = {0, 2e-5, -1e-5};
+  for (int ig = 0; ig < 3; ig++) {
+    for (int rot = 0; rot < 4; rot++) {
+      double pos[3] = {0.2 - 6e-5, 0.2 - 6e-5, 0.2 + gaps[ig]};
+      pairPose(&p, 0, zero, z, 0);
+      pairPose(&p, 1, pos, z, rot * M_PI / 2);
+      mcContact mc[mcMAXCONPAIR];
+      mjContact rc[mjMAXCONPAIR];
+      int nr, nc = pairCollide(&p, 1e-4, mc, rc, &nr);
+      cr_assert(nc >= 1, "gap %g: no contact", gaps[ig]);
+      checkInOverlap(&p, mc, nc, 1e-4, "corner overlap");
+      nphantom += nr - orc_dropOffOverlap(p.mm, p.md, rc, nr);
+      nr = orc_dropOffOverlap(p.mm, p.md, rc, nr);
+      for (int i = 0; i < nc; i++) {
+        cr_assert(mc[i].dist > -2e-5 && mc[i].dist < 1e-4, "gap %g: dist %g", gaps[ig],
+                  mc[i].dist);
+        for (int k = 0; k < 2; k++) {
+          cr_assert(mc[i].pos[k] > 0.1 - 6e-5 - 1e-12 && mc[i].pos[k] < 0.1 + 1e-12,
+                    "gap %g: contact outside the overlap square", gaps[ig]);
+        }
+      }
+      orc_compareSet(rc, nr, mc, nc, 1e-9, "corner overlap", &st);
+    }
+  }
+  printf("corner overlap: poses %d  agree %d  (MuJoCo phantom corners left out: %d)\n",
+         st.ncases, st.ncases - st.ncasefail, nphantom);
+  cr_expect_eq(st.ncasefail, 0, "%d of %d poses differ from MuJoCo", st.ncasefail, st.ncases);
+  pairFree(&p);
+}
+
+
+// MJ#2471: a box resting on a larger one, tilted by 1e-6 rad, margin 0.0005, lowered from above
+// the margin to 0.1 mm into the lower box. Once inside the margin the four corner contacts stay
+// (no flicker between face and edge contacts), each distance moves by at most half the step, and
+// the set equals MuJoCo 2.2.2's at every height.
+Test(boxes, tilted_1e6_margin_continuous) {
+  double s1[3] = {0.5, 0.5, 0.1}, s2[3] = {0.1, 0.15, 0.05};
+  Pair p;
+  pairMake(&p, "box", s1, "box", s2);
+  double zero[3] = {0, 0, 0}, z[3] = {0, 0, 1}, tilt[3] = {1, 0.3, 0};
+  double margin = 0.0005, prev[mcMAXCONPAIR];
+  int prevn = 0;
+  OrcStats st = {0};
+  int nstep = 200;
+  for (int i = 0; i <= nstep; i++) {
+    double gap = 0.0007 - 0.0008 * i / nstep;
+    double pos[3] = {0.05, -0.02, 0.1 + 0.05 + gap};
+    pairPose(&p, 0, zero, z, 0);
+    pairPose(&p, 1, pos, tilt, 1e-6);
+    mcContact mc[mcMAXCONPAIR];
+    mjContact rc[mjMAXCONPAIR];
+    int nr, nc = pairCollide(&p, margin, mc, rc, &nr);
+    if (gap < margin - 1e-6) {
+      cr_assert_eq(nc, 4, "gap %g: %d contacts", gap, nc);
+      checkInOverlap(&p, mc, nc, margin + 1e-9, "tilted 1e-6") ;
+      double lo = INFINITY;
+      for (int k = 0; k < nc; k++) {
+        lo = fmin(lo, mc[k].dist);
+      }
+      // the normal is the lower box's face normal, the nearest corner at the gap, which 2.2.2
+      // halves on face axes (no edge of the tilted box is level, so the face axis wins)
+      double expect = gap / 2;
+      cr_assert(fabs(lo - expect) < 1e-6 * 0.15 + 1e-12, "gap %g: nearest dist %g", gap, lo);
+      if (prevn == 4) {
+        double step = 0.5 * 0.0008 / nstep;
+        for (int k = 0; k < nc; k++) {
+          double best = INFINITY;
+          for (int j = 0; j < prevn; j++) {
+            best = fmin(best, fabs(mc[k].dist - prev[j]));
+          }
+          cr_assert(best <= step + 1e-12, "gap %g: a distance jumps by %g", gap, best);
+        }
+      }
+    } else if (gap > margin + 1e-6) {
+      cr_assert_eq(nc, 0, "gap %g beyond the margin: %d contacts", gap, nc);
+    }
+    for (int k = 0; k < nc; k++) {
+      prev[k] = mc[k].dist;
+    }
+    prevn = nc;
+    orc_compareSet(rc, nr, mc, nc, 1e-9, "tilted 1e-6", &st);
+  }
+  cr_expect_eq(st.ncasefail, 0, "%d of %d heights differ from MuJoCo", st.ncasefail, st.ncases);
+  pairFree(&p);
+}
+
+
+// MJ#1800: deeply interpenetrating boxes (centres up to a quarter of the size apart, random
+// orientations). There is always a contact, along the axis of least penetration: its depth
+// (halved on face axes, as 2.2.2 does) never exceeds that penetration, and every contact lies in
+// the overlap. Compared with MuJoCo 2.2.2 where it reports no phantom corner.
+Test(boxes, deep_interpenetration) {
+  OrcRng rng = {1800};
+  OrcStats st = {0};
+  int nphantom = 0;
+  for (int im = 0; im < 8; im++) {
+    double s1[3], s2[3];
+    for (int k = 0; k < 3; k++) {
+      s1[k] = orc_uniform(&rng, 0.05, 0.3);
+      s2[k] = orc_uniform(&rng, 0.05, 0.3);
+    }
+    Pair p;
+    pairMake(&p, "box", s1, "box", s2);
+    for (int ip = 0; ip < 25; ip++) {
+      double q[4], pos[3], zero[3] = {0, 0, 0};
+      for (int k = 0; k < 3; k++) {
+        pos[k] = orc_uniform(&rng, -0.25, 0.25) * fmin(s1[k], s2[k]);
+      }
+      orc_quat(&rng, q);
+      mju_quat2Mat(p.md->geom_xmat, q);
+      memcpy(p.md->geom_xpos, zero, sizeof(zero));
+      orc_quat(&rng, q);
+      mju_quat2Mat(p.md->geom_xmat + 9, q);
+      memcpy(p.md->geom_xpos + 3, pos, sizeof(pos));
+      mcContact mc[mcMAXCONPAIR];
+      mjContact rc[mjMAXCONPAIR];
+      int nr, nc = pairCollide(&p, 0, mc, rc, &nr);
+      cr_assert(nc >= 1, "deep pose %d/%d: no contact", im, ip);
+      checkInOverlap(&p, mc, nc, 1e-9, "deep");
+
+      // penetration along the normal: overlap of the two projections
+      const double* n = mc[0].frame;
+      double pen = INFINITY;
+      double ra = 0, rb = 0, t = mju_dot3(pos, n);
+      for (int k = 0; k < 3; k++) {
+        double a[3] = {p.md->geom_xmat[k], p.md->geom_xmat[3 + k], p.md->geom_xmat[6 + k]};
+        double b[3] = {p.md->geom_xmat[9 + k], p.md->geom_xmat[12 + k], p.md->geom_xmat[15 + k]};
+        ra += s1[k] * fabs(mju_dot3(a, n));
+        rb += s2[k] * fabs(mju_dot3(b, n));
+      }
+      pen = ra + rb - fabs(t);
+      for (int i = 0; i < nc; i++) {
+        cr_assert(-mc[i].dist <= pen + 1e-9, "deep pose %d/%d: depth %g beyond the overlap %g",
+                  im, ip, -mc[i].dist, pen);
+      }
+
+      // MuJoCo, without its phantom corners (contacts off the overlap)
+      int keep = orc_dropOffOverlap(p.mm, p.md, rc, nr);
+      nphantom += nr - keep;
+      orc_compareSet(rc, keep, mc, nc, 1e-9, "deep", &st);
+    }
+    pairFree(&p);
+  }
+  printf("deep box-box: poses %d  agree %d  (MuJoCo phantom contacts left out: %d)\n",
+         st.ncases, st.ncases - st.ncasefail, nphantom);
+  // the edge-axis corner choice of 2.2.2 is not fully reproduced (see docs/status.md)
+  cr_expect(st.ncases - st.ncasefail >= 0.8 * st.ncases, "%d of %d deep poses differ from MuJoCo",
+            st.ncasefail, st.ncases);
+}
+
+
+// The 2.2.2 phantom: exactly parallel faces, box 2 larger than box 1 and turned about the
+// normal. MuJoCo adds the first corner of box 2's face although it lies outside box 1 (no
+// contact there at all; for a deep level edge that corner would carry the full depth). Moduco
+// reports the overlap only: here the four corners of box 1's top face.
+Test(boxes, parallel_faces_no_phantom) {
+  double s1[3] = {0.5, 0.5, 0.5}, s2[3] = {1, 1, 1};
+  Pair p;
+  pairMake(&p, "box", s1, "box", s2);
+  double zero[3] = {0, 0, 0}, z[3] = {0, 0, 1}, pos[3] = {0.3, 0.2, 1.45};
+  pairPose(&p, 0, zero, z, 0);
+  pairPose(&p, 1, pos, z, 10 * M_PI / 180);
+  mcContact mc[mcMAXCONPAIR];
+  mjContact rc[mjMAXCONPAIR];
+  int nr, nc = pairCollide(&p, 0, mc, rc, &nr);
+  cr_assert_eq(nc, 4);
+  checkInOverlap(&p, mc, nc, 1e-12, "parallel faces");
+  for (int i = 0; i < nc; i++) {
+    cr_assert(fabs(fabs(mc[i].pos[0]) - 0.5) < 1e-12 && fabs(fabs(mc[i].pos[1]) - 0.5) < 1e-12,
+              "contact %d is not a corner of the small box", i);
+    cr_assert(fabs(mc[i].dist + 0.025) < 1e-12, "dist %g (2.2.2 halves the 0.05 overlap)",
+              mc[i].dist);
+  }
+  // MuJoCo 2.2.2: the same four plus one corner of box 2 outside box 1
+  int outside = 0;
+  for (int i = 0; i < nr; i++) {
+    outside += boxSdf(&p, 0, rc[i].pos) > 1e-9;
+  }
+  cr_expect_eq(nr, 5, "MuJoCo 2.2.2 no longer adds the phantom corner (%d contacts)", nr);
+  cr_expect_eq(outside, 1);
+  pairFree(&p);
+}
+
+
+// MJ#3476 family: two boxes that an edge-edge axis separates by 0.0427 (inside the margin 0.0429)
+// while their faces do not overlap along it. MuJoCo 2.2.2 reports four contacts there, three of
+// them with penetrations of 0.24..0.56 although the boxes do not touch. Moduco reports the one
+// physical contact: the nearest points of the two edges, at the separation, with 2.2.2's normal.
+Test(boxes, edge_separated_no_deep_contact) {
+  double s1[3] = {0.08771042775967787, 0.28335511512836947, 0.14632620267841323};
+  double s2[3] = {0.10529789016669598, 0.092952211247439506, 0.20710920676945976};
+  double margin = 0.042884326685708324;
+  double pos[2][3] = {{-0.45193911860592806, 0.40561404117512301, 0.86816183953390813},
+                      {-0.25570315277668337, 0.021086949432486235, 0.65218988781241738}};
+  double quat[2][4] = {
+    {-0.25381544010499252, 0.12300555446706174, 0.95932538316402682, 0.011923302887743644},
+    {0.68150467285395477, 0.46103787681529396, -0.45866897019114256, -0.33558640139860652}};
+  Pair p;
+  pairMake(&p, "box", s1, "box", s2);
+  for (int g = 0; g < 2; g++) {
+    mju_quat2Mat(p.md->geom_xmat + 9*g, quat[g]);
+    memcpy(p.md->geom_xpos + 3*g, pos[g], sizeof(double) * 3);
+  }
+  mcContact mc[mcMAXCONPAIR];
+  mjContact rc[mjMAXCONPAIR];
+  int nr, nc = pairCollide(&p, margin, mc, rc, &nr);
+
+  // MuJoCo 2.2.2's bogus penetrations (expectation only: documents the deviation)
+  double deepest = 0;
+  for (int i = 0; i < nr; i++) {
+    deepest = fmin(deepest, rc[i].dist);
+  }
+  cr_expect(nr > 0 && deepest < -0.2, "MuJoCo 2.2.2 no longer reports the deep contacts");
+
+  // Moduco: one contact at the separation along the normal, between the boxes
+  cr_assert_eq(nc, 1);
+  const double* n = mc[0].frame;
+  double r = 0, t = 0;
+  for (int g = 0; g < 2; g++) {
+    const double* R = p.md->geom_xmat + 9*g;
+    const double* s = g ? s2 : s1;
+    for (int k = 0; k < 3; k++) {
+      r += s[k] * fabs(R[k]*n[0] + R[3 + k]*n[1] + R[6 + k]*n[2]);
+    }
+    t += (g ? 1 : -1) * mju_dot3(pos[g], n);
+  }
+  double sep = fabs(t) - r;
+  cr_assert(sep > 0.04 && sep < margin, "separation %g", sep);
+  cr_assert(fabs(mc[0].dist - sep) < 1e-12, "dist %g, separation %g", mc[0].dist, sep);
+  cr_assert(mju_dot3(n, rc[0].frame) > 1 - 1e-9, "normal differs from MuJoCo's");
+  for (int g = 0; g < 2; g++) {
+    double dg = boxSdf(&p, g, mc[0].pos);
+    cr_assert(dg > 0 && dg < sep, "contact point %g from box %d", dg, g);
+  }
+  pairFree(&p);
+}
