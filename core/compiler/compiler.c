@@ -32,6 +32,7 @@ static void mcc_init(mcc* c, mcxTree* tree, char* error, int error_sz) {
   mcc_vecInit(&c->joints, sizeof(mccJointObj));
   mcc_vecInit(&c->geoms, sizeof(mccGeomObj));
   mcc_vecInit(&c->sites, sizeof(mccSiteObj));
+  mcc_vecInit(&c->cameras, sizeof(mccCameraObj));
   mcc_vecInit(&c->meshes, sizeof(mccNamed));
   mcc_vecInit(&c->hfields, sizeof(mccNamed));
   mcc_vecInit(&c->actuators, sizeof(mccActObj));
@@ -57,7 +58,8 @@ static void mcc_free(mcc* c) {
   }
   mccVec* vecs[] = {&c->classes, &c->bodies, &c->joints, &c->geoms, &c->sites, &c->meshes,
                     &c->hfields, &c->actuators, &c->tendons, &c->wraps, &c->eqs, &c->pairs,
-                    &c->excludes, &c->sensors, &c->numerics, &c->keys, &c->plugins, &c->strs};
+                    &c->excludes, &c->sensors, &c->numerics, &c->keys, &c->plugins, &c->strs,
+                    &c->cameras};
   for (size_t i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++) {
     mcc_vecFree(vecs[i]);
   }

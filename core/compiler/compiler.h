@@ -97,6 +97,20 @@ typedef struct mccPair_ {
   int has_margin, has_gap;
 } mccPair;
 
+// camera (compiler_camera.c)
+typedef struct mccCamera_ {
+  int mode;                       // mctCamLight
+  const char* target;             // target body name (points into the XML tree); NULL: none
+  mcNum pos[3], quat[4];
+  mcNum fovy, ipd;
+  int has_fovy;
+  int resolution[2];
+  int has_resolution;
+  mcNum sensorsize[2], focal[2], focalpixel[2], principal[2], principalpixel[2];
+  int has_sensorsize, has_focal, has_focalpixel, has_principal, has_principalpixel;
+  int orthographic;
+} mccCamera;
+
 // a default class: the specs every element of that class starts from
 typedef struct mccClass_ {
   const char* name;
@@ -108,6 +122,7 @@ typedef struct mccClass_ {
   mccTendon tendon;
   mccEquality eq;
   mccPair pair;
+  mccCamera camera;
 } mccClass;
 
 //---------------------------------- compiled objects ----------------------------------------------
@@ -147,6 +162,13 @@ typedef struct mccSiteObj_ {
   int body;
   mccSite s;
 } mccSiteObj;
+
+typedef struct mccCameraObj_ {
+  const char* name;
+  const mcxElem* elem;
+  int body;
+  mccCamera s;
+} mccCameraObj;
 
 typedef struct mccNamed_ {        // an object known only by name and element (mesh, key, ...)
   const char* name;
@@ -250,6 +272,7 @@ typedef struct mcc_ {
   mccVec joints;                  // mccJointObj (in body order after mcc_sortBodyObjects)
   mccVec geoms;                   // mccGeomObj
   mccVec sites;                   // mccSiteObj
+  mccVec cameras;                 // mccCameraObj
   mccVec meshes;                  // mccNamed
   mccVec hfields;                 // mccNamed
   mccVec actuators;               // mccActObj
@@ -387,6 +410,13 @@ void mcc_readContact(mcc* c, const mcxElem* e);
 void mcc_readCustom(mcc* c, const mcxElem* e);
 void mcc_readKeyframe(mcc* c, const mcxElem* e);
 void mcc_fillKeys(mcc* c, mcModel* m);
+
+void mcc_cameraDefault(mccCamera* s);                         // compiler_camera.c
+void mcc_readCamera(mcc* c, const mcxElem* e, mccCamera* s, int in_default);
+void mcc_readCameraElem(mcc* c, const mcxElem* e, int body, int cls, const mcNum fpos[3],
+                        const mcNum fquat[4]);
+void mcc_fillCameras(mcc* c, mcModel* m);                     // after the bodies are filled
+int mcc_cameraConst(mcc* c, mcModel* m);                      // cam_pos0 ... at qpos0
 
 mcModel* mcc_buildModel(mcc* c);                              // compiler_model.c
 int mcc_setConst(mcModel* m);                                 // compiler_const.c

@@ -361,8 +361,12 @@ void mcc_readActuators(mcc* c, const mcxElem* e) {
 }
 
 
-// length of actuator i after simulating with a constant pull (side 0) or push (side 1) along it,
-// with velocity damping; the extreme reached over the last 'interval' seconds
+// length of actuator i after simulating with a constant pull (side 0) or push (side 1) along it:
+// each step applies a generalized force along the moment arms, scaled so the resulting
+// acceleration M^-1 J' f has norm 'accel', and after the step the velocity decays by
+// exp(-timestep / timeconst) (MuJoCo 2.2.2's scheme, found by probing mj_setLengthRange: a
+// damping force -M qvel / timeconst instead moves arm26's lengths by up to 1.4e-6); the result is
+// the extreme length over the last 'interval' seconds
 static int mcc_lengthRangeSide(mcModel* m, int i, int side, mcNum* result) {
   const mcNum accel = 20, timeconst = 1, inttotal = 10, interval = 2, tolrange = 0.05;
   int nv = m->nv;
@@ -373,11 +377,12 @@ static int mcc_lengthRangeSide(mcModel* m, int i, int side, mcNum* result) {
     free(tmp);
     return -1;
   }
+  mcNum decay = exp(-m->opt.timestep / timeconst);
   mcNum lo = 1e300, hi = -1e300;
   while (d->time < inttotal) {
     mc_step1(m, d);
 
-    // force along the moment arms, scaled to the requested acceleration, minus damping
+    // force along the moment arms, scaled to the requested acceleration
     const mcNum* mom = d->actuator_moment + (size_t)i * nv;
     mc_solveM(m, d, tmp, mom, 1);
     mcNum nrm = 0;
@@ -386,11 +391,15 @@ static int mcc_lengthRangeSide(mcModel* m, int i, int side, mcNum* result) {
     }
     nrm = sqrt(nrm);
     mcNum f = (side ? 1 : -1) * accel / (nrm > mcMINVAL ? nrm : mcMINVAL);
-    mc_mulM(m, d, tmp, d->qvel);
     for (int k = 0; k < nv; k++) {
-      d->qfrc_applied[k] = f * mom[k] - tmp[k] / timeconst;
+      d->qfrc_applied[k] = f * mom[k];
     }
     mc_step2(m, d);
+
+    // velocity decay
+    for (int k = 0; k < nv; k++) {
+      d->qvel[k] *= decay;
+    }
 
     // record the range over the last interval
     if (d->time >= inttotal - interval) {

@@ -26,6 +26,8 @@ static mccVec* mcc_objVec(mcc* c, int objtype) {
     return &c->geoms;
   case mcOBJ_SITE:
     return &c->sites;
+  case mcOBJ_CAMERA:
+    return &c->cameras;
   case mcOBJ_MESH:
     return &c->meshes;
   case mcOBJ_HFIELD:
@@ -61,6 +63,8 @@ static const char* mcc_objName(int objtype) {
     return "geom";
   case mcOBJ_SITE:
     return "site";
+  case mcOBJ_CAMERA:
+    return "camera";
   case mcOBJ_MESH:
     return "mesh";
   case mcOBJ_HFIELD:
@@ -448,7 +452,9 @@ static void mcc_readContents(mcc* c, const mcxElem* e, int body, int cls, const 
         mcc_error(c, ch, "<inertial> is only allowed directly in a <body>");
       }
       mcc_readInertial(c, ch, body);
-    } else if (!strcmp(n, "camera") || !strcmp(n, "light")) {
+    } else if (!strcmp(n, "camera")) {
+      mcc_readCameraElem(c, ch, body, cls, f->pos, f->quat);
+    } else if (!strcmp(n, "light")) {
       // rendering only: accepted and ignored
       continue;
     } else if (!strcmp(n, "composite") || !strcmp(n, "flexcomp") || !strcmp(n, "replicate") ||

@@ -56,6 +56,8 @@ void mcc_defaultClassInit(mccClass* cls) {
   mcc_defaultSol(j->solref_lim, j->solimp_lim);
   mcc_defaultSol(j->solref_fri, j->solimp_fri);
 
+  mcc_cameraDefault(&cls->camera);
+
   // geom
   mccGeom* g = &cls->geom;
   g->type = mcGEOM_SPHERE;
@@ -524,7 +526,9 @@ static void mcc_readClassBody(mcc* c, const mcxElem* e, int ci) {
     } else if (!strcmp(n, "pair")) {
       mcc_checkAttrs(c, ch, "class condim friction solref solreffriction solimp gap margin");
       mcc_readPair(c, ch, &cls->pair, 1);
-    } else if (!strcmp(n, "mesh") || !strcmp(n, "camera") || !strcmp(n, "light") ||
+    } else if (!strcmp(n, "camera")) {
+      mcc_readCamera(c, ch, &cls->camera, 1);
+    } else if (!strcmp(n, "mesh") || !strcmp(n, "light") ||
                !strcmp(n, "material") || !strcmp(n, "texture") || !strcmp(n, "hfield") ||
                !strcmp(n, "flex")) {
       // visual or asset defaults: accepted, no physics meaning here

@@ -95,6 +95,7 @@ static int mcc_names(mcc* c, mcModel* m) {
   MCC_NAMES(c->joints, mccJointObj, name_jntadr)
   MCC_NAMES(c->geoms, mccGeomObj, name_geomadr)
   MCC_NAMES(c->sites, mccSiteObj, name_siteadr)
+  MCC_NAMES(c->cameras, mccCameraObj, name_camadr)
   MCC_NAMES(c->meshes, mccNamed, name_meshadr)
   MCC_NAMES(c->hfields, mccNamed, name_hfieldadr)
   MCC_NAMES(c->pairs, mccPairObj, name_pairadr)
@@ -181,6 +182,7 @@ mcModel* mcc_buildModel(mcc* c) {
   sz.njnt = c->joints.n;
   sz.ngeom = c->geoms.n;
   sz.nsite = c->sites.n;
+  sz.ncam = c->cameras.n;
   sz.nmesh = c->meshes.n;
   mcc_meshTotals(c, &sz.nmeshvert, &sz.nmeshface, &sz.nmeshgraph);
   sz.nhfield = c->hfields.n;
@@ -435,6 +437,8 @@ mcModel* mcc_buildModel(mcc* c) {
                                           m->body_iquat + 4 * b) ? 2 : 0;
   }
 
+  mcc_fillCameras(c, m);
+
   //-------- meshes and height fields
   mcc_fillMeshes(c, m);
   mcc_fillHfields(c, m);
@@ -588,7 +592,7 @@ mcModel* mcc_buildModel(mcc* c) {
   mcc_resolvePlugins(c, m);
 
   // quantities at qpos0 from the engine's kinematics
-  if (mcc_setConst(m)) {
+  if (mcc_setConst(m) || mcc_cameraConst(c, m)) {
     mcc_error(c, NULL, "out of memory computing the model constants");
   }
   mcc_springDamper(c, m);

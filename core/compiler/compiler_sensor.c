@@ -71,9 +71,6 @@ static const mccSensorInfo mcc_sensorTable[] = {
 static int mcc_frameObjType(mcc* c, const mcxElem* e, const char* key) {
   int t = mcc_readEnum(c, e, key, "body xbody geom site camera");
   static const int map[5] = {mcOBJ_BODY, mcOBJ_XBODY, mcOBJ_GEOM, mcOBJ_SITE, mcOBJ_CAMERA};
-  if (t == 4) {
-    mcc_error(c, e, "not supported yet: camera frames in sensors");
-  }
   return t < 0 ? -1 : map[t];
 }
 
@@ -238,7 +235,22 @@ void mcc_readSensors(mcc* c, const mcxElem* e) {
         mcc_error(c, se, "user sensor requires a positive 'dim'");
       }
     } else if (!strcmp(se->name, "camprojection")) {
-      mcc_error(c, se, "not supported yet: <camprojection> (cameras are not compiled)");
+      // pixel coordinates of a site seen through a camera (MuJoCo 3.x)
+      mcc_checkAttrs(c, se, "name noise cutoff user site camera");
+      s.type = mcSENS_CAMPROJECTION;
+      s.dim = 2;
+      s.needstage = mcSTAGE_POS;
+      s.datatype = mcDATATYPE_REAL;
+      s.objtype = mcOBJ_SITE;
+      s.objid = mcc_lookup(c, se, "site", mcOBJ_SITE, 1);
+      s.reftype = mcOBJ_CAMERA;
+      s.refid = mcc_lookup(c, se, "camera", mcOBJ_CAMERA, 1);
+      const mcpSensor* ps = mcp_findSensorElement(se->name);
+      if (!ps) {
+        mcc_error(c, se, "sensor <%s> is computed by the 'sensor-standard' plugin, which is not "
+                  "loaded", se->name);
+      }
+      s.plugin = mcc_pluginIndex(c, &ps->hdr);
     } else {
       const mcpSensor* ps = mcp_findSensorElement(se->name);
       if (!ps) {

@@ -66,6 +66,7 @@ void mc_fwdPosition(const mcModel* m, mcData* d) {
   // kinematics, com quantities, tendons
   mc_kinematics(m, d);
   mc_comPos(m, d);
+  mc_camlight(m, d);
   mc_tendon(m, d);
   mc_clockAdd(d, mcTIMER_POS_KINEMATICS, t0);
 

@@ -195,6 +195,116 @@ static mcNum rayMesh(const mcModel* m, int meshid, const mcNum p[3], const mcNum
 }
 
 
+// height field: the solid under the triangulated surface (two triangles per grid cell, split
+// along the diagonal from (c, r) to (c+1, r+1)) over the rectangle, on top of the base box
+// z in [-size[3], 0]; the sides of the solid are the vertical faces of the top box z in
+// [0, size[2]] below the boundary profile
+static mcNum rayHfield(const mcModel* m, int hid, const mcNum p[3], const mcNum v[3]) {
+  if (hid < 0 || hid >= m->nhfield) {
+    return -1;
+  }
+  int nrow = m->hfield_nrow[hid], ncol = m->hfield_ncol[hid];
+  const mcNum* size = m->hfield_size + 4 * hid;
+  const float* data = m->hfield_data + m->hfield_adr[hid];
+
+  // base box
+  mcNum bsize[3] = {size[0], size[1], 0.5 * size[3]};
+  mcNum pb[3] = {p[0], p[1], p[2] + 0.5 * size[3]};
+  mcNum best = rayBox(bsize, pb, v);
+  if (nrow < 2 || ncol < 2) {
+    return best;
+  }
+
+  // the part of the ray inside the top box [-size0, size0] x [-size1, size1] x [0, size2]
+  mcNum lo[3] = {-size[0], -size[1], 0}, hi[3] = {size[0], size[1], size[2]};
+  mcNum t0 = 0, t1 = 1e300;
+  for (int k = 0; k < 3; k++) {
+    if (fabs(v[k]) < mcMINVAL) {
+      if (p[k] < lo[k] || p[k] > hi[k]) {
+        return best;
+      }
+      continue;
+    }
+    mcNum a = (lo[k] - p[k]) / v[k], b = (hi[k] - p[k]) / v[k];
+    if (a > b) {
+      mcNum t = a;
+      a = b;
+      b = t;
+    }
+    t0 = a > t0 ? a : t0;
+    t1 = b < t1 ? b : t1;
+  }
+  if (t0 > t1) {
+    return best;
+  }
+
+  // grid cells under that part (one cell of padding on each side)
+  mcNum dx = 2 * size[0] / (ncol - 1), dy = 2 * size[1] / (nrow - 1);
+  mcNum x0 = (p[0] + t0 * v[0] + size[0]) / dx, x1 = (p[0] + t1 * v[0] + size[0]) / dx;
+  mcNum y0 = (p[1] + t0 * v[1] + size[1]) / dy, y1 = (p[1] + t1 * v[1] + size[1]) / dy;
+  int cmin = (int)floor(x0 < x1 ? x0 : x1) - 1, cmax = (int)ceil(x0 > x1 ? x0 : x1) + 1;
+  int rmin = (int)floor(y0 < y1 ? y0 : y1) - 1, rmax = (int)ceil(y0 > y1 ? y0 : y1) + 1;
+  cmin = cmin < 0 ? 0 : cmin;
+  rmin = rmin < 0 ? 0 : rmin;
+  cmax = cmax > ncol - 1 ? ncol - 1 : cmax;
+  rmax = rmax > nrow - 1 ? nrow - 1 : rmax;
+
+  // the surface
+  for (int r = rmin; r < rmax; r++) {
+    for (int c = cmin; c < cmax; c++) {
+      mcNum q00[3] = {c * dx - size[0], r * dy - size[1], size[2] * data[r * ncol + c]};
+      mcNum q10[3] = {(c + 1) * dx - size[0], r * dy - size[1],
+                      size[2] * data[r * ncol + c + 1]};
+      mcNum q01[3] = {c * dx - size[0], (r + 1) * dy - size[1],
+                      size[2] * data[(r + 1) * ncol + c]};
+      mcNum q11[3] = {(c + 1) * dx - size[0], (r + 1) * dy - size[1],
+                      size[2] * data[(r + 1) * ncol + c + 1]};
+      best = nearest(best, rayTriangle(q00, q11, q10, p, v));
+      best = nearest(best, rayTriangle(q00, q11, q01, p, v));
+    }
+  }
+
+  // the four sides, where the hit lies below the boundary profile
+  for (int axis = 0; axis < 2; axis++) {
+    if (fabs(v[axis]) < mcMINVAL) {
+      continue;
+    }
+    int other = 1 - axis;
+    for (int side = 0; side < 2; side++) {
+      mcNum t = ((side ? size[axis] : -size[axis]) - p[axis]) / v[axis];
+      if (t < 0 || (best >= 0 && t >= best)) {
+        continue;
+      }
+      mcNum w = p[other] + t * v[other], z = p[2] + t * v[2];
+      if (fabs(w) > size[other] || z < 0 || z > size[2]) {
+        continue;
+      }
+
+      // profile along the side: linear between the grid points of the boundary row/column
+      int n = axis == 0 ? nrow : ncol;
+      mcNum step = axis == 0 ? dy : dx;
+      mcNum u = (w + size[other]) / step;
+      int i0 = (int)floor(u);
+      i0 = i0 < 0 ? 0 : (i0 > n - 2 ? n - 2 : i0);
+      mcNum h0, h1;
+      if (axis == 0) {
+        int col = side ? ncol - 1 : 0;
+        h0 = data[i0 * ncol + col];
+        h1 = data[(i0 + 1) * ncol + col];
+      } else {
+        int row = side ? nrow - 1 : 0;
+        h0 = data[row * ncol + i0];
+        h1 = data[row * ncol + i0 + 1];
+      }
+      if (z < size[2] * (h0 * (i0 + 1 - u) + h1 * (u - i0))) {
+        best = t;
+      }
+    }
+  }
+  return best;
+}
+
+
 //---------------------------------- public --------------------------------------------------------
 
 mcNum ss_rayShape(int type, const mcNum pos[3], const mcNum mat[9], const mcNum* size,
@@ -242,7 +352,11 @@ mcNum ss_rayModel(const mcModel* m, const mcData* d, const mcNum pnt[3], const m
       ss_mulMatT3(v, mat, vec);
       x = rayMesh(m, m->geom_dataid[g], p, v);
     } else if (m->geom_type[g] == mcGEOM_HFIELD) {
-      x = -1;  // height fields are not ray-cast yet
+      mcNum dd[3] = {pnt[0] - pos[0], pnt[1] - pos[1], pnt[2] - pos[2]};
+      mcNum p[3], v[3];
+      ss_mulMatT3(p, mat, dd);
+      ss_mulMatT3(v, mat, vec);
+      x = rayHfield(m, m->geom_dataid[g], p, v);
     } else {
       x = ss_rayShape(m->geom_type[g], pos, mat, m->geom_size + 3 * g, pnt, vec);
     }

@@ -34,6 +34,11 @@ static void objFrame(const mcModel* m, const mcData* d, int type, int id, const 
     *mat = d->site_xmat + 9 * id;
     *body = m->site_bodyid[id];
     break;
+  case mcOBJ_CAMERA:
+    *pos = d->cam_xpos + 3 * id;
+    *mat = d->cam_xmat + 9 * id;
+    *body = m->cam_bodyid[id];
+    break;
   default:  // mcOBJ_BODY: the inertial frame
     *pos = d->xipos + 3 * id;
     *mat = d->ximat + 9 * id;
@@ -54,6 +59,9 @@ static void objQuat(const mcModel* m, const mcData* d, int type, int id, mcNum q
     break;
   case mcOBJ_SITE:
     ss_mulQuat(q, d->xquat + 4 * m->site_bodyid[id], m->site_quat + 4 * id);
+    break;
+  case mcOBJ_CAMERA:
+    ss_mulQuat(q, d->xquat + 4 * m->cam_bodyid[id], m->cam_quat + 4 * id);
     break;
   default:
     ss_mulQuat(q, d->xquat + 4 * id, m->body_iquat + 4 * id);
@@ -242,6 +250,43 @@ static void subtreeMomentum(const mcpHost* host, const mcModel* m, mcData* d, in
 }
 
 
+//---------------------------------- camera projection ---------------------------------------------
+
+// pixel coordinates (u right, v down, origin at the image corner) of a world point seen through a
+// pinhole camera looking along its -z axis; the focal lengths in pixels come from the focal length
+// and sensor size when the camera has a sensor (float arithmetic on the stored floats, as MuJoCo
+// 3.3.8), else from fovy; the principal point is the image center
+static void camProjection(const mcModel* m, const mcData* d, const mcNum point[3], int cam,
+                          mcNum out[2]) {
+  const mcNum* cp = d->cam_xpos + 3 * cam;
+  mcNum rel[3] = {point[0] - cp[0], point[1] - cp[1], point[2] - cp[2]}, q[3];
+  ss_mulMatT3(q, d->cam_xmat + 9 * cam, rel);
+  const int* res = m->cam_resolution + 2 * cam;
+  const float* in = m->cam_intrinsic + 4 * cam;
+  const float* ss = m->cam_sensorsize + 2 * cam;
+  mcNum fx, fy;
+  if (ss[0] != 0 && ss[1] != 0) {
+    float fxf = in[0] / ss[0] * (float)res[0];
+    float fyf = in[1] / ss[1] * (float)res[1];
+    fx = fxf;
+    fy = fyf;
+  } else {
+    fy = 0.5 / tan(m->cam_fovy[cam] * mcPI / 360) * res[1];
+    fx = fy;
+  }
+
+  // homogeneous image coordinates; the depth along -z, kept away from zero
+  mcNum w = q[2];
+  if (fabs(w) < mcMINVAL) {
+    w = w < 0 ? -mcMINVAL : mcMINVAL;
+  }
+  mcNum u = -fx * q[0] + 0.5 * res[0] * q[2];
+  mcNum v = fy * q[1] + 0.5 * res[1] * q[2];
+  out[0] = u / w;
+  out[1] = v / w;
+}
+
+
 //---------------------------------- frame sensors -------------------------------------------------
 
 // position, orientation or axis of an object, optionally in a reference frame
@@ -363,6 +408,9 @@ static void compute(const mcpHost* host, const mcModel* m, mcData* d, int i, mcN
     out[0] = ss_rayModel(m, d, d->site_xpos + 3 * oid, z, m->site_bodyid[oid]);
     break;
   }
+  case mcSENS_CAMPROJECTION:
+    camProjection(m, d, d->site_xpos + 3 * oid, rid, out);
+    break;
 
   // joints, tendons, actuators
   case mcSENS_JOINTPOS:
@@ -485,6 +533,7 @@ SENSOR(g_force, "force", "interaction force at a site")
 SENSOR(g_torque, "torque", "interaction torque at a site")
 SENSOR(g_magnetometer, "magnetometer", "magnetic flux in a site frame")
 SENSOR(g_rangefinder, "rangefinder", "distance along a site's z axis")
+SENSOR(g_camprojection, "camprojection", "pixel coordinates of a site seen by a camera")
 SENSOR(g_jointpos, "jointpos", "joint position")
 SENSOR(g_jointvel, "jointvel", "joint velocity")
 SENSOR(g_tendonpos, "tendonpos", "tendon length")
@@ -517,7 +566,8 @@ SENSOR(g_clock, "clock", "simulation time")
 
 static const mcpHeader* const g_plugins[] = {
   &g_touch.hdr, &g_accelerometer.hdr, &g_velocimeter.hdr, &g_gyro.hdr, &g_force.hdr,
-  &g_torque.hdr, &g_magnetometer.hdr, &g_rangefinder.hdr, &g_jointpos.hdr, &g_jointvel.hdr,
+  &g_torque.hdr, &g_magnetometer.hdr, &g_rangefinder.hdr, &g_camprojection.hdr,
+  &g_jointpos.hdr, &g_jointvel.hdr,
   &g_tendonpos.hdr, &g_tendonvel.hdr, &g_actuatorpos.hdr, &g_actuatorvel.hdr,
   &g_actuatorfrc.hdr, &g_jointactuatorfrc.hdr, &g_ballquat.hdr, &g_ballangvel.hdr,
   &g_jointlimitpos.hdr, &g_jointlimitvel.hdr, &g_jointlimitfrc.hdr, &g_tendonlimitpos.hdr,

@@ -21,15 +21,6 @@ const CpException cp_exceptions[] = {
   // collision-convex differs from 2.2.2's libccd MPR by ~1.2e-3 rad, which moves the friction rows
   // (efc_aref row 37: 0.0177 vs -0.0285); measured 3.5e-2 (qacc[27] 0.09996 vs 0.13518)
   {"menagerie_shadow_hand_right", CP_QACC100, 5e-2, "ellipsoid-box contact normal from MPR"},
-
-  // muscle lengthrange computed by simulation in the compiler (compiler_actuator.c) differs from
-  // 2.2.2 by up to 1.4e-6 relative (actuator 0: lower end 0.1024216398 vs 0.1024202300); with
-  // MuJoCo's lengthrange copied in, actuator_force agrees to 7e-15; measured 6.5e-6, 3.5e-6,
-  // 2.0e-6 and 1.7e-6
-  {"mj_arm26", CP_QFRC_ACTUATOR, 1e-5, "muscle lengthrange simulation differs"},
-  {"mj_arm26", CP_QACC, 5e-6, "muscle lengthrange simulation differs"},
-  {"mj_arm26", CP_QACC100, 3e-6, "muscle lengthrange simulation differs"},
-  {"mj_arm26", CP_TRAJ, 3e-6, "muscle lengthrange simulation differs"},
 };
 const int cp_exception_count = (int)(sizeof(cp_exceptions) / sizeof(cp_exceptions[0]));
 

@@ -175,6 +175,8 @@ typedef struct mcContact_ {       // result of collision detection functions
   X(mcNum,  geom_xmat,         ngeom,    9)  /* Cartesian geom orientation */                      \
   X(mcNum,  site_xpos,         nsite,    3)  /* Cartesian site position */                         \
   X(mcNum,  site_xmat,         nsite,    9)  /* Cartesian site orientation */                      \
+  X(mcNum,  cam_xpos,          ncam,     3)  /* Cartesian camera position */                       \
+  X(mcNum,  cam_xmat,          ncam,     9)  /* Cartesian camera orientation */                    \
   /* computed by mc_fwdPosition / mc_comPos */                                                     \
   X(mcNum,  subtree_com,       nbody,    3)  /* center of mass of each subtree */                  \
   X(mcNum,  cdof,              nv,       6)  /* com-based motion axis of each dof (rot:lin) */     \

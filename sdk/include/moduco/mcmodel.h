@@ -126,6 +126,14 @@ typedef enum mctDyn_ {            // type of actuator dynamics
 typedef enum mctGain_ { mcGAIN_FIXED = 0, mcGAIN_AFFINE, mcGAIN_MUSCLE, mcGAIN_USER } mctGain;
 typedef enum mctBias_ { mcBIAS_NONE = 0, mcBIAS_AFFINE, mcBIAS_MUSCLE, mcBIAS_USER } mctBias;
 
+typedef enum mctCamLight_ {       // tracking mode of a camera
+  mcCAMLIGHT_FIXED = 0,           // pose fixed in the body frame
+  mcCAMLIGHT_TRACK,               // position follows the body at a world offset, fixed rotation
+  mcCAMLIGHT_TRACKCOM,            // the same relative to the subtree center of mass
+  mcCAMLIGHT_TARGETBODY,          // position fixed in the body, looks at the target body
+  mcCAMLIGHT_TARGETBODYCOM        // looks at the target's subtree center of mass
+} mctCamLight;
+
 typedef enum mctObj_ {            // type of model object
   mcOBJ_UNKNOWN = 0,
   mcOBJ_BODY,
@@ -385,6 +393,21 @@ typedef struct mcOption_ {
   X(mcNum,  site_size,             nsite,       3)  /* geom size for rendering */                  \
   X(mcNum,  site_pos,              nsite,       3)  /* local position offset rel. to body */       \
   X(mcNum,  site_quat,             nsite,       4)  /* local orientation offset rel. to body */    \
+  /* cameras (rendering parameters stored for camprojection; float fields as in MuJoCo)        */ \
+  X(int,    cam_mode,              ncam,        1)  /* camera tracking mode (mctCamLight) */       \
+  X(int,    cam_bodyid,            ncam,        1)  /* id of camera's body */                      \
+  X(int,    cam_targetbodyid,      ncam,        1)  /* id of targeted body; -1: none */            \
+  X(mcNum,  cam_pos,               ncam,        3)  /* position rel. to body frame */              \
+  X(mcNum,  cam_quat,              ncam,        4)  /* orientation rel. to body frame */           \
+  X(mcNum,  cam_poscom0,           ncam,        3)  /* global position rel. to sub-com in qpos0 */ \
+  X(mcNum,  cam_pos0,              ncam,        3)  /* global position rel. to body in qpos0 */    \
+  X(mcNum,  cam_mat0,              ncam,        9)  /* global orientation in qpos0 */              \
+  X(int,    cam_orthographic,      ncam,        1)  /* orthographic camera; 0: perspective */      \
+  X(mcNum,  cam_fovy,              ncam,        1)  /* y field-of-view (degrees) */                \
+  X(mcNum,  cam_ipd,               ncam,        1)  /* inter-pupilary distance */                  \
+  X(int,    cam_resolution,        ncam,        2)  /* resolution: pixels [width, height] */       \
+  X(float,  cam_sensorsize,        ncam,        2)  /* sensor size: length [width, height] */      \
+  X(float,  cam_intrinsic,         ncam,        4)  /* [focal length; principal point] */          \
   /* meshes: vertices in the mesh's inertial frame; mesh_graph per mesh (MuJoCo's layout):    */ \
   /* numvert, numface, vert_edgeadr[numvert], vert_globalid[numvert],                          */ \
   /* edge_localid[numvert+3*numface] (-1 ends each vertex), face_globalid[3*numface]            */ \
@@ -502,6 +525,7 @@ typedef struct mcOption_ {
   X(int,    name_jntadr,           njnt,        1)  /* joint name pointers */                      \
   X(int,    name_geomadr,          ngeom,       1)  /* geom name pointers */                       \
   X(int,    name_siteadr,          nsite,       1)  /* site name pointers */                       \
+  X(int,    name_camadr,           ncam,        1)  /* camera name pointers */                     \
   X(int,    name_meshadr,          nmesh,       1)  /* mesh name pointers */                       \
   X(int,    name_hfieldadr,        nhfield,     1)  /* hfield name pointers */                     \
   X(int,    name_pairadr,          npair,       1)  /* geom pair name pointers */                  \
