@@ -390,6 +390,7 @@ int mcc_pluginIndex(mcc* c, const mcpHeader* h);
 
 void mcc_readAsset(mcc* c, const mcxElem* e);                 // compiler_body.c
 void mcc_readWorldbody(mcc* c, const mcxElem* root);
+void mcc_expandReplicate(mcc* c);  // <replicate> -> frames in the tree (compiler_replicate.c)
 int mcc_findName(mcc* c, int objtype, const char* name);
 int mcc_lookup(mcc* c, const mcxElem* e, const char* key, int objtype, int required);
 

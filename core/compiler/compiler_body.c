@@ -508,6 +508,7 @@ static void mcc_readBody(mcc* c, const mcxElem* e, int parent, int cls, const mc
 }
 
 void mcc_readWorldbody(mcc* c, const mcxElem* root) {
+  mcc_expandReplicate(c);
   // every <worldbody> section: the world's own objects first, then the bodies
   mccFrame f;
   memset(&f, 0, sizeof(f));

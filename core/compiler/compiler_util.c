@@ -169,9 +169,9 @@ int mcc_readNums(mcc* c, const mcxElem* e, const char* key, mcNum* out, int nmin
   if (!s) {
     return 0;
   }
+  // out has room for nmax values; parse straight into it (longer lists are an error below)
   const char* bad = NULL;
-  mcNum tmp[64];
-  int n = mcc_parseNums(s, tmp, 64, &bad);
+  int n = mcc_parseNums(s, out, nmax, &bad);
   if (n < 0) {
     char tok[64];
     mcc_token(bad, tok, sizeof(tok));
@@ -184,17 +184,25 @@ int mcc_readNums(mcc* c, const mcxElem* e, const char* key, mcNum* out, int nmin
     mcc_error(c, e, "attribute '%s' of <%s> expects %d to %d values, got %d", key, e->name, nmin,
               nmax, n);
   }
-  for (int i = 0; i < n; i++) {
-    out[i] = tmp[i];
-  }
   return n;
 }
 
 int mcc_readFloats(mcc* c, const mcxElem* e, const char* key, float* out, int nmin, int nmax) {
-  mcNum tmp[64];
-  int n = mcc_readNums(c, e, key, tmp, nmin, nmax < 64 ? nmax : 64);
+  // long lists (inline meshes and height fields): count and check first, so nothing unwinds
+  // while the temporary buffer is held
+  mcNum small[64];
+  int cnt = mcc_countNums(c, e, key);
+  int heap = cnt > 64 && cnt >= nmin && cnt <= nmax;
+  mcNum* tmp = heap ? (mcNum*)malloc(sizeof(mcNum) * (size_t)cnt) : small;
+  if (!tmp) {
+    mcc_error(c, e, "out of memory reading attribute '%s' of <%s>", key, e->name);
+  }
+  int n = mcc_readNums(c, e, key, tmp, nmin, tmp == small ? (nmax < 64 ? nmax : 64) : nmax);
   for (int i = 0; i < n; i++) {
     out[i] = (float)tmp[i];
+  }
+  if (tmp != small) {
+    free(tmp);
   }
   return n;
 }

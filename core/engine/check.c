@@ -17,11 +17,12 @@ static int firstBad(const mcNum* x, int n) {
 }
 
 
-// warn about entry i, then reset unless disabled (the warning statistics survive the reset);
-// return 1 if the data was reset
+// warn about entry i, then reset unless disabled or escalated to an error (the warning statistics
+// survive the reset; an escalated warning keeps the bad state for inspection and mc_step stops
+// integrating until the error is cleared); return 1 if the data was reset
 static int warnReset(const mcModel* m, mcData* d, int warning, int i) {
   mc_warning(d, warning, i);
-  if (m->opt.disableflags & mcDSBL_AUTORESET) {
+  if ((m->opt.disableflags & mcDSBL_AUTORESET) || (d->warning_policy & (1u << warning))) {
     return 0;
   }
   mcWarningStat saved[mcNWARNING];

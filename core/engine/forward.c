@@ -214,6 +214,9 @@ static int sameModel(const mcModel* m, const mcData* d) {
 
 // compare forward and inverse dynamics if asked, then run the integrator plugin
 static void integrate(const mcModel* m, mcData* d) {
+  if (d->warning_stop) {  // an escalated warning is pending (docs/warnings.md)
+    return;
+  }
   if (m->opt.enableflags & mcENBL_FWDINV) {
     mc_compareFwdInv(m, d);
   }

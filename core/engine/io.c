@@ -95,13 +95,53 @@ const char* mc_warningText(int warning, int info) {
 }
 
 
-// count warnings, print only the first time
+static mcfMessage g_error_handler = NULL;
+static void* g_error_user = NULL;
+
+
+void mc_setErrorHandler(mcfMessage handler, void* user) {
+  g_error_handler = handler;
+  g_error_user = user;
+}
+
+
+unsigned int mc_setWarningPolicy(mcData* d, unsigned int mask) {
+  unsigned int old = d->warning_policy;
+  d->warning_policy = mask & mcWARNING_ALL;
+  return old;
+}
+
+
+int mc_warningError(const mcData* d) {
+  return d->warning_stop > 0 ? d->warning_stop - 1 : -1;
+}
+
+
+void mc_clearWarningError(mcData* d) {
+  d->warning_stop = 0;
+}
+
+
+// count warnings; print only the first time, or raise an error if the policy escalates the type
 void mc_warning(mcData* d, int warning, int info) {
   if (warning < 0 || warning >= mcNWARNING) {
     mci_message("WARNING: unknown warning type %d", warning);
     return;
   }
-  if (!d->warning[warning].number) {
+  if (d->warning_policy & (1u << warning)) {
+    if (!d->warning_stop) {
+      d->warning_stop = warning + 1;
+      char buf[384];
+      snprintf(buf, sizeof(buf), "ERROR: %s Time = %.4f.", mc_warningText(warning, info),
+               d->time);
+      mcfMessage handler = g_error_handler;
+      if (handler) {
+        handler(g_error_user, buf);
+      } else {
+        mci_message("%s", buf);
+      }
+    }
+  } else if (!d->warning[warning].number) {
     mci_message("WARNING: %s Time = %.4f.", mc_warningText(warning, info), d->time);
   }
   d->warning[warning].number++;
@@ -502,6 +542,7 @@ void mc_resetData(const mcModel* m, mcData* d) {
   d->time = 0;
   d->energy[0] = d->energy[1] = 0;
   memset(d->warning, 0, sizeof(d->warning));
+  d->warning_stop = 0;  // the policy (warning_policy) is a setting and survives the reset
   memset(d->timer, 0, sizeof(d->timer));
   memset(d->timer_plugin, 0, sizeof(d->timer_plugin));
   memset(d->solver, 0, sizeof(d->solver));

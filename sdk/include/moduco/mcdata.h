@@ -233,6 +233,8 @@ typedef struct mcData_ {
   mcWarningStat warning[mcNWARNING];  // warning statistics
   mcTimerStat timer[mcNTIMER];        // timer statistics
   int profile;                        // nonzero: fill timer[] (off by default, zero cost)
+  unsigned int warning_policy;        // bits (1<<mctWarning) escalated to errors (0: none)
+  int warning_stop;                   // 1 + first escalated warning since reset; 0: none
 
   // solver statistics
   int solver_iter;                // number of solver iterations

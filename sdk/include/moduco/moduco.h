@@ -200,6 +200,24 @@ MCAPI const char* mc_warningText(int warning, int info);
 typedef void (*mcfMessage)(void* user, const char* message);
 MCAPI void mc_setMessageHandler(mcfMessage handler, void* user);
 
+// Warnings as errors (docs/warnings.md). mask: bits (1 << mctWarning) of d's warnings to escalate
+// (mcWARNING_ALL: every type; 0, the default: none). An escalated warning is still counted; it
+// also calls the error handler, suppresses the auto-reset of a bad qpos/qvel/qacc (the state is
+// kept for inspection), and stops mc_step/mc_step2 from integrating until mc_clearWarningError
+// or a reset. mc_resetData keeps the policy; mc_copyData copies it. Return the previous mask.
+#define mcWARNING_ALL ((1u << mcNWARNING) - 1)
+MCAPI unsigned int mc_setWarningPolicy(mcData* d, unsigned int mask);
+
+// The first escalated warning (mctWarning) raised since the last reset or clear; -1 if none.
+MCAPI int mc_warningError(const mcData* d);
+
+// Clear the pending escalated warning (the counters in d->warning stay), so stepping resumes.
+MCAPI void mc_clearWarningError(mcData* d);
+
+// Error handler: receives "ERROR: <warning text> Time = t." for every escalated warning raised
+// while none is pending. NULL restores the default (the message handler). Process-wide.
+MCAPI void mc_setErrorHandler(mcfMessage handler, void* user);
+
 //---------------------------------- names ---------------------------------------------------------
 
 // Id of the object with the given type (mctObj) and name; -1 if none.

@@ -1,0 +1,35 @@
+// Print names and poses of a model compiled by MuJoCo 3.3.8 (mujoco-js, WebAssembly), one object
+// per line, for tests/hardening/test_user_needs.c: node mjs3_model.mjs MUJOCO_WASM_JS MODEL.xml
+//   body NAME PARENT px py pz qw qx qy qz  |  geom NAME BODY px py pz  |  jnt NAME BODY
+//   site NAME BODY  |  size nq nbody  |  error MESSAGE (the model did not compile)
+import fs from 'fs';
+
+const [wasmjs, xmlfile] = process.argv.slice(2);
+const loadMujoco = (await import(wasmjs)).default;
+const mj = await loadMujoco();
+mj.FS.mkdir('/w');
+mj.FS.writeFile('/w/model.xml', fs.readFileSync(xmlfile, 'utf8'));
+let m;
+try {
+  m = mj.MjModel.loadFromXML('/w/model.xml');
+} catch (e) {
+  console.log('error', String(e && e.message ? e.message : e).split('\n')[0]);
+  process.exit(0);
+}
+const name = (adr) => {
+  let s = '';
+  for (let i = adr; m.names[i]; i++) s += String.fromCharCode(m.names[i]);
+  return s || '-';
+};
+const nums = (a, i, n) => Array.from(a.slice(n * i, n * i + n)).map((x) => x.toPrecision(17));
+console.log('size', m.nq, m.nbody);
+for (let i = 0; i < m.nbody; i++) {
+  console.log('body', name(m.name_bodyadr[i]), m.body_parentid[i], ...nums(m.body_pos, i, 3),
+              ...nums(m.body_quat, i, 4));
+}
+for (let i = 0; i < m.ngeom; i++) {
+  console.log('geom', name(m.name_geomadr[i]), m.geom_bodyid[i], ...nums(m.geom_pos, i, 3));
+}
+for (let i = 0; i < m.njnt; i++) console.log('jnt', name(m.name_jntadr[i]), m.jnt_bodyid[i]);
+for (let i = 0; i < m.nsite; i++) console.log('site', name(m.name_siteadr[i]), m.site_bodyid[i]);
+m.delete();
