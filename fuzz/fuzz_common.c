@@ -323,6 +323,25 @@ int fuzzPluginDescriptor(const uint8_t* data, size_t size) {
   lib.precision = (sel & 4) ? take32(&b) : MCP_PRECISION;
   lib.struct_size = (sel & 8) ? take32(&b) : (uint32_t)sizeof(mcpLibrary);
   lib.name = "fuzz";
+
+  // the layout stamp: the host's, or a corrupted copy, a NULL one, other struct sizes
+  static const char host_layout[] = MCP_LAYOUT;
+  static char bad_layout[sizeof(MCP_LAYOUT)];
+  static const uint32_t host_sizes[4] = MCP_LAYOUT_SIZES;
+  lib.layout = host_layout;
+  memcpy(lib.layout_sizes, host_sizes, sizeof(host_sizes));
+  if (sel & 2048) {
+    memcpy(bad_layout, host_layout, sizeof(bad_layout));
+    bad_layout[take32(&b) % (sizeof(bad_layout) - 1)] ^= (char)((take32(&b) & 0x7f) | 1);
+    lib.layout = bad_layout;
+  }
+  if (sel & 4096) {
+    lib.layout = NULL;
+  }
+  if (sel & 8192) {
+    uint32_t k = take32(&b) % 4;
+    lib.layout_sizes[k] = take32(&b);
+  }
   int nreal = (int)(take32(&b) % 5);
   lib.nplugin = (sel & 16) ? (int)take32(&b) : nreal;
   lib.plugin = (sel & 32) ? NULL : list;
@@ -337,6 +356,10 @@ int fuzzPluginDescriptor(const uint8_t* data, size_t size) {
   }
   if (libok && (lib.nplugin < 1 || !lib.plugin)) {
     __builtin_trap();            // an accepted library has a descriptor list
+  }
+  if (libok && (!lib.layout || strcmp(lib.layout, host_layout) ||
+                memcmp(lib.layout_sizes, host_sizes, sizeof(host_sizes)))) {
+    __builtin_trap();            // an accepted library has the host's layout stamp
   }
 
   // each descriptor as the loader would check it (only those that really exist)

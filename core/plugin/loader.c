@@ -135,6 +135,50 @@ static int checkVersion(const char* what, uint32_t major, uint32_t minor, uint32
 }
 
 
+// the layout stamp (ABI 1.2): same X-macro lists and struct sizes as the host's headers
+static int checkLayout(const mcpLibrary* lib, char* why, int why_sz) {
+  if (lib->abi_minor < 2 || lib->struct_size < MCP_END(mcpLibrary, layout_sizes)) {
+    snprintf(why, why_sz, "library built with ABI %u.%u carries no mcModel/mcData layout stamp "
+             "(ABI 1.2); rebuild it against this SDK", lib->abi_major, lib->abi_minor);
+    return -1;
+  }
+  static const char host[] = MCP_LAYOUT;
+  static const uint32_t host_sizes[4] = MCP_LAYOUT_SIZES;
+  if (!lib->layout) {
+    snprintf(why, why_sz, "library has a NULL layout stamp (use MCP_LIBRARY to fill it)");
+    return -1;
+  }
+
+  // first difference of the stamps (bounded by the host's length), reported by field
+  size_t i = 0;
+  while (i < sizeof(host) && lib->layout[i] == host[i]) {
+    i++;
+  }
+  if (i < sizeof(host)) {
+    size_t start = i;
+    while (start > 0 && host[start - 1] != ';' && host[start - 1] != '{' &&
+           host[start - 1] != ',') {
+      start--;
+    }
+    while (host[start] == ' ') {
+      start++;
+    }
+    snprintf(why, why_sz, "library was built against a different mcModel/mcData layout (first "
+             "difference at host field '%.48s'); rebuild it against this SDK", host + start);
+    return -1;
+  }
+  static const char* const what[4] = {"mcModel", "mcData", "mcOption", "mcContact"};
+  for (int k = 0; k < 4; k++) {
+    if (lib->layout_sizes[k] != host_sizes[k]) {
+      snprintf(why, why_sz, "library was built against a different %s (sizeof %u, host %u); "
+               "rebuild it against this SDK", what[k], lib->layout_sizes[k], host_sizes[k]);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+
 int mcp_checkLibrary(const mcpLibrary* lib, char* why, int why_sz) {
   // the entry point may refuse
   if (!lib) {
@@ -151,6 +195,11 @@ int mcp_checkLibrary(const mcpLibrary* lib, char* why, int why_sz) {
   if (lib->struct_size < need) {
     snprintf(why, why_sz, "library struct_size %u is smaller than mcpLibrary of ABI 1.0 (%zu)",
              lib->struct_size, need);
+    return -1;
+  }
+
+  // the mcModel/mcData layout the library was compiled against
+  if (checkLayout(lib, why, why_sz)) {
     return -1;
   }
 

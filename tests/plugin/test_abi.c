@@ -13,7 +13,7 @@
 
 Test(plugin_abi, constants) {
   cr_expect_eq(MCP_ABI_MAJOR, 1);
-  cr_expect_eq(MCP_ABI_MINOR, 1);
+  cr_expect_eq(MCP_ABI_MINOR, 2);
   cr_expect_str_eq(MCP_ENTRY_SYMBOL, "mcp_library");
   cr_expect_eq(MCP_PRECISION, 8);
   cr_expect_eq(MCP_MAXNAME, 64);
@@ -189,7 +189,9 @@ Test(plugin_abi, layout_mcpHost) {
 
 
 Test(plugin_abi, layout_mcpLibrary) {
-  cr_expect_eq(sizeof(mcpLibrary), 40);
+  cr_expect_eq(sizeof(mcpLibrary), 64);
+  cr_expect_eq(offsetof(mcpLibrary, layout), 40);
+  cr_expect_eq(offsetof(mcpLibrary, layout_sizes), 48);
   cr_expect_eq(offsetof(mcpLibrary, abi_major), 0);
   cr_expect_eq(offsetof(mcpLibrary, abi_minor), 4);
   cr_expect_eq(offsetof(mcpLibrary, struct_size), 8);

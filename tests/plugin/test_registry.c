@@ -100,6 +100,16 @@ Test(plugin_registry, abi_minor_too_new) {
 }
 
 
+Test(plugin_registry, layout_stamp_mismatch) {
+  mc_pluginScan();
+  expectMessage("fix-layout.so", "library was built against a different mcModel/mcData layout "
+                "(first difference at host field 'mcNum qpos_spring[nq][1];");
+  expectMessage("fix-layoutsize.so", "library was built against a different mcData (sizeof");
+  expectMessage("fix-nostamp.so", "carries no mcModel/mcData layout stamp");
+  cr_expect_null(mcp_find(mcpKIND_INTEGRATOR, "test.single"));
+}
+
+
 Test(plugin_registry, precision_mismatch) {
   mc_pluginScan();
   expectMessage("fix-precision.so", "precision 4 (sizeof(mcNum)) does not match the host's 8");
@@ -207,7 +217,7 @@ Test(plugin_registry, earlier_folder_overrides_file_name) {
 
 
 Test(plugin_registry, one_message_per_bad_file) {
-  // 13 broken files or descriptors in the fixture folder, one line each
+  // 16 broken files or descriptors in the fixture folder, one line each
   mc_pluginScan();
   char prefix[PATH_MAX + 16];
   char dir[PATH_MAX];
@@ -217,7 +227,7 @@ Test(plugin_registry, one_message_per_bad_file) {
   for (const char* p = strstr(mc_pluginMessages(), prefix); p; p = strstr(p + 1, prefix)) {
     lines++;
   }
-  cr_expect_eq(lines, 13, "messages:\n%s", mc_pluginMessages());
+  cr_expect_eq(lines, 16, "messages:\n%s", mc_pluginMessages());
 }
 
 

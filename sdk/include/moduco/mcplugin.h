@@ -7,7 +7,9 @@
 //
 // Host rules (what the loader checks, in order): the entry symbol exists; library and every
 // descriptor have abi_major == MCP_ABI_MAJOR and abi_minor <= MCP_ABI_MINOR; precision ==
-// sizeof(mcNum); struct_size covers the fields of that ABI minor; kind is known; name is a valid,
+// sizeof(mcNum); struct_size covers the fields of that ABI minor; the library (ABI 1.2 or newer)
+// carries the layout stamp of the host's mcModel and mcData (MCP_LAYOUT, MCP_LAYOUT_SIZES), so a
+// plugin built against other model/data headers is refused; kind is known; name is a valid,
 // not yet registered name; mandatory callbacks are non-NULL. A library or descriptor that fails
 // is skipped with a message naming the file; the host never crashes on a bad library.
 //
@@ -34,7 +36,7 @@ extern "C" {
 #endif
 
 #define MCP_ABI_MAJOR 1
-#define MCP_ABI_MINOR 1
+#define MCP_ABI_MINOR 2
 #define MCP_ENTRY_SYMBOL "mcp_library"
 #define MCP_PRECISION ((uint32_t)sizeof(mcNum))
 #define MCP_MAXNAME 64            // longest plugin name, including the terminating 0
@@ -238,6 +240,10 @@ typedef struct mcpLibrary_ {
   const char* name;               // library name, for messages
   int nplugin;                    // number of descriptors
   const mcpHeader* const* plugin; // descriptors (each the header of a kind-specific struct)
+
+  // ABI 1.2: the mcModel/mcData layout the library was compiled against (MCP_LIBRARY fills both)
+  const char* layout;             // MCP_LAYOUT
+  uint32_t layout_sizes[4];       // MCP_LAYOUT_SIZES
 } mcpLibrary;
 
 // Type of the entry symbol. Return NULL to refuse loading (e.g. host too old).
@@ -248,10 +254,25 @@ typedef const mcpLibrary* (*mcpLibraryFn)(const mcpHost* host);
   { MCP_ABI_MAJOR, MCP_ABI_MINOR, (uint32_t)sizeof(TYPE), MCP_PRECISION, (KIND), 0,              \
     (NAME), (VERSION), (DESCRIPTION), (CODE), NULL, NULL, NULL }
 
-// Fill the version fields of a library (use in static initializers).
+// Layout stamp: the X-macro lists that lay out mcModel and mcData, turned into one string by the
+// preprocessor (field types, names and dimensions in order), and the sizes of the structs. Any
+// change of those headers changes the stamp, so the host can refuse a plugin built against other
+// headers instead of letting it read the wrong fields.
+#define MCP_STR_(...) #__VA_ARGS__
+#define MCP_XSTR_(...) MCP_STR_(__VA_ARGS__)
+#define MCP_LAYOUT_SIZE_(name) name,
+#define MCP_LAYOUT_ARRAY_(type, name, n, m) type name[n][m];
+#define MCP_LAYOUT                                                                                 \
+  MCP_XSTR_(mcModel{MC_MODEL_SIZES(MCP_LAYOUT_SIZE_)} {MC_MODEL_POINTERS(MCP_LAYOUT_ARRAY_)}    \
+            mcData{MC_DATA_POINTERS(MCP_LAYOUT_ARRAY_)})
+#define MCP_LAYOUT_SIZES                                                                           \
+  { (uint32_t)sizeof(mcModel), (uint32_t)sizeof(mcData), (uint32_t)sizeof(mcOption),             \
+    (uint32_t)sizeof(mcContact) }
+
+// Fill the version fields and the layout stamp of a library (use in static initializers).
 #define MCP_LIBRARY(NAME, N, LIST)                                                                 \
   { MCP_ABI_MAJOR, MCP_ABI_MINOR, (uint32_t)sizeof(mcpLibrary), MCP_PRECISION, (NAME), (N),      \
-    (LIST) }
+    (LIST), MCP_LAYOUT, MCP_LAYOUT_SIZES }
 
 // Export macro for the entry symbol.
 #define MCP_EXPORT MCAPI
