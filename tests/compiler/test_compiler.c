@@ -9,9 +9,7 @@
 
 #include <moduco/moduco.h>
 
-#ifdef MODUCO_HAVE_MUJOCO
 #include <mujoco/mujoco.h>
-#endif
 
 // load a string or fail the test with the message
 static mcModel* load(const char* xml) {
@@ -50,7 +48,6 @@ static void tensor(const double* quat, const double* I, double T[9]) {
   }
 }
 
-#ifdef MODUCO_HAVE_MUJOCO
 // load the same text in MuJoCo (through a temporary file)
 static mjModel* loadMJ(const char* xml) {
   char path[] = "/tmp/moduco-compiler-XXXXXX.xml";
@@ -64,7 +61,6 @@ static mjModel* loadMJ(const char* xml) {
   cr_assert_not_null(m, "MuJoCo failed: %s", err);
   return m;
 }
-#endif
 
 //---------------------------------- orientation ---------------------------------------------------
 
@@ -100,7 +96,6 @@ Test(compiler, orientation_forms) {
   near(mf->geom_pos[3 * g], 2, 1e-12, "frame pos", 0);
   near(mf->geom_pos[3 * g + 1], 0, 1e-12, "frame pos", 1);
   mc_deleteModel(mf);
-#ifdef MODUCO_HAVE_MUJOCO
   mjModel* r = loadMJ(kOrient);
   for (int b = 1; b < m->nbody; b++) {
     sameQuat(m->body_quat + 4 * b, r->body_quat + 4 * b, mc_id2name(m, mcOBJ_BODY, b));
@@ -109,7 +104,6 @@ Test(compiler, orientation_forms) {
     near(m->geom_pos[i], r->geom_pos[i], 1e-12, "geom_pos", i);
   }
   mj_deleteModel(r);
-#endif
   mc_deleteModel(m);
 }
 
@@ -192,7 +186,6 @@ static const char* kTree =
 
 Test(compiler, inertia_from_geoms) {
   mcModel* m = load(kTree);
-#ifdef MODUCO_HAVE_MUJOCO
   mjModel* r = loadMJ(kTree);
   cr_assert_eq(m->nbody, r->nbody);
   for (int b = 1; b < m->nbody; b++) {
@@ -211,10 +204,6 @@ Test(compiler, inertia_from_geoms) {
     }
   }
   mj_deleteModel(r);
-#else
-  // sphere of radius 0.1 and density 1000 alone would weigh 4.18879; here check a known total
-  cr_assert(m->body_mass[1] > 0);
-#endif
   mc_deleteModel(m);
 }
 
@@ -251,7 +240,6 @@ Test(compiler, dof_layout) {
   cr_assert_eq(m->qpos0[2], 1);
   cr_assert_eq(m->qpos0[3], 1);
   cr_assert_eq(m->qpos0[7], 1);
-#ifdef MODUCO_HAVE_MUJOCO
   mjModel* r = loadMJ(kTree);
   cr_assert_eq(m->nM, r->nM);
   cr_assert_eq(m->nD, r->nD);
@@ -270,7 +258,6 @@ Test(compiler, dof_layout) {
     cr_assert_eq(m->body_geomadr[b], r->body_geomadr[b]);
   }
   mj_deleteModel(r);
-#endif
   mc_deleteModel(m);
 }
 
@@ -421,7 +408,6 @@ Test(compiler, bundled_models_load) {
     mcModel* m = mc_loadXML(path, err, sizeof(err));
     cr_assert_not_null(m, "%s", err);
     cr_assert_str_eq(m->modelfile, path);
-#ifdef MODUCO_HAVE_MUJOCO
     mjModel* r = mj_loadXML(path, NULL, err, sizeof(err));
     cr_assert_not_null(r, "MuJoCo: %s", err);
     cr_assert_eq(m->nq, r->nq);
@@ -432,7 +418,6 @@ Test(compiler, bundled_models_load) {
       near(m->body_mass[b], r->body_mass[b], 1e-9, files[i], b);
     }
     mj_deleteModel(r);
-#endif
     mc_deleteModel(m);
   }
 }
