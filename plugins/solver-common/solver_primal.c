@@ -110,15 +110,17 @@ static int cholUpdate(mcNum* L, mcNum* v, int n, mcNum sigma) {
 
 //---------------------------------- Hessian -------------------------------------------------------
 
-// H = M (dense, lower and upper) from the tree-sparse qM
+// H = M (dense, lower triangle only: the factor and its updates never read the upper one) from
+// the tree-sparse qM
 static void denseM(const mcModel* m, const mcData* d, mcNum* H) {
   int nv = m->nv;
-  memset(H, 0, sizeof(mcNum) * nv * nv);
   for (int i = 0; i < nv; i++) {
+    mcNum* Hi = H + (size_t)i * nv;
+    memset(Hi, 0, sizeof(mcNum) * (size_t)(i + 1));
     int adr = m->dof_Madr[i];
-    H[(size_t)i * nv + i] = d->qM[adr++];
+    Hi[i] = d->qM[adr++];
     for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j]) {
-      H[(size_t)i * nv + j] = H[(size_t)j * nv + i] = d->qM[adr++];
+      Hi[j] = d->qM[adr++];
     }
   }
 }
@@ -139,7 +141,7 @@ static void makeHessian(Primal* p) {
   }
   denseM(m, d, H);
 
-  for (int i = 0; i < p->nefc; i++) {
+  for (int i = 0; i < p->nefc;) {
     int state = d->efc_state[i];
     const mcNum* Ji = d->efc_J + (size_t)i * nv;
 
@@ -161,31 +163,53 @@ static void makeHessian(Primal* p) {
             }
             mcNum hr = h * Ja[r];
             mcNum* Hr = H + (size_t)r * nv;
-            for (int c = 0; c < nv; c++) {
+            for (int c = 0; c <= r; c++) {
               Hr[c] += hr * Jb[c];
             }
           }
         }
       }
-      i += dim - 1;
+      i += dim;
       continue;
     }
     if (state != mcCNSTRSTATE_QUADRATIC) {
+      i++;
       continue;
     }
 
-    // quadratic row: D J_i' J_i over the nonzeros
+    // quadratic rows: D J_i' J_i over the nonzeros, lower triangle (columns ascending). The
+    // quadratic rows of the run of rows with the same columns (the edges of a pyramidal contact)
+    // go together: each entry still receives their terms in row order, but is loaded and stored
+    // once per run instead of once per row
     const int* col = p->rcol + p->radr[i];
-    const mcNum* val = p->rval + p->radr[i];
     int nnz = p->rnnz[i];
-    mcNum D = d->efc_D[i];
+    const mcNum* val[8];
+    mcNum D[8];
+    int ng = 0, e = i;
+    while (e < p->nefc && ng < 8 && d->efc_state[e] != mcCNSTRSTATE_CONE &&
+           (e == i || (p->rnnz[e] == nnz &&
+                       !memcmp(p->rcol + p->radr[e], col, sizeof(int) * (size_t)nnz)))) {
+      if (d->efc_state[e] == mcCNSTRSTATE_QUADRATIC) {
+        val[ng] = p->rval + p->radr[e];
+        D[ng++] = d->efc_D[e];
+      }
+      e++;
+    }
     for (int a = 0; a < nnz; a++) {
-      mcNum dr = D * val[a];
+      mcNum dr[8];
+      for (int g = 0; g < ng; g++) {
+        dr[g] = D[g] * val[g][a];
+      }
       mcNum* Hr = H + (size_t)col[a] * nv;
-      for (int b = 0; b < nnz; b++) {
-        Hr[col[b]] += dr * val[b];
+      for (int b = 0; b <= a; b++) {
+        mcNum h = Hr[col[b]];
+        for (int g = 0; g < ng; g++) {
+          h += dr[g] * val[g][b];
+        }
+        Hr[col[b]] = h;
       }
     }
+    i = e;
   }
   mcs_cholFactor(H, nv, mcMINVAL);
   d->solver_nnz = nv * nv;
@@ -640,8 +664,13 @@ static int makeRows(Primal* p) {
     return 1;
   }
   int nnz = 0;
-  for (size_t k = 0, n = (size_t)nefc * nv; k < n; k++) {
-    nnz += d->efc_J[k] != 0;
+  for (int i = 0; i < nefc; i++) {
+    const mcNum* J = d->efc_J + (size_t)i * nv;
+    int c = 0;
+    for (int k = 0; k < nv; k++) {
+      c += J[k] != 0;
+    }
+    nnz += c;
   }
   int* rnnz = p->host->stackAlloc(d, sizeof(int) * (2 * (size_t)nefc + nnz + 1), 16);
   mcNum* rval = p->host->stackAlloc(d, sizeof(mcNum) * ((size_t)nnz + 1), 16);
@@ -655,10 +684,10 @@ static int makeRows(Primal* p) {
     const mcNum* J = d->efc_J + (size_t)i * nv;
     radr[i] = adr;
     for (int k = 0; k < nv; k++) {
-      if (J[k] != 0) {
-        rcol[adr] = k;
-        rval[adr++] = J[k];
-      }
+      // branch-free: always write, advance over non-zeros (one spare slot at the end)
+      rcol[adr] = k;
+      rval[adr] = J[k];
+      adr += J[k] != 0;
     }
     rnnz[i] = adr - radr[i];
   }

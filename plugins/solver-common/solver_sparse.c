@@ -94,7 +94,13 @@ int mcs_sparseSymbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSpar
       }
     }
     for (int t = S->jcoladr[k]; t < S->jcoladr[k + 1]; t++) {
+      // only the rows whose last column is k: the other columns of such a row form a clique
+      // that elimination carries up the elimination tree, so a row whose last column is above k
+      // already reached row k through the children merged below (same pattern, O(nnz J))
       int r = S->jrow[t];
+      if (S->jpos[t] != rownnz[r] - 1) {
+        continue;
+      }
       const int* rc = colind + rowadr[r];
       for (int q = 0; q < S->jpos[t]; q++) {
         if (mark[rc[q]] != k) {
@@ -143,13 +149,50 @@ int mcs_sparseSymbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSpar
 }
 
 
-// add w * (row b of J, columns <= i) into row i of L through map
-static void addRow(const mcData* d, mcNum* Li, const int* map, int r, int i, mcNum w) {
+// r += t * a over n entries (a row of L and a row of J: no overlap)
+static inline void axpy(mcNum* restrict r, const mcNum* restrict a, mcNum t, int n) {
+  for (int j = 0; j < n; j++) {
+    r[j] += t * a[j];
+  }
+}
+
+
+// r -= t * a over n entries (distinct rows of L: no overlap, so the loop vectorizes)
+static inline void axpyNeg(mcNum* restrict r, const mcNum* restrict a, mcNum t, int n) {
+  for (int j = 0; j < n; j++) {
+    r[j] -= t * a[j];
+  }
+}
+
+
+// add w * (row r of J, its first n entries: the columns <= i) into row i of L through map
+static void addRow(const mcData* d, mcNum* Li, const int* map, int r, int n, mcNum w) {
   const int* rc = d->efc_J_colind + d->efc_J_rowadr[r];
   const mcNum* rv = d->efc_J_val + d->efc_J_rowadr[r];
-  for (int q = 0, n = d->efc_J_rownnz[r]; q < n && rc[q] <= i; q++) {
+  if (n <= 0) {
+    return;
+  }
+
+  // columns that land on consecutive entries of row i (a chain of dofs in a chain pattern):
+  // one contiguous axpy, the same operation per entry as the scatter
+  int p0 = map[rc[0]];
+  if (map[rc[n - 1]] - p0 == n - 1) {
+    axpy(Li + p0, rv, w, n);
+    return;
+  }
+  for (int q = 0; q < n; q++) {
     Li[map[rc[q]]] += w * rv[q];
   }
+}
+
+
+// number of entries of row r of J with column <= i (columns ascending)
+static int rowPrefix(const mcData* d, int r, int i) {
+  const int* rc = d->efc_J_colind + d->efc_J_rowadr[r];
+  int n = 0;
+  for (int nr = d->efc_J_rownnz[r]; n < nr && rc[n] <= i; n++) {
+  }
+  return n;
 }
 
 
@@ -175,14 +218,16 @@ void mcs_sparseFactor(const mcModel* m, const mcData* d, mcsSparseH* S) {
       int r = S->jrow[t], state = d->efc_state[r];
       mcNum Jri = d->efc_J_val[d->efc_J_rowadr[r] + S->jpos[t]];
       if (state == mcCNSTRSTATE_QUADRATIC) {
-        addRow(d, Li, map, r, i, d->efc_D[r] * Jri);
+        // columns ascending: those <= i are the entries up to and including i's
+        addRow(d, Li, map, r, S->jpos[t] + 1, d->efc_D[r] * Jri);
       } else if (state == mcCNSTRSTATE_CONE) {
         const mcContact* con = d->contact + d->efc_id[r];
         int dim = con->dim, a = r - con->efc_address;
         for (int b = 0; b < dim; b++) {
           mcNum h = con->H[a * dim + b];
           if (h != 0) {
-            addRow(d, Li, map, con->efc_address + b, i, h * Jri);
+            int rb = con->efc_address + b;
+            addRow(d, Li, map, rb, rowPrefix(d, rb, i), h * Jri);
           }
         }
       }
@@ -213,12 +258,18 @@ void mcs_sparseFactor(const mcModel* m, const mcData* d, mcsSparseH* S) {
       }
       mcNum* Li = S->val + S->rowadr[i];
       const int* ci = S->colind + S->rowadr[i];
-      int p = 0;
-      for (int t = 0; t < q; t++) {
-        while (ci[p] < ck[t]) {
-          p++;
+      if (q == 0 || ci[q - 1] == ck[q - 1]) {
+        // the columns of k below i are a subset of those of row i; with equal q-th entries
+        // they are its first q columns: a plain axpy (same operations per entry as the merge)
+        axpyNeg(Li, Lk, lki, q);
+      } else {
+        int p = 0;
+        for (int t = 0; t < q; t++) {
+          while (ci[p] < ck[t]) {
+            p++;
+          }
+          Li[p] -= lki * Lk[t];
         }
-        Li[p] -= lki * Lk[t];
       }
       Li[S->rownnz[i] - 1] -= lki * lki;
     }
