@@ -10,6 +10,7 @@
 
 #include <moduco/mcplugin.h>
 
+#include "multiccd.h"
 #include "support.h"
 
 // libccd support callback: world direction in, world support point out
@@ -46,7 +47,11 @@ static int convexConvex(const mcpHost* host, const mcModel* m, const mcData* d, 
     con->pos[k] = pos.v[k];
     con->frame[k] = dir.v[k];
   }
+  smoothContactNormal(m, d, g1, g2, con->pos, con->frame);  // as MuJoCo 2.2.2 (support.h)
   memset(con->frame + 3, 0, sizeof(mcNum) * 6);
+  if (m->opt.enableflags & mcENBL_MULTICCD) {  // flat features: several contacts (multiccd.c)
+    return mccd_multiContact(m, d, con, g1, g2);
+  }
   return 1;
 }
 

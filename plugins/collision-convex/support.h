@@ -8,16 +8,90 @@
 
 #include <moduco/mcplugin.h>
 
-// one convex object: a geom with its pose, grown by half the margin
+// one convex object: a geom with its pose, grown by half the margin; warm is the hull vertex
+// where the last mesh support search ended (0 to start; updated through a const pointer, so a
+// ConvexObj must not itself be defined const)
 typedef struct {
   const mcModel* m;
   const mcData* d;
   int geom;
   mcNum margin;
+  int warm;
 } ConvexObj;
 
 
-// support point in the geom frame for a unit local direction
+// index (within the mesh) of the first vertex with the largest projection on dir: the full scan
+static int meshSupportScan(const mcModel* m, int id, const mcNum dir[3]) {
+  const float* v = m->mesh_vert + 3*m->mesh_vertadr[id];
+  int n = m->mesh_vertnum[id], best = 0;
+  mcNum bestp = -INFINITY;
+  for (int i = 0; i < n; i++) {
+    mcNum p = dir[0]*v[3*i] + dir[1]*v[3*i + 1] + dir[2]*v[3*i + 2];
+    if (p > bestp) {
+      bestp = p;
+      best = i;
+    }
+  }
+  return best;
+}
+
+
+// The scan's support point (same coordinates; the index may be another copy of the point) from
+// the convex hull graph: hill climbing from hull vertex *warm (updated), moving to the neighbour
+// with the largest projection while it improves. Where the climb ends with every neighbour more
+// than tol below, that vertex is the hull's unique support (the hull vertices above any level of
+// a linear function are connected in the hull graph, so no other one comes within tol), and no
+// mesh point, which lies inside the hull up to the rounding of the compiled vertices, comes
+// first in the scan either. Otherwise (a face or edge nearly normal to dir, where mesh points
+// that are no hull vertices can compete) and for meshes without a graph: the full scan. Left:
+// such a point lifted above the hull by the rounding of the compiled vertices (~1e-11 of the
+// size) while the hull neighbours lie far below (7 of 264,800 directions on the corpus meshes,
+// tests/collision/test_convex_support.c).
+static int meshSupportGraph(const mcModel* m, int id, const mcNum dir[3], mcNum tol, int* warm) {
+  int adr = m->mesh_graphadr ? m->mesh_graphadr[id] : -1;
+  if (adr < 0 || !m->nmeshgraph) {
+    return meshSupportScan(m, id, dir);
+  }
+  const int* gr = m->mesh_graph + adr;
+  int nv = gr[0];
+  if (nv <= 0) {
+    return meshSupportScan(m, id, dir);
+  }
+  const int* edgeadr = gr + 2;
+  const int* gid = gr + 2 + nv;
+  const int* edge = gr + 2 + 2*nv;
+  const float* v = m->mesh_vert + 3*m->mesh_vertadr[id];
+  int best = -1, cur = *warm >= 0 && *warm < nv ? *warm : 0;
+  const float* p0 = v + 3*gid[cur];
+  mcNum curp = dir[0]*p0[0] + dir[1]*p0[1] + dir[2]*p0[2];
+  for (int step = 0; step <= nv; step++) {
+    int next = -1;
+    mcNum nextp = curp, second = -INFINITY;
+    for (int j = edgeadr[cur]; edge[j] >= 0; j++) {
+      const float* p = v + 3*gid[edge[j]];
+      mcNum prj = dir[0]*p[0] + dir[1]*p[1] + dir[2]*p[2];
+      if (prj > nextp) {
+        next = edge[j];
+        nextp = prj;
+      }
+      if (prj > second) {
+        second = prj;
+      }
+    }
+    if (next < 0) {
+      best = second < curp - tol ? gid[cur] : -1;
+      break;
+    }
+    cur = next;
+    curp = nextp;
+  }
+  *warm = cur;
+  return best >= 0 ? best : meshSupportScan(m, id, dir);
+}
+
+
+// support point in the geom frame for a unit local direction; a zero component of the direction
+// picks the middle of the box face, cylinder side or capsule, as MuJoCo 2.2.2's support does
 static void localSupport(const ConvexObj* o, const mcNum dir[3], mcNum res[3]) {
   const mcModel* m = o->m;
   const mcNum* s = m->geom_size + 3*o->geom;
@@ -32,7 +106,7 @@ static void localSupport(const ConvexObj* o, const mcNum dir[3], mcNum res[3]) {
     for (int k = 0; k < 3; k++) {
       res[k] = s[0]*dir[k];
     }
-    res[2] += dir[2] >= 0 ? s[1] : -s[1];
+    res[2] += dir[2] > 0 ? s[1] : (dir[2] < 0 ? -s[1] : 0);
     break;
 
   case mcGEOM_ELLIPSOID: {
@@ -48,13 +122,13 @@ static void localSupport(const ConvexObj* o, const mcNum dir[3], mcNum res[3]) {
     mcNum len = sqrt(dir[0]*dir[0] + dir[1]*dir[1]);
     res[0] = len > mcMINVAL ? s[0]*dir[0]/len : 0;
     res[1] = len > mcMINVAL ? s[0]*dir[1]/len : 0;
-    res[2] = dir[2] >= 0 ? s[1] : -s[1];
+    res[2] = dir[2] > 0 ? s[1] : (dir[2] < 0 ? -s[1] : 0);
     break;
   }
 
   case mcGEOM_BOX:
     for (int k = 0; k < 3; k++) {
-      res[k] = dir[k] >= 0 ? s[k] : -s[k];
+      res[k] = dir[k] > 0 ? s[k] : (dir[k] < 0 ? -s[k] : 0);
     }
     break;
 
@@ -62,23 +136,14 @@ static void localSupport(const ConvexObj* o, const mcNum dir[3], mcNum res[3]) {
     // vertex with the largest projection (the hull has the same support)
     int id = m->geom_dataid[o->geom];
     res[0] = res[1] = res[2] = 0;
-    if (id < 0 || !m->nmesh || !m->mesh_vert) {
+    if (id < 0 || !m->nmesh || !m->mesh_vert || m->mesh_vertnum[id] <= 0) {
       break;
     }
-    const float* v = m->mesh_vert + 3*m->mesh_vertadr[id];
-    int n = m->mesh_vertnum[id], best = 0;
-    mcNum bestp = -INFINITY;
-    for (int i = 0; i < n; i++) {
-      mcNum p = dir[0]*v[3*i] + dir[1]*v[3*i + 1] + dir[2]*v[3*i + 2];
-      if (p > bestp) {
-        bestp = p;
-        best = i;
-      }
-    }
-    if (n) {
-      for (int k = 0; k < 3; k++) {
-        res[k] = v[3*best + k];
-      }
+    int* warm = (int*)&o->warm;
+    int best = meshSupportGraph(m, id, dir, 1e-5*m->geom_rbound[o->geom], warm);
+    const float* v = m->mesh_vert + 3*(m->mesh_vertadr[id] + best);
+    for (int k = 0; k < 3; k++) {
+      res[k] = v[k];
     }
     break;
   }
@@ -122,6 +187,102 @@ static void geomCenter(const void* obj, mcNum res[3]) {
   res[0] = pos[0];
   res[1] = pos[1];
   res[2] = pos[2];
+}
+
+
+// Outward unit normal of a smooth geom (sphere, capsule, ellipsoid; cylinder: its side) at its
+// surface point nearest to the world point x (for the cylinder: the radial direction from the
+// axis, whatever the nearest feature); 0 for the other types or a degenerate point.
+static inline int geomSmoothNormal(const mcModel* m, const mcData* d, int g, const mcNum x[3],
+                                   mcNum n[3]) {
+  const mcNum* pos = d->geom_xpos + 3*g;
+  const mcNum* mat = d->geom_xmat + 9*g;
+  const mcNum* s = m->geom_size + 3*g;
+  mcNum rel[3] = {x[0] - pos[0], x[1] - pos[1], x[2] - pos[2]}, l[3], gr[3];
+  for (int k = 0; k < 3; k++) {
+    l[k] = mat[k]*rel[0] + mat[3 + k]*rel[1] + mat[6 + k]*rel[2];
+  }
+  switch (m->geom_type[g]) {
+  case mcGEOM_SPHERE:
+    gr[0] = l[0];
+    gr[1] = l[1];
+    gr[2] = l[2];
+    break;
+
+  case mcGEOM_CAPSULE:
+    gr[0] = l[0];
+    gr[1] = l[1];
+    gr[2] = l[2] > s[1] ? l[2] - s[1] : (l[2] < -s[1] ? l[2] + s[1] : 0);
+    break;
+
+  case mcGEOM_CYLINDER:
+    gr[0] = l[0];
+    gr[1] = l[1];
+    gr[2] = 0;
+    break;
+
+  case mcGEOM_ELLIPSOID: {
+    // nearest point x_k = s_k^2 l_k / (s_k^2 + t) with sum (x_k / s_k)^2 = 1: bisection on t,
+    // between -min s_k^2 (inside) and max s_k |l| (the sum is at most 1 there)
+    mcNum s2[3] = {s[0]*s[0], s[1]*s[1], s[2]*s[2]};
+    mcNum smin = fmin(fmin(s2[0], s2[1]), s2[2]), smax = fmax(fmax(s[0], s[1]), s[2]);
+    mcNum lo = -smin, hi = smax*sqrt(l[0]*l[0] + l[1]*l[1] + l[2]*l[2]), t = 0;
+    for (int it = 0; it < 200; it++) {
+      t = 0.5*(lo + hi);
+      if (t <= lo || t >= hi) {
+        break;
+      }
+      mcNum f = 0;
+      for (int k = 0; k < 3; k++) {
+        mcNum q = s[k]*l[k] / (s2[k] + t);
+        f += q*q;
+      }
+      if (f > 1) {
+        lo = t;
+      } else {
+        hi = t;
+      }
+    }
+    for (int k = 0; k < 3; k++) {
+      gr[k] = l[k] / (s2[k] + t);
+    }
+    break;
+  }
+
+  default:
+    return 0;
+  }
+  mcNum len = sqrt(gr[0]*gr[0] + gr[1]*gr[1] + gr[2]*gr[2]);
+  if (!(len > mcMINVAL) || !isfinite(len)) {
+    return 0;
+  }
+  for (int k = 0; k < 3; k++) {
+    n[k] = (mat[3*k]*gr[0] + mat[3*k + 1]*gr[1] + mat[3*k + 2]*gr[2]) / len;
+  }
+  return 1;
+}
+
+
+// The contact normal as MuJoCo 2.2.2 reports it for an MPR contact at pos (found by probing it
+// as a black box): the smooth geoms' outward normals at pos (geomSmoothNormal; the second one's
+// reversed) averaged, in place of the direction MPR returns, which is kept when neither geom is
+// smooth (box, mesh) or the average vanishes.
+static inline void smoothContactNormal(const mcModel* m, const mcData* d, int g1, int g2,
+                                       const mcNum pos[3], mcNum normal[3]) {
+  mcNum n1[3], n2[3], sum[3] = {0, 0, 0};
+  int has1 = geomSmoothNormal(m, d, g1, pos, n1), has2 = geomSmoothNormal(m, d, g2, pos, n2);
+  if (!has1 && !has2) {
+    return;
+  }
+  for (int k = 0; k < 3; k++) {
+    sum[k] = (has1 ? n1[k] : 0) - (has2 ? n2[k] : 0);
+  }
+  mcNum len = sqrt(sum[0]*sum[0] + sum[1]*sum[1] + sum[2]*sum[2]);
+  if (len > mcMINVAL) {
+    for (int k = 0; k < 3; k++) {
+      normal[k] = sum[k] / len;
+    }
+  }
 }
 
 #endif  // MODUCO_PLUGINS_COLLISION_CONVEX_SUPPORT_H_

@@ -250,17 +250,24 @@ PAIR_TEST(capsule_capsule, mjGEOM_CAPSULE, mjGEOM_CAPSULE, 400, 1e-9, 1.0)
 PAIR_TEST(capsule_box, mjGEOM_CAPSULE, mjGEOM_BOX, 400, 1e-9, 339.0 / 400)
 PAIR_TEST(box_box, mjGEOM_BOX, mjGEOM_BOX, 400, 1e-9, 391.0 / 399)
 
-// pairs MuJoCo 2.2.2 also solves with MPR (1e-4): dist and pos agree, the normal libccd returns
-// differs from MuJoCo's bundled MPR in most penetrating poses (known gap, floor only)
-PAIR_TEST(sphere_ellipsoid, mjGEOM_SPHERE, mjGEOM_ELLIPSOID, 200, 1e-4, 0.2)
-PAIR_TEST(sphere_cylinder, mjGEOM_SPHERE, mjGEOM_CYLINDER, 200, 1e-4, 0.2)
-PAIR_TEST(capsule_ellipsoid, mjGEOM_CAPSULE, mjGEOM_ELLIPSOID, 200, 1e-4, 0.2)
-PAIR_TEST(capsule_cylinder, mjGEOM_CAPSULE, mjGEOM_CYLINDER, 200, 1e-4, 0.2)
-PAIR_TEST(ellipsoid_ellipsoid, mjGEOM_ELLIPSOID, mjGEOM_ELLIPSOID, 200, 1e-4, 0.2)
-PAIR_TEST(ellipsoid_cylinder, mjGEOM_ELLIPSOID, mjGEOM_CYLINDER, 200, 1e-4, 0.2)
-PAIR_TEST(ellipsoid_box, mjGEOM_ELLIPSOID, mjGEOM_BOX, 200, 1e-4, 0.2)
-PAIR_TEST(cylinder_cylinder, mjGEOM_CYLINDER, mjGEOM_CYLINDER, 200, 1e-4, 0.2)
-PAIR_TEST(cylinder_box, mjGEOM_CYLINDER, mjGEOM_BOX, 200, 1e-4, 0.2)
+// pairs MuJoCo 2.2.2 also solves with libccd's MPR: same library, supports and settings, and the
+// normal replaced as 2.2.2 does (support.h smoothContactNormal: the smooth geoms' surface normals
+// at the contact point averaged). Floors at what is reached (the counts are deterministic):
+// - without ellipsoids, 1e-9: the rest are poses where MPR itself ends elsewhere (support points
+//   that differ from 2.2.2's in the last bits, amplified by MPR's discrete choices: dist and pos
+//   differ by up to ~1e-5 in deep poses), and cylinders whose flat cap makes a shallow contact
+//   (2.2.2 then leaves the cylinder out of the normal by a rule not identified);
+// - with ellipsoids, 1e-4: 2.2.2's ellipsoid normal comes from an approximate nearest surface
+//   point (1e-7 near the surface, up to 1e-3 and more for points deep inside), ours exact.
+PAIR_TEST(sphere_cylinder, mjGEOM_SPHERE, mjGEOM_CYLINDER, 200, 1e-9, 118.0 / 200)
+PAIR_TEST(capsule_cylinder, mjGEOM_CAPSULE, mjGEOM_CYLINDER, 200, 1e-9, 186.0 / 200)
+PAIR_TEST(cylinder_cylinder, mjGEOM_CYLINDER, mjGEOM_CYLINDER, 200, 1e-9, 175.0 / 200)
+PAIR_TEST(cylinder_box, mjGEOM_CYLINDER, mjGEOM_BOX, 200, 1e-9, 183.0 / 200)
+PAIR_TEST(sphere_ellipsoid, mjGEOM_SPHERE, mjGEOM_ELLIPSOID, 200, 1e-4, 192.0 / 200)
+PAIR_TEST(capsule_ellipsoid, mjGEOM_CAPSULE, mjGEOM_ELLIPSOID, 200, 1e-4, 195.0 / 200)
+PAIR_TEST(ellipsoid_ellipsoid, mjGEOM_ELLIPSOID, mjGEOM_ELLIPSOID, 200, 1e-4, 175.0 / 200)
+PAIR_TEST(ellipsoid_cylinder, mjGEOM_ELLIPSOID, mjGEOM_CYLINDER, 200, 1e-4, 163.0 / 200)
+PAIR_TEST(ellipsoid_box, mjGEOM_ELLIPSOID, mjGEOM_BOX, 200, 1e-4, 190.0 / 200)
 
 
 // plane-mesh: random convex point clouds (hulls built by MuJoCo) in random poses above, touching

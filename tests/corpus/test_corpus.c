@@ -16,11 +16,6 @@ const CpException cp_exceptions[] = {
   // of the force moves MuJoCo's own qacc by 7e-8 at these states (conditioning of M); measured
   // 7.7e-9 (random state 2, qacc[10] 257.33265939 vs 257.33266138)
   {"dm_swimmer50", CP_QACC, 1e-8, "round-off amplified by the conditioning of qM"},
-
-  // ellipsoid-box contact (geoms 63/13, condim 6): dist and pos agree exactly, the MPR normal of
-  // collision-convex differs from 2.2.2's libccd MPR by ~1.2e-3 rad, which moves the friction rows
-  // (efc_aref row 37: 0.0177 vs -0.0285); measured 3.5e-2 (qacc[27] 0.09996 vs 0.13518)
-  {"menagerie_shadow_hand_right", CP_QACC100, 5e-2, "ellipsoid-box contact normal from MPR"},
 };
 const int cp_exception_count = (int)(sizeof(cp_exceptions) / sizeof(cp_exceptions[0]));
 

@@ -1,0 +1,310 @@
+// The mesh support of the convex plugin (plugins/collision-convex/support.h): the hill climbing
+// on the convex hull graph must return the same support point as the full vertex scan, bit for
+// bit, on every mesh of the corpus and of the collision benchmark, for random directions, for
+// directions along the axes and toward vertices (ties and near-ties), and from any warm start.
+#define _XOPEN_SOURCE 700
+#include <ftw.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include <moduco/moduco.h>
+
+#include "corpus_list.h"
+#include "../../plugins/collision-convex/support.h"
+
+#define CORPUS_DIR "/work/shared/corpus/"
+
+// support.h also holds the centre callback, not used here
+static void (*const g_unused)(const void*, mcNum*) __attribute__((unused)) = geomCenter;
+
+// xorshift: reproducible directions
+static unsigned long long g_seed = 88172645463325252ULL;
+
+static double uniform(double lo, double hi) {
+  g_seed ^= g_seed << 13;
+  g_seed ^= g_seed >> 7;
+  g_seed ^= g_seed << 17;
+  return lo + (hi - lo) * (double)(g_seed >> 11) / 9007199254740992.0;
+}
+
+
+// a unit direction: random, along an axis (exact ties on flat faces), nearly along an axis,
+// toward a vertex, or a random direction rounded to a few digits (exact components)
+static void direction(const mcModel* m, int id, int kind, double dir[3]) {
+  const float* v = m->mesh_vert + 3*m->mesh_vertadr[id];
+  int nv = m->mesh_vertnum[id];
+  switch (kind % 5) {
+  case 0:
+    for (int k = 0; k < 3; k++) {
+      dir[k] = uniform(-1, 1);
+    }
+    break;
+  case 1:
+  case 2: {
+    int a = (int)uniform(0, 3);
+    dir[0] = dir[1] = dir[2] = 0;
+    dir[a < 3 ? a : 2] = uniform(0, 1) < 0.5 ? -1 : 1;
+    if (kind % 5 == 2) {
+      for (int k = 0; k < 3; k++) {
+        dir[k] += uniform(-1e-7, 1e-7);
+      }
+    }
+    break;
+  }
+  case 3: {
+    int i = (int)uniform(0, nv);
+    i = i < nv ? i : nv - 1;
+    for (int k = 0; k < 3; k++) {
+      dir[k] = v[3*i + k] + uniform(-1e-9, 1e-9);
+    }
+    break;
+  }
+  default:
+    for (int k = 0; k < 3; k++) {
+      dir[k] = round(4*uniform(-1, 1)) / 4;
+    }
+  }
+  double len = sqrt(dir[0]*dir[0] + dir[1]*dir[1] + dir[2]*dir[2]);
+  if (!(len > 0)) {
+    dir[0] = 1;
+    dir[1] = dir[2] = 0;
+    len = 1;
+  }
+  for (int k = 0; k < 3; k++) {
+    dir[k] /= len;
+  }
+}
+
+
+// directions tested, and those where the scan's vertex is a mesh point off the hull's vertices
+// that rounding puts above the hull vertex the climb returns (a near-tie, see checkModel)
+static long g_ncase = 0, g_nnear = 0;
+
+
+// every mesh of model m: hill climbing against the scan; returns the number of meshes tested
+static int checkModel(const mcModel* m, const char* name, int ndir, int* ngraph) {
+  int nmesh = 0;
+  for (int id = 0; id < m->nmesh; id++) {
+    if (m->mesh_vertnum[id] <= 0) {
+      continue;
+    }
+    nmesh++;
+    const float* v = m->mesh_vert + 3*m->mesh_vertadr[id];
+    int hasgraph = m->mesh_graphadr[id] >= 0;
+    *ngraph += hasgraph;
+    int nhull = hasgraph ? m->mesh_graph[m->mesh_graphadr[id]] : 0;
+    double rbound = 0;
+    for (int i = 0; i < m->mesh_vertnum[id]; i++) {
+      double r = sqrt((double)v[3*i]*v[3*i] + (double)v[3*i + 1]*v[3*i + 1] +
+                      (double)v[3*i + 2]*v[3*i + 2]);
+      rbound = r > rbound ? r : rbound;
+    }
+    int warm = 0, nbad = 0;
+    for (int t = 0; t < (hasgraph ? ndir : 20); t++) {
+      double dir[3];
+      direction(m, id, t, dir);
+
+      // a random warm start every few directions, else the previous end (as MPR uses it)
+      if (t % 7 == 0 && nhull > 0) {
+        warm = (int)uniform(0, nhull);
+      }
+      int a = meshSupportScan(m, id, dir);
+      int b = meshSupportGraph(m, id, dir, 1e-5*rbound, &warm);
+      cr_assert(b >= 0 && b < m->mesh_vertnum[id], "%s mesh %d: vertex %d out of range", name,
+                id, b);
+      g_ncase++;
+      int same = v[3*a] == v[3*b] && v[3*a + 1] == v[3*b + 1] && v[3*a + 2] == v[3*b + 2];
+      if (same) {
+        continue;
+      }
+
+      // else only a mesh point that is not a hull vertex (on a hull edge or face, which the
+      // float rounding of the compiled vertices lifts above the hull), beating the hull's
+      // support vertex by rounding only
+      double pa = dir[0]*v[3*a] + dir[1]*v[3*a + 1] + dir[2]*v[3*a + 2];
+      double pb = dir[0]*v[3*b] + dir[1]*v[3*b + 1] + dir[2]*v[3*b + 2];
+      int onhull = 0;
+      const int* gid = hasgraph ? m->mesh_graph + m->mesh_graphadr[id] + 2 + nhull : NULL;
+      for (int i = 0; i < nhull; i++) {
+        const float* h = v + 3*gid[i];
+        onhull |= h[0] == v[3*a] && h[1] == v[3*a + 1] && h[2] == v[3*a + 2];
+      }
+      int ok = hasgraph && !onhull && pa - pb <= 1e-9*rbound;
+      g_nnear += ok;
+      if (!ok && nbad++ < 3) {
+        cr_log_error("%s mesh %d dir (%.17g %.17g %.17g): scan vertex %d (%.17g, hull vertex "
+                     "%d), hill climbing %d (%.17g), rbound %g", name, id, dir[0], dir[1],
+                     dir[2], a, pa, onhull, b, pb, rbound);
+      }
+      cr_expect(ok, "%s mesh %d: hill climbing differs from the scan", name, id);
+    }
+  }
+  return nmesh;
+}
+
+
+// the support through geomSupport (world frame, margin, warm start kept in the ConvexObj) equal
+// to one computed from the scan, for every mesh geom of m in its compiled pose
+static void checkGeomSupport(const mcModel* m, const char* name, int ndir) {
+  mcData* d = mc_makeData(m);
+  cr_assert_not_null(d);
+  mc_forward(m, d);
+  for (int g = 0; g < m->ngeom; g++) {
+    if (m->geom_type[g] != mcGEOM_MESH || m->geom_dataid[g] < 0) {
+      continue;
+    }
+    int id = m->geom_dataid[g];
+    ConvexObj o = {m, d, g, 0.01};
+    const mcNum* pos = d->geom_xpos + 3*g;
+    const mcNum* mat = d->geom_xmat + 9*g;
+    for (int t = 0; t < ndir; t++) {
+      double dir[3], loc[3], res[3];
+      direction(m, id, t, dir);
+      for (int k = 0; k < 3; k++) {
+        dir[k] *= 2.5;                            // geomSupport normalizes
+      }
+      geomSupport(&o, dir, res);
+
+      // reference: the unit direction in the mesh frame, the scan, back to the world
+      double len = sqrt(dir[0]*dir[0] + dir[1]*dir[1] + dir[2]*dir[2]), w[3];
+      for (int k = 0; k < 3; k++) {
+        w[k] = dir[k] / len;
+      }
+      for (int k = 0; k < 3; k++) {
+        loc[k] = mat[k]*w[0] + mat[3 + k]*w[1] + mat[6 + k]*w[2];
+      }
+      const float* sp = m->mesh_vert + 3*(m->mesh_vertadr[id] + meshSupportScan(m, id, loc));
+      for (int k = 0; k < 3; k++) {
+        double ref = pos[k] + mat[3*k]*sp[0] + mat[3*k + 1]*sp[1] + mat[3*k + 2]*sp[2] +
+                     0.5*0.01*w[k];
+        cr_expect(res[k] == ref, "%s geom %d: geomSupport %.17g, scan %.17g", name, g, res[k],
+                  ref);
+      }
+    }
+  }
+  mc_deleteData(d);
+}
+
+
+#define CORPUS_MESH_MODEL(folder, file)                                                           \
+  {                                                                                              \
+    char path[512], err[1000];                                                                   \
+    snprintf(path, sizeof(path), CORPUS_DIR "%s/%s", folder, file);                              \
+    mcModel* m = mc_loadXML(path, err, sizeof(err));                                             \
+    cr_assert_not_null(m, "%s: %s", folder, err);                                                \
+    if (m->nmesh) {                                                                              \
+      int ng = 0;                                                                                \
+      int nm = checkModel(m, folder, m->nmesh > 100 ? 300 : 2000, &ng);                          \
+      checkGeomSupport(m, folder, 50);                                                           \
+      printf("%-32s meshes %4d (hull graphs %4d)\n", folder, nm, ng);                            \
+      nmodel++;                                                                                  \
+      nmeshes += nm;                                                                             \
+      ngraphs += ng;                                                                             \
+    }                                                                                            \
+    mc_deleteModel(m);                                                                           \
+  }
+
+// every corpus model with meshes
+Test(convex_support, corpus_meshes, .timeout = 600) {
+  int nmodel = 0, nmeshes = 0, ngraphs = 0;
+  MC_CORPUS_MODELS(CORPUS_MESH_MODEL)
+  printf("corpus: %d models, %d meshes, %d with hull graphs\n", nmodel, nmeshes, ngraphs);
+  fflush(stdout);
+  cr_expect(nmodel >= 7, "only %d corpus models with meshes", nmodel);
+  cr_expect(ngraphs >= 20, "only %d meshes with hull graphs", ngraphs);
+}
+
+
+// every mesh file of the corpus as a colliding geom of its own (the compiler builds hull graphs
+// only for meshes that collide, and most corpus meshes are visual)
+static char g_files[1024][512];
+static int g_nfile = 0;
+
+static int collectMesh(const char* path, const struct stat* sb, int flag, struct FTW* ftw) {
+  size_t n = strlen(path);
+  if (flag == FTW_F && n > 4 && g_nfile < 1024 &&
+      (!strcmp(path + n - 4, ".stl") || !strcmp(path + n - 4, ".STL") ||
+       !strcmp(path + n - 4, ".obj"))) {
+    snprintf(g_files[g_nfile++], sizeof(g_files[0]), "%s", path);
+  }
+  return 0;
+}
+
+Test(convex_support, corpus_mesh_files, .timeout = 900) {
+  cr_assert_eq(nftw(CORPUS_DIR, collectMesh, 16, FTW_PHYS), 0);
+  int ngraph = 0, nload = 0;
+  for (int i = 0; i < g_nfile; i++) {
+    char xml[2048], err[1000];
+    snprintf(xml, sizeof(xml),
+             "<mujoco><asset><mesh name='m' file='%.1000s'/></asset>"
+             "<worldbody><geom type='mesh' mesh='m'/></worldbody></mujoco>", g_files[i]);
+    mcModel* m = mc_loadXMLString(xml, NULL, err, sizeof(err));
+    if (!m) {
+      // a file the compiler refuses (MuJoCo 2.2.2 refuses the same ones): not a support case
+      cr_log_warn("%s: %s", g_files[i], err);
+      continue;
+    }
+    nload++;
+    int ng = 0;
+    checkModel(m, g_files[i], m->mesh_vertnum[0] > 5000 ? 200 : 1000, &ng);
+    ngraph += ng;
+    mc_deleteModel(m);
+  }
+  printf("corpus mesh files: %d, loaded %d, with hull graphs %d; directions %ld, off-hull "
+         "near-ties %ld\n", g_nfile, nload, ngraph, g_ncase, g_nnear);
+  fflush(stdout);
+  cr_expect(g_nfile >= 300 && ngraph >= 250, "too few mesh files (%d) or hull graphs (%d)",
+            g_nfile, ngraph);
+  cr_expect(g_nnear * 10000 < g_ncase, "%ld off-hull near-ties in %ld directions", g_nnear,
+            g_ncase);
+}
+
+
+// the eight polytopes of the collision benchmark, and a subdivided box (vertices on the faces
+// and edges that are not hull vertices: exact ties with hull vertices along the axes)
+Test(convex_support, bench_polytopes_and_box) {
+  char xml[8192];
+  int len = snprintf(xml, sizeof(xml),
+                     "<mujoco><compiler meshdir='%s/benchmarks/collision-models'/><asset>",
+                     MODUCO_SOURCE_DIR);
+  for (int k = 0; k < 8; k++) {
+    len += snprintf(xml + len, sizeof(xml) - (size_t)len,
+                    "<mesh name='p%d' file='polytope-%d.%s'/>", k, k, k < 4 ? "obj" : "stl");
+  }
+  len += snprintf(xml + len, sizeof(xml) - (size_t)len, "<mesh name='grid' vertex='");
+  for (int i = 0; i < 27; i++) {
+    len += snprintf(xml + len, sizeof(xml) - (size_t)len, "%d %d %d ", i % 3 - 1,
+                    (i / 3) % 3 - 1, i / 9 - 1);
+  }
+  len += snprintf(xml + len, sizeof(xml) - (size_t)len, "'/></asset><worldbody>");
+  for (int k = 0; k < 8; k++) {
+    len += snprintf(xml + len, sizeof(xml) - (size_t)len,
+                    "<body pos='%d 0 0' euler='%d 20 10'><freejoint/><geom type='mesh' mesh='p%d'/>"
+                    "</body>", k, 30*k, k);
+  }
+  snprintf(xml + len, sizeof(xml) - (size_t)len,
+           "<geom type='mesh' mesh='grid' pos='0 3 0'/></worldbody></mujoco>");
+  char err[1000];
+  mcModel* m = mc_loadXMLString(xml, NULL, err, sizeof(err));
+  cr_assert_not_null(m, "%s", err);
+  cr_assert_eq(m->nmesh, 9);
+  int ng = 0;
+  checkModel(m, "bench", 20000, &ng);
+  cr_expect_eq(ng, 9, "every mesh has a hull graph");
+  int gid = m->mesh_graphadr[8];
+  cr_expect(m->mesh_graph[gid] < 27, "the grid's hull leaves out the face points");
+  checkGeomSupport(m, "bench", 2000);
+
+  // without graphs: the scan
+  for (int id = 0; id < m->nmesh; id++) {
+    m->mesh_graphadr[id] = -1;
+  }
+  ng = 0;
+  checkModel(m, "bench (no graph)", 2000, &ng);
+  cr_expect_eq(ng, 0);
+  mc_deleteModel(m);
+}

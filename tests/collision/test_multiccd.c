@@ -1,0 +1,732 @@
+// Multi-contact for flat convex features (<option><flag multiccd="enable"/>, mcENBL_MULTICCD,
+// plugins/collision-convex/multiccd.c) against MuJoCo 3.3.8 (mujoco-js 0.0.7, run by Node through
+// tests/collision/multiccd_ref.mjs), and a cube resting on a mesh plate.
+//
+// Every scene is one static geom "a" and one free body with geom "b" (meshes: cube, plate, slab,
+// rhombic and stretched octagonal prisms; b also as a primitive box). b is posed face-on (with a
+// yaw and an offset), tilted by 0.02 degrees (still a face for both engines), tilted by 2 degrees
+// (an edge on a face), edge-on (45 degrees about a horizontal axis), vertex-on, and at random;
+// its lowest vertex is placed 0.001 to 0.01 below a's top face. Both engines see the same MJCF
+// text; Moduco compiles it itself.
+//
+// What is compared and why these tolerances:
+// - the contact count, exactly, except in scenes tilted 1 to 5 degrees (an edge of one geom on a
+//   face of the other), where at most 1 in 10 may differ: there the features follow from the
+//   normal, which Moduco takes from libccd MPR and 3.3.8 from GJK/EPA; MPR's normal can miss the
+//   face normal EPA finds (one contact instead of two), and in some face-edge scenes 3.3.8 keeps
+//   one end of the clipped edge only, by a rule not reproduced. Both kinds are printed;
+// - geoms, distances to 1e-5 and normals to 1e-6 of every contact (each 3.3.8 contact paired
+//   with the nearest Moduco one). Every point of a multi-contact has the distance of the single
+//   contact it starts from (MPR, mpr_tolerance 1e-6, against EPA: measured up to 4.4e-7) and the
+//   exact face normal (measured up to 5e-9);
+// - positions of multi-contacts to 1e-5 (measured up to 2.2e-6, the MPR normal error times the
+//   gap between the faces), unless an overlap of two faces has more than 4 vertices: both keep 4,
+//   Moduco the largest quadrilateral, 3.3.8 by another rule (sometimes repeating one point);
+//   there every point of both engines must be a vertex of the overlap (within 1e-5) at the same
+//   height along the normal;
+// - positions of single contacts are only reported (MPR and EPA place them differently).
+//
+// The 3.3.8 reference needs node in PATH and tests/mjs3/node_modules (npm ci, run by
+// scripts/setup-debian.sh); without them the tests fail with that instruction.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+
+#include <moduco/moduco.h>
+
+#define MJS3_DIR   MODUCO_SOURCE_DIR "/tests/mjs3"
+#define SCRIPT     MODUCO_SOURCE_DIR "/tests/collision/multiccd_ref.mjs"
+#define MAXSCENE   160
+#define XMLSZ      4096
+
+static const double kPi = 3.14159265358979323846;
+
+
+//---------------------------------- environment ---------------------------------------------------
+
+// full path of node in PATH, or fail the test
+static void findNode(char* out, size_t sz) {
+  const char* path = getenv("PATH");
+  for (const char* p = path; p && *p;) {
+    const char* e = strchr(p, ':');
+    size_t n = e ? (size_t)(e - p) : strlen(p);
+    snprintf(out, sz, "%.*s/node", (int)n, p);
+    if (n && access(out, X_OK) == 0) {
+      return;
+    }
+    if (!e) {
+      break;
+    }
+    p = e + 1;
+  }
+  cr_assert_fail("node (Node.js >= 18) is not in PATH: run scripts/setup-debian.sh (it installs "
+                 "nodejs npm and runs npm ci in tests/mjs3)");
+}
+
+
+static void checkNodeModules(void) {
+  if (access(MJS3_DIR "/node_modules/mujoco-js/package.json", R_OK) != 0) {
+    cr_assert_fail("%s/node_modules/mujoco-js is missing: run scripts/setup-debian.sh (npm ci in "
+                   "tests/mjs3) to install MuJoCo 3.3.8 (mujoco-js 0.0.7)", MJS3_DIR);
+  }
+}
+
+
+//---------------------------------- scenes --------------------------------------------------------
+
+#define ASSETS                                                                                    \
+  "<asset>"                                                                                       \
+  "<mesh name='cube' scale='.1 .1 .1' vertex='-1 -1 -1 1 -1 -1 1 1 -1 -1 1 -1 -1 -1 1 1 -1 1 "   \
+  "1 1 1 -1 1 1'/>"                                                                              \
+  "<mesh name='plate' scale='.5 .4 .05' vertex='-1 -1 -1 1 -1 -1 1 1 -1 -1 1 -1 -1 -1 1 1 -1 1 " \
+  "1 1 1 -1 1 1'/>"                                                                              \
+  "<mesh name='slab' scale='.15 .08 .04' vertex='-1 -1 -1 1 -1 -1 1 1 -1 -1 1 -1 -1 -1 1 1 -1 1 " \
+  "1 1 1 -1 1 1'/>"                                                                              \
+  "<mesh name='rhomb' scale='.12 .07 .05' vertex='1 0 -1 0 1 -1 -1 0 -1 0 -1 -1 1 0 1 0 1 1 "     \
+  "-1 0 1 0 -1 1'/>"                                                                             \
+  "<mesh name='octa' scale='.13 .1 .06' vertex='1 .414 -1 .414 1 -1 -.414 1 -1 -1 .414 -1 "       \
+  "-1 -.414 -1 -.414 -1 -1 .414 -1 -1 1 -.414 -1 1 .414 1 .414 1 1 -.414 1 1 -1 .414 1 "          \
+  "-1 -.414 1 -.414 -1 1 .414 -1 1 1 -.414 1'/>"                                                 \
+  "</asset>"
+
+typedef struct {
+  char name[64];
+  char xml[XMLSZ];
+  int loose;                        // tilted 1 to 5 degrees: the count may differ (see the top)
+} Scene;
+
+typedef struct {
+  Scene s[MAXSCENE];
+  int n;
+  char dir[64];
+} Scenes;
+
+
+// rotation matrix (row-major) of a unit quaternion w x y z
+static void quat2mat(const double q[4], double R[9]) {
+  double w = q[0], x = q[1], y = q[2], z = q[3];
+  R[0] = 1 - 2*(y*y + z*z); R[1] = 2*(x*y - w*z);     R[2] = 2*(x*z + w*y);
+  R[3] = 2*(x*y + w*z);     R[4] = 1 - 2*(x*x + z*z); R[5] = 2*(y*z - w*x);
+  R[6] = 2*(x*z - w*y);     R[7] = 2*(y*z + w*x);     R[8] = 1 - 2*(x*x + y*y);
+}
+
+
+static void quatMul(const double a[4], const double b[4], double r[4]) {
+  r[0] = a[0]*b[0] - a[1]*b[1] - a[2]*b[2] - a[3]*b[3];
+  r[1] = a[0]*b[1] + a[1]*b[0] + a[2]*b[3] - a[3]*b[2];
+  r[2] = a[0]*b[2] - a[1]*b[3] + a[2]*b[0] + a[3]*b[1];
+  r[3] = a[0]*b[3] + a[1]*b[2] - a[2]*b[1] + a[3]*b[0];
+}
+
+
+static void axisQuat(double x, double y, double z, double deg, double q[4]) {
+  double h = 0.5*deg*kPi/180, l = sqrt(x*x + y*y + z*z);
+  q[0] = cos(h);
+  q[1] = sin(h)*x/l;
+  q[2] = sin(h)*y/l;
+  q[3] = sin(h)*z/l;
+}
+
+
+// MJCF of a scene: static geom a (its top face at z = 0), free body b at pos with quat
+static void sceneXml(char* xml, int multiccd, const char* ga, const char* gb,
+                     const double pos[3], const double q[4]) {
+  int n = snprintf(xml, XMLSZ,
+           "<mujoco><option timestep='0.002'><flag multiccd='%s'/></option>" ASSETS
+           "<worldbody><geom name='a' %s/>"
+           "<body pos='%.17g %.17g %.17g' quat='%.17g %.17g %.17g %.17g'><freejoint/>"
+           "<geom name='b' %s/></body></worldbody></mujoco>",
+           multiccd ? "enable" : "disable", ga, pos[0], pos[1], pos[2], q[0], q[1], q[2], q[3],
+           gb);
+  cr_assert(n < XMLSZ);
+}
+
+
+// height of the top of geom a and of the bottom of geom b (relative to its body) as Moduco
+// compiles them, from a trial model
+static void extremes(const char* ga, const char* gb, const double q[4], double* top,
+                     double* bottom) {
+  char xml[XMLSZ], err[512];
+  double zero[3] = {0, 0, 0};
+  sceneXml(xml, 0, ga, gb, zero, q);
+  mcModel* m = mc_loadXMLString(xml, NULL, err, sizeof(err));
+  cr_assert(m, "trial model: %s", err);
+  mcData* d = mc_makeData(m);
+  mc_kinematics(m, d);
+  double ext[2] = {-INFINITY, INFINITY};
+  for (int g = 0; g < 2; g++) {
+    const mcNum* p = d->geom_xpos + 3*g;
+    const mcNum* R = d->geom_xmat + 9*g;
+    int nv = 8, id = m->geom_dataid[g];
+    if (m->geom_type[g] == mcGEOM_MESH) {
+      nv = m->mesh_vertnum[id];
+    }
+    for (int i = 0; i < nv; i++) {
+      double v[3];
+      if (m->geom_type[g] == mcGEOM_MESH) {
+        const float* f = m->mesh_vert + 3*(m->mesh_vertadr[id] + i);
+        v[0] = f[0]; v[1] = f[1]; v[2] = f[2];
+      } else {
+        const mcNum* s = m->geom_size + 3*g;
+        v[0] = (i & 1) ? s[0] : -s[0];
+        v[1] = (i & 2) ? s[1] : -s[1];
+        v[2] = (i & 4) ? s[2] : -s[2];
+      }
+      double z = p[2] + R[6]*v[0] + R[7]*v[1] + R[8]*v[2];
+      if (g == 0) {
+        ext[0] = fmax(ext[0], z);
+      } else {
+        ext[1] = fmin(ext[1], z);
+      }
+    }
+  }
+  *top = ext[0];
+  *bottom = ext[1];
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
+// add a scene: b's lowest vertex pen below a's top, at horizontal offset off
+static Scene* addScene(Scenes* sc, const char* name, int multiccd, const char* ga,
+                       const char* gb, const double q[4], double offx, double offy, double pen) {
+  cr_assert(sc->n < MAXSCENE);
+  Scene* s = sc->s + sc->n++;
+  memset(s, 0, sizeof(*s));
+  snprintf(s->name, sizeof(s->name), "%s", name);
+  double top, bottom;
+  extremes(ga, gb, q, &top, &bottom);
+  double pos[3] = {offx, offy, top - bottom - pen};
+  sceneXml(s->xml, multiccd, ga, gb, pos, q);
+  return s;
+}
+
+
+//---------------------------------- references ----------------------------------------------------
+
+static void writeScenes(Scenes* sc) {
+  strcpy(sc->dir, "/tmp/moduco_multiccd_XXXXXX");
+  cr_assert(mkdtemp(sc->dir), "cannot create a folder in /tmp");
+  for (int i = 0; i < sc->n; i++) {
+    char p[128];
+    snprintf(p, sizeof(p), "%s/s%03d.xml", sc->dir, i);
+    FILE* f = fopen(p, "w");
+    cr_assert(f, "cannot write %s", p);
+    fputs(sc->s[i].xml, f);
+    fclose(f);
+  }
+}
+
+
+static void removeScenes(Scenes* sc) {
+  for (int i = 0; i < sc->n; i++) {
+    char p[128];
+    snprintf(p, sizeof(p), "%s/s%03d.xml", sc->dir, i);
+    remove(p);
+  }
+  rmdir(sc->dir);
+}
+
+
+// run multiccd_ref.mjs on every scene; the parsed output (caller deletes)
+static cJSON* runMujoco3(Scenes* sc) {
+  char node[4096];
+  findNode(node, sizeof(node));
+  checkNodeModules();
+  writeScenes(sc);
+  static char cmd[16384];
+  int len = snprintf(cmd, sizeof(cmd), "'%s' '%s' '%s'", node, SCRIPT, sc->dir);
+  for (int i = 0; i < sc->n; i++) {
+    len += snprintf(cmd + len, sizeof(cmd) - (size_t)len, " s%03d.xml", i);
+  }
+  cr_assert(len < (int)sizeof(cmd));
+  FILE* p = popen(cmd, "r");
+  cr_assert(p, "cannot run %s", cmd);
+  size_t cap = 1 << 16, n = 0, got;
+  char* text = malloc(cap);
+  cr_assert(text);
+  while ((got = fread(text + n, 1, cap - n - 1, p)) > 0) {
+    n += got;
+    if (cap - n < 2) {
+      cap *= 2;
+      text = realloc(text, cap);
+      cr_assert(text);
+    }
+  }
+  text[n] = 0;
+  int rc = pclose(p);
+  removeScenes(sc);
+  cr_assert(rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 0,
+            "multiccd_ref.mjs failed (status %d): see its message above", WEXITSTATUS(rc));
+  cJSON* out = cJSON_Parse(text);
+  free(text);
+  cr_assert(out, "unparsable output of multiccd_ref.mjs");
+  const cJSON* v = cJSON_GetObjectItem(out, "version");
+  cr_assert(cJSON_IsString(v) && !strcmp(v->valuestring, "3.3.8"),
+            "multiccd_ref.mjs ran MuJoCo %s, expected 3.3.8 (mujoco-js 0.0.7: run npm ci)",
+            cJSON_IsString(v) ? v->valuestring : "?");
+  const cJSON* models = cJSON_GetObjectItem(out, "models");
+  cr_assert(cJSON_IsArray(models) && cJSON_GetArraySize(models) == sc->n,
+            "multiccd_ref.mjs returned %d models, expected %d", cJSON_GetArraySize(models), sc->n);
+  return out;
+}
+
+
+//---------------------------------- comparison ----------------------------------------------------
+
+typedef struct {
+  int nscene, ncountdiff, nmulti, nreduced, nsingle, nloose, nloosediff;
+  double errdist, errpos, errnrm;     // largest over multi-contact scenes (pos: same positions)
+  double serrdist, serrpos, serrnrm;  // largest over single-contact scenes (reported only)
+} Stats;
+
+
+// world vertices of box or mesh geom g as Moduco compiled and posed it; count
+static int geomVerts(const mcModel* m, const mcData* d, int g, double v[][3], int max) {
+  int nv = 8, id = m->geom_dataid[g];
+  if (m->geom_type[g] == mcGEOM_MESH) {
+    nv = m->mesh_vertnum[id];
+  }
+  cr_assert(nv <= max);
+  const mcNum* p = d->geom_xpos + 3*g;
+  const mcNum* R = d->geom_xmat + 9*g;
+  for (int i = 0; i < nv; i++) {
+    double l[3];
+    if (m->geom_type[g] == mcGEOM_MESH) {
+      const float* f = m->mesh_vert + 3*(m->mesh_vertadr[id] + i);
+      l[0] = f[0]; l[1] = f[1]; l[2] = f[2];
+    } else {
+      const mcNum* sz = m->geom_size + 3*g;
+      l[0] = (i & 1) ? sz[0] : -sz[0];
+      l[1] = (i & 2) ? sz[1] : -sz[1];
+      l[2] = (i & 4) ? sz[2] : -sz[2];
+    }
+    for (int k = 0; k < 3; k++) {
+      v[i][k] = p[k] + R[3*k]*l[0] + R[3*k + 1]*l[1] + R[3*k + 2]*l[2];
+    }
+  }
+  return nv;
+}
+
+
+// the face of geom g extreme along dir (vertices within 1e-3 rbound of the extreme), projected
+// on the tangent basis t1, t2 and ordered counter-clockwise (gift wrapping); vertex count
+static int facePolygon(const mcModel* m, const mcData* d, int g, const double dir[3],
+                       const double t1[3], const double t2[3], double poly[][2]) {
+  static double v[1024][3];
+  double pts[64][2];
+  int nv = geomVerts(m, d, g, v, 1024), np = 0;
+  double hmax = -INFINITY;
+  for (int i = 0; i < nv; i++) {
+    hmax = fmax(hmax, v[i][0]*dir[0] + v[i][1]*dir[1] + v[i][2]*dir[2]);
+  }
+  for (int i = 0; i < nv; i++) {
+    if (v[i][0]*dir[0] + v[i][1]*dir[1] + v[i][2]*dir[2] >= hmax - 1e-3*m->geom_rbound[g]) {
+      cr_assert(np < 64);
+      pts[np][0] = v[i][0]*t1[0] + v[i][1]*t1[1] + v[i][2]*t1[2];
+      pts[np++][1] = v[i][0]*t2[0] + v[i][1]*t2[1] + v[i][2]*t2[2];
+    }
+  }
+  // gift wrapping from the lowest-x point
+  int start = 0, n = 0, cur;
+  for (int i = 1; i < np; i++) {
+    if (pts[i][0] < pts[start][0]) {
+      start = i;
+    }
+  }
+  cur = start;
+  do {
+    cr_assert(n < 64);
+    poly[n][0] = pts[cur][0];
+    poly[n++][1] = pts[cur][1];
+    int next = (cur + 1) % np;
+    for (int i = 0; i < np; i++) {
+      double c = (pts[next][0] - pts[cur][0])*(pts[i][1] - pts[cur][1]) -
+                 (pts[next][1] - pts[cur][1])*(pts[i][0] - pts[cur][0]);
+      double dn = hypot(pts[next][0] - pts[cur][0], pts[next][1] - pts[cur][1]);
+      double di = hypot(pts[i][0] - pts[cur][0], pts[i][1] - pts[cur][1]);
+      if (c < -1e-12 || (fabs(c) <= 1e-12 && di > dn)) {
+        next = i;
+      }
+    }
+    cur = next;
+  } while (cur != start && n < np);
+  return n;
+}
+
+
+// smallest signed distance of p from the edges of the counter-clockwise polygon (>0: inside);
+// *atvertex: p within tol of a vertex
+static double insideDist(const double p[2], const double poly[][2], int n, double tol,
+                         int* atvertex) {
+  double dmin = INFINITY;
+  *atvertex = 0;
+  for (int i = 0; i < n; i++) {
+    const double* a = poly[i];
+    const double* b = poly[(i + 1) % n];
+    double l = hypot(b[0] - a[0], b[1] - a[1]);
+    double dd = ((b[0] - a[0])*(p[1] - a[1]) - (b[1] - a[1])*(p[0] - a[0])) / l;
+    dmin = fmin(dmin, dd);
+    *atvertex |= hypot(p[0] - a[0], p[1] - a[1]) < tol;
+  }
+  return dmin;
+}
+
+
+// is world point x (projected on t1, t2) a vertex of the overlap of polygons pa and pb
+static int overlapVertex(const double x[3], const double t1[3], const double t2[3],
+                         const double pa[][2], int na, const double pb[][2], int nb) {
+  const double tol = 1e-5;
+  double p[2] = {x[0]*t1[0] + x[1]*t1[1] + x[2]*t1[2], x[0]*t2[0] + x[1]*t2[1] + x[2]*t2[2]};
+  int va, vb;
+  double da = insideDist(p, pa, na, tol, &va), db = insideDist(p, pb, nb, tol, &vb);
+  if (da < -tol || db < -tol) {
+    return 0;
+  }
+  return va || vb || (da < tol && db < tol);
+}
+
+
+static void compareScene(const Scene* s, const cJSON* ref, Stats* st, int* nfail) {
+  char err[512];
+  mcModel* m = mc_loadXMLString(s->xml, NULL, err, sizeof(err));
+  cr_assert(m, "%s: %s", s->name, err);
+  mcData* d = mc_makeData(m);
+  mc_forward(m, d);
+  cr_assert(!cJSON_GetObjectItem(ref, "error"), "%s: MuJoCo 3.3.8 cannot load it", s->name);
+  const cJSON* cons = cJSON_GetObjectItem(ref, "contacts");
+  int nr = cJSON_GetArraySize(cons);
+  st->nscene++;
+  st->nloose += s->loose;
+  if (nr != d->ncon) {
+    if (s->loose) {
+      st->nloosediff++;
+      printf("multiccd: %s: %d contacts, MuJoCo 3.3.8 %d (tilted scene, counted)\n", s->name,
+             d->ncon, nr);
+    } else {
+      st->ncountdiff++;
+      if ((*nfail)++ < 12) {
+        cr_expect_fail("%s: %d contacts, MuJoCo 3.3.8 %d", s->name, d->ncon, nr);
+      }
+    }
+    mc_deleteData(d);
+    mc_deleteModel(m);
+    return;
+  }
+  if (nr == 0) {
+    mc_deleteData(d);
+    mc_deleteModel(m);
+    return;
+  }
+  st->nmulti += nr > 1;
+  st->nsingle += nr == 1;
+  cr_assert(nr <= 64);
+
+  // pair each reference contact with the nearest unused Moduco contact
+  double r[64][9], perr[64];
+  int pair[64], used[64] = {0}, samepos = 1;
+  for (int i = 0; i < nr; i++) {
+    const cJSON* c = cJSON_GetArrayItem(cons, i);
+    for (int k = 0; k < 9; k++) {
+      r[i][k] = cJSON_GetArrayItem(c, k)->valuedouble;
+    }
+    int best = -1;
+    double bd = INFINITY;
+    for (int j = 0; j < d->ncon; j++) {
+      const mcNum* p = d->contact[j].pos;
+      double dd = hypot(hypot(p[0] - r[i][3], p[1] - r[i][4]), p[2] - r[i][5]);
+      if (!used[j] && dd < bd) {
+        bd = dd;
+        best = j;
+      }
+    }
+    used[best] = 1;
+    pair[i] = best;
+    perr[i] = bd;
+    samepos = samepos && bd < 1e-5;
+  }
+
+  // geoms, distances and normals always; positions of single contacts are only reported
+  for (int i = 0; i < nr; i++) {
+    const mcContact* c2 = d->contact + pair[i];
+    double ed = fabs(c2->dist - r[i][2]);
+    double en = hypot(hypot(c2->frame[0] - r[i][6], c2->frame[1] - r[i][7]),
+                      c2->frame[2] - r[i][8]);
+    int gsame = c2->geom1 == (int)r[i][0] && c2->geom2 == (int)r[i][1];
+    if (nr == 1) {
+      st->serrdist = fmax(st->serrdist, ed);
+      st->serrpos = fmax(st->serrpos, perr[i]);
+      st->serrnrm = fmax(st->serrnrm, en);
+    } else {
+      st->errdist = fmax(st->errdist, ed);
+      st->errnrm = fmax(st->errnrm, en);
+      if (samepos) {
+        st->errpos = fmax(st->errpos, perr[i]);
+      }
+    }
+    if ((!gsame || ed > 1e-5 || en > 1e-6) && (*nfail)++ < 12) {
+      cr_expect_fail("%s: contact %d of %d: geoms %d %d dist %.9g normal %.9g %.9g %.9g; "
+                     "MuJoCo 3.3.8 geoms %g %g dist %.9g normal %.9g %.9g %.9g", s->name,
+                     pair[i], nr, c2->geom1, c2->geom2, c2->dist, c2->frame[0], c2->frame[1],
+                     c2->frame[2], r[i][0], r[i][1], r[i][2], r[i][6], r[i][7], r[i][8]);
+    }
+  }
+
+  // several contacts at other positions: only where an overlap of two faces has more than 4
+  // vertices, and then every point of both engines must be a vertex of that overlap
+  if (nr > 1 && !samepos) {
+    if (nr < 4) {
+      if ((*nfail)++ < 12) {
+        const mcContact* c2 = d->contact + pair[0];
+        cr_expect_fail("%s: %d contacts at other positions than MuJoCo 3.3.8's (first: %.9g %.9g "
+                       "%.9g, 3.3.8 %.9g %.9g %.9g)", s->name, nr, c2->pos[0], c2->pos[1],
+                       c2->pos[2], r[0][3], r[0][4], r[0][5]);
+      }
+    } else {
+      st->nreduced++;
+      const double* n = r[0] + 6;
+      double t1[3] = {0, n[2], -n[1]};
+      if (fabs(n[0]) > 0.6) {
+        t1[0] = -n[2]; t1[1] = 0; t1[2] = n[0];
+      }
+      double l = sqrt(t1[0]*t1[0] + t1[1]*t1[1] + t1[2]*t1[2]);
+      for (int k = 0; k < 3; k++) {
+        t1[k] /= l;
+      }
+      double t2[3] = {n[1]*t1[2] - n[2]*t1[1], n[2]*t1[0] - n[0]*t1[2],
+                      n[0]*t1[1] - n[1]*t1[0]};
+      double mn[3] = {-n[0], -n[1], -n[2]};
+      static double pa[64][2], pb[64][2];
+      int na = facePolygon(m, d, (int)r[0][0], n, t1, t2, pa);
+      int nb = facePolygon(m, d, (int)r[0][1], mn, t1, t2, pb);
+      for (int i = 0; i < nr; i++) {
+        const mcContact* c2 = d->contact + pair[i];
+        int okr = overlapVertex(r[i] + 3, t1, t2, (const double(*)[2])pa, na,
+                                (const double(*)[2])pb, nb);
+        int okm = overlapVertex(c2->pos, t1, t2, (const double(*)[2])pa, na,
+                                (const double(*)[2])pb, nb);
+        double h = (c2->pos[0] - r[i][3])*n[0] + (c2->pos[1] - r[i][4])*n[1] +
+                   (c2->pos[2] - r[i][5])*n[2];
+        if ((!okr || !okm || fabs(h) > 1e-5) && (*nfail)++ < 12) {
+          cr_expect_fail("%s: contact %.9g %.9g %.9g (Moduco, overlap vertex: %d) / %.9g %.9g "
+                         "%.9g (MuJoCo 3.3.8, overlap vertex: %d), height difference %.3g",
+                         s->name, c2->pos[0], c2->pos[1], c2->pos[2], okm, r[i][3], r[i][4],
+                         r[i][5], okr, h);
+        }
+      }
+    }
+  }
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
+static void compareAll(Scenes* sc, Stats* st, const char* what) {
+  cJSON* out = runMujoco3(sc);
+  int nfail = 0;
+  memset(st, 0, sizeof(*st));
+  const cJSON* models = cJSON_GetObjectItem(out, "models");
+  for (int i = 0; i < sc->n; i++) {
+    compareScene(sc->s + i, cJSON_GetArrayItem(models, i), st, &nfail);
+  }
+  cJSON_Delete(out);
+  printf("multiccd %s: %d scenes, %d count differences (+%d of %d tilted), %d with several "
+         "contacts, max error dist %.3g pos %.3g normal %.3g; %d with other 4 overlap vertices "
+         "than 3.3.8; %d single contacts (max diff dist %.3g pos %.3g normal %.3g)\n",
+         what, st->nscene, st->ncountdiff, st->nloosediff, st->nloose, st->nmulti, st->errdist,
+         st->errpos, st->errnrm, st->nreduced, st->nsingle, st->serrdist, st->serrpos,
+         st->serrnrm);
+  fflush(stdout);
+}
+
+
+//---------------------------------- tests ---------------------------------------------------------
+
+static const char* const kGround[] = {
+  "type='mesh' mesh='cube'", "type='mesh' mesh='plate'", "type='mesh' mesh='slab'",
+  "type='mesh' mesh='octa'",
+};
+static const char* const kBody[] = {
+  "type='mesh' mesh='cube'", "type='mesh' mesh='slab'", "type='mesh' mesh='rhomb'",
+  "type='mesh' mesh='octa'", "type='box' size='.1 .06 .05'",
+};
+#define NGROUND ((int)(sizeof(kGround)/sizeof(kGround[0])))
+#define NBODY ((int)(sizeof(kBody)/sizeof(kBody[0])))
+
+
+// face-on, slightly tilted, tilted, edge-on and vertex-on scenes for every ground/body pair
+Test(multiccd, poses_against_mujoco338, .timeout = 600) {
+  static Scenes sc;
+  sc.n = 0;
+  char name[64];
+  for (int a = 0; a < NGROUND; a++) {
+    for (int b = 0; b < NBODY; b++) {
+      double q[4], q2[4], q3[4];
+      // face-on with a yaw and offset small enough that b's face lies within a's (a plate or
+      // a large ground face) or overlaps it partially
+      double yaw = (a == 0 && b == 0) ? 0 : 7 + 5*b;
+      axisQuat(0, 0, 1, yaw, q);
+      snprintf(name, sizeof(name), "face a%d b%d", a, b);
+      addScene(&sc, name, 1, kGround[a], kBody[b], q, 0.01, -0.02, 0.004);
+      // slightly tilted (0.02 degrees): still face to face in both engines
+      axisQuat(1, 0.3, 0, 0.02, q2);
+      quatMul(q2, q, q3);
+      snprintf(name, sizeof(name), "face tilt 0.02deg a%d b%d", a, b);
+      addScene(&sc, name, 1, kGround[a], kBody[b], q3, 0.015, 0.01, 0.003);
+      // tilted 2 degrees about x: b's lowest edge on a's face
+      axisQuat(1, 0, 0, 2, q2);
+      quatMul(q2, q, q3);
+      snprintf(name, sizeof(name), "edge tilt 2deg a%d b%d", a, b);
+      addScene(&sc, name, 1, kGround[a], kBody[b], q3, 0.01, 0.005, 0.002)->loose = 1;
+      // edge-on: 45 degrees about y
+      axisQuat(0, 1, 0, 45, q2);
+      quatMul(q2, q, q3);
+      snprintf(name, sizeof(name), "edge-on a%d b%d", a, b);
+      addScene(&sc, name, 1, kGround[a], kBody[b], q3, 0.005, 0.013, 0.005);
+      // vertex-on
+      axisQuat(1, 1, 0.2, 40, q2);
+      quatMul(q2, q, q3);
+      snprintf(name, sizeof(name), "vertex-on a%d b%d", a, b);
+      addScene(&sc, name, 1, kGround[a], kBody[b], q3, 0.0, 0.01, 0.003);
+    }
+  }
+
+  // cube on cube, offset and yawed: overlaps of 4 to 8 vertices
+  const double yaws[] = {0, 0.3, 20, 30, 45, 60};
+  const double offs[][2] = {{0.03, 0.02}, {0.01, -0.03}, {0, 0}};
+  for (int i = 0; i < 6; i++) {
+    for (int j = 0; j < 3; j++) {
+      double q[4];
+      axisQuat(0, 0, 1, yaws[i], q);
+      snprintf(name, sizeof(name), "cube on cube yaw %g off %g %g", yaws[i], offs[j][0],
+               offs[j][1]);
+      addScene(&sc, name, 1, kGround[0], kBody[0], q, offs[j][0], offs[j][1], 0.002);
+    }
+  }
+
+  Stats st;
+  compareAll(&sc, &st, "poses");
+  cr_expect_eq(st.ncountdiff, 0, "%d of %d scenes with another contact count than 3.3.8",
+               st.ncountdiff, st.nscene);
+  cr_expect_leq(st.nloosediff, st.nloose / 10, "%d of %d tilted scenes with another contact "
+                "count than 3.3.8", st.nloosediff, st.nloose);
+  cr_expect_gt(st.nmulti, NGROUND*NBODY*3, "too few multi-contact scenes: %d", st.nmulti);
+}
+
+
+// random poses: face-down with a random yaw, offset and tilt (0 to 0.02 degrees, or 1 to 5
+// degrees: clear of either engine's flatness threshold), and fully random orientations
+Test(multiccd, random_against_mujoco338, .timeout = 600) {
+  static Scenes sc;
+  sc.n = 0;
+  unsigned long long seed = 0x9e3779b97f4a7c15ull;
+  char name[64];
+  for (int i = 0; i < 120; i++) {
+    seed ^= seed >> 12;
+    seed ^= seed << 25;
+    seed ^= seed >> 27;
+    double u[6];
+    for (int k = 0; k < 6; k++) {
+      seed ^= seed >> 12;
+      seed ^= seed << 25;
+      seed ^= seed >> 27;
+      u[k] = (double)((seed * 2685821657736338717ull) >> 11) / 9007199254740992.0;
+    }
+    int a = 1 + i % (NGROUND - 1);  // a large face under b: plate, slab, octagon
+    int b = i % NBODY;
+    double q[4], q2[4], q3[4];
+    int kind = i % 3;
+    if (kind < 2) {
+      axisQuat(0, 0, 1, 360*u[0], q);
+      double tilt = kind == 0 ? 0.02*u[1] : 1 + 4*u[1];
+      axisQuat(cos(2*kPi*u[2]), sin(2*kPi*u[2]), 0, tilt, q2);
+      quatMul(q2, q, q3);
+    } else {
+      double w = 2*kPi*u[0], z = 2*u[1] - 1, r = sqrt(1 - z*z);
+      axisQuat(r*cos(w), r*sin(w), z, 360*u[2], q3);
+    }
+    snprintf(name, sizeof(name), "random %d (%s) a%d b%d", i,
+             kind == 0 ? "face" : kind == 1 ? "tilted" : "any", a, b);
+    addScene(&sc, name, 1, kGround[a], kBody[b], q3, 0.04*(u[3] - 0.5), 0.04*(u[4] - 0.5),
+             0.001 + 0.009*u[5])->loose = kind == 1;
+  }
+  Stats st;
+  compareAll(&sc, &st, "random");
+  cr_expect_eq(st.ncountdiff, 0, "%d of %d random scenes with another contact count than 3.3.8",
+               st.ncountdiff, st.nscene);
+  cr_expect_leq(st.nloosediff, st.nloose / 10, "%d of %d tilted scenes with another contact "
+                "count than 3.3.8", st.nloosediff, st.nloose);
+  cr_expect_gt(st.nmulti, 30, "too few multi-contact scenes: %d", st.nmulti);
+}
+
+
+// the flag off: one contact per pair in both engines
+Test(multiccd, flag_off_single_contact, .timeout = 600) {
+  static Scenes sc;
+  sc.n = 0;
+  char name[64];
+  for (int a = 0; a < NGROUND; a++) {
+    for (int b = 0; b < NBODY; b++) {
+      double q[4];
+      axisQuat(0, 0, 1, 10 + 7*b, q);
+      snprintf(name, sizeof(name), "off face a%d b%d", a, b);
+      addScene(&sc, name, 0, kGround[a], kBody[b], q, 0.01, 0.0, 0.004);
+    }
+  }
+  Stats st;
+  compareAll(&sc, &st, "flag off");
+  cr_expect_eq(st.ncountdiff, 0, "%d scenes with another contact count than 3.3.8",
+               st.ncountdiff);
+  cr_expect_eq(st.nmulti, 0, "the flag off gave several contacts in %d scenes", st.nmulti);
+}
+
+
+//---------------------------------- physics -------------------------------------------------------
+
+// a mesh cube dropped flat from 1 mm onto a mesh plate, 2 s; the largest angular speed after
+// the first 0.2 s and the final tilt (degrees)
+static void restingCube(int multiccd, double* maxw, double* tilt) {
+  char xml[XMLSZ], err[512];
+  double q[4];
+  axisQuat(0, 0, 1, 17, q);
+  double pos[3] = {0.03, -0.02, 0.05 + 0.1 + 0.001};
+  sceneXml(xml, multiccd, kGround[1], kBody[0], pos, q);
+  mcModel* m = mc_loadXMLString(xml, NULL, err, sizeof(err));
+  cr_assert(m, "%s", err);
+  mcData* d = mc_makeData(m);
+  *maxw = 0;
+  for (int i = 0; i < 1000; i++) {
+    mc_step(m, d);
+    if (i >= 100) {
+      double w = sqrt(d->qvel[3]*d->qvel[3] + d->qvel[4]*d->qvel[4] + d->qvel[5]*d->qvel[5]);
+      *maxw = fmax(*maxw, w);
+    }
+  }
+  // tilt: angle between the cube's z axis and the world z axis
+  double R[9];
+  quat2mat(d->qpos + 3, R);
+  *tilt = acos(fmin(1, fabs(R[8]))) * 180 / kPi;
+  cr_assert(isfinite(*maxw) && isfinite(*tilt));
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
+Test(multiccd, cube_rests_on_plate, .timeout = 600) {
+  double won, tilton, woff, tiltoff;
+  restingCube(1, &won, &tilton);
+  restingCube(0, &woff, &tiltoff);
+  printf("multiccd resting cube: max angular speed after 0.2 s %.3g rad/s with multiccd, %.3g "
+         "without; final tilt %.3g deg with, %.3g without\n", won, woff, tilton, tiltoff);
+  fflush(stdout);
+  cr_expect_lt(won, 1e-3, "cube with multiccd rocks: angular speed %g rad/s", won);
+  cr_expect_lt(tilton, 0.01, "cube with multiccd tilts: %g degrees", tilton);
+  cr_expect_gt(woff, 10*won, "without multiccd the cube should rock more (%g vs %g rad/s)",
+               woff, won);
+}
