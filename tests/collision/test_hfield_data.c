@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -24,39 +23,10 @@
 
 #include <moduco/moduco.h>
 
-#define MJS3_DIR   MODUCO_SOURCE_DIR "/tests/mjs3"
-#define SCRIPT     MODUCO_SOURCE_DIR "/tests/collision/hfield_data.mjs"
+#include "testutil.h"
+
+#define SCRIPT     "tests/collision/hfield_data.mjs"
 #define MAXMODEL   64
-
-
-//---------------------------------- environment ---------------------------------------------------
-
-// full path of node in PATH, or fail the test
-static void findNode(char* out, size_t sz) {
-  const char* path = getenv("PATH");
-  for (const char* p = path; p && *p;) {
-    const char* e = strchr(p, ':');
-    size_t n = e ? (size_t)(e - p) : strlen(p);
-    snprintf(out, sz, "%.*s/node", (int)n, p);
-    if (n && access(out, X_OK) == 0) {
-      return;
-    }
-    if (!e) {
-      break;
-    }
-    p = e + 1;
-  }
-  cr_assert_fail("node (Node.js >= 18) is not in PATH: run scripts/setup-debian.sh (it installs "
-                 "nodejs npm and runs npm ci in tests/mjs3)");
-}
-
-
-static void checkNodeModules(void) {
-  if (access(MJS3_DIR "/node_modules/mujoco-js/package.json", R_OK) != 0) {
-    cr_assert_fail("%s/node_modules/mujoco-js is missing: run scripts/setup-debian.sh (npm ci in "
-                   "tests/mjs3) to install MuJoCo 3.3.8 (mujoco-js 0.0.7)", MJS3_DIR);
-  }
-}
 
 
 //---------------------------------- scratch folder ------------------------------------------------
@@ -130,40 +100,13 @@ static void addBinary(Scratch* s, const char* name, int nrow, int ncol, const fl
 
 // run hfield_data.mjs on every registered model; the parsed output (caller deletes)
 static cJSON* runMujoco3(const Scratch* s) {
-  char node[4096];
-  findNode(node, sizeof(node));
-  checkNodeModules();
-  char cmd[8192];
-  int len = snprintf(cmd, sizeof(cmd), "'%s' '%s' '%s'", node, SCRIPT, s->dir);
+  const char* args[MAXMODEL + 2] = {s->dir};
   for (int i = 0; i < s->nfile; i++) {
-    len += snprintf(cmd + len, sizeof(cmd) - (size_t)len, " %s", s->files[i]);
+    args[i + 1] = s->files[i];
   }
-  cr_assert(len < (int)sizeof(cmd));
-  FILE* p = popen(cmd, "r");
-  cr_assert(p, "cannot run %s", cmd);
-  size_t cap = 1 << 16, n = 0;
-  char* text = malloc(cap);
-  cr_assert(text);
-  size_t got;
-  while ((got = fread(text + n, 1, cap - n - 1, p)) > 0) {
-    n += got;
-    if (cap - n < 2) {
-      cap *= 2;
-      text = realloc(text, cap);
-      cr_assert(text);
-    }
-  }
-  text[n] = 0;
-  int rc = pclose(p);
-  cr_assert(rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 0,
-            "'%s' failed (status %d): see its message above", cmd, WEXITSTATUS(rc));
-  cJSON* out = cJSON_Parse(text);
-  free(text);
-  cr_assert(out, "unparsable output of hfield_data.mjs");
-  const cJSON* v = cJSON_GetObjectItem(out, "version");
-  cr_assert(cJSON_IsString(v) && !strcmp(v->valuestring, "3.3.8"),
-            "hfield_data.mjs ran MuJoCo %s, expected 3.3.8 (mujoco-js 0.0.7: run npm ci)",
-            cJSON_IsString(v) ? v->valuestring : "?");
+  char err[1024];
+  cJSON* out = tu_mjs3Json(SCRIPT, args, NULL, err, sizeof(err));
+  cr_assert(out, "%s", err);
   const cJSON* models = cJSON_GetObjectItem(out, "models");
   cr_assert(cJSON_IsArray(models) && cJSON_GetArraySize(models) == s->nfile,
             "hfield_data.mjs returned %d models, expected %d", cJSON_GetArraySize(models),
@@ -182,6 +125,23 @@ static mcModel* loadModuco(const Scratch* s, int i, char* err, int err_sz) {
   snprintf(p, sizeof(p), "%s/%s", s->dir, s->files[i]);
   err[0] = 0;
   return mc_loadXML(p, err, err_sz);
+}
+
+
+// MuJoCo 3.3.8's record of model i of s, which must have compiled
+static const cJSON* refCompiled(const Scratch* s, const cJSON* out, int i) {
+  const cJSON* rm = refModel(out, i);
+  cr_assert(!cJSON_GetObjectItem(rm, "error"), "%s: MuJoCo 3.3.8 refused it", s->files[i]);
+  return rm;
+}
+
+
+// Moduco's model i of s, which must compile
+static mcModel* moducoCompiled(const Scratch* s, int i) {
+  char err[1024];
+  mcModel* m = loadModuco(s, i, err, sizeof(err));
+  cr_assert(m, "%s: %s", s->files[i], err);
+  return m;
 }
 
 
@@ -277,52 +237,39 @@ static int rowAsymmetric(const float* d, int nrow, int ncol) {
 
 //---------------------------------- random fields -------------------------------------------------
 
-typedef struct {
-  unsigned long long s;
-} Rng;
-
-static double uniform(Rng* r, double lo, double hi) {
-  r->s ^= r->s >> 12;
-  r->s ^= r->s << 25;
-  r->s ^= r->s >> 27;
-  unsigned long long x = r->s * 2685821657736338717ULL;
-  return lo + (hi - lo) * ((double)(x >> 11) * (1.0 / 9007199254740992.0));
-}
-
-
-static int irand(Rng* r, int lo, int hi) {
-  int v = lo + (int)uniform(r, 0, hi - lo + 1);
+static int irand(TuRng* r, int lo, int hi) {
+  int v = lo + (int)tu_uniform(r, 0, hi - lo + 1);
   return v > hi ? hi : v;
 }
 
 
 // one elevation as text: float-exact decimals, 17-digit doubles, small integers, or a wide range
-static void elevText(Rng* r, int mode, char* out, size_t sz) {
+static void elevText(TuRng* r, int mode, char* out, size_t sz) {
   switch (mode) {
   case 0:
-    snprintf(out, sz, "%.9g", (float)uniform(r, -3, 5));
+    snprintf(out, sz, "%.9g", (float)tu_uniform(r, -3, 5));
     break;
   case 1:
-    snprintf(out, sz, "%.17g", uniform(r, -1, 1) * pow(10, irand(r, -3, 3)));
+    snprintf(out, sz, "%.17g", tu_uniform(r, -1, 1) * pow(10, irand(r, -3, 3)));
     break;
   case 2:
     snprintf(out, sz, "%d", irand(r, -4, 9));
     break;
   default:
-    snprintf(out, sz, "%.6g", uniform(r, -2e10, 2e10));
+    snprintf(out, sz, "%.6g", tu_uniform(r, -2e10, 2e10));
     break;
   }
 }
 
 
 // append an inline height field with random grid, size and elevations (written order, as text)
-static void inlineField(Rng* r, const char* name, int nrow, int ncol, int mode, char* xml,
+static void inlineField(TuRng* r, const char* name, int nrow, int ncol, int mode, char* xml,
                         size_t sz) {
   size_t len = strlen(xml);
   len += (size_t)snprintf(xml + len, sz - len,
                           "<hfield name='%s' nrow='%d' ncol='%d' size='%.9g %.9g %.9g %.9g' "
-                          "elevation='", name, nrow, ncol, uniform(r, 0.1, 3),
-                          uniform(r, 0.1, 3), uniform(r, 0.05, 1), uniform(r, 0.01, 0.5));
+                          "elevation='", name, nrow, ncol, tu_uniform(r, 0.1, 3),
+                          tu_uniform(r, 0.1, 3), tu_uniform(r, 0.05, 1), tu_uniform(r, 0.01, 0.5));
   for (int k = 0; k < nrow * ncol; k++) {
     char v[64];
     elevText(r, mode, v, sizeof(v));
@@ -339,7 +286,7 @@ static void inlineField(Rng* r, const char* name, int nrow, int ncol, int mode, 
 Test(hfield_data, inline_elevation_matches_mujoco338) {
   Scratch s;
   scratchInit(&s);
-  Rng rng = {0x5eedULL};
+  TuRng rng = {0x5eedULL};
   static char xml[1 << 16];
   int nfield = 0;
   for (int im = 0; im < 48; im++) {
@@ -358,11 +305,8 @@ Test(hfield_data, inline_elevation_matches_mujoco338) {
   cJSON* ref = runMujoco3(&s);
   int nbad = 0, nasym = 0;
   for (int i = 0; i < s.nfile; i++) {
-    const cJSON* rm = refModel(ref, i);
-    cr_assert(!cJSON_GetObjectItem(rm, "error"), "%s: MuJoCo 3.3.8 refused it", s.files[i]);
-    char err[1024];
-    mcModel* m = loadModuco(&s, i, err, sizeof(err));
-    cr_assert(m, "%s: %s", s.files[i], err);
+    const cJSON* rm = refCompiled(&s, ref, i);
+    mcModel* m = moducoCompiled(&s, i);
     nbad += compare3(m, rm, s.files[i]) > 0;
     for (int h = 0; h < m->nhfield; h++) {
       nasym += rowAsymmetric(m->hfield_data + m->hfield_adr[h], m->hfield_nrow[h],
@@ -429,11 +373,9 @@ Test(hfield_data, normalization_corners_match_mujoco338) {
   cJSON* ref = runMujoco3(&s);
   int nbad = 0, nbin = 0, nbad2 = 0;
   for (int i = 0; i < s.nfile; i++) {
-    const cJSON* rm = refModel(ref, i);
-    cr_assert(!cJSON_GetObjectItem(rm, "error"), "%s: MuJoCo 3.3.8 refused it", s.files[i]);
+    const cJSON* rm = refCompiled(&s, ref, i);
     char err[1024];
-    mcModel* m = loadModuco(&s, i, err, sizeof(err));
-    cr_assert(m, "%s: %s", s.files[i], err);
+    mcModel* m = moducoCompiled(&s, i);
     nbad += compare3(m, rm, s.files[i]) > 0;
     if (binary[i]) {
       mjModel* mm = loadMujoco2(&s, i, err, sizeof(err));
@@ -458,7 +400,7 @@ Test(hfield_data, normalization_corners_match_mujoco338) {
 Test(hfield_data, binary_files_match_mujoco222_and_mujoco338) {
   Scratch s;
   scratchInit(&s);
-  Rng rng = {0xb1aULL};
+  TuRng rng = {0xb1aULL};
   char xml[2048];
   for (int im = 0; im < 24; im++) {
     strcpy(xml, "<mujoco><asset>");
@@ -468,15 +410,15 @@ Test(hfield_data, binary_files_match_mujoco222_and_mujoco338) {
       float v[144];
       double scale = pow(10, irand(&rng, -4, 4));
       for (int k = 0; k < nrow * ncol; k++) {
-        v[k] = (float)(scale * uniform(&rng, -1, 1));
+        v[k] = (float)(scale * tu_uniform(&rng, -1, 1));
       }
       char bin[32];
       snprintf(bin, sizeof(bin), "b%d_%d.bin", im, h);
       addBinary(&s, bin, nrow, ncol, v);
       size_t len = strlen(xml);
       snprintf(xml + len, sizeof(xml) - len, "<hfield name='h%d' file='%s' size='%.9g %.9g %.9g "
-               "%.9g'/>", h, bin, uniform(&rng, 0.1, 3), uniform(&rng, 0.1, 3),
-               uniform(&rng, 0.05, 1), uniform(&rng, 0.01, 0.5));
+               "%.9g'/>", h, bin, tu_uniform(&rng, 0.1, 3), tu_uniform(&rng, 0.1, 3),
+               tu_uniform(&rng, 0.05, 1), tu_uniform(&rng, 0.01, 0.5));
     }
     strcat(xml, "</asset></mujoco>");
     addModel(&s, xml);
@@ -484,11 +426,9 @@ Test(hfield_data, binary_files_match_mujoco222_and_mujoco338) {
   cJSON* ref = runMujoco3(&s);
   int nbad3 = 0, nbad2 = 0;
   for (int i = 0; i < s.nfile; i++) {
-    const cJSON* rm = refModel(ref, i);
-    cr_assert(!cJSON_GetObjectItem(rm, "error"), "%s: MuJoCo 3.3.8 refused it", s.files[i]);
+    const cJSON* rm = refCompiled(&s, ref, i);
     char err[1024];
-    mcModel* m = loadModuco(&s, i, err, sizeof(err));
-    cr_assert(m, "%s: %s", s.files[i], err);
+    mcModel* m = moducoCompiled(&s, i);
     mjModel* mm = loadMujoco2(&s, i, err, sizeof(err));
     cr_assert(mm, "%s: MuJoCo 2.2.2: %s", s.files[i], err);
     nbad3 += compare3(m, rm, s.files[i]) > 0;
@@ -510,14 +450,14 @@ Test(hfield_data, binary_files_match_mujoco222_and_mujoco338) {
 Test(hfield_data, inline_field_is_mujoco222_file_with_rows_reversed) {
   Scratch s;
   scratchInit(&s);
-  Rng rng = {0x2e2ULL};
+  TuRng rng = {0x2e2ULL};
   int ndiffer = 0, nmodel = 0;
   for (int im = 0; im < 16; im++) {
     int nrow = irand(&rng, 2, 9), ncol = irand(&rng, 1, 9);
     float v[81], rev[81];
     char text[2048] = "";
     for (int k = 0; k < nrow * ncol; k++) {
-      v[k] = (float)uniform(&rng, -1, 4);
+      v[k] = (float)tu_uniform(&rng, -1, 4);
       size_t len = strlen(text);
       snprintf(text + len, sizeof(text) - len, "%s%.9g", k ? " " : "", v[k]);
     }
@@ -636,17 +576,14 @@ Test(hfield_data, inline_rows_touch_the_spheres_mujoco338_touches) {
   cJSON* ref = runMujoco3(&s);
   int nbad = 0;
   for (int i = 0; i < s.nfile; i++) {
-    const cJSON* rm = refModel(ref, i);
-    cr_assert(!cJSON_GetObjectItem(rm, "error"), "%s: MuJoCo 3.3.8 refused it", s.files[i]);
+    const cJSON* rm = refCompiled(&s, ref, i);
     const cJSON* pairs = cJSON_GetObjectItem(rm, "contacts");
     cr_assert(cJSON_IsArray(pairs) && cJSON_GetArraySize(pairs) == 1,
               "%s: MuJoCo 3.3.8 has %d geom pairs in contact, the model is built for one",
               s.files[i], cJSON_GetArraySize(pairs));
     int g1 = cJSON_GetArrayItem(cJSON_GetArrayItem(pairs, 0), 0)->valueint;
     int g2 = cJSON_GetArrayItem(cJSON_GetArrayItem(pairs, 0), 1)->valueint;
-    char err[1024];
-    mcModel* m = loadModuco(&s, i, err, sizeof(err));
-    cr_assert(m, "%s: %s", s.files[i], err);
+    mcModel* m = moducoCompiled(&s, i);
     mcData* d = mc_makeData(m);
     cr_assert(d);
     mc_forward(m, d);

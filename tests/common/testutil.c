@@ -2,6 +2,13 @@
 #include "testutil.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
 
 void tu_denseSolve(int n, double* A, double* b, double* x) {
   // forward elimination, swapping in the largest pivot of each column
@@ -37,4 +44,183 @@ void tu_denseSolve(int n, double* A, double* b, double* x) {
     }
     x[r] = s / A[r*n + r];
   }
+}
+
+
+char* tu_readFile(const char* path) {
+  FILE* f = fopen(path, "rb");
+  if (!f) {
+    return NULL;
+  }
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char* text = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (text) {
+    size_t got = fread(text, 1, (size_t)n, f);
+    text[got] = 0;
+  }
+  fclose(f);
+  return text;
+}
+
+
+FILE* tu_tempFile(char* path, int path_sz) {
+  snprintf(path, (size_t)path_sz, "/tmp/moduco-XXXXXX");
+  int fd = mkstemp(path);
+  FILE* f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (fd >= 0 && !f) {
+    close(fd);
+    remove(path);
+  }
+  return f;
+}
+
+
+double tu_uniform(TuRng* r, double lo, double hi) {
+  r->s ^= r->s >> 12;
+  r->s ^= r->s << 25;
+  r->s ^= r->s >> 27;
+  unsigned long long x = r->s * 2685821657736338717ULL;
+  return lo + (hi - lo) * ((double)(x >> 11) * (1.0 / 9007199254740992.0));
+}
+
+
+//---------------------------------- MuJoCo 3.3.8 under Node ---------------------------------------
+
+#define MJS3_DIR MODUCO_SOURCE_DIR "/tests/mjs3"
+
+// full path of node in PATH into out; 0, or -1 if it is not there
+static int findNode(char* out, size_t sz) {
+  const char* p = getenv("PATH");
+  while (p && *p) {
+    const char* e = strchr(p, ':');
+    size_t n = e ? (size_t)(e - p) : strlen(p);
+    snprintf(out, sz, "%.*s/node", (int)n, p);
+    if (n && access(out, X_OK) == 0) {
+      return 0;
+    }
+    p = e ? e + 1 : NULL;
+  }
+  return -1;
+}
+
+
+const char* tu_mjs3Missing(void) {
+  char node[4096];
+  if (findNode(node, sizeof(node)) != 0) {
+    return "node (Node.js >= 18) is not in PATH: run scripts/setup-debian.sh (it installs nodejs "
+           "npm and runs npm ci in tests/mjs3)";
+  }
+  if (access(MJS3_DIR "/node_modules/mujoco-js/package.json", R_OK) != 0) {
+    return MJS3_DIR "/node_modules/mujoco-js is missing: run scripts/setup-debian.sh (npm ci in "
+           "tests/mjs3) to install MuJoCo 3.3.8 (mujoco-js 0.0.7)";
+  }
+  return NULL;
+}
+
+
+// append s to the growing string *buf (length *len, capacity *cap), single-quoted for sh if quote
+static void append(char** buf, size_t* len, size_t* cap, const char* s, int quote) {
+  size_t need = *len + 4 * strlen(s) + 4;
+  if (need > *cap) {
+    *cap = 2 * need;
+    *buf = realloc(*buf, *cap);
+  }
+  char* o = *buf + *len;
+  if (quote) {
+    *o++ = '\'';
+  }
+  for (; *s; s++) {
+    if (quote && *s == '\'') {
+      memcpy(o, "'\\''", 4);
+      o += 4;
+    } else {
+      *o++ = *s;
+    }
+  }
+  if (quote) {
+    *o++ = '\'';
+  }
+  *o = 0;
+  *len = (size_t)(o - *buf);
+}
+
+
+char* tu_mjs3Run(const char* script, const char* const* args, int* status, char* err,
+                 int err_sz) {
+  const char* why = tu_mjs3Missing();
+  if (why) {
+    snprintf(err, (size_t)err_sz, "%s", why);
+    return NULL;
+  }
+  char node[4096];
+  findNode(node, sizeof(node));
+  size_t len = 0, cap = 0;
+  char* cmd = NULL;
+  append(&cmd, &len, &cap, node, 1);
+  append(&cmd, &len, &cap, " ", 0);
+  char path[4096];
+  snprintf(path, sizeof(path), "%s/%s", MODUCO_SOURCE_DIR, script);
+  append(&cmd, &len, &cap, path, 1);
+  for (int i = 0; args && args[i]; i++) {
+    append(&cmd, &len, &cap, " ", 0);
+    append(&cmd, &len, &cap, args[i], 1);
+  }
+  FILE* p = popen(cmd, "r");
+  if (!p) {
+    snprintf(err, (size_t)err_sz, "cannot run %s", cmd);
+    free(cmd);
+    return NULL;
+  }
+  free(cmd);
+  size_t n = 0, got;
+  cap = 1 << 16;
+  char* text = malloc(cap);
+  while (text && (got = fread(text + n, 1, cap - n - 1, p)) > 0) {
+    n += got;
+    if (cap - n < 4096) {
+      cap *= 2;
+      text = realloc(text, cap);
+    }
+  }
+  int rc = pclose(p);
+  *status = rc != -1 && WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  if (!text) {
+    snprintf(err, (size_t)err_sz, "out of memory reading the output of %s", script);
+    return NULL;
+  }
+  text[n] = 0;
+  return text;
+}
+
+
+cJSON* tu_mjs3Json(const char* script, const char* const* args, int* status, char* err,
+                   int err_sz) {
+  int rc;
+  char* text = tu_mjs3Run(script, args, &rc, err, err_sz);
+  if (!text) {
+    return NULL;
+  }
+  if (status) {
+    *status = rc;
+  } else if (rc != 0) {
+    snprintf(err, (size_t)err_sz, "%s failed (status %d): see its message above", script, rc);
+    free(text);
+    return NULL;
+  }
+  cJSON* out = cJSON_Parse(text);
+  free(text);
+  if (!out) {
+    snprintf(err, (size_t)err_sz, "unparsable output of %s (status %d)", script, rc);
+    return NULL;
+  }
+  const cJSON* v = cJSON_GetObjectItemCaseSensitive(out, "version");
+  if (!cJSON_IsString(v) || strcmp(v->valuestring, "3.3.8") != 0) {
+    snprintf(err, (size_t)err_sz, "%s ran MuJoCo %s, expected 3.3.8 (mujoco-js 0.0.7: run npm ci "
+             "in tests/mjs3)", script, cJSON_IsString(v) ? v->valuestring : "?");
+    cJSON_Delete(out);
+    return NULL;
+  }
+  return out;
 }

@@ -2,9 +2,58 @@
 #ifndef MODUCO_TESTS_TESTUTIL_H_
 #define MODUCO_TESTS_TESTUTIL_H_
 
+#include <stdio.h>
+
 // Dense Gaussian elimination with partial pivoting: solve A x = b for an n x n row-major A.
 // A and b are overwritten; x may alias b. An independent reference for the engine's sparse
 // factorisations, deliberately naive.
 void tu_denseSolve(int n, double* A, double* b, double* x);
+
+// a whole file as a NUL-terminated string (caller frees); NULL if it cannot be read
+char* tu_readFile(const char* path);
+
+// a new empty file /tmp/moduco-XXXXXX open for writing, its name in path (path_sz >= 32); NULL
+// if it cannot be made
+FILE* tu_tempFile(char* path, int path_sz);
+
+// xorshift64* random numbers: a state (any seed but 0) and a uniform double in [lo, hi)
+typedef struct {
+  unsigned long long s;
+} TuRng;
+double tu_uniform(TuRng* r, double lo, double hi);
+
+
+//---------------------------------- MuJoCo 3.3.8 under Node ---------------------------------------
+// The suites that compare against MuJoCo 3.3.8 run a script of the source tree (tests/.../*.mjs,
+// which load mujoco-js through tests/mjs3/mujoco.mjs) with node. They need node in PATH and
+// tests/mjs3/node_modules (npm ci, run by scripts/setup-debian.sh); without them the tests fail
+// with that instruction, never skip.
+
+typedef struct cJSON cJSON;
+
+// NULL when the reference can run; otherwise the setup instruction (a static string): node is
+// not in PATH, or tests/mjs3/node_modules/mujoco-js is missing
+const char* tu_mjs3Missing(void);
+
+// fail the calling Criterion test with the setup instruction unless the reference can run
+#define TU_MJS3_REQUIRE()                                                                         \
+  do {                                                                                            \
+    const char* tu_why_ = tu_mjs3Missing();                                                       \
+    if (tu_why_) {                                                                                \
+      cr_assert_fail("%s", tu_why_);                                                              \
+    }                                                                                             \
+  } while (0)
+
+// run `node SOURCE_DIR/script arg...` (args: NULL-terminated, each passed as one argument; its
+// messages go to the test's stderr); its whole stdout (caller frees) and exit status (-1 if it
+// did not exit normally) in *status. NULL, with the reason in err, when the reference cannot run
+// (tu_mjs3Missing) or node cannot be started
+char* tu_mjs3Run(const char* script, const char* const* args, int* status, char* err, int err_sz);
+
+// tu_mjs3Run, its stdout parsed as one JSON object whose "version" must be "3.3.8" (caller
+// cJSON_Deletes). With status NULL the exit status must be 0; otherwise it is stored there and
+// any exit is accepted. NULL, with the reason in err, on any failure
+cJSON* tu_mjs3Json(const char* script, const char* const* args, int* status, char* err,
+                   int err_sz);
 
 #endif  // MODUCO_TESTS_TESTUTIL_H_

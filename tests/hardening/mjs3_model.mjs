@@ -1,19 +1,17 @@
 // Print names and poses of a model compiled by MuJoCo 3.3.8 (mujoco-js, WebAssembly), one object
-// per line, for tests/hardening/test_user_needs.c: node mjs3_model.mjs MUJOCO_WASM_JS MODEL.xml
+// per line, for tests/hardening/test_user_needs.c: node mjs3_model.mjs MODEL.xml
 //   body NAME PARENT px py pz qw qx qy qz  |  geom NAME BODY px py pz  |  jnt NAME BODY
 //   site NAME BODY  |  size nq nbody  |  error MESSAGE (the model did not compile)
-import fs from 'fs';
+import fs from 'node:fs';
 
-const [wasmjs, xmlfile] = process.argv.slice(2);
-const loadMujoco = (await import(wasmjs)).default;
-const mj = await loadMujoco();
-mj.FS.mkdir('/w');
-mj.FS.writeFile('/w/model.xml', fs.readFileSync(xmlfile, 'utf8'));
-let m;
-try {
-  m = mj.MjModel.loadFromXML('/w/model.xml');
-} catch (e) {
-  console.log('error', String(e && e.message ? e.message : e).split('\n')[0]);
+import { loadMujoco, loadXML } from '../mjs3/mujoco.mjs';
+
+const [xmlfile] = process.argv.slice(2);
+const mj = await loadMujoco('mjs3_model.mjs');
+const err = {};
+const m = loadXML(mj, fs.readFileSync(xmlfile, 'utf8'), '/w/model.xml', err);
+if (!m) {
+  console.log('error', err.message);
   process.exit(0);
 }
 const name = (adr) => {

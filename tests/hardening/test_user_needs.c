@@ -7,12 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <mujoco/mujoco.h>
 
 #include "common.h"
+#include "testutil.h"
 
 //---------------------------------- helpers -------------------------------------------------------
 
@@ -39,6 +39,16 @@ static mjModel* mjLoad(const char* xml, char* err, int err_sz) {
 static mcModel* mcLoad(const char* xml, char* err, int err_sz) {
   err[0] = 0;
   return mc_loadXMLString(xml, NULL, err, err_sz);
+}
+
+// the same MJCF text in Moduco (returned) and MuJoCo 2.2.2 (*mm); both must compile
+static mcModel* loadBoth(const char* xml, mjModel** mm) {
+  char err[1024];
+  mcModel* m = mcLoad(xml, err, sizeof(err));
+  cr_assert_not_null(m, "%s", err);
+  *mm = mjLoad(xml, err, sizeof(err));
+  cr_assert_not_null(*mm, "%s", err);
+  return m;
 }
 
 // largest |a - b| over n entries
@@ -79,6 +89,16 @@ static double trajectoryGap(const mcModel* m, const mjModel* mm, int nstep, cons
   }
   mc_deleteData(d);
   mj_deleteData(md);
+  return gap;
+}
+
+// trajectoryGap of the MJCF text xml loaded in both engines (loadBoth); Moduco's model in *m
+// (caller deletes)
+static double trajectoryGapOf(const char* xml, int nstep, const double* qvel0, mcModel** m) {
+  mjModel* mm;
+  *m = loadBoth(xml, &mm);
+  double gap = trajectoryGap(*m, mm, nstep, qvel0);
+  mj_deleteModel(mm);
   return gap;
 }
 
@@ -234,14 +254,8 @@ Test(replicate, rotated_replicas_compose_poses) {
   mc_deleteModel(m);
 }
 
-// the mujoco-js entry point installed by the mjs3 setup (tests/mjs3)
-#define MJS3_WASM MODUCO_SOURCE_DIR "/tests/mjs3/node_modules/mujoco-js/dist/mujoco_wasm.js"
-
 Test(replicate, names_and_poses_match_mujoco_3_3_8) {
-  struct stat st;
-  cr_assert(stat(MJS3_WASM, &st) == 0,
-            "mujoco-js is missing: %s (run the setup script that installs tests/mjs3)", MJS3_WASM);
-  cr_assert(system("node --version > /dev/null 2>&1") == 0, "node is not installed");
+  TU_MJS3_REQUIRE();
   const char* xml =
     "<mujoco><compiler eulerseq='zyx'/><worldbody>\n"
     "<body name='base' pos='0 0 1'>\n"
@@ -255,18 +269,19 @@ Test(replicate, names_and_poses_match_mujoco_3_3_8) {
     "</replicate>\n"
     "<replicate count='11' offset='0 0 1'><geom name='w' size='.1' pos='0 0 0.5'/></replicate>\n"
     "</body></worldbody></mujoco>\n";
-  char path[256], cmd[1024], err[1024];
+  char path[256], err[1024];
   writeTemp(xml, path, sizeof(path));
-  snprintf(cmd, sizeof(cmd), "node '%s/tests/hardening/mjs3_model.mjs' '%s' '%s'",
-           MODUCO_SOURCE_DIR, MJS3_WASM, path);
-  FILE* f = popen(cmd, "r");
-  cr_assert_not_null(f);
+  const char* args[] = {path, NULL};
+  int status;
+  char* text = tu_mjs3Run("tests/hardening/mjs3_model.mjs", args, &status, err, sizeof(err));
+  unlink(path);
+  cr_assert_not_null(text, "%s", err);
   mcModel* m = mcLoad(xml, err, sizeof(err));
   cr_assert_not_null(m, "%s", err);
 
-  char line[1024];
   int nbody = 0, ngeom = 0, njnt = 0, nsite = 0, nsize = 0;
-  while (fgets(line, sizeof(line), f)) {
+  char* save = NULL;
+  for (char* line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
     char kind[16], name[128];
     double v[7];
     int id;
@@ -303,8 +318,7 @@ Test(replicate, names_and_poses_match_mujoco_3_3_8) {
     }
     cr_assert_str_eq(mine ? mine : "-", name, "%s name", kind);
   }
-  int status = pclose(f);
-  unlink(path);
+  free(text);
   cr_assert_eq(status, 0, "node failed");
   cr_assert(nsize > 0, "no output from MuJoCo 3.3.8");
   cr_assert_eq(nbody, m->nbody);
@@ -571,10 +585,8 @@ Test(mass, two_massless_geoms_in_one_body) {
     "<mujoco><worldbody><body pos='0 0 1'><joint/><geom size='.1' mass='0'/>"
     "<geom size='.1' pos='1 0 0' mass='0'/><geom size='.1' mass='2'/>"
     "</body></worldbody></mujoco>";
-  mjModel* mm = mjLoad(carried, err, sizeof(err));
-  cr_assert_not_null(mm, "%s", err);
-  mcModel* m = mcLoad(carried, err, sizeof(err));
-  cr_assert_not_null(m, "%s", err);
+  mjModel* mm;
+  mcModel* m = loadBoth(carried, &mm);
   cr_assert(maxDiff(m->body_mass, mm->body_mass, m->nbody) == 0);
   cr_assert(maxDiff(m->body_inertia, mm->body_inertia, 3 * m->nbody) < 1e-15);
   mc_deleteModel(m);
@@ -673,10 +685,8 @@ Test(mass, inertia_triangle_inequality) {
   cr_assert_null(mcLoad(xml, err, sizeof(err)));
   cr_assert(strstr(err, ":4:") && strstr(err, "balanceinertia"), "%s", err);
   snprintf(xml, sizeof(xml), bad, "true");
-  mjModel* mm = mjLoad(xml, err, sizeof(err));
-  cr_assert_not_null(mm, "%s", err);
-  mcModel* m = mcLoad(xml, err, sizeof(err));
-  cr_assert_not_null(m, "%s", err);
+  mjModel* mm;
+  mcModel* m = loadBoth(xml, &mm);
   cr_assert(maxDiff(m->body_inertia, mm->body_inertia, 6) < 1e-15, "%g %g %g vs %g %g %g",
             m->body_inertia[3], m->body_inertia[4], m->body_inertia[5], mm->body_inertia[3],
             mm->body_inertia[4], mm->body_inertia[5]);
@@ -700,11 +710,8 @@ Test(mass, fusestatic_rotated_child_same_world_poses) {
     "<body pos='0.3 0.1 0' euler='0 60 45'><geom type='box' size='.3 .1 .05' pos='0.1 0 0'/>"
     "<site name='s' pos='0.2 0 0'/><body pos='0 0.2 0' euler='90 0 0'><geom type='capsule' "
     "fromto='0 0 0 0.2 0 0' size='.03'/></body></body></body></worldbody></mujoco>";
-  char err[1024];
-  mjModel* mm = mjLoad(xml, err, sizeof(err));
-  cr_assert_not_null(mm, "%s", err);
-  mcModel* m = mcLoad(xml, err, sizeof(err));
-  cr_assert_not_null(m, "%s", err);
+  mjModel* mm;
+  mcModel* m = loadBoth(xml, &mm);
   cr_assert_lt(mm->nbody, m->nbody, "MuJoCo should have fused the static bodies");
   mjData* md = mj_makeData(mm);
   mcData* d = mc_makeData(m);
@@ -735,11 +742,8 @@ Test(mass, unnormalised_quaternions_mjcf_and_qpos) {
     "<geom type='box' size='.1 .2 .3'/><body pos='0 0.4 0' quat='0 0 0 3'><joint type='ball'/>"
     "<geom type='capsule' fromto='0 0 0 0 0.3 0' size='.04'/></body></body></worldbody>"
     "</mujoco>";
-  char err[1024];
-  mjModel* mm = mjLoad(xml, err, sizeof(err));
-  cr_assert_not_null(mm, "%s", err);
-  mcModel* m = mcLoad(xml, err, sizeof(err));
-  cr_assert_not_null(m, "%s", err);
+  mjModel* mm;
+  mcModel* m = loadBoth(xml, &mm);
   cr_assert(maxDiff(m->body_quat, mm->body_quat, 4 * m->nbody) < 1e-15);
   cr_assert(fabs(m->body_quat[4] - sqrt(0.5)) < 1e-15 && fabs(m->body_quat[5] + sqrt(0.5)) < 1e-15);
   mjData* md = mj_makeData(mm);
@@ -902,18 +906,15 @@ Test(stability, rk4_strong_damping_bound) {
   const double limit = 2.785293563405282;
   for (int s = 0; s < 2; s++) {
     double hl = s ? 1.03 * limit : 0.97 * limit, h = 0.01, b = hl / h;
-    char xml[1024], err[1024];
+    char xml[1024];
     snprintf(xml, sizeof(xml),
              "<mujoco><option timestep='%g' gravity='0 0 0' integrator='RK4'/><worldbody><body>"
              "<joint type='slide' axis='1 0 0' damping='%.17g'/>"
              "<inertial pos='0 0 0' mass='1' diaginertia='1 1 1'/></body></worldbody></mujoco>",
              h, b);
-    mcModel* m = mcLoad(xml, err, sizeof(err));
-    cr_assert_not_null(m, "%s", err);
-    mjModel* mm = mjLoad(xml, err, sizeof(err));
-    cr_assert_not_null(mm, "%s", err);
+    mcModel* m;
     double v0 = 1;
-    double gap = trajectoryGap(m, mm, 100, &v0);
+    double gap = trajectoryGapOf(xml, 100, &v0, &m);
     mcData* d = mc_makeData(m);
     d->qvel[0] = 1;
     for (int k = 0; k < 100; k++) {
@@ -927,7 +928,6 @@ Test(stability, rk4_strong_damping_bound) {
     cr_expect(gap <= 1e-9 * fmax(1, fabs(d->qpos[0])), "vs MuJoCo: %g", gap);
     mc_deleteData(d);
     mc_deleteModel(m);
-    mj_deleteModel(mm);
   }
 }
 
@@ -938,12 +938,8 @@ Test(stability, bodies_start_in_penetration) {
   const char* floor_xml =
     "<mujoco><worldbody><geom type='plane' size='2 2 .1'/>"
     "<body pos='0 0 0.05'><freejoint/><geom size='.1'/></body></worldbody></mujoco>";
-  char err[1024];
-  mcModel* m = mcLoad(floor_xml, err, sizeof(err));
-  cr_assert_not_null(m, "%s", err);
-  mjModel* mm = mjLoad(floor_xml, err, sizeof(err));
-  cr_assert_not_null(mm, "%s", err);
-  double gap = trajectoryGap(m, mm, 1000, NULL);
+  mcModel* m;
+  double gap = trajectoryGapOf(floor_xml, 1000, NULL, &m);
   cr_expect(gap < 1e-9, "vs MuJoCo 2.2.2: %g", gap);
   mcData* d = mc_makeData(m);
   for (int k = 0; k < 2000; k++) {
@@ -952,7 +948,6 @@ Test(stability, bodies_start_in_penetration) {
   cr_expect(fabs(d->qpos[2] - 0.1) < 2e-3 && maxAbs(d->qvel, 6) < 1e-3, "rest: z %g", d->qpos[2]);
   mc_deleteData(d);
   mc_deleteModel(m);
-  mj_deleteModel(mm);
 
   // two interpenetrating spheres without gravity separate symmetrically: total momentum stays
   // zero, and the separation speed is MuJoCo's
@@ -960,11 +955,7 @@ Test(stability, bodies_start_in_penetration) {
     "<mujoco><option gravity='0 0 0'/><worldbody>"
     "<body><freejoint/><geom size='.1'/></body>"
     "<body pos='0.12 0.05 0'><freejoint/><geom size='.1'/></body></worldbody></mujoco>";
-  m = mcLoad(pair_xml, err, sizeof(err));
-  cr_assert_not_null(m, "%s", err);
-  mm = mjLoad(pair_xml, err, sizeof(err));
-  cr_assert_not_null(mm, "%s", err);
-  gap = trajectoryGap(m, mm, 300, NULL);
+  gap = trajectoryGapOf(pair_xml, 300, NULL, &m);
   cr_expect(gap < 1e-9, "pair vs MuJoCo 2.2.2: %g", gap);
   d = mc_makeData(m);
   for (int k = 0; k < 300; k++) {
@@ -979,7 +970,6 @@ Test(stability, bodies_start_in_penetration) {
   cr_assert(!hardHasNonFinite(m, d));
   mc_deleteData(d);
   mc_deleteModel(m);
-  mj_deleteModel(mm);
 }
 
 //---------------------------------- solver --------------------------------------------------------
@@ -991,12 +981,8 @@ Test(solver, cg_single_hinge_cylinder) {
     "<body pos='0 0 0.3'><joint axis='1 0 0'/>"
     "<geom type='cylinder' size='.1 .2' pos='0 0.2 -0.15' euler='0 90 0'/></body>"
     "</worldbody></mujoco>";
-  char err[1024];
-  mcModel* m = mcLoad(xml, err, sizeof(err));
-  cr_assert_not_null(m, "%s", err);
-  mjModel* mm = mjLoad(xml, err, sizeof(err));
-  cr_assert_not_null(mm, "%s", err);
-  double gap = trajectoryGap(m, mm, 1000, NULL);
+  mcModel* m;
+  double gap = trajectoryGapOf(xml, 1000, NULL, &m);
   cr_expect(gap < 1e-6, "vs MuJoCo 2.2.2: %g", gap);
   mcData* d = mc_makeData(m);
   int contact = 0;
@@ -1008,7 +994,6 @@ Test(solver, cg_single_hinge_cylinder) {
   cr_assert(!hardHasNonFinite(m, d) && warnings(d) == 0);
   mc_deleteData(d);
   mc_deleteModel(m);
-  mj_deleteModel(mm);
 }
 
 Test(solver, elliptic_cone_near_apex) {
@@ -1019,17 +1004,15 @@ Test(solver, elliptic_cone_near_apex) {
   for (int c = 0; c < 3; c++) {
     int condim = c == 0 ? 3 : c == 1 ? 4 : 6;
     for (int s = 0; s < 3; s++) {
-      char xml[1024], err[1024];
+      char xml[1024];
       snprintf(xml, sizeof(xml),
                "<mujoco><option cone='elliptic' impratio='10' solver='%s' gravity='0 0 -1e-6'/>"
                "<worldbody><geom type='plane' size='2 2 .1' condim='%d'/>"
                "<body pos='0 0 0.1'><freejoint/><geom size='.1' condim='%d'/></body>"
                "</worldbody></mujoco>",
                solvers[s], condim, condim);
-      mcModel* m = mcLoad(xml, err, sizeof(err));
-      cr_assert_not_null(m, "%s", err);
-      mjModel* mm = mjLoad(xml, err, sizeof(err));
-      cr_assert_not_null(mm, "%s", err);
+      mjModel* mm;
+      mcModel* m = loadBoth(xml, &mm);
       mcData* d = mc_makeData(m);
       mjData* md = mj_makeData(mm);
       for (int k = 0; k < 6; k++) {
@@ -1064,7 +1047,7 @@ Test(solver, pgs_friction_much_larger_than_one) {
   double x[2] = {0, 0};
   for (int s = 0; s < 2; s++) {
     double push = s ? 60 : 10, g = 9.81;
-    char xml[1024], err[1024];
+    char xml[1024];
     snprintf(xml, sizeof(xml),
              "<mujoco><option solver='PGS' iterations='200'/><worldbody>"
              "<geom type='plane' size='20 20 .1' friction='50'/>"
@@ -1072,10 +1055,8 @@ Test(solver, pgs_friction_much_larger_than_one) {
              "<joint type='slide' axis='0 0 1'/>"
              "<geom type='box' size='.2 .2 .05' mass='1' friction='50'/></body>"
              "</worldbody></mujoco>");
-    mcModel* m = mcLoad(xml, err, sizeof(err));
-    cr_assert_not_null(m, "%s", err);
-    mjModel* mm = mjLoad(xml, err, sizeof(err));
-    cr_assert_not_null(mm, "%s", err);
+    mjModel* mm;
+    mcModel* m = loadBoth(xml, &mm);
     mcData* d = mc_makeData(m);
     mjData* md = mj_makeData(mm);
     for (int k = 0; k < 500; k++) {
@@ -1106,11 +1087,8 @@ Test(solver, heavy_box_on_light_box_100_to_1) {
     "<body pos='0 0 0.1'><freejoint/><geom type='box' size='.2 .2 .1' mass='1'/></body>"
     "<body pos='0 0 0.3'><freejoint/><geom type='box' size='.2 .2 .1' mass='100'/></body>"
     "</worldbody></mujoco>";
-  char err[1024];
-  mcModel* m = mcLoad(xml, err, sizeof(err));
-  cr_assert_not_null(m, "%s", err);
-  mjModel* mm = mjLoad(xml, err, sizeof(err));
-  cr_assert_not_null(mm, "%s", err);
+  mjModel* mm;
+  mcModel* m = loadBoth(xml, &mm);
   mcData* d = mc_makeData(m);
   mjData* md = mj_makeData(mm);
   for (int k = 0; k < 1000; k++) {
@@ -1339,11 +1317,8 @@ Test(collision, small_sphere_on_hfield_not_sucked_in) {
     "<worldbody><geom type='hfield' hfield='h'/>"
     "<body pos='0.13 -0.07 0.5'><freejoint/><geom size='.02'/></body></worldbody></mujoco>";
   for (int bumpy = 0; bumpy < 2; bumpy++) {
-    char err[1024];
-    mcModel* m = mcLoad(xml, err, sizeof(err));
-    cr_assert_not_null(m, "%s", err);
-    mjModel* mm = mjLoad(xml, err, sizeof(err));
-    cr_assert_not_null(mm, "%s", err);
+    mjModel* mm;
+    mcModel* m = loadBoth(xml, &mm);
     cr_assert_eq(m->nhfielddata, 100);
     for (int i = 0; i < 100; i++) {
       float e = bumpy ? (float)(0.5 + 0.5 * sin(0.7 * i) * cos(0.3 * i)) : 0.0f;
@@ -1433,15 +1408,13 @@ Test(collision, contact_in_gap_is_detected_not_constrained) {
   // reported (ncon) but makes no constraint rows, as in MuJoCo 2.2.2
   static const char* const gaps[3] = {"0.08", "0.04", "0.05"};
   for (int i = 0; i < 3; i++) {
-    char xml[1024], err[1024];
+    char xml[1024];
     snprintf(xml, sizeof(xml),
              "<mujoco><worldbody><geom type='plane' size='1 1 1'/><body pos='0 0 0.15'>"
              "<freejoint/><geom size='.1' margin='0.1' gap='%s'/></body></worldbody></mujoco>",
              gaps[i]);
-    mcModel* m = mcLoad(xml, err, sizeof(err));
-    cr_assert_not_null(m, "%s", err);
-    mjModel* mm = mjLoad(xml, err, sizeof(err));
-    cr_assert_not_null(mm, "%s", err);
+    mjModel* mm;
+    mcModel* m = loadBoth(xml, &mm);
     mcData* d = mc_makeData(m);
     mjData* md = mj_makeData(mm);
     mc_forward(m, d);
@@ -1469,11 +1442,8 @@ Test(collision, several_hfields_in_one_model) {
     "<geom type='hfield' hfield='b' pos='1.5 0 0.2' euler='0 0 20'/>"
     "<body pos='-1.4 0.1 1'><freejoint/><geom size='.05'/></body>"
     "<body pos='1.6 -0.2 1'><freejoint/><geom size='.05'/></body></worldbody></mujoco>";
-  char err[1024];
-  mcModel* m = mcLoad(xml, err, sizeof(err));
-  cr_assert_not_null(m, "%s", err);
-  mjModel* mm = mjLoad(xml, err, sizeof(err));
-  cr_assert_not_null(mm, "%s", err);
+  mjModel* mm;
+  mcModel* m = loadBoth(xml, &mm);
   cr_assert_eq(m->nhfielddata, mm->nhfielddata);
   for (int i = 0; i < m->nhfielddata; i++) {
     m->hfield_data[i] = mm->hfield_data[i] = (float)(0.5 + 0.5 * sin(1.3 * i));

@@ -1,6 +1,6 @@
 // Reference trajectories from MuJoCo 3.3.8 (npm package mujoco-js 0.0.7, WebAssembly).
 //
-//   node run_mujoco.mjs MANIFEST.json OUT.json
+//   node run_mujoco.mjs MANIFEST.json [OUT.json]    (no OUT.json: the output goes to stdout)
 //   node run_mujoco.mjs --version
 //
 // MANIFEST.json: {"cases": [{"name", "file", "integrator", "nstep", "smooth", "timestep"?,
@@ -20,13 +20,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import loadMujoco from 'mujoco-js';
+import { loadMujoco, loadXML } from './mujoco.mjs';
 
 const INTEGRATORS = { euler: 0, rk4: 1, implicit: 2, implicitfast: 3 };
 
 function usage(msg) {
   process.stderr.write(`run_mujoco.mjs: ${msg}\n` +
-                       'usage: node run_mujoco.mjs MANIFEST.json OUT.json | --version\n');
+                       'usage: node run_mujoco.mjs MANIFEST.json [OUT.json] | --version\n');
   process.exit(1);
 }
 
@@ -61,12 +61,8 @@ function runCase(mj, c, index) {
     throw new Error(`case '${c.name}': unknown integrator '${c.integrator}'`);
   }
   const xml = fs.readFileSync(c.file, 'utf8');
-  const vpath = `/work/case${index}_${path.basename(c.file)}`;
-  mj.FS.writeFile(vpath, xml);
-  let m;
-  try {
-    m = mj.MjModel.loadFromXML(vpath);
-  } catch (e) {
+  const m = loadXML(mj, xml, `/work/case${index}_${path.basename(c.file)}`);
+  if (!m) {
     return { name: c.name, error: `MuJoCo could not load ${c.file}` };
   }
   const d = new mj.MjData(m);
@@ -109,13 +105,13 @@ function runCase(mj, c, index) {
 
 async function main() {
   const args = process.argv.slice(2);
-  const mj = await loadMujoco();
+  const mj = await loadMujoco('run_mujoco.mjs');
   if (args.length === 1 && args[0] === '--version') {
     process.stdout.write(`${mj.mj_versionString()}\n`);
     return;
   }
-  if (args.length !== 2) {
-    usage('expected two arguments');
+  if (args.length !== 1 && args.length !== 2) {
+    usage('expected one or two arguments');
   }
   let manifest;
   try {
@@ -126,7 +122,6 @@ async function main() {
   if (!Array.isArray(manifest.cases)) {
     usage(`${args[0]}: no "cases" array`);
   }
-  mj.FS.mkdir('/work');
   const out = { version: mj.mj_versionString(), cases: [] };
   let failed = false;
   manifest.cases.forEach((c, i) => {
@@ -134,8 +129,12 @@ async function main() {
     failed ||= 'error' in r;
     out.cases.push(r);
   });
-  fs.writeFileSync(args[1], JSON.stringify(out));
-  process.exit(failed ? 2 : 0);
+  if (args.length === 2) {
+    fs.writeFileSync(args[1], JSON.stringify(out));
+  } else {
+    process.stdout.write(`${JSON.stringify(out)}\n`);
+  }
+  process.exitCode = failed ? 2 : 0;
 }
 
 main().catch((e) => {

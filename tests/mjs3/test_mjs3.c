@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -20,8 +19,9 @@
 
 #include <moduco/moduco.h>
 
-#define MJS3_DIR    MODUCO_SOURCE_DIR "/tests/mjs3"
-#define MODEL_DIR   MJS3_DIR "/models"
+#include "testutil.h"
+
+#define MODEL_DIR   MODUCO_SOURCE_DIR "/tests/mjs3/models"
 #define SAMPLE_DIR  "/usr/share/mujoco/model"
 #define NSTEP       200
 
@@ -43,53 +43,7 @@ static void quiet(void* user, const char* message) {
 }
 
 
-// full path of node in PATH, or fail the test
-static void findNode(char* out, size_t sz) {
-  const char* path = getenv("PATH");
-  if (path) {
-    const char* p = path;
-    while (*p) {
-      const char* e = strchr(p, ':');
-      size_t n = e ? (size_t)(e - p) : strlen(p);
-      snprintf(out, sz, "%.*s/node", (int)n, p);
-      if (n && access(out, X_OK) == 0) {
-        return;
-      }
-      if (!e) {
-        break;
-      }
-      p = e + 1;
-    }
-  }
-  cr_assert_fail("node (Node.js >= 18) is not in PATH: run scripts/setup-debian.sh (it installs "
-                 "nodejs npm and runs npm ci in tests/mjs3)");
-}
-
-
-// the mujoco-js package must be installed next to the script
-static void checkNodeModules(void) {
-  if (access(MJS3_DIR "/node_modules/mujoco-js/package.json", R_OK) != 0) {
-    cr_assert_fail("%s/node_modules/mujoco-js is missing: run scripts/setup-debian.sh (npm ci in "
-                   "tests/mjs3) to install MuJoCo 3.3.8 (mujoco-js 0.0.7)", MJS3_DIR);
-  }
-}
-
-
 //---------------------------------- random states -------------------------------------------------
-
-typedef struct {
-  unsigned long long s;
-} Rng;
-
-static double uniform(Rng* r, double lo, double hi) {
-  // xorshift64*
-  r->s ^= r->s >> 12;
-  r->s ^= r->s << 25;
-  r->s ^= r->s >> 27;
-  unsigned long long x = r->s * 2685821657736338717ULL;
-  return lo + (hi - lo) * ((double)(x >> 11) * (1.0 / 9007199254740992.0));
-}
-
 
 typedef struct {
   double* qpos;
@@ -102,7 +56,7 @@ typedef struct {
 // qpos0 perturbed joint by joint (unit quaternions stay unit), qvel in [-vs, vs], act and ctrl in
 // their ranges (or [-1, 1])
 static void randomState(const mcModel* m, State* s, unsigned long long seed, double qs, double vs) {
-  Rng r = {seed * 0x9E3779B97F4A7C15ULL + 1};
+  TuRng r = {seed * 0x9E3779B97F4A7C15ULL + 1};
   s->qpos = calloc(m->nq + 1, sizeof(double));
   s->qvel = calloc(m->nv + 1, sizeof(double));
   s->act = calloc(m->na + 1, sizeof(double));
@@ -116,34 +70,34 @@ static void randomState(const mcModel* m, State* s, unsigned long long seed, dou
     int type = m->jnt_type[j];
     if (type == mcJNT_FREE) {
       for (int k = 0; k < 3; k++) {
-        q[k] += uniform(&r, -qs, qs);
+        q[k] += tu_uniform(&r, -qs, qs);
       }
       q += 3;
     }
     if (type == mcJNT_FREE || type == mcJNT_BALL) {
       double n = 0;
       for (int k = 0; k < 4; k++) {
-        q[k] += uniform(&r, -qs, qs);
+        q[k] += tu_uniform(&r, -qs, qs);
         n += q[k] * q[k];
       }
       for (int k = 0; k < 4; k++) {
         q[k] /= sqrt(n);
       }
     } else {
-      q[0] += uniform(&r, -qs, qs);
+      q[0] += tu_uniform(&r, -qs, qs);
     }
   }
   for (int i = 0; i < m->nv; i++) {
-    s->qvel[i] = uniform(&r, -vs, vs);
+    s->qvel[i] = tu_uniform(&r, -vs, vs);
   }
   for (int i = 0; i < m->nu; i++) {
     const mcNum* cr = m->actuator_ctrlrange + 2 * i;
-    s->ctrl[i] = m->actuator_ctrllimited[i] ? uniform(&r, cr[0], cr[1]) : uniform(&r, -1, 1);
+    s->ctrl[i] = m->actuator_ctrllimited[i] ? tu_uniform(&r, cr[0], cr[1]) : tu_uniform(&r, -1, 1);
     if (m->actuator_actadr[i] >= 0) {
       const mcNum* ar = m->actuator_actrange + 2 * i;
       for (int k = 0; k < m->actuator_actnum[i]; k++) {
         s->act[m->actuator_actadr[i] + k] =
-          m->actuator_actlimited[i] ? uniform(&r, ar[0], ar[1]) : uniform(&r, 0, 1);
+          m->actuator_actlimited[i] ? tu_uniform(&r, ar[0], ar[1]) : tu_uniform(&r, 0, 1);
       }
     }
   }
@@ -169,42 +123,13 @@ static void printArray(FILE* f, const char* key, const double* x, int n) {
 }
 
 
-static char* readAll(const char* path) {
-  FILE* f = fopen(path, "rb");
-  if (!f) {
-    return NULL;
-  }
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char* text = malloc((size_t)n + 1);
-  if (text && fread(text, 1, (size_t)n, f) != (size_t)n) {
-    free(text);
-    text = NULL;
-  }
-  if (text) {
-    text[n] = 0;
-  }
-  fclose(f);
-  return text;
-}
-
-
 // run MuJoCo 3.3.8 on file once per integrator (NULL state: its defaults, nstep 1); return the
 // parsed output (caller deletes) and the exit status of node in *status
 static cJSON* runMujoco(const char* file, const mcModel* m, const State* s,
                         const char* const* integ, int ninteg, int nstep, int* status) {
-  char node[4096];
-  findNode(node, sizeof(node));
-  checkNodeModules();
-
-  char manifest[] = "/tmp/moduco_mjs3_in_XXXXXX";
-  char output[] = "/tmp/moduco_mjs3_out_XXXXXX";
-  int fd1 = mkstemp(manifest), fd2 = mkstemp(output);
-  cr_assert(fd1 >= 0 && fd2 >= 0, "cannot create temporary files in /tmp");
-  close(fd2);
-  FILE* f = fdopen(fd1, "w");
-  cr_assert(f);
+  char manifest[64];
+  FILE* f = tu_tempFile(manifest, sizeof(manifest));
+  cr_assert(f, "cannot create a temporary file in /tmp");
   fprintf(f, "{\"cases\":[");
   for (int k = 0; k < ninteg; k++) {
     fprintf(f, "%s{\"name\":\"%s\",\"file\":\"%s\",\"integrator\":\"%s\",\"nstep\":%d,"
@@ -220,23 +145,12 @@ static cJSON* runMujoco(const char* file, const mcModel* m, const State* s,
   fprintf(f, "]}\n");
   fclose(f);
 
-  char cmd[16384];
-  snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' run_mujoco.mjs '%s' '%s'", MJS3_DIR, node, manifest,
-           output);
-  int rc = system(cmd);
-  *status = rc == -1 ? -1 : WEXITSTATUS(rc);
-  char* text = readAll(output);
+  const char* args[] = {manifest, NULL};
+  char err[1024];
+  cJSON* out = tu_mjs3Json("tests/mjs3/run_mujoco.mjs", args, status, err, sizeof(err));
   remove(manifest);
-  remove(output);
-  cr_assert(*status == 0 || *status == 2, "'%s' failed (status %d)", cmd, *status);
-  cr_assert(text, "no output from %s", cmd);
-  cJSON* out = cJSON_Parse(text);
-  free(text);
-  cr_assert(out, "unparsable output of run_mujoco.mjs");
-  const cJSON* v = cJSON_GetObjectItem(out, "version");
-  cr_assert(cJSON_IsString(v) && !strcmp(v->valuestring, "3.3.8"),
-            "run_mujoco.mjs ran MuJoCo %s, expected 3.3.8 (mujoco-js 0.0.7: run npm ci)",
-            cJSON_IsString(v) ? v->valuestring : "?");
+  cr_assert(out, "%s", err);
+  cr_assert(*status == 0 || *status == 2, "run_mujoco.mjs failed (status %d)", *status);
   return out;
 }
 
@@ -423,92 +337,61 @@ static double compareModel(const Case* c) {
 #define FLUID_TOL 1e-8
 #define LENGTHRANGE_TOL 1e-4
 
-Test(mjs3, fixed_tendon) {
-  Case c = {.file = MODEL_DIR "/fixed_tendon.xml", .seed = 1, .qscale = 0.3, .vscale = 1,
-            .tol = TOL};
-  compareModel(&c);
-}
+// a test running one model (the Case fields, designated) in both engines
+#define MJS3_MODEL_TEST(name, ...) \
+  Test(mjs3, name) {               \
+    Case c = {__VA_ARGS__};        \
+    compareModel(&c);              \
+  }
 
-Test(mjs3, spatial_wrap) {
-  Case c = {.file = MODEL_DIR "/spatial_wrap.xml", .seed = 2, .qscale = 0.3, .vscale = 1,
-            .tol = TOL};
-  compareModel(&c);
-}
+MJS3_MODEL_TEST(fixed_tendon, .file = MODEL_DIR "/fixed_tendon.xml", .seed = 1, .qscale = 0.3,
+                .vscale = 1, .tol = TOL)
 
-Test(mjs3, pulley) {
-  Case c = {.file = MODEL_DIR "/pulley.xml", .seed = 3, .qscale = 0.1, .vscale = 0.5, .tol = TOL};
-  compareModel(&c);
-}
+MJS3_MODEL_TEST(spatial_wrap, .file = MODEL_DIR "/spatial_wrap.xml", .seed = 2, .qscale = 0.3,
+                .vscale = 1, .tol = TOL)
 
-Test(mjs3, slider_crank) {
-  Case c = {.file = MODEL_DIR "/slider_crank.xml", .seed = 4, .qscale = 0.3, .vscale = 1,
-            .tol = TOL};
-  compareModel(&c);
-}
+MJS3_MODEL_TEST(pulley, .file = MODEL_DIR "/pulley.xml", .seed = 3, .qscale = 0.1, .vscale = 0.5,
+                .tol = TOL)
 
-Test(mjs3, site_transmission) {
-  Case c = {.file = MODEL_DIR "/site_transmission.xml", .seed = 5, .qscale = 0.3, .vscale = 1,
-            .tol = TOL};
-  compareModel(&c);
-}
+MJS3_MODEL_TEST(slider_crank, .file = MODEL_DIR "/slider_crank.xml", .seed = 4, .qscale = 0.3,
+                .vscale = 1, .tol = TOL)
 
-Test(mjs3, gravcomp) {
-  Case c = {.file = MODEL_DIR "/gravcomp.xml", .seed = 6, .qscale = 0.3, .vscale = 1, .tol = TOL};
-  compareModel(&c);
-}
+MJS3_MODEL_TEST(site_transmission, .file = MODEL_DIR "/site_transmission.xml", .seed = 5,
+                .qscale = 0.3, .vscale = 1, .tol = TOL)
 
-Test(mjs3, fluid_box) {
-  Case c = {.file = MODEL_DIR "/fluid_box.xml", .seed = 7, .qscale = 0.3, .vscale = 1, .tol = TOL};
-  compareModel(&c);
-}
+MJS3_MODEL_TEST(gravcomp, .file = MODEL_DIR "/gravcomp.xml", .seed = 6, .qscale = 0.3, .vscale = 1,
+                .tol = TOL)
 
-Test(mjs3, fluid_ellipsoid) {
-  Case c = {.file = MODEL_DIR "/fluid_ellipsoid.xml", .seed = 8, .qscale = 0.3, .vscale = 1,
-            .tol = TOL, .fluid_tol = FLUID_TOL};
-  compareModel(&c);
-}
+MJS3_MODEL_TEST(fluid_box, .file = MODEL_DIR "/fluid_box.xml", .seed = 7, .qscale = 0.3,
+                .vscale = 1, .tol = TOL)
 
-Test(mjs3, actuators) {
-  Case c = {.file = MODEL_DIR "/actuators.xml", .seed = 9, .qscale = 0.3, .vscale = 1, .tol = TOL};
-  compareModel(&c);
-}
+MJS3_MODEL_TEST(fluid_ellipsoid, .file = MODEL_DIR "/fluid_ellipsoid.xml", .seed = 8, .qscale = 0.3,
+                .vscale = 1, .tol = TOL, .fluid_tol = FLUID_TOL)
 
-Test(mjs3, tendon_armature) {
-  Case c = {.file = MODEL_DIR "/tendon_armature.xml", .seed = 10, .qscale = 0.3, .vscale = 1,
-            .tol = TOL};
-  compareModel(&c);
-}
+MJS3_MODEL_TEST(actuators, .file = MODEL_DIR "/actuators.xml", .seed = 9, .qscale = 0.3,
+                .vscale = 1, .tol = TOL)
+
+MJS3_MODEL_TEST(tendon_armature, .file = MODEL_DIR "/tendon_armature.xml", .seed = 10,
+                .qscale = 0.3, .vscale = 1, .tol = TOL)
 
 // arm26.xml has an exact tie built in (world sites s0 and x0 perpendicular as seen from the
 // shoulder axis): behind a shoulder angle near -1.8 the tendon BE either wraps or not (0.47 of
 // length) by rounding, in both engines; this state stays clear of it for 200 steps (seed 11
 // reaches it at step 150 and the trajectories part there)
-Test(mjs3, arm26) {
-  Case c = {.file = SAMPLE_DIR "/tendon_arm/arm26.xml", .seed = 12, .qscale = 0.1, .vscale = 0.2,
-            .tol = TOL, .lengthrange_tol = LENGTHRANGE_TOL};
-  compareModel(&c);
-}
+MJS3_MODEL_TEST(arm26, .file = SAMPLE_DIR "/tendon_arm/arm26.xml", .seed = 12, .qscale = 0.1,
+                .vscale = 0.2, .tol = TOL, .lengthrange_tol = LENGTHRANGE_TOL)
 
-Test(mjs3, humanoid) {
-  Case c = {.file = SAMPLE_DIR "/humanoid/humanoid.xml", .seed = 12, .qscale = 0.1, .vscale = 0.5,
-            .tol = TOL};
-  compareModel(&c);
-}
+MJS3_MODEL_TEST(humanoid, .file = SAMPLE_DIR "/humanoid/humanoid.xml", .seed = 12, .qscale = 0.1,
+                .vscale = 0.5, .tol = TOL)
 
 // side-site tie of arm26.xml's shoulder (Moduco used to force a wrap there: path 0.9 vs 0.25)
-Test(mjs3, wrap_side_tie) {
-  Case c = {.file = MODEL_DIR "/wrap_side_tie.xml", .seed = 14, .qscale = 0.02, .vscale = 0.5,
-            .tol = TOL};
-  compareModel(&c);
-}
+MJS3_MODEL_TEST(wrap_side_tie, .file = MODEL_DIR "/wrap_side_tie.xml", .seed = 14, .qscale = 0.02,
+                .vscale = 0.5, .tol = TOL)
 
 
 // pulley.xml with "simple" bodies: euler, rk4 and implicit match; implicitfast is printed only
-Test(mjs3, simple_bodies) {
-  Case c = {.file = MODEL_DIR "/simple_bodies.xml", .seed = 3, .qscale = 0.1, .vscale = 0.5,
-            .tol = TOL, .no_implicitfast = 1};
-  compareModel(&c);
-}
+MJS3_MODEL_TEST(simple_bodies, .file = MODEL_DIR "/simple_bodies.xml", .seed = 3, .qscale = 0.1,
+                .vscale = 0.5, .tol = TOL, .no_implicitfast = 1)
 
 
 //---------------------------------- tendon armature: compiler -------------------------------------

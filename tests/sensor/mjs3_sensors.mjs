@@ -1,48 +1,29 @@
 // Sensor and camera reference values from MuJoCo 3.3.8 (npm package mujoco-js 0.0.7,
 // WebAssembly), for tests/sensor (test_camera.c, test_sensor.c through mjs3_ref.c).
 //
-//   node mjs3_sensors.mjs NODE_MODULES MODEL.xml STATES.json
+//   node mjs3_sensors.mjs MODEL.xml STATES.json
 //
-// NODE_MODULES  folder holding mujoco-js (tests/mjs3/node_modules)
 // MODEL.xml     MJCF on the host file system; it and the .bin files next to it (height fields)
 //               are copied into the in-memory file system
 // STATES.json   {"qpos": [[...nq], ...]}
 // Prints one JSON object: the camera model fields (cam_fovy, cam_intrinsic, cam_sensorsize,
 // cam_resolution, cam_orthographic, cam_pos0, cam_poscom0, cam_mat0) and, per state after
-// mj_forward, sensordata, site_xpos, cam_xpos and cam_xmat. Exit status 2: mujoco-js missing;
-// 3: the model did not load.
+// mj_forward, sensordata, site_xpos, cam_xpos and cam_xmat. Exit status 3: mujoco-js missing
+// (tests/mjs3/mujoco.mjs); 4: the model did not load.
 import fs from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 
-const [nodeModules, xmlPath, statesPath] = process.argv.slice(2);
+import { copyFolder, fail, loadMujoco, loadXML } from '../mjs3/mujoco.mjs';
+
+const [xmlPath, statesPath] = process.argv.slice(2);
 if (!statesPath) {
-  process.stderr.write('usage: node mjs3_sensors.mjs NODE_MODULES MODEL.xml STATES.json\n');
-  process.exit(1);
+  fail('mjs3_sensors.mjs', 'usage: node mjs3_sensors.mjs MODEL.xml STATES.json');
 }
-const pkgDir = path.join(nodeModules, 'mujoco-js');
-const pkgJson = path.join(pkgDir, 'package.json');
-if (!fs.existsSync(pkgJson)) {
-  process.stderr.write(`mjs3_sensors.mjs: ${pkgDir} is missing (npm ci in tests/mjs3, run by ` +
-                       'scripts/setup-debian.sh)\n');
-  process.exit(2);
-}
-const entry = JSON.parse(fs.readFileSync(pkgJson, 'utf8')).main || 'dist/mujoco_wasm.js';
-const { default: loadMujoco } = await import(pathToFileURL(path.join(pkgDir, entry)).href);
-const mj = await loadMujoco();
-
-mj.FS.writeFile('/model.xml', fs.readFileSync(xmlPath, 'utf8'));
-for (const name of fs.readdirSync(path.dirname(xmlPath))) {
-  if (name.endsWith('.bin')) {
-    mj.FS.writeFile('/' + name, fs.readFileSync(path.join(path.dirname(xmlPath), name)));
-  }
-}
-let m;
-try {
-  m = mj.MjModel.loadFromXML('/model.xml');
-} catch (e) {
-  process.stderr.write('mjs3_sensors.mjs: MuJoCo 3.3.8 did not load the model\n');
-  process.exit(3);
+const mj = await loadMujoco('mjs3_sensors.mjs');
+copyFolder(mj, path.dirname(xmlPath), '', (name) => name.endsWith('.bin'));
+const m = loadXML(mj, fs.readFileSync(xmlPath, 'utf8'));
+if (!m) {
+  fail('mjs3_sensors.mjs', 'MuJoCo 3.3.8 did not load the model', 4);
 }
 const d = new mj.MjData(m);
 const states = JSON.parse(fs.readFileSync(statesPath, 'utf8'));

@@ -17,27 +17,12 @@
 
 #include "conformance.h"
 #include "mjs3_ref.h"
+#include "testutil.h"
 
 #define TOL 1e-9
 
 
 //---------------------------------- helpers -------------------------------------------------------
-
-static char* readText(const char* path) {
-  FILE* f = fopen(path, "rb");
-  if (!f) {
-    return NULL;
-  }
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char* s = malloc((size_t)n + 1);
-  size_t got = fread(s, 1, (size_t)n, f);
-  s[got] = 0;
-  fclose(f);
-  return s;
-}
-
 
 static double relErr(double a, double b) {
   return fabs(a - b) / fmax(1, fabs(b));
@@ -126,7 +111,7 @@ static double compareCameraStates(ConfPair* p, int nstate, unsigned long long se
 
 
 Test(camera, every_mode_vs_mujoco222) {
-  char* xml = readText(MODUCO_SOURCE_DIR "/tests/sensor/models/cameras.xml");
+  char* xml = tu_readFile(MODUCO_SOURCE_DIR "/tests/sensor/models/cameras.xml");
   cr_assert(xml);
   ConfPair p;
   char err[1024] = "";
@@ -153,7 +138,7 @@ static void sampleCameras(const char* rel) {
   snprintf(path, sizeof(path), "/usr/share/mujoco/model/%s", rel);
   snprintf(dir, sizeof(dir), "%s", path);
   *strrchr(dir, '/') = 0;
-  char* xml = readText(path);
+  char* xml = tu_readFile(path);
   if (!xml) {
     cr_assert_fail("%s not installed (scripts/setup-debian.sh installs libmujoco-samples)", path);
   }

@@ -11,28 +11,12 @@
 
 #include "conformance.h"
 #include "mjs3_ref.h"
+#include "testutil.h"
 
 #define TOL 1e-9
 
 
 //---------------------------------- helpers -------------------------------------------------------
-
-// read a file into a string (caller frees)
-static char* readText(const char* path) {
-  FILE* f = fopen(path, "rb");
-  if (!f) {
-    return NULL;
-  }
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char* s = malloc((size_t)n + 1);
-  size_t got = fread(s, 1, (size_t)n, f);
-  s[got] = 0;
-  fclose(f);
-  return s;
-}
-
 
 // MuJoCo 2.2.2 sensor type -> ours (2.2.2 has no camprojection and no jointactuatorfrc)
 static int mapType(int t) {
@@ -133,7 +117,7 @@ static void trajectory(ConfPair* p, int nstep, unsigned long long seed) {
 //---------------------------------- dedicated models ----------------------------------------------
 
 Test(sensor, all_types_random_states) {
-  char* xml = readText(MODUCO_SOURCE_DIR "/tests/sensor/models/sensors_all.xml");
+  char* xml = tu_readFile(MODUCO_SOURCE_DIR "/tests/sensor/models/sensors_all.xml");
   cr_assert(xml);
   ConfPair p;
   load(&p, "sensors_all", xml, NULL);
@@ -144,7 +128,7 @@ Test(sensor, all_types_random_states) {
 
 
 Test(sensor, all_types_trajectory_with_contacts) {
-  char* xml = readText(MODUCO_SOURCE_DIR "/tests/sensor/models/sensors_all.xml");
+  char* xml = tu_readFile(MODUCO_SOURCE_DIR "/tests/sensor/models/sensors_all.xml");
   cr_assert(xml);
   ConfPair p;
   load(&p, "sensors_all", xml, NULL);
@@ -155,7 +139,7 @@ Test(sensor, all_types_trajectory_with_contacts) {
 
 
 Test(sensor, all_types_no_constraints) {
-  char* xml = readText(MODUCO_SOURCE_DIR "/tests/sensor/models/sensors_all.xml");
+  char* xml = tu_readFile(MODUCO_SOURCE_DIR "/tests/sensor/models/sensors_all.xml");
   cr_assert(xml);
   char* free_xml = conf_disableContacts(xml);
   ConfPair p;
@@ -282,7 +266,7 @@ static void sampleModel(const char* rel, int contacts) {
   snprintf(path, sizeof(path), "/usr/share/mujoco/model/%s", rel);
   snprintf(dir, sizeof(dir), "%s", path);
   *strrchr(dir, '/') = 0;
-  char* xml = readText(path);
+  char* xml = tu_readFile(path);
   if (!xml) {
     cr_assert_fail("%s not installed (scripts/setup-debian.sh installs libmujoco-samples)", path);
   }
@@ -536,7 +520,7 @@ Test(sensor, rangefinder_hfield_mujoco338) {
 // sensors with it
 Test(sensor_models, arm26_own_lengthrange) {
   const char* path = "/usr/share/mujoco/model/tendon_arm/arm26.xml";
-  char* xml = readText(path);
+  char* xml = tu_readFile(path);
   if (!xml) {
     cr_assert_fail("%s not installed (scripts/setup-debian.sh installs libmujoco-samples)", path);
   }
