@@ -27,32 +27,6 @@ typedef struct mccRep_ {
 
 //---------------------------------- element helpers (same ownership as core/xml) ------------------
 
-static char* repStrdup(const char* s) {
-  size_t n = strlen(s) + 1;
-  char* r = (char*)malloc(n);
-  if (r) {
-    memcpy(r, s, n);
-  }
-  return r;
-}
-
-// free an element made here or by the reader, and its subtree
-static void repFree(mcxElem* e) {
-  if (!e) {
-    return;
-  }
-  for (int i = 0; i < e->nchild; i++) {
-    repFree(e->child[i]);
-  }
-  for (int i = 0; i < 2 * e->nattr; i++) {
-    free(e->attr[i]);
-  }
-  free(e->attr);
-  free(e->child);
-  free(e->name);
-  free(e);
-}
-
 // a new element with nattr attribute slots (filled by the caller) and room for nchild children;
 // NULL if out of memory
 static mcxElem* repNew(const char* name, int nattr, int nchild, const mcxElem* like) {
@@ -60,14 +34,14 @@ static mcxElem* repNew(const char* name, int nattr, int nchild, const mcxElem* l
   if (!e) {
     return NULL;
   }
-  e->name = repStrdup(name);
+  e->name = mcx_strdup(name);
   e->attr = (char**)calloc((size_t)(2 * nattr + 1), sizeof(char*));
   e->child = nchild ? (mcxElem**)calloc((size_t)nchild, sizeof(mcxElem*)) : NULL;
   e->cchild = nchild;
   e->line = like->line;
   e->file = like->file;
   if (!e->name || !e->attr || (nchild && !e->child)) {
-    repFree(e);
+    mcx_freeElem(e);
     return NULL;
   }
   return e;
@@ -82,7 +56,7 @@ static mcxElem* repCopy(const mcxElem* e, const char* suffix) {
   for (int i = 0; i < e->nattr; i++) {
     const char* key = e->attr[2 * i];
     const char* val = e->attr[2 * i + 1];
-    r->attr[2 * i] = repStrdup(key);
+    r->attr[2 * i] = mcx_strdup(key);
     if (!strcmp(key, "name")) {
       size_t n = strlen(val) + strlen(suffix) + 1;
       r->attr[2 * i + 1] = (char*)malloc(n);
@@ -90,18 +64,18 @@ static mcxElem* repCopy(const mcxElem* e, const char* suffix) {
         snprintf(r->attr[2 * i + 1], n, "%s%s", val, suffix);
       }
     } else {
-      r->attr[2 * i + 1] = repStrdup(val);
+      r->attr[2 * i + 1] = mcx_strdup(val);
     }
     r->nattr = i + 1;
     if (!r->attr[2 * i] || !r->attr[2 * i + 1]) {
-      repFree(r);
+      mcx_freeElem(r);
       return NULL;
     }
   }
   for (int k = 0; k < e->nchild; k++) {
     mcxElem* ch = repCopy(e->child[k], suffix);
     if (!ch) {
-      repFree(r);
+      mcx_freeElem(r);
       return NULL;
     }
     ch->parent = r;
@@ -170,10 +144,10 @@ static mcxElem** repMakeFrames(mcc* c, const mcxElem* r, int* count, mccRep* rep
     mcxElem* f = repNew("frame", 2, r->nchild, r);
     int ok = f != NULL;
     if (ok) {
-      f->attr[0] = repStrdup("pos");
-      f->attr[1] = repStrdup(spos);
-      f->attr[2] = repStrdup("quat");
-      f->attr[3] = repStrdup(squat);
+      f->attr[0] = mcx_strdup("pos");
+      f->attr[1] = mcx_strdup(spos);
+      f->attr[2] = mcx_strdup("quat");
+      f->attr[3] = mcx_strdup(squat);
       f->nattr = 2;
       ok = f->attr[0] && f->attr[1] && f->attr[2] && f->attr[3];
     }
@@ -186,9 +160,9 @@ static mcxElem** repMakeFrames(mcc* c, const mcxElem* r, int* count, mccRep* rep
       }
     }
     if (!ok) {
-      repFree(f);
+      mcx_freeElem(f);
       for (int j = 0; j < i; j++) {
-        repFree(frames[j]);
+        mcx_freeElem(frames[j]);
       }
       free(frames);
       mcc_error(c, r, "out of memory expanding <replicate>");
@@ -231,7 +205,7 @@ static void repExpandChildren(mcc* c, mcxElem* e, mccRep* rep) {
     mcxElem** list = (mcxElem**)malloc(sizeof(mcxElem*) * (size_t)total);
     if (!list) {
       for (int j = 0; j < n; j++) {
-        repFree(frames[j]);
+        mcx_freeElem(frames[j]);
       }
       free(frames);
       mcc_error(c, ch, "out of memory expanding <replicate>");
@@ -247,7 +221,7 @@ static void repExpandChildren(mcc* c, mcxElem* e, mccRep* rep) {
     e->child = list;
     e->nchild = total;
     e->cchild = total;
-    repFree(ch);
+    mcx_freeElem(ch);
     k += n - 1;  // the frames hold no replicate any more
   }
 }

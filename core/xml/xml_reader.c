@@ -45,7 +45,7 @@ static void mcx_error(char* error, int error_sz, const char* file, int line, con
 }
 
 // duplicate a string; NULL on failure
-static char* mcx_strdup(const char* s) {
+char* mcx_strdup(const char* s) {
   size_t n = strlen(s) + 1;
   char* r = (char*)malloc(n);
   if (r) {
@@ -70,7 +70,7 @@ static const char* mcx_addFile(mcxTree* tree, const char* file) {
 }
 
 // free one element and its subtree
-static void mcx_freeElem(mcxElem* e) {
+void mcx_freeElem(mcxElem* e) {
   if (!e) {
     return;
   }

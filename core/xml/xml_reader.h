@@ -64,4 +64,9 @@ void mcx_setReadHook(mcxReadHook hook, void* user);
 // files from memory.
 char* mcx_readBytes(const char* path, size_t* len);
 
+// Helpers for code that edits a tree (compiler_replicate.c): a malloc'd copy of s (NULL when out
+// of memory), and freeing an element with its attributes and subtree (NULL is ignored).
+char* mcx_strdup(const char* s);
+void mcx_freeElem(mcxElem* e);
+
 #endif  // MODUCO_CORE_XML_XML_READER_H_
