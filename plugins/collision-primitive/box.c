@@ -9,9 +9,13 @@
 
 //---------------------------------- sphere-box ----------------------------------------------------
 
-// a sphere (centre c, radius r, world) against box g: one contact, normal from sphere to box
-static int sphereBoxRaw(const mcModel* m, const mcData* d, mcContact* con, int g, const mcNum c[3],
-                        mcNum r, mcNum margin) {
+// a sphere (centre c, radius r, world) against box g: one contact, normal from sphere to box.
+// With the centre inside the box the sphere leaves through the nearest face (the first of equals
+// in x, y, z order; a centre on a mid-plane leaves through the negative face) with the depth
+// r + (distance to that face) when trueDepth is set, as MuJoCo 3.3.8 has it (MJ#2206 fixed), or
+// r alone, as MuJoCo 2.2.2 has it, otherwise.
+static int sphereBoxDepth(const mcModel* m, const mcData* d, mcContact* con, int g,
+                          const mcNum c[3], mcNum r, mcNum margin, int trueDepth) {
   const mcNum* bpos = MCC_POS(d, g);
   const mcNum* bmat = MCC_MAT(d, g);
   const mcNum* s = MCC_SIZE(m, g);
@@ -48,7 +52,7 @@ static int sphereBoxRaw(const mcModel* m, const mcData* d, mcContact* con, int g
     return 1;
   }
 
-  // inside: leave through the nearest face; MuJoCo 2.2.2 reports dist = -r here
+  // inside: leave through the nearest face
   int k = 0;
   mcNum best = s[0] - fabs(loc[0]);
   for (int j = 1; j < 3; j++) {
@@ -66,7 +70,7 @@ static int sphereBoxRaw(const mcModel* m, const mcData* d, mcContact* con, int g
   mulMatVec(n, bmat, ln);
   mulMatVec(pos, bmat, lp);
   add3(pos, pos, bpos);
-  mcNum dist = -r;
+  mcNum dist = trueDepth ? -(r + best) : -r;
   if (dist > margin) {
     return 0;
   }
@@ -75,9 +79,16 @@ static int sphereBoxRaw(const mcModel* m, const mcData* d, mcContact* con, int g
 }
 
 
+// the sphere against a box as MuJoCo 2.2.2's capsule-box uses it (centre inside: depth r)
+static int sphereBoxRaw(const mcModel* m, const mcData* d, mcContact* con, int g, const mcNum c[3],
+                        mcNum r, mcNum margin) {
+  return sphereBoxDepth(m, d, con, g, c, r, margin, 0);
+}
+
+
 int mcc_sphereBox(const mcpHost* host, const mcModel* m, const mcData* d, mcContact* con,
                   int g1, int g2, mcNum margin) {
-  return sphereBoxRaw(m, d, con, g2, MCC_POS(d, g1), MCC_SIZE(m, g1)[0], margin);
+  return sphereBoxDepth(m, d, con, g2, MCC_POS(d, g1), MCC_SIZE(m, g1)[0], margin, 1);
 }
 
 

@@ -1,6 +1,6 @@
 // Multi-contact for flat convex features (<option><flag multiccd="enable"/>, mcENBL_MULTICCD,
 // plugins/collision-convex/multiccd.c) against MuJoCo 3.3.8 (mujoco-js 0.0.7, run by Node through
-// tests/collision/multiccd_ref.mjs), and a cube resting on a mesh plate.
+// tests/collision/contacts_ref.mjs), and a cube resting on a mesh plate.
 //
 // Every scene is one static geom "a" and one free body with geom "b" (meshes: cube, plate, slab,
 // rhombic and stretched octagonal prisms; b also as a primitive box). b is posed face-on (with a
@@ -32,7 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
@@ -41,7 +40,6 @@
 
 #include "testutil.h"
 
-#define SCRIPT     "tests/collision/multiccd_ref.mjs"
 #define MAXSCENE   160
 #define XMLSZ      4096
 
@@ -74,7 +72,6 @@ typedef struct {
 typedef struct {
   Scene s[MAXSCENE];
   int n;
-  char dir[64];
 } Scenes;
 
 
@@ -180,46 +177,15 @@ static Scene* addScene(Scenes* sc, const char* name, int multiccd, const char* g
 
 //---------------------------------- references ----------------------------------------------------
 
-static void writeScenes(Scenes* sc) {
-  strcpy(sc->dir, "/tmp/moduco_multiccd_XXXXXX");
-  cr_assert(mkdtemp(sc->dir), "cannot create a folder in /tmp");
+// contacts_ref.mjs on every scene; the parsed output (caller deletes)
+static cJSON* runMujoco3(const Scenes* sc) {
+  static const char* xmls[MAXSCENE];
   for (int i = 0; i < sc->n; i++) {
-    char p[128];
-    snprintf(p, sizeof(p), "%s/s%03d.xml", sc->dir, i);
-    FILE* f = fopen(p, "w");
-    cr_assert(f, "cannot write %s", p);
-    fputs(sc->s[i].xml, f);
-    fclose(f);
-  }
-}
-
-
-static void removeScenes(Scenes* sc) {
-  for (int i = 0; i < sc->n; i++) {
-    char p[128];
-    snprintf(p, sizeof(p), "%s/s%03d.xml", sc->dir, i);
-    remove(p);
-  }
-  rmdir(sc->dir);
-}
-
-
-// run multiccd_ref.mjs on every scene; the parsed output (caller deletes)
-static cJSON* runMujoco3(Scenes* sc) {
-  writeScenes(sc);
-  static char names[MAXSCENE][16];
-  const char* args[MAXSCENE + 2] = {sc->dir};
-  for (int i = 0; i < sc->n; i++) {
-    snprintf(names[i], sizeof(names[i]), "s%03d.xml", i);
-    args[i + 1] = names[i];
+    xmls[i] = sc->s[i].xml;
   }
   char err[1024];
-  cJSON* out = tu_mjs3Json(SCRIPT, args, NULL, err, sizeof(err));
-  removeScenes(sc);
+  cJSON* out = tu_mjs3Contacts(xmls, sc->n, err, sizeof(err));
   cr_assert(out, "%s", err);
-  const cJSON* models = cJSON_GetObjectItem(out, "models");
-  cr_assert(cJSON_IsArray(models) && cJSON_GetArraySize(models) == sc->n,
-            "multiccd_ref.mjs returned %d models, expected %d", cJSON_GetArraySize(models), sc->n);
   return out;
 }
 

@@ -224,3 +224,57 @@ cJSON* tu_mjs3Json(const char* script, const char* const* args, int* status, cha
   }
   return out;
 }
+
+
+cJSON* tu_mjs3Contacts(const char* const* xmls, int n, char* err, int err_sz) {
+  char dir[] = "/tmp/moduco-contacts-XXXXXX";
+  if (!mkdtemp(dir)) {
+    snprintf(err, (size_t)err_sz, "cannot create a folder in /tmp");
+    return NULL;
+  }
+  char (*names)[16] = calloc((size_t)n + 1, sizeof(*names));
+  const char** args = calloc((size_t)n + 2, sizeof(*args));
+  cJSON* out = NULL;
+  int written = 0;
+  if (!names || !args) {
+    snprintf(err, (size_t)err_sz, "out of memory");
+    goto done;
+  }
+  args[0] = dir;
+  for (; written < n; written++) {
+    snprintf(names[written], sizeof(names[written]), "s%05d.xml", written);
+    char path[64];
+    snprintf(path, sizeof(path), "%s/%s", dir, names[written]);
+    FILE* f = fopen(path, "w");
+    if (!f || fputs(xmls[written], f) < 0) {
+      snprintf(err, (size_t)err_sz, "cannot write %s", path);
+      if (f) {
+        fclose(f);
+        remove(path);
+      }
+      goto done;
+    }
+    fclose(f);
+    args[written + 1] = names[written];
+  }
+  out = tu_mjs3Json("tests/collision/contacts_ref.mjs", args, NULL, err, err_sz);
+  if (out) {
+    const cJSON* models = cJSON_GetObjectItemCaseSensitive(out, "models");
+    if (!cJSON_IsArray(models) || cJSON_GetArraySize(models) != n) {
+      snprintf(err, (size_t)err_sz, "contacts_ref.mjs returned %d models, expected %d",
+               cJSON_IsArray(models) ? cJSON_GetArraySize(models) : -1, n);
+      cJSON_Delete(out);
+      out = NULL;
+    }
+  }
+done:
+  for (int i = 0; i < written; i++) {
+    char path[64];
+    snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+    remove(path);
+  }
+  rmdir(dir);
+  free(names);
+  free(args);
+  return out;
+}

@@ -56,4 +56,12 @@ char* tu_mjs3Run(const char* script, const char* const* args, int* status, char*
 cJSON* tu_mjs3Json(const char* script, const char* const* args, int* status, char* err,
                    int err_sz);
 
+// the contacts MuJoCo 3.3.8 finds at qpos0 (mj_forward) in each of the n MJCF texts xmls,
+// through tests/collision/contacts_ref.mjs (the texts are written to a temporary folder, removed
+// afterwards; includes and assets by relative path are not available). The output object (caller
+// cJSON_Deletes) holds "models": n entries in order, each {"file", "contacts": [[geom1, geom2,
+// dist, px, py, pz, nx, ny, nz], ...]} or {"file", "error": true}. NULL, with the reason in err,
+// on any failure
+cJSON* tu_mjs3Contacts(const char* const* xmls, int n, char* err, int err_sz);
+
 #endif  // MODUCO_TESTS_TESTUTIL_H_

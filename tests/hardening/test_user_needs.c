@@ -1275,18 +1275,18 @@ Test(plugins, step_with_data_of_another_model_is_refused) {
 //---------------------------------- collision (not box-box) --------------------------------------
 
 Test(collision, box_sphere_depth_up_to_full_penetration) {
-  // MJ#2206: sweep a sphere (r 0.1) into a box (half-size 0.3 along x) until its centre reaches
-  // the face: the depth is r - gap, continuous, with the face normal. (With the centre inside
-  // the box Moduco reports dist = -r like MuJoCo 2.2.2, the MJ#2206 bug itself; that part is
-  // not asserted here, see docs/user-needs.md.)
+  // MJ#2206: sweep a sphere (r 0.1) into a box (half-size 0.3 along x) until its centre is 0.18
+  // inside the face: the depth is r - gap, continuous, with the face normal, also once the centre
+  // is inside (there MuJoCo 2.2.2 stays at dist = -r, the bug; 3.3.8 and Moduco keep growing,
+  // compared with 3.3.8 in tests/collision/test_collision_boxes.c)
   const char* xml =
     "<mujoco><worldbody><geom type='box' size='.3 .4 .5'/>"
     "<body><freejoint/><geom size='.1'/></body></worldbody></mujoco>";
   mcModel* m = hardLoadString(xml);
   mcData* d = mc_makeData(m);
   for (int side = -1; side <= 1; side += 2) {
-    for (int i = 0; i <= 40; i++) {
-      double x = side * (0.42 - i * 0.003);   // gap from +0.02 to -0.1 (centre on the face)
+    for (int i = 0; i <= 100; i++) {
+      double x = side * (0.42 - i * 0.003);   // gap from +0.02 to -0.28 (centre 0.18 inside)
       d->qpos[0] = x;
       d->qpos[1] = 0.05;
       d->qpos[2] = -0.02;

@@ -1,7 +1,7 @@
-// Contacts as MuJoCo 3.3.8 finds them (npm package mujoco-js 0.0.7, WebAssembly), for
-// tests/collision/test_multiccd.c.
+// Contacts as MuJoCo 3.3.8 finds them (npm package mujoco-js 0.0.7, WebAssembly), for the
+// collision suites (tu_mjs3Contacts of tests/common/testutil.h).
 //
-//   node multiccd_ref.mjs DIR MODEL.xml...
+//   node contacts_ref.mjs DIR MODEL.xml...
 //
 // Each MODEL.xml of DIR is loaded into the in-memory file system and run through mj_forward at
 // qpos0 (forwardModels of tests/mjs3/mujoco.mjs). Output on stdout, one JSON object:
@@ -12,7 +12,7 @@
 // when it is missing).
 import { forwardModels } from '../mjs3/mujoco.mjs';
 
-forwardModels('multiccd_ref.mjs', (m, d) => {
+forwardModels('contacts_ref.mjs', (m, d) => {
   const contacts = [];
   for (let i = 0; i < d.ncon; i++) {
     const c = d.contact.get(i);
