@@ -91,10 +91,11 @@ void mcc_compileHfields(mcc* c) {
       mcc_error(c, e, "hfield '%s' requires attribute 'size' (x y z_top z_bottom)", name);
     }
     mcc_readNums(c, owner, "size", hd->size, 4, 4);
-    if (!(hd->size[0] > 0 && hd->size[1] > 0 && hd->size[2] > 0 && hd->size[3] >= 0)) {
-      mcc_error(c, e, "hfield '%s': size %g %g %g %g must have positive x, y, z_top and "
-                "nonnegative z_bottom", name, hd->size[0], hd->size[1], hd->size[2],
-                hd->size[3]);
+    // all four positive, as both MuJoCo 2.2.2 and 3.3.8 require (z_bottom 0 would leave the
+    // prisms under the surface without a base: no depth below the lowest sample)
+    if (!(hd->size[0] > 0 && hd->size[1] > 0 && hd->size[2] > 0 && hd->size[3] > 0)) {
+      mcc_error(c, e, "hfield '%s': size %g %g %g %g must be positive (x, y, z_top, z_bottom)",
+                name, hd->size[0], hd->size[1], hd->size[2], hd->size[3]);
     }
 
     // grid from the file or from nrow/ncol

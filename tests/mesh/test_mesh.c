@@ -411,17 +411,20 @@ Test(hfield_errors, messages) {
   mt_tempdir(dir);
 #define HF(attrs) "<mujoco>\n<asset>\n<hfield name=\"h\" " attrs "/>\n</asset>\n</mujoco>\n"
   expectFileError(dir, HF("nrow=\"2\" ncol=\"2\""), 3, "requires attribute 'size'", NULL);
-  expectFileError(dir, HF("nrow=\"2\" ncol=\"2\" size=\"1 1 0 0\""), 3, "positive x, y, z_top",
-                  NULL);
-  expectFileError(dir, HF("size=\"1 1 1 0\""), 3, "needs a file", "positive nrow and ncol");
-  expectFileError(dir, HF("nrow=\"2\" ncol=\"2\" size=\"1 1 1 0\" elevation=\"1 2 3\""), 3,
+  expectFileError(dir, HF("nrow=\"2\" ncol=\"2\" size=\"1 1 0 0.1\""), 3, "must be positive",
+                  "z_top");
+  // z_bottom 0: refused like both MuJoCo versions
+  expectFileError(dir, HF("nrow=\"2\" ncol=\"2\" size=\"1 1 1 0\""), 3, "must be positive",
+                  "z_bottom");
+  expectFileError(dir, HF("size=\"1 1 1 0.1\""), 3, "needs a file", "positive nrow and ncol");
+  expectFileError(dir, HF("nrow=\"2\" ncol=\"2\" size=\"1 1 1 0.1\" elevation=\"1 2 3\""), 3,
                   "elevation has 3 numbers", "= 4");
   int32_t bad[3] = {2, 2, 0};
   mt_write(dir, "bad.bin", bad, sizeof(bad));
-  expectFileError(dir, HF("file=\"bad.bin\" size=\"1 1 1 0\""), 3, "bad.bin",
+  expectFileError(dir, HF("file=\"bad.bin\" size=\"1 1 1 0.1\""), 3, "bad.bin",
                   "2 x 2 floats need 24");
-  expectFileError(dir, HF("file=\"t.png\" size=\"1 1 1 0\""), 3, "PNG", NULL);
-  expectFileError(dir, HF("file=\"bad.bin\" nrow=\"2\" size=\"1 1 1 0\""), 3, "not both", NULL);
+  expectFileError(dir, HF("file=\"t.png\" size=\"1 1 1 0.1\""), 3, "PNG", NULL);
+  expectFileError(dir, HF("file=\"bad.bin\" nrow=\"2\" size=\"1 1 1 0.1\""), 3, "not both", NULL);
 #undef HF
   mt_cleanup(dir);
 }
