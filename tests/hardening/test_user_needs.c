@@ -593,6 +593,62 @@ Test(mass, two_massless_geoms_in_one_body) {
   mj_deleteModel(mm);
 }
 
+// MJ#759: tiny pieces of a decomposed mesh ("eigenvalue of mesh inertia too small"). A body of a
+// 0.2 m box carries a mesh cube scaled to 2e-3, 2e-5, a 0.2 x 0.2 x 2e-6 sliver and a
+// 2e-6 x 2e-6 x 0.2 needle: each loads, the piece adds its own mass and inertia, and the body's
+// mass properties equal MuJoCo 2.2.2's; the model steps. A piece of 2e-9 (no measurable
+// surface) is refused by both engines, with the mesh named. Alone on a moving body a tiny piece
+// is refused (mass below mcMINVAL) with a hint, like MuJoCo.
+#define CUBE_MESH(SCALE)                                                                          \
+  "<mujoco><asset><mesh name='piece' scale='" SCALE "' vertex='-1 -1 -1 1 -1 -1 1 1 -1 -1 1 -1 " \
+  "-1 -1 1 1 -1 1 1 1 1 -1 1 1' face='0 2 1 0 3 2 4 5 6 4 6 7 0 1 5 0 5 4 1 2 6 1 6 5 2 3 7 "     \
+  "2 7 6 3 0 4 3 4 7'/></asset><worldbody><geom type='plane' size='1 1 1'/>"
+Test(mass, tiny_mesh_pieces) {
+  static const char* const scales[] = {"1e-3 1e-3 1e-3", "1e-5 1e-5 1e-5", "0.1 0.1 1e-6",
+                                       "1e-6 1e-6 0.1"};
+  for (int i = 0; i < 4; i++) {
+    char xml[2048];
+    snprintf(xml, sizeof(xml), CUBE_MESH("%s") "<body pos='0 0 0.3'><freejoint/>"
+             "<geom type='box' size='.1 .1 .1'/><geom type='mesh' mesh='piece' pos='.05 0 0'/>"
+             "</body></worldbody></mujoco>", scales[i]);
+    mjModel* mm;
+    mcModel* m = loadBoth(xml, &mm);
+    cr_assert(m->body_mass[1] > 8, "%s: the piece adds no mass (%.17g)", scales[i],
+              m->body_mass[1]);
+    cr_expect(fabs(m->body_mass[1] - mm->body_mass[1]) < 1e-12 * mm->body_mass[1],
+              "%s: mass %.17g, MuJoCo %.17g", scales[i], m->body_mass[1], mm->body_mass[1]);
+    cr_expect(maxDiff(m->body_inertia + 3, mm->body_inertia + 3, 3) < 1e-12 * 0.05,
+              "%s: inertia differs from MuJoCo by %g", scales[i],
+              maxDiff(m->body_inertia + 3, mm->body_inertia + 3, 3));
+    cr_expect(maxDiff(m->body_ipos + 3, mm->body_ipos + 3, 3) < 1e-12, "%s: ipos", scales[i]);
+    mcData* d = mc_makeData(m);
+    for (int k = 0; k < 200; k++) {
+      mc_step(m, d);
+    }
+    cr_expect(!hardHasNonFinite(m, d) && warnings(d) == 0, "%s: the model does not step cleanly",
+              scales[i]);
+    mc_deleteData(d);
+    mc_deleteModel(m);
+    mj_deleteModel(mm);
+  }
+
+  char err[1024];
+  const char* vanishing = CUBE_MESH("1e-9 1e-9 1e-9") "<body pos='0 0 0.3'><freejoint/>"
+    "<geom type='box' size='.1 .1 .1'/><geom type='mesh' mesh='piece'/></body></worldbody>"
+    "</mujoco>";
+  cr_assert_null(mjLoad(vanishing, err, sizeof(err)), "MuJoCo 2.2.2 accepted a 2e-9 mesh");
+  cr_assert_null(mcLoad(vanishing, err, sizeof(err)), "a 2e-9 mesh was accepted");
+  cr_expect(strstr(err, "mesh 'piece'") && strstr(err, "surface area"), "%s", err);
+
+  const char* alone = CUBE_MESH("1e-5 1e-5 1e-5") "<body pos='0 0 0.3'><freejoint/>"
+    "<geom type='mesh' mesh='piece'/></body></worldbody></mujoco>";
+  cr_assert_null(mjLoad(alone, err, sizeof(err)), "MuJoCo 2.2.2 accepted a lone tiny piece");
+  cr_assert_null(mcLoad(alone, err, sizeof(err)), "a lone tiny piece was accepted");
+  cr_expect(strstr(err, "mcMINVAL") && strstr(err, "boundmass"), "%s", err);
+}
+#undef CUBE_MESH
+
+
 // a two-link pendulum with lengths scaled by s (masses scale as s^3 through density)
 static char* scaledPendulum(double s) {
   static char xml[2048];
