@@ -10,27 +10,12 @@
 #include <moduco/mcplugin.h>
 
 #include "conformance.h"
+#include "testutil.h"
 
 #define TOL 1e-9
 
 
 //---------------------------------- helpers -------------------------------------------------------
-
-static char* readText(const char* path) {
-  FILE* f = fopen(path, "rb");
-  if (!f) {
-    return NULL;
-  }
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char* s = malloc((size_t)n + 1);
-  size_t got = fread(s, 1, (size_t)n, f);
-  s[got] = 0;
-  fclose(f);
-  return s;
-}
-
 
 // compare two arrays with the relative tolerance
 static void expectNear(const char* what, const char* label, const double* got, const double* ref,
@@ -45,7 +30,7 @@ static void expectNear(const char* what, const char* label, const double* got, c
 // load a file in both engines; MuJoCo's simulated muscle length ranges are copied over (they are
 // checked separately, to the tolerance of the simulation)
 static void loadFile(ConfPair* p, const char* path, const char* dir) {
-  char* xml = readText(path);
+  char* xml = tu_readFile(path);
   cr_assert(xml, "cannot read %s", path);
   char err[1024] = "";
   int rc = conf_load(p, path, xml, dir, err, sizeof(err));

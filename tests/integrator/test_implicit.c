@@ -52,25 +52,6 @@ static const char* const chain_xml =
   "</mujoco>";
 
 
-// whole text of a file (caller frees)
-static char* readFile(const char* path) {
-  FILE* f = fopen(path, "rb");
-  if (!f) {
-    return NULL;
-  }
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char* text = calloc(n + 1, 1);
-  if (text && fread(text, 1, n, f) != (size_t)n) {
-    free(text);
-    text = NULL;
-  }
-  fclose(f);
-  return text;
-}
-
-
 // load in both engines, select "implicit" in both, random state
 static void loadImplicit(ConfPair* p, const char* name, const char* xml, unsigned long long seed) {
   char error[2048] = "";
@@ -118,7 +99,7 @@ Test(implicit, trajectory_spatial_tendons) {
 
 
 Test(implicit, trajectory_slider_crank) {
-  char* xml = readFile("/usr/share/mujoco/model/slider_crank/slider_crank.xml");
+  char* xml = tu_readFile("/usr/share/mujoco/model/slider_crank/slider_crank.xml");
   cr_assert_not_null(xml);
   trajectory("slider_crank", xml, 24);
   free(xml);

@@ -11,6 +11,7 @@
 
 #include "conformance.h"
 #include "models.h"
+#include "testutil.h"
 
 #define TOL     1e-9
 #define NSTATE  20
@@ -18,25 +19,6 @@
 
 // silence Moduco's warnings in the test log
 static void quiet(void* user, const char* message) {
-}
-
-
-// whole text of a file (caller frees)
-static char* readFile(const char* path) {
-  FILE* f = fopen(path, "rb");
-  if (!f) {
-    return NULL;
-  }
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char* text = calloc(n + 1, 1);
-  if (text && fread(text, 1, n, f) != (size_t)n) {
-    free(text);
-    text = NULL;
-  }
-  fclose(f);
-  return text;
 }
 
 
@@ -128,7 +110,7 @@ static void forwardModel(const char* name, const char* xml, const char* dir, int
 static void forwardFile(const char* file, int full, unsigned long long seed) {
   char path[512];
   snprintf(path, sizeof(path), "%s/%s", MODELS, file);
-  char* xml = readFile(path);
+  char* xml = tu_readFile(path);
   cr_assert_not_null(xml, "cannot read %s", path);
   char dir[512];
   snprintf(dir, sizeof(dir), "%s", path);
@@ -392,7 +374,7 @@ static void fluidForward(const char* name, const char* xml, const char* dir, int
 // swimmer's M is ill-conditioned: qacc differs by ~3e-8 with fluid off as well)
 static void fluidCorpus(const char* file, const char* from, const char* to,
                         unsigned long long seed) {
-  char* xml = readFile(file);
+  char* xml = tu_readFile(file);
   cr_assert_not_null(xml, "cannot read %s", file);
   char* at = strstr(xml, from);
   cr_assert_not_null(at, "%s: no '%s'", file, from);
