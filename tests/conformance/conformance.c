@@ -178,6 +178,17 @@ void conf_randomState(ConfPair* p, ConfRng* r) {
 }
 
 
+int conf_sensorType(int mjtype) {
+  if (mjtype >= mjSENS_JOINTPOS && mjtype <= mjSENS_ACTUATORFRC) {
+    return mjtype + 1;
+  }
+  if (mjtype > mjSENS_ACTUATORFRC) {
+    return mjtype + 2;
+  }
+  return mjtype;
+}
+
+
 void conf_copyInertia(ConfPair* p) {
   size_t nbody = (size_t)p->mj->nbody;
   memcpy(p->mc->body_mass, p->mj->body_mass, sizeof(double) * nbody);

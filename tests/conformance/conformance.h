@@ -105,6 +105,10 @@ void conf_randomState(ConfPair* p, ConfRng* r);
 // Moduco model, to test the pipeline apart from the compiler's inertia computation.
 void conf_copyInertia(ConfPair* p);
 
+// Moduco's sensor type for a MuJoCo 2.2.2 sensor type (2.2.2 has no camprojection and no
+// jointactuatorfrc, which Moduco numbers as 3.3.8 does).
+int conf_sensorType(int mjtype);
+
 // Select the integrator (mjINT_EULER or mjINT_RK4) in both models.
 int conf_setIntegrator(ConfPair* p, int mjint, char* error, int error_sz);
 

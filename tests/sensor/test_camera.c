@@ -45,18 +45,6 @@ static double compareArr(const char* what, const char* label, const double* got,
 }
 
 
-// MuJoCo 2.2.2 sensor type -> ours (2.2.2 has no camprojection and no jointactuatorfrc)
-static int mapType(int t) {
-  if (t >= mjSENS_JOINTPOS && t <= mjSENS_ACTUATORFRC) {
-    return t + 1;
-  }
-  if (t > mjSENS_ACTUATORFRC) {
-    return t + 2;
-  }
-  return t;
-}
-
-
 //---------------------------------- MuJoCo 2.2.2: modes, model fields, frame sensors -------------
 
 // camera model fields of both engines
@@ -101,7 +89,7 @@ static double compareCameraStates(ConfPair* p, int nstate, unsigned long long se
                                    TOL));
     cr_assert_eq(p->mc->nsensordata, p->mj->nsensordata);
     for (int i = 0; i < p->mj->nsensor; i++) {
-      cr_assert_eq(p->mc->sensor_type[i], mapType(p->mj->sensor_type[i]));
+      cr_assert_eq(p->mc->sensor_type[i], conf_sensorType(p->mj->sensor_type[i]));
     }
     worst = fmax(worst, compareArr("sensordata", label, p->dc->sensordata, p->dj->sensordata,
                                    p->mj->nsensordata, TOL));

@@ -18,18 +18,6 @@
 
 //---------------------------------- helpers -------------------------------------------------------
 
-// MuJoCo 2.2.2 sensor type -> ours (2.2.2 has no camprojection and no jointactuatorfrc)
-static int mapType(int t) {
-  if (t >= mjSENS_JOINTPOS && t <= mjSENS_ACTUATORFRC) {
-    return t + 1;
-  }
-  if (t > mjSENS_ACTUATORFRC) {
-    return t + 2;
-  }
-  return t;
-}
-
-
 // forward in both engines and compare every sensor; return the worst relative error
 static double compareSensors(ConfPair* p, const char* label, int assert_ok) {
   mj_forward(p->mj, p->dj);
@@ -37,7 +25,7 @@ static double compareSensors(ConfPair* p, const char* label, int assert_ok) {
   cr_assert_eq(p->mc->nsensordata, p->mj->nsensordata, "%s: nsensordata", p->name);
   double worst = 0;
   for (int i = 0; i < p->mj->nsensor; i++) {
-    cr_assert_eq(p->mc->sensor_type[i], mapType(p->mj->sensor_type[i]), "%s: sensor %d type",
+    cr_assert_eq(p->mc->sensor_type[i], conf_sensorType(p->mj->sensor_type[i]), "%s: sensor %d type",
                  p->name, i);
     int adr = p->mj->sensor_adr[i];
     for (int k = 0; k < p->mj->sensor_dim[i]; k++) {
