@@ -133,6 +133,35 @@ void orc_copyHfield(const mjModel* mm, mcModel* m) {
 }
 
 
+int orc_sceneLoad(OrcScene* s, const char* xml) {
+  memset(s, 0, sizeof(*s));
+  s->mm = orc_loadMj(xml);
+  if (s->mm) {
+    s->md = mj_makeData(s->mm);
+    s->m = orc_convert(s->mm);
+    s->d = s->m ? mc_makeData(s->m) : NULL;
+  }
+  if (!s->md || !s->d) {
+    orc_sceneFree(s);
+    return 0;
+  }
+  return 1;
+}
+
+
+void orc_sceneFree(OrcScene* s) {
+  mc_deleteData(s->d);
+  mc_deleteModel(s->m);
+  if (s->md) {
+    mj_deleteData(s->md);
+  }
+  if (s->mm) {
+    mj_deleteModel(s->mm);
+  }
+  memset(s, 0, sizeof(*s));
+}
+
+
 void orc_copyPoses(const mjModel* mm, const mjData* md, const mcModel* m, mcData* d) {
   memcpy(d->geom_xpos, md->geom_xpos, sizeof(mcNum) * 3 * (size_t)mm->ngeom);
   memcpy(d->geom_xmat, md->geom_xmat, sizeof(mcNum) * 9 * (size_t)mm->ngeom);

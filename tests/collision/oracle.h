@@ -18,6 +18,19 @@ mcModel* orc_convert(const mjModel* mm);
 // after editing mm->hfield_data by hand.
 void orc_copyHfield(const mjModel* mm, mcModel* m);
 
+// A MuJoCo model, its Moduco copy (orc_convert) and both data.
+typedef struct {
+  mjModel* mm;
+  mjData* md;
+  mcModel* m;
+  mcData* d;
+} OrcScene;
+
+// Load MJCF text into an OrcScene; 0 (nothing left allocated) if MuJoCo refuses it or a copy
+// fails.
+int orc_sceneLoad(OrcScene* s, const char* xml);
+void orc_sceneFree(OrcScene* s);
+
 // Copy geom poses (and body poses) from MuJoCo data into Moduco data.
 void orc_copyPoses(const mjModel* mm, const mjData* md, const mcModel* m, mcData* d);
 

@@ -11,32 +11,18 @@
 #include "oracle.h"
 
 // a MuJoCo model, its Moduco copy and both data, at the same poses
-typedef struct {
-  mjModel* mm;
-  mjData* md;
-  mcModel* m;
-  mcData* d;
-} Scene;
+typedef OrcScene Scene;
 
 
 static Scene loadScene(const char* xml) {
   Scene s;
-  s.mm = orc_loadMj(xml);
-  cr_assert(s.mm, "MuJoCo could not load the scene");
-  s.md = mj_makeData(s.mm);
-  s.m = orc_convert(s.mm);
-  cr_assert(s.m);
-  s.d = mc_makeData(s.m);
-  cr_assert(s.d);
+  cr_assert(orc_sceneLoad(&s, xml), "the scene does not load in MuJoCo or does not convert");
   return s;
 }
 
 
 static void freeScene(Scene* s) {
-  mc_deleteData(s->d);
-  mc_deleteModel(s->m);
-  mj_deleteData(s->md);
-  mj_deleteModel(s->mm);
+  orc_sceneFree(s);
 }
 
 
