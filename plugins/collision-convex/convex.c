@@ -86,8 +86,9 @@ static void meshVertex(const mcModel* m, const mcData* d, int g, int i, mcNum re
 
 // plane against a convex geom: the support point in the direction of -normal; for a mesh with
 // a hull graph also the first two hull neighbours of that vertex (in the graph's edge order)
-// that lie within the margin, at most three contacts as in MuJoCo 2.2.2 (which in about one pose
-// in ten skips a neighbour by a rule not reproduced, see tests/collision/test_collision_pairs.c)
+// that lie within the margin and whose vertex is at least 0.3*geom_rbound away from the first
+// contact's point (the midpoint between the deepest vertex and the plane): at most three
+// contacts, as MuJoCo 2.2.2 (rule found by probing, see tests/collision/test_collision_pairs.c)
 static int planeConvex(const mcpHost* host, const mcModel* m, const mcData* d, mcContact* con,
                        int g1, int g2, mcNum margin) {
   const mcNum* ppos = d->geom_xpos + 3*g1;
@@ -135,10 +136,15 @@ static int planeConvex(const mcpHost* host, const mcModel* m, const mcData* d, m
     return 0;
   }
 
-  // neighbours of the deepest vertex within the margin
+  // neighbours of the deepest vertex within the margin, skipping those that lie (as vertices,
+  // not as contact points) within 0.3 bounding radii of the first contact point
+  mcNum rmin = 0.3*m->geom_rbound[g2];
   for (int j = edgeadr[best]; edge[j] >= 0 && cnt < 3; j++) {
     meshVertex(m, d, g2, gid[edge[j]], pt);
-    cnt += vertexOnPlane(con + cnt, margin, ppos, n, pt);
+    mcNum dx = pt[0] - con->pos[0], dy = pt[1] - con->pos[1], dz = pt[2] - con->pos[2];
+    if (dx*dx + dy*dy + dz*dz >= rmin*rmin) {
+      cnt += vertexOnPlane(con + cnt, margin, ppos, n, pt);
+    }
   }
   return cnt;
 }

@@ -297,7 +297,9 @@ PAIR_TEST(ellipsoid_box, mjGEOM_ELLIPSOID, mjGEOM_BOX, 200, 1e-4, 190.0 / 200)
 
 // plane-mesh: random convex point clouds (hulls built by MuJoCo) in random poses above, touching
 // and through a plane; the contact set (deepest hull vertex and the first two of its hull
-// neighbours within the margin) compared with MuJoCo 2.2.2's to 1e-9
+// neighbours within the margin that are not too close to the first contact, see below) compared
+// with MuJoCo 2.2.2's to 1e-9. The oracle copies MuJoCo's hull graph and vertices (orc_convert),
+// so this tests the collision rule, not Moduco's own hull/graph construction
 Test(pairs, plane_mesh) {
   OrcRng rng = {4242};
   OrcStats st = {0};
@@ -372,8 +374,11 @@ Test(pairs, plane_mesh) {
   printf("plane-mesh:          poses %4d  agree %4d  contacts %4d  (%d poses with several)\n",
          st.ncases, st.ncases - st.ncasefail, st.ncompared, nmulti);
   cr_expect(nmulti > 20, "too few poses with several contacts to test the neighbour rule");
-  // 2.2.2 sometimes skips a hull neighbour inside the margin (rule not found; floor at what is
-  // reached): the deepest vertex always agrees, the count and the others in 90% of the poses
-  cr_expect(st.ncasefail <= 40, "plane-mesh: %d of %d poses differ from MuJoCo", st.ncasefail,
+  // 2.2.2's rule (found by probing): the deepest hull vertex, then the hull neighbours of it in
+  // the graph's edge order that are within the margin, skipping any neighbour whose vertex lies
+  // closer than 0.3*geom_rbound to the first contact's point (the midpoint between the deepest
+  // vertex and the plane), at most three contacts. Without the skip 40 of these 400 poses
+  // differ (deep poses, where a neighbour sinks to the height of that midpoint); with it all agree
+  cr_expect(st.ncasefail == 0, "plane-mesh: %d of %d poses differ from MuJoCo", st.ncasefail,
             st.ncases);
 }
