@@ -120,8 +120,8 @@ static void localSupport(const ConvexObj* o, const mcNum dir[3], mcNum res[3]) {
 
   case mcGEOM_CYLINDER: {
     mcNum len = sqrt(dir[0]*dir[0] + dir[1]*dir[1]);
-    res[0] = len > mcMINVAL ? s[0]*dir[0]/len : 0;
-    res[1] = len > mcMINVAL ? s[0]*dir[1]/len : 0;
+    res[0] = len > mcMINVAL ? dir[0]/len*s[0] : 0;
+    res[1] = len > mcMINVAL ? dir[1]/len*s[0] : 0;
     res[2] = dir[2] > 0 ? s[1] : (dir[2] < 0 ? -s[1] : 0);
     break;
   }
@@ -155,14 +155,22 @@ static void localSupport(const ConvexObj* o, const mcNum dir[3], mcNum res[3]) {
 
 
 
-// support point in world coordinates for a world direction (normalized here)
+// support point in world coordinates for a world direction (normalized here unless it is a unit
+// vector already). The primitives follow MuJoCo 2.2.2's rounding, which matters where MPR's
+// choices hang on a component that vanishes up to rounding (a direction normal to a cylinder's
+// axis picks the top or bottom rim by the sign of that rounding): the direction used as it comes
+// (libccd hands over unit directions), turned into the geom frame, the support there grown by
+// half the margin along the same local direction, and turned back as (mat*local) + pos (matches
+// 2.2.2 bit for bit on the probed sphere-cylinder poses). Meshes keep the plain transform.
 static void geomSupport(const void* obj, const mcNum dir[3], mcNum res[3]) {
   const ConvexObj* o = (const ConvexObj*)obj;
   const mcNum* pos = o->d->geom_xpos + 3*o->geom;
   const mcNum* mat = o->d->geom_xmat + 9*o->geom;
   mcNum w[3] = {dir[0], dir[1], dir[2]}, loc[3], sp[3];
-  mcNum len = sqrt(w[0]*w[0] + w[1]*w[1] + w[2]*w[2]);
-  if (len > mcMINVAL) {
+  mcNum len2 = w[0]*w[0] + w[1]*w[1] + w[2]*w[2];
+  int mesh = o->m->geom_type[o->geom] == mcGEOM_MESH;
+  if ((mesh || fabs(len2 - 1) > 1e-12) && len2 > mcMINVAL*mcMINVAL) {
+    mcNum len = sqrt(len2);
     for (int k = 0; k < 3; k++) {
       w[k] /= len;
     }
@@ -173,9 +181,18 @@ static void geomSupport(const void* obj, const mcNum dir[3], mcNum res[3]) {
     loc[k] = mat[k]*w[0] + mat[3 + k]*w[1] + mat[6 + k]*w[2];
   }
   localSupport(o, loc, sp);
+  if (mesh) {
+    for (int k = 0; k < 3; k++) {
+      res[k] = pos[k] + mat[3*k]*sp[0] + mat[3*k + 1]*sp[1] + mat[3*k + 2]*sp[2] +
+               0.5*o->margin*w[k];
+    }
+    return;
+  }
   for (int k = 0; k < 3; k++) {
-    res[k] = pos[k] + mat[3*k]*sp[0] + mat[3*k + 1]*sp[1] + mat[3*k + 2]*sp[2] +
-             0.5*o->margin*w[k];
+    sp[k] += 0.5*o->margin*loc[k];
+  }
+  for (int k = 0; k < 3; k++) {
+    res[k] = (mat[3*k]*sp[0] + mat[3*k + 1]*sp[1] + mat[3*k + 2]*sp[2]) + pos[k];
   }
 }
 
@@ -190,11 +207,103 @@ static void geomCenter(const void* obj, mcNum res[3]) {
 }
 
 
+// Outward normal (not normalized) at the surface point of an ellipsoid with semi-axes s nearest
+// to the local point l, approximated as MuJoCo 2.2.2 does (found by probing it as a black box):
+// - l inside (sum (l_k/s_k)^2 < 1): starting from the unit direction v (the contact normal MPR
+//   found, oriented out of this geom), cast the ray from l along v to the surface, take the
+//   unit surface normal there as the next v, and repeat until v moves less than 1e-6 (Euclidean)
+//   or 30 times. The fixed points are the surface points whose normal line passes through l, so
+//   the result depends on the start: near a symmetry plane it may settle on the mirror image of
+//   the nearest point, and where the distance barely changes along the surface (near the axis of
+//   a spheroid) it stops far from it.
+// - l outside (or on the surface): the nearest point is s_k^2 l_k / (s_k^2 + t) with
+//   f(t) = sum (s_k l_k / (s_k^2 + t))^2 - 1 = 0; Newton steps on f from t = 0 (monotone from
+//   below), stopping before a step shorter than 1e-6; the normal is l_k / (s_k^2 + t).
+static inline void ellipsoidNormal(const mcNum s[3], const mcNum l[3], const mcNum start[3],
+                                   mcNum gr[3]) {
+  mcNum s2[3] = {s[0]*s[0], s[1]*s[1], s[2]*s[2]};
+  mcNum c = l[0]*l[0]/s2[0] + l[1]*l[1]/s2[1] + l[2]*l[2]/s2[2] - 1;
+  if (c < 0) {
+    mcNum v[3] = {start[0], start[1], start[2]};
+    mcNum len = sqrt(v[0]*v[0] + v[1]*v[1] + v[2]*v[2]);
+    if (!(len > mcMINVAL) || !isfinite(len)) {
+      // no start direction (MPR found none): the surface normal where the ray from the centre
+      // through l leaves
+      for (int k = 0; k < 3; k++) {
+        v[k] = l[k] / s2[k];
+      }
+      len = sqrt(v[0]*v[0] + v[1]*v[1] + v[2]*v[2]);
+    }
+    if (len > mcMINVAL && isfinite(len)) {
+      for (int k = 0; k < 3; k++) {
+        v[k] /= len;
+      }
+      for (int it = 0; it < 30; it++) {
+        // l + d v on the surface: a d^2 + 2 b d + c = 0, c < 0, so one positive root
+        mcNum a = 0, b = 0, y[3], g[3];
+        for (int k = 0; k < 3; k++) {
+          a += v[k]*v[k] / s2[k];
+          b += l[k]*v[k] / s2[k];
+        }
+        mcNum d = (-b + sqrt(b*b - a*c)) / a;
+        for (int k = 0; k < 3; k++) {
+          y[k] = l[k] + d*v[k];
+          g[k] = y[k] / s2[k];
+        }
+        mcNum gl = sqrt(g[0]*g[0] + g[1]*g[1] + g[2]*g[2]);
+        if (!(gl > mcMINVAL) || !isfinite(gl)) {
+          break;
+        }
+        mcNum change = 0;
+        for (int k = 0; k < 3; k++) {
+          g[k] /= gl;
+          change += (g[k] - v[k])*(g[k] - v[k]);
+          v[k] = g[k];
+        }
+        if (sqrt(change) < 1e-6) {
+          break;
+        }
+      }
+      gr[0] = v[0];
+      gr[1] = v[1];
+      gr[2] = v[2];
+      return;
+    }
+  }
+
+  // outside (or at the centre): Newton on t from 0
+  mcNum t = 0;
+  for (int it = 0; it < 100; it++) {
+    mcNum f = -1, df = 0;
+    for (int k = 0; k < 3; k++) {
+      mcNum q = s[k]*l[k] / (s2[k] + t);
+      f += q*q;
+      df -= 2*q*q / (s2[k] + t);
+    }
+    if (!(df < 0)) {
+      break;
+    }
+    mcNum step = -f / df;
+    if (!(fabs(step) >= 1e-6)) {
+      break;
+    }
+    t += step;
+  }
+  for (int k = 0; k < 3; k++) {
+    gr[k] = l[k] / (s2[k] + t);
+  }
+}
+
+
 // Outward unit normal of a smooth geom (sphere, capsule, ellipsoid; cylinder: its side) at its
-// surface point nearest to the world point x (for the cylinder: the radial direction from the
-// axis, whatever the nearest feature); 0 for the other types or a degenerate point.
+// surface point nearest to the world point x, as MuJoCo 2.2.2 takes it (probed as a black box):
+// for the cylinder the radial direction from the axis, except near a cap, where 2.2.2 treats it
+// as flat (no normal): h - |z| < max(0.05 h, 0.25 |r - rho|) at x (local height z, distance rho
+// from the axis; x may lie outside the cylinder); for the ellipsoid 2.2.2's approximation,
+// ellipsoidNormal, started from the world direction start. 0 for the other types, near a
+// cylinder's cap or for a degenerate point.
 static inline int geomSmoothNormal(const mcModel* m, const mcData* d, int g, const mcNum x[3],
-                                   mcNum n[3]) {
+                                   const mcNum start[3], mcNum n[3]) {
   const mcNum* pos = d->geom_xpos + 3*g;
   const mcNum* mat = d->geom_xmat + 9*g;
   const mcNum* s = m->geom_size + 3*g;
@@ -215,37 +324,25 @@ static inline int geomSmoothNormal(const mcModel* m, const mcData* d, int g, con
     gr[2] = l[2] > s[1] ? l[2] - s[1] : (l[2] < -s[1] ? l[2] + s[1] : 0);
     break;
 
-  case mcGEOM_CYLINDER:
+  case mcGEOM_CYLINDER: {
+    // near a cap (closer to its plane than a twentieth of the half height, or than a quarter of
+    // the distance to the side surface; beyond the plane too) the cylinder counts as flat
+    mcNum rho = sqrt(l[0]*l[0] + l[1]*l[1]);
+    if (s[1] - fabs(l[2]) < fmax(0.05*s[1], 0.25*fabs(s[0] - rho))) {
+      return 0;
+    }
     gr[0] = l[0];
     gr[1] = l[1];
     gr[2] = 0;
     break;
+  }
 
   case mcGEOM_ELLIPSOID: {
-    // nearest point x_k = s_k^2 l_k / (s_k^2 + t) with sum (x_k / s_k)^2 = 1: bisection on t,
-    // between -min s_k^2 (inside) and max s_k |l| (the sum is at most 1 there)
-    mcNum s2[3] = {s[0]*s[0], s[1]*s[1], s[2]*s[2]};
-    mcNum smin = fmin(fmin(s2[0], s2[1]), s2[2]), smax = fmax(fmax(s[0], s[1]), s[2]);
-    mcNum lo = -smin, hi = smax*sqrt(l[0]*l[0] + l[1]*l[1] + l[2]*l[2]), t = 0;
-    for (int it = 0; it < 200; it++) {
-      t = 0.5*(lo + hi);
-      if (t <= lo || t >= hi) {
-        break;
-      }
-      mcNum f = 0;
-      for (int k = 0; k < 3; k++) {
-        mcNum q = s[k]*l[k] / (s2[k] + t);
-        f += q*q;
-      }
-      if (f > 1) {
-        lo = t;
-      } else {
-        hi = t;
-      }
-    }
+    mcNum ls[3];
     for (int k = 0; k < 3; k++) {
-      gr[k] = l[k] / (s2[k] + t);
+      ls[k] = mat[k]*start[0] + mat[3 + k]*start[1] + mat[6 + k]*start[2];
     }
+    ellipsoidNormal(s, l, ls, gr);
     break;
   }
 
@@ -265,12 +362,14 @@ static inline int geomSmoothNormal(const mcModel* m, const mcData* d, int g, con
 
 // The contact normal as MuJoCo 2.2.2 reports it for an MPR contact at pos (found by probing it
 // as a black box): the smooth geoms' outward normals at pos (geomSmoothNormal; the second one's
-// reversed) averaged, in place of the direction MPR returns, which is kept when neither geom is
-// smooth (box, mesh) or the average vanishes.
+// reversed) averaged, in place of the direction MPR returns (normal on entry, from g1 toward
+// g2), which is kept when neither geom is smooth (box, mesh) or the average vanishes. An
+// ellipsoid's normal is searched from the MPR direction (reversed for g2).
 static inline void smoothContactNormal(const mcModel* m, const mcData* d, int g1, int g2,
                                        const mcNum pos[3], mcNum normal[3]) {
-  mcNum n1[3], n2[3], sum[3] = {0, 0, 0};
-  int has1 = geomSmoothNormal(m, d, g1, pos, n1), has2 = geomSmoothNormal(m, d, g2, pos, n2);
+  mcNum n1[3], n2[3], sum[3] = {0, 0, 0}, rev[3] = {-normal[0], -normal[1], -normal[2]};
+  int has1 = geomSmoothNormal(m, d, g1, pos, normal, n1);
+  int has2 = geomSmoothNormal(m, d, g2, pos, rev, n2);
   if (!has1 && !has2) {
     return;
   }
