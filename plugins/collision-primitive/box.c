@@ -12,10 +12,10 @@
 // a sphere (centre c, radius r, world) against box g: one contact, normal from sphere to box.
 // With the centre inside the box the sphere leaves through the nearest face (the first of equals
 // in x, y, z order; a centre on a mid-plane leaves through the negative face) with the depth
-// r + (distance to that face) when trueDepth is set, as MuJoCo 3.3.8 has it (MJ#2206 fixed), or
-// r alone, as MuJoCo 2.2.2 has it, otherwise.
-static int sphereBoxDepth(const mcModel* m, const mcData* d, mcContact* con, int g,
-                          const mcNum c[3], mcNum r, mcNum margin, int trueDepth) {
+// r + (distance to that face), as MuJoCo 3.3.8 has it for sphere-box and capsule-box (MJ#2206
+// fixed; 2.2.2 reports r alone there).
+static int sphereBoxRaw(const mcModel* m, const mcData* d, mcContact* con, int g, const mcNum c[3],
+                        mcNum r, mcNum margin) {
   const mcNum* bpos = MCC_POS(d, g);
   const mcNum* bmat = MCC_MAT(d, g);
   const mcNum* s = MCC_SIZE(m, g);
@@ -70,7 +70,7 @@ static int sphereBoxDepth(const mcModel* m, const mcData* d, mcContact* con, int
   mulMatVec(n, bmat, ln);
   mulMatVec(pos, bmat, lp);
   add3(pos, pos, bpos);
-  mcNum dist = trueDepth ? -(r + best) : -r;
+  mcNum dist = -(r + best);
   if (dist > margin) {
     return 0;
   }
@@ -79,16 +79,9 @@ static int sphereBoxDepth(const mcModel* m, const mcData* d, mcContact* con, int
 }
 
 
-// the sphere against a box as MuJoCo 2.2.2's capsule-box uses it (centre inside: depth r)
-static int sphereBoxRaw(const mcModel* m, const mcData* d, mcContact* con, int g, const mcNum c[3],
-                        mcNum r, mcNum margin) {
-  return sphereBoxDepth(m, d, con, g, c, r, margin, 0);
-}
-
-
 int mcc_sphereBox(const mcpHost* host, const mcModel* m, const mcData* d, mcContact* con,
                   int g1, int g2, mcNum margin) {
-  return sphereBoxDepth(m, d, con, g2, MCC_POS(d, g1), MCC_SIZE(m, g1)[0], margin, 1);
+  return sphereBoxRaw(m, d, con, g2, MCC_POS(d, g1), MCC_SIZE(m, g1)[0], margin);
 }
 
 
@@ -107,46 +100,83 @@ static mcNum boxDist2(const mcNum s[3], const mcNum c[3], const mcNum a[3], mcNu
 }
 
 
-// segment parameter in [-h, h] nearest to the box edge along axis k at signs (s1, s2) of the
-// other two axes (segment c + t*a with unit a, box frame)
-static mcNum segmentEdgeParam(const mcNum s[3], const mcNum c[3], const mcNum a[3], mcNum h,
-                              int k, int s1, int s2) {
-  int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
-  mcNum e[3];
-  e[k] = 0;
-  e[k1] = s1*s[k1];
-  e[k2] = s2*s[k2];
+static mcNum clampNum(mcNum x, mcNum lo, mcNum hi) {
+  return x < lo ? lo : (x > hi ? hi : x);
+}
 
-  // minimize |c + t a - e - u d| over t in [-h, h], u in [-s[k], s[k]] (d = unit axis k)
-  mcNum w[3];
-  sub3(w, c, e);
-  mcNum ad = a[k], aw = dot3(a, w), dw = w[k];
-  mcNum den = 1 - ad*ad;
-  mcNum t, u;
-  if (den > mcMINVAL) {
-    t = (ad*dw - aw) / den;
-  } else {
-    t = 0;
+
+// the segment parameter moved, when c + t*a lies outside the slab |x_m| <= s[m], to where the
+// segment's line crosses the violated side of the slab (not clamped)
+static mcNum clipToSlab(const mcNum s[3], const mcNum c[3], const mcNum a[3], mcNum t, int m) {
+  mcNum x = c[m] + t*a[m];
+  if (fabs(a[m]) < mcMINVAL) {
+    return t;
   }
-  t = t < -h ? -h : (t > h ? h : t);
-  u = dw + t*ad;
-  if (u < -s[k] || u > s[k]) {
-    u = u < -s[k] ? -s[k] : s[k];
-    t = u*ad - aw;
-    t = t < -h ? -h : (t > h ? h : t);
+  if (x > s[m]) {
+    return (s[m] - c[m]) / a[m];
+  }
+  if (x < -s[m]) {
+    return (-s[m] - c[m]) / a[m];
   }
   return t;
 }
 
 
-// The contact set follows MuJoCo 2.2.2, derived from its observable behaviour: the segment
-// point nearest to the box (among the two ends and the points nearest to each box edge, the
-// first of equals; inside the box the distance is zero) is a sphere against the box. When that
-// point lies outside over a face and the axis is within asin(0.2) of the face plane, the segment
-// clipped to the face gives two contacts at its clipped ends instead. Otherwise the other end
-// sphere is added when within the margin, except that an end inside the box is reported alone,
-// and a segment through the box (both ends outside) reports its end spheres within the margin,
-// or the inner point when neither is.
+// the second point for a nearest point t1 off a box corner (sg: its side of the box along each
+// axis): the axes the segment moves along towards the box as t grows (sg_j a_j < 0) are chosen
+// when their share of the axis is the larger one (sum of a_j^2 over them > the rest's), the
+// others otherwise; of the chosen, the one most across the box (largest |a_j| / s_j) gives the
+// step: t1 moved by the box's width along it, towards the box or away from it, clamped
+static mcNum cornerSecond(const mcNum s[3], const int sg[3], const mcNum a[3], mcNum t1, mcNum h) {
+  mcNum wtoward = 0, waway = 0;
+  for (int j = 0; j < 3; j++) {
+    if (sg[j]*a[j] < 0) {
+      wtoward += a[j]*a[j];
+    } else {
+      waway += a[j]*a[j];
+    }
+  }
+  int toward = wtoward > waway, jb = -1;
+  mcNum best = -1;
+  for (int j = 0; j < 3; j++) {
+    if ((sg[j]*a[j] < 0) == toward && fabs(a[j]) / s[j] > best) {
+      best = fabs(a[j]) / s[j];
+      jb = j;
+    }
+  }
+  if (jb < 0 || fabs(a[jb]) < mcMINVAL) {
+    return t1;
+  }
+  return clampNum(t1 - sg[jb]*2*s[jb]/a[jb], -h, h);
+}
+
+
+// The contact set follows MuJoCo 2.2.2, derived from its observable behaviour (box frame, segment
+// c + t*a, t in [-h, h]; random generic poses agree to 1e-9 but for about 1 in 10^4, besides the
+// deviation below):
+// - an end inside the box: its sphere against the box alone (the first such end);
+// - otherwise the first point t1 is found over the 12 edges in order (edge axis k = x, y, z; the
+//   other two axes at signs (-,-), (+,-), (-,+), (+,+)), skipping edges parallel to the segment:
+//   the closest points of the two lines; when the edge's point lies beyond the edge, it is
+//   clamped to the corner and t becomes the corner's projection ("corner"; "edge" otherwise);
+//   t is clamped to the segment and the edge point recomputed from it; the nearest wins (first
+//   of equals). An end over a face (outside along one axis only) replaces it when not farther
+//   (up to a relative 1e-9). The first contact is the sphere at t1 against the box;
+// - the second contact is the sphere at a second point t2 when within the margin; t2 = t1 gives
+//   the same contact twice, as 2.2.2 does:
+//   edge: none when t1 is an end and the segment leaves both faces at the edge, or when t1 is
+//   not an end and its point lies over one of the two faces only (a segment crossing the box
+//   near the edge); otherwise, with j the axis of the face at the edge the segment is less
+//   parallel to, t2 = t1 moved one box width (2 s_j / |a_j|) along the segment towards the box
+//   along j, clamped, then moved into the slab of the edge axis, clamped;
+//   corner: none when t1 is an end and the segment leaves all three faces; otherwise t2 follows
+//   cornerSecond (an axis along which the end lies within the box counts as one the segment
+//   moves towards);
+//   end over a face: t2 is the other end moved along the segment into the face's two slabs (in
+//   axis order), clamped.
+// Not reproduced: 2.2.2 reports no contact at all for some segments through the box (an end
+// over a face wins the nearest-point search with a sphere beyond the margin); Moduco reports the
+// sphere at the middle of the segment's part inside the box instead.
 int mcc_capsuleBox(const mcpHost* host, const mcModel* m, const mcData* d, mcContact* con,
                    int g1, int g2, mcNum margin) {
   const mcNum* cpos = MCC_POS(d, g1);
@@ -154,110 +184,160 @@ int mcc_capsuleBox(const mcpHost* host, const mcModel* m, const mcData* d, mcCon
   const mcNum* bmat = MCC_MAT(d, g2);
   const mcNum* s = MCC_SIZE(m, g2);
   mcNum r = MCC_SIZE(m, g1)[0], h = MCC_SIZE(m, g1)[1];
-  mcNum axis[3], dif[3], lc[3], la[3], pt[3];
+  mcNum axis[3], dif[3], c[3], a[3], pt[3];
   matCol(axis, MCC_MAT(d, g1), 2);
   sub3(dif, cpos, bpos);
-  mulMatTVec(lc, bmat, dif);
-  mulMatTVec(la, bmat, axis);
+  mulMatTVec(c, bmat, dif);
+  mulMatTVec(a, bmat, axis);
 
-  // nearest segment point: ends first, then the points nearest to the 12 edges
-  mcNum bestt = -h, bestf = boxDist2(s, lc, la, -h);
-  int bestc = 0;
-  for (int c = 1; c < 14; c++) {
-    mcNum t;
-    if (c == 1) {
-      t = h;
-    } else {
-      int e = c - 2;
-      t = segmentEdgeParam(s, lc, la, h, e / 4, (e & 1) ? 1 : -1, (e & 2) ? 1 : -1);
-    }
-    mcNum f = boxDist2(s, lc, la, t);
-    if (f < bestf) {
-      bestf = f;
-      bestt = t;
-      bestc = c;
+  // an end inside the box: its sphere alone
+  for (int e = 0; e < 2; e++) {
+    if (boxDist2(s, c, a, e ? h : -h) == 0) {
+      addScl3(pt, cpos, axis, e ? h : -h);
+      return sphereBoxRaw(m, d, con, g2, pt, r, margin);
     }
   }
-  addScl3(pt, cpos, axis, bestt);
+
+  // nearest point: the edges (type 1: edge, 2: corner)
+  mcNum best = INFINITY, t1 = 0;
+  int type = 0, ek = 0, es1 = 0, es2 = 0, face = 0;
+  for (int k = 0; k < 3; k++) {
+    int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+    for (int sg = 0; sg < 4; sg++) {
+      int s1 = (sg & 1) ? 1 : -1, s2 = (sg & 2) ? 1 : -1;
+      mcNum p[3];
+      p[k] = 0;
+      p[k1] = s1*s[k1];
+      p[k2] = s2*s[k2];
+      mcNum w0[3];
+      sub3(w0, c, p);
+      mcNum b = a[k], den = 1 - b*b;
+      if (den < mcMINVAL) {
+        continue;  // segment parallel to the edge: no candidate
+      }
+      mcNum t = (b*w0[k] - dot3(a, w0)) / den;
+      mcNum w = w0[k] + t*b;
+      int corner = w < -s[k] || w > s[k];
+      if (corner) {
+        p[k] = clampNum(w, -s[k], s[k]);
+        mcNum v[3];
+        sub3(v, p, c);
+        t = dot3(v, a);
+      }
+      t = clampNum(t, -h, h);
+      p[k] = clampNum(c[k] + t*a[k], -s[k], s[k]);
+      mcNum d2 = 0;
+      for (int j = 0; j < 3; j++) {
+        mcNum x = c[j] + t*a[j] - p[j];
+        d2 += x*x;
+      }
+      if (d2 < best) {
+        best = d2;
+        t1 = t;
+        type = corner ? 2 : 1;
+        ek = k;
+        es1 = s1;
+        es2 = s2;
+      }
+    }
+  }
+
+  // nearest point: an end over a face (outside along one axis only), also when level with the
+  // best edge up to a relative 1e-9
+  for (int e = 0; e < 2; e++) {
+    mcNum t = e ? h : -h, d2 = 0;
+    int nout = 0, f = 0;
+    for (int j = 0; j < 3; j++) {
+      mcNum x = fabs(c[j] + t*a[j]) - s[j];
+      if (x > 0) {
+        d2 += x*x;
+        nout++;
+        f = j;
+      }
+    }
+    if (nout == 1 && d2 < best + 1e-9*best) {
+      best = d2;
+      t1 = t;
+      type = 3;
+      face = f;
+    }
+  }
+
+  // first contact
+  addScl3(pt, cpos, axis, t1);
   int cnt = sphereBoxRaw(m, d, con, g2, pt, r, margin);
   if (!cnt) {
-    return 0;
-  }
-  int isEnd = bestc < 2 || bestt == -h || bestt == h;
-  int deep = bestf == 0;
-
-  // nearest point over a face (one coordinate outside the box) and the axis nearly parallel to
-  // it: clip the segment to the face
-  int k = -1, nout = 0;
-  for (int j = 0; j < 3; j++) {
-    mcNum x = lc[j] + bestt*la[j];
-    if (x > s[j] || x < -s[j]) {
-      nout++;
-      k = j;
+    // 2.2.2 reports nothing here even when the segment passes through the box (its nearest-point
+    // search can end on a point away from the box); Moduco reports the sphere at the middle of
+    // the segment's part inside the box instead
+    mcNum lo = -h, hi = h;
+    for (int j = 0; j < 3 && lo <= hi; j++) {
+      if (fabs(a[j]) < mcMINVAL) {
+        if (fabs(c[j]) > s[j]) {
+          lo = h + 1;
+        }
+        continue;
+      }
+      mcNum ta = (-s[j] - c[j]) / a[j], tb = (s[j] - c[j]) / a[j];
+      lo = fmax(lo, fmin(ta, tb));
+      hi = fmin(hi, fmax(ta, tb));
     }
+    if (lo > hi) {
+      return 0;
+    }
+    addScl3(pt, cpos, axis, 0.5*(lo + hi));
+    return sphereBoxRaw(m, d, con, g2, pt, r, margin);
   }
-  if (!deep && nout == 1 && fabs(la[k]) < 0.2) {
-    mcNum sg = lc[k] + bestt*la[k] > 0 ? 1 : -1;
-    mcNum t0 = -h, t1 = h;
+
+  // second point
+  mcNum q1[3], t2 = t1;
+  int sg[3];
+  addScl3(q1, c, a, t1);
+  int isEnd = t1 == -h || t1 == h;
+  mcNum dir = t1 == -h ? 1 : -1;
+  if (type == 1) {
+    // edge: no second point when an end leaves both faces, or when the point lies over one of
+    // the two faces only; otherwise one box width across along the axis of the face the segment
+    // is less parallel to, then back into the edge's slab
+    int k1 = (ek + 1) % 3, k2 = (ek + 2) % 3;
+    sg[ek] = q1[ek] > 0 ? 1 : -1;
+    sg[k1] = es1;
+    sg[k2] = es2;
+    if (isEnd && sg[k1]*a[k1]*dir > 0 && sg[k2]*a[k2]*dir > 0) {
+      return cnt;
+    }
+    if (!isEnd && (fabs(q1[k1]) > s[k1]) != (fabs(q1[k2]) > s[k2])) {
+      return cnt;
+    }
+    int j = fabs(a[k1]) < fabs(a[k2]) ? k2 : k1;
+    t2 = clampNum(t1 - sg[j]*2*s[j]/a[j], -h, h);
+    t2 = clipToSlab(s, c, a, t2, ek);
+    t2 = clampNum(t2, -h, h);
+  } else if (type == 2) {
+    // an end within the box along an axis counts as moving towards the box along it
     for (int j = 0; j < 3; j++) {
-      if (j == k || fabs(la[j]) < mcMINVAL) {
-        continue;
+      if (fabs(q1[j]) <= s[j] && isEnd) {
+        sg[j] = a[j]*dir > 0 ? -1 : 1;
+      } else {
+        sg[j] = q1[j] > 0 ? 1 : -1;
       }
-      mcNum ta = (-s[j] - lc[j]) / la[j], tb = (s[j] - lc[j]) / la[j];
-      if (ta > tb) {
-        mcNum tmp = ta;
-        ta = tb;
-        tb = tmp;
+    }
+    if (isEnd && sg[0]*a[0]*dir > 0 && sg[1]*a[1]*dir > 0 && sg[2]*a[2]*dir > 0) {
+      return cnt;
+    }
+    t2 = cornerSecond(s, sg, a, t1, h);
+  } else {
+    // an end over a face: the other end moved into the face's two slabs
+    t2 = -t1;
+    for (int j = 0; j < 3; j++) {
+      if (j != face) {
+        t2 = clipToSlab(s, c, a, t2, j);
       }
-      t0 = ta > t0 ? ta : t0;
-      t1 = tb < t1 ? tb : t1;
     }
-    mcNum n[3], ln[3] = {0, 0, 0};
-    ln[k] = -sg;
-    mulMatVec(n, bmat, ln);
-    cnt = 0;
-    for (int e = 0; e < 2; e++) {
-      mcNum t = e ? t1 : t0, pos[3];
-      mcNum dist = sg*(lc[k] + t*la[k]) - s[k] - r;
-      if (dist > margin) {
-        continue;
-      }
-      addScl3(pt, cpos, axis, t);
-      addScl3(pos, pt, n, r + dist/2);
-      setContact(con + cnt++, dist, pos, n, NULL);
-    }
-    return cnt;
+    t2 = clampNum(t2, -h, h);
   }
-
-  // otherwise the end spheres, unless the nearest point is an end inside the box
-  if (deep && isEnd) {
-    return cnt;
-  }
-  if (deep) {
-    // segment through the box with both ends outside: the end spheres within the margin, else
-    // the inner point
-    mcContact ends[2];
-    int ne = 0;
-    for (int e = 0; e < 2; e++) {
-      addScl3(pt, cpos, axis, e ? h : -h);
-      ne += sphereBoxRaw(m, d, ends + ne, g2, pt, r, margin);
-    }
-    if (ne) {
-      for (int e = 0; e < ne; e++) {
-        con[e] = ends[e];
-      }
-      return ne;
-    }
-    return cnt;
-  }
-  for (int e = 0; e < 2; e++) {
-    mcNum t = e ? h : -h;
-    if (isEnd && t == bestt) {
-      continue;
-    }
-    addScl3(pt, cpos, axis, t);
-    cnt += sphereBoxRaw(m, d, con + cnt, g2, pt, r, margin);
-  }
+  addScl3(pt, cpos, axis, t2);
+  cnt += sphereBoxRaw(m, d, con + cnt, g2, pt, r, margin);
   return cnt;
 }
 

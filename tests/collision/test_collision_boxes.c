@@ -410,6 +410,69 @@ Test(boxes, edge_separated_no_deep_contact) {
 }
 
 
+// the contacts Moduco (compiling each MJCF text itself, mc_forward at qpos0) and MuJoCo 3.3.8
+// (tu_mjs3Contacts) find in n scenes, compared as sets: each 3.3.8 contact paired with an unused
+// Moduco contact of the same geoms within tol in dist, pos and normal. Returns the number of
+// scenes that differ (the first few printed with what); the largest error of paired contacts in
+// *maxerr
+static int compareMujoco3(const char* const* xmls, int n, double tol, const char* what,
+                          double* maxerr) {
+  char err[1024];
+  cJSON* out = tu_mjs3Contacts(xmls, n, err, sizeof(err));
+  cr_assert(out, "%s", err);
+  const cJSON* models = cJSON_GetObjectItem(out, "models");
+  int nfail = 0;
+  *maxerr = 0;
+  for (int i = 0; i < n; i++) {
+    const cJSON* ref = cJSON_GetObjectItem(cJSON_GetArrayItem(models, i), "contacts");
+    cr_assert(cJSON_IsArray(ref), "%s %d: 3.3.8 did not compile it", what, i);
+    mcModel* m = mc_loadXMLString(xmls[i], NULL, err, sizeof(err));
+    cr_assert(m, "%s %d: %s", what, i, err);
+    mcData* d = mc_makeData(m);
+    mc_forward(m, d);
+    int nr = cJSON_GetArraySize(ref), bad = nr != d->ncon, used[mcMAXCONPAIR * 4] = {0};
+    cr_assert(d->ncon <= mcMAXCONPAIR * 4);
+    for (int j = 0; j < nr && !bad; j++) {
+      double v[9];
+      for (int k = 0; k < 9; k++) {
+        v[k] = cJSON_GetArrayItem(cJSON_GetArrayItem(ref, j), k)->valuedouble;
+      }
+      int best = -1;
+      double be = INFINITY;
+      for (int c = 0; c < d->ncon; c++) {
+        const mcContact* con = d->contact + c;
+        if (used[c] || con->geom1 != (int)v[0] || con->geom2 != (int)v[1]) {
+          continue;
+        }
+        double e = fabs(con->dist - v[2]);
+        for (int k = 0; k < 3; k++) {
+          e = fmax(e, fmax(fabs(con->pos[k] - v[3 + k]), fabs(con->frame[k] - v[6 + k])));
+        }
+        if (e < be) {
+          be = e;
+          best = c;
+        }
+      }
+      if (best < 0 || be > tol) {
+        bad = 1;
+      } else {
+        used[best] = 1;
+        *maxerr = fmax(*maxerr, be);
+      }
+    }
+    if (bad && nfail++ < 8) {
+      printf("%s, scene %d: %d contacts, MuJoCo 3.3.8 %d; first: dist %.12g / %.12g\n", what, i,
+             d->ncon, nr, d->ncon ? d->contact[0].dist : NAN,
+             nr ? cJSON_GetArrayItem(cJSON_GetArrayItem(ref, 0), 2)->valuedouble : NAN);
+    }
+    mc_deleteData(d);
+    mc_deleteModel(m);
+  }
+  cJSON_Delete(out);
+  return nfail;
+}
+
+
 // MJ#2206, as MuJoCo 3.3.8 fixed it: a sphere whose centre is inside a box leaves through the
 // nearest face (the first of equals in x, y, z order; from a mid-plane through the negative
 // face), with depth radius + distance of the centre to that face. 160 scenes compiled by both
@@ -460,46 +523,90 @@ Test(boxes, sphere_centre_inside_box_as_mujoco3) {
              s[0], s[1], s[2], q[0], q[1], q[2], q[3], c[0], c[1], c[2], r);
     xmls[i] = xml[i];
   }
-  char err[1024];
-  cJSON* out = tu_mjs3Contacts(xmls, N, err, sizeof(err));
-  cr_assert(out, "%s", err);
-  const cJSON* models = cJSON_GetObjectItem(out, "models");
-  double maxerr = 0;
-  int nfail = 0;
-  for (int i = 0; i < N; i++) {
-    const cJSON* ref = cJSON_GetObjectItem(cJSON_GetArrayItem(models, i), "contacts");
-    cr_assert(cJSON_IsArray(ref), "scene %d: 3.3.8 did not compile it", i);
-    mcModel* m = mc_loadXMLString(xml[i], NULL, err, sizeof(err));
-    cr_assert(m, "scene %d: %s", i, err);
-    mcData* d = mc_makeData(m);
-    mc_forward(m, d);
-    cr_assert_eq(d->ncon, cJSON_GetArraySize(ref), "scene %d: %d contacts, 3.3.8 %d", i, d->ncon,
-                 cJSON_GetArraySize(ref));
-    for (int j = 0; j < d->ncon; j++) {
-      const cJSON* rc = cJSON_GetArrayItem(ref, j);
-      double v[9];
-      for (int k = 0; k < 9; k++) {
-        v[k] = cJSON_GetArrayItem(rc, k)->valuedouble;
-      }
-      const mcContact* c = d->contact + j;
-      cr_assert(c->geom1 == (int)v[0] && c->geom2 == (int)v[1], "scene %d: geoms differ", i);
-      double e = fabs(c->dist - v[2]);
-      for (int k = 0; k < 3; k++) {
-        e = fmax(e, fmax(fabs(c->pos[k] - v[3 + k]), fabs(c->frame[k] - v[6 + k])));
-      }
-      maxerr = fmax(maxerr, e);
-      if (e > 1e-9) {
-        nfail++;
-        printf("sphere in box, scene %d: dist %.12g (3.3.8 %.12g), normal %.6g %.6g %.6g "
-               "(3.3.8 %.6g %.6g %.6g)\n", i, c->dist, v[2], c->frame[0], c->frame[1],
-               c->frame[2], v[6], v[7], v[8]);
-      }
-    }
-    mc_deleteData(d);
-    mc_deleteModel(m);
-  }
-  cJSON_Delete(out);
+  double maxerr;
+  int nfail = compareMujoco3(xmls, N, 1e-9, "sphere in box", &maxerr);
   printf("sphere centre inside a box: %d scenes against MuJoCo 3.3.8, %d differ, max error %.3g\n",
          N, nfail, maxerr);
   cr_expect_eq(nfail, 0, "%d of %d scenes differ from MuJoCo 3.3.8", nfail, N);
+}
+
+
+// random scenes of a world box and a free geom of the given type near or in it (centre within
+// reach, any orientation; every third box-box scene axis-aligned and offset mostly along z, for
+// face-on contacts): MJCF texts in xml[n][512]
+static void boxScenes(char (*xml)[512], int n, const char* type, unsigned long long seed) {
+  TuRng rng = {seed};
+  int isbox = !strcmp(type, "box");
+  for (int i = 0; i < n; i++) {
+    double bs[3], gs[3], q[4] = {1, 0, 0, 0}, v[3], p[3];
+    for (int k = 0; k < 3; k++) {
+      bs[k] = tu_uniform(&rng, 0.05, 0.3);
+      gs[k] = tu_uniform(&rng, 0.05, 0.3);
+    }
+    int aligned = isbox && i % 3 == 0;
+    if (!aligned) {
+      for (int k = 0; k < 4; k++) {
+        q[k] = tu_uniform(&rng, -1, 1);
+      }
+    }
+    for (int k = 0; k < 3; k++) {
+      v[k] = tu_uniform(&rng, -1, 1);
+    }
+    if (aligned) {
+      v[0] *= 0.3;
+      v[1] *= 0.3;
+      v[2] = 1;
+    }
+    double nv = sqrt(v[0]*v[0] + v[1]*v[1] + v[2]*v[2]), dd = tu_uniform(&rng, 0, 0.6);
+    for (int k = 0; k < 3; k++) {
+      p[k] = dd * v[k] / nv;
+    }
+    snprintf(xml[i], 512,
+             "<mujoco><worldbody><geom type='box' size='%.17g %.17g %.17g'/>"
+             "<body pos='%.17g %.17g %.17g' quat='%.17g %.17g %.17g %.17g'><freejoint/>"
+             "<geom type='%s' size='%.17g %.17g %.17g'/></body></worldbody></mujoco>",
+             bs[0], bs[1], bs[2], p[0], p[1], p[2], q[0], q[1], q[2], q[3], type,
+             isbox ? gs[0] : 0.6*gs[0], gs[1], gs[2]);
+  }
+}
+
+
+// capsule-box and box-box against MuJoCo 3.3.8, whose contact sets differ from 2.2.2's (compared
+// in test_collision_pairs.c): capsule-box by the true depth of segment points inside the box
+// (MJ#2206 fixed, as for sphere-box); box-box by keeping a subset of 2.2.2's contacts in about
+// half of the scenes with contacts (rule not identified yet). Random scenes: the free geom's
+// centre 0 to 0.6 from the box's, so most are deep. Floors at what is reached: capsule-box 199
+// of 200 (the one left: a capsule through the box for which 3.3.8, like 2.2.2, reports no
+// contact and Moduco reports one on purpose, see box.c); box-box 242 of 300.
+Test(boxes, capsule_box_as_mujoco3) {
+  TU_MJS3_REQUIRE();
+  enum { N = 200 };
+  static char xml[N][512];
+  const char* xmls[N];
+  boxScenes(xml, N, "capsule", 3476);
+  for (int i = 0; i < N; i++) {
+    xmls[i] = xml[i];
+  }
+  double maxerr;
+  int nfail = compareMujoco3(xmls, N, 1e-9, "capsule-box", &maxerr);
+  printf("capsule-box: %d scenes against MuJoCo 3.3.8, %d differ, max error %.3g\n", N, nfail,
+         maxerr);
+  cr_expect_leq(nfail, 1, "%d of %d scenes differ from MuJoCo 3.3.8", nfail, N);
+}
+
+
+Test(boxes, box_box_as_mujoco3) {
+  TU_MJS3_REQUIRE();
+  enum { N = 300 };
+  static char xml[N][512];
+  const char* xmls[N];
+  boxScenes(xml, N, "box", 2471);
+  for (int i = 0; i < N; i++) {
+    xmls[i] = xml[i];
+  }
+  double maxerr;
+  int nfail = compareMujoco3(xmls, N, 1e-9, "box-box", &maxerr);
+  printf("box-box: %d scenes against MuJoCo 3.3.8, %d differ, max error %.3g\n", N, nfail,
+         maxerr);
+  cr_expect_leq(nfail, 58, "%d of %d scenes differ from MuJoCo 3.3.8", nfail, N);
 }
