@@ -47,6 +47,7 @@ typedef struct mccGeom_ {
   float rgba[4];
   int fluidshape;                 // 0 none, 1 ellipsoid
   mcNum fluidcoef[5];
+  int shellinertia;               // mass on the surface (primitives; meshes use <mesh inertia>)
   const char* mesh;               // mesh name (points into the XML tree)
   const char* hfield;             // hfield name
 } mccGeom;

@@ -204,8 +204,9 @@ void mcc_readGeom(mcc* c, const mcxElem* e, mccGeom* s, int in_default) {
   if (v) {
     s->hfield = v;
   }
-  if (mcx_attr(e, "shellinertia") && mcc_readBool(c, e, "shellinertia") == 1) {
-    mcc_error(c, e, "not supported yet: attribute 'shellinertia'");
+  int shell = mcc_readBool(c, e, "shellinertia");
+  if (shell >= 0) {
+    s->shellinertia = shell;
   }
   (void)in_default;
 }

@@ -7,6 +7,71 @@
 
 //---------------------------------- geoms ---------------------------------------------------------
 
+// surface area and unit-density diagonal inertia of a primitive's surface (shellinertia, as
+// MuJoCo 3.3.8); return 0 if it has none
+static int mcc_primitiveShell(int type, const mcNum* size, mcNum* area, mcNum I[3]) {
+  mcNum r = size[0];
+  switch (type) {
+  case mcGEOM_SPHERE:
+    *area = 4 * mcPI * r * r;
+    I[0] = I[1] = I[2] = 2.0 / 3.0 * (*area) * r * r;
+    return 1;
+
+  case mcGEOM_CAPSULE: {
+    // open cylinder plus a sphere split at the ends (a hemisphere shell's centre: r/2 from base)
+    mcNum h = size[1];
+    mcNum al = 4 * mcPI * r * h, as = 4 * mcPI * r * r;
+    *area = al + as;
+    I[0] = I[1] = al * (r * r / 2 + h * h / 3) + as * (2.0 / 3.0 * r * r + h * h + h * r);
+    I[2] = al * r * r + 2.0 / 3.0 * as * r * r;
+    return 1;
+  }
+
+  case mcGEOM_CYLINDER: {
+    // open cylinder plus two discs
+    mcNum h = size[1];
+    mcNum al = 4 * mcPI * r * h, ac = mcPI * r * r;
+    *area = al + 2 * ac;
+    I[0] = I[1] = al * (r * r / 2 + h * h / 3) + 2 * ac * (r * r / 4 + h * h);
+    I[2] = al * r * r + ac * r * r;
+    return 1;
+  }
+
+  case mcGEOM_ELLIPSOID: {
+    // area: Knud Thomsen's formula (p = 1.6075); inertia: the layer of thickness 1e-6 between
+    // the ellipsoid and the one with every semi-axis 1e-6 longer, at the density giving that area
+    mcNum a = size[0], b = size[1], cc = size[2], p = 1.6075, t = 1e-6;
+    *area = 4 * mcPI * pow((pow(a * b, p) + pow(a * cc, p) + pow(b * cc, p)) / 3, 1 / p);
+    mcNum A = a + t, B = b + t, C = cc + t;
+    mcNum v0 = 4 * mcPI * a * b * cc / 3, v1 = 4 * mcPI * A * B * C / 3;
+    mcNum rho = *area / (v1 - v0), m0 = rho * v0, m1 = rho * v1;
+    I[0] = m1 * (B * B + C * C) / 5 - m0 * (b * b + cc * cc) / 5;
+    I[1] = m1 * (A * A + C * C) / 5 - m0 * (a * a + cc * cc) / 5;
+    I[2] = m1 * (A * A + B * B) / 5 - m0 * (a * a + b * b) / 5;
+    return 1;
+  }
+
+  case mcGEOM_BOX: {
+    // three pairs of plates; ax: area of one face normal to x, and so on
+    mcNum a = size[0], b = size[1], cc = size[2];
+    mcNum ax = 4 * b * cc, ay = 4 * a * cc, az = 4 * a * b;
+    *area = 2 * (ax + ay + az);
+    I[0] = 2 * ax * (b * b + cc * cc) / 3 + 2 * ay * (b * b + cc * cc / 3) +
+           2 * az * (cc * cc + b * b / 3);
+    I[1] = 2 * ay * (a * a + cc * cc) / 3 + 2 * ax * (a * a + cc * cc / 3) +
+           2 * az * (cc * cc + a * a / 3);
+    I[2] = 2 * az * (a * a + b * b) / 3 + 2 * ax * (a * a + b * b / 3) +
+           2 * ay * (b * b + a * a / 3);
+    return 1;
+  }
+
+  default:
+    *area = 0;
+    I[0] = I[1] = I[2] = 0;
+    return 0;
+  }
+}
+
 // volume and unit-density diagonal inertia of a primitive; return 0 if it has no volume
 static int mcc_primitive(int type, const mcNum* size, mcNum* vol, mcNum I[3]) {
   mcNum r = size[0];
@@ -62,6 +127,18 @@ static int mcc_primitive(int type, const mcNum* size, mcNum* vol, mcNum I[3]) {
 
 void mcc_geomInertia(mcc* c, const mccGeomObj* g, mcNum* mass, mcNum inertia[3]) {
   mcNum vol, I[3];
+  if (g->s.type == mcGEOM_MESH && mcc_meshGeomOwnInertia(c, g->meshid, &vol, I)) {
+    // MuJoCo 3.3.8 (<mesh inertia=...>): the mesh's own volume (area for a shell) and inertia
+    mcNum density = g->s.density;
+    if (g->s.mass >= 0) {
+      density = vol > mcMINVAL ? g->s.mass / vol : 0;
+    }
+    *mass = g->s.mass >= 0 ? (vol > mcMINVAL ? g->s.mass : 0) : density * vol;
+    for (int i = 0; i < 3; i++) {
+      inertia[i] = density * I[i];
+    }
+    return;
+  }
   if (g->s.type == mcGEOM_MESH) {
     // MuJoCo 2.2.2: the box with the mesh's principal inertia (mass = density x box volume)
     mcNum b[3];
@@ -78,7 +155,9 @@ void mcc_geomInertia(mcc* c, const mccGeomObj* g, mcNum* mass, mcNum inertia[3])
     inertia[2] = mass_g * (b[0] * b[0] + b[1] * b[1]) / 3;
     return;
   }
-  if (!mcc_primitive(g->s.type, g->s.size, &vol, I)) {
+  int has = g->s.shellinertia ? mcc_primitiveShell(g->s.type, g->s.size, &vol, I)
+                              : mcc_primitive(g->s.type, g->s.size, &vol, I);
+  if (!has) {
     *mass = 0;
     inertia[0] = inertia[1] = inertia[2] = 0;
     return;

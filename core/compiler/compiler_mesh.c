@@ -6,6 +6,12 @@
 // principal axes from a quaternion Jacobi iteration, and the mesh is moved to that frame. Geoms
 // see a mesh as the box with the same inertia (mass = density x box volume). The convex hull
 // (qhull, option Qt) is stored in MuJoCo's graph layout for the collision plugins.
+//
+// A mesh with an inertia attribute follows MuJoCo 3.3.8 instead (mcc_meshProcess3): vertices are
+// parsed as floats and transformed in double; geoms get the mesh's own volume and inertia. legacy:
+// the 2.2.2 pyramids with |height| (winding plays no part); exact: signed pyramids, refused when
+// the faces are wound inconsistently or inward; convex: the solid convex hull of all vertices;
+// shell: the mass spread over the surface (the volume field holds the area).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +20,7 @@
 #include <libqhull_r/qhull_ra.h>
 
 #include "compiler/compiler_mesh.h"
+#include "engine/io.h"
 
 //---------------------------------- quaternion helpers (MuJoCo's rounding) ------------------------
 
@@ -149,8 +156,13 @@ static void mcc_meshLoad(mcc* c, int i) {
   mcc_assetNums(c, e, "refpos", md->refpos, 3);
   mcc_assetNums(c, e, "refquat", md->refquat, 4);
   const mcxElem* owner;
+  md->inertia = MCC_MESH_DEFAULT;
   if (mcc_assetAttr(c, e, "inertia", &owner)) {
-    mcc_readEnum(c, owner, "inertia", "legacy convex exact shell");
+    md->inertia = mcc_readEnum(c, owner, "inertia", "legacy convex exact shell");
+  }
+  md->maxhullvert = -1;
+  if (mcc_assetAttr(c, e, "maxhullvert", &owner)) {
+    mcc_readInt(c, owner, "maxhullvert", &md->maxhullvert);
   }
 
   // density of the mesh's default class (MuJoCo weights the inertia sums with it)
@@ -434,25 +446,21 @@ static int mcc_hullGraph(mccMeshData* md, qhT* qh) {
 }
 
 
-// build the convex hull graph of mesh i with qhull (raw file vertices, as MuJoCo)
-static void mcc_meshHull(mcc* c, int i) {
+// run qhull (option Qt) on the n double points pts of mesh i and hand the triangulated hull to
+// fill (0: malformed); refuse the mesh with qhull's message on failure
+static void mcc_runQhull(mcc* c, int i, const double* pts, int n,
+                         int (*fill)(mccMeshData* md, qhT* qh)) {
   mccMeshData* md = c->meshdata + i;
-  const char* why = mcc_flatness(md->vert, md->nvert);
-  if (why) {
-    mcc_meshDegenerate(c, i, why);
-  }
   mccHull* h = (mccHull*)calloc(1, sizeof(mccHull));
   if (!h) {
     mcc_error(c, md->elem, "out of memory");
   }
   md->hull = h;
-  h->pts = (double*)malloc(sizeof(double) * 3 * (size_t)md->nvert);
+  h->pts = (double*)malloc(sizeof(double) * 3 * (size_t)n);
   if (!h->pts) {
     mcc_error(c, md->elem, "out of memory");
   }
-  for (int k = 0; k < 3 * md->nvert; k++) {
-    h->pts[k] = md->vert[k];
-  }
+  memcpy(h->pts, pts, sizeof(double) * 3 * (size_t)n);
   h->ferr = open_memstream(&h->msg, &h->msglen);
 
   // qhull reports errors by longjmp to qh.errexit; nothing of ours is touched in between
@@ -465,20 +473,16 @@ static void mcc_meshHull(mcc* c, int i) {
     char opt[] = "qhull Qt";
     qh->NOerrexit = False;
     qh_initflags(qh, opt);
-    qh_init_B(qh, h->pts, md->nvert, 3, False);
+    qh_init_B(qh, h->pts, n, 3, False);
     qh_qhull(qh);
     qh_triangulate(qh);
-    qh_vertexneighbors(qh);
-    ok = mcc_hullGraph(md, qh) ? 1 : 2;
+    ok = fill(md, qh) ? 1 : 2;
   }
   qh->NOerrexit = True;
   if (h->ferr) {
     fflush(h->ferr);
   }
   if (ok != 1) {
-    free(md->graph);
-    md->graph = NULL;
-    md->ngraph = 0;
     char msg[512] = "";
     if (h->msg) {
       const char* p = strstr(h->msg, "QH");
@@ -497,6 +501,85 @@ static void mcc_meshHull(mcc* c, int i) {
 }
 
 
+// mcc_hullGraph after the vertex neighbours; the graph is dropped if it fails
+static int mcc_hullGraphFill(mccMeshData* md, qhT* qh) {
+  qh_vertexneighbors(qh);
+  if (mcc_hullGraph(md, qh)) {
+    return 1;
+  }
+  free(md->graph);
+  md->graph = NULL;
+  md->ngraph = 0;
+  return 0;
+}
+
+
+// build the convex hull graph of mesh i with qhull (raw file vertices, as MuJoCo)
+static void mcc_meshHull(mcc* c, int i) {
+  mccMeshData* md = c->meshdata + i;
+  const char* why = mcc_flatness(md->vert, md->nvert);
+  if (why) {
+    mcc_meshDegenerate(c, i, why);
+  }
+  double* pts = (double*)malloc(sizeof(double) * 3 * (size_t)md->nvert);
+  if (!pts) {
+    mcc_error(c, md->elem, "out of memory");
+  }
+  for (int k = 0; k < 3 * md->nvert; k++) {
+    pts[k] = md->vert[k];
+  }
+  md->vd = pts;                   // freed with the mesh if qhull fails
+  mcc_runQhull(c, i, pts, md->nvert, mcc_hullGraphFill);
+  free(md->vd);
+  md->vd = NULL;
+}
+
+
+// the hull's triangles, wound outward (along qhull's facet normals), over md->vd
+static int mcc_hullTriangles(mccMeshData* md, qhT* qh) {
+  facetT* facet;
+  vertexT* vertex1;
+  vertexT** vertex1p;
+  int n = qh->num_facets;
+  md->hullface = (int*)malloc(sizeof(int) * 3 * (size_t)(n > 0 ? n : 1));
+  if (!md->hullface) {
+    return 0;
+  }
+  md->nhullface = 0;
+  FORALLfacets {
+    if (md->nhullface >= n) {
+      return 0;
+    }
+    int* t = md->hullface + 3 * md->nhullface;
+    int k = 0;
+    FOREACHsetelement_(vertexT, facet->vertices, vertex1) {
+      int id = qh_pointid(qh, vertex1->point);
+      if (k >= 3 || id < 0 || id >= md->nvert) {
+        return 0;
+      }
+      t[k++] = id;
+    }
+    if (k != 3) {
+      return 0;
+    }
+    const double* a = md->vd + 3 * t[0];
+    const double* b = md->vd + 3 * t[1];
+    const double* d = md->vd + 3 * t[2];
+    double e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+    double e2[3] = {d[0] - a[0], d[1] - a[1], d[2] - a[2]};
+    double nrm[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+                     e1[0] * e2[1] - e1[1] * e2[0]};
+    if (nrm[0] * facet->normal[0] + nrm[1] * facet->normal[1] + nrm[2] * facet->normal[2] < 0) {
+      int tmp = t[1];
+      t[1] = t[2];
+      t[2] = tmp;
+    }
+    md->nhullface++;
+  }
+  return 1;
+}
+
+
 // faces of a mesh given as vertices only: the triangles of its hull
 static void mcc_meshFacesFromHull(mcc* c, mccMeshData* md) {
   int numvert = md->graph[0], numface = md->graph[1];
@@ -510,6 +593,10 @@ static void mcc_meshFacesFromHull(mcc* c, mccMeshData* md) {
 
 
 //---------------------------------- volume, inertia, frame ----------------------------------------
+
+static int mcc_windingEdge(mcc* c, int i, int* ea, int* eb, float pa[3], float pb[3]);
+static int mcc_hasExt(const char* path, const char* ext);
+static void mcc_meshFileNote(const mccMeshData* md, char* out, size_t sz);
 
 // area of a float triangle; its unit normal and its centroid (float sums, as MuJoCo)
 static mcNum mcc_triangle(mcNum nrm[3], mcNum cen[3], const float* a, const float* b,
@@ -547,6 +634,24 @@ static void mcc_meshProcess(mcc* c, int i) {
   const char* name = MCC_AT(c->meshes, mccNamed, i)->name;
   float* v = md->vert;
   int nv = md->nvert, nf = md->nface;
+
+  // MuJoCo 2.2.2 refuses inline and OBJ meshes wound inconsistently when a body takes its
+  // inertia from them (it checks STL files before merging their vertices, so never finds anything
+  // there); 3.3.8 accepts them. Neither this volume nor this inertia depends on the winding: warn
+  // where 2.2.2 would have refused
+  int ea, eb;
+  float pa[3], pb[3];
+  if (md->needinertia && !mcc_hasExt(md->path, ".stl") &&
+      mcc_windingEdge(c, i, &ea, &eb, pa, pb)) {
+    char file[1100];
+    mcc_meshFileNote(md, file, sizeof(file));
+    mci_message("WARNING: mesh '%s'%s: faces are wound inconsistently: two faces traverse the "
+                "edge from vertex %d (%g %g %g) to vertex %d (%g %g %g) in the same direction "
+                "(vertices counted from 0). MuJoCo 2.2.2 refuses such a mesh (inline or OBJ) in a "
+                "body whose inertia comes from its geoms, MuJoCo 3.3.8 accepts it; its volume and inertia here do not depend on the "
+                "winding, but inertia=\"exact\" refuses it", name, file, ea, pa[0], pa[1], pa[2],
+                eb, pb[0], pb[1], pb[2]);
+  }
 
   // reference offset, reference rotation, scale (each rounded to float, as MuJoCo)
   const mcNum* rp = md->refpos;
@@ -677,6 +782,388 @@ static void mcc_meshProcess(mcc* c, int i) {
 }
 
 
+//---------------------------------- face winding --------------------------------------------------
+
+static int mcc_cmpEdge(const void* a, const void* b) {
+  long long x = *(const long long*)a, y = *(const long long*)b;
+  return (x > y) - (x < y);
+}
+
+
+// OBJ files: the file's vertex number behind each loaded vertex. The reader gives every
+// triangle corner its own vertex, three per triangle in file order (a fan over each polygon,
+// faces of the first object only), so the faces are read again for their indices. 0 if the
+// counts do not line up (then loaded vertices are compared as they are)
+static int mcc_objFileIds(mcc* c, mccMeshData* md, int* id) {
+  free(md->buf);
+  md->buf = NULL;
+  mcc_meshReadFile(c, md->elem, md->path, &md->buf);
+  int npts = 0, n = 0, nfacepts = 0, ok = 1;
+  const char* s = md->buf;
+  while (*s && ok) {
+    const char* eol = s;
+    while (*eol && *eol != '\n') {
+      eol++;
+    }
+    const char* p = s;
+    while (p < eol && (*p == ' ' || *p == '\t')) {
+      p++;
+    }
+    if (p + 1 < eol && p[0] == 'v' && (p[1] == ' ' || p[1] == '\t')) {
+      npts++;
+    } else if (p + 1 < eol && p[0] == 'f' && (p[1] == ' ' || p[1] == '\t')) {
+      int corner[3], ncorner = 0;
+      const char* q = p + 1;
+      for (;;) {
+        while (q < eol && (*q == ' ' || *q == '\t' || *q == '\r')) {
+          q++;
+        }
+        if (q >= eol) {
+          break;
+        }
+        const char* w = q;
+        while (q < eol && *q != ' ' && *q != '\t' && *q != '\r') {
+          q++;
+        }
+        long idx = strtol(w, NULL, 10);
+        int v = (int)(idx > 0 ? idx - 1 : npts + idx);
+        if (ncorner < 3) {
+          corner[ncorner++] = v;
+        } else {
+          corner[1] = corner[2];
+          corner[2] = v;
+        }
+        if (ncorner == 3) {
+          if (n + 3 > md->nvert) {
+            ok = 0;
+            break;
+          }
+          memcpy(id + n, corner, sizeof(corner));
+          n += 3;
+          nfacepts++;
+        }
+      }
+    } else if (p + 1 < eol && (p[0] == 'o' || p[0] == 'g') && (p[1] == ' ' || p[1] == '\t') &&
+               nfacepts) {
+      break;
+    }
+    s = *eol ? eol + 1 : eol;
+  }
+  free(md->buf);
+  md->buf = NULL;
+  return ok && n == md->nvert && n == 3 * md->nface;
+}
+
+
+// the smallest directed edge (a -> b) that two faces of mesh i traverse in the same direction:
+// their windings disagree (one of them is flipped). Vertices are numbered as the mesh gives them
+// (STL files: after merging repeated vertices; OBJ files: the file's vertex lines), as MuJoCo
+// does; their coordinates go to pa, pb. 0 if there is none
+static int mcc_windingEdge(mcc* c, int i, int* ea, int* eb, float pa[3], float pb[3]) {
+  mccMeshData* md = c->meshdata + i;
+  int nf = md->nface, nv = md->nvert;
+  size_t nkey = 3 * (size_t)(nf > 0 ? nf : 1);
+  char* block = (char*)malloc(sizeof(long long) * nkey + sizeof(int) * (size_t)(nv + 1));
+  if (!block) {
+    mcc_error(c, md->elem, "out of memory");
+  }
+  md->scratch = block;
+  long long* key = (long long*)block;
+  int* id = (int*)(key + nkey);
+  int fileids = md->path[0] && mcc_hasExt(md->path, ".obj") && !md->hullfaces &&
+                mcc_objFileIds(c, md, id);
+  int maxid = nv;
+  if (!fileids) {
+    for (int k = 0; k < nv; k++) {
+      id[k] = k;
+    }
+  }
+  for (int k = 0; k < nv; k++) {
+    maxid = id[k] + 1 > maxid ? id[k] + 1 : maxid;
+  }
+
+  // directed edges, sorted; a repeated one is traversed twice the same way
+  int n = 0;
+  long long base = (long long)maxid + 1;
+  for (int f = 0; f < nf; f++) {
+    const int* t = md->face + 3 * f;
+    for (int k = 0; k < 3; k++) {
+      int a = id[t[k]], b = id[t[(k + 1) % 3]];
+      if (a != b) {
+        key[n++] = (long long)a * base + b;
+      }
+    }
+  }
+  qsort(key, (size_t)n, sizeof(long long), mcc_cmpEdge);
+  int found = 0;
+  for (int k = 1; k < n && !found; k++) {
+    if (key[k] == key[k - 1]) {
+      *ea = (int)(key[k] / base);
+      *eb = (int)(key[k] % base);
+      found = 1;
+    }
+  }
+  for (int k = 0; k < nv && found; k++) {
+    if (id[k] == *ea) {
+      memcpy(pa, md->vert + 3 * k, sizeof(float) * 3);
+    }
+    if (id[k] == *eb) {
+      memcpy(pb, md->vert + 3 * k, sizeof(float) * 3);
+    }
+  }
+  free(block);
+  md->scratch = NULL;
+  return found;
+}
+
+
+// " (file 'path')" for messages, or ""
+static void mcc_meshFileNote(const mccMeshData* md, char* out, size_t sz) {
+  if (md->path[0]) {
+    snprintf(out, sz, " (file '%s')", md->path);
+  } else {
+    out[0] = 0;
+  }
+}
+
+
+//---------------------------------- MuJoCo 3.3.8 inertia modes ------------------------------------
+
+// area (|n|/2), unit normal and centroid of a double triangle; area 0 if degenerate
+static double mcc_triangle3(double nrm[3], double cen[3], const double* a, const double* b,
+                            const double* d) {
+  for (int k = 0; k < 3; k++) {
+    cen[k] = (a[k] + b[k] + d[k]) / 3;
+  }
+  double e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+  double e2[3] = {d[0] - a[0], d[1] - a[1], d[2] - a[2]};
+  nrm[0] = e1[1] * e2[2] - e1[2] * e2[1];
+  nrm[1] = e1[2] * e2[0] - e1[0] * e2[2];
+  nrm[2] = e1[0] * e2[1] - e1[1] * e2[0];
+  double len = sqrt(nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2]);
+  if (len < mcMINVAL) {
+    nrm[0] = nrm[1] = nrm[2] = 0;
+    return 0;
+  }
+  for (int k = 0; k < 3; k++) {
+    nrm[k] /= len;
+  }
+  return len / 2;
+}
+
+
+// second moment integrand of a tetrahedron (origin, d, e, f) for axes i, j, in double
+static double mcc_tetMoment3(const double* d, const double* e, const double* f, int i, int j) {
+  double sq = d[i] * d[j] + e[i] * e[j] + f[i] * f[j];
+  return 2 * sq + d[i] * e[j] + d[j] * e[i] + d[i] * f[j] + d[j] * f[i] + e[i] * f[j] +
+         e[j] * f[i];
+}
+
+
+// volume (area for a shell), centre and unit-density inertia of mesh i as MuJoCo 3.3.8 computes
+// them with <mesh inertia="legacy|convex|exact|shell">; the mesh is moved to that frame
+static void mcc_meshProcess3(mcc* c, int i) {
+  mccMeshData* md = c->meshdata + i;
+  const char* name = MCC_AT(c->meshes, mccNamed, i)->name;
+  int nv = md->nvert, mode = md->inertia;
+  char file[1100];
+  mcc_meshFileNote(md, file, sizeof(file));
+
+  // float vertices, reference offset, reference rotation and scale in double
+  double* v = (double*)malloc(sizeof(double) * 3 * (size_t)nv);
+  if (!v) {
+    mcc_error(c, md->elem, "out of memory");
+  }
+  md->vd = v;
+  for (int k = 0; k < 3 * nv; k++) {
+    v[k] = md->vert[k];
+  }
+  const mcNum* rp = md->refpos;
+  const mcNum* rq = md->refquat;
+  for (int k = 0; k < nv; k++) {
+    for (int j = 0; j < 3; j++) {
+      v[3 * k + j] -= rp[j];
+    }
+  }
+  if (rq[0] != 1 || rq[1] != 0 || rq[2] != 0 || rq[3] != 0) {
+    mcNum q[4] = {rq[0], rq[1], rq[2], rq[3]}, r[9];
+    mcc_mjNormalize4(q);
+    mcc_mjQuat2Mat(r, q);
+    for (int k = 0; k < nv; k++) {
+      double p[3] = {v[3 * k], v[3 * k + 1], v[3 * k + 2]};
+      for (int j = 0; j < 3; j++) {
+        v[3 * k + j] = r[j] * p[0] + r[3 + j] * p[1] + r[6 + j] * p[2];
+      }
+    }
+  }
+  for (int k = 0; k < nv; k++) {
+    for (int j = 0; j < 3; j++) {
+      v[3 * k + j] *= md->scale[j];
+    }
+  }
+
+  // MuJoCo 3.3.8 measures a hull limited to maxhullvert vertices; Moduco's hulls are complete
+  if (md->maxhullvert != -1 && (mode == MCC_MESH_CONVEX || md->hullfaces)) {
+    mcc_error(c, md->elem, "mesh '%s'%s: maxhullvert=\"%d\" with inertia=\"%s\" is not "
+              "supported yet (MuJoCo 3.3.8 would measure the reduced hull)", name, file,
+              md->maxhullvert, mode == MCC_MESH_LEGACY ? "legacy" : mode == MCC_MESH_CONVEX
+              ? "convex" : mode == MCC_MESH_EXACT ? "exact" : "shell");
+  }
+
+  // the triangles measured: the faces, or the hull of all vertices
+  const int* face = md->face;
+  int nf = md->nface;
+  if (mode == MCC_MESH_CONVEX) {
+    const char* why = mcc_flatness(md->vert, nv);
+    if (why) {
+      mcc_meshDegenerate(c, i, why);
+    }
+    mcc_runQhull(c, i, v, nv, mcc_hullTriangles);
+    face = md->hullface;
+    nf = md->nhullface;
+  }
+
+  // exact needs every edge traversed once each way (an edge twice the same way: a flipped face)
+  int ea, eb;
+  float pa[3], pb[3];
+  if (mode == MCC_MESH_EXACT && mcc_windingEdge(c, i, &ea, &eb, pa, pb)) {
+    mcc_error(c, md->elem, "mesh '%s'%s: faces are wound inconsistently: two faces traverse the "
+              "edge from vertex %d (%g %g %g) to vertex %d (%g %g %g) in the same direction "
+              "(vertices counted from 0); inertia=\"exact\" needs consistently oriented faces "
+              "(fix the winding, or use inertia=\"legacy\", \"convex\" or \"shell\")", name,
+              file, ea, pa[0], pa[1], pa[2], eb, pb[0], pb[1], pb[2]);
+  }
+
+  // area-weighted centroid of the faces: the shell's centre, the first pyramids' apex
+  double nrm[3], cen[3], fc[3] = {0, 0, 0}, area = 0;
+  for (int f = 0; f < nf; f++) {
+    const int* t = face + 3 * f;
+    double a = mcc_triangle3(nrm, cen, v + 3 * t[0], v + 3 * t[1], v + 3 * t[2]);
+    for (int j = 0; j < 3; j++) {
+      fc[j] += a * cen[j];
+    }
+    area += a;
+  }
+  if (area < mcMINVAL) {
+    mcc_meshDegenerate(c, i, "its surface area is zero");
+  }
+  for (int j = 0; j < 3; j++) {
+    fc[j] /= area;
+  }
+
+  // centre: of the surface (shell) or of the pyramids from fc (signed unless legacy)
+  double com[3] = {fc[0], fc[1], fc[2]};
+  if (mode != MCC_MESH_SHELL) {
+    double vol = 0, sum[3] = {0, 0, 0};
+    for (int f = 0; f < nf; f++) {
+      const int* t = face + 3 * f;
+      double a = mcc_triangle3(nrm, cen, v + 3 * t[0], v + 3 * t[1], v + 3 * t[2]);
+      double h = (cen[0] - fc[0]) * nrm[0] + (cen[1] - fc[1]) * nrm[1] +
+                 (cen[2] - fc[2]) * nrm[2];
+      double pv = (mode == MCC_MESH_LEGACY ? fabs(h) : h) * a / 3;
+      vol += pv;
+      for (int j = 0; j < 3; j++) {
+        sum[j] += pv * (cen[j] * 3.0 / 4.0 + fc[j] / 4.0);
+      }
+    }
+    if (fabs(vol) < mcMINVAL) {
+      const char* why = mcc_flatness(md->vert, nv);
+      mcc_meshDegenerate(c, i, why ? why : "its volume is zero");
+    }
+    for (int j = 0; j < 3; j++) {
+      com[j] = sum[j] / vol;
+    }
+  }
+  memcpy(md->pos, com, sizeof(com));
+  for (int k = 0; k < nv; k++) {
+    for (int j = 0; j < 3; j++) {
+      v[3 * k + j] -= com[j];
+    }
+  }
+
+  // volume and products of inertia about the centre: pyramids with apex at the centre, or
+  // triangles of the surface
+  static const int pair[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}};
+  double P[6] = {0, 0, 0, 0, 0, 0}, vol = 0;
+  for (int f = 0; f < nf; f++) {
+    const int* t = face + 3 * f;
+    const double* d = v + 3 * t[0];
+    const double* e = v + 3 * t[1];
+    const double* g = v + 3 * t[2];
+    double a = mcc_triangle3(nrm, cen, d, e, g);
+    if (mode == MCC_MESH_SHELL) {
+      vol += a;
+      double sm[3] = {d[0] + e[0] + g[0], d[1] + e[1] + g[1], d[2] + e[2] + g[2]};
+      for (int j = 0; j < 6; j++) {
+        int p = pair[j][0], q = pair[j][1];
+        P[j] += a / 12 * (d[p] * d[q] + e[p] * e[q] + g[p] * g[q] + sm[p] * sm[q]);
+      }
+    } else {
+      double h = cen[0] * nrm[0] + cen[1] * nrm[1] + cen[2] * nrm[2];
+      double pv = (mode == MCC_MESH_LEGACY ? fabs(h) : h) * a / 3;
+      vol += pv;
+      for (int j = 0; j < 6; j++) {
+        P[j] += pv / 20 * mcc_tetMoment3(d, e, g, pair[j][0], pair[j][1]);
+      }
+    }
+  }
+  // MuJoCo 3.3.8 takes the hull of the file's vertices and mirrors it with a scale of negative
+  // determinant, faces and all: the volume comes out negative, and it refuses the mesh
+  if (mode == MCC_MESH_CONVEX && md->scale[0] * md->scale[1] * md->scale[2] < 0) {
+    mcc_error(c, md->elem, "mesh '%s'%s: inertia=\"convex\" with a mirroring scale (%g %g %g): "
+              "MuJoCo 3.3.8 refuses it (its hull, wound for the unscaled vertices, turns inside "
+              "out: negative volume); mirror the vertices in the file, or use inertia=\"legacy\" "
+              "or \"shell\"", name, file, md->scale[0], md->scale[1], md->scale[2]);
+  }
+  if (mode == MCC_MESH_EXACT && vol < 0) {
+    mcc_error(c, md->elem, "mesh '%s'%s: its volume is negative (%g): the faces are wound "
+              "inward (clockwise seen from outside)%s; inertia=\"exact\" needs them counter-"
+              "clockwise (reverse every face), as in MuJoCo 3.3.8", name, file, vol,
+              md->scale[0] * md->scale[1] * md->scale[2] < 0
+                ? ", or turned inward by the mirroring scale" : "");
+  }
+  if (vol < mcMINVAL) {
+    const char* why = mcc_flatness(md->vert, nv);
+    mcc_meshDegenerate(c, i, why ? why : "its volume is zero");
+  }
+  md->volume = vol;
+  mcNum full[9] = {
+    P[1] + P[2], -P[3], -P[4],
+    -P[3], P[0] + P[2], -P[5],
+    -P[4], -P[5], P[0] + P[1],
+  };
+  mcNum eig[3];
+  mcc_eig3(eig, md->quat, full);
+  if (!(eig[2] > 0)) {
+    mcc_error(c, md->elem, "mesh '%s'%s: smallest principal inertia %g is not positive: the "
+              "mesh is (nearly) flat or tiny; check its scale and units, or merge tiny pieces",
+              name, file, eig[2]);
+  }
+  memcpy(md->inertia1, eig, sizeof(eig));
+  md->boxsz[0] = sqrt(fmax(0, 6 * (eig[1] + eig[2] - eig[0]) / vol)) / 2;
+  md->boxsz[1] = sqrt(fmax(0, 6 * (eig[0] + eig[2] - eig[1]) / vol)) / 2;
+  md->boxsz[2] = sqrt(fmax(0, 6 * (eig[0] + eig[1] - eig[2]) / vol)) / 2;
+
+  // vertices into the principal frame: v' = R' v (double, then float)
+  mcNum r[9];
+  mcc_mjQuat2Mat(r, md->quat);
+  md->aabb[0] = md->aabb[1] = md->aabb[2] = 0;
+  for (int k = 0; k < nv; k++) {
+    double p[3] = {v[3 * k], v[3 * k + 1], v[3 * k + 2]};
+    for (int j = 0; j < 3; j++) {
+      double x = p[0] * r[j] + p[1] * r[3 + j] + p[2] * r[6 + j];
+      md->vert[3 * k + j] = (float)x;
+      md->aabb[j] = fmax(md->aabb[j], fabs(x));
+    }
+  }
+  free(md->vd);
+  md->vd = NULL;
+  free(md->hullface);
+  md->hullface = NULL;
+  md->nhullface = 0;
+}
+
+
 //---------------------------------- driver --------------------------------------------------------
 
 void mcc_compileMeshes(mcc* c) {
@@ -695,6 +1182,12 @@ void mcc_compileMeshes(mcc* c) {
     if (go->s.type == mcGEOM_MESH && go->meshid >= 0 && (go->s.contype || go->s.conaffinity)) {
       c->meshdata[go->meshid].needhull = 1;
     }
+    if (go->s.type == mcGEOM_MESH && go->meshid >= 0 && go->body > 0) {
+      const mccBody* b = MCC_AT(c->bodies, mccBody, go->body);
+      if (c->inertiafromgeom == MCC_TRUE || (c->inertiafromgeom == MCC_AUTO && !b->has_inertial)) {
+        c->meshdata[go->meshid].needinertia = 1;
+      }
+    }
   }
   const char* ch = mcc_compilerAttr(c, "convexhull");
   int convexhull = !ch || strcmp(ch, "false");
@@ -707,8 +1200,13 @@ void mcc_compileMeshes(mcc* c) {
     }
     if (!md->nface) {
       mcc_meshFacesFromHull(c, md);
+      md->hullfaces = 1;
     }
-    mcc_meshProcess(c, i);
+    if (md->inertia == MCC_MESH_DEFAULT) {
+      mcc_meshProcess(c, i);
+    } else {
+      mcc_meshProcess3(c, i);
+    }
   }
 
   // mesh geoms: offset by the mesh frame, size from the mesh box
@@ -718,6 +1216,13 @@ void mcc_compileMeshes(mcc* c) {
       continue;
     }
     const mccMeshData* md = c->meshdata + go->meshid;
+    if (go->s.shellinertia) {
+      mcc_error(c, go->elem, "geom%s%s%s: shellinertia=\"true\" is for primitive geoms; a mesh "
+                "geom's mass distribution is chosen on its mesh: <mesh name=\"%s\" "
+                "inertia=\"shell\"> (as MuJoCo 3.3.8 requires)", go->name ? " '" : "",
+                go->name ? go->name : "", go->name ? "'" : "",
+                MCC_AT(c->meshes, mccNamed, go->meshid)->name);
+    }
     mcNum* q = go->s.quat;
     mcNum nq = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
     if (nq > mcMINVAL) {
@@ -744,6 +1249,17 @@ void mcc_meshGeomInertia(const mcc* c, int meshid, mcNum* vol, mcNum boxsz[3]) {
   const mccMeshData* md = c->meshdata + meshid;
   memcpy(boxsz, md->boxsz, sizeof(md->boxsz));
   *vol = md->boxsz[0] * md->boxsz[1] * md->boxsz[2] * 8;
+}
+
+
+int mcc_meshGeomOwnInertia(const mcc* c, int meshid, mcNum* vol, mcNum inertia[3]) {
+  const mccMeshData* md = c->meshdata + meshid;
+  if (md->inertia == MCC_MESH_DEFAULT) {
+    return 0;
+  }
+  *vol = md->volume;
+  memcpy(inertia, md->inertia1, sizeof(md->inertia1));
+  return 1;
 }
 
 
@@ -786,6 +1302,8 @@ void mcc_freeAssets(mcc* c) {
     free(md->graph);
     free(md->buf);
     free(md->scratch);
+    free(md->vd);
+    free(md->hullface);
     mcc_hullFree(md->hull);
   }
   free(c->meshdata);

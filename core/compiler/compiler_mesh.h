@@ -10,6 +10,17 @@
 
 #include "compiler/compiler.h"
 
+// <mesh inertia=...>: how volume and inertia are computed. DEFAULT (no attribute) is MuJoCo
+// 2.2.2's algorithm (float arithmetic, geoms see the equivalent inertia box); the others are
+// MuJoCo 3.3.8's modes (double arithmetic, geoms get the mesh's own volume and inertia)
+enum {
+  MCC_MESH_DEFAULT = -1,
+  MCC_MESH_LEGACY = 0,            // pyramids to a reference point with |height| (3.3.8)
+  MCC_MESH_CONVEX,                // the convex hull of all vertices, as a solid
+  MCC_MESH_EXACT,                 // signed volume; needs consistently wound faces
+  MCC_MESH_SHELL                  // mass on the surface (volume field: the area)
+};
+
 // one mesh asset after compilation
 typedef struct mccMeshData_ {
   const mcxElem* elem;            // the <mesh> element
@@ -23,12 +34,20 @@ typedef struct mccMeshData_ {
   int* graph;                     // convex hull graph in MuJoCo's layout; NULL: none
   int ngraph;
   int needhull;                   // a colliding geom uses the mesh
+  int needinertia;                // a geom uses it in a body whose inertia comes from geoms
   mcNum pos[3], quat[4];          // inertial frame of the mesh in the file frame
   mcNum boxsz[3];                 // half-sizes of the box with the same inertia
   mcNum aabb[3];                  // max |coordinate| along each inertial axis
-  mcNum volume;                   // volume from the faces
+  mcNum volume;                   // volume from the faces (inertia="shell": surface area)
+  int inertia;                    // <mesh inertia>: MCC_MESH_DEFAULT or MCC_MESH_LEGACY, ...
+  mcNum inertia1[3];              // principal inertia at unit density (not the default)
+  int maxhullvert;                // <mesh maxhullvert> (-1: unlimited; read, not applied)
+  int hullfaces;                  // the faces are the hull's (no faces given)
   char* buf;                      // file contents while loading
   void* scratch;                  // a plain temporary array while loading
+  double* vd;                     // vertices in double while processing (3.3.8 modes)
+  int* hullface;                  // outward triangles of the hull (inertia="convex")
+  int nhullface;
   struct mccHull_* hull;          // qhull state while building the hull
 } mccMeshData;
 
@@ -64,6 +83,10 @@ void mcc_compileMeshes(mcc* c);
 
 // mesh geom volume and unit-density principal inertia (MuJoCo's equivalent inertia box)
 void mcc_meshGeomInertia(const mcc* c, int meshid, mcNum* vol, mcNum boxsz[3]);
+
+// mesh geom volume (area for inertia="shell") and unit-density principal inertia for the
+// 3.3.8 modes; 0 for a mesh without an inertia attribute (use mcc_meshGeomInertia)
+int mcc_meshGeomOwnInertia(const mcc* c, int meshid, mcNum* vol, mcNum inertia[3]);
 
 // totals for sizing the model, then fill the mesh arrays
 void mcc_meshTotals(const mcc* c, int* nvert, int* nface, int* ngraph);
