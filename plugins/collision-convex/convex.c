@@ -49,8 +49,8 @@ static int convexConvex(const mcpHost* host, const mcModel* m, const mcData* d, 
   }
   smoothContactNormal(m, d, g1, g2, con->pos, con->frame);  // as MuJoCo 2.2.2 (support.h)
   memset(con->frame + 3, 0, sizeof(mcNum) * 6);
-  if (m->opt.enableflags & mcENBL_MULTICCD) {  // flat features: several contacts (multiccd.c)
-    return mccd_multiContact(m, d, con, g1, g2);
+  if (m->opt.enableflags & mcENBL_MULTICCD) {  // several contacts (multiccd.c)
+    return mccd_multiContact(m, d, con, g1, g2, margin);
   }
   return 1;
 }
