@@ -395,6 +395,28 @@ static int boxSideMask(int w, int sg) {
 }
 
 
+// MuJoCo 3.3.8 reports the contacts of 2.2.2's set (above) whose position x passes a containment
+// test with a 1% tolerance (found by probing both versions as black boxes on 7,300 scenes): with
+// x_k the position in a box's frame, s_k its half-sizes and m the pair's margin, "A" is
+// f |x_k| <= s_k + m for every k (x pushed 1% outwards is inside the box grown by the margin) and
+// "B" is |x_k| <= f (s_k + m) (x pulled 1% inwards is inside); a contact stays when A holds for
+// either box or B for both. This drops the deep poses' edge crossings whose midpoint lies on one
+// box's boundary and outside the other. centre c, axes ax[k] (unit), half-sizes sz; f = 1.01;
+// outer: the A test, else the B test
+static int boxContains(const mcNum x[3], const mcNum c[3], mcNum ax[3][3], const mcNum sz[3],
+                       mcNum margin, mcNum f, int outer) {
+  mcNum dif[3];
+  sub3(dif, x, c);
+  for (int k = 0; k < 3; k++) {
+    mcNum xk = fabs(dot3(dif, ax[k]));
+    if (outer ? f*xk > sz[k] + margin : xk > f*(sz[k] + margin)) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+
 int mcc_boxBox(const mcpHost* host, const mcModel* m, const mcData* d, mcContact* con,
                int g1, int g2, mcNum margin) {
   const mcNum* p[2] = {MCC_POS(d, g1), MCC_POS(d, g2)};
@@ -641,13 +663,19 @@ int mcc_boxBox(const mcpHost* host, const mcModel* m, const mcData* d, mcContact
     return 1;
   }
 
-  // contacts: midpoint between the faces; halved distance on face axes
+  // contacts: midpoint between the faces; halved distance on face axes; kept when MuJoCo 3.3.8
+  // keeps them (boxKeeps)
   mcNum scale = edge ? 1 : 0.5;
   int ncon = 0;
   for (int i = 0; i < cnt && ncon < mcMAXCONPAIR; i++) {
     mcNum pos[3];
     addScl3(pos, pt[i].pa, n, -0.5*pt[i].pen);
-    setContact(con + ncon++, -pt[i].pen*scale, pos, n, NULL);
+    int a0 = boxContains(pos, p[0], ax[0], s[0], margin, 1.01, 1);
+    int a1 = boxContains(pos, p[1], ax[1], s[1], margin, 1.01, 1);
+    if (a0 || a1 || (boxContains(pos, p[0], ax[0], s[0], margin, 1.01, 0) &&
+                     boxContains(pos, p[1], ax[1], s[1], margin, 1.01, 0))) {
+      setContact(con + ncon++, -pt[i].pen*scale, pos, n, NULL);
+    }
   }
   return ncon;
 }

@@ -329,6 +329,36 @@ int orc_dropOffOverlap(const mjModel* mm, const mjData* md, mjContact* rc, int n
 }
 
 
+// does box geom g contain x: scaled by f outwards (outer) or its size by f (else), plus margin
+static int boxHolds(const mjModel* mm, const mjData* md, int g, const double x[3], double margin,
+                    int outer) {
+  const double* R = md->geom_xmat + 9*g;
+  const double* c = md->geom_xpos + 3*g;
+  const double* sz = mm->geom_size + 3*g;
+  for (int k = 0; k < 3; k++) {
+    double l = fabs((x[0] - c[0])*R[k] + (x[1] - c[1])*R[3 + k] + (x[2] - c[2])*R[6 + k]);
+    if (outer ? 1.01*l > sz[k] + margin : l > 1.01*(sz[k] + margin)) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+
+int orc_keepLikeMujoco3(const mjModel* mm, const mjData* md, mjContact* rc, int nr,
+                        double margin) {
+  int n = 0;
+  for (int i = 0; i < nr; i++) {
+    const double* x = rc[i].pos;
+    if (boxHolds(mm, md, 0, x, margin, 1) || boxHolds(mm, md, 1, x, margin, 1) ||
+        (boxHolds(mm, md, 0, x, margin, 0) && boxHolds(mm, md, 1, x, margin, 0))) {
+      rc[n++] = rc[i];
+    }
+  }
+  return n;
+}
+
+
 double orc_uniform(OrcRng* r, double lo, double hi) {
   r->s ^= r->s >> 12;
   r->s ^= r->s << 25;
