@@ -4,43 +4,73 @@
 // with its base at -size3. Each grid cell is split along the diagonal (r,c)-(r+1,c+1) into two
 // triangles, each extruded down to the base into a prism; the geom is tested against every prism
 // under its bounding box by MPR, rows outer, columns inner, and per cell the triangle
-// (r,c),(r+1,c+1),(r+1,c) before (r,c),(r,c+1),(r+1,c+1). As MuJoCo 2.2.2 does, only the geom
-// is grown by half the margin and dist is minus the MPR depth (not corrected by the margin), so
-// within-margin contacts agree with MuJoCo contact for contact. No allocation.
+// (r+1,c),(r,c),(r+1,c+1) before (r,c),(r+1,c+1),(r,c+1) (corners in that order).
+// What MuJoCo 2.2.2 does, found by probing it as a black box (its MPR inputs and outputs recorded
+// at libccd's interface), and reproduced here bit for bit on the probed poses:
+// - everything happens in the hfield frame: the geom posed relative to the field
+//   (pos = hmat'(xpos - hpos), mat = hmat' xmat), grid points at (c dx - size0, r dy - size1) with
+//   dx = 2 size0 / (ncol - 1), dy likewise; MPR's position and direction turned back to the world;
+// - the geom's bounding box (not grown by the margin) picks the cells, and a prism whose top
+//   corners all lie below the box is skipped;
+// - the margin raises the prism's top by the full margin and grows the geom by half of it; dist is
+//   minus the MPR depth (not corrected by the margin);
+// - the prism's centre is its vertex average, its support the top (or base) triangle by the sign
+//   of the direction's vertical component, first corner with the largest projection;
+// - the contact normal is the one 2.2.2 reports for MPR contacts (smoothContactNormal, support.h:
+//   the smooth geom's surface normal at the contact point where it has one).
+// No allocation.
 #include <math.h>
 #include <string.h>
 
 #include <moduco/mcplugin.h>
 
 #include "mpr.h"
-#include "support.h"
 
-// one prism: six world-space vertices (bottom triangle, then top), optionally grown
+// support.h's world-frame geomSupport and geomCenter are not used here (MPR runs in the hfield
+// frame, see localGeomSupport)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "support.h"
+#pragma GCC diagnostic pop
+
+// One prism in the hfield frame: three corners of a grid triangle at the base (v[0..2]) and at
+// their elevation plus the margin (v[3..5]), in MuJoCo 2.2.2's corner order.
 typedef struct {
   mcNum v[6][3];
-  mcNum margin;
 } Prism;
 
 
-// vertex with the largest projection (the first among ties), plus the margin
+// The geom posed in the hfield frame: pos = hmat' (xpos - hpos), mat = hmat' xmat.
+typedef struct {
+  ConvexObj o;
+  mcNum pos[3];
+  mcNum mat[9];
+} LocalGeom;
+
+
+// Support of the prism as MuJoCo 2.2.2 takes it (probed as a black box): the top triangle for a
+// direction whose vertical component is >= 0, the base otherwise, and in it the first corner with
+// the largest projection (strictly larger replaces); not grown by the margin. Ties are common
+// (MPR's portal normals are often normal to a prism edge, or horizontal), so the rule, the corner
+// order and the frame decide which face of a box or cylinder MPR follows.
 static void prismSupport(const void* obj, const mcNum dir[3], mcNum res[3]) {
   const Prism* p = (const Prism*)obj;
-  int best = 0;
-  mcNum bestp = -INFINITY;
-  for (int i = 0; i < 6; i++) {
+  int i0 = dir[2] >= 0 ? 3 : 0, best = i0;
+  mcNum bestp = p->v[i0][0]*dir[0] + p->v[i0][1]*dir[1] + p->v[i0][2]*dir[2];
+  for (int i = i0 + 1; i < i0 + 3; i++) {
     mcNum x = p->v[i][0]*dir[0] + p->v[i][1]*dir[1] + p->v[i][2]*dir[2];
-    if (x >= bestp) {
+    if (x > bestp) {
       bestp = x;
       best = i;
     }
   }
-  for (int k = 0; k < 3; k++) {
-    res[k] = p->v[best][k] + 0.5*p->margin*dir[k];
-  }
+  res[0] = p->v[best][0];
+  res[1] = p->v[best][1];
+  res[2] = p->v[best][2];
 }
 
 
-// the vertex average
+// the vertex average (summed in corner order, times 1/6)
 static void prismCenter(const void* obj, mcNum res[3]) {
   const Prism* p = (const Prism*)obj;
   for (int k = 0; k < 3; k++) {
@@ -48,8 +78,45 @@ static void prismCenter(const void* obj, mcNum res[3]) {
     for (int i = 0; i < 6; i++) {
       s += p->v[i][k];
     }
-    res[k] = s / 6;
+    res[k] = s * (1.0/6);
   }
+}
+
+
+// Support of the geom in the hfield frame, with the rounding of MuJoCo 2.2.2, which runs MPR in
+// the hfield frame (bit for bit on the probed poses, meshes included): the direction taken as it
+// comes when it is a unit vector, turned into the geom frame, the support there (localSupport,
+// support.h) grown by half the margin along it, turned back as (mat*local) + pos.
+static void localGeomSupport(const void* obj, const mcNum dir[3], mcNum res[3]) {
+  const LocalGeom* lg = (const LocalGeom*)obj;
+  const mcNum* mat = lg->mat;
+  mcNum w[3] = {dir[0], dir[1], dir[2]}, loc[3], sp[3];
+  mcNum len2 = w[0]*w[0] + w[1]*w[1] + w[2]*w[2];
+  if (fabs(len2 - 1) > 1e-12 && len2 > mcMINVAL*mcMINVAL) {
+    mcNum len = sqrt(len2);
+    for (int k = 0; k < 3; k++) {
+      w[k] /= len;
+    }
+  }
+  for (int k = 0; k < 3; k++) {
+    loc[k] = mat[k]*w[0] + mat[3 + k]*w[1] + mat[6 + k]*w[2];
+  }
+  localSupport(&lg->o, loc, sp);
+  for (int k = 0; k < 3; k++) {
+    sp[k] += 0.5*lg->o.margin*loc[k];
+  }
+  for (int k = 0; k < 3; k++) {
+    res[k] = (mat[3*k]*sp[0] + mat[3*k + 1]*sp[1] + mat[3*k + 2]*sp[2]) + lg->pos[k];
+  }
+}
+
+
+// the geom centre in the hfield frame
+static void localGeomCenter(const void* obj, mcNum res[3]) {
+  const LocalGeom* lg = (const LocalGeom*)obj;
+  res[0] = lg->pos[0];
+  res[1] = lg->pos[1];
+  res[2] = lg->pos[2];
 }
 
 
@@ -67,7 +134,8 @@ static int cellRange(mcNum a, mcNum b, mcNum half, int n, int* lo, int* hi) {
 }
 
 
-// hfield geom g1 against convex geom g2
+// hfield geom g1 against convex geom g2. As MuJoCo 2.2.2 does, everything happens in the hfield
+// frame (the geom posed relative to it, contact position and normal turned back to the world).
 static int hfieldConvex(const mcpHost* host, const mcModel* m, const mcData* d, mcContact* con,
                         int g1, int g2, mcNum margin) {
   int id = m->geom_dataid[g1];
@@ -83,22 +151,34 @@ static int hfieldConvex(const mcpHost* host, const mcModel* m, const mcData* d, 
     return 0;
   }
 
-  // the geom's bounding box in the hfield frame (from its support along the hfield axes)
-  ConvexObj obj = {m, d, g2, margin};
-  mcNum lo[3], hi[3];
-  for (int k = 0; k < 3; k++) {
-    mcNum ax[3] = {hmat[k], hmat[3 + k], hmat[6 + k]}, nax[3] = {-ax[0], -ax[1], -ax[2]};
-    mcNum sp[3], sn[3];
-    geomSupport(&obj, ax, sp);
-    geomSupport(&obj, nax, sn);
-    hi[k] = (sp[0] - hpos[0])*ax[0] + (sp[1] - hpos[1])*ax[1] + (sp[2] - hpos[2])*ax[2];
-    lo[k] = (sn[0] - hpos[0])*ax[0] + (sn[1] - hpos[1])*ax[1] + (sn[2] - hpos[2])*ax[2];
-    lo[k] -= 0.5*margin;
-    hi[k] += 0.5*margin;
+  // the geom in the hfield frame
+  LocalGeom lg = {{m, d, g2, margin}};
+  const mcNum* gpos = d->geom_xpos + 3*g2;
+  const mcNum* gmat = d->geom_xmat + 9*g2;
+  mcNum rel[3] = {gpos[0] - hpos[0], gpos[1] - hpos[1], gpos[2] - hpos[2]};
+  for (int i = 0; i < 3; i++) {
+    lg.pos[i] = hmat[i]*rel[0] + hmat[3 + i]*rel[1] + hmat[6 + i]*rel[2];
+    for (int j = 0; j < 3; j++) {
+      lg.mat[3*i + j] = hmat[i]*gmat[j] + hmat[3 + i]*gmat[3 + j] + hmat[6 + i]*gmat[6 + j];
+    }
   }
 
-  // above the highest possible top or below the base: nothing
-  if (lo[2] > hs[2] + margin || hi[2] < -hs[3] - margin) {
+  // its bounding box there, not grown by the margin (from its support along the axes)
+  LocalGeom bare = lg;
+  bare.o.margin = 0;
+  mcNum lo[3], hi[3];
+  for (int k = 0; k < 3; k++) {
+    mcNum ax[3] = {0, 0, 0}, nax[3] = {0, 0, 0}, sp[3], sn[3];
+    ax[k] = 1;
+    nax[k] = -1;
+    localGeomSupport(&bare, ax, sp);
+    localGeomSupport(&bare, nax, sn);
+    hi[k] = sp[k];
+    lo[k] = sn[k];
+  }
+
+  // below the base (where the grown geom cannot reach a prism): nothing
+  if (hi[2] < -hs[3] - margin) {
     return 0;
   }
   int c0, c1, r0, r1;
@@ -107,9 +187,11 @@ static int hfieldConvex(const mcpHost* host, const mcModel* m, const mcData* d, 
     return 0;
   }
 
-  // prisms under the box, two per cell
-  static const int tri[2][3] = {{0, 3, 2}, {0, 1, 3}};
-  mcmQuery q = {NULL, &obj, prismSupport, geomSupport, prismCenter, geomCenter,
+  // prisms under the box, two per cell, corners (in 2.2.2's order, which decides the support's
+  // ties) 0 (r,c), 1 (r,c+1), 2 (r+1,c), 3 (r+1,c+1)
+  static const int tri[2][3] = {{2, 0, 3}, {0, 3, 1}};
+  mcNum dx = 2*hs[0] / (ncol - 1), dy = 2*hs[1] / (nrow - 1);
+  mcmQuery q = {NULL, &lg, prismSupport, localGeomSupport, prismCenter, localGeomCenter,
                 m->opt.mpr_tolerance > 0 ? m->opt.mpr_tolerance : 1e-6,
                 m->opt.mpr_iterations > 0 ? m->opt.mpr_iterations : 50};
   int cnt = 0;
@@ -119,20 +201,19 @@ static int hfieldConvex(const mcpHost* host, const mcModel* m, const mcData* d, 
         if (cnt >= mcMAXCONPAIR) {
           return cnt;
         }
-
-        // corners 0 (r,c), 1 (r,c+1), 2 (r+1,c), 3 (r+1,c+1): bottom and top in world
         Prism p;
-        p.margin = 0;
         for (int k = 0; k < 3; k++) {
           int rr = r + tri[t][k] / 2, cc = c + tri[t][k] % 2;
-          mcNum top[3] = {-hs[0] + 2*hs[0]*cc / (ncol - 1), -hs[1] + 2*hs[1]*rr / (nrow - 1),
-                          hs[2]*data[rr*ncol + cc]};
-          mcNum bot[3] = {top[0], top[1], -hs[3]};
-          for (int j = 0; j < 3; j++) {
-            p.v[k][j] = hpos[j] + hmat[3*j]*bot[0] + hmat[3*j + 1]*bot[1] + hmat[3*j + 2]*bot[2];
-            p.v[k + 3][j] = hpos[j] + hmat[3*j]*top[0] + hmat[3*j + 1]*top[1] +
-                            hmat[3*j + 2]*top[2];
-          }
+          p.v[k][0] = p.v[k + 3][0] = cc*dx - hs[0];
+          p.v[k][1] = p.v[k + 3][1] = rr*dy - hs[1];
+          p.v[k][2] = -hs[3];
+          p.v[k + 3][2] = hs[2]*data[rr*ncol + cc] + margin;
+        }
+
+        // a prism whose top corners (raised by the margin) all lie below the geom's bounding box
+        // is skipped, as 2.2.2 does (the grown geom may still reach it within the margin)
+        if (fmax(fmax(p.v[3][2], p.v[4][2]), p.v[5][2]) < lo[2]) {
+          continue;
         }
 
         // MPR between the prism and the geom
@@ -144,10 +225,15 @@ static int hfieldConvex(const mcpHost* host, const mcModel* m, const mcData* d, 
         if (dir[0] == 0 && dir[1] == 0 && dir[2] == 0) {
           continue;
         }
+
+        // back to the world; the normal as 2.2.2 reports it (support.h)
         mcContact* cn = con + cnt++;
         cn->dist = -depth;
-        memcpy(cn->pos, pos, sizeof(mcNum) * 3);
-        memcpy(cn->frame, dir, sizeof(mcNum) * 3);
+        for (int k = 0; k < 3; k++) {
+          cn->pos[k] = hmat[3*k]*pos[0] + hmat[3*k + 1]*pos[1] + hmat[3*k + 2]*pos[2] + hpos[k];
+          cn->frame[k] = hmat[3*k]*dir[0] + hmat[3*k + 1]*dir[1] + hmat[3*k + 2]*dir[2];
+        }
+        smoothContactNormal(m, d, g1, g2, cn->pos, cn->frame);
         memset(cn->frame + 3, 0, sizeof(mcNum) * 6);
       }
     }

@@ -19,14 +19,25 @@ static const char* const g_type[] = {
 typedef struct {
   int nposes;                     // poses compared
   int ncontact;                   // contacts compared
-  int nfail;                      // poses with a different count, order, dist or pos
-  int nnormal;                    // contacts whose normal differs by more than 1e-6
+  int nfail;                      // poses with a different count, order, dist, pos or normal
+  int nfull;                      // poses where MuJoCo reports mjMAXCONPAIR contacts
   double maxerr;                  // largest dist/pos error of matched contacts
+  double maxnormal;               // largest normal error of matched contacts
 } HfStats;
 
+// what the contacts must agree to: dist, pos and normal (the normal is, as in MuJoCo 2.2.2, the
+// smooth geom's surface normal at the contact point, otherwise MPR's direction)
+#define HFIELD_TOL 1e-9
 
-// random hfield model with a geom of the given type, poses in the hfield's neighbourhood
-static HfStats runHfield(int type, unsigned long long seed, int nmodel, int nposes) {
+// hfield-mesh: share of the poses that agree (see the mesh test)
+#define HFIELD_MESH_FLOOR 0.99
+
+
+// random hfield models (nrow, ncol in [2, 2 + maxgrid)) with a geom of the given type (sizes in
+// [0.05, maxsize]; a mesh: the hull of 14 random points in that cube), poses in the hfield's
+// neighbourhood, a quarter of them with each of margin 0, 0.05 (upright and tilted field)
+static HfStats runHfield(int type, unsigned long long seed, int nmodel, int nposes, int maxgrid,
+                         double maxsize) {
   HfStats hs = {0};
   OrcRng rng = {seed * 104729 + 3};
   mcpfCollide fn = mci_collisionFunc(mjGEOM_HFIELD, type);
@@ -35,18 +46,35 @@ static HfStats runHfield(int type, unsigned long long seed, int nmodel, int npos
   cr_assert(ref);
 
   for (int im = 0; im < nmodel; im++) {
-    int nrow = 2 + (int)orc_uniform(&rng, 0, 6), ncol = 2 + (int)orc_uniform(&rng, 0, 6);
+    int nrow = 2 + (int)orc_uniform(&rng, 0, maxgrid);
+    int ncol = 2 + (int)orc_uniform(&rng, 0, maxgrid);
     double sx = orc_uniform(&rng, 0.2, 1), sy = orc_uniform(&rng, 0.2, 1);
     double sz = orc_uniform(&rng, 0.05, 0.5), sb = orc_uniform(&rng, 0.05, 0.2);
-    double gs[3] = {orc_uniform(&rng, 0.05, 0.25), orc_uniform(&rng, 0.05, 0.25),
-                    orc_uniform(&rng, 0.05, 0.25)};
-    char xml[1024];
+    double gs[3] = {orc_uniform(&rng, 0.05, maxsize), orc_uniform(&rng, 0.05, maxsize),
+                    orc_uniform(&rng, 0.05, maxsize)};
+    char xml[2048], geom[1024];
+    if (type == mjGEOM_MESH) {
+      char* g = geom;
+      g += sprintf(g, "<mesh name='m' vertex='");
+      for (int k = 0; k < 42; k++) {
+        g += sprintf(g, "%.6f ", orc_uniform(&rng, -maxsize, maxsize));
+      }
+      sprintf(g, "'/>");
+    } else {
+      geom[0] = 0;
+    }
+    char body[256];
+    if (type == mjGEOM_MESH) {
+      snprintf(body, sizeof(body), "<geom type='mesh' mesh='m'/>");
+    } else {
+      snprintf(body, sizeof(body), "<geom type='%s' size='%.17g %.17g %.17g'/>", g_type[type],
+               gs[0], gs[1], gs[2]);
+    }
     snprintf(xml, sizeof(xml),
              "<mujoco><asset><hfield name='h' nrow='%d' ncol='%d' size='%.17g %.17g %.17g %.17g'/>"
-             "</asset><worldbody><body mocap='true'><geom type='hfield' hfield='h'/></body>"
-             "<body mocap='true'><geom type='%s' size='%.17g %.17g %.17g'/></body>"
-             "</worldbody></mujoco>", nrow, ncol, sx, sy, sz, sb, g_type[type], gs[0], gs[1],
-             gs[2]);
+             "%s</asset><worldbody><body mocap='true'><geom type='hfield' hfield='h'/></body>"
+             "<body mocap='true'>%s</body></worldbody></mujoco>", nrow, ncol, sx, sy, sz, sb,
+             geom, body);
     mjModel* mm = orc_loadMj(xml);
     cr_assert(mm);
     for (int i = 0; i < mm->nhfielddata; i++) {
@@ -61,9 +89,7 @@ static HfStats runHfield(int type, unsigned long long seed, int nmodel, int npos
 
     for (int ip = 0; ip < nposes; ip++) {
       // hfield: random position, upright or tilted; geom: random pose over the field
-      // margin 0: with a margin MuJoCo's prism MPR does not converge to the same portal as ours
-      // in about a third of the poses (known gap, see HFIELD_GAP below)
-      double q[4], margin = 0;
+      double q[4], margin = ip % 4 >= 2 ? 0.05 : 0;
       if (ip % 2) {
         orc_quat(&rng, q);
       } else {
@@ -89,34 +115,35 @@ static HfStats runHfield(int type, unsigned long long seed, int nmodel, int npos
       int nc = fn(mcp_host(), m, d, mc, 0, 1, margin);
       int ok = nr == nc;
       for (int i = 0; i < nr && i < nc; i++) {
-        double e = fabs(rc[i].dist - mc[i].dist);
+        double e = fabs(rc[i].dist - mc[i].dist), en = 0;
         for (int k = 0; k < 3; k++) {
           e = fmax(e, fabs(rc[i].pos[k] - mc[i].pos[k]));
-        }
-        double en = 0, nn = mju_norm3(rc[i].frame);
-        for (int k = 0; k < 3; k++) {
-          en = fmax(en, fabs(rc[i].frame[k]/nn - mc[i].frame[k]));
+          en = fmax(en, fabs(rc[i].frame[k] - mc[i].frame[k]));
         }
         hs.ncontact++;
-        hs.nnormal += en > 1e-6;
         hs.maxerr = fmax(hs.maxerr, e);
-        if (!(e <= 1e-9)) {
+        hs.maxnormal = fmax(hs.maxnormal, en);
+        if (!(e <= HFIELD_TOL) || !(en <= HFIELD_TOL)) {
           ok = 0;
         }
       }
       hs.nposes++;
+      hs.nfull += nr == mjMAXCONPAIR;
       if (!ok) {
         hs.nfail++;
         if (hs.nfail <= 5) {
-          fprintf(stderr, "[hfield-%s %d.%d] ncon %d, MuJoCo %d\n", g_type[type], im, ip, nc, nr);
+          fprintf(stderr, "[hfield-%s %d.%d margin %g] ncon %d, MuJoCo %d\n", g_type[type], im, ip,
+                  margin, nc, nr);
           for (int i = 0; i < nr || i < nc; i++) {
             if (i < nr) {
-              fprintf(stderr, "   mj dist %.12g pos %.9g %.9g %.9g\n", rc[i].dist, rc[i].pos[0],
-                      rc[i].pos[1], rc[i].pos[2]);
+              fprintf(stderr, "   mj dist %.12g pos %.9g %.9g %.9g normal %.9g %.9g %.9g\n",
+                      rc[i].dist, rc[i].pos[0], rc[i].pos[1], rc[i].pos[2], rc[i].frame[0],
+                      rc[i].frame[1], rc[i].frame[2]);
             }
             if (i < nc) {
-              fprintf(stderr, "   mc dist %.12g pos %.9g %.9g %.9g\n", mc[i].dist, mc[i].pos[0],
-                      mc[i].pos[1], mc[i].pos[2]);
+              fprintf(stderr, "   mc dist %.12g pos %.9g %.9g %.9g normal %.9g %.9g %.9g\n",
+                      mc[i].dist, mc[i].pos[0], mc[i].pos[1], mc[i].pos[2], mc[i].frame[0],
+                      mc[i].frame[1], mc[i].frame[2]);
             }
           }
         }
@@ -127,35 +154,51 @@ static HfStats runHfield(int type, unsigned long long seed, int nmodel, int npos
     mj_deleteData(md);
     mj_deleteModel(mm);
   }
-  printf("hfield-%-10s poses %4d  differ %3d  contacts %5d  max err %.3g  normals off %d\n",
-         g_type[type], hs.nposes, hs.nfail, hs.ncontact, hs.maxerr, hs.nnormal);
+  printf("hfield-%-10s poses %4d  differ %3d  contacts %5d  full %3d  max err %.3g  normal %.3g\n",
+         g_type[type], hs.nposes, hs.nfail, hs.ncontact, hs.nfull, hs.maxerr, hs.maxnormal);
   fflush(stdout);
   return hs;
 }
 
 
-// smooth geoms: contact count, order, dist and pos agree with MuJoCo on every pose (1e-9); the
-// normal is not compared (MuJoCo 2.2.2 post-processes MPR normals in a way not yet reproduced)
+// Primitives: contact count, order, dist, pos and normal agree with MuJoCo 2.2.2 on every pose
+// (1e-9; 1e-15 in practice, 1e-11 for the ellipsoid, whose support and surface normal round
+// slightly differently). Box and cylinder faces lie parallel to prism faces in many poses, so
+// MPR meets exact support ties there; they agree because the prism support breaks them as 2.2.2
+// does, in the hfield frame (hfield.c).
 #define HFIELD_TEST(NAME, TYPE)                                                                    \
   Test(hfield, NAME) {                                                                             \
-    HfStats hs = runHfield(TYPE, (unsigned long long)(TYPE), 20, 20);                              \
+    HfStats hs = runHfield(TYPE, (unsigned long long)(TYPE), 20, 20, 6, 0.25);                     \
     cr_expect(hs.ncontact > 500, "too few contacts exercised: %d", hs.ncontact);                  \
     cr_expect(hs.nfail == 0, "hfield-%s: %d of %d poses differ from MuJoCo", g_type[TYPE],        \
-              hs.nfail, hs.nposes);                                                                \
-  }
-
-// flat-faced geoms (box, cylinder caps): support ties on parallel faces make about 20% (box) and
-// 45% (cylinder) of poses differ in a contact's dist/pos by up to 0.1; known gap, floor only
-#define HFIELD_GAP(NAME, TYPE, MINAGREE)                                                           \
-  Test(hfield, NAME) {                                                                             \
-    HfStats hs = runHfield(TYPE, (unsigned long long)(TYPE), 20, 20);                              \
-    double agree = (double)(hs.nposes - hs.nfail) / hs.nposes;                                    \
-    cr_expect(agree >= MINAGREE, "hfield-%s: %d of %d poses differ from MuJoCo", g_type[TYPE],    \
               hs.nfail, hs.nposes);                                                                \
   }
 
 HFIELD_TEST(sphere, mjGEOM_SPHERE)
 HFIELD_TEST(capsule, mjGEOM_CAPSULE)
 HFIELD_TEST(ellipsoid, mjGEOM_ELLIPSOID)
-HFIELD_GAP(cylinder, mjGEOM_CYLINDER, 0.5)
-HFIELD_GAP(box, mjGEOM_BOX, 0.75)
+HFIELD_TEST(cylinder, mjGEOM_CYLINDER)
+HFIELD_TEST(box, mjGEOM_BOX)
+
+
+// large geoms over fine grids: the contact list fills up (mjMAXCONPAIR) in part of the poses,
+// and MuJoCo stops at the same prism
+Test(hfield, full) {
+  HfStats hs = runHfield(mjGEOM_BOX, 11, 6, 20, 20, 0.6);
+  cr_expect(hs.nfull > 10, "too few full contact lists: %d", hs.nfull);
+  cr_expect(hs.nfail == 0, "hfield-box (large): %d of %d poses differ from MuJoCo", hs.nfail,
+            hs.nposes);
+}
+
+
+// Meshes: MPR's portal normals are often normal to a mesh face, where several hull vertices tie
+// for the support up to rounding; 2.2.2 picks among them by its own rounding of the vertex scan,
+// which the mesh support (support.h) does not reproduce everywhere yet, so a few poses differ
+// (a different dist/pos/normal where a tie went the other way); floor only.
+Test(hfield, mesh) {
+  HfStats hs = runHfield(mjGEOM_MESH, mjGEOM_MESH, 20, 20, 6, 0.25);
+  double agree = (double)(hs.nposes - hs.nfail) / hs.nposes;
+  cr_expect(hs.ncontact > 500, "too few contacts exercised: %d", hs.ncontact);
+  cr_expect(agree >= HFIELD_MESH_FLOOR, "hfield-mesh: %d of %d poses differ from MuJoCo",
+            hs.nfail, hs.nposes);
+}
