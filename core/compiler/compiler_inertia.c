@@ -127,8 +127,9 @@ static int mcc_primitive(int type, const mcNum* size, mcNum* vol, mcNum I[3]) {
 
 void mcc_geomInertia(mcc* c, const mccGeomObj* g, mcNum* mass, mcNum inertia[3]) {
   mcNum vol, I[3];
-  if (g->s.type == mcGEOM_MESH && mcc_meshGeomOwnInertia(c, g->meshid, &vol, I)) {
-    // MuJoCo 3.3.8 (<mesh inertia=...>): the mesh's own volume (area for a shell) and inertia
+  if (g->s.type == mcGEOM_MESH) {
+    // MuJoCo 3.3.8: the mesh's own volume (area for inertia="shell") and inertia
+    mcc_meshGeomInertia(c, g->meshid, &vol, I);
     mcNum density = g->s.density;
     if (g->s.mass >= 0) {
       density = vol > mcMINVAL ? g->s.mass / vol : 0;
@@ -137,22 +138,6 @@ void mcc_geomInertia(mcc* c, const mccGeomObj* g, mcNum* mass, mcNum inertia[3])
     for (int i = 0; i < 3; i++) {
       inertia[i] = density * I[i];
     }
-    return;
-  }
-  if (g->s.type == mcGEOM_MESH) {
-    // MuJoCo 2.2.2: the box with the mesh's principal inertia (mass = density x box volume)
-    mcNum b[3];
-    mcc_meshGeomInertia(c, g->meshid, &vol, b);
-    mcNum mass_g = 0;
-    if (g->s.mass >= 0) {
-      mass_g = vol > mcMINVAL ? g->s.mass : 0;
-    } else {
-      mass_g = g->s.density * vol;
-    }
-    *mass = mass_g;
-    inertia[0] = mass_g * (b[1] * b[1] + b[2] * b[2]) / 3;
-    inertia[1] = mass_g * (b[0] * b[0] + b[2] * b[2]) / 3;
-    inertia[2] = mass_g * (b[0] * b[0] + b[1] * b[1]) / 3;
     return;
   }
   int has = g->s.shellinertia ? mcc_primitiveShell(g->s.type, g->s.size, &vol, I)

@@ -1,17 +1,16 @@
 // Moduco core: mesh assets: loading, convex hull, volume and inertia, re-centring.
 //
-// The numbers follow MuJoCo 2.2.2 so compiled models agree field by field: vertices are floats
-// (reference offset, rotation and scale applied in that order), the centre of mass and the
-// inertia come from pyramids between each face and the area-weighted centroid of the faces, the
-// principal axes from a quaternion Jacobi iteration, and the mesh is moved to that frame. Geoms
-// see a mesh as the box with the same inertia (mass = density x box volume). The convex hull
-// (qhull, option Qt) is stored in MuJoCo's graph layout for the collision plugins.
-//
-// A mesh with an inertia attribute follows MuJoCo 3.3.8 instead (mcc_meshProcess3): vertices are
-// parsed as floats and transformed in double; geoms get the mesh's own volume and inertia. legacy:
-// the 2.2.2 pyramids with |height| (winding plays no part); exact: signed pyramids, refused when
-// the faces are wound inconsistently or inward; convex: the solid convex hull of all vertices;
-// shell: the mass spread over the surface (the volume field holds the area).
+// Volume, centre of mass and inertia follow MuJoCo 3.3.8 (mcc_meshProcess): vertices are parsed
+// as floats, then offset by refpos, rotated by refquat and scaled in double; the principal axes
+// come from a quaternion Jacobi iteration and the mesh is moved to that frame. Mesh geoms get the
+// mesh's own volume and inertia. <mesh inertia=...> chooses how they are measured; without it
+// (also through <default><mesh>) it is legacy, MuJoCo 3.3.8's default. legacy: pyramids between
+// each face and the area-weighted centroid of the faces with |height| (winding plays no part);
+// exact: signed pyramids, refused when the faces are wound inconsistently or inward; convex: the
+// solid convex hull of all vertices; shell: the mass spread over the surface (the volume field
+// holds the area). (MuJoCo 2.2.2 measured legacy in float and weighed a mesh geom as its
+// equivalent inertia box: Moduco does not reproduce that.) The convex hull (qhull, option Qt) is
+// stored in MuJoCo's graph layout for the collision plugins.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +19,6 @@
 #include <libqhull_r/qhull_ra.h>
 
 #include "compiler/compiler_mesh.h"
-#include "engine/io.h"
 
 //---------------------------------- quaternion helpers (MuJoCo's rounding) ------------------------
 
@@ -156,7 +154,7 @@ static void mcc_meshLoad(mcc* c, int i) {
   mcc_assetNums(c, e, "refpos", md->refpos, 3);
   mcc_assetNums(c, e, "refquat", md->refquat, 4);
   const mcxElem* owner;
-  md->inertia = MCC_MESH_DEFAULT;
+  md->inertia = MCC_MESH_LEGACY;           // MuJoCo 3.3.8's default
   if (mcc_assetAttr(c, e, "inertia", &owner)) {
     md->inertia = mcc_readEnum(c, owner, "inertia", "legacy convex exact shell");
   }
@@ -164,10 +162,6 @@ static void mcc_meshLoad(mcc* c, int i) {
   if (mcc_assetAttr(c, e, "maxhullvert", &owner)) {
     mcc_readInt(c, owner, "maxhullvert", &md->maxhullvert);
   }
-
-  // density of the mesh's default class (MuJoCo weights the inertia sums with it)
-  int cls = mcc_elemClass(c, e, 0);
-  md->density = MCC_AT(c->classes, mccClass, cls)->geom.density;
 
   // file data
   const char* file = mcx_attr(e, "file");
@@ -592,196 +586,6 @@ static void mcc_meshFacesFromHull(mcc* c, mccMeshData* md) {
 }
 
 
-//---------------------------------- volume, inertia, frame ----------------------------------------
-
-static int mcc_windingEdge(mcc* c, int i, int* ea, int* eb, float pa[3], float pb[3]);
-static int mcc_hasExt(const char* path, const char* ext);
-static void mcc_meshFileNote(const mccMeshData* md, char* out, size_t sz);
-
-// area of a float triangle; its unit normal and its centroid (float sums, as MuJoCo)
-static mcNum mcc_triangle(mcNum nrm[3], mcNum cen[3], const float* a, const float* b,
-                          const float* d) {
-  for (int k = 0; k < 3; k++) {
-    cen[k] = (float)(a[k] + b[k] + d[k]) / 3.0f;
-  }
-  mcNum e1[3] = {(float)(b[0] - a[0]), (float)(b[1] - a[1]), (float)(b[2] - a[2])};
-  mcNum e2[3] = {(float)(d[0] - a[0]), (float)(d[1] - a[1]), (float)(d[2] - a[2])};
-  nrm[0] = e1[1] * e2[2] - e1[2] * e2[1];
-  nrm[1] = e1[2] * e2[0] - e1[0] * e2[2];
-  nrm[2] = e1[0] * e2[1] - e1[1] * e2[0];
-  mcNum len = sqrt(nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2]);
-  if (len < mcMINVAL) {
-    return 0;
-  }
-  for (int k = 0; k < 3; k++) {
-    nrm[k] /= len;
-  }
-  return len / 2;
-}
-
-
-// second moment integrand of a tetrahedron (origin, d, e, f) for axes i, j, in float
-static float mcc_tetMoment(const float* d, const float* e, const float* f, int i, int j) {
-  float sq = d[i] * d[j] + e[i] * e[j] + f[i] * f[j];
-  return 2 * sq + d[i] * e[j] + d[j] * e[i] + d[i] * f[j] + d[j] * f[i] + e[i] * f[j] +
-         e[j] * f[i];
-}
-
-
-// transform, measure and re-centre mesh i
-static void mcc_meshProcess(mcc* c, int i) {
-  mccMeshData* md = c->meshdata + i;
-  const char* name = MCC_AT(c->meshes, mccNamed, i)->name;
-  float* v = md->vert;
-  int nv = md->nvert, nf = md->nface;
-
-  // MuJoCo 2.2.2 refuses inline and OBJ meshes wound inconsistently when a body takes its
-  // inertia from them (it checks STL files before merging their vertices, so never finds anything
-  // there); 3.3.8 accepts them. Neither this volume nor this inertia depends on the winding: warn
-  // where 2.2.2 would have refused
-  int ea, eb;
-  float pa[3], pb[3];
-  if (md->needinertia && !mcc_hasExt(md->path, ".stl") &&
-      mcc_windingEdge(c, i, &ea, &eb, pa, pb)) {
-    char file[1100];
-    mcc_meshFileNote(md, file, sizeof(file));
-    mci_message("WARNING: mesh '%s'%s: faces are wound inconsistently: two faces traverse the "
-                "edge from vertex %d (%g %g %g) to vertex %d (%g %g %g) in the same direction "
-                "(vertices counted from 0). MuJoCo 2.2.2 refuses such a mesh (inline or OBJ) in a "
-                "body whose inertia comes from its geoms, MuJoCo 3.3.8 accepts it; its volume and inertia here do not depend on the "
-                "winding, but inertia=\"exact\" refuses it", name, file, ea, pa[0], pa[1], pa[2],
-                eb, pb[0], pb[1], pb[2]);
-  }
-
-  // reference offset, reference rotation, scale (each rounded to float, as MuJoCo)
-  const mcNum* rp = md->refpos;
-  const mcNum* rq = md->refquat;
-  if (rp[0] != 0 || rp[1] != 0 || rp[2] != 0) {
-    for (int k = 0; k < nv; k++) {
-      for (int j = 0; j < 3; j++) {
-        v[3 * k + j] = (float)(v[3 * k + j] - rp[j]);
-      }
-    }
-  }
-  if (rq[0] != 1 || rq[1] != 0 || rq[2] != 0 || rq[3] != 0) {
-    mcNum q[4] = {rq[0], rq[1], rq[2], rq[3]}, r[9];
-    mcc_mjNormalize4(q);
-    mcc_mjQuat2Mat(r, q);
-    for (int k = 0; k < nv; k++) {
-      mcNum p[3] = {v[3 * k], v[3 * k + 1], v[3 * k + 2]};
-      for (int j = 0; j < 3; j++) {
-        v[3 * k + j] = (float)(r[j] * p[0] + r[3 + j] * p[1] + r[6 + j] * p[2]);
-      }
-    }
-  }
-  if (md->scale[0] != 1 || md->scale[1] != 1 || md->scale[2] != 1) {
-    for (int k = 0; k < nv; k++) {
-      for (int j = 0; j < 3; j++) {
-        v[3 * k + j] = (float)(v[3 * k + j] * md->scale[j]);
-      }
-    }
-  }
-
-  // area-weighted centroid of the faces: the apex of every pyramid
-  mcNum nrm[3], cen[3], fc[3] = {0, 0, 0}, area = 0;
-  for (int f = 0; f < nf; f++) {
-    const int* t = md->face + 3 * f;
-    mcNum a = mcc_triangle(nrm, cen, v + 3 * t[0], v + 3 * t[1], v + 3 * t[2]);
-    for (int j = 0; j < 3; j++) {
-      fc[j] += a * cen[j];
-    }
-    area += a;
-  }
-  if (area < mcMINVAL) {
-    mcc_meshDegenerate(c, i, "its surface area is zero");
-  }
-  for (int j = 0; j < 3; j++) {
-    fc[j] /= area;
-  }
-
-  // volume and centre of mass from the pyramids
-  mcNum vol = 0, com[3] = {0, 0, 0};
-  for (int f = 0; f < nf; f++) {
-    const int* t = md->face + 3 * f;
-    mcNum a = mcc_triangle(nrm, cen, v + 3 * t[0], v + 3 * t[1], v + 3 * t[2]);
-    mcNum h = (cen[0] - fc[0]) * nrm[0] + (cen[1] - fc[1]) * nrm[1] + (cen[2] - fc[2]) * nrm[2];
-    mcNum pv = fabs(h) * a / 3;
-    vol += pv;
-    for (int j = 0; j < 3; j++) {
-      com[j] += pv * (cen[j] * 3.0 / 4.0 + fc[j] / 4.0);
-    }
-  }
-  if (vol < mcMINVAL) {
-    const char* why = mcc_flatness(v, nv);
-    mcc_meshDegenerate(c, i, why ? why : "its volume is zero");
-  }
-  for (int j = 0; j < 3; j++) {
-    com[j] /= vol;
-  }
-  memcpy(md->pos, com, sizeof(com));
-  for (int k = 0; k < nv; k++) {
-    for (int j = 0; j < 3; j++) {
-      v[3 * k + j] = (float)(v[3 * k + j] - com[j]);
-    }
-  }
-
-  // products of inertia about the centre (pyramids with apex at the centre)
-  static const int pair[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}};
-  mcNum P[6] = {0, 0, 0, 0, 0, 0};
-  vol = 0;
-  for (int f = 0; f < nf; f++) {
-    const int* t = md->face + 3 * f;
-    const float* d = v + 3 * t[0];
-    const float* e = v + 3 * t[1];
-    const float* g = v + 3 * t[2];
-    mcNum a = mcc_triangle(nrm, cen, d, e, g);
-    mcNum pv = fabs(cen[0] * nrm[0] + cen[1] * nrm[1] + cen[2] * nrm[2]) * a / 3;
-    vol += pv;
-    for (int j = 0; j < 6; j++) {
-      P[j] += md->density * pv / 20 * mcc_tetMoment(d, e, g, pair[j][0], pair[j][1]);
-    }
-  }
-  md->volume = vol;
-  mcNum full[9] = {
-    P[1] + P[2], -P[3], -P[4],
-    -P[3], P[0] + P[2], -P[5],
-    -P[4], -P[5], P[0] + P[1],
-  };
-  mcNum eig[3];
-  mcc_eig3(eig, md->quat, full);
-  if (!(eig[2] > 0)) {
-    mcc_error(c, md->elem, "mesh '%s'%s%s%s: smallest principal inertia %g is not positive: the "
-              "mesh is (nearly) flat or tiny; check its scale and units, or merge tiny pieces",
-              name, md->path[0] ? " (file '" : "", md->path, md->path[0] ? "')" : "", eig[2]);
-  }
-  if (eig[0] + eig[1] < eig[2] || eig[0] + eig[2] < eig[1] || eig[1] + eig[2] < eig[0]) {
-    mcc_error(c, md->elem, "mesh '%s': principal inertias %g %g %g violate A + B >= C (faces "
-              "inconsistently oriented or the mesh is not closed?)", name, eig[0], eig[1],
-              eig[2]);
-  }
-  mcNum mass = vol * md->density;
-  md->boxsz[0] = sqrt(6 * (eig[1] + eig[2] - eig[0]) / mass) / 2;
-  md->boxsz[1] = sqrt(6 * (eig[0] + eig[2] - eig[1]) / mass) / 2;
-  md->boxsz[2] = sqrt(6 * (eig[0] + eig[1] - eig[2]) / mass) / 2;
-
-  // vertices into the principal frame: v' = R' v
-  mcNum r[9];
-  mcc_mjQuat2Mat(r, md->quat);
-  for (int k = 0; k < nv; k++) {
-    mcNum p[3] = {v[3 * k], v[3 * k + 1], v[3 * k + 2]};
-    for (int j = 0; j < 3; j++) {
-      v[3 * k + j] = (float)(p[0] * r[j] + p[1] * r[3 + j] + p[2] * r[6 + j]);
-    }
-  }
-  md->aabb[0] = md->aabb[1] = md->aabb[2] = 0;
-  for (int k = 0; k < nv; k++) {
-    for (int j = 0; j < 3; j++) {
-      md->aabb[j] = fmax(md->aabb[j], fabs((mcNum)v[3 * k + j]));
-    }
-  }
-}
-
-
 //---------------------------------- face winding --------------------------------------------------
 
 static int mcc_cmpEdge(const void* a, const void* b) {
@@ -960,9 +764,75 @@ static double mcc_tetMoment3(const double* d, const double* e, const double* f, 
 }
 
 
+// principal inertia and frame of a mesh as MuJoCo 3.3.8 finds them: mcc_eig3's Jacobi rotations,
+// but the final ordering (pairs 01, 12, 01) swaps two eigenvalues only when the second exceeds the
+// first by more than the tolerance 1e-12 (absolute; probed on 3.3.8's mju_eig3). The unit-density
+// inertia of a small mesh is below that scale, so its frame can stay unsorted (dm_dog's bones)
+static void mcc_meshEig3(mcNum eigval[3], mcNum quat[4], const mcNum mat[9]) {
+  const mcNum tol = 1e-12;
+  quat[0] = 1;
+  quat[1] = quat[2] = quat[3] = 0;
+  for (int iter = 0; iter < 500; iter++) {
+    mcNum r[9], ar[9], d[9];
+    mcc_mjQuat2Mat(r, quat);
+    for (int i = 0; i < 3; i++) {
+      for (int j = 0; j < 3; j++) {
+        ar[3 * i + j] = r[i] * mat[j] + r[3 + i] * mat[3 + j] + r[6 + i] * mat[6 + j];
+      }
+    }
+    for (int i = 0; i < 3; i++) {
+      for (int j = 0; j < 3; j++) {
+        d[3 * i + j] = ar[3 * i] * r[j] + ar[3 * i + 1] * r[3 + j] + ar[3 * i + 2] * r[6 + j];
+      }
+    }
+    eigval[0] = d[0];
+    eigval[1] = d[4];
+    eigval[2] = d[8];
+    int row, col, axis;
+    if (fabs(d[1]) > fabs(d[2]) && fabs(d[1]) > fabs(d[5])) {
+      row = 0, col = 1, axis = 2;
+    } else if (fabs(d[2]) > fabs(d[5])) {
+      row = 0, col = 2, axis = 1;
+    } else {
+      row = 1, col = 2, axis = 0;
+    }
+    if (fabs(d[3 * row + col]) < tol) {
+      break;
+    }
+    mcNum tau = (d[4 * col] - d[4 * row]) / (2 * d[3 * row + col]);
+    mcNum t = tau >= 0 ? 1 / (tau + sqrt(1 + tau * tau)) : -1 / (-tau + sqrt(1 + tau * tau));
+    mcNum cs = 1 / sqrt(1 + t * t);
+    if (cs > 1 - tol) {
+      break;
+    }
+    mcNum rot[4] = {0, 0, 0, 0};
+    mcNum half = sqrt(0.5 - 0.5 * cs);
+    rot[axis + 1] = tau >= 0 ? -half : half;
+    if (axis == 1) {
+      rot[axis + 1] = -rot[axis + 1];
+    }
+    rot[0] = sqrt(1 - rot[axis + 1] * rot[axis + 1]);
+    mcc_mjNormalize4(rot);
+    mcc_mjAccumQuat(quat, rot);
+  }
+  for (int step = 0; step < 3; step++) {
+    int i = step % 2;
+    if (eigval[i] + tol < eigval[i + 1]) {
+      mcNum t = eigval[i];
+      eigval[i] = eigval[i + 1];
+      eigval[i + 1] = t;
+      mcNum rot[4] = {0.707106781186548, 0, 0, 0};
+      rot[(i + 2) % 3 + 1] = rot[0];
+      mcc_mjAccumQuat(quat, rot);
+    }
+  }
+}
+
+
 // volume (area for a shell), centre and unit-density inertia of mesh i as MuJoCo 3.3.8 computes
-// them with <mesh inertia="legacy|convex|exact|shell">; the mesh is moved to that frame
-static void mcc_meshProcess3(mcc* c, int i) {
+// them with <mesh inertia="legacy|convex|exact|shell"> (legacy without it); the mesh is moved to
+// that frame
+static void mcc_meshProcess(mcc* c, int i) {
   mccMeshData* md = c->meshdata + i;
   const char* name = MCC_AT(c->meshes, mccNamed, i)->name;
   int nv = md->nvert, mode = md->inertia;
@@ -1133,16 +1003,14 @@ static void mcc_meshProcess3(mcc* c, int i) {
     -P[4], -P[5], P[0] + P[1],
   };
   mcNum eig[3];
-  mcc_eig3(eig, md->quat, full);
-  if (!(eig[2] > 0)) {
+  mcc_meshEig3(eig, md->quat, full);
+  mcNum emin = fmin(fmin(eig[0], eig[1]), eig[2]);
+  if (!(emin > 0)) {
     mcc_error(c, md->elem, "mesh '%s'%s: smallest principal inertia %g is not positive: the "
               "mesh is (nearly) flat or tiny; check its scale and units, or merge tiny pieces",
-              name, file, eig[2]);
+              name, file, emin);
   }
   memcpy(md->inertia1, eig, sizeof(eig));
-  md->boxsz[0] = sqrt(fmax(0, 6 * (eig[1] + eig[2] - eig[0]) / vol)) / 2;
-  md->boxsz[1] = sqrt(fmax(0, 6 * (eig[0] + eig[2] - eig[1]) / vol)) / 2;
-  md->boxsz[2] = sqrt(fmax(0, 6 * (eig[0] + eig[1] - eig[2]) / vol)) / 2;
 
   // vertices into the principal frame: v' = R' v (double, then float)
   mcNum r[9];
@@ -1182,12 +1050,6 @@ void mcc_compileMeshes(mcc* c) {
     if (go->s.type == mcGEOM_MESH && go->meshid >= 0 && (go->s.contype || go->s.conaffinity)) {
       c->meshdata[go->meshid].needhull = 1;
     }
-    if (go->s.type == mcGEOM_MESH && go->meshid >= 0 && go->body > 0) {
-      const mccBody* b = MCC_AT(c->bodies, mccBody, go->body);
-      if (c->inertiafromgeom == MCC_TRUE || (c->inertiafromgeom == MCC_AUTO && !b->has_inertial)) {
-        c->meshdata[go->meshid].needinertia = 1;
-      }
-    }
   }
   const char* ch = mcc_compilerAttr(c, "convexhull");
   int convexhull = !ch || strcmp(ch, "false");
@@ -1202,11 +1064,7 @@ void mcc_compileMeshes(mcc* c) {
       mcc_meshFacesFromHull(c, md);
       md->hullfaces = 1;
     }
-    if (md->inertia == MCC_MESH_DEFAULT) {
-      mcc_meshProcess(c, i);
-    } else {
-      mcc_meshProcess3(c, i);
-    }
+    mcc_meshProcess(c, i);
   }
 
   // mesh geoms: offset by the mesh frame, size from the mesh box
@@ -1245,21 +1103,10 @@ void mcc_compileMeshes(mcc* c) {
 }
 
 
-void mcc_meshGeomInertia(const mcc* c, int meshid, mcNum* vol, mcNum boxsz[3]) {
+void mcc_meshGeomInertia(const mcc* c, int meshid, mcNum* vol, mcNum inertia[3]) {
   const mccMeshData* md = c->meshdata + meshid;
-  memcpy(boxsz, md->boxsz, sizeof(md->boxsz));
-  *vol = md->boxsz[0] * md->boxsz[1] * md->boxsz[2] * 8;
-}
-
-
-int mcc_meshGeomOwnInertia(const mcc* c, int meshid, mcNum* vol, mcNum inertia[3]) {
-  const mccMeshData* md = c->meshdata + meshid;
-  if (md->inertia == MCC_MESH_DEFAULT) {
-    return 0;
-  }
   *vol = md->volume;
   memcpy(inertia, md->inertia1, sizeof(md->inertia1));
-  return 1;
 }
 
 

@@ -2,7 +2,7 @@
 //
 // compiler_mesh_io.c reads STL (binary and ASCII), OBJ and MSH files into raw vertex and face
 // arrays; compiler_mesh.c scales, builds the convex hull with qhull, computes volume, centre of
-// mass and principal axes as MuJoCo 2.2.2 does, and moves the mesh into its inertial frame;
+// mass and principal axes as MuJoCo 3.3.8 does, and moves the mesh into its inertial frame;
 // compiler_hfield.c reads height fields. All buffers hang off the compiler context, so an error
 // (longjmp) anywhere frees them with the context.
 #ifndef MODUCO_CORE_COMPILER_COMPILER_MESH_H_
@@ -10,12 +10,10 @@
 
 #include "compiler/compiler.h"
 
-// <mesh inertia=...>: how volume and inertia are computed. DEFAULT (no attribute) is MuJoCo
-// 2.2.2's algorithm (float arithmetic, geoms see the equivalent inertia box); the others are
-// MuJoCo 3.3.8's modes (double arithmetic, geoms get the mesh's own volume and inertia)
+// <mesh inertia=...>: how volume and inertia are computed, as MuJoCo 3.3.8's modes (double
+// arithmetic; geoms get the mesh's own volume and inertia). No attribute: legacy, as in 3.3.8
 enum {
-  MCC_MESH_DEFAULT = -1,
-  MCC_MESH_LEGACY = 0,            // pyramids to a reference point with |height| (3.3.8)
+  MCC_MESH_LEGACY = 0,            // pyramids to a reference point with |height| (the default)
   MCC_MESH_CONVEX,                // the convex hull of all vertices, as a solid
   MCC_MESH_EXACT,                 // signed volume; needs consistently wound faces
   MCC_MESH_SHELL                  // mass on the surface (volume field: the area)
@@ -26,7 +24,6 @@ typedef struct mccMeshData_ {
   const mcxElem* elem;            // the <mesh> element
   char path[1024];                // resolved file path ("" for inline data)
   mcNum scale[3], refpos[3], refquat[4];
-  mcNum density;                  // geom density of the mesh's default class (MuJoCo weights)
   float* vert;                    // nvert x 3 (in the inertial frame once processed)
   int nvert, cvert;               // count and capacity (in vertices)
   int* face;                      // nface x 3
@@ -34,18 +31,16 @@ typedef struct mccMeshData_ {
   int* graph;                     // convex hull graph in MuJoCo's layout; NULL: none
   int ngraph;
   int needhull;                   // a colliding geom uses the mesh
-  int needinertia;                // a geom uses it in a body whose inertia comes from geoms
   mcNum pos[3], quat[4];          // inertial frame of the mesh in the file frame
-  mcNum boxsz[3];                 // half-sizes of the box with the same inertia
   mcNum aabb[3];                  // max |coordinate| along each inertial axis
   mcNum volume;                   // volume from the faces (inertia="shell": surface area)
-  int inertia;                    // <mesh inertia>: MCC_MESH_DEFAULT or MCC_MESH_LEGACY, ...
-  mcNum inertia1[3];              // principal inertia at unit density (not the default)
+  int inertia;                    // <mesh inertia>: MCC_MESH_LEGACY (default), ...
+  mcNum inertia1[3];              // principal inertia at unit density
   int maxhullvert;                // <mesh maxhullvert> (-1: unlimited; read, not applied)
   int hullfaces;                  // the faces are the hull's (no faces given)
   char* buf;                      // file contents while loading
   void* scratch;                  // a plain temporary array while loading
-  double* vd;                     // vertices in double while processing (3.3.8 modes)
+  double* vd;                     // vertices in double while processing
   int* hullface;                  // outward triangles of the hull (inertia="convex")
   int nhullface;
   struct mccHull_* hull;          // qhull state while building the hull
@@ -81,12 +76,9 @@ void mcc_meshRemoveRepeated(mcc* c, mccMeshData* md);
 // load and process every mesh; move mesh geoms to the mesh inertial frame; set their sizes
 void mcc_compileMeshes(mcc* c);
 
-// mesh geom volume and unit-density principal inertia (MuJoCo's equivalent inertia box)
-void mcc_meshGeomInertia(const mcc* c, int meshid, mcNum* vol, mcNum boxsz[3]);
-
-// mesh geom volume (area for inertia="shell") and unit-density principal inertia for the
-// 3.3.8 modes; 0 for a mesh without an inertia attribute (use mcc_meshGeomInertia)
-int mcc_meshGeomOwnInertia(const mcc* c, int meshid, mcNum* vol, mcNum inertia[3]);
+// mesh geom volume (area for inertia="shell") and unit-density principal inertia in the mesh
+// frame (MuJoCo 3.3.8)
+void mcc_meshGeomInertia(const mcc* c, int meshid, mcNum* vol, mcNum inertia[3]);
 
 // totals for sizing the model, then fill the mesh arrays
 void mcc_meshTotals(const mcc* c, int* nvert, int* nface, int* ngraph);

@@ -2,6 +2,7 @@
 #include "corpus.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 
 #include "conformance.h"
 #include "corpus_list.h"
+#include "testutil.h"
 
 const char* const cp_check_names[CP_NCHECK] = {
   "load", "sizes", "model", "qM", "qfrc_bias", "qfrc_passive", "qfrc_actuator", "qacc",
@@ -111,6 +113,181 @@ static void cp_initialState(ConfPair* p) {
 }
 
 
+// Models whose body inertias come from mesh geoms. Moduco computes mesh inertia as MuJoCo 3.3.8
+// (the mesh's own volume; tests/mesh/test_mesh_corpus.c checks these models' mass properties
+// against 3.3.8), while MuJoCo 2.2.2 weighed each mesh geom as its equivalent inertia box: body
+// masses differ by up to 29% (dm_dog) and 56% (menagerie_robotiq_2f85). To compare the dynamics
+// with 2.2.2, Moduco compiles these models with 2.2.2's compiled body mass properties written
+// into the text as an explicit <inertial> of every body (cp_inertialXml), so everything derived
+// from them (subtree masses, dof_M0, invweight0, springdamper stiffness and damping ...) is still
+// Moduco's own and still checked against 2.2.2. The other mesh models give their mesh bodies an
+// explicit <inertial>, so they load unchanged
+static const char* const cp_meshInertia[] = {"dm_dog", "menagerie_robotiq_2f85"};
+
+
+// append printf text to a growing buffer (NULL on failure, the buffer freed)
+static char* cp_cat(char* buf, size_t* len, size_t* cap, const char* fmt, ...) {
+  if (!buf) {
+    return NULL;
+  }
+  for (;;) {
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(buf + *len, *cap - *len, fmt, ap);
+    va_end(ap);
+    if (k < 0) {
+      free(buf);
+      return NULL;
+    }
+    if (*len + (size_t)k < *cap) {
+      *len += (size_t)k;
+      return buf;
+    }
+    *cap = 2 * (*cap + (size_t)k);
+    char* grown = realloc(buf, *cap);
+    if (!grown) {
+      free(buf);
+      return NULL;
+    }
+    buf = grown;
+  }
+}
+
+
+// the MJCF text of file dir/name with every <include file="..."/> replaced by the children of the
+// included file's <mujoco> element (paths relative to dir, as MuJoCo reads them; comments kept as
+// they are); NULL (and the reason in err) on failure
+static char* cp_expandIncludes(const char* dir, const char* name, char* err, int err_sz,
+                               int depth) {
+  char path[1024];
+  snprintf(path, sizeof(path), "%s/%s", dir, name);
+  char* text = tu_readFile(path);
+  if (!text || depth > 8) {
+    snprintf(err, err_sz, "cannot read %.900s", path);
+    free(text);
+    return NULL;
+  }
+  size_t len = 0, cap = strlen(text) + 1;
+  char* out = malloc(cap);
+  if (out) {
+    out[0] = 0;
+  }
+  const char* p = text;
+  if (depth) {
+    // an included file: the children of its root element only
+    const char* root = strstr(p, "<mujoco");
+    const char* open = root ? strchr(root, '>') : NULL;
+    const char* close = strstr(p, "</mujoco>");
+    if (!open || !close || close < open) {
+      snprintf(err, err_sz, "%.900s: no <mujoco> element", path);
+      free(out);
+      free(text);
+      return NULL;
+    }
+    p = open + 1;
+    text[close - text] = 0;
+  }
+  while (*p && out) {
+    if (!strncmp(p, "<!--", 4)) {
+      const char* e = strstr(p, "-->");
+      const char* stop = e ? e + 3 : p + strlen(p);
+      out = cp_cat(out, &len, &cap, "%.*s", (int)(stop - p), p);
+      p = stop;
+    } else if (!strncmp(p, "<include", 8)) {
+      const char* e = strchr(p, '>');
+      const char* f = strstr(p, "file=\"");
+      if (!e || !f || f > e) {
+        snprintf(err, err_sz, "%.900s: malformed <include>", path);
+        free(out);
+        free(text);
+        return NULL;
+      }
+      char inc[512];
+      const char* q = strchr(f + 6, '"');
+      snprintf(inc, sizeof(inc), "%.*s", q ? (int)(q - f - 6) : 0, f + 6);
+      char* sub = cp_expandIncludes(dir, inc, err, err_sz, depth + 1);
+      if (!sub) {
+        free(out);
+        free(text);
+        return NULL;
+      }
+      out = cp_cat(out, &len, &cap, "%s", sub);
+      free(sub);
+      p = e + 1;
+    } else {
+      out = cp_cat(out, &len, &cap, "%c", *p++);
+    }
+  }
+  free(text);
+  if (!out) {
+    snprintf(err, err_sz, "out of memory");
+  }
+  return out;
+}
+
+
+// the MJCF text with MuJoCo's compiled mass properties of body b as the first child of the b-th
+// <body> element, and no other <inertial> (bodies are numbered in the order of the text, comments
+// skipped); NULL (and the reason in err) if the bodies do not line up
+static char* cp_inertialXml(const char* text, const mjModel* mj, char* err, int err_sz) {
+  size_t len = 0, cap = strlen(text) + 256 * (size_t)mj->nbody + 1;
+  char* out = malloc(cap);
+  if (!out) {
+    snprintf(err, err_sz, "out of memory");
+    return NULL;
+  }
+  out[0] = 0;
+  int b = 0;
+  const char* p = text;
+  while (*p) {
+    if (!strncmp(p, "<!--", 4)) {
+      const char* e = strstr(p, "-->");
+      const char* stop = e ? e + 3 : p + strlen(p);
+      out = cp_cat(out, &len, &cap, "%.*s", (int)(stop - p), p);
+      p = stop;
+      continue;
+    }
+    if (!strncmp(p, "<inertial", 9)) {
+      const char* e = strstr(p, "/>");
+      if (!e) {
+        break;
+      }
+      p = e + 2;
+      continue;
+    }
+    if (strncmp(p, "<body", 5) || !(p[5] == ' ' || p[5] == '\t' || p[5] == '\n' ||
+                                     p[5] == '\r' || p[5] == '>' || p[5] == '/')) {
+      out = cp_cat(out, &len, &cap, "%c", *p++);
+      continue;
+    }
+    const char* e = strchr(p, '>');
+    if (!e) {
+      break;
+    }
+    if (++b >= mj->nbody) {
+      break;
+    }
+    int empty = e[-1] == '/';
+    out = cp_cat(out, &len, &cap, "%.*s>", (int)(e - p - empty), p);
+    const double* q = mj->body_iquat + 4 * b;
+    const double* ip = mj->body_ipos + 3 * b;
+    const double* in = mj->body_inertia + 3 * b;
+    out = cp_cat(out, &len, &cap, "<inertial pos=\"%.17g %.17g %.17g\" quat=\"%.17g %.17g %.17g "
+                 "%.17g\" mass=\"%.17g\" diaginertia=\"%.17g %.17g %.17g\"/>%s", ip[0], ip[1],
+                 ip[2], q[0], q[1], q[2], q[3], mj->body_mass[b], in[0], in[1], in[2],
+                 empty ? "</body>" : "");
+    p = e + 1;
+  }
+  if (!out || b != mj->nbody - 1 || *p) {
+    snprintf(err, err_sz, "%d <body> elements found for the %d bodies of MuJoCo's model", b,
+             mj->nbody - 1);
+    free(out);
+    return NULL;
+  }
+  return out;
+}
+
+
 // load one model in both engines from its file
 static int cp_load(ConfPair* p, const CpModel* model, CpResult* r) {
   memset(p, 0, sizeof(*p));
@@ -124,7 +301,38 @@ static int cp_load(ConfPair* p, const CpModel* model, CpResult* r) {
     return -1;
   }
   err[0] = 0;
-  p->mc = mc_loadXML(path, err, sizeof(err));
+  int copy = 0;
+  for (size_t i = 0; i < sizeof(cp_meshInertia) / sizeof(cp_meshInertia[0]); i++) {
+    copy |= !strcmp(model->name, cp_meshInertia[i]);
+  }
+  if (copy) {
+    // MuJoCo 2.2.2's body mass properties (see cp_meshInertia)
+    char dir[512];
+    snprintf(dir, sizeof(dir), CP_CORPUS_DIR "%s", model->name);
+    char* text = cp_expandIncludes(dir, model->file, err, sizeof(err), 0);
+    char* xml = text ? cp_inertialXml(text, p->mj, err, sizeof(err)) : NULL;
+    p->mc = xml ? mc_loadXMLString(xml, dir, err, sizeof(err)) : NULL;
+    free(text);
+    free(xml);
+
+    // the exception must still be needed: Moduco's own masses differ from 2.2.2's
+    char err2[1024] = "";
+    mcModel* own = p->mc ? mc_loadXML(path, err2, sizeof(err2)) : NULL;
+    double worst = 0;
+    for (int b = 1; own && b < own->nbody && b < p->mj->nbody; b++) {
+      worst = fmax(worst, fabs(own->body_mass[b] - p->mj->body_mass[b]) /
+                              fmax(p->mj->body_mass[b], 1e-300));
+    }
+    if (p->mc && (!own || worst < 1e-9)) {
+      snprintf(err, sizeof(err), "%s: %s", model->name, own ? "its body masses agree with "
+               "MuJoCo 2.2.2's: drop it from cp_meshInertia" : err2);
+      mc_deleteModel(p->mc);
+      p->mc = NULL;
+    }
+    mc_deleteModel(own);
+  } else {
+    p->mc = mc_loadXML(path, err, sizeof(err));
+  }
   if (!p->mc) {
     snprintf(r->error, sizeof(r->error), "%s", err);
     return -1;

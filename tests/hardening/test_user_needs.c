@@ -1,7 +1,8 @@
 // tests/hardening: regression tests for the edge cases users report against MuJoCo-style engines
 // (/work/shared/USER-NEEDS.md sections 1 and 3; the audit is docs/user-needs.md). Every test
 // compares against MuJoCo 2.2.2 (linked into this test), MuJoCo 3.3.8 (mujoco-js under node, for
-// <replicate>), or an analytic expectation.
+// <replicate> and mesh inertia), or an analytic expectation.
+#include <cjson/cJSON.h>
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -596,31 +597,89 @@ Test(mass, two_massless_geoms_in_one_body) {
 // MJ#759: tiny pieces of a decomposed mesh ("eigenvalue of mesh inertia too small"). A body of a
 // 0.2 m box carries a mesh cube scaled to 2e-3, 2e-5, a 0.2 x 0.2 x 2e-6 sliver and a
 // 2e-6 x 2e-6 x 0.2 needle: each loads, the piece adds its own mass and inertia, and the body's
-// mass properties equal MuJoCo 2.2.2's; the model steps. A piece of 2e-9 (no measurable
-// surface) is refused by both engines, with the mesh named. Alone on a moving body a tiny piece
-// is refused (mass below mcMINVAL) with a hint, like MuJoCo.
+// mass properties equal MuJoCo 3.3.8's (tests/mesh/inertia_ref.mjs; Moduco's mesh inertia is
+// 3.3.8's, 2.2.2 weighed the sliver's equivalent inertia box); the model steps. A piece of 2e-9
+// (no measurable surface) is refused by both engines, with the mesh named. Alone on a moving
+// body a tiny piece is refused (mass below mcMINVAL) with a hint, like MuJoCo 2.2.2.
 #define CUBE_MESH(SCALE)                                                                          \
   "<mujoco><asset><mesh name='piece' scale='" SCALE "' vertex='-1 -1 -1 1 -1 -1 1 1 -1 -1 1 -1 " \
   "-1 -1 1 1 -1 1 1 1 1 -1 1 1' face='0 2 1 0 3 2 4 5 6 4 6 7 0 1 5 0 5 4 1 2 6 1 6 5 2 3 7 "     \
   "2 7 6 3 0 4 3 4 7'/></asset><worldbody><geom type='plane' size='1 1 1'/>"
-Test(mass, tiny_mesh_pieces) {
+// R diag(d) R' of a principal inertia d in the frame q
+static void fullInertia(const double q[4], const double d[3], double T[9]) {
+  double R[9];
+  mju_quat2Mat(R, q);
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 3; j++) {
+      T[3 * i + j] = 0;
+      for (int k = 0; k < 3; k++) {
+        T[3 * i + j] += R[3 * i + k] * d[k] * R[3 * j + k];
+      }
+    }
+  }
+}
+
+// the n numbers of field of the reference model k, from index at
+static void refNums(const cJSON* out, int k, const char* field, int at, double* v, int n) {
+  const cJSON* model = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(out, "models"), k);
+  const cJSON* a = cJSON_GetObjectItemCaseSensitive(model, field);
+  cr_assert(cJSON_IsArray(a) && cJSON_GetArraySize(a) >= at + n, "model %d: no %s in the "
+            "MuJoCo 3.3.8 reference", k, field);
+  for (int i = 0; i < n; i++) {
+    v[i] = cJSON_GetArrayItem(a, at + i)->valuedouble;
+  }
+}
+
+Test(mass, tiny_mesh_pieces, .timeout = 600) {
   static const char* const scales[] = {"1e-3 1e-3 1e-3", "1e-5 1e-5 1e-5", "0.1 0.1 1e-6",
                                        "1e-6 1e-6 0.1"};
+  char dir[64] = "/tmp/moduco-needs-XXXXXX";
+  cr_assert_not_null(mkdtemp(dir));
+  char names[4][16];
+  char xml[4][2048];
+  const char* args[6] = {dir};
   for (int i = 0; i < 4; i++) {
-    char xml[2048];
-    snprintf(xml, sizeof(xml), CUBE_MESH("%s") "<body pos='0 0 0.3'><freejoint/>"
+    snprintf(xml[i], sizeof(xml[i]), CUBE_MESH("%s") "<body pos='0 0 0.3'><freejoint/>"
              "<geom type='box' size='.1 .1 .1'/><geom type='mesh' mesh='piece' pos='.05 0 0'/>"
              "</body></worldbody></mujoco>", scales[i]);
-    mjModel* mm;
-    mcModel* m = loadBoth(xml, &mm);
+    snprintf(names[i], sizeof(names[i]), "piece%d.xml", i);
+    char path[128];
+    snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+    FILE* f = fopen(path, "w");
+    cr_assert_not_null(f, "cannot write %s", path);
+    fputs(xml[i], f);
+    fclose(f);
+    args[1 + i] = names[i];
+  }
+  args[5] = NULL;
+  TU_MJS3_REQUIRE();
+  char err3[1024] = "";
+  cJSON* out = tu_mjs3Json("tests/mesh/inertia_ref.mjs", args, NULL, err3, sizeof(err3));
+  for (int i = 0; i < 4; i++) {
+    char path[128];
+    snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+    unlink(path);
+  }
+  rmdir(dir);
+  cr_assert_not_null(out, "MuJoCo 3.3.8 reference: %s", err3);
+  for (int i = 0; i < 4; i++) {
+    char err[1024];
+    mcModel* m = mcLoad(xml[i], err, sizeof(err));
+    cr_assert_not_null(m, "%s: %s", scales[i], err);
     cr_assert(m->body_mass[1] > 8, "%s: the piece adds no mass (%.17g)", scales[i],
               m->body_mass[1]);
-    cr_expect(fabs(m->body_mass[1] - mm->body_mass[1]) < 1e-12 * mm->body_mass[1],
-              "%s: mass %.17g, MuJoCo %.17g", scales[i], m->body_mass[1], mm->body_mass[1]);
-    cr_expect(maxDiff(m->body_inertia + 3, mm->body_inertia + 3, 3) < 1e-12 * 0.05,
-              "%s: inertia differs from MuJoCo by %g", scales[i],
-              maxDiff(m->body_inertia + 3, mm->body_inertia + 3, 3));
-    cr_expect(maxDiff(m->body_ipos + 3, mm->body_ipos + 3, 3) < 1e-12, "%s: ipos", scales[i]);
+    double mass, ipos[3], iquat[4], inertia[3], T1[9], T2[9];
+    refNums(out, i, "body_mass", 1, &mass, 1);
+    refNums(out, i, "body_ipos", 3, ipos, 3);
+    refNums(out, i, "body_iquat", 4, iquat, 4);
+    refNums(out, i, "body_inertia", 3, inertia, 3);
+    cr_expect(fabs(m->body_mass[1] - mass) < 1e-12 * mass, "%s: mass %.17g, MuJoCo 3.3.8 %.17g",
+              scales[i], m->body_mass[1], mass);
+    fullInertia(iquat, inertia, T1);               // the order of principal axes may differ
+    fullInertia(m->body_iquat + 4, m->body_inertia + 3, T2);
+    cr_expect(maxDiff(T1, T2, 9) < 1e-12 * 0.05, "%s: inertia differs from MuJoCo 3.3.8 by %g",
+              scales[i], maxDiff(T1, T2, 9));
+    cr_expect(maxDiff(m->body_ipos + 3, ipos, 3) < 1e-12, "%s: ipos", scales[i]);
     mcData* d = mc_makeData(m);
     for (int k = 0; k < 200; k++) {
       mc_step(m, d);
@@ -629,8 +688,8 @@ Test(mass, tiny_mesh_pieces) {
               scales[i]);
     mc_deleteData(d);
     mc_deleteModel(m);
-    mj_deleteModel(mm);
   }
+  cJSON_Delete(out);
 
   char err[1024];
   const char* vanishing = CUBE_MESH("1e-9 1e-9 1e-9") "<body pos='0 0 0.3'><freejoint/>"

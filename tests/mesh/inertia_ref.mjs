@@ -1,15 +1,21 @@
-// Body mass properties as MuJoCo 3.3.8 compiles them (npm package mujoco-js 0.0.7, WebAssembly),
-// for the mesh inertia suite (tests/mesh/test_mesh_inertia.c, through tu_mjs3Json).
+// Body mass properties and the mesh-derived geom and mesh fields as MuJoCo 3.3.8 compiles them
+// (npm package mujoco-js 0.0.7, WebAssembly), for the mesh suites (tests/mesh/*.c, through
+// tu_mjs3Json).
 //
 //   node inertia_ref.mjs DIR MODEL.xml...
 //
-// Every regular file of DIR (models and the mesh files they name) is copied into the in-memory
-// file system and each MODEL.xml is compiled. Output on stdout, one JSON object:
+// Every file of DIR and of its subfolders (models and the mesh files they name) is copied into the
+// in-memory file system and each MODEL.xml (a path relative to DIR) is compiled. Output on stdout, one JSON object:
 //   {"version", "models": [{"file", "error": "MuJoCo's message"} |
 //                          {"file", "body_mass": [...], "body_inertia": [...], "body_ipos": [...],
-//                           "body_iquat": [...]}]}
-// with every body (world included), flattened as in mjModel. mujoco-js is loaded by
+//                           "body_iquat": [...], "geom_type", "geom_pos", "geom_quat",
+//                           "geom_size", "geom_rbound", "mesh_vertadr", "mesh_vertnum",
+//                           "mesh_vert": [...]}]}
+// with every body (world included), geom and mesh, flattened as in mjModel. mujoco-js is loaded by
 // tests/mjs3/mujoco.mjs (status 3 and a message when it is missing).
+import fs from 'node:fs';
+import path from 'node:path';
+
 import { copyFolder, fail, loadMujoco, writeFile } from '../mjs3/mujoco.mjs';
 
 const NAME = 'inertia_ref.mjs';
@@ -28,6 +34,16 @@ function exceptionText(e, mem) {
   return s.split('\n')[0];
 }
 
+// copy host folder dir into vdir with its subfolders
+function copyTree(mj, dir, vdir) {
+  copyFolder(mj, dir, vdir);
+  for (const name of fs.readdirSync(dir)) {
+    if (fs.statSync(path.join(dir, name)).isDirectory()) {
+      copyTree(mj, path.join(dir, name), `${vdir}/${name}`);
+    }
+  }
+}
+
 const main = async () => {
   const [dir, ...models] = process.argv.slice(2);
   if (!models.length) {
@@ -41,7 +57,7 @@ const main = async () => {
   const keep = mj.MjModel.loadFromXML('/probe/empty.xml');
   const mem = () => keep.body_mass.buffer;
 
-  copyFolder(mj, dir, '/models');
+  copyTree(mj, dir, '/models');
   const out = { version: mj.mj_versionString(), models: [] };
   for (const file of models) {
     let m = null;
@@ -58,6 +74,14 @@ const main = async () => {
         body_inertia: Array.from(m.body_inertia),
         body_ipos: Array.from(m.body_ipos),
         body_iquat: Array.from(m.body_iquat),
+        geom_type: Array.from(m.geom_type),
+        geom_pos: Array.from(m.geom_pos),
+        geom_quat: Array.from(m.geom_quat),
+        geom_size: Array.from(m.geom_size),
+        geom_rbound: Array.from(m.geom_rbound),
+        mesh_vertadr: Array.from(m.mesh_vertadr),
+        mesh_vertnum: Array.from(m.mesh_vertnum),
+        mesh_vert: Array.from(m.mesh_vert),
       });
     } finally {
       m.delete();

@@ -1,12 +1,15 @@
 // Shared helpers of the mesh tests.
 #include "mesh_common.h"
 
+#include <cjson/cJSON.h>
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "testutil.h"
 
 void mt_tempdir(char* dir) {
   snprintf(dir, 64, "/tmp/moduco-mesh-XXXXXX");
@@ -122,12 +125,49 @@ static double mt_rel(double a, double b, double scale) {
 }
 
 
-void mt_compare(const mcModel* c, const mjModel* m, mtDiff* d) {
+static int mt_cmpVert(const void* a, const void* b) {
+  const float* x = (const float*)a;
+  const float* y = (const float*)b;
+  for (int k = 0; k < 3; k++) {
+    if (x[k] != y[k]) {
+      return x[k] < y[k] ? -1 : 1;
+    }
+  }
+  return 0;
+}
+
+
+// largest distance (relative to len) from a vertex of p (np) to the nearest vertex of q (nq):
+// every vertex of p must be one of q's
+static double mt_vertSets(const float* p, int np, const float* q, int nq, double len) {
+  double worst = 0;
+  float* sorted = malloc(sizeof(float) * 3 * (size_t)(nq > 0 ? nq : 1));
+  cr_assert_not_null(sorted);
+  memcpy(sorted, q, sizeof(float) * 3 * (size_t)nq);
+  qsort(sorted, (size_t)nq, sizeof(float) * 3, mt_cmpVert);
+  for (int i = 0; i < np; i++) {
+    if (bsearch(p + 3 * i, sorted, (size_t)nq, sizeof(float) * 3, mt_cmpVert)) {
+      continue;
+    }
+    double best = INFINITY;                        // not there: the nearest one
+    for (int j = 0; j < nq; j++) {
+      double e = 0;
+      for (int k = 0; k < 3; k++) {
+        e = fmax(e, mt_rel(p[3 * i + k], q[3 * j + k], len));
+      }
+      best = fmin(best, e);
+    }
+    worst = fmax(worst, best);
+  }
+  free(sorted);
+  return worst;
+}
+
+
+void mt_compareFields(const mcModel* c, const mtFields* m, mtDiff* d) {
   memset(d, 0, sizeof(*d));
   d->inertia_body = -1;
-  if (c->nbody != m->nbody || c->ngeom != m->ngeom || c->nmesh != m->nmesh ||
-      c->nmeshvert != m->nmeshvert || c->nmeshface != m->nmeshface ||
-      c->nmeshgraph != m->nmeshgraph) {
+  if (c->nbody != m->nbody || c->ngeom != m->ngeom || c->nmesh != m->nmesh) {
     d->counts = 1;
     return;
   }
@@ -154,8 +194,11 @@ void mt_compare(const mcModel* c, const mjModel* m, mtDiff* d) {
     }
   }
 
-  // geoms: pose after re-centring, size, bounding radius
+  // mesh geoms: pose after re-centring, size, bounding radius
   for (int g = 0; g < m->ngeom; g++) {
+    if (c->geom_type[g] != mcGEOM_MESH) {
+      continue;
+    }
     double len = 1e-3, dq1 = 0, dq2 = 0;
     for (int k = 0; k < 3; k++) {
       len = fmax(len, fabs(m->geom_pos[3 * g + k]));
@@ -174,22 +217,51 @@ void mt_compare(const mcModel* c, const mjModel* m, mtDiff* d) {
                                        fmax(m->geom_rbound[g], 1e-12)));
   }
 
-  // meshes: vertices (relative to the mesh extent), faces and hull graphs exactly
+  // meshes: vertices (relative to the mesh extent), one to one, or as sets when that is closer
   for (int i = 0; i < m->nmesh; i++) {
-    int nv = m->mesh_vertnum[i], nf = m->mesh_facenum[i];
-    if (nv != c->mesh_vertnum[i] || nf != c->mesh_facenum[i] ||
-        m->mesh_vertadr[i] != c->mesh_vertadr[i] || m->mesh_faceadr[i] != c->mesh_faceadr[i]) {
-      d->counts = 1;
-      continue;
-    }
+    int nv = m->mesh_vertnum[i], nc = c->mesh_vertnum[i];
     const float* v1 = m->mesh_vert + 3 * m->mesh_vertadr[i];
     const float* v2 = c->mesh_vert + 3 * c->mesh_vertadr[i];
     double len = 0;
     for (int k = 0; k < 3 * nv; k++) {
       len = fmax(len, fabs(v1[k]));
     }
-    for (int k = 0; k < 3 * nv; k++) {
-      d->vert = fmax(d->vert, mt_rel(v2[k], v1[k], len));
+    double e = INFINITY;
+    if (nv == nc) {
+      e = 0;
+      for (int k = 0; k < 3 * nv; k++) {
+        e = fmax(e, mt_rel(v2[k], v1[k], len));
+      }
+    }
+    if (e > 0) {
+      double es = mt_vertSets(v2, nc, v1, nv, len);
+      if (es < e) {
+        e = es;
+        d->vertsets++;
+      }
+    }
+    d->vert = fmax(d->vert, e);
+  }
+}
+
+
+void mt_compareStructure(const mcModel* c, const mjModel* m, mtDiff* d) {
+  memset(d, 0, sizeof(*d));
+  d->inertia_body = -1;
+  if (c->nbody != m->nbody || c->ngeom != m->ngeom || c->nmesh != m->nmesh ||
+      c->nmeshvert != m->nmeshvert || c->nmeshface != m->nmeshface ||
+      c->nmeshgraph != m->nmeshgraph) {
+    d->counts = 1;
+    return;
+  }
+
+  // meshes: vertex and face counts, faces and hull graphs exactly
+  for (int i = 0; i < m->nmesh; i++) {
+    int nf = m->mesh_facenum[i];
+    if (nf != c->mesh_facenum[i] || m->mesh_faceadr[i] != c->mesh_faceadr[i] ||
+        m->mesh_vertnum[i] != c->mesh_vertnum[i] || m->mesh_vertadr[i] != c->mesh_vertadr[i]) {
+      d->counts = 1;
+      continue;
     }
     if (memcmp(m->mesh_face + 3 * m->mesh_faceadr[i], c->mesh_face + 3 * c->mesh_faceadr[i],
                sizeof(int) * 3 * (size_t)nf)) {
@@ -207,4 +279,105 @@ void mt_compare(const mcModel* c, const mjModel* m, mtDiff* d) {
       }
     }
   }
+}
+
+
+//---------------------------------- MuJoCo 3.3.8 --------------------------------------------------
+
+cJSON* mt_reference3(const char* dir, const char* const* models) {
+  TU_MJS3_REQUIRE();
+  int n = 0;
+  while (models[n]) {
+    n++;
+  }
+  const char** args = calloc((size_t)n + 2, sizeof(char*));
+  cr_assert_not_null(args);
+  args[0] = dir;
+  for (int i = 0; i < n; i++) {
+    args[1 + i] = models[i];
+  }
+  char err[1024] = "";
+  cJSON* out = tu_mjs3Json("tests/mesh/inertia_ref.mjs", args, NULL, err, sizeof(err));
+  free(args);
+  cr_assert_not_null(out, "MuJoCo 3.3.8 reference: %s", err);
+  const cJSON* list = cJSON_GetObjectItemCaseSensitive(out, "models");
+  cr_assert(cJSON_IsArray(list) && cJSON_GetArraySize(list) == n,
+            "the reference returned %d models, expected %d",
+            cJSON_IsArray(list) ? cJSON_GetArraySize(list) : -1, n);
+  return out;
+}
+
+
+static const cJSON* mt_refModel(const cJSON* out, int k) {
+  return cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(out, "models"), k);
+}
+
+
+const char* mt_refError(const cJSON* out, int k) {
+  const cJSON* e = cJSON_GetObjectItemCaseSensitive(mt_refModel(out, k), "error");
+  return cJSON_IsString(e) ? e->valuestring : NULL;
+}
+
+
+// the field of a reference model as an array of n (n < 0: any length, returned in *len)
+static const cJSON* mt_refArray(const cJSON* model, const char* field, int* len) {
+  const cJSON* a = cJSON_GetObjectItemCaseSensitive(model, field);
+  cr_assert(cJSON_IsArray(a), "reference field %s missing", field);
+  *len = cJSON_GetArraySize(a);
+  return a;
+}
+
+
+void mt_refFields(const cJSON* out, int k, mtRefFields* r) {
+  const cJSON* model = mt_refModel(out, k);
+  cr_assert_null(mt_refError(out, k), "MuJoCo 3.3.8 refused model %d: %s", k, mt_refError(out, k));
+  static const char* const dbl[8] = {"body_mass", "body_ipos", "body_iquat", "body_inertia",
+                                     "geom_pos", "geom_quat", "geom_size", "geom_rbound"};
+  int len[8], nadr, nnum, nvert;
+  size_t total = 0;
+  for (int i = 0; i < 8; i++) {
+    mt_refArray(model, dbl[i], len + i);
+    total += (size_t)len[i];
+  }
+  mt_refArray(model, "mesh_vertadr", &nadr);
+  mt_refArray(model, "mesh_vertnum", &nnum);
+  mt_refArray(model, "mesh_vert", &nvert);
+  cr_assert_eq(nadr, nnum);
+  size_t bytes = sizeof(double) * total + sizeof(int) * 2 * (size_t)nadr +
+                 sizeof(float) * (size_t)nvert + 16;
+  char* buf = calloc(1, bytes);
+  cr_assert_not_null(buf);
+  r->buf = buf;
+  double* p = (double*)buf;
+  const double* arr[8];
+  for (int i = 0; i < 8; i++) {
+    const cJSON* a = cJSON_GetObjectItemCaseSensitive(model, dbl[i]);
+    arr[i] = p;
+    for (int j = 0; j < len[i]; j++) {
+      *p++ = cJSON_GetArrayItem(a, j)->valuedouble;
+    }
+  }
+  int* ip = (int*)p;
+  const cJSON* a = cJSON_GetObjectItemCaseSensitive(model, "mesh_vertadr");
+  const cJSON* b = cJSON_GetObjectItemCaseSensitive(model, "mesh_vertnum");
+  for (int j = 0; j < nadr; j++) {
+    ip[j] = cJSON_GetArrayItem(a, j)->valueint;
+    ip[nadr + j] = cJSON_GetArrayItem(b, j)->valueint;
+  }
+  float* fp = (float*)(ip + 2 * nadr);
+  a = cJSON_GetObjectItemCaseSensitive(model, "mesh_vert");
+  int j = 0;
+  const cJSON* it;
+  cJSON_ArrayForEach(it, a) {
+    fp[j++] = (float)it->valuedouble;
+  }
+  mtFields f = {len[0], len[7], nadr, arr[0], arr[1], arr[2], arr[3], arr[4], arr[5], arr[6],
+                arr[7], ip, ip + nadr, fp};
+  r->f = f;
+}
+
+
+void mt_freeFields(mtRefFields* r) {
+  free(r->buf);
+  r->buf = NULL;
 }

@@ -1,5 +1,8 @@
 // Mesh and height-field assets: file readers, inertia against closed forms, agreement with
-// MuJoCo 2.2.2 on generated files, and every error message of the mesh and hfield compilers.
+// MuJoCo 3.3.8 (mass properties, mesh frames and vertices: tests/mesh/inertia_ref.mjs) and 2.2.2
+// (counts, faces, hull graphs, height fields) on generated files, and every error message of the
+// mesh and hfield compilers.
+#include <cjson/cJSON.h>
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
@@ -67,26 +70,39 @@ Test(mesh_io, stl_binary_ascii_obj_agree) {
   cr_assert_eq(mc[2]->nmeshface, 12);
   cr_assert_eq(memcmp(mc[0]->mesh_vert, mc[1]->mesh_vert, sizeof(float) * 24), 0);
 
-  // MuJoCo 2.2.2 reads binary STL and OBJ: the whole model agrees (its OBJ reader reads out of
-  // bounds on faces that mix v and v//vn corners, so MuJoCo gets plain corners)
+  // MuJoCo 2.2.2 reads binary STL and OBJ: the same vertices, faces and hull (its OBJ reader
+  // reads out of bounds on faces that mix v and v//vn corners, so MuJoCo gets plain corners);
+  // MuJoCo 3.3.8 computes the same mass properties, mesh frame and vertices
   const char* plain =
     "v 0 0 0\nv 2 0 0\nv 0 1 0\nv 2 1 0\nv 0 0 3\nv 2 0 3\nv 0 1 3\nv 2 1 3\n"
     "f 1 3 4 2\nf 5 6 8 7\nf 1 2 6 5\nf 3 7 8 -5\nf 1 5 7 3\nf 2 4 8 6\n";
   mt_write(dir, "box.obj", plain, strlen(plain));
+  const char* models[3] = {"model_box.stl.xml", "model_box.obj.xml", NULL};
   for (int k = 0; k < 3; k += 2) {
     char text[1024], err[1024] = "";
     snprintf(text, sizeof(text), xml, files[k]);
-    mt_write(dir, "model.xml", text, strlen(text));
-    mjModel* mj = mt_loadMJ(dir, "model.xml", err, sizeof(err));
+    mt_write(dir, models[k / 2], text, strlen(text));
+    mjModel* mj = mt_loadMJ(dir, models[k / 2], err, sizeof(err));
     cr_assert_not_null(mj, "%s", err);
     mtDiff d;
-    mt_compare(mc[k], mj, &d);
+    mt_compareStructure(mc[k], mj, &d);
     cr_assert(!d.counts && !d.faces && !d.graphs, "%s: counts/faces/graphs differ", files[k]);
-    cr_assert(d.mass < 1e-12 && d.inertia < 1e-12 && d.vert == 0 && d.gpos < 1e-12,
-              "%s: mass %g inertia %g vert %g gpos %g", files[k], d.mass, d.inertia, d.vert,
-              d.gpos);
     mj_deleteModel(mj);
   }
+  cJSON* out = mt_reference3(dir, models);
+  for (int k = 0; k < 3; k += 2) {
+    mtRefFields ref;
+    mt_refFields(out, k / 2, &ref);
+    mtDiff d;
+    mt_compareFields(mc[k], &ref.f, &d);
+    cr_assert(!d.counts && d.mass < 1e-12 && d.ipos < 1e-12 && d.inertia < 1e-12 &&
+              d.vert == 0 && d.gpos < 1e-12 && d.gquat < 1e-12 && d.gsize < 1e-12 &&
+              d.rbound < 1e-12, "%s against MuJoCo 3.3.8: mass %g ipos %g inertia %g vert %g "
+              "gpos %g gquat %g size %g rbound %g", files[k], d.mass, d.ipos, d.inertia, d.vert,
+              d.gpos, d.gquat, d.gsize, d.rbound);
+    mt_freeFields(&ref);
+  }
+  cJSON_Delete(out);
   for (int k = 0; k < 3; k++) {
     mc_deleteModel(mc[k]);
   }
@@ -94,9 +110,9 @@ Test(mesh_io, stl_binary_ascii_obj_agree) {
 }
 
 
-// scale, refpos, refquat and class defaults, with a left-handed (mirroring) scale (refpos and
-// refquat on one mesh together differ from 2.2.2 by ~3e-8: not reproduced, see the report)
-Test(mesh_io, scale_ref_and_defaults_match_mujoco) {
+// scale, refpos, refquat and class defaults, with a left-handed (mirroring) scale: mass
+// properties, mesh frames and vertices as MuJoCo 3.3.8, faces and hulls as 2.2.2
+Test(mesh_io, scale_ref_and_defaults_match_mujoco, .timeout = 600) {
   char dir[64];
   mt_tempdir(dir);
   float tri[108];
@@ -121,15 +137,76 @@ Test(mesh_io, scale_ref_and_defaults_match_mujoco) {
   mjModel* mj = mt_loadMJ(dir, "model.xml", err, sizeof(err));
   cr_assert_not_null(mj, "%s", err);
   mtDiff d;
-  mt_compare(mc, mj, &d);
+  mt_compareStructure(mc, mj, &d);
   cr_assert(!d.counts && !d.faces && !d.graphs);
-  cr_assert(d.mass < 1e-12 && d.ipos < 1e-12 && d.inertia < 1e-12 && d.vert == 0 &&
-            d.gpos < 1e-12 && d.gquat < 1e-12 && d.gsize == 0 && d.rbound < 1e-15,
-            "mass %g ipos %g inertia %g vert %g gpos %g gquat %g", d.mass, d.ipos, d.inertia,
-            d.vert, d.gpos, d.gquat);
   cr_assert_eq(mc->mesh_graphadr[1], -1, "a visual-only mesh has no hull");
   mj_deleteModel(mj);
+  const char* models[2] = {"model.xml", NULL};
+  cJSON* out = mt_reference3(dir, models);
+  mtRefFields ref;
+  mt_refFields(out, 0, &ref);
+  mt_compareFields(mc, &ref.f, &d);
+  cr_assert(!d.counts && d.mass < 1e-12 && d.ipos < 1e-12 && d.inertia < 1e-12 && d.vert == 0 &&
+            d.gpos < 1e-12 && d.gquat < 1e-12 && d.gsize < 1e-12 && d.rbound < 1e-12,
+            "against MuJoCo 3.3.8: mass %g ipos %g inertia %g vert %g gpos %g gquat %g size %g "
+            "rbound %g", d.mass, d.ipos, d.inertia, d.vert, d.gpos, d.gquat, d.gsize, d.rbound);
+  mt_freeFields(&ref);
+  cJSON_Delete(out);
   mc_deleteModel(mc);
+  mt_cleanup(dir);
+}
+
+
+// the order of the principal axes: MuJoCo 3.3.8 sorts the mesh's unit-density principal inertias
+// only where two differ by more than 1e-12, so a 6 x 4 x 2 box keeps its file axes at scale 1e-3
+// (inertias ~1e-12) and at 1e-4, and gets them sorted (a rotation) at scale 1; a box with two
+// nearly equal inertias (x and y extents 2 and 2.0001) likewise
+Test(mesh_io, principal_axes_order_matches_mujoco338, .timeout = 600) {
+  char dir[64];
+  mt_tempdir(dir);
+  float tri[108];
+  mt_boxTriangles(tri, 6, 4, 2);
+  mt_writeSTL(dir, "box.stl", tri, 12);
+  mt_boxTriangles(tri, 2, 2.0001f, 6);
+  mt_writeSTL(dir, "tie.stl", tri, 12);
+  static const char* const cases[][2] = {
+    {"box.stl", "1 1 1"}, {"box.stl", "1e-3 1e-3 1e-3"}, {"box.stl", "1e-4 1e-4 1e-4"},
+    {"tie.stl", "1 1 1"}, {"tie.stl", "1e-2 1e-2 1e-2"}, {"tie.stl", "3e-3 3e-3 3e-3"},
+  };
+  const int n = (int)(sizeof(cases) / sizeof(cases[0]));
+  char names[6][32];
+  const char* models[7];
+  for (int k = 0; k < n; k++) {
+    char text[1024];
+    snprintf(text, sizeof(text), "<mujoco>\n<asset>\n<mesh name=\"m\" file=\"%s\" scale=\"%s\"/>\n"
+             "</asset>\n<worldbody>\n<body>\n<freejoint/>\n<geom type=\"mesh\" mesh=\"m\" "
+             "density=\"1e6\"/>\n</body>\n</worldbody>\n</mujoco>\n", cases[k][0], cases[k][1]);
+    snprintf(names[k], sizeof(names[k]), "m%d.xml", k);
+    mt_write(dir, names[k], text, strlen(text));
+    models[k] = names[k];
+  }
+  models[n] = NULL;
+  cJSON* out = mt_reference3(dir, models);
+  int unsorted = 0;
+  for (int k = 0; k < n; k++) {
+    char err[1024] = "";
+    mcModel* m = mt_loadMC(dir, names[k], err, sizeof(err));
+    cr_assert_not_null(m, "%s: %s", names[k], err);
+    mtRefFields ref;
+    mt_refFields(out, k, &ref);
+    mtDiff d;
+    mt_compareFields(m, &ref.f, &d);
+    cr_assert(!d.counts && d.mass < 1e-12 && d.inertia < 1e-12 && d.gquat < 1e-12 &&
+              d.gsize < 1e-12 && d.vert == 0, "%s scale %s against MuJoCo 3.3.8: mass %g inertia "
+              "%g gquat %g size %g vert %g", cases[k][0], cases[k][1], d.mass, d.inertia,
+              d.gquat, d.gsize, d.vert);
+    cr_assert(m->body_inertia[3] > 0 && m->body_inertia[4] > 0 && m->body_inertia[5] > 0);
+    unsorted += m->body_inertia[3] < m->body_inertia[4] || m->body_inertia[4] < m->body_inertia[5];
+    mt_freeFields(&ref);
+    mc_deleteModel(m);
+  }
+  cr_assert_gt(unsorted, 0, "no case kept an unsorted frame: the ordering rule is not exercised");
+  cJSON_Delete(out);
   mt_cleanup(dir);
 }
 
@@ -187,19 +264,17 @@ Test(mesh_inertia, tetrahedron_closed_form) {
 
   // body com (world frame: body at z=1, geom frame is the mesh inertial frame)
   for (int k = 0; k < 3; k++) {
-    cr_assert_float_eq(m->body_ipos[k + 3], com[k], 1e-6, "com %d", k);
+    cr_assert_float_eq(m->body_ipos[k + 3], com[k], 1e-12, "com %d", k);
   }
 
-  // MuJoCo 2.2.2 gives a mesh geom the box with the same inertia per unit mass
+  // the mesh's own volume and inertia at density 500 (MuJoCo 3.3.8; 2.2.2 weighed the box with
+  // the same inertia per unit mass)
   double mass = m->body_mass[1];
+  cr_assert_float_eq(mass, 500 * vol, 1e-12 * mass);
   for (int k = 0; k < 3; k++) {
-    cr_assert_float_eq(m->body_inertia[3 + k] / mass, eig[k] / vol, 1e-6 * eig[k] / vol,
-                       "inertia %d", k);
+    cr_assert_float_eq(m->body_inertia[3 + k], 500 * eig[k], 1e-12 * 500 * eig[0], "inertia %d",
+                       k);
   }
-  double b0 = sqrt(6 * (eig[1] + eig[2] - eig[0]) / vol) / 2;
-  double b1 = sqrt(6 * (eig[0] + eig[2] - eig[1]) / vol) / 2;
-  double b2 = sqrt(6 * (eig[0] + eig[1] - eig[2]) / vol) / 2;
-  cr_assert_float_eq(mass, 500 * 8 * b0 * b1 * b2, 1e-6 * mass);
   mc_deleteModel(m);
 }
 
