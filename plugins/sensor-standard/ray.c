@@ -195,6 +195,12 @@ static mcNum rayMesh(const mcModel* m, int meshid, const mcNum p[3], const mcNum
 }
 
 
+// a grid index from a floating-point cell coordinate x, clamped to [0, hi] before the cast
+static int cellIndex(mcNum x, int hi) {
+  return x < 0 ? 0 : (x > hi ? hi : (int)x);
+}
+
+
 // height field: the solid under the triangulated surface (two triangles per grid cell, split
 // along the diagonal from (c, r) to (c+1, r+1)) over the rectangle, on top of the base box
 // z in [-size[3], 0]; the sides of the solid are the vertical faces of the top box z in
@@ -238,16 +244,18 @@ static mcNum rayHfield(const mcModel* m, int hid, const mcNum p[3], const mcNum 
     return best;
   }
 
-  // grid cells under that part (one cell of padding on each side)
+  // grid cells under that part (one cell of padding on each side); a non-finite ray (a diverged
+  // state) hits nothing, and the cell range is clamped in floating point before the int cast
   mcNum dx = 2 * size[0] / (ncol - 1), dy = 2 * size[1] / (nrow - 1);
   mcNum x0 = (p[0] + t0 * v[0] + size[0]) / dx, x1 = (p[0] + t1 * v[0] + size[0]) / dx;
   mcNum y0 = (p[1] + t0 * v[1] + size[1]) / dy, y1 = (p[1] + t1 * v[1] + size[1]) / dy;
-  int cmin = (int)floor(x0 < x1 ? x0 : x1) - 1, cmax = (int)ceil(x0 > x1 ? x0 : x1) + 1;
-  int rmin = (int)floor(y0 < y1 ? y0 : y1) - 1, rmax = (int)ceil(y0 > y1 ? y0 : y1) + 1;
-  cmin = cmin < 0 ? 0 : cmin;
-  rmin = rmin < 0 ? 0 : rmin;
-  cmax = cmax > ncol - 1 ? ncol - 1 : cmax;
-  rmax = rmax > nrow - 1 ? nrow - 1 : rmax;
+  if (!isfinite(x0) || !isfinite(x1) || !isfinite(y0) || !isfinite(y1)) {
+    return best;
+  }
+  int cmin = cellIndex(floor(x0 < x1 ? x0 : x1) - 1, ncol - 1);
+  int cmax = cellIndex(ceil(x0 > x1 ? x0 : x1) + 1, ncol - 1);
+  int rmin = cellIndex(floor(y0 < y1 ? y0 : y1) - 1, nrow - 1);
+  int rmax = cellIndex(ceil(y0 > y1 ? y0 : y1) + 1, nrow - 1);
 
   // the surface
   for (int r = rmin; r < rmax; r++) {
