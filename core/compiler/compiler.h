@@ -262,6 +262,7 @@ typedef struct mcc_ {
   mcOption opt;
   const mcxElem* option_elem;     // for messages about the integrator/solver
   size_t narena;
+  const mcxElem* memory_elem;     // the <size> element that set narena (error messages)
   int nstack;                     // legacy <size nstack> in mcNums (0: not given)
   int njmax, nconmax, nuserdata, nkey_size;
 

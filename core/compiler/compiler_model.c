@@ -593,6 +593,10 @@ mcModel* mcc_buildModel(mcc* c) {
 
   // quantities at qpos0 from the engine's kinematics
   if (mcc_setConst(m) || mcc_cameraConst(c, m)) {
+    if (c->memory_elem) {
+      mcc_error(c, c->memory_elem, "cannot allocate the %zu-byte arena that <size memory='%s'> "
+                "asks for", c->narena, mcx_attr(c->memory_elem, "memory"));
+    }
     mcc_error(c, NULL, "out of memory computing the model constants");
   }
   mcc_springDamper(c, m);

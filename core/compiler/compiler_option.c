@@ -279,6 +279,7 @@ void mcc_readSize(mcc* c, const mcxElem* e) {
       mcc_error(c, e, "malformed memory size '%s' (expected e.g. 100K, 64M, 2G)", mem);
     }
     c->narena = v < 0 || !(v * scale < 0x1p62) ? 0 : (size_t)(v * scale);
+    c->memory_elem = c->narena ? e : NULL;
   }
   mcc_readInt(c, e, "njmax", &c->njmax);
   mcc_readInt(c, e, "nconmax", &c->nconmax);

@@ -13,7 +13,8 @@
 _Noreturn void mcc_error(mcc* c, const mcxElem* e, const char* fmt, ...) {
   if (c->error && c->error_sz > 0) {
     const char* file = e ? e->file : (c->tree && c->tree->nfile ? c->tree->files[0] : "string");
-    int n = snprintf(c->error, (size_t)c->error_sz, "%s:%d: ", file, e ? e->line : 0);
+    int n = e ? snprintf(c->error, (size_t)c->error_sz, "%s:%d: ", file, e->line)
+              : snprintf(c->error, (size_t)c->error_sz, "%s: ", file);
     if (n >= 0 && n < c->error_sz) {
       va_list args;
       va_start(args, fmt);

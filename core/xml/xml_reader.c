@@ -34,7 +34,8 @@ static void mcx_error(char* error, int error_sz, const char* file, int line, con
   if (!error || error_sz <= 0) {
     return;
   }
-  int n = snprintf(error, (size_t)error_sz, "%s:%d: ", file, line);
+  int n = line > 0 ? snprintf(error, (size_t)error_sz, "%s:%d: ", file, line)
+                   : snprintf(error, (size_t)error_sz, "%s: ", file);  // no line: the whole file
   if (n < 0 || n >= error_sz) {
     return;
   }
