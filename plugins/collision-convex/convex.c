@@ -13,9 +13,10 @@
 #include "multiccd.h"
 #include "support.h"
 
-// libccd support callback: world direction in, world support point out
+// libccd support callback: world direction in, world support point out, as MuJoCo 2.2.2's
+// (support.h geomSupport222: for meshes 2.2.2's choice among tied vertices and its rounding)
 static void support(const void* obj, const ccd_vec3_t* dir, ccd_vec3_t* vec) {
-  geomSupport(obj, dir->v, vec->v);
+  geomSupport222(obj, dir->v, vec->v);
 }
 
 

@@ -90,9 +90,55 @@ static int meshSupportGraph(const mcModel* m, int id, const mcNum dir[3], mcNum 
 }
 
 
+// The mesh support as MuJoCo 2.2.2 picks it (found by probing it as a black box: 3000 random,
+// axis-aligned and diagonal directions on each of 13 meshes, after other directions within the
+// same MPR call too): hill climbing on the hull graph from its first vertex at every call (no
+// warm start), moving to the neighbour with the largest projection (the first of equal ones)
+// while that is strictly larger. (Moving to the first larger neighbour instead agreed as well:
+// the two differ only on ties among the neighbours along the way.) The point equals the full
+// scan's where the support is unique; on a flat face normal to the direction (exact ties, or ties
+// up to the rounding of the compiled vertices) it is the tied vertex the climb reaches first,
+// which MPR's result then hangs on. Without a graph (not probed): the full scan.
+static int meshSupportClimb(const mcModel* m, int id, const mcNum dir[3]) {
+  int adr = m->mesh_graphadr ? m->mesh_graphadr[id] : -1;
+  if (adr < 0 || !m->nmeshgraph || m->mesh_graph[adr] <= 0) {
+    return meshSupportScan(m, id, dir);
+  }
+  const int* gr = m->mesh_graph + adr;
+  int nv = gr[0];
+  const int* edgeadr = gr + 2;
+  const int* gid = gr + 2 + nv;
+  const int* edge = gr + 2 + 2*nv;
+  const float* v = m->mesh_vert + 3*m->mesh_vertadr[id];
+  int cur = 0;
+  const float* p0 = v + 3*gid[cur];
+  mcNum curp = dir[0]*p0[0] + dir[1]*p0[1] + dir[2]*p0[2];
+  for (int step = 0; step <= nv; step++) {      // each step strictly improves: at most nv
+    int next = -1;
+    mcNum nextp = curp;
+    for (int j = edgeadr[cur]; edge[j] >= 0; j++) {
+      const float* p = v + 3*gid[edge[j]];
+      mcNum prj = dir[0]*p[0] + dir[1]*p[1] + dir[2]*p[2];
+      if (prj > nextp) {
+        next = edge[j];
+        nextp = prj;
+      }
+    }
+    if (next < 0) {
+      break;
+    }
+    cur = next;
+    curp = nextp;
+  }
+  return gid[cur];
+}
+
+
 // support point in the geom frame for a unit local direction; a zero component of the direction
-// picks the middle of the box face, cylinder side or capsule, as MuJoCo 2.2.2's support does
-static void localSupport(const ConvexObj* o, const mcNum dir[3], mcNum res[3]) {
+// picks the middle of the box face, cylinder side or capsule, as MuJoCo 2.2.2's support does; a
+// mesh's vertex from the hull graph (meshSupportGraph: the full scan's, first largest) or, with
+// mj222, as 2.2.2 climbs to it (meshSupportClimb)
+static void localSupportAs(const ConvexObj* o, const mcNum dir[3], mcNum res[3], int mj222) {
   const mcModel* m = o->m;
   const mcNum* s = m->geom_size + 3*o->geom;
   switch (m->geom_type[o->geom]) {
@@ -140,7 +186,8 @@ static void localSupport(const ConvexObj* o, const mcNum dir[3], mcNum res[3]) {
       break;
     }
     int* warm = (int*)&o->warm;
-    int best = meshSupportGraph(m, id, dir, 1e-5*m->geom_rbound[o->geom], warm);
+    int best = mj222 ? meshSupportClimb(m, id, dir) :
+                       meshSupportGraph(m, id, dir, 1e-5*m->geom_rbound[o->geom], warm);
     const float* v = m->mesh_vert + 3*(m->mesh_vertadr[id] + best);
     for (int k = 0; k < 3; k++) {
       res[k] = v[k];
@@ -154,6 +201,11 @@ static void localSupport(const ConvexObj* o, const mcNum dir[3], mcNum res[3]) {
 }
 
 
+static inline void localSupport(const ConvexObj* o, const mcNum dir[3], mcNum res[3]) {
+  localSupportAs(o, dir, res, 0);
+}
+
+
 
 // support point in world coordinates for a world direction (normalized here unless it is a unit
 // vector already). The primitives follow MuJoCo 2.2.2's rounding, which matters where MPR's
@@ -161,14 +213,18 @@ static void localSupport(const ConvexObj* o, const mcNum dir[3], mcNum res[3]) {
 // axis picks the top or bottom rim by the sign of that rounding): the direction used as it comes
 // (libccd hands over unit directions), turned into the geom frame, the support there grown by
 // half the margin along the same local direction, and turned back as (mat*local) + pos (matches
-// 2.2.2 bit for bit on the probed sphere-cylinder poses). Meshes keep the plain transform.
-static void geomSupport(const void* obj, const mcNum dir[3], mcNum res[3]) {
+// 2.2.2 bit for bit on the probed sphere-cylinder poses). A mesh: with mj222 the same, its vertex
+// picked as 2.2.2 climbs to it (meshSupportClimb; so MPR against a mesh follows 2.2.2's steps
+// bit for bit, tests/collision/test_collision_pairs.c); otherwise the full scan's vertex (from
+// the warm-started hill climbing, meshSupportGraph) for the normalized direction, turned as
+// pos + mat*vertex and grown by half the margin in the world frame.
+static void geomSupportAs(const void* obj, const mcNum dir[3], mcNum res[3], int mj222) {
   const ConvexObj* o = (const ConvexObj*)obj;
   const mcNum* pos = o->d->geom_xpos + 3*o->geom;
   const mcNum* mat = o->d->geom_xmat + 9*o->geom;
   mcNum w[3] = {dir[0], dir[1], dir[2]}, loc[3], sp[3];
   mcNum len2 = w[0]*w[0] + w[1]*w[1] + w[2]*w[2];
-  int mesh = o->m->geom_type[o->geom] == mcGEOM_MESH;
+  int mesh = o->m->geom_type[o->geom] == mcGEOM_MESH && !mj222;
   if ((mesh || fabs(len2 - 1) > 1e-12) && len2 > mcMINVAL*mcMINVAL) {
     mcNum len = sqrt(len2);
     for (int k = 0; k < 3; k++) {
@@ -180,7 +236,7 @@ static void geomSupport(const void* obj, const mcNum dir[3], mcNum res[3]) {
   for (int k = 0; k < 3; k++) {
     loc[k] = mat[k]*w[0] + mat[3 + k]*w[1] + mat[6 + k]*w[2];
   }
-  localSupport(o, loc, sp);
+  localSupportAs(o, loc, sp, mj222);
   if (mesh) {
     for (int k = 0; k < 3; k++) {
       res[k] = pos[k] + mat[3*k]*sp[0] + mat[3*k + 1]*sp[1] + mat[3*k + 2]*sp[2] +
@@ -197,8 +253,20 @@ static void geomSupport(const void* obj, const mcNum dir[3], mcNum res[3]) {
 }
 
 
+// the support: a mesh's point exactly the full scan's (multi-contact, height fields)
+static inline void geomSupport(const void* obj, const mcNum dir[3], mcNum res[3]) {
+  geomSupportAs(obj, dir, res, 0);
+}
+
+
+// the support as MuJoCo 2.2.2's MPR sees it (a mesh's tied vertex picked as 2.2.2 does)
+static inline void geomSupport222(const void* obj, const mcNum dir[3], mcNum res[3]) {
+  geomSupportAs(obj, dir, res, 1);
+}
+
+
 // the geom centre as the interior point
-static void geomCenter(const void* obj, mcNum res[3]) {
+static inline void geomCenter(const void* obj, mcNum res[3]) {
   const ConvexObj* o = (const ConvexObj*)obj;
   const mcNum* pos = o->d->geom_xpos + 3*o->geom;
   res[0] = pos[0];
