@@ -354,7 +354,9 @@ int mcc_normalize4(mcNum q[4]);
 int mcc_normalize3(mcNum v[3]);
 void mcc_quatZ2Vec(mcNum q[4], const mcNum vec[3]);
 void mcc_axisAngle2Quat(mcNum q[4], const mcNum axis[3], mcNum angle);
-void mcc_eig3(mcNum eigval[3], mcNum quat[4], const mcNum mat[9]);
+// eigenvalues (decreasing, up to sorttol: 0 sorts strictly as MuJoCo 2.2.2 does for bodies,
+// 1e-12 as 3.3.8 does for meshes) and the frame quaternion of a symmetric 3x3 matrix
+void mcc_eig3(mcNum eigval[3], mcNum quat[4], const mcNum mat[9], mcNum sorttol);
 // quaternion helpers with MuJoCo's exact rounding (identity shortcut, unit tolerance)
 void mcc_mjNormalize4(mcNum q[4]);
 void mcc_mjQuat2Mat(mcNum r[9], const mcNum q[4]);

@@ -195,7 +195,7 @@ void mcc_mjAccumQuat(mcNum q[4], const mcNum rot[4]) {
 }
 
 
-void mcc_eig3(mcNum eigval[3], mcNum quat[4], const mcNum mat[9]) {
+void mcc_eig3(mcNum eigval[3], mcNum quat[4], const mcNum mat[9], mcNum sorttol) {
   const mcNum tol = 1e-12;
   quat[0] = 1;
   quat[1] = quat[2] = quat[3] = 0;
@@ -257,10 +257,11 @@ void mcc_eig3(mcNum eigval[3], mcNum quat[4], const mcNum mat[9]) {
     mcc_mjAccumQuat(quat, rot);
   }
 
-  // order the eigenvalues decreasing with three compare-and-swap steps (pairs 01, 12, 01)
+  // order the eigenvalues decreasing with three compare-and-swap steps (pairs 01, 12, 01),
+  // swapping only when the second exceeds the first by more than sorttol
   for (int step = 0; step < 3; step++) {
     int i = step % 2;
-    if (eigval[i] < eigval[i + 1]) {
+    if (eigval[i] + sorttol < eigval[i + 1]) {
       mcNum t = eigval[i];
       eigval[i] = eigval[i + 1];
       eigval[i + 1] = t;

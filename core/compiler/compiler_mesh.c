@@ -764,71 +764,6 @@ static double mcc_tetMoment3(const double* d, const double* e, const double* f, 
 }
 
 
-// principal inertia and frame of a mesh as MuJoCo 3.3.8 finds them: mcc_eig3's Jacobi rotations,
-// but the final ordering (pairs 01, 12, 01) swaps two eigenvalues only when the second exceeds the
-// first by more than the tolerance 1e-12 (absolute; probed on 3.3.8's mju_eig3). The unit-density
-// inertia of a small mesh is below that scale, so its frame can stay unsorted (dm_dog's bones)
-static void mcc_meshEig3(mcNum eigval[3], mcNum quat[4], const mcNum mat[9]) {
-  const mcNum tol = 1e-12;
-  quat[0] = 1;
-  quat[1] = quat[2] = quat[3] = 0;
-  for (int iter = 0; iter < 500; iter++) {
-    mcNum r[9], ar[9], d[9];
-    mcc_mjQuat2Mat(r, quat);
-    for (int i = 0; i < 3; i++) {
-      for (int j = 0; j < 3; j++) {
-        ar[3 * i + j] = r[i] * mat[j] + r[3 + i] * mat[3 + j] + r[6 + i] * mat[6 + j];
-      }
-    }
-    for (int i = 0; i < 3; i++) {
-      for (int j = 0; j < 3; j++) {
-        d[3 * i + j] = ar[3 * i] * r[j] + ar[3 * i + 1] * r[3 + j] + ar[3 * i + 2] * r[6 + j];
-      }
-    }
-    eigval[0] = d[0];
-    eigval[1] = d[4];
-    eigval[2] = d[8];
-    int row, col, axis;
-    if (fabs(d[1]) > fabs(d[2]) && fabs(d[1]) > fabs(d[5])) {
-      row = 0, col = 1, axis = 2;
-    } else if (fabs(d[2]) > fabs(d[5])) {
-      row = 0, col = 2, axis = 1;
-    } else {
-      row = 1, col = 2, axis = 0;
-    }
-    if (fabs(d[3 * row + col]) < tol) {
-      break;
-    }
-    mcNum tau = (d[4 * col] - d[4 * row]) / (2 * d[3 * row + col]);
-    mcNum t = tau >= 0 ? 1 / (tau + sqrt(1 + tau * tau)) : -1 / (-tau + sqrt(1 + tau * tau));
-    mcNum cs = 1 / sqrt(1 + t * t);
-    if (cs > 1 - tol) {
-      break;
-    }
-    mcNum rot[4] = {0, 0, 0, 0};
-    mcNum half = sqrt(0.5 - 0.5 * cs);
-    rot[axis + 1] = tau >= 0 ? -half : half;
-    if (axis == 1) {
-      rot[axis + 1] = -rot[axis + 1];
-    }
-    rot[0] = sqrt(1 - rot[axis + 1] * rot[axis + 1]);
-    mcc_mjNormalize4(rot);
-    mcc_mjAccumQuat(quat, rot);
-  }
-  for (int step = 0; step < 3; step++) {
-    int i = step % 2;
-    if (eigval[i] + tol < eigval[i + 1]) {
-      mcNum t = eigval[i];
-      eigval[i] = eigval[i + 1];
-      eigval[i + 1] = t;
-      mcNum rot[4] = {0.707106781186548, 0, 0, 0};
-      rot[(i + 2) % 3 + 1] = rot[0];
-      mcc_mjAccumQuat(quat, rot);
-    }
-  }
-}
-
-
 // volume (area for a shell), centre and unit-density inertia of mesh i as MuJoCo 3.3.8 computes
 // them with <mesh inertia="legacy|convex|exact|shell"> (legacy without it); the mesh is moved to
 // that frame
@@ -1003,7 +938,10 @@ static void mcc_meshProcess(mcc* c, int i) {
     -P[4], -P[5], P[0] + P[1],
   };
   mcNum eig[3];
-  mcc_meshEig3(eig, md->quat, full);
+  // as MuJoCo 3.3.8 orders a mesh's principal axes: a swap only when the second inertia exceeds
+  // the first by more than 1e-12 (absolute; probed on 3.3.8), so a small mesh, whose unit-density
+  // inertia is below that scale, can keep an unsorted frame (dm_dog's bones)
+  mcc_eig3(eig, md->quat, full, 1e-12);
   mcNum emin = fmin(fmin(eig[0], eig[1]), eig[2]);
   if (!(emin > 0)) {
     mcc_error(c, md->elem, "mesh '%s'%s: smallest principal inertia %g is not positive: the "

@@ -260,7 +260,7 @@ Test(mesh_inertia, tetrahedron_closed_form) {
     I[k] = (k % 4 == 0 ? tr : 0) - C[k];
   }
   double eig[3], q[4];
-  mcc_eig3(eig, q, I);
+  mcc_eig3(eig, q, I, 0);
 
   // body com (world frame: body at z=1, geom frame is the mesh inertial frame)
   for (int k = 0; k < 3; k++) {
@@ -295,7 +295,7 @@ Test(mesh_inertia, eig3_matches_mujoco) {
       }
     }
     double e1[3], q1[4], e2[3], q2[4], v2[9];
-    mcc_eig3(e1, q1, B);
+    mcc_eig3(e1, q1, B, 0);
     mju_eig3(e2, v2, q2, B);
     for (int k = 0; k < 4; k++) {
       cr_assert(fabs(q1[k] - q2[k]) < 1e-12, "matrix %d: quat %d differs", t, k);
