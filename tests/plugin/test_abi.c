@@ -13,7 +13,7 @@
 
 Test(plugin_abi, constants) {
   cr_expect_eq(MCP_ABI_MAJOR, 1);
-  cr_expect_eq(MCP_ABI_MINOR, 2);
+  cr_expect_eq(MCP_ABI_MINOR, 3);
   cr_expect_str_eq(MCP_ENTRY_SYMBOL, "mcp_library");
   cr_expect_eq(MCP_PRECISION, 8);
   cr_expect_eq(MCP_MAXNAME, 64);
@@ -61,21 +61,24 @@ Test(plugin_abi, layout_mcpHeader) {
 
 
 Test(plugin_abi, layout_mcpIntegrator) {
-  cr_expect_eq(sizeof(mcpIntegrator), 88);
+  cr_expect_eq(sizeof(mcpIntegrator), 96);
+  cr_expect_eq(offsetof(mcpIntegrator, ext), 88);
   cr_expect_eq(offsetof(mcpIntegrator, hdr), 0);
   cr_expect_eq(offsetof(mcpIntegrator, step), 80);
 }
 
 
 Test(plugin_abi, layout_mcpSolver) {
-  cr_expect_eq(sizeof(mcpSolver), 88);
+  cr_expect_eq(sizeof(mcpSolver), 96);
+  cr_expect_eq(offsetof(mcpSolver, ext), 88);
   cr_expect_eq(offsetof(mcpSolver, hdr), 0);
   cr_expect_eq(offsetof(mcpSolver, solve), 80);
 }
 
 
 Test(plugin_abi, layout_mcpPostsolver) {
-  cr_expect_eq(sizeof(mcpPostsolver), 88);
+  cr_expect_eq(sizeof(mcpPostsolver), 96);
+  cr_expect_eq(offsetof(mcpPostsolver, ext), 88);
   cr_expect_eq(offsetof(mcpPostsolver, hdr), 0);
   cr_expect_eq(offsetof(mcpPostsolver, solve), 80);
 }
@@ -90,7 +93,8 @@ Test(plugin_abi, layout_mcpCollisionPair) {
 
 
 Test(plugin_abi, layout_mcpCollision) {
-  cr_expect_eq(sizeof(mcpCollision), 96);
+  cr_expect_eq(sizeof(mcpCollision), 104);
+  cr_expect_eq(offsetof(mcpCollision, ext), 96);
   cr_expect_eq(offsetof(mcpCollision, hdr), 0);
   cr_expect_eq(offsetof(mcpCollision, priority), 80);
   cr_expect_eq(offsetof(mcpCollision, npair), 84);
@@ -130,7 +134,8 @@ Test(plugin_abi, layout_mcpActuatorSpec) {
 
 
 Test(plugin_abi, layout_mcpActuator) {
-  cr_expect_eq(sizeof(mcpActuator), 136);
+  cr_expect_eq(sizeof(mcpActuator), 144);
+  cr_expect_eq(offsetof(mcpActuator, ext), 136);
   cr_expect_eq(offsetof(mcpActuator, hdr), 0);
   cr_expect_eq(offsetof(mcpActuator, element), 80);
   cr_expect_eq(offsetof(mcpActuator, attributes), 88);
@@ -155,7 +160,8 @@ Test(plugin_abi, layout_mcpSensorSpec) {
 
 
 Test(plugin_abi, layout_mcpSensor) {
-  cr_expect_eq(sizeof(mcpSensor), 112);
+  cr_expect_eq(sizeof(mcpSensor), 120);
+  cr_expect_eq(offsetof(mcpSensor, ext), 112);
   cr_expect_eq(offsetof(mcpSensor, hdr), 0);
   cr_expect_eq(offsetof(mcpSensor, element), 80);
   cr_expect_eq(offsetof(mcpSensor, attributes), 88);
@@ -165,7 +171,14 @@ Test(plugin_abi, layout_mcpSensor) {
 
 
 Test(plugin_abi, layout_mcpHost) {
-  cr_expect_eq(sizeof(mcpHost), 136);
+  cr_expect_eq(sizeof(mcpHost), 192);
+  cr_expect_eq(offsetof(mcpHost, mulJ), 136);
+  cr_expect_eq(offsetof(mcpHost, mulJT), 144);
+  cr_expect_eq(offsetof(mcpHost, rowJ), 152);
+  cr_expect_eq(offsetof(mcpHost, makeAR), 160);
+  cr_expect_eq(offsetof(mcpHost, instance), 168);
+  cr_expect_eq(offsetof(mcpHost, config), 176);
+  cr_expect_eq(offsetof(mcpHost, pluginWarning), 184);
   cr_expect_eq(offsetof(mcpHost, abi_major), 0);
   cr_expect_eq(offsetof(mcpHost, abi_minor), 4);
   cr_expect_eq(offsetof(mcpHost, struct_size), 8);
@@ -185,6 +198,33 @@ Test(plugin_abi, layout_mcpHost) {
   cr_expect_eq(offsetof(mcpHost, factorI), 112);
   cr_expect_eq(offsetof(mcpHost, solveLD), 120);
   cr_expect_eq(offsetof(mcpHost, name2id), 128);
+}
+
+
+Test(plugin_abi, layout_mcpConfigKey) {
+  cr_expect_eq(sizeof(mcpConfigKey), 56);
+  cr_expect_eq(offsetof(mcpConfigKey, name), 0);
+  cr_expect_eq(offsetof(mcpConfigKey, type), 8);
+  cr_expect_eq(offsetof(mcpConfigKey, count), 12);
+  cr_expect_eq(offsetof(mcpConfigKey, def), 16);
+  cr_expect_eq(offsetof(mcpConfigKey, lo), 24);
+  cr_expect_eq(offsetof(mcpConfigKey, hi), 32);
+  cr_expect_eq(offsetof(mcpConfigKey, choices), 40);
+  cr_expect_eq(offsetof(mcpConfigKey, doc), 48);
+  cr_expect_eq(mcpCONFIG_REAL, 0);
+  cr_expect_eq(mcpCONFIG_INT, 1);
+  cr_expect_eq(mcpCONFIG_BOOL, 2);
+  cr_expect_eq(mcpCONFIG_ENUM, 3);
+}
+
+
+Test(plugin_abi, layout_mcpPluginExt) {
+  cr_expect_eq(sizeof(mcpPluginExt), 40);
+  cr_expect_eq(offsetof(mcpPluginExt, nconfig), 0);
+  cr_expect_eq(offsetof(mcpPluginExt, config), 8);
+  cr_expect_eq(offsetof(mcpPluginExt, nstate), 16);
+  cr_expect_eq(offsetof(mcpPluginExt, ndata), 24);
+  cr_expect_eq(offsetof(mcpPluginExt, warnings), 32);
 }
 
 

@@ -27,6 +27,7 @@ typedef enum mctWarning_ {        // warning types
   mcWARN_BADQVEL,                 // bad number in qvel
   mcWARN_BADQACC,                 // bad number in qacc
   mcWARN_BADCTRL,                 // bad number in ctrl
+  mcWARN_PLUGINCHECK,             // a plugin's output failed the check mode (info: instance)
   mcNWARNING
 } mctWarning;
 
@@ -148,6 +149,9 @@ typedef struct mcContact_ {       // result of collision detection functions
   X(mcNum,  act,               na,       1)  /* actuator activation */                             \
   X(mcNum,  qacc_warmstart,    nv,       1)  /* acceleration used for warmstart */                 \
   X(mcNum,  plugin_state,      npluginstate, 1) /* plugin state */                                 \
+  /* plugin-defined warnings (mcModel.plugin_warnadr) */                                           \
+  X(int,    plugin_warncount,  npluginwarn, 1) /* how many times each was raised */                \
+  X(int,    plugin_warninfo,   npluginwarn, 1) /* info of the last one */                          \
   /* control */                                                                                    \
   X(mcNum,  ctrl,              nu,       1)  /* control */                                         \
   X(mcNum,  qfrc_applied,      nv,       1)  /* applied generalized force */                       \
@@ -235,6 +239,8 @@ typedef struct mcData_ {
   int profile;                        // nonzero: fill timer[] (off by default, zero cost)
   unsigned int warning_policy;        // bits (1<<mctWarning) escalated to errors (0: none)
   int warning_stop;                   // 1 + first escalated warning since reset; 0: none
+  int plugin_check;                   // nonzero: check every plugin's output (mc_setPluginCheck;
+                                      // MODUCO_PLUGIN_CHECK=1 sets it in mc_makeData)
 
   // solver statistics
   int solver_iter;                // number of solver iterations
@@ -286,9 +292,16 @@ typedef struct mcData_ {
   int*   efc_J_colind;            // column indices, ascending within a row        (nnzJ x 1)
   mcNum* efc_J_val;               // values (the same numbers as in efc_J)         (nnzJ x 1)
 
-  // plugin data: opaque per-plugin pointers made by init, freed by destroy  (nplugin x 1)
-  int nplugin;                    // number of model plugins (copied from the model)
-  void** plugin_data;             // per-plugin data                               (nplugin x 1)
+  // arena-allocated on request by host->makeAR (solver contract): efc_AR = J M^-1 J' + diag(R),
+  // dense (nefc x nefc, efc_AR_rownnz NULL) or row-sparse like efc_J; NULL until requested
+  mcNum* efc_AR;                  // values                                        (nnzAR x 1)
+  int*   efc_AR_rownnz;           // number of non-zeros in each row               (nefc x 1)
+  int*   efc_AR_rowadr;           // row start address in colind and values        (nefc x 1)
+  int*   efc_AR_colind;           // column indices, ascending within a row        (nnzAR x 1)
+
+  // plugin data: per-instance scratch of plugin_datasize bytes inside the buffer (NULL when 0)
+  int nplugin;                    // number of plugin instances (copied from the model)
+  void** plugin_data;             // per-instance data                             (nplugin x 1)
   const struct mcpHeader_** plugin_desc;  // descriptors, kept so mc_deleteData can destroy
 
   // signature of the model this data was made for (sizes hash; mc_step refuses a mismatch)

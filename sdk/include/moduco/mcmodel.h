@@ -298,6 +298,8 @@ typedef struct mcOption_ {
   X(nmocap)        /* number of mocap bodies */                                                    \
   X(nplugin)       /* number of plugin descriptors the model uses */                               \
   X(npluginstate)  /* number of plugin state values */                                             \
+  X(npluginconfig) /* number of plugin configuration values (all instances) */                     \
+  X(npluginwarn)   /* number of plugin-defined warnings (all instances) */                         \
   X(nuserdata)     /* number of mcNums in userdata */                                              \
   X(nsensordata)   /* number of mcNums in sensor data vector */                                    \
   X(nnames)        /* number of chars in all names */                                              \
@@ -520,6 +522,14 @@ typedef struct mcOption_ {
   /* plugins used by this model */                                                                 \
   X(int,    plugin_stateadr,       nplugin,     1)  /* address in plugin_state; -1: stateless */   \
   X(int,    plugin_statenum,       nplugin,     1)  /* number of states */                         \
+  X(int,    plugin_objtype,        nplugin,     1)  /* mctObj of the element; -1: model-wide */    \
+  X(int,    plugin_objid,          nplugin,     1)  /* id of the element; -1: model-wide */        \
+  X(int,    plugin_configadr,      nplugin,     1)  /* address in plugin_config */                 \
+  X(int,    plugin_confignum,      nplugin,     1)  /* number of configuration values */           \
+  X(int,    plugin_datasize,       nplugin,     1)  /* bytes of plugin_data (inside mcData) */     \
+  X(int,    plugin_warnadr,        nplugin,     1)  /* address in mcData.plugin_warncount */       \
+  X(int,    plugin_warnnum,        nplugin,     1)  /* number of plugin-defined warnings */        \
+  X(mcNum,  plugin_config,         npluginconfig, 1) /* configuration values, in key order */      \
   /* names */                                                                                      \
   X(int,    name_bodyadr,          nbody,       1)  /* body name pointers */                       \
   X(int,    name_jntadr,           njnt,        1)  /* joint name pointers */                      \
@@ -560,7 +570,10 @@ typedef struct mcModel_ {
   const struct mcpIntegrator_* integrator;    // integrator plugin (never NULL in a loaded model)
   const struct mcpSolver_* solver;            // constraint solver plugin; NULL: none available
   const struct mcpPostsolver_* postsolver;    // noslip postsolver; NULL: none
-  const struct mcpHeader_** plugin;           // other plugins used by elements    (nplugin x 1)
+  const struct mcpHeader_** plugin;           // descriptor of every plugin instance (nplugin x 1)
+  int plugin_integrator;                      // instance of the integrator; -1: none
+  int plugin_solver;                          // instance of the solver; -1: none
+  int plugin_postsolver;                      // instance of the postsolver; -1: none
 
   // the model buffer (one allocation holds every array below)
   void* buffer;

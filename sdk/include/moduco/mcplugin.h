@@ -36,7 +36,7 @@ extern "C" {
 #endif
 
 #define MCP_ABI_MAJOR 1
-#define MCP_ABI_MINOR 2
+#define MCP_ABI_MINOR 3
 #define MCP_ENTRY_SYMBOL "mcp_library"
 #define MCP_PRECISION ((uint32_t)sizeof(mcNum))
 #define MCP_MAXNAME 64            // longest plugin name, including the terminating 0
@@ -68,12 +68,55 @@ typedef struct mcpHeader_ {
   const char* description;        // one line for 'moduco plugins'
   int code;                       // built-in option code (mctIntegrator, mctSolver), else -1
 
-  // optional lifecycle hooks for per-data storage (NULL: not needed)
-  // instance: index of this plugin in mcModel.plugin[] (-1 for integrator/solver plugins)
+  // optional lifecycle hooks (NULL: not needed), called once per instance of the plugin in the
+  // model, for every kind (ABI 1.3): init when an mcData is made (after plugin_state and the
+  // ndata bytes of plugin_data[instance] are in place and zeroed), reset by mc_resetData and
+  // keyframe resets, destroy when the mcData is deleted. instance: index in mcModel.plugin[].
   int  (*init)(const struct mcpHost_* host, const mcModel* m, mcData* d, int instance);
   void (*destroy)(const struct mcpHost_* host, mcData* d, int instance);
   void (*reset)(const struct mcpHost_* host, const mcModel* m, mcData* d, int instance);
 } mcpHeader;
+
+//---------------------------------- ABI 1.3: configuration, state, warnings ----------------------
+
+// Type of a configuration value. Every value is stored as an mcNum in mcModel.plugin_config;
+// INT and BOOL values are integral, ENUM values are the index of the choice.
+typedef enum mcpConfigType_ {
+  mcpCONFIG_REAL = 0,             // a real number
+  mcpCONFIG_INT,                  // an integer
+  mcpCONFIG_BOOL,                 // true/false (also 1/0)
+  mcpCONFIG_ENUM                  // one of the '|'-separated words in choices, stored as index
+} mcpConfigType;
+
+// One configuration key a plugin declares. The core parses, range-checks and stores the values
+// of every instance; an unknown key, a wrong count or type, or a value out of range is a load
+// error naming file, line, key and value.
+typedef struct mcpConfigKey_ {
+  const char* name;               // key, as written in the model (attribute or <config key>)
+  int type;                       // mcpConfigType
+  int count;                      // number of values (>= 1)
+  const char* def;                // default as it would be written ("1.3", "0 0 1"); NULL: required
+  mcNum lo, hi;                   // allowed range, inclusive (REAL and INT); lo > hi: unbounded
+  const char* choices;            // ENUM: "a|b|c"; else NULL
+  const char* doc;                // one line for 'moduco plugins --config'
+} mcpConfigKey;
+
+// Per-instance declarations of a plugin, appended to every kind descriptor as 'ext' (ABI 1.3).
+// An instance is one use of a plugin in one model: one per actuator or sensor element, one per
+// <extension><plugin><instance>, and one per model for the selected integrator, solver,
+// postsolver and every collision plugin that fills a geom-type pair.
+typedef struct mcpPluginExt_ {
+  int nconfig;                    // number of configuration keys
+  const mcpConfigKey* config;     // the keys (actuator/sensor: also accepted as element attributes)
+
+  // number of state numbers of an instance, saved and restored with the state (NULL: 0)
+  int (*nstate)(const struct mcpHost_* host, const mcModel* m, int instance);
+
+  // bytes of scratch memory (plugin_data) of an instance, inside mcData (NULL: 0)
+  size_t (*ndata)(const struct mcpHost_* host, const mcModel* m, int instance);
+
+  const char* const* warnings;    // NULL-terminated names of the plugin's own warnings (or NULL)
+} mcpPluginExt;
 
 //---------------------------------- kind descriptors ----------------------------------------------
 
@@ -83,6 +126,9 @@ typedef struct mcpHeader_ {
 typedef struct mcpIntegrator_ {
   mcpHeader hdr;
   void (*step)(const struct mcpHost_* host, const mcModel* m, mcData* d);
+
+  // ABI 1.3 (read only when struct_size covers it)
+  const mcpPluginExt* ext;        // configuration, state and warnings; NULL: none
 } mcpIntegrator;
 
 // Solver: given the assembled constraint rows (efc_*), qacc_smooth and the factorized inertia,
@@ -91,12 +137,18 @@ typedef struct mcpIntegrator_ {
 typedef struct mcpSolver_ {
   mcpHeader hdr;
   void (*solve)(const struct mcpHost_* host, const mcModel* m, mcData* d, int maxiter);
+
+  // ABI 1.3 (read only when struct_size covers it)
+  const mcpPluginExt* ext;        // configuration, state and warnings; NULL: none
 } mcpSolver;
 
 // Postsolver: refines the solver's result (noslip); same contract as a solver.
 typedef struct mcpPostsolver_ {
   mcpHeader hdr;
   void (*solve)(const struct mcpHost_* host, const mcModel* m, mcData* d, int maxiter);
+
+  // ABI 1.3 (read only when struct_size covers it)
+  const mcpPluginExt* ext;        // configuration, state and warnings; NULL: none
 } mcpPostsolver;
 
 // Narrow-phase function: write at most mcMAXCONPAIR contacts for geoms g1, g2 (types as declared
@@ -117,6 +169,9 @@ typedef struct mcpCollision_ {
   int priority;                   // built-ins use 0; higher overrides
   int npair;                      // number of entries in pair
   const mcpCollisionPair* pair;   // covered pairs
+
+  // ABI 1.3 (read only when struct_size covers it)
+  const mcpPluginExt* ext;        // configuration, state and warnings; NULL: none
 } mcpCollision;
 
 // Values of one element's attributes, as written in the model file.
@@ -169,6 +224,9 @@ typedef struct mcpActuator_ {
 
   // optional: d force / d actuator velocity, for the implicit integrators (NULL: 0)
   mcNum (*dforce_dvel)(const struct mcpHost_* host, const mcModel* m, const mcData* d, int id);
+
+  // ABI 1.3 (read only when struct_size covers it)
+  const mcpPluginExt* ext;        // configuration, state and warnings; NULL: none
 } mcpActuator;
 
 // Model-side parameters of one sensor, filled by the sensor plugin's compile callback.
@@ -189,6 +247,9 @@ typedef struct mcpSensor_ {
                  mcpSensorSpec* spec, char* error, int error_sz);
   void (*compute)(const struct mcpHost_* host, const mcModel* m, mcData* d, int id,
                   mcNum* out);
+
+  // ABI 1.3 (read only when struct_size covers it)
+  const mcpPluginExt* ext;        // configuration, state and warnings; NULL: none
 } mcpSensor;
 
 //---------------------------------- host services -------------------------------------------------
@@ -227,6 +288,31 @@ typedef struct mcpHost_ {
 
   // lookup
   int   (*name2id)(const mcModel* m, int type, const char* name);
+
+  // ABI 1.3: the solver contract. Before a solver or postsolver runs, the core has filled every
+  // efc_* input (efc_J dense or row-sparse, efc_b, efc_R, efc_D, efc_aref, efc_frictionloss,
+  // contact mu/friction/dim), qacc_smooth, qfrc_smooth and the factorized M (qLD).
+  //   mulJ: res = J vec (nefc), mulJT: res = J' vec (nv), on whichever efc_J the data holds;
+  //   rowJ: row i of J: returns its number of entries n and sets *colind (NULL when the row is
+  //         dense: then n == nv and column k is val[k]) and *val;
+  //   makeAR: efc_AR = J M^-1 J' + diag(efc_R) into d->efc_AR, dense (nefc x nefc) with a dense
+  //         efc_J, else row-sparse (efc_AR_rownnz/rowadr/colind); 0, or -1 if the arena is full.
+  void  (*mulJ)(const mcModel* m, const mcData* d, mcNum* res, const mcNum* vec);
+  void  (*mulJT)(const mcModel* m, const mcData* d, mcNum* res, const mcNum* vec);
+  int   (*rowJ)(const mcModel* m, const mcData* d, int row, const int** colind,
+                const mcNum** val);
+  int   (*makeAR)(const mcModel* m, mcData* d);
+
+  // ABI 1.3: instances, configuration and warnings
+  //   instance: the instance of a plugin used once per model (integrator, solver, postsolver,
+  //         collision), found by its descriptor; -1 if the model does not use it;
+  //   config: the values of key for an instance (count set to the key's count); NULL if the
+  //         plugin declared no such key. Values stay valid while the model lives;
+  //   pluginWarning: count warning k (index in the plugin's ext->warnings) of an instance in
+  //         d->plugin_warncount; the first occurrence is printed, naming plugin and warning.
+  int   (*instance)(const mcModel* m, const mcpHeader* desc);
+  const mcNum* (*config)(const mcModel* m, int instance, const char* key, int* count);
+  void  (*pluginWarning)(const mcModel* m, mcData* d, int instance, int warning, int info);
 } mcpHost;
 
 //---------------------------------- the library ---------------------------------------------------
