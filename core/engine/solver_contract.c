@@ -228,46 +228,49 @@ static int coupledRows(const Trees* T, int i, int* list) {
 }
 
 
-// row-sparse: pattern from the trees (arena), values J_j inv(M) J_i' for j >= i, mirrored
-static int sparseAR(const mcModel* m, mcData* d, mcNum* y, mcNum* x) {
+// row-sparse pattern of AR in the arena: the rows coupled with each row; 0 if the stack or the
+// arena is full
+static int sparsePattern(const mcModel* m, mcData* d) {
   int nefc = d->nefc;
   Trees T;
-  int* cursor = mcSTACKALLOC(d, (size_t)nefc, int);
   int* list = mcSTACKALLOC(d, (size_t)nefc, int);
-  if (!cursor || !list || !makeTrees(m, d, &T)) {
+  if (!list || !makeTrees(m, d, &T)) {
     return 0;
   }
-
-  // pattern (arena, unless an earlier call this step made it)
   for (int i = 0; i < nefc; i++) {
     T.mark[i] = -1;
   }
-  if (!d->efc_AR_rownnz) {
-    size_t nnz = 0;
-    for (int i = 0; i < nefc; i++) {
-      nnz += (size_t)coupledRows(&T, i, list);
-    }
-    size_t parena0 = d->parena;
-    d->efc_AR_rownnz = mci_arenaAlloc(d, sizeof(int) * (size_t)nefc, _Alignof(int));
-    d->efc_AR_rowadr = mci_arenaAlloc(d, sizeof(int) * (size_t)nefc, _Alignof(int));
-    d->efc_AR_colind = mci_arenaAlloc(d, sizeof(int) * nnz, _Alignof(int));
-    d->efc_AR = mci_arenaAlloc(d, sizeof(mcNum) * nnz, _Alignof(mcNum));
-    if (!d->efc_AR_rownnz || !d->efc_AR_rowadr || !d->efc_AR_colind || !d->efc_AR) {
-      d->parena = parena0;
-      d->efc_AR = NULL;
-      d->efc_AR_rownnz = d->efc_AR_rowadr = d->efc_AR_colind = NULL;
-      return 0;
-    }
-    int adr = 0;
-    for (int i = 0; i < nefc; i++) {
-      T.mark[i] = -1;
-    }
-    for (int i = 0; i < nefc; i++) {
-      int n = coupledRows(&T, i, d->efc_AR_colind + adr);
-      d->efc_AR_rowadr[i] = adr;
-      d->efc_AR_rownnz[i] = n;
-      adr += n;
-    }
+  size_t nnz = 0;
+  for (int i = 0; i < nefc; i++) {
+    nnz += (size_t)coupledRows(&T, i, list);
+  }
+  d->efc_AR_rownnz = mci_arenaAlloc(d, sizeof(int) * (size_t)nefc, _Alignof(int));
+  d->efc_AR_rowadr = mci_arenaAlloc(d, sizeof(int) * (size_t)nefc, _Alignof(int));
+  d->efc_AR_colind = mci_arenaAlloc(d, sizeof(int) * nnz, _Alignof(int));
+  d->efc_AR = mci_arenaAlloc(d, sizeof(mcNum) * nnz, _Alignof(mcNum));
+  if (!d->efc_AR_rownnz || !d->efc_AR_rowadr || !d->efc_AR_colind || !d->efc_AR) {
+    return 0;
+  }
+  for (int i = 0; i < nefc; i++) {
+    T.mark[i] = -1;
+  }
+  int adr = 0;
+  for (int i = 0; i < nefc; i++) {
+    int n = coupledRows(&T, i, d->efc_AR_colind + adr);
+    d->efc_AR_rowadr[i] = adr;
+    d->efc_AR_rownnz[i] = n;
+    adr += n;
+  }
+  return 1;
+}
+
+
+// row-sparse values: J_j inv(M) J_i' for j >= i, mirrored
+static int sparseAR(const mcModel* m, mcData* d, mcNum* y, mcNum* x) {
+  int nefc = d->nefc;
+  int* cursor = mcSTACKALLOC(d, (size_t)nefc, int);
+  if (!cursor) {
+    return 0;
   }
 
   // values row by row; the lower part comes from the rows above (their entries of column i are
@@ -281,19 +284,11 @@ static int sparseAR(const mcModel* m, mcData* d, mcNum* y, mcNum* x) {
       int j = col[k];
       if (j < i) {
         val[k] = d->efc_AR[cursor[j]++];
+      } else if (j == i) {
+        cursor[i] = adr + k + 1;
+        val[k] = rowDot(m, d, j, x) + d->efc_R[i];
       } else {
-        if (j == i) {
-          cursor[i] = adr + k + 1;
-        }
         val[k] = rowDot(m, d, j, x);
-      }
-    }
-  }
-  for (int i = 0; i < nefc; i++) {
-    int adr = d->efc_AR_rowadr[i];
-    for (int k = 0; k < d->efc_AR_rownnz[i]; k++) {
-      if (d->efc_AR_colind[adr + k] == i) {
-        d->efc_AR[adr + k] += d->efc_R[i];
       }
     }
   }
@@ -307,18 +302,21 @@ int mc_makeAR(const mcModel* m, mcData* d) {
     return 0;
   }
   int dense = d->efc_J_rownnz == NULL;
-  if (dense && !d->efc_AR) {
-    d->efc_AR = mci_arenaAlloc(d, sizeof(mcNum) * (size_t)nefc * nefc, _Alignof(mcNum));
-  }
-  if (dense && !d->efc_AR) {
-    mc_warning(d, mcWARN_CNSTRFULL, nefc);
-    return -1;
-  }
+  size_t parena0 = d->parena;
+  int fresh = d->efc_AR == NULL;
 
+  // storage (arena; reused when an earlier call since the assembly made it), then the values
   mc_markStack(d);
-  mcNum* y = mcSTACKALLOC(d, (size_t)nv, mcNum);
-  mcNum* x = mcSTACKALLOC(d, (size_t)nv, mcNum);
-  int ok = y && x;
+  int ok = 1;
+  if (fresh && dense) {
+    d->efc_AR = mci_arenaAlloc(d, sizeof(mcNum) * (size_t)nefc * nefc, _Alignof(mcNum));
+    ok = d->efc_AR != NULL;
+  } else if (fresh) {
+    ok = sparsePattern(m, d);
+  }
+  mcNum* y = ok ? mcSTACKALLOC(d, (size_t)nv, mcNum) : NULL;
+  mcNum* x = ok ? mcSTACKALLOC(d, (size_t)nv, mcNum) : NULL;
+  ok = y && x;
   if (ok) {
     mcu_zero(y, nv);
     if (dense) {
@@ -328,8 +326,14 @@ int mc_makeAR(const mcModel* m, mcData* d) {
     }
   }
   mc_freeStack(d);
+
+  // a full arena or stack: nothing kept
   if (!ok) {
-    d->efc_AR = NULL;                            // (dense: its storage stays unused this step)
+    if (fresh) {
+      d->parena = parena0;
+    }
+    d->efc_AR = NULL;
+    d->efc_AR_rownnz = d->efc_AR_rowadr = d->efc_AR_colind = NULL;
     mc_warning(d, mcWARN_CNSTRFULL, nefc);
     return -1;
   }
