@@ -126,7 +126,7 @@ typedef struct mcContact_ {       // result of collision detection functions
   mcNum mu;                       // friction of regularized cone, set by constraint assembly
 
   // internal storage used by engine
-  mcNum H[36];                    // cone Hessian, set by constraint assembly
+  mcNum H[36];                    // cone Hessian: solver scratch (the built-in Newton)
 
   // contact descriptors set by mc_collideGeoms
   int dim;                        // contact space dimensionality: 1, 3, 4 or 6
