@@ -1,7 +1,6 @@
 // Moduco core: the solver contract (efc_b before the solver; products with J; efc_AR).
 #include "engine/solver_contract.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "engine/io.h"
@@ -138,12 +137,6 @@ static void denseAR(const mcModel* m, mcData* d, mcNum* y, mcNum* x) {
 }
 
 
-static int compareInt(const void* a, const void* b) {
-  int x = *(const int*)a, y = *(const int*)b;
-  return (x > y) - (x < y);
-}
-
-
 // kinematic trees (root dofs) of every row, CSR over rows (radr: nefc + 1), and the rows of every
 // tree, CSR over root dofs (tadr: nv + 1); rows i and j couple in AR iff they share a tree
 typedef struct {
@@ -152,20 +145,19 @@ typedef struct {
   int* rtree;                     //                                                  (nnzJ)
   int* tadr;                      // rows of tree t: trow[tadr[t] .. tadr[t+1])       (nv+1)
   int* trow;                      //                                                  (nnzJ)
-  int* mark;                      // scratch                                     (max(nv, nefc))
+  int* mark;                      // scratch                                            (nv)
 } Trees;
 
 
 static int makeTrees(const mcModel* m, mcData* d, Trees* T) {
   int nv = m->nv, nefc = d->nefc;
   int nnz = d->efc_J_rowadr[nefc - 1] + d->efc_J_rownnz[nefc - 1];
-  int nmark = nv > nefc ? nv : nefc;
   T->root = mcSTACKALLOC(d, (size_t)nv, int);
   T->radr = mcSTACKALLOC(d, (size_t)nefc + 1, int);
   T->rtree = mcSTACKALLOC(d, (size_t)nnz + 1, int);
   T->tadr = mcSTACKALLOC(d, (size_t)nv + 1, int);
   T->trow = mcSTACKALLOC(d, (size_t)nnz + 1, int);
-  T->mark = mcSTACKALLOC(d, (size_t)nmark, int);
+  T->mark = mcSTACKALLOC(d, (size_t)nv, int);
   if (!T->root || !T->radr || !T->rtree || !T->tadr || !T->trow || !T->mark) {
     return 0;
   }
@@ -207,23 +199,29 @@ static int makeTrees(const mcModel* m, mcData* d, Trees* T) {
 }
 
 
-// rows coupled with row i (itself included, even when empty), ascending, into list (mark: nefc
-// ints, tagged with i); their number
-static int coupledRows(const Trees* T, int i, int* list) {
-  int n = 1;
-  list[0] = i;
-  T->mark[i] = i;
-  for (int q = T->radr[i]; q < T->radr[i + 1]; q++) {
-    int t = T->rtree[q];
-    for (int r = T->tadr[t]; r < T->tadr[t + 1]; r++) {
-      int j = T->trow[r];
-      if (T->mark[j] != i) {
-        T->mark[j] = i;
-        list[n++] = j;
-      }
+// merge the ascending list a (na) with the ascending b (nb) into res, once each; the count
+static int mergeRows(const int* a, int na, const int* b, int nb, int* res) {
+  int i = 0, j = 0, n = 0;
+  while (i < na || j < nb) {
+    int v = j >= nb || (i < na && a[i] < b[j]) ? a[i++] : b[j++];
+    if (n == 0 || res[n - 1] != v) {
+      res[n++] = v;
     }
   }
-  qsort(list, (size_t)n, sizeof(int), compareInt);
+  return n;
+}
+
+
+// rows coupled with row i (itself included, even when empty), ascending, into list; the rows of
+// each tree are ascending already, so the trees of the row are merged (tmp: nefc ints)
+static int coupledRows(const Trees* T, int i, int* list, int* tmp) {
+  int n = 1;
+  list[0] = i;
+  for (int q = T->radr[i]; q < T->radr[i + 1]; q++) {
+    int t = T->rtree[q];
+    n = mergeRows(list, n, T->trow + T->tadr[t], T->tadr[t + 1] - T->tadr[t], tmp);
+    memcpy(list, tmp, sizeof(int) * (size_t)n);
+  }
   return n;
 }
 
@@ -234,15 +232,13 @@ static int sparsePattern(const mcModel* m, mcData* d) {
   int nefc = d->nefc;
   Trees T;
   int* list = mcSTACKALLOC(d, (size_t)nefc, int);
-  if (!list || !makeTrees(m, d, &T)) {
+  int* tmp = mcSTACKALLOC(d, (size_t)nefc, int);
+  if (!list || !tmp || !makeTrees(m, d, &T)) {
     return 0;
-  }
-  for (int i = 0; i < nefc; i++) {
-    T.mark[i] = -1;
   }
   size_t nnz = 0;
   for (int i = 0; i < nefc; i++) {
-    nnz += (size_t)coupledRows(&T, i, list);
+    nnz += (size_t)coupledRows(&T, i, list, tmp);
   }
   d->efc_AR_rownnz = mci_arenaAlloc(d, sizeof(int) * (size_t)nefc, _Alignof(int));
   d->efc_AR_rowadr = mci_arenaAlloc(d, sizeof(int) * (size_t)nefc, _Alignof(int));
@@ -251,12 +247,9 @@ static int sparsePattern(const mcModel* m, mcData* d) {
   if (!d->efc_AR_rownnz || !d->efc_AR_rowadr || !d->efc_AR_colind || !d->efc_AR) {
     return 0;
   }
-  for (int i = 0; i < nefc; i++) {
-    T.mark[i] = -1;
-  }
   int adr = 0;
   for (int i = 0; i < nefc; i++) {
-    int n = coupledRows(&T, i, d->efc_AR_colind + adr);
+    int n = coupledRows(&T, i, d->efc_AR_colind + adr, tmp);
     d->efc_AR_rowadr[i] = adr;
     d->efc_AR_rownnz[i] = n;
     adr += n;
