@@ -305,7 +305,13 @@ Test(solver_contract, inputs_filled_before_the_solver) {
       for (int i = 0; i < 3; i++) {
         mc_step(m, d);
       }
-      cr_assert_geq(r->calls, 4);
+
+      // only the acceleration stage again, with a new applied force: efc_b follows qacc_smooth
+      for (int k = 0; k < m->nv; k++) {
+        d->qfrc_applied[k] = 5 * sin(1.0 + k);
+      }
+      mc_forwardSkip(m, d, mcSTAGE_VEL, 0);
+      cr_assert_geq(r->calls, 5);
       cr_assert_gt(r->nefc, 10);
       cr_assert_eq(r->sparse, s, "rowJ layout");
       cr_assert_leq(r->bdev, 1e-12, "%s: efc_b is not J qacc_smooth - aref on entry (%.3g)",
