@@ -1,0 +1,201 @@
+// Check mode over the built-in plugins: every solver (with and without noslip) x cone x Jacobian,
+// every integrator, the collision pairs, the actuator and sensor plugins, on the bundled models,
+// a few corpus models and a model made to raise every row type, with check mode on: no check
+// warning may be raised. Also the switch itself (mc_setPluginCheck, MODUCO_PLUGIN_CHECK).
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <moduco/moduco.h>
+
+static const char* const kModels[] = {
+  MODUCO_SOURCE_DIR "/models/pendulum.xml",
+  MODUCO_SOURCE_DIR "/models/double_pendulum.xml",
+  MODUCO_SOURCE_DIR "/models/chain.xml",
+  MODUCO_SOURCE_DIR "/models/humanoid.xml",
+  "/work/shared/corpus/gym_ant/ant.xml",
+  "/work/shared/corpus/dm_ball_in_cup/ball_in_cup.xml",
+  "/work/shared/corpus/dm_stacker/stacker.xml",
+  "/work/shared/corpus/dm_quadruped/quadruped.xml",
+};
+#define NMODEL ((int)(sizeof(kModels) / sizeof(kModels[0])))
+
+// every constraint row type (equality, dof and tendon friction, joint and tendon limits, contacts
+// of spheres, capsules, boxes, cylinders and ellipsoids), core and plugin actuators with
+// activations, and sensors of several stages
+static const char kRows[] =
+  "<mujoco><option timestep='0.002'/>"
+  "<worldbody><geom type='plane' size='5 5 .1'/>"
+  "<body name='a' pos='0 0 .3'><freejoint/><geom type='box' size='.1 .1 .1'/>"
+  "<site name='sa'/></body>"
+  "<body name='b' pos='.15 0 .6'><freejoint/><geom type='sphere' size='.1'/></body>"
+  "<body name='c' pos='-.2 .1 .8' euler='30 20 0'><freejoint/>"
+  "<geom type='capsule' size='.05 .15'/></body>"
+  "<body name='e' pos='.4 .3 .5'><freejoint/><geom type='cylinder' size='.08 .1'/></body>"
+  "<body name='f' pos='-.4 -.3 .5'><freejoint/><geom type='ellipsoid' size='.1 .07 .05'/>"
+  "</body>"
+  "<body name='arm' pos='1 0 1'><joint name='h1' type='hinge' axis='0 1 0' limited='true' "
+  "range='-30 30' frictionloss='.2'/><geom type='capsule' fromto='0 0 0 .3 0 0' size='.03'/>"
+  "<site name='tip' pos='.3 0 0'/>"
+  "<body pos='.3 0 0'><joint name='h2' type='hinge' axis='0 1 0' frictionloss='.1'/>"
+  "<geom type='capsule' fromto='0 0 0 .3 0 0' size='.03'/><site name='tip2' pos='.3 0 0'/>"
+  "</body></body></worldbody>"
+  "<tendon><fixed name='t' limited='true' range='-.2 .2' frictionloss='.05'>"
+  "<joint joint='h1' coef='1'/><joint joint='h2' coef='1'/></fixed></tendon>"
+  "<equality><joint joint1='h1' joint2='h2' polycoef='0 .5 0 0 0'/></equality>"
+  "<actuator><motor name='m1' joint='h1' gear='2'/>"
+  "<general joint='h2' dyntype='filter' dynprm='.05' gainprm='1'/>"
+  "<dcmotor joint='h2' resistance='2' motorconst='0.1'/></actuator>"
+  "<sensor><jointpos joint='h1'/><framepos objtype='site' objname='tip'/>"
+  "<velocimeter site='sa'/><accelerometer site='sa'/><touch site='sa'/>"
+  "<actuatorfrc actuator='m1'/><tendonpos tendon='t'/><framequat objtype='body' objname='c'/>"
+  "</sensor></mujoco>";
+
+static const char* const kSolvers[] = {"newton", "cg", "pgs"};
+static const char* const kIntegrators[] = {"euler", "rk4", "implicit", "implicitfast"};
+
+
+// step a model under check mode with the given options; return the number of check warnings
+static int runChecked(mcModel* m, const char* solver, const char* integrator, int cone,
+                      int jacobian, int noslip, int nstep) {
+  char err[512];
+  cr_assert_eq(mc_setSolver(m, solver, err, sizeof(err)), 0, "%s", err);
+  cr_assert_eq(mc_setIntegrator(m, integrator, err, sizeof(err)), 0, "%s", err);
+  m->opt.cone = cone;
+  m->opt.jacobian = jacobian;
+  m->opt.noslip_iterations = noslip;
+  mcData* d = mc_makeData(m);
+  cr_assert_not_null(d);
+  mc_setPluginCheck(d, 1);
+  for (int i = 0; i < m->nu; i++) {
+    d->ctrl[i] = 0.3 * ((i % 3) - 1);
+  }
+  for (int t = 0; t < nstep && !d->warning[mcWARN_PLUGINCHECK].number; t++) {
+    mc_step(m, d);
+  }
+  int n = d->warning[mcWARN_PLUGINCHECK].number;
+  cr_expect_eq(d->warning[mcWARN_BADQVEL].number + d->warning[mcWARN_BADQACC].number +
+               d->warning[mcWARN_BADQPOS].number, 0, "%s/%s: the run diverged", solver,
+               integrator);
+  mc_deleteData(d);
+  return n;
+}
+
+
+static mcModel* loadFile(const char* file) {
+  char err[1024];
+  mcModel* m = mc_loadXML(file, err, sizeof(err));
+  cr_assert_not_null(m, "%s: %s", file, err);
+  return m;
+}
+
+
+// every solver x cone x Jacobian x noslip on one model
+static void solverMatrix(mcModel* m, const char* what, int nstep) {
+  for (int s = 0; s < 3; s++) {
+    for (int cone = 0; cone < 2; cone++) {
+      for (int jac = 0; jac < 2; jac++) {
+        for (int noslip = 0; noslip <= 3; noslip += 3) {
+          int n = runChecked(m, kSolvers[s], "euler", cone, jac, noslip, nstep);
+          cr_expect_eq(n, 0, "%s: solver %s cone %d jacobian %d noslip %d: %d check warnings",
+                       what, kSolvers[s], cone, jac, noslip, n);
+        }
+      }
+    }
+  }
+}
+
+
+TestSuite(plugin_check);
+
+
+Test(plugin_check, solvers_on_every_row_type) {
+  char err[1024];
+  mcModel* m = mc_loadXMLString(kRows, NULL, err, sizeof(err));
+  cr_assert_not_null(m, "%s", err);
+  cr_assert_gt(m->nu, 2);
+  solverMatrix(m, "rows model", 600);
+  mc_deleteModel(m);
+}
+
+
+Test(plugin_check, solvers_on_bundled_and_corpus_models, .timeout = 900) {
+  for (int i = 0; i < NMODEL; i++) {
+    mcModel* m = loadFile(kModels[i]);
+    solverMatrix(m, kModels[i], 150);
+    mc_deleteModel(m);
+  }
+}
+
+
+Test(plugin_check, integrators_on_every_model) {
+  char err[1024];
+  for (int i = -1; i < NMODEL; i++) {
+    mcModel* m = i < 0 ? mc_loadXMLString(kRows, NULL, err, sizeof(err)) : loadFile(kModels[i]);
+    cr_assert_not_null(m, "%s", err);
+    for (int k = 0; k < 4; k++) {
+      // rk4 on dm_stacker diverges within three steps with or without check mode (a known
+      // issue of that pairing, reported separately); the other integrators run it
+      if (k == 1 && i >= 0 && strstr(kModels[i], "stacker")) {
+        continue;
+      }
+      int n = runChecked(m, "newton", kIntegrators[k], 0, 0, 0, 200);
+      cr_expect_eq(n, 0, "%s: integrator %s: %d check warnings", i < 0 ? "rows" : kModels[i],
+                   kIntegrators[k], n);
+    }
+    mc_deleteModel(m);
+  }
+}
+
+
+Test(plugin_check, switch_and_environment) {
+  char err[1024];
+  mcModel* m = loadFile(kModels[0]);
+
+  // off by default, on with the environment variable, on/off by the API
+  unsetenv("MODUCO_PLUGIN_CHECK");
+  mcData* d = mc_makeData(m);
+  cr_assert_eq(d->plugin_check, 0);
+  mc_setPluginCheck(d, 7);
+  cr_assert_eq(d->plugin_check, 1);
+  mc_setPluginCheck(d, 0);
+  cr_assert_eq(d->plugin_check, 0);
+  mc_deleteData(d);
+  setenv("MODUCO_PLUGIN_CHECK", "1", 1);
+  d = mc_makeData(m);
+  cr_assert_eq(d->plugin_check, 1);
+  mc_resetData(m, d);
+  cr_assert_eq(d->plugin_check, 1, "a reset keeps the setting");
+  mc_deleteData(d);
+  setenv("MODUCO_PLUGIN_CHECK", "0", 1);
+  d = mc_makeData(m);
+  cr_assert_eq(d->plugin_check, 0);
+  mc_deleteData(d);
+  unsetenv("MODUCO_PLUGIN_CHECK");
+  (void)err;
+  mc_deleteModel(m);
+}
+
+
+Test(plugin_check, results_unchanged_by_check_mode) {
+  // the checks only read: a checked run is bitwise the unchecked one
+  char err[1024];
+  mcModel* m = mc_loadXMLString(kRows, NULL, err, sizeof(err));
+  cr_assert_not_null(m, "%s", err);
+  mcData* d1 = mc_makeData(m);
+  mcData* d2 = mc_makeData(m);
+  mc_setPluginCheck(d2, 1);
+  for (int t = 0; t < 300; t++) {
+    mc_step(m, d1);
+    mc_step(m, d2);
+  }
+  cr_assert_eq(memcmp(d1->qpos, d2->qpos, sizeof(mcNum) * (size_t)m->nq), 0);
+  cr_assert_eq(memcmp(d1->qvel, d2->qvel, sizeof(mcNum) * (size_t)m->nv), 0);
+  cr_assert_eq(memcmp(d1->sensordata, d2->sensordata, sizeof(mcNum) * (size_t)m->nsensordata),
+               0);
+  cr_assert_eq(d2->warning[mcWARN_PLUGINCHECK].number, 0);
+  mc_deleteData(d1);
+  mc_deleteData(d2);
+  mc_deleteModel(m);
+}
