@@ -277,3 +277,44 @@ Test(plugin_check_fixtures, equal_priority_collision_plugins) {
   mc_deleteData(d);
   mc_deleteModel(m);
 }
+
+
+// moduco run/dump --check: check mode on, the plugin named on stderr, a failed check fails the
+// command; without --check the same run succeeds
+Test(plugin_check_fixtures, cli_check_flag) {
+  char model[] = "/tmp/moduco-check-XXXXXX.xml";
+  int fd = mkstemps(model, 4);
+  cr_assert_geq(fd, 0);
+  FILE* f = fdopen(fd, "w");
+  fprintf(f, "<mujoco><worldbody>%s</worldbody></mujoco>\n", kPendulum);
+  fclose(f);
+
+  static const char* const cmds[][2] = {
+    {"run", "--steps 3"}, {"dump", "--steps 3"}
+  };
+  for (int k = 0; k < 2; k++) {
+    for (int check = 0; check < 2; check++) {
+      char cmd[1024], out[8192] = "";
+      snprintf(cmd, sizeof(cmd), "%s/bin/moduco %s %s %s --integrator test.nanstep %s 2>&1",
+               MODUCO_BINARY_DIR, cmds[k][0], model, cmds[k][1], check ? "--check" : "");
+      if (k == 1) {  // dump has no --integrator: the plugin is selected in the model instead
+        snprintf(cmd, sizeof(cmd), "sed 's/<worldbody>/<option integrator=\"test.nanstep\"\\/>"
+                 "<worldbody>/' %s > %s.dump.xml && %s/bin/moduco dump %s.dump.xml %s %s 2>&1",
+                 model, model, MODUCO_BINARY_DIR, model, cmds[k][1], check ? "--check" : "");
+      }
+      FILE* p = popen(cmd, "r");
+      cr_assert_not_null(p);
+      size_t n = fread(out, 1, sizeof(out) - 1, p);
+      out[n] = 0;
+      int status = pclose(p);
+      int named = strstr(out, "plugin check: integrator 'test.nanstep'") != NULL;
+      cr_expect_eq(named, check, "%s (check %d): %s", cmds[k][0], check, out);
+      cr_expect_eq(status != 0, check, "%s (check %d): exit status %d", cmds[k][0], check,
+                   status);
+    }
+  }
+  char dump[64];
+  snprintf(dump, sizeof(dump), "%s.dump.xml", model);
+  remove(dump);
+  remove(model);
+}
