@@ -26,23 +26,28 @@ static const char* const kModels[] = {
 // activations, and sensors of several stages
 static const char kRows[] =
   "<mujoco><option timestep='0.002'/>"
+  "<asset><hfield name='hf' nrow='3' ncol='3' size='.5 .5 .1 .05' "
+  "elevation='0 .2 0 .3 1 .4 0 .1 0'/></asset>"
   "<worldbody><geom type='plane' size='5 5 .1'/>"
-  "<body name='a' pos='0 0 .3'><freejoint/><geom type='box' size='.1 .1 .1'/>"
+  "<geom type='hfield' hfield='hf' pos='3 0 0'/>"
+  "<body name='a' pos='0 0 .1'><freejoint/><geom type='box' size='.3 .3 .1'/>"
   "<site name='sa'/></body>"
-  "<body name='b' pos='.15 0 .6'><freejoint/><geom type='sphere' size='.1'/></body>"
+  "<body name='b' pos='.1 0 .32'><freejoint/><geom type='sphere' size='.1'/></body>"
   "<body name='c' pos='-.2 .1 .8' euler='30 20 0'><freejoint/>"
   "<geom type='capsule' size='.05 .15'/></body>"
-  "<body name='e' pos='.4 .3 .5'><freejoint/><geom type='cylinder' size='.08 .1'/></body>"
-  "<body name='f' pos='-.4 -.3 .5'><freejoint/><geom type='ellipsoid' size='.1 .07 .05'/>"
+  "<body name='e' pos='-.1 -.1 .35'><freejoint/><geom type='cylinder' size='.08 .1'/></body>"
+  "<body name='f' pos='.15 .15 .3'><freejoint/><geom type='ellipsoid' size='.1 .07 .05'/>"
   "</body>"
+  "<body name='g' pos='3 0 .3'><freejoint/><geom type='sphere' size='.08'/></body>"
+  "<body name='k' pos='3.2 .1 .3'><freejoint/><geom type='box' size='.06 .06 .06'/></body>"
   "<body name='arm' pos='1 0 1'><joint name='h1' type='hinge' axis='0 1 0' limited='true' "
-  "range='-30 30' frictionloss='.2'/><geom type='capsule' fromto='0 0 0 .3 0 0' size='.03'/>"
+  "range='-30 3' frictionloss='.2'/><geom type='capsule' fromto='0 0 0 .3 0 0' size='.03'/>"
   "<site name='tip' pos='.3 0 0'/>"
   "<body pos='.3 0 0'><joint name='h2' type='hinge' axis='0 1 0' frictionloss='.1'/>"
   "<geom type='capsule' fromto='0 0 0 .3 0 0' size='.03'/><site name='tip2' pos='.3 0 0'/>"
   "</body></body></worldbody>"
-  "<tendon><fixed name='t' limited='true' range='-.2 .2' frictionloss='.05'>"
-  "<joint joint='h1' coef='1'/><joint joint='h2' coef='1'/></fixed></tendon>"
+  "<tendon><fixed name='t' limited='true' range='-.06 .5' frictionloss='.05'>"
+  "<joint joint='h1' coef='1'/></fixed></tendon>"
   "<equality><joint joint1='h1' joint2='h2' polycoef='0 .5 0 0 0'/></equality>"
   "<actuator><motor name='m1' joint='h1' gear='2'/>"
   "<general joint='h2' dyntype='filter' dynprm='.05' gainprm='1'/>"
@@ -58,7 +63,7 @@ static const char* const kIntegrators[] = {"euler", "rk4", "implicit", "implicit
 
 // step a model under check mode with the given options; return the number of check warnings
 static int runChecked(mcModel* m, const char* solver, const char* integrator, int cone,
-                      int jacobian, int noslip, int nstep) {
+                      int jacobian, int noslip, int nstep, int drive) {
   char err[512];
   cr_assert_eq(mc_setSolver(m, solver, err, sizeof(err)), 0, "%s", err);
   cr_assert_eq(mc_setIntegrator(m, integrator, err, sizeof(err)), 0, "%s", err);
@@ -72,6 +77,9 @@ static int runChecked(mcModel* m, const char* solver, const char* integrator, in
     d->ctrl[i] = 0.3 * ((i % 3) - 1);
   }
   for (int t = 0; t < nstep && !d->warning[mcWARN_PLUGINCHECK].number; t++) {
+    if (m->nu && drive) {  // the rows model: to both limits and back
+      d->ctrl[0] = (t / 150) % 2 ? -10 : 10;
+    }
     mc_step(m, d);
   }
   int n = d->warning[mcWARN_PLUGINCHECK].number;
@@ -92,12 +100,12 @@ static mcModel* loadFile(const char* file) {
 
 
 // every solver x cone x Jacobian x noslip on one model
-static void solverMatrix(mcModel* m, const char* what, int nstep) {
+static void solverMatrix(mcModel* m, const char* what, int nstep, int drive) {
   for (int s = 0; s < 3; s++) {
     for (int cone = 0; cone < 2; cone++) {
       for (int jac = 0; jac < 2; jac++) {
         for (int noslip = 0; noslip <= 3; noslip += 3) {
-          int n = runChecked(m, kSolvers[s], "euler", cone, jac, noslip, nstep);
+          int n = runChecked(m, kSolvers[s], "euler", cone, jac, noslip, nstep, drive);
           cr_expect_eq(n, 0, "%s: solver %s cone %d jacobian %d noslip %d: %d check warnings",
                        what, kSolvers[s], cone, jac, noslip, n);
         }
@@ -110,12 +118,62 @@ static void solverMatrix(mcModel* m, const char* what, int nstep) {
 TestSuite(plugin_check);
 
 
+// the rows model does exercise what it claims: every row type, the three collision plugins,
+// actuator and sensor plugins
+Test(plugin_check, rows_model_coverage) {
+  char err[1024];
+  mcModel* m = mc_loadXMLString(kRows, NULL, err, sizeof(err));
+  cr_assert_not_null(m, "%s", err);
+  for (int cone = 0; cone < 2; cone++) {
+    m->opt.cone = cone;
+    mcData* d = mc_makeData(m);
+    d->profile = 1;
+    int seen[8] = {0};
+    for (int t = 0; t < 300; t++) {
+      d->ctrl[0] = t < 150 ? 10 : -10;
+      mc_step(m, d);
+      for (int i = 0; i < d->nefc; i++) {
+        seen[d->efc_type[i]] = 1;
+      }
+    }
+    for (int type = 0; type < 8; type++) {
+      int expect = type == mcCNSTR_CONTACT_FRICTIONLESS ? 0 :
+                   type == mcCNSTR_CONTACT_PYRAMIDAL ? !cone :
+                   type == mcCNSTR_CONTACT_ELLIPTIC ? cone : 1;
+      cr_expect_eq(seen[type], expect, "cone %d: row type %d seen %d", cone, type, seen[type]);
+    }
+    static const char* const collide[] = {"primitive", "convex", "hfield"};
+    for (int k = 0; k < 3; k++) {
+      int calls = 0;
+      for (int s = mcTIMERPLUGIN_COLLISION; s < mcTIMERPLUGIN_ELEMENT; s++) {
+        const char* name = mc_timerPluginName(m, s);
+        if (name && !strcmp(name, collide[k])) {
+          calls += d->timer_plugin[s].number;
+        }
+      }
+      cr_expect_gt(calls, 0, "collision plugin %s not called", collide[k]);
+    }
+    mc_deleteData(d);
+  }
+  int nact = 0, nsens = 0;
+  for (int i = 0; i < m->nu; i++) {
+    nact += m->actuator_plugin[i] >= 0;
+  }
+  for (int i = 0; i < m->nsensor; i++) {
+    nsens += m->sensor_plugin[i] >= 0;
+  }
+  cr_expect_geq(nact, 1, "actuator plugins");
+  cr_expect_eq(nsens, m->nsensor, "sensor plugins");
+  mc_deleteModel(m);
+}
+
+
 Test(plugin_check, solvers_on_every_row_type) {
   char err[1024];
   mcModel* m = mc_loadXMLString(kRows, NULL, err, sizeof(err));
   cr_assert_not_null(m, "%s", err);
   cr_assert_gt(m->nu, 2);
-  solverMatrix(m, "rows model", 600);
+  solverMatrix(m, "rows model", 600, 1);
   mc_deleteModel(m);
 }
 
@@ -123,7 +181,7 @@ Test(plugin_check, solvers_on_every_row_type) {
 Test(plugin_check, solvers_on_bundled_and_corpus_models, .timeout = 900) {
   for (int i = 0; i < NMODEL; i++) {
     mcModel* m = loadFile(kModels[i]);
-    solverMatrix(m, kModels[i], 150);
+    solverMatrix(m, kModels[i], 150, 0);
     mc_deleteModel(m);
   }
 }
@@ -140,7 +198,7 @@ Test(plugin_check, integrators_on_every_model) {
       if (k == 1 && i >= 0 && strstr(kModels[i], "stacker")) {
         continue;
       }
-      int n = runChecked(m, "newton", kIntegrators[k], 0, 0, 0, 200);
+      int n = runChecked(m, "newton", kIntegrators[k], 0, 0, 0, 400, i < 0);
       cr_expect_eq(n, 0, "%s: integrator %s: %d check warnings", i < 0 ? "rows" : kModels[i],
                    kIntegrators[k], n);
     }
