@@ -47,6 +47,31 @@ static mcModel* load(const char* world, const char* tail) {
 }
 
 
+// a fixed geom and a free one above it at height z (geoms as "type='..' size='..'")
+static mcModel* loadPair(const char* fixed, const char* free, double z) {
+  char world[512];
+  snprintf(world, sizeof(world), "<geom %s/><body pos='0 0 %g'><freejoint/><geom %s/></body>",
+           fixed, z, free);
+  return load(world, NULL);
+}
+
+
+// new data with check mode on, after one forward pass
+static mcData* checkedForward(const mcModel* m) {
+  mcData* d = mc_makeData(m);
+  cr_assert_not_null(d);
+  mc_setPluginCheck(d, 1);
+  mc_forward(m, d);
+  return d;
+}
+
+
+static void finish(mcModel* m, mcData* d) {
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
 static int nprinted(void) {
   int n = 0;
   for (const char* p = g_log; (p = strstr(p, "plugin check:")); p++) {
@@ -85,8 +110,7 @@ Test(plugin_check_fixtures, integrator_nan_and_time_named) {
   cr_assert_eq(d->warning[mcWARN_PLUGINCHECK].lastinfo, mcTIMERPLUGIN_INTEGRATOR);
   LOGGED("plugin check: integrator 'test.nanstep': qvel[0] = nan is not finite");
   LOGGED("plugin check: integrator 'test.nanstep': time advanced by 0.004");
-  mc_deleteData(d);
-  mc_deleteModel(m);
+  finish(m, d);
 }
 
 
@@ -101,8 +125,7 @@ Test(plugin_check_fixtures, message_flood_is_bounded) {
   }
   cr_assert_gt(d->warning[mcWARN_PLUGINCHECK].number, 50, "every failure is counted");
   cr_assert_eq(nprinted(), 8, "only the first 8 are printed:\n%s", g_log);
-  mc_deleteData(d);
-  mc_deleteModel(m);
+  finish(m, d);
 }
 
 
@@ -110,74 +133,57 @@ Test(plugin_check_fixtures, solver_negative_force_named) {
   char err[256];
   mcModel* m = load(kSphereOnPlane, NULL);
   cr_assert_eq(mc_setSolver(m, "test.badsolve", err, sizeof(err)), 0, "%s", err);
-  mcData* d = mc_makeData(m);
-  mc_setPluginCheck(d, 1);
-  mc_forward(m, d);
+  mcData* d = checkedForward(m);
   cr_assert_gt(d->nefc, 0);
   cr_assert_eq(d->warning[mcWARN_PLUGINCHECK].number, 2);
   cr_assert_eq(d->warning[mcWARN_PLUGINCHECK].lastinfo, mcTIMERPLUGIN_SOLVER);
   LOGGED("plugin check: solver 'test.badsolve': qfrc_constraint[");
   LOGGED("plugin check: solver 'test.badsolve': efc_force[0] = -1 < 0 on a unilateral row");
-  mc_deleteData(d);
-  mc_deleteModel(m);
+  finish(m, d);
 }
 
 
 Test(plugin_check_fixtures, collision_non_unit_normal_named) {
-  mcModel* m = load("<geom type='sphere' size='.1'/>"
-                    "<body pos='0 0 .15'><freejoint/><geom type='ellipsoid' size='.1 .1 .1'/>"
-                    "</body>", NULL);
-  mcData* d = mc_makeData(m);
-  mc_setPluginCheck(d, 1);
-  mc_forward(m, d);
+  mcModel* m = loadPair("type='sphere' size='.1'", "type='ellipsoid' size='.1 .1 .1'", .15);
+  mcData* d = checkedForward(m);
   cr_assert_eq(d->ncon, 1);
   cr_assert_eq(d->warning[mcWARN_PLUGINCHECK].number, 1);
   int slot = d->warning[mcWARN_PLUGINCHECK].lastinfo;
   cr_assert_geq(slot, mcTIMERPLUGIN_COLLISION);
   cr_assert_str_eq(mc_timerPluginName(m, slot), "test.badcollide");
   LOGGED("plugin check: collision 'test.badcollide': contact 0: normal (0 0 2) has length 2");
-  mc_deleteData(d);
-  mc_deleteModel(m);
+  finish(m, d);
 }
 
 
 Test(plugin_check_fixtures, collision_nan_distance_named) {
-  mcModel* m = load("<geom type='ellipsoid' size='.1 .1 .1'/>"
-                    "<body pos='0 0 .15'><freejoint/><geom type='ellipsoid' size='.1 .1 .1'/>"
-                    "</body>", NULL);
-  mcData* d = mc_makeData(m);
-  mc_setPluginCheck(d, 1);
-  mc_forward(m, d);
+  const char* ellipsoid = "type='ellipsoid' size='.1 .1 .1'";
+  mcModel* m = loadPair(ellipsoid, ellipsoid, .15);
+  mcData* d = checkedForward(m);
   cr_assert_geq(d->warning[mcWARN_PLUGINCHECK].number, 1);
   LOGGED("plugin check: collision 'test.badcollide': contact.dist[0] = nan is not finite");
   cr_assert_eq(strstr(g_log, "plugin check:"), strstr(g_log, "plugin check: collision"),
                "the collision is reported first:\n%s", g_log);
-  mc_deleteData(d);
-  mc_deleteModel(m);
+  finish(m, d);
 }
 
 
 Test(plugin_check_fixtures, actuator_nan_named) {
   mcModel* m = load(kPendulum, "<actuator><nanact joint='j'/></actuator>");
-  mcData* d = mc_makeData(m);
-  mc_setPluginCheck(d, 1);
-  mc_forward(m, d);
+  mcData* d = checkedForward(m);
   cr_assert_eq(d->warning[mcWARN_PLUGINCHECK].number, 2);
   cr_assert_eq(d->warning[mcWARN_PLUGINCHECK].lastinfo,
                mcTIMERPLUGIN_ELEMENT + m->actuator_plugin[0]);
   LOGGED("plugin check: actuator 'test.nanact': act_dot[0] = nan is not finite");
   LOGGED("plugin check: actuator 'test.nanact': force of actuator 0 = inf is not finite");
-  mc_deleteData(d);
-  mc_deleteModel(m);
+  finish(m, d);
 }
 
 
 Test(plugin_check_fixtures, sensor_overrun_and_nan_named) {
   mcModel* m = load(kPendulum, "<sensor><overrun/><nansensor/></sensor>");
   cr_assert_eq(m->nsensordata, 4);
-  mcData* d = mc_makeData(m);
-  mc_setPluginCheck(d, 1);
-  mc_forward(m, d);
+  mcData* d = checkedForward(m);
   cr_assert_eq(d->warning[mcWARN_PLUGINCHECK].number, 2);
   LOGGED("plugin check: sensor 'test.overrun': sensor 0 wrote outside its 2 outputs (at "
          "offset 2)");
@@ -187,20 +193,15 @@ Test(plugin_check_fixtures, sensor_overrun_and_nan_named) {
   cr_assert_eq(d->sensordata[0], 1);
   cr_assert_eq(d->sensordata[1], 2);
   cr_assert_eq(d->sensordata[2], 1);
-  mc_deleteData(d);
-  mc_deleteModel(m);
+  finish(m, d);
 }
 
 
 // the contact frame: the core completes a frame given by its normal only, and orthogonalizes a
 // tangent hint; both are right-handed orthonormal frames, and neither is a check failure
 Test(plugin_check_fixtures, contact_frame_completed_by_the_core) {
-  mcModel* m = load("<geom type='cylinder' size='.1 .1'/>"
-                    "<body pos='0 0 .19'><freejoint/><geom type='cylinder' size='.1 .1'/>"
-                    "</body>", NULL);
-  mcData* d = mc_makeData(m);
-  mc_setPluginCheck(d, 1);
-  mc_forward(m, d);
+  mcModel* m = loadPair("type='cylinder' size='.1 .1'", "type='cylinder' size='.1 .1'", .19);
+  mcData* d = checkedForward(m);
   cr_assert_eq(d->ncon, 2);
   cr_assert_eq(d->warning[mcWARN_PLUGINCHECK].number, 0, "%s", g_log);
   for (int c = 0; c < 2; c++) {
@@ -225,8 +226,7 @@ Test(plugin_check_fixtures, contact_frame_completed_by_the_core) {
   cr_assert_float_eq(f1[3], 1.0, 1e-15);
   cr_assert_float_eq(f1[5], 0.0, 1e-15);
   cr_assert_float_eq(f1[7], 1.0, 1e-15);
-  mc_deleteData(d);
-  mc_deleteModel(m);
+  finish(m, d);
 }
 
 
@@ -260,9 +260,7 @@ Test(plugin_check_fixtures, integrate_act_receives_the_effective_derivative) {
 // two collision plugins of priority 50 cover capsule-capsule; test.tie_zeta's library loads
 // first, yet test.tie_alpha (first by name) is used, and the loader reports the tie
 Test(plugin_check_fixtures, equal_priority_collision_plugins) {
-  mcModel* m = load("<geom type='capsule' size='.1 .2'/>"
-                    "<body pos='0 0 .25'><freejoint/><geom type='capsule' size='.1 .2'/>"
-                    "</body>", NULL);
+  mcModel* m = loadPair("type='capsule' size='.1 .2'", "type='capsule' size='.1 .2'", .25);
   mcData* d = mc_makeData(m);
   mc_forward(m, d);
   cr_assert_eq(d->ncon, 1);
@@ -274,8 +272,7 @@ Test(plugin_check_fixtures, equal_priority_collision_plugins) {
                                  "is used"), "%s", msg);
   cr_assert_not_null(strstr(msg, "fixc-tie1.so"), "the file of each is named: %s", msg);
   cr_assert_not_null(strstr(msg, "fixc-tie2.so"), "the file of each is named: %s", msg);
-  mc_deleteData(d);
-  mc_deleteModel(m);
+  finish(m, d);
 }
 
 
