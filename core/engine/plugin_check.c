@@ -303,7 +303,8 @@ void mci_checkCollision(const mcModel* m, mcData* d, int t1, int t2, const mcCon
     const mcContact* ci = con + i;
     if (!allFinite(d, &p, "contact.dist", i, &ci->dist, 1) ||
         !allFinite(d, &p, "contact.pos", 3 * i, ci->pos, 3) ||
-        !allFinite(d, &p, "contact.frame", 9 * i, ci->frame, 9) || !checkFrame(d, &p, i, ci->frame)) {
+        !allFinite(d, &p, "contact.frame", 9 * i, ci->frame, 9) ||
+        !checkFrame(d, &p, i, ci->frame)) {
       return;
     }
   }

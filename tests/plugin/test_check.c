@@ -207,6 +207,44 @@ Test(plugin_check, integrators_on_every_model) {
 }
 
 
+// every geom-type pair the built-in collision plugins cover: a fixed geom of each type and a free
+// geom of each type over it, at several turns and depths; no check warning, and contacts found
+Test(plugin_check, every_collision_pair) {
+  static const char* const fixed[] = {
+    "type='plane' size='1 1 .1'", "type='hfield' hfield='hf'", "type='sphere' size='.1'",
+    "type='capsule' size='.08 .12'", "type='ellipsoid' size='.12 .09 .07'",
+    "type='cylinder' size='.1 .08'", "type='box' size='.1 .08 .06'", "type='mesh' mesh='tet'"};
+  static const char* const assets =
+    "<asset><hfield name='hf' nrow='3' ncol='3' size='.5 .5 .1 .05' "
+    "elevation='0 .2 0 .3 1 .4 0 .1 0'/>"
+    "<mesh name='tet' vertex='0 0 .15  .14 0 -.05  -.07 .12 -.05  -.07 -.12 -.05'/></asset>";
+  char xml[2048], err[1024];
+  for (int a = 0; a < 8; a++) {
+    for (int b = 2; b < 8; b++) {
+      int found = 0;
+      for (int k = 0; k < 6; k++) {
+        double z = (a == 1 ? 0.1 : 0) + 0.06 + 0.04 * (k % 3);
+        snprintf(xml, sizeof(xml), "<mujoco>%s<worldbody><geom %s/><body pos='.01 .02 %g' "
+                 "euler='%d %d %d'><freejoint/><geom %s/></body></worldbody></mujoco>", assets,
+                 fixed[a], z, 17 * k, 29 * k + 5, 11 * k, fixed[b]);
+        mcModel* m = mc_loadXMLString(xml, NULL, err, sizeof(err));
+        cr_assert_not_null(m, "%s", err);
+        mcData* d = mc_makeData(m);
+        mc_setPluginCheck(d, 1);
+        for (int t = 0; t < 20; t++) {
+          mc_step(m, d);
+          found += d->ncon > 0;
+        }
+        cr_expect_eq(d->warning[mcWARN_PLUGINCHECK].number, 0, "pair %d-%d turn %d", a, b, k);
+        mc_deleteData(d);
+        mc_deleteModel(m);
+      }
+      cr_expect_gt(found, 0, "pair %s / %s: never in contact", fixed[a], fixed[b]);
+    }
+  }
+}
+
+
 Test(plugin_check, switch_and_environment) {
   char err[1024];
   mcModel* m = loadFile(kModels[0]);
