@@ -18,6 +18,7 @@ static const char* const kModels[] = {
   "/work/shared/corpus/dm_ball_in_cup/ball_in_cup.xml",
   "/work/shared/corpus/dm_stacker/stacker.xml",
   "/work/shared/corpus/dm_quadruped/quadruped.xml",
+  "/work/shared/corpus/mj_arm26/arm26.xml",
 };
 #define NMODEL ((int)(sizeof(kModels) / sizeof(kModels[0])))
 
@@ -163,6 +164,14 @@ Test(plugin_check, rows_model_coverage) {
     nsens += m->sensor_plugin[i] >= 0;
   }
   cr_expect_geq(nact, 1, "actuator plugins");
+
+  // arm26's muscles run on the general plugin
+  mcModel* arm = loadFile(kModels[NMODEL - 1]);
+  cr_expect_gt(arm->nu, 0);
+  for (int i = 0; i < arm->nu; i++) {
+    cr_expect_geq(arm->actuator_plugin[i], 0, "arm26 actuator %d has no plugin", i);
+  }
+  mc_deleteModel(arm);
   cr_expect_eq(nsens, m->nsensor, "sensor plugins");
   mc_deleteModel(m);
 }
