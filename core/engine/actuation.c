@@ -4,6 +4,7 @@
 #include <moduco/mcplugin.h>
 
 #include "engine/engine.h"
+#include "engine/plugin_check.h"
 #include "math/math.h"
 #include "plugin/registry.h"
 
@@ -156,6 +157,9 @@ void mc_fwdActuation(const mcModel* m, mcData* d) {
         double t0 = mc_clockNow(d);
         p->act_dot(host, m, d, i);
         mc_clockAddPlugin(d, mcTIMERPLUGIN_ELEMENT + m->actuator_plugin[i], t0);
+        if (d->plugin_check) {
+          mci_checkActDot(m, d, i);
+        }
       }
     } else {
       coreActDot(m, d, i, adr);
@@ -171,6 +175,9 @@ void mc_fwdActuation(const mcModel* m, mcData* d) {
       double t0 = mc_clockNow(d);
       f = p->force ? p->force(host, m, d, i) : 0;
       mc_clockAddPlugin(d, mcTIMERPLUGIN_ELEMENT + m->actuator_plugin[i], t0);
+      if (d->plugin_check) {
+        mci_checkActForce(m, d, i, f);
+      }
     } else {
       f = coreForce(m, d, i);
     }

@@ -13,6 +13,7 @@
 #include "engine/collision.h"
 #include "engine/engine.h"
 #include "engine/io.h"
+#include "engine/plugin_check.h"
 #include "plugin/registry.h"
 
 // a candidate geom pair: explicit pairs (kind 0) sort before dynamic pairs (kind 1) of the same
@@ -1038,6 +1039,9 @@ static int collideGeoms(const mcModel* m, mcData* d, mcContact* scratch, int g1,
   double tc = mc_clockNow(d);
   int num = fn(mcp_host(), m, d, scratch, g1, g2, margin);
   mc_clockAddCollision(d, t1, t2, tc);
+  if (d->plugin_check) {
+    mci_checkCollision(m, d, t1, t2, scratch, num);
+  }
   if (num > mcMAXCONPAIR) {
     num = mcMAXCONPAIR;
   }

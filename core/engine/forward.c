@@ -9,6 +9,7 @@
 #include "engine/constraint.h"
 #include "engine/engine.h"
 #include "engine/io.h"
+#include "engine/plugin_check.h"
 #include "engine/sensor.h"
 #include "engine/solver_contract.h"
 #include "math/math.h"
@@ -147,11 +148,17 @@ void mc_fwdConstraint(const mcModel* m, mcData* d) {
     double t1 = mc_clockNow(d);
     m->solver->solve(host, m, d, m->opt.iterations);
     mc_clockAddPlugin(d, mcTIMERPLUGIN_SOLVER, t1);
+    if (d->plugin_check) {
+      mci_checkSolver(m, d, mcTIMERPLUGIN_SOLVER);
+    }
     if (m->postsolver && m->opt.noslip_iterations > 0) {
       t1 = mc_clockNow(d);
       m->postsolver->solve(host, m, d, m->opt.noslip_iterations);
       mc_clockAddPlugin(d, mcTIMERPLUGIN_POSTSOLVER, t1);  // read first: nested in the stage
       mc_clockAdd(d, mcTIMER_POSTSOLVER, t1);
+      if (d->plugin_check) {
+        mci_checkSolver(m, d, mcTIMERPLUGIN_POSTSOLVER);
+      }
     }
   }
 
@@ -226,8 +233,12 @@ static void integrate(const mcModel* m, mcData* d) {
   }
   double t0 = mc_clockNow(d);
   if (m->integrator && m->integrator->step) {
+    mcNum time0 = d->time;
     m->integrator->step(mcp_host(), m, d);
     mc_clockAddPlugin(d, mcTIMERPLUGIN_INTEGRATOR, t0);
+    if (d->plugin_check) {
+      mci_checkIntegrator(m, d, time0);
+    }
   } else {
     mci_message("mc_step: the model has no integrator");
   }

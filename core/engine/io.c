@@ -81,6 +81,7 @@ static const char* const kWarningFormat[mcNWARNING] = {
   "NaN, Inf or huge value in QVEL at DOF %d. The simulation is unstable.",
   "NaN, Inf or huge value in QACC at DOF %d. The simulation is unstable.",
   "NaN, Inf or huge value in CTRL at actuator %d.",
+  "A plugin's output failed the check mode (timer slot %d; see the plugin check message).",
 };
 
 
@@ -486,6 +487,10 @@ mcData* mc_makeData(const mcModel* m) {
   }
 
   mc_resetData(m, d);
+
+  // check mode from the environment (docs/plugins.md, "Check mode")
+  const char* check = getenv("MODUCO_PLUGIN_CHECK");
+  d->plugin_check = check && check[0] && strcmp(check, "0") != 0;
   return d;
 }
 

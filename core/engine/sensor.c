@@ -4,6 +4,7 @@
 #include <moduco/mcplugin.h>
 
 #include "engine/engine.h"
+#include "engine/plugin_check.h"
 #include "engine/sensor.h"
 #include "math/math.h"
 #include "plugin/registry.h"
@@ -176,7 +177,11 @@ void mc_sensorStage(const mcModel* m, mcData* d, int stage) {
     if (p >= 0 && m->plugin && m->plugin[p]) {
       const mcpSensor* ps = (const mcpSensor*)m->plugin[p];
       double t1 = mc_clockNow(d);
-      ps->compute(host, m, d, i, out);
+      if (d->plugin_check) {
+        mci_computeSensorChecked(host, m, d, ps, i, out);
+      } else {
+        ps->compute(host, m, d, i, out);
+      }
       mc_clockAddPlugin(d, mcTIMERPLUGIN_ELEMENT + p, t1);
     } else {
       mcu_zero(out, m->sensor_dim[i]);

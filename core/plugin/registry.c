@@ -256,29 +256,57 @@ static int besideLibrary(char* dir, size_t dir_sz) {
 }
 
 
-// order of collision plugins: descending priority, then load order
+// order of collision plugins: descending priority; equal priorities by name (byte order), so the
+// winner of a pair both cover does not depend on the search path or the folder listing
 static int collisionOrder(const void* a, const void* b) {
   int ia = *(const int*)a, ib = *(const int*)b;
-  int pa = ((const mcpCollision*)g_reg.entry[ia].hdr)->priority;
-  int pb = ((const mcpCollision*)g_reg.entry[ib].hdr)->priority;
-  if (pa != pb) {
-    return pa > pb ? -1 : 1;
+  const mcpCollision* ca = (const mcpCollision*)g_reg.entry[ia].hdr;
+  const mcpCollision* cb = (const mcpCollision*)g_reg.entry[ib].hdr;
+  if (ca->priority != cb->priority) {
+    return ca->priority > cb->priority ? -1 : 1;
+  }
+  int c = strcmp(ca->hdr.name, cb->hdr.name);
+  if (c) {
+    return c;
   }
   return ia < ib ? -1 : ia > ib;
 }
 
 
-// the owner of every geom-type pair: the first collision plugin (by priority) with a valid entry
-// for it, as the collide-function table of core/engine/collision_driver.c picks it
+// a valid entry of a collision plugin's pair table
+static int validPair(const mcpCollisionPair* p) {
+  return p->type1 >= 0 && p->type2 >= 0 && p->type1 < mcNGEOMTYPES && p->type2 < mcNGEOMTYPES &&
+         p->type1 <= p->type2 && p->collide;
+}
+
+
+// the owner of every geom-type pair: the first collision plugin (by priority, then name) with a
+// valid entry for it, as the collide-function table of core/engine/collision_driver.c picks it;
+// a pair also covered by another plugin of the same priority is reported, naming both
 static void fillPairOwner(void) {
+  static const char* const type[mcNGEOMTYPES] = {
+    "plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh"
+  };
   memset(g_reg.pair_owner, -1, sizeof(g_reg.pair_owner));
-  for (int i = g_reg.ncollision - 1; i >= 0; i--) {
+  for (int i = 0; i < g_reg.ncollision; i++) {
     const mcpCollision* c = (const mcpCollision*)g_reg.entry[g_reg.collision[i]].hdr;
     for (int k = 0; c->pair && k < c->npair; k++) {
       const mcpCollisionPair* p = c->pair + k;
-      if (p->type1 >= 0 && p->type2 >= 0 && p->type1 < mcNGEOMTYPES &&
-          p->type2 < mcNGEOMTYPES && p->type1 <= p->type2 && p->collide) {
+      if (!validPair(p)) {
+        continue;
+      }
+      int owner = g_reg.pair_owner[p->type1][p->type2];
+      if (owner < 0) {
         g_reg.pair_owner[p->type1][p->type2] = (signed char)(i < 127 ? i : 127);
+        continue;
+      }
+      const mcpCollision* o = (const mcpCollision*)g_reg.entry[g_reg.collision[owner]].hdr;
+      if (o != c && o->priority == c->priority) {
+        mcp_report(entryFile(g_reg.collision[i]), "collision plugin '%s' and '%s' (%s) both "
+                   "cover geom types %s-%s at priority %d: '%s' is used (equal priority: the "
+                   "name first in byte order wins)", c->hdr.name, o->hdr.name,
+                   entryFile(g_reg.collision[owner]), type[p->type1], type[p->type2],
+                   c->priority, o->hdr.name);
       }
     }
   }

@@ -22,7 +22,8 @@ const mcpSensor* mcp_findSensorElement(const char* element);
 // Write the names of all registered plugins of a kind, comma-separated, into buf.
 void mcp_listNames(int kind, char* buf, int buf_sz);
 
-// Collision plugins, by descending priority (for filling a geom-type pair table).
+// Collision plugins, by descending priority, equal priorities by name (byte order), for filling
+// a geom-type pair table.
 int mcp_collisionCount(void);
 const mcpCollision* mcp_collision(int i);
 

@@ -220,6 +220,7 @@ int cmd_dump(int argc, char** argv) {
   const char* state = NULL;
   const char* key = NULL;
   long nstep = 0;
+  int check = 0;
 
   // parse arguments
   for (int i = 0; i < argc; i++) {
@@ -234,9 +235,11 @@ int cmd_dump(int argc, char** argv) {
         cli_error("--steps needs a non-negative integer, got '%s'", argv[i]);
         return CLI_USAGE;
       }
+    } else if (!strcmp(a, "--check")) {
+      check = 1;
     } else if (a[0] == '-' && a[1]) {
       cli_error("unknown or incomplete option '%s' (usage: moduco dump MODEL [--state FILE.json]"
-                " [--key K] [--steps N])", a);
+                " [--key K] [--steps N] [--check])", a);
       return CLI_USAGE;
     } else if (!file) {
       file = a;
@@ -246,7 +249,7 @@ int cmd_dump(int argc, char** argv) {
     }
   }
   if (!file) {
-    cli_error("usage: moduco dump MODEL [--state FILE.json] [--key K] [--steps N]");
+    cli_error("usage: moduco dump MODEL [--state FILE.json] [--key K] [--steps N] [--check]");
     return CLI_USAGE;
   }
 
@@ -263,6 +266,9 @@ int cmd_dump(int argc, char** argv) {
     return CLI_FAIL;
   }
   int rc = CLI_OK;
+  if (check) {
+    mc_setPluginCheck(d, 1);
+  }
 
   // keyframe, by index or name
   if (key) {
@@ -300,6 +306,12 @@ int cmd_dump(int argc, char** argv) {
       free(text);
     }
     cJSON_Delete(o);
+  }
+
+  // --check: a plugin that failed a check fails the dump (the messages went to stderr)
+  if (check && d->warning[mcWARN_PLUGINCHECK].number > 0) {
+    cli_error("%d plugin check failure(s)", d->warning[mcWARN_PLUGINCHECK].number);
+    rc = CLI_FAIL;
   }
 
   mc_deleteData(d);

@@ -62,6 +62,7 @@ int cmd_run(int argc, char** argv) {
   double duration = -1;
   long nstep = -1;
   int profile = 0;
+  int check = 0;
 
   // parse arguments
   for (int i = 0; i < argc; i++) {
@@ -83,9 +84,11 @@ int cmd_run(int argc, char** argv) {
       solver = argv[++i];
     } else if (!strcmp(a, "--profile")) {
       profile = 1;
+    } else if (!strcmp(a, "--check")) {
+      check = 1;
     } else if (a[0] == '-' && a[1]) {
       cli_error("unknown or incomplete option '%s' (usage: moduco run MODEL [--duration T | "
-                "--steps N] [--integrator NAME] [--solver NAME] [--profile])", a);
+                "--steps N] [--integrator NAME] [--solver NAME] [--profile] [--check])", a);
       return CLI_USAGE;
     } else if (!file) {
       file = a;
@@ -96,7 +99,7 @@ int cmd_run(int argc, char** argv) {
   }
   if (!file) {
     cli_error("usage: moduco run MODEL [--duration T | --steps N] [--integrator NAME] "
-              "[--solver NAME] [--profile]");
+              "[--solver NAME] [--profile] [--check]");
     return CLI_USAGE;
   }
   if (duration >= 0 && nstep >= 0) {
@@ -137,6 +140,9 @@ int cmd_run(int argc, char** argv) {
   mc_setMessageHandler(onMessage, NULL);
   double simtime = 0;
   d->profile = profile;
+  if (check) {
+    mc_setPluginCheck(d, 1);
+  }
   double start = cli_now();
   double period = g_progress.tty ? 0.1 : 1e300;
   double nextdraw = start + period;
@@ -192,7 +198,9 @@ int cmd_run(int argc, char** argv) {
     cli_printProfile(m, d, nstep);
   }
 
+  // --check: a plugin that failed a check fails the run
+  int failed = check && d->warning[mcWARN_PLUGINCHECK].number > 0;
   mc_deleteData(d);
   mc_deleteModel(m);
-  return CLI_OK;
+  return failed ? CLI_FAIL : CLI_OK;
 }

@@ -3,7 +3,7 @@
 # build folder. Then, when THRUSTER_DIR and SPEEDOMETER_DIR are given, build the example actuator
 # and sensor plugins the same way and run the demo whose model selects both by element name.
 # Variables: BINARY_DIR, EXAMPLE_DIR, WORK_DIR, GENERATOR, EXTRA_C_FLAGS, THRUSTER_DIR,
-# SPEEDOMETER_DIR.
+# SPEEDOMETER_DIR, OVERRIDE_DIR.
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 
@@ -88,4 +88,39 @@ if(SOLVER_DIR)
   endif()
   run(${CMAKE_COMMAND} -E env MODUCO_PLUGIN_PATH=${WORK_DIR}/build-pgs
       ${WORK_DIR}/build-pgs/pgs-demo)
+endif()
+
+# the collision-pair override: an out-of-tree collision plugin replacing plane-sphere at a higher
+# priority (not installed into the prefix, so the other runs keep the built-in); the demo checks
+# which plugin ran and its contact; the contact line must equal the built-in's
+if(OVERRIDE_DIR)
+  run(${CMAKE_COMMAND} -S ${OVERRIDE_DIR} -B ${WORK_DIR}/build-override -G ${GENERATOR}
+      -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release
+      "-DCMAKE_C_FLAGS=${EXTRA_C_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${EXTRA_C_FLAGS}"
+      "-DCMAKE_MODULE_LINKER_FLAGS=${EXTRA_C_FLAGS}")
+  run(${CMAKE_COMMAND} --build ${WORK_DIR}/build-override)
+  execute_process(COMMAND objdump -p ${WORK_DIR}/build-override/libmoduco-example-sphereplane.so
+                  OUTPUT_VARIABLE deps)
+  if(deps MATCHES "NEEDED[ \t]+libmoduco")
+    message(FATAL_ERROR "the example plugin sphereplane links libmoduco:\n${deps}")
+  endif()
+  set(demo ${WORK_DIR}/build-override/sphereplane-demo)
+  foreach(mode override builtin)
+    if(mode STREQUAL "override")
+      set(env MODUCO_PLUGIN_PATH=${WORK_DIR}/build-override)
+    else()
+      set(env --unset=MODUCO_PLUGIN_PATH)
+    endif()
+    execute_process(COMMAND ${CMAKE_COMMAND} -E env ${env} ${demo} ${mode}
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    message("$ ${demo} ${mode}\n${out}${err}")
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "sphereplane-demo ${mode} failed (${rc})")
+    endif()
+    string(REGEX MATCH "contact: [^\n]*" contact_${mode} "${out}")
+  endforeach()
+  if(NOT contact_override STREQUAL contact_builtin OR NOT contact_override)
+    message(FATAL_ERROR "override and built-in contacts differ:\n${contact_override}\n"
+                        "${contact_builtin}")
+  endif()
 endif()

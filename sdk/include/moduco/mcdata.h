@@ -27,7 +27,7 @@ typedef enum mctWarning_ {        // warning types
   mcWARN_BADQVEL,                 // bad number in qvel
   mcWARN_BADQACC,                 // bad number in qacc
   mcWARN_BADCTRL,                 // bad number in ctrl
-  mcWARN_PLUGINCHECK,             // a plugin's output failed the check mode (info: instance)
+  mcWARN_PLUGINCHECK,             // a plugin's output failed check mode (info: timer slot)
   mcNWARNING
 } mctWarning;
 

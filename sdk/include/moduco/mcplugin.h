@@ -153,7 +153,12 @@ typedef struct mcpPostsolver_ {
 } mcpPostsolver;
 
 // Narrow-phase function: write at most mcMAXCONPAIR contacts for geoms g1, g2 (types as declared
-// in the pair table, g1's type first) into con; fill dist, pos, frame; return how many.
+// in the pair table, g1's type first) into con; fill dist, pos, frame; return how many. frame[0..2]
+// is the unit contact normal (pointing from g1 to g2) and must be filled. The tangent axes are
+// optional: frame[3..8] left zero, the core completes the frame from the normal; a second axis
+// given (a unit vector not parallel to the normal) fixes the friction directions: the core
+// orthogonalizes it against the normal and sets the third axis to normal x second (a third axis
+// given must already be that). Check mode (docs/plugins.md) verifies all of this.
 typedef int (*mcpfCollide)(const struct mcpHost_* host, const mcModel* m, const mcData* d,
                            mcContact* con, int g1, int g2, mcNum margin);
 
@@ -164,7 +169,9 @@ typedef struct mcpCollisionPair_ {
 } mcpCollisionPair;
 
 // Collision: a table of geom-type pairs; for each pair the registered plugin with the highest
-// priority wins, so a third party can replace one pair without touching the others.
+// priority wins, so a third party can replace one pair without touching the others. Between
+// plugins of equal priority the name first in byte order (strcmp) wins, whatever the load order,
+// and the loader reports the tie naming both plugins and files.
 typedef struct mcpCollision_ {
   mcpHeader hdr;
   int priority;                   // built-ins use 0; higher overrides

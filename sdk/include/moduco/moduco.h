@@ -229,6 +229,12 @@ MCAPI unsigned int mc_setWarningPolicy(mcData* d, unsigned int mask);
 // The first escalated warning (mctWarning) raised since the last reset or clear; -1 if none.
 MCAPI int mc_warningError(const mcData* d);
 
+// Check mode (docs/plugins.md, "Check mode"): nonzero on verifies every plugin's output after
+// each call (finite values, cones and bounds, unit contact normals, sensor slices, ...) and raises
+// mcWARN_PLUGINCHECK naming the plugin. MODUCO_PLUGIN_CHECK=1 turns it on in mc_makeData. Off,
+// it costs one branch per plugin call.
+MCAPI void mc_setPluginCheck(mcData* d, int on);
+
 // Clear the pending escalated warning (the counters in d->warning stay), so stepping resumes.
 MCAPI void mc_clearWarningError(mcData* d);
 
