@@ -41,6 +41,9 @@ static const mcpHost g_host = {
   .factorI = mc_factorI,
   .solveLD = mc_solveLD,
   .name2id = mc_name2id,
+  .instance = mcp_instance,
+  .config = mcp_config,
+  .pluginWarning = mcp_pluginWarning,
 };
 
 
