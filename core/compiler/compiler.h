@@ -432,8 +432,13 @@ void mcc_configSet(mcc* c, int inst, const char* key, const char* value, const m
 void mcc_configChildren(mcc* c, int inst, const mcxElem* e);  // <config key value> children
 void mcc_configDone(mcc* c, int inst, const mcxElem* e);      // every required key given
 // allowed attributes of a plugin element: core list, the plugin's own, its configuration keys
+// (if config), and 'plugin instance' for a <plugin> element
 void mcc_pluginAllowed(mcc* c, const mcxElem* e, const mcpHeader* h, const char* core,
-                       const char* const* own, char* out, size_t sz);
+                       const char* const* own, int config, char* out, size_t sz);
+// a <plugin> element under <actuator>/<sensor> (MuJoCo's form): plugin="name" (returns -1: make
+// a new instance) or instance="name" (binds that <extension> instance to the element: returned)
+int mcc_pluginRef(mcc* c, const mcxElem* e, int kind, int objtype, int objid,
+                  const mcpHeader** hdr);
 // store configuration-key attributes of e in instance inst; return the attributes the plugin's
 // compile callback sees (neither core nor configuration-only) in keys/vals
 int mcc_pluginAttrs(mcc* c, const mcxElem* e, int inst, const char* core, const char* const* own,

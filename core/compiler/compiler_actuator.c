@@ -99,11 +99,15 @@ static void mcc_transmission(mcc* c, const mcxElem* e, mccActObj* a) {
 
 // a plugin actuator: core attributes into the spec, configuration keys into its instance, the
 // plugin's own attributes through its compile callback
-static void mcc_pluginActuator(mcc* c, const mcxElem* e, const mcpActuator* pa, mccActObj* a) {
+// (inst: an <extension> instance bound to the element, or -1 to make one)
+static void mcc_pluginActuator(mcc* c, const mcxElem* e, const mcpActuator* pa, mccActObj* a,
+                               int inst) {
   char allowed[2048];
-  mcc_pluginAllowed(c, e, &pa->hdr, mcc_coreActAttr, pa->attributes, allowed, sizeof(allowed));
+  mcc_pluginAllowed(c, e, &pa->hdr, mcc_coreActAttr, pa->attributes, inst < 0, allowed,
+                    sizeof(allowed));
   mcc_checkAttrs(c, e, allowed);
-  a->plugin = mcc_addInstance(c, &pa->hdr, mcOBJ_ACTUATOR, c->actuators.n, NULL, e);
+  a->plugin = inst >= 0 ? inst : mcc_addInstance(c, &pa->hdr, mcOBJ_ACTUATOR, c->actuators.n,
+                                                 NULL, e);
   const char* keys[64];
   const char* vals[64];
   int nown = mcc_pluginAttrs(c, e, a->plugin, mcc_coreActAttr, pa->attributes, keys, vals, 64);
@@ -302,7 +306,9 @@ void mcc_readActuators(mcc* c, const mcxElem* e) {
       a.actnum = a.s.dyntype != mcDYN_NONE ? 1 : 0;
       mcc_bindGeneral(c, ae, &a);
     } else if (!strcmp(ae->name, "plugin")) {
-      mcc_error(c, ae, "not supported yet: <plugin> under <actuator> (use the plugin's element)");
+      const mcpHeader* h = NULL;
+      int inst = mcc_pluginRef(c, ae, mcpKIND_ACTUATOR, mcOBJ_ACTUATOR, c->actuators.n, &h);
+      mcc_pluginActuator(c, ae, (const mcpActuator*)h, &a, inst);
     } else {
       const mcpActuator* pa = mcp_findActuatorElement(ae->name);
       if (!pa) {
@@ -311,7 +317,7 @@ void mcc_readActuators(mcc* c, const mcxElem* e) {
       }
       ae = mcc_pluginElem(c, ae, mcc_elemClass(c, ae, 0));
       a.elem = ae;
-      mcc_pluginActuator(c, ae, pa, &a);
+      mcc_pluginActuator(c, ae, pa, &a, -1);
     }
 
     // name, transmission, limits

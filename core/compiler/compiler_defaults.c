@@ -537,7 +537,7 @@ static void mcc_readClassBody(mcc* c, const mcxElem* e, int ci) {
       const mcpSensor* ps = pa ? NULL : mcp_findSensorElement(n);
       char allowed[2048];
       mcc_pluginAllowed(c, ch, pa ? &pa->hdr : &ps->hdr, pa ? MCC_ACT_COMMON : "class noise cutoff user",
-                        pa ? pa->attributes : ps->attributes, allowed, sizeof(allowed));
+                        pa ? pa->attributes : ps->attributes, 1, allowed, sizeof(allowed));
       mcc_checkAttrs(c, ch, allowed);
       if (mcx_attr(ch, "name")) {
         mcc_error(c, ch, "attribute 'name' is not allowed in a default class");

@@ -266,9 +266,10 @@ static int mcc_listed(const char* const* list, const char* key) {
 }
 
 void mcc_pluginAllowed(mcc* c, const mcxElem* e, const mcpHeader* h, const char* core,
-                       const char* const* own, char* out, size_t sz) {
-  size_t n = (size_t)snprintf(out, sz, "%s", core);
-  const mcpPluginExt* ext = mcp_ext(h);
+                       const char* const* own, int config, char* out, size_t sz) {
+  size_t n = (size_t)snprintf(out, sz, "%s%s", core,
+                              strcmp(e->name, "plugin") ? "" : " plugin instance");
+  const mcpPluginExt* ext = config ? mcp_ext(h) : NULL;
   for (int i = 0; own && own[i] && n < sz; i++) {
     n += (size_t)snprintf(out + n, sz - n, " %s", own[i]);
   }
@@ -290,7 +291,8 @@ int mcc_pluginAttrs(mcc* c, const mcxElem* e, int inst, const char* core, const 
     if (config) {
       mcc_configSet(c, inst, key, e->attr[2 * i + 1], e);
     }
-    if (mcc_wordIn(core, key) || (config && !mcc_listed(own, key))) {
+    if (mcc_wordIn(core, key) || (config && !mcc_listed(own, key)) ||
+        (!strcmp(e->name, "plugin") && (!strcmp(key, "plugin") || !strcmp(key, "instance")))) {
       continue;
     }
     if (n >= max) {
@@ -450,6 +452,47 @@ void mcc_readExtension(mcc* c, const mcxElem* e) {
       }
     }
   }
+}
+
+int mcc_pluginRef(mcc* c, const mcxElem* e, int kind, int objtype, int objid,
+                  const mcpHeader** hdr) {
+  const char* iname = mcx_attr(e, "instance");
+  const char* pname = mcx_attr(e, "plugin");
+  if (!iname == !pname) {
+    mcc_error(c, e, "<plugin> needs exactly one of 'plugin' (a new instance) and 'instance' (one "
+              "declared in <extension>)");
+  }
+  if (pname) {
+    *hdr = mcc_anyPlugin(c, e, pname);
+    if ((int)(*hdr)->kind != kind) {
+      mcc_error(c, e, "plugin '%s' is a %s plugin, not a%s %s plugin", pname,
+                mcp_kindName((int)(*hdr)->kind), kind == mcpKIND_ACTUATOR ? "n" : "",
+                mcp_kindName(kind));
+    }
+    return -1;
+  }
+  int inst = mcc_findInstance(c, iname);
+  if (inst < 0) {
+    mcc_error(c, e, "unknown plugin instance '%s' (declare it in <extension><plugin><instance>)",
+              iname);
+  }
+  mccInstance* in = MCC_AT(c->plugins, mccInstance, inst);
+  if ((int)in->hdr->kind != kind) {
+    mcc_error(c, e, "plugin instance '%s' is of %s plugin '%s', not of a%s %s plugin", iname,
+              mcp_kindName((int)in->hdr->kind), in->hdr->name, kind == mcpKIND_ACTUATOR ? "n" : "",
+              mcp_kindName(kind));
+  }
+  if (in->objtype >= 0) {
+    mcc_error(c, e, "plugin instance '%s' is already used by another element", iname);
+  }
+  if (e->nchild) {
+    mcc_error(c, e->child[0], "the configuration of plugin instance '%s' is written in its "
+              "<instance>", iname);
+  }
+  in->objtype = objtype;
+  in->objid = objid;
+  *hdr = in->hdr;
+  return inst;
 }
 
 //---------------------------------- model-wide instances ------------------------------------------

@@ -99,9 +99,12 @@ static const char* const mcc_coreSensAttr =
 
 // a sensor plugin element: the core's attributes, the instance and its configuration; the
 // plugin's compile callback runs once the model exists (mcc_finishSensors)
-static void mcc_pluginSensor(mcc* c, const mcxElem* e, const mcpSensor* ps, mccSensorObj* s) {
+// (inst: an <extension> instance bound to the element, or -1 to make one)
+static void mcc_pluginSensor(mcc* c, const mcxElem* e, const mcpSensor* ps, mccSensorObj* s,
+                             int inst) {
   char allowed[2048];
-  mcc_pluginAllowed(c, e, &ps->hdr, mcc_coreSensAttr, ps->attributes, allowed, sizeof(allowed));
+  mcc_pluginAllowed(c, e, &ps->hdr, mcc_coreSensAttr, ps->attributes, inst < 0, allowed,
+                    sizeof(allowed));
   mcc_checkAttrs(c, e, allowed);
   s->type = mcSENS_PLUGIN;
   s->dim = 0;
@@ -117,7 +120,8 @@ static void mcc_pluginSensor(mcc* c, const mcxElem* e, const mcpSensor* ps, mccS
     s->reftype = mcc_frameObjType(c, e, "reftype");
     s->refid = mcc_objByType(c, e, s->reftype, "refname");
   }
-  s->plugin = mcc_addInstance(c, &ps->hdr, mcOBJ_SENSOR, c->sensors.n, NULL, e);
+  s->plugin = inst >= 0 ? inst : mcc_addInstance(c, &ps->hdr, mcOBJ_SENSOR, c->sensors.n, NULL,
+                                                  e);
   const char* keys[64];
   const char* vals[64];
   mcc_pluginAttrs(c, e, s->plugin, mcc_coreSensAttr, ps->attributes, keys, vals, 64);
@@ -231,6 +235,10 @@ void mcc_readSensors(mcc* c, const mcxElem* e) {
                   "loaded", se->name);
       }
       s.plugin = mcc_addInstance(c, &ps->hdr, mcOBJ_SENSOR, c->sensors.n, NULL, se);
+    } else if (!strcmp(se->name, "plugin")) {
+      const mcpHeader* h = NULL;
+      int inst = mcc_pluginRef(c, se, mcpKIND_SENSOR, mcOBJ_SENSOR, c->sensors.n, &h);
+      mcc_pluginSensor(c, se, (const mcpSensor*)h, &s, inst);
     } else {
       const mcpSensor* ps = mcp_findSensorElement(se->name);
       if (!ps) {
@@ -239,7 +247,7 @@ void mcc_readSensors(mcc* c, const mcxElem* e) {
       }
       se = mcc_pluginElem(c, se, mcc_elemClass(c, se, 0));
       s.elem = se;
-      mcc_pluginSensor(c, se, ps, &s);
+      mcc_pluginSensor(c, se, ps, &s, -1);
     }
 
     // common attributes

@@ -195,6 +195,42 @@ Test(instances, defaultsAndFormsStored) {
 }
 
 
+// MuJoCo's form: <plugin plugin="..."> makes an instance, <plugin instance="..."> binds one
+Test(instances, pluginElementFormsBindInstances) {
+  mcModel* m = load(HEAD "<extension><plugin plugin='test.counter'>\n<instance name='fast'>"
+                    "<config key='steps' value='5'/><config key='gain' value='3'/></instance>"
+                    "</plugin><plugin plugin='test.tally'><instance name='t2'>"
+                    "<config key='scale' value='4'/></instance></plugin></extension>\n"
+                    "<actuator><plugin instance='fast' joint='j'/>\n"
+                    "<plugin plugin='test.counter' joint='j' steps='6'/></actuator>"
+                    "<sensor><plugin instance='t2'/><plugin plugin='test.tally' scale='5'/></sensor>"
+                    "</mujoco>");
+  const mcpHost* host = mcp_host();
+  int a0 = m->actuator_plugin[0], a1 = m->actuator_plugin[1];
+  cr_expect_eq(m->plugin_objtype[a0], mcOBJ_ACTUATOR);
+  cr_expect_eq(m->plugin_objid[a0], 0, "the <extension> instance is bound to actuator 0");
+  cr_expect_eq(host->config(m, a0, "gain", NULL)[0], 3);
+  cr_expect_eq(host->config(m, a1, "steps", NULL)[0], 6);
+  cr_expect_eq(host->config(m, m->sensor_plugin[0], "scale", NULL)[0], 4);
+  cr_expect_eq(host->config(m, m->sensor_plugin[1], "scale", NULL)[0], 5);
+  cr_expect_eq(m->plugin_objid[m->sensor_plugin[1]], 1);
+  mc_deleteModel(m);
+
+  expectError(HEAD "<actuator>\n<plugin instance='nope' joint='j'/></actuator></mujoco>", 4,
+              "unknown plugin instance 'nope'", NULL);
+  expectError(HEAD "<extension><plugin plugin='test.counter'><instance name='x'>"
+              "<config key='steps' value='1'/></instance></plugin></extension>\n<actuator>"
+              "<plugin instance='x' joint='j'/>\n<plugin instance='x' joint='j'/></actuator>"
+              "</mujoco>", 5, "already used", NULL);
+  expectError(HEAD "<sensor>\n<plugin plugin='test.counter'/></sensor></mujoco>", 4,
+              "not a sensor plugin", NULL);
+  expectError(HEAD "<extension><plugin plugin='test.counter'><instance name='x'>"
+              "<config key='steps' value='1'/></instance></plugin></extension>\n<actuator>"
+              "<plugin instance='x' joint='j' gain='3'/></actuator></mujoco>", 4,
+              "unknown attribute 'gain'", NULL);
+}
+
+
 Test(instances, integratorAndSolverConfigReachThem) {
   int* c = counts();
   mcModel* m = load("<mujoco>\n<option integrator='test.damped' solver='test.scaled' "
