@@ -536,7 +536,8 @@ static void mcc_readClassBody(mcc* c, const mcxElem* e, int ci) {
       const mcpActuator* pa = mcp_findActuatorElement(n);
       const mcpSensor* ps = pa ? NULL : mcp_findSensorElement(n);
       char allowed[2048];
-      mcc_pluginAllowed(c, ch, pa ? &pa->hdr : &ps->hdr, pa ? MCC_ACT_COMMON : "class noise cutoff user",
+      mcc_pluginAllowed(c, ch, pa ? &pa->hdr : &ps->hdr,
+                        pa ? MCC_ACT_COMMON : "class noise cutoff user",
                         pa ? pa->attributes : ps->attributes, 1, allowed, sizeof(allowed));
       mcc_checkAttrs(c, ch, allowed);
       if (mcx_attr(ch, "name")) {

@@ -539,10 +539,10 @@ void mcc_pluginSingletons(mcc* c) {
 
 // bytes of "plugin: warning\0" strings of all instances (stored at the end of m->names)
 int mcc_warningNames(const mcc* c, mcModel* m, int start) {
-  int n = 0, w = 0;
+  int n = 0;
   for (int i = 0; i < c->plugins.n; i++) {
     const mccInstance* in = MCC_AT(c->plugins, mccInstance, i);
-    for (int k = 0; in->ext && in->ext->warnings && in->ext->warnings[k]; k++, w++) {
+    for (int k = 0; in->ext && in->ext->warnings && in->ext->warnings[k]; k++) {
       int len = (int)(strlen(in->hdr->name) + 2 + strlen(in->ext->warnings[k]));
       if (m) {
         snprintf(m->names + start + n, (size_t)len + 1, "%s: %s", in->hdr->name,

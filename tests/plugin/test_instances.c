@@ -203,7 +203,8 @@ Test(instances, pluginElementFormsBindInstances) {
                     "<config key='scale' value='4'/></instance></plugin></extension>\n"
                     "<actuator><plugin instance='fast' joint='j'/>\n"
                     "<plugin plugin='test.counter' joint='j' steps='6'/></actuator>"
-                    "<sensor><plugin instance='t2'/><plugin plugin='test.tally' scale='5'/></sensor>"
+                    "<sensor><plugin instance='t2'/>"
+                    "<plugin plugin='test.tally' scale='5'/></sensor>"
                     "</mujoco>");
   const mcpHost* host = mcp_host();
   int a0 = m->actuator_plugin[0], a1 = m->actuator_plugin[1];
@@ -274,7 +275,7 @@ Test(instances, singletonConfigErrors) {
               "belongs in an <instance>", NULL);
 }
 
-//---------------------------------- <default> ------------------------------------------------------
+//---------------------------------- <default> ----------------------------------------------------
 
 Test(instances, pluginElementInDefault) {
   mcModel* m = load("<mujoco>\n<default><counter gain='5' steps='4' ctrlrange='-2 2'/>"
