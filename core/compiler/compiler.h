@@ -236,6 +236,7 @@ typedef struct mccInstance_ {
   const char* name;               // <extension><plugin><instance name>; NULL otherwise
   const mcxElem* elem;            // where it was declared (messages)
   int configadr, confignum;       // values in mcc.config
+  unsigned char* given;           // per key: written in the model (a second time is an error)
 } mccInstance;
 
 // a plugin element inside a <default> class
@@ -439,10 +440,10 @@ void mcc_pluginAllowed(mcc* c, const mcxElem* e, const mcpHeader* h, const char*
 // a new instance) or instance="name" (binds that <extension> instance to the element: returned)
 int mcc_pluginRef(mcc* c, const mcxElem* e, int kind, int objtype, int objid,
                   const mcpHeader** hdr);
-// store configuration-key attributes of e in instance inst; return the attributes the plugin's
-// compile callback sees (neither core nor configuration-only) in keys/vals
+// store (if store) configuration-key attributes of e in instance inst; return the attributes the
+// plugin's compile callback sees (neither core nor configuration-only) in keys/vals
 int mcc_pluginAttrs(mcc* c, const mcxElem* e, int inst, const char* core, const char* const* own,
-                    const char** keys, const char** vals, int max);
+                    int store, const char** keys, const char** vals, int max);
 // a plugin's compile error at e (one file:line prefix)
 _Noreturn void mcc_pluginFail(mcc* c, const mcxElem* e, const char* perr);
 int mcc_wordIn(const char* list, const char* key);           // key in a space-separated list

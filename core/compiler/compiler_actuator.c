@@ -110,7 +110,8 @@ static void mcc_pluginActuator(mcc* c, const mcxElem* e, const mcpActuator* pa, 
                                                  NULL, e);
   const char* keys[64];
   const char* vals[64];
-  int nown = mcc_pluginAttrs(c, e, a->plugin, mcc_coreActAttr, pa->attributes, keys, vals, 64);
+  int nown = mcc_pluginAttrs(c, e, a->plugin, mcc_coreActAttr, pa->attributes, 1, keys, vals,
+                             64);
   mcc_configChildren(c, a->plugin, e);
   mcc_configDone(c, a->plugin, e);
 

@@ -163,6 +163,13 @@ static int mcc_parseValue(const mcpConfigKey* key, const char* text, mcNum* out,
   return 0;
 }
 
+// memory freed with the context
+static void* mcc_keep(mcc* c, size_t bytes) {
+  char** slot = (char**)mcc_push(c, &c->strs);
+  *slot = (char*)mcc_malloc(c, bytes);
+  return *slot;
+}
+
 //---------------------------------- instances -----------------------------------------------------
 
 int mcc_addInstance(mcc* c, const mcpHeader* h, int objtype, int objid, const char* name,
@@ -180,6 +187,7 @@ int mcc_addInstance(mcc* c, const mcpHeader* h, int objtype, int objid, const ch
   in->elem = e;
   in->configadr = c->config.n;
   in->confignum = ext ? mcc_keyOffset(ext, ext->nconfig) : 0;
+  in->given = ext && ext->nconfig ? (unsigned char*)mcc_keep(c, (size_t)ext->nconfig) : NULL;
   int inst = c->plugins.n - 1;
 
   // defaults (NaN marks a required key not given yet: given values are always finite)
@@ -211,6 +219,10 @@ void mcc_configSet(mcc* c, int inst, const char* key, const char* value, const m
     mcc_error(c, e, "plugin '%s' has no configuration key '%s' (keys: %s)", in->hdr->name, key,
               keys);
   }
+  if (in->given[k]) {
+    mcc_error(c, e, "plugin '%s': configuration key '%s' is given twice", in->hdr->name, key);
+  }
+  in->given[k] = 1;
   char why[256];
   mcNum* out = MCC_AT(c->config, mcNum, in->configadr + mcc_keyOffset(in->ext, k));
   if (mcc_parseValue(in->ext->config + k, value ? value : "", out, why, sizeof(why))) {
@@ -282,13 +294,13 @@ void mcc_pluginAllowed(mcc* c, const mcxElem* e, const mcpHeader* h, const char*
 }
 
 int mcc_pluginAttrs(mcc* c, const mcxElem* e, int inst, const char* core, const char* const* own,
-                    const char** keys, const char** vals, int max) {
+                    int store, const char** keys, const char** vals, int max) {
   const mccInstance* in = MCC_AT(c->plugins, mccInstance, inst);
   int n = 0;
   for (int i = 0; i < e->nattr; i++) {
     const char* key = e->attr[2 * i];
     int config = mcc_findKey(in->ext, key) >= 0;
-    if (config) {
+    if (config && store) {
       mcc_configSet(c, inst, key, e->attr[2 * i + 1], e);
     }
     if (mcc_wordIn(core, key) || (config && !mcc_listed(own, key)) ||
@@ -322,16 +334,13 @@ _Noreturn void mcc_pluginFail(mcc* c, const mcxElem* e, const char* perr) {
 //---------------------------------- defaults of plugin elements -----------------------------------
 
 void mcc_pluginDefault(mcc* c, const mcxElem* e, int cls) {
+  if (e->nchild) {
+    mcc_error(c, e->child[0], "<%s> in a default class takes its configuration keys as "
+              "attributes, not as <%s> children", e->name, e->child[0]->name);
+  }
   mccPluginDefault* pd = (mccPluginDefault*)mcc_push(c, &c->plugdefs);
   pd->cls = cls;
   pd->elem = e;
-}
-
-// memory freed with the context
-static void* mcc_keep(mcc* c, size_t bytes) {
-  char** slot = (char**)mcc_push(c, &c->strs);
-  *slot = (char*)mcc_malloc(c, bytes);
-  return *slot;
 }
 
 const mcxElem* mcc_pluginElem(mcc* c, const mcxElem* e, int cls) {

@@ -124,7 +124,7 @@ static void mcc_pluginSensor(mcc* c, const mcxElem* e, const mcpSensor* ps, mccS
                                                   e);
   const char* keys[64];
   const char* vals[64];
-  mcc_pluginAttrs(c, e, s->plugin, mcc_coreSensAttr, ps->attributes, keys, vals, 64);
+  mcc_pluginAttrs(c, e, s->plugin, mcc_coreSensAttr, ps->attributes, 1, keys, vals, 64);
   mcc_configChildren(c, s->plugin, e);
   mcc_configDone(c, s->plugin, e);
 }
@@ -300,7 +300,8 @@ void mcc_finishSensors(mcc* c, mcModel* m) {
     const mcxElem* e = s->elem;
     const char* keys[64];
     const char* vals[64];
-    int n = mcc_pluginAttrs(c, e, s->plugin, mcc_coreSensAttr, ps->attributes, keys, vals, 64);
+    int n = mcc_pluginAttrs(c, e, s->plugin, mcc_coreSensAttr, ps->attributes, 0, keys, vals,
+                            64);
     mcpAttributes attr = {n, keys, vals, e->file, e->line};
     mcpSensorSpec spec;
     memset(&spec, 0, sizeof(spec));

@@ -138,6 +138,15 @@ Test(instances, badValuesRefused) {
 }
 
 
+Test(instances, keyGivenTwiceRefused) {
+  expectError(HEAD "<actuator>\n<counter joint='j' steps='3'>\n"
+              "  <config key='steps' value='4'/>\n</counter></actuator></mujoco>",
+              5, "'steps' is given twice", NULL);
+  expectError("<mujoco>\n<default>\n<counter gain='5'>\n<config key='steps' value='1'/>"
+              "</counter></default></mujoco>", 4, "as attributes", NULL);
+}
+
+
 Test(instances, requiredKeyMissing) {
   expectError(HEAD "<actuator>\n<counter joint='j'/></actuator></mujoco>", 4,
               "requires configuration key 'steps'", NULL);
