@@ -428,7 +428,6 @@ void mcc_readExtension(mcc* c, const mcxElem* e);
 int mcc_addInstance(mcc* c, const mcpHeader* h, int objtype, int objid, const char* name,
                     const mcxElem* e);
 int mcc_findInstance(mcc* c, const char* name);              // by <instance name>; -1 if none
-int mcc_isConfigKey(const mcpHeader* h, const char* key);
 void mcc_configSet(mcc* c, int inst, const char* key, const char* value, const mcxElem* e);
 void mcc_configChildren(mcc* c, int inst, const mcxElem* e);  // <config key value> children
 void mcc_configDone(mcc* c, int inst, const mcxElem* e);      // every required key given

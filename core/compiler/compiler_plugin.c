@@ -206,10 +206,6 @@ int mcc_addInstance(mcc* c, const mcpHeader* h, int objtype, int objid, const ch
   return inst;
 }
 
-int mcc_isConfigKey(const mcpHeader* h, const char* key) {
-  return mcc_findKey(mcp_ext(h), key) >= 0;
-}
-
 void mcc_configSet(mcc* c, int inst, const char* key, const char* value, const mcxElem* e) {
   mccInstance* in = MCC_AT(c->plugins, mccInstance, inst);
   int k = mcc_findKey(in->ext, key);
