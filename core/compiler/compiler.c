@@ -44,7 +44,10 @@ static void mcc_init(mcc* c, mcxTree* tree, char* error, int error_sz) {
   mcc_vecInit(&c->sensors, sizeof(mccSensorObj));
   mcc_vecInit(&c->numerics, sizeof(mccNumeric));
   mcc_vecInit(&c->keys, sizeof(mccNamed));
-  mcc_vecInit(&c->plugins, sizeof(const mcpHeader*));
+  mcc_vecInit(&c->plugins, sizeof(mccInstance));
+  mcc_vecInit(&c->config, sizeof(mcNum));
+  mcc_vecInit(&c->extconfig, sizeof(mccExtConfig));
+  mcc_vecInit(&c->plugdefs, sizeof(mccPluginDefault));
   mcc_vecInit(&c->strs, sizeof(char*));
 }
 
@@ -59,6 +62,7 @@ static void mcc_free(mcc* c) {
   mccVec* vecs[] = {&c->classes, &c->bodies, &c->joints, &c->geoms, &c->sites, &c->meshes,
                     &c->hfields, &c->actuators, &c->tendons, &c->wraps, &c->eqs, &c->pairs,
                     &c->excludes, &c->sensors, &c->numerics, &c->keys, &c->plugins, &c->strs,
+                    &c->config, &c->extconfig, &c->plugdefs,
                     &c->cameras};
   for (size_t i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++) {
     mcc_vecFree(vecs[i]);
@@ -155,7 +159,6 @@ static mcModel* mcc_compile(mcc* c) {
 
   mcModel* m = mcc_buildModel(c);
   mcc_finishActuators(c, m);
-  mcc_finishSensors(c, m);
   c->m = NULL;
   return m;
 }

@@ -228,6 +228,30 @@ typedef struct mccNumeric_ {
   mcNum* data;                    // owned (freed with the context)
 } mccNumeric;
 
+// a plugin instance (compiler_plugin.c)
+typedef struct mccInstance_ {
+  const mcpHeader* hdr;
+  const mcpPluginExt* ext;        // NULL: no ABI 1.3 declarations
+  int objtype, objid;             // element (mcOBJ_ACTUATOR, mcOBJ_SENSOR); -1: model-wide
+  const char* name;               // <extension><plugin><instance name>; NULL otherwise
+  const mcxElem* elem;            // where it was declared (messages)
+  int configadr, confignum;       // values in mcc.config
+  unsigned char* given;           // per key: written in the model (a second time is an error)
+} mccInstance;
+
+// a plugin element inside a <default> class
+typedef struct mccPluginDefault_ {
+  int cls;                        // class index
+  const mcxElem* elem;            // the element (its attributes are the defaults)
+} mccPluginDefault;
+
+// <config> directly under <extension><plugin> of a model-wide plugin
+typedef struct mccExtConfig_ {
+  const mcpHeader* hdr;
+  const mcxElem* elem;
+  int used;                       // an instance read it
+} mccExtConfig;
+
 // a growable array
 typedef struct mccVec_ {
   void* data;
@@ -286,7 +310,14 @@ typedef struct mcc_ {
   mccVec sensors;                 // mccSensorObj
   mccVec numerics;                // mccNumeric
   mccVec keys;                    // mccNamed (parsed when sizes are known)
-  mccVec plugins;                 // const mcpHeader*
+  mccVec plugins;                 // mccInstance
+  mccVec config;                  // mcNum: configuration values of all instances
+  mccVec extconfig;               // mccExtConfig
+  mccVec plugdefs;                // mccPluginDefault
+  const mcpIntegrator* integrator;  // the selected model-wide plugins (mcc_resolvePlugins)
+  const mcpSolver* solver;
+  const mcpPostsolver* postsolver;
+  int plugin_integrator, plugin_solver, plugin_postsolver;  // their instances
   mccVec strs;                    // char*: strings owned by the context
 
   // compiled mesh and height-field assets (compiler_mesh.c, compiler_hfield.c)
@@ -388,9 +419,41 @@ int mcc_isActuatorElem(const char* name);
 void mcc_readCompiler(mcc* c, const mcxElem* e);              // compiler_option.c
 void mcc_readOption(mcc* c, const mcxElem* e);
 void mcc_readSize(mcc* c, const mcxElem* e);
-void mcc_resolvePlugins(mcc* c, mcModel* m);
+void mcc_resolvePlugins(mcc* c);
+// the loader's message about a rejected plugin called name, or ""
+void mcc_rejection(const char* name, char* out, int out_sz);
+
+// plugin instances and configuration (compiler_plugin.c)
 void mcc_readExtension(mcc* c, const mcxElem* e);
-int mcc_pluginIndex(mcc* c, const mcpHeader* h);
+int mcc_addInstance(mcc* c, const mcpHeader* h, int objtype, int objid, const char* name,
+                    const mcxElem* e);
+int mcc_findInstance(mcc* c, const char* name);              // by <instance name>; -1 if none
+void mcc_configSet(mcc* c, int inst, const char* key, const char* value, const mcxElem* e);
+void mcc_configChildren(mcc* c, int inst, const mcxElem* e);  // <config key value> children
+void mcc_configDone(mcc* c, int inst, const mcxElem* e);      // every required key given
+// allowed attributes of a plugin element: core list, the plugin's own, its configuration keys
+// (if config), and 'plugin instance' for a <plugin> element
+void mcc_pluginAllowed(mcc* c, const mcxElem* e, const mcpHeader* h, const char* core,
+                       const char* const* own, int config, char* out, size_t sz);
+// a <plugin> element under <actuator>/<sensor> (MuJoCo's form): plugin="name" (returns -1: make
+// a new instance) or instance="name" (binds that <extension> instance to the element: returned)
+int mcc_pluginRef(mcc* c, const mcxElem* e, int kind, int objtype, int objid,
+                  const mcpHeader** hdr);
+// store (if store) configuration-key attributes of e in instance inst; return the attributes the
+// plugin's compile callback sees (neither core nor configuration-only) in keys/vals
+int mcc_pluginAttrs(mcc* c, const mcxElem* e, int inst, const char* core, const char* const* own,
+                    int store, const char** keys, const char** vals, int max);
+// a plugin's compile error at e (one file:line prefix)
+_Noreturn void mcc_pluginFail(mcc* c, const mcxElem* e, const char* perr);
+int mcc_wordIn(const char* list, const char* key);           // key in a space-separated list
+void mcc_pluginDefault(mcc* c, const mcxElem* e, int cls);   // plugin element in a <default>
+// e with the attributes of the plugin-element defaults of class cls (and its parents) merged in
+const mcxElem* mcc_pluginElem(mcc* c, const mcxElem* e, int cls);
+void mcc_pluginSingletons(mcc* c);                           // integrator, solver, ... instances
+int mcc_warningCount(const mcc* c);
+int mcc_warningNames(const mcc* c, mcModel* m, int start);   // bytes; fills m->names if m
+void mcc_fillPlugins(mcc* c, mcModel* m);
+void mcc_pluginStorage(mcc* c, mcModel* m);                  // nstate, ndata with the model
 
 void mcc_readAsset(mcc* c, const mcxElem* e);                 // compiler_body.c
 void mcc_readWorldbody(mcc* c, const mcxElem* root);
@@ -403,11 +466,12 @@ void mcc_bodyInertia(mcc* c);
 mcNum mcc_geomRbound(const mccGeomObj* g);
 
 void mcc_readActuators(mcc* c, const mcxElem* e);             // compiler_actuator.c
-// second pass over plugin sensors and actuators once the model exists (compile callbacks with m)
+// plugin sensors' compile callbacks, once, with the model filled up to the sensors
 void mcc_finishSensors(mcc* c, mcModel* m);                   // compiler_sensor.c
 void mcc_finishActuators(mcc* c, mcModel* m);                 // compiler_actuator.c
 
 void mcc_readSensors(mcc* c, const mcxElem* e);               // compiler_sensor.c
+int mcc_isBuiltinSensor(const char* name);
 
 void mcc_readTendons(mcc* c, const mcxElem* e);               // compiler_misc.c
 void mcc_readEqualities(mcc* c, const mcxElem* e);

@@ -97,51 +97,32 @@ static void mcc_transmission(mcc* c, const mcxElem* e, mccActObj* a) {
   }
 }
 
-// a plugin actuator: core attributes into the spec, the plugin's own through its compile callback
-static void mcc_pluginActuator(mcc* c, const mcxElem* e, const mcpActuator* pa, mccActObj* a) {
+// a plugin actuator: core attributes into the spec, configuration keys into its instance, the
+// plugin's own attributes through its compile callback
+// (inst: an <extension> instance bound to the element, or -1 to make one)
+static void mcc_pluginActuator(mcc* c, const mcxElem* e, const mcpActuator* pa, mccActObj* a,
+                               int inst) {
   char allowed[2048];
-  int n = snprintf(allowed, sizeof(allowed), "%s", mcc_coreActAttr);
-  for (int i = 0; pa->attributes && pa->attributes[i]; i++) {
-    n += snprintf(allowed + n, sizeof(allowed) - (size_t)(n < (int)sizeof(allowed) ? n : 0), " %s",
-                  pa->attributes[i]);
-    if (n >= (int)sizeof(allowed)) {
-      mcc_error(c, e, "too many attributes declared by actuator plugin '%s'", pa->hdr.name);
-    }
-  }
+  mcc_pluginAllowed(c, e, &pa->hdr, mcc_coreActAttr, pa->attributes, inst < 0, allowed,
+                    sizeof(allowed));
   mcc_checkAttrs(c, e, allowed);
+  a->plugin = inst >= 0 ? inst : mcc_addInstance(c, &pa->hdr, mcOBJ_ACTUATOR, c->actuators.n,
+                                                 NULL, e);
+  const char* keys[64];
+  const char* vals[64];
+  int nown = mcc_pluginAttrs(c, e, a->plugin, mcc_coreActAttr, pa->attributes, 1, keys, vals,
+                             64);
+  mcc_configChildren(c, a->plugin, e);
+  mcc_configDone(c, a->plugin, e);
 
   // core attributes: read through the <general> reader restricted to the common subset
   mcxElem copy = *e;
-  const char* keys[64];
-  const char* vals[64];
-  int nown = 0;
   char* filtered[128];
   int nf = 0;
-  for (int i = 0; i < e->nattr; i++) {
-    const char* key = e->attr[2 * i];
-    int core = 0;
-    const char* p = mcc_coreActAttr;
-    size_t kl = strlen(key);
-    while (*p) {
-      const char* q = strchr(p, ' ');
-      size_t l = q ? (size_t)(q - p) : strlen(p);
-      if (l == kl && !strncmp(p, key, l)) {
-        core = 1;
-        break;
-      }
-      p += l + (q ? 1 : 0);
-    }
-    if (core) {
-      if (nf < 126) {
-        filtered[nf++] = e->attr[2 * i];
-        filtered[nf++] = e->attr[2 * i + 1];
-      }
-    } else if (nown < 64) {
-      keys[nown] = key;
-      vals[nown] = e->attr[2 * i + 1];
-      nown++;
-    } else {
-      mcc_error(c, e, "too many attributes");
+  for (int i = 0; i < e->nattr && nf < 126; i++) {
+    if (mcc_wordIn(mcc_coreActAttr, e->attr[2 * i])) {
+      filtered[nf++] = e->attr[2 * i];
+      filtered[nf++] = e->attr[2 * i + 1];
     }
   }
   copy.attr = filtered;
@@ -172,7 +153,7 @@ static void mcc_pluginActuator(mcc* c, const mcxElem* e, const mcpActuator* pa, 
     mcc_error(c, e, "actuator plugin '%s' has no compile callback", pa->hdr.name);
   }
   if (pa->compile(mcp_host(), &attr, &spec, perr, sizeof(perr))) {
-    mcc_error(c, e, "<%s>: %s", e->name, perr[0] ? perr : "plugin compile failed");
+    mcc_pluginFail(c, e, perr);
   }
   a->s.dyntype = spec.dyntype;
   a->s.gaintype = spec.gaintype;
@@ -191,7 +172,6 @@ static void mcc_pluginActuator(mcc* c, const mcxElem* e, const mcpActuator* pa, 
     mcc_error(c, e, "actuator plugin '%s' returned a negative actnum", pa->hdr.name);
   }
   a->actnum = spec.actnum;
-  a->plugin = mcc_pluginIndex(c, &pa->hdr);
 
   // ABI 1.1 fields: post-clamp drag and rotor inertia (plugins of ABI 1.0 leave them 0)
   for (int k = 0; k < 3; k++) {
@@ -309,7 +289,7 @@ static void mcc_bindGeneral(mcc* c, const mcxElem* e, mccActObj* a) {
     mcc_error(c, e, "<%s> with muscle or user types needs the 'actuator-general' plugin, which is "
               "not loaded", e->name);
   }
-  a->plugin = mcc_pluginIndex(c, g);
+  a->plugin = mcc_addInstance(c, g, mcOBJ_ACTUATOR, c->actuators.n, NULL, e);
 }
 
 void mcc_readActuators(mcc* c, const mcxElem* e) {
@@ -327,14 +307,18 @@ void mcc_readActuators(mcc* c, const mcxElem* e) {
       a.actnum = a.s.dyntype != mcDYN_NONE ? 1 : 0;
       mcc_bindGeneral(c, ae, &a);
     } else if (!strcmp(ae->name, "plugin")) {
-      mcc_error(c, ae, "not supported yet: <plugin> under <actuator> (use the plugin's element)");
+      const mcpHeader* h = NULL;
+      int inst = mcc_pluginRef(c, ae, mcpKIND_ACTUATOR, mcOBJ_ACTUATOR, c->actuators.n, &h);
+      mcc_pluginActuator(c, ae, (const mcpActuator*)h, &a, inst);
     } else {
       const mcpActuator* pa = mcp_findActuatorElement(ae->name);
       if (!pa) {
         mcc_error(c, ae, "unknown element <%s> in <actuator> (not built in, and no actuator "
                   "plugin provides it)", ae->name);
       }
-      mcc_pluginActuator(c, ae, pa, &a);
+      ae = mcc_pluginElem(c, ae, mcc_elemClass(c, ae, 0));
+      a.elem = ae;
+      mcc_pluginActuator(c, ae, pa, &a, -1);
     }
 
     // name, transmission, limits

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "compiler/compiler.h"
+#include "plugin/registry.h"
 
 // attribute lists (MJCF names)
 #define MCC_ORIENT "quat axisangle xyaxes zaxis euler"
@@ -529,6 +530,20 @@ static void mcc_readClassBody(mcc* c, const mcxElem* e, int ci) {
       mcc_readPair(c, ch, &cls->pair, 1);
     } else if (!strcmp(n, "camera")) {
       mcc_readCamera(c, ch, &cls->camera, 1);
+    } else if (mcp_findActuatorElement(n) ||
+               (!mcc_isBuiltinSensor(n) && mcp_findSensorElement(n))) {
+      // a plugin element: its attributes are merged into the elements of this class
+      const mcpActuator* pa = mcp_findActuatorElement(n);
+      const mcpSensor* ps = pa ? NULL : mcp_findSensorElement(n);
+      char allowed[2048];
+      mcc_pluginAllowed(c, ch, pa ? &pa->hdr : &ps->hdr,
+                        pa ? MCC_ACT_COMMON : "class noise cutoff user",
+                        pa ? pa->attributes : ps->attributes, 1, allowed, sizeof(allowed));
+      mcc_checkAttrs(c, ch, allowed);
+      if (mcx_attr(ch, "name")) {
+        mcc_error(c, ch, "attribute 'name' is not allowed in a default class");
+      }
+      mcc_pluginDefault(c, ch, ci);
     } else if (!strcmp(n, "mesh") || !strcmp(n, "light") ||
                !strcmp(n, "material") || !strcmp(n, "texture") || !strcmp(n, "hfield") ||
                !strcmp(n, "flex")) {

@@ -163,6 +163,8 @@ mcModel* mcc_buildModel(mcc* c) {
   mcc_compileHfields(c);
   mcc_topology(c);
   mcc_bodyInertia(c);
+  mcc_resolvePlugins(c);
+  mcc_pluginSingletons(c);
 
   //-------- sizes
   mcModel sz;
@@ -192,10 +194,7 @@ mcModel* mcc_buildModel(mcc* c) {
   sz.neq = c->eqs.n;
   sz.ntendon = c->tendons.n;
   sz.nwrap = c->wraps.n;
-  sz.nsensor = c->sensors.n;
-  for (int i = 0; i < c->sensors.n; i++) {
-    sz.nsensordata += MCC_AT(c->sensors, mccSensorObj, i)->dim;
-  }
+  sz.nsensor = c->sensors.n;  // nsensordata is set once plugin sensors have compiled
   sz.nnumeric = c->numerics.n;
   for (int i = 0; i < c->numerics.n; i++) {
     sz.nnumericdata += MCC_AT(c->numerics, mccNumeric, i)->size;
@@ -205,8 +204,11 @@ mcModel* mcc_buildModel(mcc* c) {
     sz.nmocap += MCC_AT(c->bodies, mccBody, b)->mocap;
   }
   sz.nplugin = c->plugins.n;
+  sz.npluginconfig = c->config.n;
+  sz.npluginwarn = mcc_warningCount(c);
   sz.nuserdata = c->nuserdata;
-  sz.nnames = mcc_names(c, NULL);
+  int nobjnames = mcc_names(c, NULL);
+  sz.nnames = nobjnames + mcc_warningNames(c, NULL, 0);
   sz.njmax = c->njmax;
   sz.nconmax = c->nconmax;
   sz.nstack = c->nstack;
@@ -249,6 +251,8 @@ mcModel* mcc_buildModel(mcc* c) {
   }
   c->m = m;
   mcc_names(c, m);
+  mcc_warningNames(c, m, nobjnames);
+  mcc_fillPlugins(c, m);
 
   //-------- bodies
   int mocap = 0;
@@ -554,6 +558,7 @@ mcModel* mcc_buildModel(mcc* c) {
   }
 
   //-------- sensors
+  mcc_finishSensors(c, m);
   int sadr = 0;
   for (int i = 0; i < m->nsensor; i++) {
     const mccSensorObj* s = MCC_AT(c->sensors, mccSensorObj, i);
@@ -571,6 +576,7 @@ mcModel* mcc_buildModel(mcc* c) {
     m->sensor_noise[i] = s->noise;
     sadr += s->dim;
   }
+  m->nsensordata = sadr;
 
   //-------- custom numeric fields
   int nadr = 0;
@@ -584,12 +590,7 @@ mcModel* mcc_buildModel(mcc* c) {
 
   //-------- keyframes, plugins
   mcc_fillKeys(c, m);
-  for (int i = 0; i < m->nplugin; i++) {
-    m->plugin[i] = *MCC_AT(c->plugins, const mcpHeader*, i);
-    m->plugin_stateadr[i] = -1;
-    m->plugin_statenum[i] = 0;
-  }
-  mcc_resolvePlugins(c, m);
+  mcc_pluginStorage(c, m);
 
   // quantities at qpos0 from the engine's kinematics
   if (mcc_setConst(m) || mcc_cameraConst(c, m)) {

@@ -191,7 +191,7 @@ void mcc_readOption(mcc* c, const mcxElem* e) {
 
 // the loader's message about a rejected plugin called name (" (rejected: file: why)"), or "" if
 // the loader said nothing about it
-static void mcc_rejection(const char* name, char* out, int out_sz) {
+void mcc_rejection(const char* name, char* out, int out_sz) {
   out[0] = 0;
   char key[MCP_MAXNAME + 16];
   snprintf(key, sizeof(key), "plugin '%s':", name);
@@ -210,8 +210,8 @@ static void mcc_rejection(const char* name, char* out, int out_sz) {
 }
 
 
-void mcc_resolvePlugins(mcc* c, mcModel* m) {
-  mcOption* o = &m->opt;
+void mcc_resolvePlugins(mcc* c) {
+  mcOption* o = &c->opt;
   const mcxElem* e = c->option_elem ? c->option_elem : c->tree->root;
   char list[1024];
 
@@ -221,8 +221,8 @@ void mcc_resolvePlugins(mcc* c, mcModel* m) {
   }
   int code = mcc_builtinCode(o->integrator_name, mcc_integrators, 4);
   o->integrator = code >= 0 ? code : mcINT_OTHER;
-  m->integrator = (const mcpIntegrator*)mcp_find(mcpKIND_INTEGRATOR, o->integrator_name);
-  if (!m->integrator) {
+  c->integrator = (const mcpIntegrator*)mcp_find(mcpKIND_INTEGRATOR, o->integrator_name);
+  if (!c->integrator) {
     char why[600];
     mcc_rejection(o->integrator_name, why, sizeof(why));
     mcp_listNames(mcpKIND_INTEGRATOR, list, sizeof(list));
@@ -236,8 +236,8 @@ void mcc_resolvePlugins(mcc* c, mcModel* m) {
   }
   code = mcc_builtinCode(o->solver_name, mcc_solvers, 3);
   o->solver = code >= 0 ? code : mcSOL_OTHER;
-  m->solver = (const mcpSolver*)mcp_find(mcpKIND_SOLVER, o->solver_name);
-  if (!m->solver && code < 0) {
+  c->solver = (const mcpSolver*)mcp_find(mcpKIND_SOLVER, o->solver_name);
+  if (!c->solver && code < 0) {
     char why[600];
     mcc_rejection(o->solver_name, why, sizeof(why));
     mcp_listNames(mcpKIND_SOLVER, list, sizeof(list));
@@ -246,7 +246,7 @@ void mcc_resolvePlugins(mcc* c, mcModel* m) {
   }
 
   // noslip postsolver (runs when opt.noslip_iterations > 0)
-  m->postsolver = (const mcpPostsolver*)mcp_find(mcpKIND_POSTSOLVER, "noslip");
+  c->postsolver = (const mcpPostsolver*)mcp_find(mcpKIND_POSTSOLVER, "noslip");
 }
 
 //---------------------------------- size ----------------------------------------------------------
@@ -295,68 +295,5 @@ void mcc_readSize(mcc* c, const mcxElem* e) {
   mcc_readInt(c, e, "nkey", &c->nkey_size);
   if (c->nuserdata < 0 || c->nkey_size < 0) {
     mcc_error(c, e, "nuserdata and nkey must be nonnegative");
-  }
-}
-
-//---------------------------------- extension -----------------------------------------------------
-
-// add a plugin descriptor to the model's list (once); return its index
-static int mcc_addPlugin(mcc* c, const mcpHeader* h) {
-  for (int i = 0; i < c->plugins.n; i++) {
-    if (*MCC_AT(c->plugins, const mcpHeader*, i) == h) {
-      return i;
-    }
-  }
-  *(const mcpHeader**)mcc_push(c, &c->plugins) = h;
-  return c->plugins.n - 1;
-}
-
-int mcc_pluginIndex(mcc* c, const mcpHeader* h) {
-  return mcc_addPlugin(c, h);
-}
-
-void mcc_readExtension(mcc* c, const mcxElem* e) {
-  mcc_checkAttrs(c, e, "");
-  for (int k = 0; k < e->nchild; k++) {
-    const mcxElem* ch = e->child[k];
-    if (strcmp(ch->name, "plugin")) {
-      mcc_unknownElem(c, ch);
-    }
-    mcc_checkAttrs(c, ch, "plugin");
-    const char* name = mcc_require(c, ch, "plugin");
-    const mcpHeader* h = NULL;
-    for (int kind = 1; kind < mcpNKIND && !h; kind++) {
-      h = mcp_find(kind, name);
-    }
-    if (!h) {
-      char all[2048] = "";
-      for (int kind = 1; kind < mcpNKIND; kind++) {
-        char list[512];
-        mcp_listNames(kind, list, sizeof(list));
-        if (list[0]) {
-          size_t n = strlen(all);
-          snprintf(all + n, sizeof(all) - n, "%s%s", n ? ", " : "", list);
-        }
-      }
-      char why[600];
-      mcc_rejection(name, why, sizeof(why));
-      mcc_error(c, ch, "unknown plugin '%s'%s (available: %s)", name, why, all[0] ? all : "none");
-    }
-    mcc_addPlugin(c, h);
-
-    // instances and their config are accepted (plugins read their own attributes)
-    for (int i = 0; i < ch->nchild; i++) {
-      const mcxElem* inst = ch->child[i];
-      if (strcmp(inst->name, "instance")) {
-        mcc_unknownElem(c, inst);
-      }
-      mcc_checkAttrs(c, inst, "name");
-      for (int j = 0; j < inst->nchild; j++) {
-        if (strcmp(inst->child[j]->name, "config")) {
-          mcc_unknownElem(c, inst->child[j]);
-        }
-        mcc_checkAttrs(c, inst->child[j], "key value");
-      }
-    }
   }
 }

@@ -67,6 +67,15 @@ static const mccSensorInfo mcc_sensorTable[] = {
 };
 #undef R
 
+int mcc_isBuiltinSensor(const char* name) {
+  for (int i = 0; mcc_sensorTable[i].element; i++) {
+    if (!strcmp(mcc_sensorTable[i].element, name)) {
+      return 1;
+    }
+  }
+  return !strcmp(name, "user") || !strcmp(name, "camprojection");
+}
+
 // frame object types of frame sensors
 static int mcc_frameObjType(mcc* c, const mcxElem* e, const char* key) {
   int t = mcc_readEnum(c, e, key, "body xbody geom site camera");
@@ -84,65 +93,40 @@ static int mcc_objByType(mcc* c, const mcxElem* e, int objtype, const char* key)
   return id;
 }
 
-// a sensor plugin element
-static void mcc_pluginSensor(mcc* c, const mcxElem* e, const mcpSensor* ps, mccSensorObj* s) {
+// attributes the core handles for every plugin sensor (plugins see the others)
+static const char* const mcc_coreSensAttr =
+  "name class noise cutoff user objtype objname reftype refname";
+
+// a sensor plugin element: the core's attributes, the instance and its configuration; the
+// plugin's compile callback runs once the model exists (mcc_finishSensors)
+// (inst: an <extension> instance bound to the element, or -1 to make one)
+static void mcc_pluginSensor(mcc* c, const mcxElem* e, const mcpSensor* ps, mccSensorObj* s,
+                             int inst) {
   char allowed[2048];
-  int n = snprintf(allowed, sizeof(allowed), "name noise cutoff user objtype objname reftype "
-                   "refname");
-  for (int i = 0; ps->attributes && ps->attributes[i]; i++) {
-    n += snprintf(allowed + n, sizeof(allowed) - (size_t)(n < (int)sizeof(allowed) ? n : 0), " %s",
-                  ps->attributes[i]);
-    if (n >= (int)sizeof(allowed)) {
-      mcc_error(c, e, "too many attributes declared by sensor plugin '%s'", ps->hdr.name);
-    }
-  }
+  mcc_pluginAllowed(c, e, &ps->hdr, mcc_coreSensAttr, ps->attributes, inst < 0, allowed,
+                    sizeof(allowed));
   mcc_checkAttrs(c, e, allowed);
-  mcpSensorSpec spec;
-  memset(&spec, 0, sizeof(spec));
-  spec.dim = 1;
-  spec.needstage = mcSTAGE_ACC;
-  spec.objtype = mcOBJ_UNKNOWN;
-  spec.objid = -1;
-  spec.reftype = mcOBJ_UNKNOWN;
-  spec.refid = -1;
+  s->type = mcSENS_PLUGIN;
+  s->dim = 0;
+  s->needstage = mcSTAGE_ACC;
+  s->datatype = mcDATATYPE_REAL;
+  s->objtype = mcOBJ_UNKNOWN;
+  s->reftype = mcOBJ_UNKNOWN;
   if (mcx_attr(e, "objtype")) {
-    spec.objtype = mcc_frameObjType(c, e, "objtype");
-    spec.objid = mcc_objByType(c, e, spec.objtype, "objname");
+    s->objtype = mcc_frameObjType(c, e, "objtype");
+    s->objid = mcc_objByType(c, e, s->objtype, "objname");
   }
   if (mcx_attr(e, "reftype")) {
-    spec.reftype = mcc_frameObjType(c, e, "reftype");
-    spec.refid = mcc_objByType(c, e, spec.reftype, "refname");
+    s->reftype = mcc_frameObjType(c, e, "reftype");
+    s->refid = mcc_objByType(c, e, s->reftype, "refname");
   }
+  s->plugin = inst >= 0 ? inst : mcc_addInstance(c, &ps->hdr, mcOBJ_SENSOR, c->sensors.n, NULL,
+                                                  e);
   const char* keys[64];
   const char* vals[64];
-  int nown = 0;
-  for (int i = 0; i < e->nattr && nown < 64; i++) {
-    keys[nown] = e->attr[2 * i];
-    vals[nown] = e->attr[2 * i + 1];
-    nown++;
-  }
-  mcpAttributes attr = {nown, keys, vals, e->file, e->line};
-  char perr[512] = "";
-  if (!ps->compile) {
-    mcc_error(c, e, "sensor plugin '%s' has no compile callback", ps->hdr.name);
-  }
-  // first pass while the model is being sized (m == NULL); mcc_finishSensors calls compile
-  // again with the finished model
-  if (ps->compile(mcp_host(), NULL, &attr, &spec, perr, sizeof(perr))) {
-    mcc_error(c, e, "<%s>: %s", e->name, perr[0] ? perr : "plugin compile failed");
-  }
-  if (spec.dim <= 0) {
-    mcc_error(c, e, "sensor plugin '%s' returned dimension %d", ps->hdr.name, spec.dim);
-  }
-  s->type = mcSENS_PLUGIN;
-  s->dim = spec.dim;
-  s->needstage = spec.needstage;
-  s->datatype = spec.datatype;
-  s->objtype = spec.objtype;
-  s->objid = spec.objid;
-  s->reftype = spec.reftype;
-  s->refid = spec.refid;
-  s->plugin = mcc_pluginIndex(c, &ps->hdr);
+  mcc_pluginAttrs(c, e, s->plugin, mcc_coreSensAttr, ps->attributes, 1, keys, vals, 64);
+  mcc_configChildren(c, s->plugin, e);
+  mcc_configDone(c, s->plugin, e);
 }
 
 void mcc_readSensors(mcc* c, const mcxElem* e) {
@@ -201,7 +185,7 @@ void mcc_readSensors(mcc* c, const mcxElem* e) {
         mcc_error(c, se, "sensor <%s> is computed by the 'sensor-standard' plugin, which is not "
                   "loaded", se->name);
       }
-      s.plugin = mcc_pluginIndex(c, &ps->hdr);
+      s.plugin = mcc_addInstance(c, &ps->hdr, mcOBJ_SENSOR, c->sensors.n, NULL, se);
 
       // joint sensors need the right joint type
       if (s.objtype == mcOBJ_JOINT) {
@@ -250,14 +234,20 @@ void mcc_readSensors(mcc* c, const mcxElem* e) {
         mcc_error(c, se, "sensor <%s> is computed by the 'sensor-standard' plugin, which is not "
                   "loaded", se->name);
       }
-      s.plugin = mcc_pluginIndex(c, &ps->hdr);
+      s.plugin = mcc_addInstance(c, &ps->hdr, mcOBJ_SENSOR, c->sensors.n, NULL, se);
+    } else if (!strcmp(se->name, "plugin")) {
+      const mcpHeader* h = NULL;
+      int inst = mcc_pluginRef(c, se, mcpKIND_SENSOR, mcOBJ_SENSOR, c->sensors.n, &h);
+      mcc_pluginSensor(c, se, (const mcpSensor*)h, &s, inst);
     } else {
       const mcpSensor* ps = mcp_findSensorElement(se->name);
       if (!ps) {
         mcc_error(c, se, "unknown element <%s> in <sensor> (not built in, and no sensor plugin "
                   "provides it)", se->name);
       }
-      mcc_pluginSensor(c, se, ps, &s);
+      se = mcc_pluginElem(c, se, mcc_elemClass(c, se, 0));
+      s.elem = se;
+      mcc_pluginSensor(c, se, ps, &s, -1);
     }
 
     // common attributes
@@ -276,27 +266,46 @@ void mcc_readSensors(mcc* c, const mcxElem* e) {
 }
 
 
+// object types a plugin sensor may name (objtype/reftype), with their counts in the model
+static int mcc_sensorObjCount(const mcModel* m, int objtype) {
+  switch (objtype) {
+  case mcOBJ_BODY:
+  case mcOBJ_XBODY:    return m->nbody;
+  case mcOBJ_JOINT:    return m->njnt;
+  case mcOBJ_GEOM:     return m->ngeom;
+  case mcOBJ_SITE:     return m->nsite;
+  case mcOBJ_CAMERA:   return m->ncam;
+  case mcOBJ_TENDON:   return m->ntendon;
+  case mcOBJ_ACTUATOR: return m->nu;
+  default:             return -1;
+  }
+}
+
+// a (type, id) pair a plugin returned: none (mcOBJ_UNKNOWN, -1) or an object of the model
+static int mcc_sensorObjOk(const mcModel* m, int type, int id) {
+  if (type == mcOBJ_UNKNOWN) {
+    return id == -1;
+  }
+  int n = mcc_sensorObjCount(m, type);
+  return n >= 0 && id >= 0 && id < n;
+}
+
 void mcc_finishSensors(mcc* c, mcModel* m) {
   for (int i = 0; i < m->nsensor; i++) {
-    const mccSensorObj* s = MCC_AT(c->sensors, mccSensorObj, i);
+    mccSensorObj* s = MCC_AT(c->sensors, mccSensorObj, i);
     if (s->type != mcSENS_PLUGIN || s->plugin < 0) {
       continue;
     }
     const mcpSensor* ps = (const mcpSensor*)m->plugin[s->plugin];
     const mcxElem* e = s->elem;
-
-    // the same attributes and spec as the first pass, now with the model
     const char* keys[64];
     const char* vals[64];
-    int n = 0;
-    for (int k = 0; k < e->nattr && n < 64; k++, n++) {
-      keys[n] = e->attr[2 * k];
-      vals[n] = e->attr[2 * k + 1];
-    }
+    int n = mcc_pluginAttrs(c, e, s->plugin, mcc_coreSensAttr, ps->attributes, 0, keys, vals,
+                            64);
     mcpAttributes attr = {n, keys, vals, e->file, e->line};
     mcpSensorSpec spec;
     memset(&spec, 0, sizeof(spec));
-    spec.dim = s->dim;
+    spec.dim = 1;
     spec.needstage = s->needstage;
     spec.datatype = s->datatype;
     spec.objtype = s->objtype;
@@ -304,18 +313,32 @@ void mcc_finishSensors(mcc* c, mcModel* m) {
     spec.reftype = s->reftype;
     spec.refid = s->refid;
     char perr[512] = "";
+    if (!ps->compile) {
+      mcc_error(c, e, "sensor plugin '%s' has no compile callback", ps->hdr.name);
+    }
     if (ps->compile(mcp_host(), m, &attr, &spec, perr, sizeof(perr))) {
-      mcc_error(c, e, "<%s>: %s", e->name, perr[0] ? perr : "plugin compile failed");
+      mcc_pluginFail(c, e, perr);
     }
-    if (spec.dim != s->dim) {
-      mcc_error(c, e, "sensor plugin '%s' changed its dimension from %d to %d once the model "
-                "existed", ps->hdr.name, s->dim, spec.dim);
+    if (spec.dim <= 0) {
+      mcc_error(c, e, "sensor plugin '%s' returned dimension %d", ps->hdr.name, spec.dim);
     }
-    m->sensor_needstage[i] = spec.needstage;
-    m->sensor_datatype[i] = spec.datatype;
-    m->sensor_objtype[i] = spec.objtype;
-    m->sensor_objid[i] = spec.objid;
-    m->sensor_reftype[i] = spec.reftype;
-    m->sensor_refid[i] = spec.refid;
+    if (spec.needstage < mcSTAGE_NONE || spec.needstage > mcSTAGE_ACC ||
+        spec.datatype < mcDATATYPE_REAL || spec.datatype > mcDATATYPE_QUATERNION) {
+      mcc_error(c, e, "sensor plugin '%s' returned stage %d, datatype %d", ps->hdr.name,
+                spec.needstage, spec.datatype);
+    }
+    if (!mcc_sensorObjOk(m, spec.objtype, spec.objid) ||
+        !mcc_sensorObjOk(m, spec.reftype, spec.refid)) {
+      mcc_error(c, e, "sensor plugin '%s' returned an invalid object (objtype %d, objid %d, "
+                "reftype %d, refid %d)", ps->hdr.name, spec.objtype, spec.objid, spec.reftype,
+                spec.refid);
+    }
+    s->dim = spec.dim;
+    s->needstage = spec.needstage;
+    s->datatype = spec.datatype;
+    s->objtype = spec.objtype;
+    s->objid = spec.objid;
+    s->reftype = spec.reftype;
+    s->refid = spec.refid;
   }
 }

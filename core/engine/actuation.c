@@ -156,7 +156,7 @@ void mc_fwdActuation(const mcModel* m, mcData* d) {
         host = host ? host : mcp_host();
         double t0 = mc_clockNow(d);
         p->act_dot(host, m, d, i);
-        mc_clockAddPlugin(d, mcTIMERPLUGIN_ELEMENT + m->actuator_plugin[i], t0);
+        mc_clockAddElement(m, d, m->actuator_plugin[i], t0);
         if (d->plugin_check) {
           mci_checkActDot(m, d, i);
         }
@@ -174,7 +174,7 @@ void mc_fwdActuation(const mcModel* m, mcData* d) {
       host = host ? host : mcp_host();
       double t0 = mc_clockNow(d);
       f = p->force ? p->force(host, m, d, i) : 0;
-      mc_clockAddPlugin(d, mcTIMERPLUGIN_ELEMENT + m->actuator_plugin[i], t0);
+      mc_clockAddElement(m, d, m->actuator_plugin[i], t0);
       if (d->plugin_check) {
         mci_checkActForce(m, d, i, f);
       }

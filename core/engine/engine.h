@@ -84,6 +84,21 @@ static inline void mc_clockAddPlugin(mcData* d, int slot, double t0) {
 }
 
 
+// per-plugin timer slot of an actuator or sensor plugin (core/plugin/registry.c); -1: none
+int mcp_elementSlot(const struct mcpHeader_* hdr);
+
+
+// accumulate the per-plugin timer of the plugin of element instance p, started at t0
+static inline void mc_clockAddElement(const mcModel* m, mcData* d, int p, double t0) {
+  if (d->profile && p >= 0 && p < m->nplugin) {
+    int slot = mcp_elementSlot(m->plugin[p]);
+    if (slot >= 0) {
+      mc_clockAddPlugin(d, slot, t0);
+    }
+  }
+}
+
+
 // slot of the collision plugin whose function collides geom types type1, type2 (-1: none);
 // core/plugin/registry.c, consistent with the collide-function table
 int mcp_collisionSlot(int type1, int type2);

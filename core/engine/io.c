@@ -405,6 +405,9 @@ static size_t dataBytes(const mcModel* m) {
 #undef X
   bytes += alignUp(nplugin * sizeof(void*), MCI_ALIGN);
   bytes += alignUp(nplugin * sizeof(const mcpHeader*), MCI_ALIGN);
+  for (size_t i = 0; i < nplugin; i++) {
+    bytes += alignUp((size_t)(m->plugin_datasize[i] > 0 ? m->plugin_datasize[i] : 0), MCI_ALIGN);
+  }
   return bytes;
 }
 
@@ -425,30 +428,40 @@ static void dataSetPointers(const mcModel* m, mcData* d) {
   ptr += alignUp(nplugin * sizeof(void*), MCI_ALIGN);
   d->plugin_desc = (const struct mcpHeader_**)ptr;
   ptr += alignUp(nplugin * sizeof(const mcpHeader*), MCI_ALIGN);
+
+  // the per-instance plugin data (zeroed with the buffer; mc_resetData leaves it to the plugins)
+  for (size_t i = 0; i < nplugin; i++) {
+    size_t n = (size_t)(m->plugin_datasize[i] > 0 ? m->plugin_datasize[i] : 0);
+    d->plugin_data[i] = n ? ptr : NULL;
+    ptr += alignUp(n, MCI_ALIGN);
+  }
   d->arena = ptr;
 }
 
 
-// call the destroy hooks of the plugins that made plugin data
+// call the destroy hook of every initialized instance (d->nplugin of them), last first
 static void destroyPlugins(mcData* d) {
-  for (int i = 0; i < d->nplugin; i++) {
+  for (int i = d->nplugin - 1; i >= 0; i--) {
     const mcpHeader* p = d->plugin_desc[i];
-    if (p && p->destroy && d->plugin_data[i]) {
+    if (p && p->destroy) {
       p->destroy(mcp_host(), d, i);
     }
-    d->plugin_data[i] = NULL;
   }
+  d->nplugin = 0;
 }
 
 
-// call the init hooks of the model's plugins; return 0 on success
+// call the init hook of every instance, in order; on a failure d->nplugin counts the instances
+// initialized before it (those mc_deleteData destroys). Return 0 on success
 static int initPlugins(const mcModel* m, mcData* d) {
   for (int i = 0; i < m->nplugin; i++) {
+    d->plugin_desc[i] = m->plugin[i];
+  }
+  for (int i = 0; i < m->nplugin; i++) {
     const mcpHeader* p = m->plugin[i];
-    d->plugin_desc[i] = p;
-    d->plugin_data[i] = NULL;
     if (p && p->init && p->init(mcp_host(), m, d, i) != 0) {
-      mci_message("plugin '%s': init failed", p->name ? p->name : "?");
+      mci_message("plugin '%s': init failed (instance %d)", p->name ? p->name : "?", i);
+      d->nplugin = i;
       return -1;
     }
   }
@@ -637,14 +650,8 @@ mcData* mc_copyData(mcData* dest, const mcModel* m, const mcData* src) {
     return NULL;
   }
 
-  // keep dest's own buffer and plugin data, copy everything else
+  // keep dest's own buffer, copy everything else (plugin state and data included)
   void* buffer = dest->buffer;
-  void** plugin_data = dest->plugin_data;
-  void* saved_plugin_data[64];
-  int nsaved = dest->nplugin < 64 ? dest->nplugin : 64;
-  for (int i = 0; i < nsaved; i++) {
-    saved_plugin_data[i] = plugin_data[i];
-  }
   *dest = *src;
   dest->buffer = buffer;
   memcpy(dest->buffer, src->buffer, src->nbuffer);
@@ -681,9 +688,9 @@ mcData* mc_copyData(mcData* dest, const mcModel* m, const mcData* src) {
   dest->efc_AR_rowadr = (int*)rebase(src->efc_AR_rowadr, src, dest);
   dest->efc_AR_colind = (int*)rebase(src->efc_AR_colind, src, dest);
 
-  // plugin data is per instance: dest keeps its own
-  for (int i = 0; i < nsaved; i++) {
-    dest->plugin_data[i] = saved_plugin_data[i];
+  // per-instance plugin data lives in the buffer: its contents were copied, point into dest's
+  for (int i = 0; i < dest->nplugin; i++) {
+    dest->plugin_data[i] = rebase(src->plugin_data[i], src, dest);
   }
   return dest;
 }

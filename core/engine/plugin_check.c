@@ -315,7 +315,7 @@ void mci_checkCollision(const mcModel* m, mcData* d, int t1, int t2, const mcCon
 
 // the plugin of element instance (actuator or sensor)
 static mciChecked elementPlugin(const mcModel* m, const char* kind, int instance) {
-  mciChecked p = {kind, m->plugin[instance]->name, mcTIMERPLUGIN_ELEMENT + instance};
+  mciChecked p = {kind, m->plugin[instance]->name, mcp_elementSlot(m->plugin[instance])};
   return p;
 }
 

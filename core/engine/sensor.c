@@ -182,7 +182,7 @@ void mc_sensorStage(const mcModel* m, mcData* d, int stage) {
       } else {
         ps->compute(host, m, d, i, out);
       }
-      mc_clockAddPlugin(d, mcTIMERPLUGIN_ELEMENT + p, t1);
+      mc_clockAddElement(m, d, p, t1);
     } else {
       mcu_zero(out, m->sensor_dim[i]);
     }

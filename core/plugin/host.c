@@ -46,6 +46,9 @@ static const mcpHost g_host = {
   .mulJT = mc_mulJT,
   .rowJ = mc_rowJ,
   .makeAR = mc_makeAR,
+  .instance = mcp_instance,
+  .config = mcp_config,
+  .pluginWarning = mcp_pluginWarning,
 };
 
 

@@ -484,6 +484,77 @@ int mcp_collisionSlot(int type1, int type2) {
 }
 
 
+int mcp_collisionOwnsPair(int i) {
+  ensureScan();
+  for (int t1 = 0; t1 < mcNGEOMTYPES; t1++) {
+    for (int t2 = t1; t2 < mcNGEOMTYPES; t2++) {
+      if (g_reg.pair_owner[t1][t2] == i) {
+        return 1;
+      }
+    }
+  }
+  return 0;
+}
+
+
+// is an entry an actuator or sensor plugin (the kinds with per-element timer slots)
+static int isElementEntry(int i) {
+  int kind = (int)g_reg.entry[i].hdr->kind;
+  return kind == mcpKIND_ACTUATOR || kind == mcpKIND_SENSOR;
+}
+
+
+int mcp_elementSlot(const mcpHeader* hdr) {
+  ensureScan();
+  int k = 0;
+  for (int i = 0; hdr && i < g_reg.nentry; i++) {
+    if (g_reg.entry[i].hdr == hdr) {
+      return mcTIMERPLUGIN_ELEMENT + k;
+    }
+    k += isElementEntry(i);
+  }
+  return -1;
+}
+
+
+// the actuator or sensor plugin of an element timer slot, if the model uses it
+static const mcpHeader* elementOfSlot(const mcModel* m, int slot) {
+  const mcpHeader* hdr = NULL;
+  for (int i = 0, k = mcTIMERPLUGIN_ELEMENT; i < g_reg.nentry && !hdr; i++) {
+    if (isElementEntry(i) && k++ == slot) {
+      hdr = g_reg.entry[i].hdr;
+    }
+  }
+  for (int i = 0; hdr && m->plugin && i < m->nplugin; i++) {
+    if (m->plugin[i] == hdr) {
+      return hdr;
+    }
+  }
+  return NULL;
+}
+
+
+const mcpPluginExt* mcp_ext(const mcpHeader* hdr) {
+  if (!hdr || hdr->abi_minor < 3) {
+    return NULL;
+  }
+  size_t off;
+  switch (hdr->kind) {
+  case mcpKIND_SOLVER:     off = offsetof(mcpSolver, ext); break;
+  case mcpKIND_POSTSOLVER: off = offsetof(mcpPostsolver, ext); break;
+  case mcpKIND_INTEGRATOR: off = offsetof(mcpIntegrator, ext); break;
+  case mcpKIND_COLLISION:  off = offsetof(mcpCollision, ext); break;
+  case mcpKIND_ACTUATOR:   off = offsetof(mcpActuator, ext); break;
+  case mcpKIND_SENSOR:     off = offsetof(mcpSensor, ext); break;
+  default:                 return NULL;
+  }
+  if (hdr->struct_size < off + sizeof(const mcpPluginExt*)) {
+    return NULL;
+  }
+  return *(const mcpPluginExt* const*)((const char*)hdr + off);
+}
+
+
 const char* mc_timerPluginName(const mcModel* m, int slot) {
   if (!m || slot < 0 || slot >= mcNTIMERPLUGIN) {
     return NULL;
@@ -498,8 +569,9 @@ const char* mc_timerPluginName(const mcModel* m, int slot) {
   } else if (slot < mcTIMERPLUGIN_ELEMENT) {
     const mcpCollision* c = mcp_collision(slot - mcTIMERPLUGIN_COLLISION);
     hdr = c ? &c->hdr : NULL;
-  } else if (slot - mcTIMERPLUGIN_ELEMENT < m->nplugin && m->plugin) {
-    hdr = m->plugin[slot - mcTIMERPLUGIN_ELEMENT];
+  } else {
+    ensureScan();
+    hdr = elementOfSlot(m, slot);
   }
   return hdr && hdr->name ? hdr->name : NULL;
 }

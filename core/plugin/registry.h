@@ -27,6 +27,22 @@ void mcp_listNames(int kind, char* buf, int buf_sz);
 int mcp_collisionCount(void);
 const mcpCollision* mcp_collision(int i);
 
+// 1 if collision plugin i (as in mcp_collision) collides at least one geom-type pair.
+int mcp_collisionOwnsPair(int i);
+
+// Per-plugin timer slot (mctTimerPlugin) of an actuator or sensor plugin: mcTIMERPLUGIN_ELEMENT
+// plus its rank among the registered actuator and sensor plugins; -1 if not registered.
+int mcp_elementSlot(const mcpHeader* hdr);
+
+// The ABI 1.3 declarations of a descriptor (config keys, state, warnings); NULL for older
+// descriptors or none.
+const mcpPluginExt* mcp_ext(const mcpHeader* hdr);
+
+// The ABI 1.3 host functions on instances (core/plugin/instance.c).
+int mcp_instance(const mcModel* m, const mcpHeader* desc);
+const mcNum* mcp_config(const mcModel* m, int instance, const char* key, int* count);
+void mcp_pluginWarning(const mcModel* m, mcData* d, int instance, int warning, int info);
+
 // The host service table handed to plugins.
 const mcpHost* mcp_host(void);
 

@@ -187,10 +187,19 @@ int cmd_run(int argc, char** argv) {
   for (int i = 0; i < mcNWARNING; i++) {
     nwarn += d->warning[i].number;
   }
+  for (int k = 0; k < m->npluginwarn; k++) {
+    nwarn += d->plugin_warncount[k];
+  }
   printf("warnings         %d\n", nwarn);
   for (int i = 0; i < mcNWARNING; i++) {
     if (d->warning[i].number) {
       printf("  %-14d %s\n", d->warning[i].number, mc_warningText(i, d->warning[i].lastinfo));
+    }
+  }
+  for (int k = 0; k < m->npluginwarn; k++) {
+    if (d->plugin_warncount[k]) {
+      printf("  %-14d %s (info %d)\n", d->plugin_warncount[k], mc_pluginWarningName(m, k),
+             d->plugin_warninfo[k]);
     }
   }
 

@@ -170,11 +170,17 @@ void cli_pluginSlotKind(const mcModel* m, int slot, const char** kind, const cha
     *kind = "postsolver", *stage = "postsolver";
   } else if (slot < mcTIMERPLUGIN_ELEMENT) {
     *kind = "collision", *stage = "pos_collision";
-  } else if (slot - mcTIMERPLUGIN_ELEMENT < m->nplugin && m->plugin &&
-             m->plugin[slot - mcTIMERPLUGIN_ELEMENT]) {
-    int k = (int)m->plugin[slot - mcTIMERPLUGIN_ELEMENT]->kind;
-    *kind = k == mcpKIND_ACTUATOR ? "actuator" : (k == mcpKIND_SENSOR ? "sensor" : "element");
-    *stage = k == mcpKIND_ACTUATOR ? "actuation" : (k == mcpKIND_SENSOR ? "sensor" : "?");
+  } else {
+    // an element slot names an actuator or sensor plugin the model has instances of
+    const char* name = mc_timerPluginName(m, slot);
+    for (int i = 0; name && i < m->nplugin; i++) {
+      if (m->plugin[i] && m->plugin[i]->name && !strcmp(m->plugin[i]->name, name)) {
+        int k = (int)m->plugin[i]->kind;
+        *kind = k == mcpKIND_ACTUATOR ? "actuator" : "sensor";
+        *stage = k == mcpKIND_ACTUATOR ? "actuation" : "sensor";
+        break;
+      }
+    }
   }
 }
 

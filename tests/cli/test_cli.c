@@ -412,6 +412,30 @@ Test(cli, run_prints_summary) {
 }
 
 
+// plugin-defined warnings are counted in the summary with the built-in ones, by name
+Test(cli, run_prints_plugin_warnings) {
+  const char* model = writeFile(0, "plugwarn.xml",
+      "<mujoco><worldbody><body><joint name='j' type='slide'/><geom size='.1'/></body>"
+      "</worldbody><actuator><counter joint='j' steps='1' enabled='false'/></actuator>"
+      "</mujoco>");
+  const char* old = getenv("MODUCO_PLUGIN_PATH");
+  char path[4096];
+  snprintf(path, sizeof(path), "%s:%s", MODUCO_INSTANCE_FIXTURE_DIR, old ? old : "");
+  setenv("MODUCO_PLUGIN_PATH", path, 1);
+  char args[1024];
+  snprintf(args, sizeof(args), "run '%s' --steps 10", model);
+  Run r = run(args);
+  cr_expect_eq(r.status, 0, "stderr: %s", r.err);
+  const char* w = strstr(r.out, "warnings ");
+  cr_expect(w && atoi(w + 9) >= 10, "one per force call at least: %s", r.out);
+  const char* line = strstr(r.out, "test.counter: unused (info 0)");
+  cr_expect(line, "summary: %s", r.out);
+  cr_expect(w && line && atoi(w + 9) == atoi(strstr(w, "\n") + 1), "the total is the plugin's: %s",
+            r.out);
+  freeRun(&r);
+}
+
+
 Test(cli, plugins_lists_builtins) {
   Run r = run("plugins");
   cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);

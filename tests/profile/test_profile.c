@@ -69,23 +69,34 @@ static void run(const mcModel* m, mcData* d, int steps) {
 }
 
 
-// slot of the element plugin of a kind (m->plugin[i]), or -1
+// per-plugin timer slot of the first element plugin instance of a kind, or -1
 static int elementSlot(const mcModel* m, int kind) {
   for (int i = 0; i < m->nplugin; i++) {
     if (m->plugin[i] && (int)m->plugin[i]->kind == kind) {
-      return mcTIMERPLUGIN_ELEMENT + i;
+      return mcp_elementSlot(m->plugin[i]);
     }
   }
   return -1;
 }
 
 
-// sum of the durations of the element slots of one kind
+// is instance i the first instance of its descriptor
+static int firstInstance(const mcModel* m, int i) {
+  for (int j = 0; j < i; j++) {
+    if (m->plugin[j] == m->plugin[i]) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+
+// sum of the durations of the element slots of one kind (one slot per plugin, not per instance)
 static double elementSum(const mcModel* m, const mcData* d, int kind) {
   double s = 0;
-  for (int i = 0; i < m->nplugin && mcTIMERPLUGIN_ELEMENT + i < mcNTIMERPLUGIN; i++) {
-    if (m->plugin[i] && (int)m->plugin[i]->kind == kind) {
-      s += d->timer_plugin[mcTIMERPLUGIN_ELEMENT + i].duration;
+  for (int i = 0; i < m->nplugin; i++) {
+    if (m->plugin[i] && (int)m->plugin[i]->kind == kind && firstInstance(m, i)) {
+      s += d->timer_plugin[mcp_elementSlot(m->plugin[i])].duration;
     }
   }
   return s;
@@ -165,15 +176,21 @@ Test(profile, onFillsStageAndPluginTimers) {
   int sa = elementSlot(m, mcpKIND_ACTUATOR);
   cr_assert_geq(sa, 0, "the muscle should be bound to an actuator plugin");
   cr_assert_eq(p[sa].number, 2 * steps);
-  cr_assert_str_eq(mc_timerPluginName(m, sa), m->plugin[sa - mcTIMERPLUGIN_ELEMENT]->name);
+  for (int i = 0; i < m->nplugin; i++) {
+    if ((int)m->plugin[i]->kind == mcpKIND_ACTUATOR) {
+      cr_assert_str_eq(mc_timerPluginName(m, sa), m->plugin[i]->name);
+      break;
+    }
+  }
 
   // the sensor plugins (one per sensor type): one call per sensor per step
   cr_assert_geq(elementSlot(m, mcpKIND_SENSOR), 0, "sensors should be served by plugins");
   int nsens = 0;
   for (int i = 0; i < m->nplugin; i++) {
-    if ((int)m->plugin[i]->kind == mcpKIND_SENSOR) {
-      nsens += p[mcTIMERPLUGIN_ELEMENT + i].number;
-      cr_assert_gt(p[mcTIMERPLUGIN_ELEMENT + i].number, 0, "sensor plugin %d not timed", i);
+    if ((int)m->plugin[i]->kind == mcpKIND_SENSOR && firstInstance(m, i)) {
+      int slot = mcp_elementSlot(m->plugin[i]);
+      nsens += p[slot].number;
+      cr_assert_gt(p[slot].number, 0, "sensor plugin %s not timed", m->plugin[i]->name);
     }
   }
   cr_assert_eq(nsens, 3 * steps);
@@ -187,9 +204,15 @@ Test(profile, onFillsStageAndPluginTimers) {
   cr_assert_gt(p[mcTIMERPLUGIN_COLLISION + kc].duration, 0);
 
   // unused slots stay empty and unnamed
-  for (int k = mcTIMERPLUGIN_ELEMENT + m->nplugin; k < mcNTIMERPLUGIN; k++) {
-    cr_assert_eq(p[k].number, 0);
-    cr_assert_null(mc_timerPluginName(m, k));
+  for (int k = mcTIMERPLUGIN_ELEMENT; k < mcNTIMERPLUGIN; k++) {
+    int used = 0;
+    for (int i = 0; i < m->nplugin; i++) {
+      used |= mcp_elementSlot(m->plugin[i]) == k;
+    }
+    if (!used) {
+      cr_assert_eq(p[k].number, 0);
+      cr_assert_null(mc_timerPluginName(m, k));
+    }
   }
   checkInclusion(m, d);
 

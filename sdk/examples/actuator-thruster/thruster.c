@@ -5,11 +5,12 @@
 //
 //   force = thrust * s,   s' = (u - s) / spinup   (s = u when spinup = 0, no state)
 //
-// Storage: gainprm[0] = thrust, dynprm[0] = spinup. It shows an actuator plugin's own attributes
-// (parsed and checked in compile, errors as file:line: naming the attribute), its activation
-// state, and the host ABI check; the transmission attributes are the core's.
+// The two parameters are configuration keys (ABI 1.3): the core parses and range-checks them
+// (errors as file:line naming the key), stores them per actuator in mcModel.plugin_config, and
+// the callbacks read them with host->config. 'spinup' is also listed in 'attributes' so compile
+// sees it and decides whether the actuator has an activation state. A compile error is written
+// without a location: the core prefixes the file and line of the element.
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,52 +18,38 @@
 #include <moduco/mcplugin.h>
 
 
-// one nonnegative number of attribute key into out (unchanged when absent); 0 on success
-static int readNonneg(const mcpAttributes* a, const char* key, mcNum* out, char* error,
-                      int error_sz) {
-  for (int i = 0; i < a->n; i++) {
-    if (strcmp(a->key[i], key)) {
-      continue;
-    }
-    char* end;
-    double v = strtod(a->value[i], &end);
-    while (*end == ' ') {
-      end++;
-    }
-    if (end == a->value[i] || *end || !isfinite(v) || v < 0) {
-      snprintf(error, (size_t)error_sz, "%s:%d: attribute '%s': '%s' is not a nonnegative number",
-               a->file, a->line, key, a->value[i]);
-      return 1;
-    }
-    *out = v;
-  }
-  return 0;
-}
+static const mcpConfigKey g_config[] = {
+  {"thrust", mcpCONFIG_REAL, 1, NULL, 0, 1e30, NULL, "thrust at full throttle (N), required"},
+  {"spinup", mcpCONFIG_REAL, 1, "0", 0, 1e30, NULL, "spin-up time constant (s); 0: no lag"},
+};
+
+static const mcpPluginExt g_ext = {2, g_config, NULL, NULL, NULL};
 
 
 static int compile(const mcpHost* host, const mcpAttributes* attr, mcpActuatorSpec* spec,
                    char* error, int error_sz) {
   (void)host;
-  mcNum thrust = -1, spinup = 0;
-  if (readNonneg(attr, "thrust", &thrust, error, error_sz) ||
-      readNonneg(attr, "spinup", &spinup, error, error_sz)) {
+  mcNum spinup = 0;
+  for (int i = 0; i < attr->n; i++) {
+    if (!strcmp(attr->key[i], "spinup")) {
+      spinup = strtod(attr->value[i], NULL);   // already checked by the core (a number >= 0)
+    }
+  }
+  if (!isfinite(spinup)) {
+    snprintf(error, (size_t)error_sz, "attribute 'spinup' must be finite");
     return 1;
   }
-  if (!(thrust > 0)) {
-    snprintf(error, (size_t)error_sz, "%s:%d: attribute 'thrust' is required and must be positive",
-             attr->file, attr->line);
-    return 1;
-  }
-  memset(spec->gainprm, 0, sizeof(spec->gainprm));
-  memset(spec->dynprm, 0, sizeof(spec->dynprm));
-  memset(spec->biasprm, 0, sizeof(spec->biasprm));
-  spec->gainprm[0] = thrust;
-  spec->dynprm[0] = spinup;
   spec->gaintype = mcGAIN_USER;
   spec->dyntype = spinup > 0 ? mcDYN_USER : mcDYN_NONE;
   spec->biastype = mcBIAS_NONE;
   spec->actnum = spinup > 0 ? 1 : 0;
   return 0;
+}
+
+
+// a configuration value of actuator i
+static mcNum config(const mcpHost* host, const mcModel* m, int i, const char* key) {
+  return host->config(m, m->actuator_plugin[i], key, NULL)[0];
 }
 
 
@@ -77,32 +64,28 @@ static mcNum control(const mcModel* m, const mcData* d, int i) {
 
 
 static void actDot(const mcpHost* host, const mcModel* m, mcData* d, int i) {
-  (void)host;
   int adr = m->actuator_actadr[i];
-  mcNum tau = m->actuator_dynprm[mcNDYN * i];
-  d->act_dot[adr] = (control(m, d, i) - d->act[adr]) / tau;
+  d->act_dot[adr] = (control(m, d, i) - d->act[adr]) / config(host, m, i, "spinup");
 }
 
 
 static mcNum force(const mcpHost* host, const mcModel* m, mcData* d, int i) {
-  (void)host;
   int adr = m->actuator_actadr[i];
   mcNum s = adr >= 0 && m->actuator_actnum[i] ? d->act[adr] : control(m, d, i);
-  return m->actuator_gainprm[mcNGAIN * i] * s;
+  return config(host, m, i, "thrust") * s;
 }
 
 
 // spin-up integrated exactly over h (stable for any spinup)
 static void integrateAct(const mcpHost* host, const mcModel* m, mcData* d, int i,
                          const mcNum* act_dot, mcNum h) {
-  (void)host;
   int adr = m->actuator_actadr[i];
-  mcNum tau = m->actuator_dynprm[mcNDYN * i];
+  mcNum tau = config(host, m, i, "spinup");
   d->act[adr] += act_dot[adr] * tau * -expm1(-h / tau);
 }
 
 
-static const char* const g_attributes[] = {"thrust", "spinup", NULL};
+static const char* const g_attributes[] = {"spinup", NULL};
 
 static const mcpActuator g_thruster = {
   .hdr = MCP_HEADER(mcpKIND_ACTUATOR, mcpActuator, "example.thruster", "1.0.0",
@@ -114,6 +97,7 @@ static const mcpActuator g_thruster = {
   .force = force,
   .integrate_act = integrateAct,
   .dforce_dvel = NULL,
+  .ext = &g_ext,
 };
 
 static const mcpHeader* const g_plugins[] = {&g_thruster.hdr};
@@ -121,7 +105,9 @@ static const mcpLibrary g_library = MCP_LIBRARY("example-thruster", 1, g_plugins
 
 
 MCP_EXPORT const mcpLibrary* mcp_library(const mcpHost* host) {
-  if (host->abi_major != MCP_ABI_MAJOR || host->precision != MCP_PRECISION) {
+  // host->config needs a host of ABI 1.3 or newer
+  if (host->abi_major != MCP_ABI_MAJOR || host->abi_minor < 3 ||
+      host->precision != MCP_PRECISION) {
     return NULL;
   }
   return &g_library;

@@ -6,7 +6,9 @@
 //
 // The mode is kept in the sensor's datatype (positive: speed, real: forward), so the sensor needs
 // no storage of its own. Computed at the velocity stage from cvel, transported from the subtree
-// center of mass to the frame origin: v = v_com + w x (p - c).
+// center of mass to the frame origin: v = v_com + w x (p - c). compile is called once per
+// element, with the model filled up to the sensors; errors are written without a location (the
+// core prefixes the file and line).
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,14 +27,12 @@ static int compile(const mcpHost* host, const mcModel* m, const mcpAttributes* a
     }
   }
   if (strcmp(mode, "speed") && strcmp(mode, "forward")) {
-    snprintf(error, (size_t)error_sz, "%s:%d: attribute 'mode': '%s' is not speed or forward",
-             attr->file, attr->line, mode);
+    snprintf(error, (size_t)error_sz, "attribute 'mode': '%s' is not speed or forward", mode);
     return 1;
   }
   if (spec->objtype != mcOBJ_BODY && spec->objtype != mcOBJ_XBODY &&
       spec->objtype != mcOBJ_SITE) {
-    snprintf(error, (size_t)error_sz, "%s:%d: attribute 'objtype' must be body, xbody or site",
-             attr->file, attr->line);
+    snprintf(error, (size_t)error_sz, "attribute 'objtype' must be body, xbody or site");
     return 1;
   }
   spec->dim = 1;

@@ -277,6 +277,11 @@ MCAPI const char* mc_pluginMessages(void);
 // accumulates for this model; NULL if the slot is unused.
 MCAPI const char* mc_timerPluginName(const mcModel* m, int slot);
 
+// Name of plugin-defined warning k (0 <= k < m->npluginwarn, the index in
+// mcData.plugin_warncount and plugin_warninfo) as "plugin.name: warning-name"; NULL if out of
+// range. The string lives as long as the model.
+MCAPI const char* mc_pluginWarningName(const mcModel* m, int k);
+
 // Replace the model's integrator by the registered integrator plugin called name (built-in names
 // case-insensitive, as in MJCF); sets m->integrator, opt.integrator and opt.integrator_name.
 // Return 0, or -1 and write "unknown integrator 'name' (available: a, b, ...)" to error.
