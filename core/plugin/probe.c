@@ -100,8 +100,18 @@ static void sendLine(int fd, char tag, const char* text) {
 }
 
 
-// the child: silence the standard streams, inspect the library, report, leave without cleanup
+// the child: default actions for the fatal signals (so a crash is seen as the signal, not as
+// whatever the host's crash handler or a sanitizer does), silent standard streams; inspect the
+// library, report, leave without cleanup
 static void child(const char* real, int fd) {
+  static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP};
+  sigset_t set;
+  sigemptyset(&set);
+  for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++) {
+    signal(fatal[i], SIG_DFL);
+    sigaddset(&set, fatal[i]);
+  }
+  sigprocmask(SIG_UNBLOCK, &set, NULL);
   int null = open("/dev/null", O_RDWR);
   if (null >= 0) {
     dup2(null, 0);
