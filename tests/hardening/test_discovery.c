@@ -8,6 +8,7 @@
 // tests fork one child per scan.
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,4 +204,53 @@ Test(discovery, damaged_cache_ignored) {
   struct stat st;
   cr_expect_eq(stat("/dev/null", &st), 0);
   cr_expect(S_ISCHR(st.st_mode));
+}
+
+
+static void* scanThread(void* arg) {
+  *(int*)arg = mc_pluginScan();
+  return NULL;
+}
+
+
+// several threads ask for the registry at once: one scan, the same answer for all; the probe's
+// hang verdicts are not cached from a multi-threaded process (a lock held by another thread at
+// fork time could be the cause), its crash verdicts are
+Test(discovery, concurrent_first_scan) {
+  copyHostile("hostile-crash-entry.so");
+  copyHostile("hostile-hang-entry.so");
+  copyHostile("hostile-good.so");
+  char cache[512];
+  snprintf(cache, sizeof(cache), "%s/plugins.cache", g_dir);
+  setenv("MODUCO_PLUGIN_PATH", g_dir, 1);
+  setenv("MODUCO_PLUGIN_CACHE", cache, 1);
+
+  enum { NTHREAD = 4 };
+  pthread_t th[NTHREAD];
+  int count[NTHREAD] = {0};
+  hardCaptureBegin();
+  for (int i = 0; i < NTHREAD; i++) {
+    cr_assert_eq(pthread_create(th + i, NULL, scanThread, count + i), 0);
+  }
+  for (int i = 0; i < NTHREAD; i++) {
+    pthread_join(th[i], NULL);
+  }
+  hardCaptureEnd();
+  for (int i = 1; i < NTHREAD; i++) {
+    cr_expect_eq(count[i], count[0]);
+  }
+  cr_expect_eq(hardCaptureCountWith("hostile-crash-entry.so: crashed"), 1);
+  cr_expect_eq(hardCaptureCountWith("hostile-hang-entry.so: did not finish"), 1);
+  cr_expect_not_null(mcp_find(mcpKIND_INTEGRATOR, "hostile.step"));
+
+  // the cache holds the crash and the good library, not the hang
+  FILE* f = fopen(cache, "r");
+  cr_assert_not_null(f, "no cache written");
+  char text[65536];
+  size_t n = fread(text, 1, sizeof(text) - 1, f);
+  text[n] = 0;
+  fclose(f);
+  cr_expect(strstr(text, "hostile-crash-entry.so\tcrashed"), "cache:\n%s", text);
+  cr_expect(strstr(text, "hostile-good.so"), "cache:\n%s", text);
+  cr_expect(!strstr(text, "hostile-hang-entry.so"), "cache:\n%s", text);
 }
