@@ -22,6 +22,8 @@
 
 #define PROBE_TIMEOUT 5.0         // seconds, unless MODUCO_PLUGIN_PROBE_TIMEOUT says otherwise
 #define PROBE_MAXTIMEOUT 3600.0
+#define PROBE_MAXLINES 16         // reasons the child sends at most (each under 600 bytes), so
+                                  // the whole report fits the parent's buffer
 
 
 // the time limit in seconds
@@ -127,13 +129,17 @@ static void child(const char* real, int fd) {
     sendLine(fd, 'V', "0");
     _exit(0);
   }
-  int good = 0;
+  int good = 0, bad = 0;
   for (int i = 0; i < lib->nplugin; i++) {
-    if (mcp_checkEntry(lib->plugin[i], i, why, sizeof(why))) {
-      sendLine(fd, 'R', why);
-    } else {
+    if (!mcp_checkEntry(lib->plugin[i], i, why, sizeof(why))) {
       good++;
+    } else if (++bad <= PROBE_MAXLINES) {
+      sendLine(fd, 'R', why);
     }
+  }
+  if (bad > PROBE_MAXLINES) {
+    snprintf(why, sizeof(why), "and %d more invalid descriptors", bad - PROBE_MAXLINES);
+    sendLine(fd, 'R', why);
   }
   sendLine(fd, 'V', good ? "1" : "0");
   _exit(0);
@@ -231,7 +237,7 @@ void mcp_probe(const char* real, mcpVerdict* v) {
   close(fds[1]);
 
   // read the report until the child ends or the time limit
-  char buf[2 * MCP_MAXREASONS];
+  char buf[(PROBE_MAXLINES + 2) * 600 + 64];
   size_t len = 0;
   int open_pipe = 1, status = 0, ended = 0, reaped = 1;
   double deadline = now() + limit;
