@@ -343,6 +343,50 @@ int mcp_checkDescriptor(const mcpHeader* hdr, char* why, int why_sz) {
 }
 
 
+//---------------------------------- built-in names ------------------------------------------------
+
+// the core's own plugin folders (real paths): the only folders whose libraries may register
+// built-in names (names without a dot)
+#define MCP_MAXCORE 4
+static char g_core[MCP_MAXCORE][PATH_MAX];
+static int g_ncore;
+
+
+void mcp_addCoreFolder(const char* dir) {
+  char real[PATH_MAX];
+  if (!dir || !dir[0] || g_ncore >= MCP_MAXCORE || !realpath(dir, real)) {
+    return;
+  }
+  for (int i = 0; i < g_ncore; i++) {
+    if (!strcmp(g_core[i], real)) {
+      return;
+    }
+  }
+  snprintf(g_core[g_ncore++], PATH_MAX, "%s", real);
+}
+
+
+const char* mcp_coreFolder(int i) {
+  return i >= 0 && i < g_ncore ? g_core[i] : NULL;
+}
+
+
+// nonzero if the library's real path lies directly in one of the core's own folders
+static int inCoreFolder(const char* real) {
+  const char* slash = strrchr(real, '/');
+  if (!slash) {
+    return 0;
+  }
+  size_t len = (size_t)(slash - real);
+  for (int i = 0; i < g_ncore; i++) {
+    if (strlen(g_core[i]) == len && !strncmp(g_core[i], real, len)) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+
 //---------------------------------- loading -------------------------------------------------------
 
 // the entry symbol, converted from the object pointer dlsym returns
@@ -351,6 +395,68 @@ static mcpLibraryFn entryPoint(void* handle) {
   void* sym = dlsym(handle, MCP_ENTRY_SYMBOL);
   memcpy(&fn, &sym, sizeof(fn));
   return fn;
+}
+
+
+int mcp_checkEntry(const mcpHeader* hdr, int i, char* msg, int msg_sz) {
+  char why[384];
+  if (!mcp_checkDescriptor(hdr, why, sizeof(why))) {
+    return 0;
+  }
+
+  // name the descriptor when its header can be trusted that far
+  if (hdr && hdr->abi_major == MCP_ABI_MAJOR && hdr->name && mcp_validName(hdr->name)) {
+    snprintf(msg, msg_sz, "plugin '%s': %s", hdr->name, why);
+  } else {
+    snprintf(msg, msg_sz, "descriptor %d: %s", i, why);
+  }
+  return -1;
+}
+
+
+int mcp_openLibrary(const char* real, void** handle, const mcpLibrary** library, char* why,
+                    int why_sz) {
+  // open: every symbol resolved now, nothing exported to later libraries
+  *handle = NULL;
+  *library = NULL;
+  dlerror();
+  void* h = dlopen(real, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    const char* err = dlerror();
+    snprintf(why, why_sz, "dlopen failed: %s", err ? err : "unknown error");
+    return -1;
+  }
+
+  // the entry symbol
+  mcpLibraryFn entry = entryPoint(h);
+  if (!entry) {
+    snprintf(why, why_sz, "no entry point '%s' (not a moduco plugin?)", MCP_ENTRY_SYMBOL);
+    dlclose(h);
+    return -1;
+  }
+
+  // the library struct
+  const mcpLibrary* lib = entry(mcp_host());
+  if (mcp_checkLibrary(lib, why, why_sz)) {
+    dlclose(h);
+    return -1;
+  }
+
+  // built-in names (no dot) belong to the core's own folders: an impostor is refused whole
+  char msg[512];
+  for (int i = 0; !inCoreFolder(real) && i < lib->nplugin; i++) {
+    const mcpHeader* hdr = lib->plugin[i];
+    if (!mcp_checkEntry(hdr, i, msg, sizeof(msg)) && !strchr(hdr->name, '.')) {
+      snprintf(why, why_sz, "plugin '%s': the name is reserved for moduco's built-in plugins "
+               "(names without a dot belong to libraries in moduco's own plugin folder); a "
+               "third-party plugin must be named 'vendor.name'; library refused", hdr->name);
+      dlclose(h);
+      return -1;
+    }
+  }
+  *handle = h;
+  *library = lib;
+  return 0;
 }
 
 
@@ -378,28 +484,30 @@ void mcp_loadFile(const char* path) {
     snprintf(real, sizeof(real), "%s", path);
   }
 
-  // open: every symbol resolved now, nothing exported to later libraries
-  dlerror();
-  void* handle = dlopen(real, RTLD_NOW | RTLD_LOCAL);
-  if (!handle) {
-    const char* err = dlerror();
-    mcp_report(real, "dlopen failed: %s", err ? err : "unknown error");
+  // the verdict of the probe in a child process (cached): only a library that passed is loaded
+  // here, so one that crashes, exits or hangs while loading cannot take the host down
+  mcpVerdict verdict;
+  if (!mcp_cacheLookup(real, &st, &verdict)) {
+    mcp_probe(real, &verdict);
+    if (verdict.cacheable) {
+      mcp_cacheStore(real, &st, &verdict);
+    }
+  }
+  if (!verdict.ok) {
+    for (const char* r = verdict.reasons; *r;) {
+      const char* eol = strchr(r, '\n');
+      int len = eol ? (int)(eol - r) : (int)strlen(r);
+      mcp_report(real, "%.*s", len, r);
+      r += len + (eol ? 1 : 0);
+    }
     return;
   }
 
-  // the entry symbol
-  mcpLibraryFn entry = entryPoint(handle);
-  if (!entry) {
-    mcp_report(real, "no entry point '%s' (not a moduco plugin?)", MCP_ENTRY_SYMBOL);
-    dlclose(handle);
-    return;
-  }
-
-  // the library struct
-  const mcpLibrary* lib = entry(mcp_host());
-  if (mcp_checkLibrary(lib, why, sizeof(why))) {
+  // load in-process
+  void* handle;
+  const mcpLibrary* lib;
+  if (mcp_openLibrary(real, &handle, &lib, why, sizeof(why))) {
     mcp_report(real, "%s", why);
-    dlclose(handle);
     return;
   }
 
@@ -407,19 +515,15 @@ void mcp_loadFile(const char* path) {
   int index = -1;
   for (int i = 0; i < lib->nplugin; i++) {
     const mcpHeader* hdr = lib->plugin[i];
-    if (!mcp_checkDescriptor(hdr, why, sizeof(why)) && !mcp_conflict(hdr, why, sizeof(why))) {
+    if (mcp_checkEntry(hdr, i, why, sizeof(why))) {
+      mcp_report(real, "%s", why);
+    } else if (mcp_conflict(hdr, why, sizeof(why))) {
+      mcp_report(real, "plugin '%s': %s", hdr->name, why);
+    } else {
       if (index < 0) {
         index = mcp_addLibrary(handle, real, name);
       }
       mcp_addPlugin(hdr, index);
-      continue;
-    }
-
-    // name the descriptor when its header can be trusted that far
-    if (hdr && hdr->abi_major == MCP_ABI_MAJOR && hdr->name && mcp_validName(hdr->name)) {
-      mcp_report(real, "plugin '%s': %s", hdr->name, why);
-    } else {
-      mcp_report(real, "descriptor %d: %s", i, why);
     }
   }
 

@@ -7,6 +7,7 @@
 #ifndef MODUCO_CORE_PLUGIN_LOADER_H_
 #define MODUCO_CORE_PLUGIN_LOADER_H_
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <moduco/mcplugin.h>
@@ -29,12 +30,53 @@ size_t mcp_kindSize(int kind);
 
 //---------------------------------- loading (loader.c) --------------------------------------------
 
+// Check descriptor i of a library; return 0, or -1 with the message to report ("plugin 'x': why"
+// or "descriptor i: why") in msg.
+int mcp_checkEntry(const mcpHeader* hdr, int i, char* msg, int msg_sz);
+
+// Open a library in this process: dlopen, the entry symbol, mcp_checkLibrary and the reserved
+// built-in names (a library outside the core's own folders registering a name without a dot is
+// refused whole). Return 0 with the handle and library struct, or -1 with the reason in why.
+int mcp_openLibrary(const char* real, void** handle, const mcpLibrary** library, char* why,
+                    int why_sz);
+
+// Add one of the core's own plugin folders (resolved to its real path; ignored if it does not
+// exist). Libraries directly in these folders may register built-in names.
+void mcp_addCoreFolder(const char* dir);
+
+// Core folder i, or NULL past the last one.
+const char* mcp_coreFolder(int i);
+
 // Load every regular file "*.so" in dir (sorted by name). report_missing: add a message if the
 // directory cannot be opened.
 void mcp_loadDir(const char* dir, int report_missing);
 
 // Load one library file.
 void mcp_loadFile(const char* path);
+
+//---------------------------------- probe and verdict cache (probe.c, cache.c) --------------------
+
+#define MCP_MAXREASONS 4096
+
+typedef struct mcpVerdict_ {      // whether a library may be loaded in this process
+  int ok;                         // 1: it passed the probe
+  int cacheable;                  // 0: do not remember it (the probe itself could not decide)
+  char reasons[MCP_MAXREASONS];   // why not: one reason per line, each reported as
+                                  // "plugin: <file>: <reason>"
+} mcpVerdict;
+
+// Probe a library in a child process with a time limit (MODUCO_PLUGIN_PROBE_TIMEOUT seconds,
+// default 5): mcp_openLibrary and every descriptor checked there. It passes if the child reports
+// at least one valid descriptor; a crash, abort, exit or hang there is a failure naming the cause.
+void mcp_probe(const char* real, mcpVerdict* verdict);
+
+// The verdict cache (see docs/plugins.md, "Discovery"). Lookup returns 1 and fills verdict if a
+// verdict is known for this file (real path, device, inode, size, mtime, ctime) and this host
+// (ABI, layout stamp, core folders). Store remembers one; save writes the cache file if anything
+// changed and releases the cache (called once at the end of the scan).
+int mcp_cacheLookup(const char* real, const struct stat* st, mcpVerdict* verdict);
+void mcp_cacheStore(const char* real, const struct stat* st, const mcpVerdict* verdict);
+void mcp_cacheSave(void);
 
 //---------------------------------- registry internals (registry.c) -------------------------------
 

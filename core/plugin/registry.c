@@ -315,6 +315,14 @@ static void fillPairOwner(void) {
 
 // load the search path once
 static void scan(void) {
+  // the core's own folders: only their libraries may register built-in names (loader.c)
+  char dir[PATH_MAX];
+  if (besideLibrary(dir, sizeof(dir))) {
+    mcp_addCoreFolder(dir);
+  }
+  mcp_addCoreFolder(MODUCO_INSTALL_PLUGIN_DIR);
+  mcp_addCoreFolder(MODUCO_BUILD_PLUGIN_DIR);
+
   // MODUCO_PLUGIN_PATH: colon-separated folders, reported if missing
   const char* env = getenv("MODUCO_PLUGIN_PATH");
   if (env && env[0]) {
@@ -327,8 +335,8 @@ static void scan(void) {
     free(copy);
   }
 
-  // beside libmoduco, the install folder, the build tree (silent if missing)
-  char dir[PATH_MAX];
+  // beside libmoduco, the install folder, the build tree (silent if missing); then remember
+  // the probe verdicts
   if (besideLibrary(dir, sizeof(dir))) {
     mcp_loadDir(dir, 0);
   }
@@ -338,6 +346,7 @@ static void scan(void) {
   if (MODUCO_BUILD_PLUGIN_DIR[0]) {
     mcp_loadDir(MODUCO_BUILD_PLUGIN_DIR, 0);
   }
+  mcp_cacheSave();
 
   // collision plugins by priority
   g_reg.collision = malloc(sizeof(int) * (size_t)(g_reg.nentry ? g_reg.nentry : 1));

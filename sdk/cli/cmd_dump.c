@@ -42,36 +42,6 @@ static cJSON* jsonMatrix(const mcNum* v, int rows, int cols) {
 }
 
 
-// read a whole file into a 0-terminated buffer (caller frees); NULL on failure
-static char* readFile(const char* file) {
-  FILE* f = fopen(file, "rb");
-  if (!f) {
-    return NULL;
-  }
-  size_t cap = 4096, len = 0;
-  char* buf = malloc(cap);
-  size_t got;
-  while (buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-    len += got;
-    if (cap - len - 1 == 0) {
-      char* bigger = realloc(buf, cap * 2);
-      if (!bigger) {
-        free(buf);
-        buf = NULL;
-        break;
-      }
-      buf = bigger;
-      cap *= 2;
-    }
-  }
-  if (buf) {
-    buf[len] = 0;
-  }
-  fclose(f);
-  return buf;
-}
-
-
 // copy one state array from the JSON object if present; return 0, or -1 after an error message
 static int loadStateArray(const cJSON* root, const char* file, const char* key, mcNum* dst,
                           int n, const char* sizename) {
@@ -103,28 +73,10 @@ static int loadStateArray(const cJSON* root, const char* file, const char* key, 
 
 // overwrite the state from a JSON file; return 0, or -1 after an error message
 static int loadState(const mcModel* m, mcData* d, const char* file) {
-  char* text = readFile(file);
-  if (!text) {
-    cli_error("%s: cannot read state file", file);
+  cJSON* root = cli_readJsonObject(file);
+  if (!root) {
     return -1;
   }
-  cJSON* root = cJSON_Parse(text);
-  if (!root || !cJSON_IsObject(root)) {
-    const char* at = cJSON_GetErrorPtr();
-    int line = 1;
-    for (const char* c = text; at && c < at && *c; c++) {
-      line += *c == '\n';
-    }
-    if (root) {
-      cli_error("%s: the state must be a JSON object", file);
-    } else {
-      cli_error("%s:%d: invalid JSON", file, line);
-    }
-    cJSON_Delete(root);
-    free(text);
-    return -1;
-  }
-  free(text);
 
   // arrays, each with its model size
   int rc = 0;
@@ -146,6 +98,46 @@ static int loadState(const mcModel* m, mcData* d, const char* file) {
   }
   cJSON_Delete(root);
   return rc ? -1 : 0;
+}
+
+
+// number of null values below an item (dumpJson writes null only for a non-finite number)
+static int countNull(const cJSON* item) {
+  if (cJSON_IsNull(item)) {
+    return 1;
+  }
+  int n = 0;
+  const cJSON* child;
+  cJSON_ArrayForEach(child, item) {
+    n += countNull(child);
+  }
+  return n;
+}
+
+
+// say where non-finite values were printed as null: the key "nonfinite" (the names of the
+// fields holding them, in output order) and one line on stderr; return their number
+static int markNonFinite(cJSON* o, const char* file) {
+  cJSON* names = cJSON_CreateArray();
+  char list[512] = "";
+  int total = 0;
+  const cJSON* field;
+  cJSON_ArrayForEach(field, o) {
+    int n = countNull(field);
+    if (n && field->string) {
+      total += n;
+      cJSON_AddItemToArray(names, cJSON_CreateString(field->string));
+      size_t len = strlen(list);
+      snprintf(list + len, sizeof(list) - len, "%s%s", len ? ", " : "", field->string);
+    }
+  }
+  cJSON_AddItemToObject(o, "nonfinite", names);
+  if (total) {
+    cli_error("%s: warning: %d non-finite value%s (NaN or inf) printed as null, in %s: the "
+              "state diverged or is out of range (docs/dump.md)", file, total,
+              total == 1 ? "" : "s", list);
+  }
+  return total;
 }
 
 
@@ -231,8 +223,7 @@ int cmd_dump(int argc, char** argv) {
     } else if (!strcmp(a, "--key") && has) {
       key = argv[++i];
     } else if (!strcmp(a, "--steps") && has) {
-      if (cli_parseCount(argv[++i], &nstep)) {
-        cli_error("--steps needs a non-negative integer, got '%s'", argv[i]);
+      if (cli_parseSteps("--steps", argv[++i], &nstep)) {
         return CLI_USAGE;
       }
     } else if (!strcmp(a, "--check")) {
@@ -296,6 +287,9 @@ int cmd_dump(int argc, char** argv) {
 
     // print
     cJSON* o = dumpJson(m, d);
+    if (o) {
+      markNonFinite(o, file);
+    }
     char* text = o ? cJSON_Print(o) : NULL;
     if (!text) {
       cli_error("out of memory while printing JSON");

@@ -1,4 +1,5 @@
 // Moduco command-line tool: 'compile' (model sizes) and 'plugins' (the plugin registry).
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,7 +37,11 @@ int cmd_compile(int argc, char** argv) {
   // plugins and timestep
   printf("%-12s %s\n", "integrator", cli_integratorName(m));
   printf("%-12s %s\n", "solver", cli_solverName(m));
-  printf("%-12s %.17g\n", "timestep", m->opt.timestep);
+  if (isfinite(m->opt.timestep)) {
+    printf("%-12s %.17g\n", "timestep", m->opt.timestep);
+  } else {
+    printf("%-12s unavailable (not finite)\n", "timestep");
+  }
   mc_deleteModel(m);
   return CLI_OK;
 }

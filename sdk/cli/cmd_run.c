@@ -74,8 +74,7 @@ int cmd_run(int argc, char** argv) {
         return CLI_USAGE;
       }
     } else if (!strcmp(a, "--steps") && has) {
-      if (cli_parseCount(argv[++i], &nstep)) {
-        cli_error("--steps needs a non-negative integer, got '%s'", argv[i]);
+      if (cli_parseSteps("--steps", argv[++i], &nstep)) {
         return CLI_USAGE;
       }
     } else if (!strcmp(a, "--integrator") && has) {
@@ -124,10 +123,12 @@ int cmd_run(int argc, char** argv) {
     return CLI_FAIL;
   }
 
-  // number of steps: --steps, else --duration (default 5 s of simulated time)
-  if (nstep < 0) {
-    double t = duration >= 0 ? duration : 5.0;
-    nstep = m->opt.timestep > 0 ? (long)ceil(t / m->opt.timestep - 1e-9) : 0;
+  // number of steps: --steps, else --duration (default 5 s of simulated time), range-checked
+  if (nstep < 0 &&
+      cli_durationSteps(file, duration >= 0 ? duration : 5.0, m->opt.timestep, &nstep)) {
+    mc_deleteData(d);
+    mc_deleteModel(m);
+    return CLI_FAIL;
   }
   fprintf(stderr, "moduco: %s  nq=%d nv=%d nu=%d  integrator %s  solver %s  timestep %g  "
           "%ld steps\n", file, m->nq, m->nv, m->nu, cli_integratorName(m), cli_solverName(m),
@@ -177,12 +178,22 @@ int cmd_run(int argc, char** argv) {
 
   // summary
   printf("steps            %ld\n", nstep);
-  printf("sim time         %.6f s\n", simtime);
+  if (isfinite(simtime)) {
+    printf("sim time         %.6f s\n", simtime);
+  } else {
+    printf("sim time         unavailable (not finite: timestep %g)\n", m->opt.timestep);
+  }
   printf("wall time        %.6f s\n", wall);
   printf("steps/s          %.0f\n", wall > 0 ? (double)nstep / wall : 0.0);
-  printf("realtime factor  %.2f\n", wall > 0 ? simtime / wall : 0.0);
-  printf("energy           %.9g (potential %.9g, kinetic %.9g)\n", d->energy[0] + d->energy[1],
-         d->energy[0], d->energy[1]);
+  printf("realtime factor  %.2f\n", wall > 0 && isfinite(simtime / wall) ? simtime / wall : 0.0);
+  double energy = d->energy[0] + d->energy[1];
+  if (isfinite(energy) && isfinite(d->energy[0]) && isfinite(d->energy[1])) {
+    printf("energy           %.9g (potential %.9g, kinetic %.9g)\n", energy, d->energy[0],
+           d->energy[1]);
+  } else {
+    printf("energy           unavailable (not finite at the final state: the simulation "
+           "diverged, see the warnings)\n");
+  }
   int nwarn = 0;
   for (int i = 0; i < mcNWARNING; i++) {
     nwarn += d->warning[i].number;
@@ -201,6 +212,15 @@ int cmd_run(int argc, char** argv) {
       printf("  %-14d %s (info %d)\n", d->plugin_warncount[k], mc_pluginWarningName(m, k),
              d->plugin_warninfo[k]);
     }
+  }
+
+  int nbad = d->warning[mcWARN_BADQPOS].number + d->warning[mcWARN_BADQVEL].number +
+             d->warning[mcWARN_BADQACC].number;
+  if (nbad) {
+    printf("  %s\n", m->opt.disableflags & mcDSBL_AUTORESET
+                          ? "autoreset is disabled: the non-finite state was kept"
+                          : "each bad qpos/qvel/qacc reset the state to the model's default "
+                            "(docs/warnings.md)");
   }
 
   if (profile) {

@@ -32,7 +32,8 @@ static void usage(FILE* out) {
 }
 
 
-int main(int argc, char** argv) {
+// run the command line; return the exit code
+static int dispatch(int argc, char** argv) {
   // no command: usage on stderr
   if (argc < 2) {
     usage(stderr);
@@ -59,4 +60,14 @@ int main(int argc, char** argv) {
   cli_error("unknown command '%s' (commands: run, compile, plugins, dump, bench, version, help)",
             cmd);
   return CLI_USAGE;
+}
+
+
+int main(int argc, char** argv) {
+  // every command's results go to stdout: nothing lost there without an error and a failure
+  int rc = dispatch(argc, argv);
+  if (cli_closeOutput(stdout, "standard output") && rc == CLI_OK) {
+    rc = CLI_FAIL;
+  }
+  return rc;
 }

@@ -1,4 +1,5 @@
 // Moduco command-line tool: shared helpers.
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -36,11 +37,34 @@ void cli_error(const char* fmt, ...) {
 }
 
 
+int cli_closeOutput(FILE* f, const char* name) {
+  // a write failed earlier (its errno is gone), or the last buffer cannot be written
+  int failed = ferror(f) != 0;
+  errno = 0;
+  if (fflush(f)) {
+    failed = 1;
+  }
+  int err = errno;
+  if (fclose(f) && !failed) {
+    failed = 1;
+    err = errno;
+  }
+  if (failed) {
+    cli_error("cannot write %s: %s", name, err ? strerror(err) : "write error");
+    return -1;
+  }
+  return 0;
+}
+
+
 int cli_parseDouble(const char* s, double* out) {
   char* end = NULL;
   errno = 0;
+  if (!*s || isspace((unsigned char)*s)) {
+    return -1;
+  }
   double v = strtod(s, &end);
-  if (!*s || *end || errno || !isfinite(v)) {
+  if (*end || errno || !isfinite(v)) {
     return -1;
   }
   *out = v;
@@ -51,12 +75,73 @@ int cli_parseDouble(const char* s, double* out) {
 int cli_parseCount(const char* s, long* out) {
   char* end = NULL;
   errno = 0;
+  if (!isdigit((unsigned char)*s)) {
+    return -1;
+  }
   long v = strtol(s, &end, 10);
-  if (!*s || *end || errno || v < 0) {
+  if (*end || errno || v < 0) {
     return -1;
   }
   *out = v;
   return 0;
+}
+
+
+int cli_parseSteps(const char* opt, const char* s, long* out) {
+  long v;
+  if (cli_parseCount(s, &v) || v > CLI_MAXSTEPS) {
+    cli_error("%s needs an integer from 0 to %ld, got '%s'", opt, CLI_MAXSTEPS, s);
+    return -1;
+  }
+  *out = v;
+  return 0;
+}
+
+
+int cli_durationSteps(const char* file, double duration, double timestep, long* out) {
+  if (!(timestep > 0) || !isfinite(timestep)) {
+    cli_error("%s: timestep %g cannot turn a duration into steps (use --steps N)", file,
+              timestep);
+    return -1;
+  }
+
+  // in double, range-checked before the conversion (1e300 s must not wrap to a negative count)
+  double n = ceil(duration / timestep - 1e-9);
+  if (n < 0) {
+    n = 0;
+  }
+  if (!(n <= (double)CLI_MAXDURATIONSTEPS)) {
+    cli_error("%s: %g s of model time at timestep %g is %.3g steps, more than the %ld a "
+              "duration may ask for; pass --steps N to run that many steps explicitly, or a "
+              "shorter --duration", file, duration, timestep, n, CLI_MAXDURATIONSTEPS);
+    return -1;
+  }
+  *out = (long)n;
+  return 0;
+}
+
+
+int cli_splitList(const char* opt, char* s, char** out, int max) {
+  int n = 0;
+  for (char* item = s;; n++) {
+    char* comma = strchr(item, ',');
+    if (comma) {
+      *comma = 0;
+    }
+    if (!item[0]) {
+      cli_error("%s needs a comma-separated list of names without empty items", opt);
+      return -1;
+    }
+    if (n == max) {
+      cli_error("%s takes at most %d items", opt, max);
+      return -1;
+    }
+    out[n] = item;
+    if (!comma) {
+      return n + 1;
+    }
+    item = comma + 1;
+  }
 }
 
 

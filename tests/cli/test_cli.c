@@ -98,11 +98,13 @@ typedef struct {
 } Run;
 
 
-// run the tool with arguments (already quoted as needed); capture stdout, stderr, exit status
-static Run run(const char* args) {
-  char cmd[4096];
-  snprintf(cmd, sizeof(cmd), "'%s' %s >'%s/out' 2>'%s/err' </dev/null", MODUCO_CLI, args, g_dir,
-           g_dir);
+// run the tool with environment assignments env (may be "") and arguments (already quoted as
+// needed), stdout to the file out (NULL: captured); capture stderr and the exit status
+static Run runWith(const char* env, const char* args, const char* out) {
+  char cmd[8192], outpath[512];
+  snprintf(outpath, sizeof(outpath), "%s/out", g_dir);
+  snprintf(cmd, sizeof(cmd), "%s '%s' %s >'%s' 2>'%s/err' </dev/null", env, MODUCO_CLI, args,
+           out ? out : outpath, g_dir);
   int rc = system(cmd);
   Run r;
   r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : 255;
@@ -112,6 +114,12 @@ static Run run(const char* args) {
   snprintf(path, sizeof(path), "%s/err", g_dir);
   r.err = readAll(path);
   return r;
+}
+
+
+// run the tool with arguments; capture stdout, stderr, exit status
+static Run run(const char* args) {
+  return runWith("", args, NULL);
 }
 
 
@@ -457,5 +465,217 @@ Test(cli, bad_usage) {
   r = run("run x.xml --steps -3");
   cr_expect_neq(r.status, 0);
   cr_expect_eq(lineCount(r.err), 1, "stderr:\n%s", r.err);
+  freeRun(&r);
+}
+
+
+//---------------------------------- hardening: output, ranges, state files, non-finite ----------
+
+// a full device: every command's lost output is an error with a non-zero status
+Test(cli, output_to_full_device_fails) {
+  const char* model = writeFile(0, "arm.xml", kArm);
+  const char* fmts[] = {"run '%s' --steps 5", "dump '%s'", "compile '%s'", "plugins", "version",
+                        "help"};
+  for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+    char args[700];
+    snprintf(args, sizeof(args), fmts[i], model);
+    Run r = runWith("", args, "/dev/full");
+    cr_expect_eq(r.status, 1, "'%s' > /dev/full: exit %d", args, r.status);
+    cr_expect(strstr(r.err, "moduco: cannot write standard output: No space left on device"),
+              "'%s' > /dev/full: stderr '%s'", args, r.err);
+    freeRun(&r);
+  }
+}
+
+
+// step counts: a duration is range-checked before conversion; explicit --steps has a ceiling
+Test(cli, step_count_limits) {
+  const char* model = writeFile(0, "arm.xml", kArm);
+  const char* tiny = writeFile(1, "tiny.xml",
+                               "<mujoco><option timestep=\"1e-12\"/><worldbody><body><freejoint/>"
+                               "<geom size=\"0.1\"/></body></worldbody></mujoco>");
+  const struct {
+    const char* fmt;
+    int status;
+    const char* err;
+  } cases[] = {
+    {"run '%s' --duration 1e300", 1, "is 5e+302 steps, more than the 100000000 a duration"},
+    {"run '%s' --duration 1e17", 1, "is 5e+19 steps"},
+    {"run '%s' --duration 3e5", 1, "pass --steps N"},
+    {"run '%s' --steps 1000000000000001", 2, "--steps needs an integer from 0 to"},
+    {"run '%s' --steps 99999999999999999999", 2, "--steps needs an integer"},
+    {"run '%s' --steps ' 5'", 2, "--steps needs an integer"},
+    {"run '%s' --steps +5", 2, "--steps needs an integer"},
+    {"dump '%s' --steps 1e3", 2, "--steps needs an integer"},
+    {"run '%s' --duration ' 1'", 2, "--duration"},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    char args[700];
+    snprintf(args, sizeof(args), cases[i].fmt, model);
+    Run r = run(args);
+    cr_expect_eq(r.status, cases[i].status, "'%s': exit %d (%s)", args, r.status, r.err);
+    cr_expect(strstr(r.err, cases[i].err), "'%s': stderr '%s'", args, r.err);
+    cr_expect_eq(lineCount(r.err), 1, "'%s': stderr '%s'", args, r.err);
+    cr_expect(!strstr(r.out, "steps "), "'%s' simulated:\n%s", args, r.out);
+    freeRun(&r);
+  }
+
+  // timestep 1e-12 with the default 5 s: refused, naming the model; explicit steps run
+  char args[700];
+  snprintf(args, sizeof(args), "run '%s'", tiny);
+  Run r = run(args);
+  cr_expect_eq(r.status, 1, "exit %d", r.status);
+  cr_expect(strstr(r.err, "tiny.xml: 5 s of model time at timestep 1e-12 is 5e+12 steps"),
+            "stderr '%s'", r.err);
+  freeRun(&r);
+  snprintf(args, sizeof(args), "run '%s' --steps 20", tiny);
+  r = run(args);
+  cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+  cr_expect_eq(sizeValue(r.out, "steps"), 20);
+  freeRun(&r);
+}
+
+
+// every malformed state file of tests/hardening/inputs/state is refused, naming the file
+Test(cli, state_files_strict) {
+  const char* model = writeFile(0, "arm.xml", kArm);
+  const struct {
+    const char* file;
+    const char* err;
+  } cases[] = {
+    {"trailing-garbage.json", ":1: unexpected data at byte 12 after the JSON object"},
+    {"trailing-bracket.json", ":2: unexpected data at byte 16 after the JSON object"},
+    {"two-objects.json", ":2: unexpected data at byte 12 after the JSON object"},
+    {"nul-inside.json", ":1: NUL byte at byte 22"},
+    {"nul-after.json", ":2: NUL byte at byte 12"},
+    {"duplicate-key.json", ": duplicate key 'time'"},
+    {"array.json", ": the state must be a JSON object"},
+    {"truncated.json", ":1: invalid JSON at byte"},
+    {"empty.json", ":1: invalid JSON at byte 0"},
+    {"nan-token.json", ":1: invalid JSON at byte"},
+    {"time-overflow.json", ": 'time' must be a finite number"},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    char path[512], args[1400], want[600];
+    snprintf(path, sizeof(path), "%s/tests/hardening/inputs/state/%s", MODUCO_SOURCE_DIR,
+             cases[i].file);
+    snprintf(args, sizeof(args), "dump '%s' --state '%s'", model, path);
+    snprintf(want, sizeof(want), "moduco: %s%s", path, cases[i].err);
+    Run r = run(args);
+    cr_expect_eq(r.status, 1, "%s: exit %d", cases[i].file, r.status);
+    cr_expect(strstr(r.err, want), "%s: stderr '%s', expected '%s'", cases[i].file, r.err, want);
+    cr_expect_eq(r.out[0], 0, "%s: printed output", cases[i].file);
+    freeRun(&r);
+  }
+
+  // not regular files: refused before reading
+  const char* special[] = {"/dev/zero", "/tmp"};
+  for (size_t i = 0; i < 2; i++) {
+    char args[700];
+    snprintf(args, sizeof(args), "dump '%s' --state %s", model, special[i]);
+    Run r = run(args);
+    cr_expect_eq(r.status, 1);
+    cr_expect(strstr(r.err, "not a regular file"), "stderr '%s'", r.err);
+    freeRun(&r);
+  }
+}
+
+
+// a "nan" or "inf" number (any case, any sign) in a text, outside indented lines (the warning
+// texts of run's summary, which say "NaN, Inf or huge value")
+static int hasNonFiniteToken(const char* s) {
+  int indented = *s == ' ';
+  for (const char* p = s; *p; p++) {
+    if (*p == '\n') {
+      indented = p[1] == ' ';
+      continue;
+    }
+    int start = p == s || strchr(" \t[:,(-+", p[-1]);
+    if (!indented && start && (!strncasecmp(p, "nan", 3) || !strncasecmp(p, "inf", 3)) &&
+        !isalpha((unsigned char)p[3])) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+
+// a diverging model: run and dump never print a non-finite number, and say what happened
+Test(cli, nonfinite_never_printed) {
+  const char* model = writeFile(0, "huge.xml",
+                                "<mujoco><option gravity=\"0 0 -1e300\"/><worldbody><body>"
+                                "<freejoint/><geom size=\"0.1\"/></body></worldbody></mujoco>");
+  char args[700];
+  snprintf(args, sizeof(args), "run '%s' --steps 50", model);
+  Run r = run(args);
+  cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+  cr_expect(!hasNonFiniteToken(r.out), "run printed a non-finite number:\n%s", r.out);
+  cr_expect(strstr(r.out, "energy           unavailable (not finite"), "summary:\n%s", r.out);
+  cr_expect(strstr(r.out, "reset the state"), "summary:\n%s", r.out);
+  cr_expect(strstr(r.err, "WARNING: NaN, Inf or huge value"), "stderr:\n%s", r.err);
+  freeRun(&r);
+
+  // dump after the steps: nulls, listed in "nonfinite", and a warning line
+  snprintf(args, sizeof(args), "dump '%s' --steps 3", model);
+  r = run(args);
+  cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+  cr_expect(!hasNonFiniteToken(r.out), "dump printed a non-finite number");
+  cJSON* o = cJSON_Parse(r.out);
+  cr_assert_not_null(o, "dump output is not JSON");
+  const cJSON* names = cJSON_GetObjectItemCaseSensitive(o, "nonfinite");
+  cr_assert(cJSON_IsArray(names));
+  cr_expect_gt(cJSON_GetArraySize(names), 0);
+  int energy = 0;
+  const cJSON* n;
+  cJSON_ArrayForEach(n, names) {
+    energy += cJSON_IsString(n) && !strcmp(n->valuestring, "energy");
+  }
+  cr_expect_eq(energy, 1, "'energy' not listed in nonfinite");
+  cr_expect(strstr(r.err, "non-finite value"), "stderr:\n%s", r.err);
+  cJSON_Delete(o);
+  freeRun(&r);
+
+  // a finite model: "nonfinite" is empty and nothing is said
+  const char* arm = writeFile(1, "arm.xml", kArm);
+  snprintf(args, sizeof(args), "dump '%s' --steps 3", arm);
+  r = run(args);
+  o = cJSON_Parse(r.out);
+  cr_assert_not_null(o);
+  cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(o, "nonfinite")), 0);
+  cr_expect_eq(r.err[0], 0, "stderr:\n%s", r.err);
+  cJSON_Delete(o);
+  freeRun(&r);
+}
+
+
+// hostile plugin libraries on the path: every command survives, 'plugins' says why each was
+// skipped, and the impostor "euler" is refused
+Test(cli, hostile_plugins_listed_with_reason) {
+  char env[1024];
+  snprintf(env, sizeof(env), "MODUCO_PLUGIN_PATH='%s:%s' MODUCO_PLUGIN_CACHE=off "
+           "MODUCO_PLUGIN_PROBE_TIMEOUT=1", MODUCO_HOSTILE_DIR, MODUCO_BUILD_PLUGIN_DIR);
+  Run r = runWith(env, "plugins", NULL);
+  cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+  const char* msgs = strstr(r.out, "loader messages:");
+  cr_assert_not_null(msgs, "no loader messages:\n%s", r.out);
+  const char* files[] = {"hostile-crash-entry.so: crashed", "hostile-crash-ctor.so: crashed",
+                         "hostile-abort-entry.so: crashed", "hostile-exit-entry.so: ended",
+                         "hostile-exit-ctor.so: ended", "hostile-hang-entry.so: did not finish",
+                         "hostile-hang-ctor.so: did not finish",
+                         "hostile-reserved.so: plugin 'euler': the name is reserved"};
+  for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+    cr_expect(strstr(msgs, files[i]), "'%s' missing:\n%s", files[i], msgs);
+  }
+  cr_expect(strstr(r.out, "hostile.step"), "the good library is missing:\n%s", r.out);
+  cr_expect(!strstr(r.out, "impostor") && !strstr(r.out, "9.9 "), "impostor listed:\n%s", r.out);
+  freeRun(&r);
+
+  // a model run with the same path: exits 0 with its summary
+  const char* model = writeFile(0, "arm.xml", kArm);
+  char args[700];
+  snprintf(args, sizeof(args), "run '%s' --steps 5", model);
+  r = runWith(env, args, NULL);
+  cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+  cr_expect_eq(sizeValue(r.out, "steps"), 5, "summary:\n%s", r.out);
   freeRun(&r);
 }
