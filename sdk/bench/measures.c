@@ -43,7 +43,7 @@ void bench_countWarnings(BenchArm* a) {
               r->warning[mcWARN_BADQACC];
   r->nonfinite = nonFinite(bench_armQpos(a), r->nq) || nonFinite(bench_armQvel(a), r->nv) ||
                  !isfinite(r->energy1);
-  r->diverged = r->resets > 0 || r->nonfinite;
+  r->diverged = r->resets > 0 || r->warning[mcWARN_BADCTRL] > 0 || r->nonfinite;
 }
 
 

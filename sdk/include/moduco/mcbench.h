@@ -90,7 +90,7 @@ typedef struct mcbResult_ {       // one arm: engine x model x solver x integrat
   int plugin_warnings;            // plugin-defined warnings, summed (d->plugin_warncount)
   int resets;                     // bad qpos + bad qvel + bad qacc (each auto-resets the data)
   int nonfinite;                  // 1: non-finite qpos/qvel/energy at the end
-  int diverged;                   // resets > 0 or nonfinite
+  int diverged;                   // resets > 0, a bad-ctrl warning, or nonfinite
 
   // accuracy: M-norm relative error of qacc against a tight Newton solve at sampled states
   int acc_samples;                // states measured (states without constraint rows skipped)
