@@ -211,6 +211,9 @@ static void armPrepare(mcbBench* b, BenchArm* a) {
 int mcb_run(mcbBench* b) {
   const mcbConfig* c = &b->c;
   int repeat = (int)c->repeat;
+  if (b->ran) {
+    return -1;                    // once per bench: the buffers of the passes are made here
+  }
 
   // warm-up and statistics (untimed); baselines first within each model (arm order)
   for (int i = 0; i < b->narm; i++) {

@@ -40,6 +40,7 @@ Test(bench_api, run_and_read_results) {
   cr_expect_null(mcb_result(b, -1));
   cr_expect_eq(mcb_config(b)->warmup, 60, "warmup defaults to steps");
   cr_expect_eq(mcb_run(b), 0);
+  cr_expect_eq(mcb_run(b), -1, "a bench runs once");
 
   // the box stack ran; the missing model's arms carry errors
   for (int i = 0; i < 4; i++) {

@@ -120,7 +120,7 @@ MCAPI void mcb_defaultConfig(mcbConfig* c);
 MCAPI mcbBench* mcb_create(const mcbConfig* c);
 
 // Run: warm-up and statistics pass per arm (warnings, divergence, accuracy), the interleaved
-// timed repeats, ratios, then --profile and --threads runs. Return 0.
+// timed repeats, ratios, then --profile and --threads runs. Return 0, or -1 if b already ran.
 MCAPI int mcb_run(mcbBench* b);
 
 // Arms and their results (valid until mcb_delete).
