@@ -56,28 +56,41 @@ void bench_tableCell(BenchTable* t, const char* fmt, ...) {
 }
 
 
-// print with each column as wide as its widest cell (the last column unpadded), then free
+// print with each column as wide as its widest cell (no trailing blanks), then free
 void bench_tablePrint(BenchTable* t, FILE* f) {
   if (!t) {
     return;
   }
   int width[32] = {0};
+  size_t linecap = 1;
   for (int i = 0; i < t->ncell; i++) {
     int w = t->cell[i] ? (int)strlen(t->cell[i]) : 0;
     width[i % t->ncol] = w > width[i % t->ncol] ? w : width[i % t->ncol];
   }
-  for (int i = 0; i < t->ncell; i++) {
+  for (int k = 0; k < t->ncol; k++) {
+    linecap += (size_t)width[k] + 2;
+  }
+  char* line = malloc(linecap);
+  size_t len = 0;
+  for (int i = 0; line && i < t->ncell; i++) {
     int k = i % t->ncol;
     const char* s = t->cell[i] ? t->cell[i] : "";
-    int last = k == t->ncol - 1 || i == t->ncell - 1;
-    if (last && t->align[k] == 'l') {
-      fprintf(f, "%s\n", s);
+    len += (size_t)snprintf(line + len, linecap - len, t->align[k] == 'l' ? "%-*s" : "%*s",
+                            width[k], s);
+    if (k == t->ncol - 1 || i == t->ncell - 1) {
+      while (len > 0 && line[len - 1] == ' ') {
+        len--;
+      }
+      fprintf(f, "%.*s\n", (int)len, line);
+      len = 0;
     } else {
-      fprintf(f, t->align[k] == 'l' ? "%-*s" : "%*s", width[k], s);
-      fputs(last ? "\n" : "  ", f);
+      len += (size_t)snprintf(line + len, linecap - len, "  ");
     }
+  }
+  for (int i = 0; i < t->ncell; i++) {
     free(t->cell[i]);
   }
+  free(line);
   free(t->cell);
   free(t);
 }
@@ -95,28 +108,34 @@ static void numCell(BenchTable* t, const char* fmt, double v) {
 }
 
 
-// the status of an arm: ok, DIVERGED (why) or FAILED: error
-static void statusCell(BenchTable* t, const mcbResult* r) {
+// the status of an arm (ok, DIVERGED, FAILED) and why
+static const char* status(const mcbResult* r) {
+  return r->error ? "FAILED" : (r->diverged ? "DIVERGED" : "ok");
+}
+
+
+static void noteCell(BenchTable* t, const mcbResult* r) {
   if (r->error) {
-    bench_tableCell(t, "FAILED: %s", r->error);
+    bench_tableCell(t, "%s", r->error);
   } else if (r->diverged) {
-    bench_tableCell(t, "DIVERGED (%d resets%s)", r->resets,
+    bench_tableCell(t, "%d auto-resets%s%s", r->resets,
+                    r->warning[mcWARN_BADCTRL] ? ", bad ctrl" : "",
                     r->nonfinite ? ", non-finite state" : "");
   } else {
-    bench_tableCell(t, "ok");
+    bench_tableCell(t, "%s", "");
   }
 }
 
 
-#define MAIN_COLUMNS 21
+#define MAIN_COLUMNS 22
 
 static void armTable(const mcbBench* b, FILE* f) {
   static const char* const head[MAIN_COLUMNS] = {
-    "arm", "engine", "model", "solver", "integrator", "steps/s", "min", "max", "realtime", "base",
-    "ratio [95% CI] (min..max)", "iter", "gradient", "ncon", "nefc", "E drift", "acc med",
-    "acc max", "qpos dev", "warn/plug/resets", "status"};
+    "arm", "engine", "model", "solver", "integrator", "status", "steps/s", "min", "max",
+    "realtime", "base", "ratio [95% CI] (min..max)", "iter", "gradient", "ncon", "nefc",
+    "E drift", "acc med", "acc max", "qpos dev", "warn/plug/resets", "note"};
   BenchTable* t = bench_tableCreate(MAIN_COLUMNS);
-  bench_tableAlign(t, "rllllrrrrrlrrrrrrrrrl");
+  bench_tableAlign(t, "rlllllrrrrrlrrrrrrrrrl");
   for (int k = 0; k < MAIN_COLUMNS; k++) {
     bench_tableCell(t, "%s", head[k]);
   }
@@ -127,11 +146,12 @@ static void armTable(const mcbBench* b, FILE* f) {
     bench_tableCell(t, "%s", bench_baseName(r->file));
     bench_tableCell(t, "%s", r->solver[0] ? r->solver : "-");
     bench_tableCell(t, "%s", r->integrator[0] ? r->integrator : "-");
+    bench_tableCell(t, "%s", status(r));
     if (r->error || !b->ran) {
-      for (int k = 5; k < MAIN_COLUMNS - 1; k++) {
+      for (int k = 6; k < MAIN_COLUMNS - 1; k++) {
         bench_tableCell(t, "-");
       }
-      statusCell(t, r);
+      noteCell(t, r);
       continue;
     }
     numCell(t, "%.0f", r->median);
@@ -158,7 +178,7 @@ static void armTable(const mcbBench* b, FILE* f) {
       warn += r->warning[k];
     }
     bench_tableCell(t, "%d/%d/%d", warn, r->plugin_warnings, r->resets);
-    statusCell(t, r);
+    noteCell(t, r);
   }
   bench_tablePrint(t, f);
   fprintf(f, "ratio: median over repeats of the paired ratio arm/base (the model's baseline arm, "
