@@ -986,6 +986,8 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
   d->efc_J = NULL;
   d->efc_J_rownnz = d->efc_J_rowadr = d->efc_J_colind = NULL;
   d->efc_J_val = NULL;
+  d->efc_AR = NULL;
+  d->efc_AR_rownnz = d->efc_AR_rowadr = d->efc_AR_colind = NULL;
   for (int i = 0; i < d->ncon; i++) {
     d->contact[i].efc_address = -1;
   }

@@ -10,6 +10,7 @@
 #include "engine/engine.h"
 #include "engine/io.h"
 #include "engine/sensor.h"
+#include "engine/solver_contract.h"
 #include "math/math.h"
 #include "plugin/registry.h"
 
@@ -139,6 +140,9 @@ void mc_fwdConstraint(const mcModel* m, mcData* d) {
     mcu_zero(d->qfrc_constraint, m->nv);
     d->solver_iter = 0;
   } else {
+    // every input of the solver contract (efc_b; the rest is done by assembly and the smooth
+    // dynamics), for built-in and third-party solvers alike
+    mc_solverInputs(m, d);
     const mcpHost* host = mcp_host();
     double t1 = mc_clockNow(d);
     m->solver->solve(host, m, d, m->opt.iterations);

@@ -530,6 +530,10 @@ void mci_clearArena(mcData* d) {
   d->efc_J_rowadr = NULL;
   d->efc_J_colind = NULL;
   d->efc_J_val = NULL;
+  d->efc_AR = NULL;
+  d->efc_AR_rownnz = NULL;
+  d->efc_AR_rowadr = NULL;
+  d->efc_AR_colind = NULL;
 }
 
 
@@ -667,6 +671,10 @@ mcData* mc_copyData(mcData* dest, const mcModel* m, const mcData* src) {
   dest->efc_J_rowadr = (int*)rebase(src->efc_J_rowadr, src, dest);
   dest->efc_J_colind = (int*)rebase(src->efc_J_colind, src, dest);
   dest->efc_J_val = (mcNum*)rebase(src->efc_J_val, src, dest);
+  dest->efc_AR = (mcNum*)rebase(src->efc_AR, src, dest);
+  dest->efc_AR_rownnz = (int*)rebase(src->efc_AR_rownnz, src, dest);
+  dest->efc_AR_rowadr = (int*)rebase(src->efc_AR_rowadr, src, dest);
+  dest->efc_AR_colind = (int*)rebase(src->efc_AR_colind, src, dest);
 
   // plugin data is per instance: dest keeps its own
   for (int i = 0; i < nsaved; i++) {

@@ -5,6 +5,7 @@
 
 #include "engine/engine.h"
 #include "engine/io.h"
+#include "engine/solver_contract.h"
 #include "plugin/loader.h"
 #include "plugin/registry.h"
 
@@ -41,6 +42,10 @@ static const mcpHost g_host = {
   .factorI = mc_factorI,
   .solveLD = mc_solveLD,
   .name2id = mc_name2id,
+  .mulJ = mc_mulJ,
+  .mulJT = mc_mulJT,
+  .rowJ = mc_rowJ,
+  .makeAR = mc_makeAR,
 };
 
 

@@ -16,10 +16,6 @@ typedef enum { MCS_NEWTON = 0, MCS_CG } mcsPrimal;
 // scale of the solver statistics: 1 / (mean diagonal inertia at qpos0 * max(1, nv))
 mcNum mcs_scale(const mcModel* m);
 
-// res = J * vec (nefc) and res = J' * vec (nv), on the row-sparse efc_J when present
-void mcs_mulJ(const mcModel* m, const mcData* d, mcNum* res, const mcNum* vec);
-void mcs_mulJT(const mcModel* m, const mcData* d, mcNum* res, const mcNum* vec);
-
 // Sparse Hessian of Newton (row-sparse efc_J): L' L factor of H = M + J' D J with the pattern of
 // M and all constraint rows; arrays on the host stack (solver_sparse.c)
 typedef struct {
@@ -53,6 +49,9 @@ void mcs_sparseSolve(const mcsSparseH* S, mcNum* x);
 // return the constraint cost s(jar).
 mcNum mcs_constraintUpdate(const mcModel* m, mcData* d, const mcNum* jar, int flg_hessian);
 
+// Inputs (efc_b, efc_R, efc_D, efc_aref, efc_J, qacc_smooth, qLD, contact mu) come from the
+// core (the solver contract, docs/plugins.md); products with J go through host->mulJ/mulJT.
+
 // Choose the starting point: qacc_warmstart or qacc_smooth (whichever has lower primal cost),
 // or qacc_smooth if warmstart is disabled. Writes d->qacc; for PGS also the starting forces.
 void mcs_warmstart(const mcpHost* host, const mcModel* m, mcData* d, int dual);
@@ -70,6 +69,6 @@ void mcs_noslip(const mcpHost* host, const mcModel* m, mcData* d, int maxiter);
 void mcs_unconstrained(const mcModel* m, mcData* d);
 
 // qfrc_constraint = J' efc_force and qacc_warmstart = qacc.
-void mcs_finish(const mcModel* m, mcData* d);
+void mcs_finish(const mcpHost* host, const mcModel* m, mcData* d);
 
 #endif  // MODUCO_PLUGINS_SOLVER_COMMON_SOLVER_H_

@@ -1,4 +1,4 @@
-// Moduco solver plugins: shared pieces (products with J, primal constraint update, warmstart).
+// Moduco solver plugins: shared pieces (scale, primal constraint update, warmstart, finish).
 #include <math.h>
 #include <string.h>
 
@@ -16,57 +16,6 @@ mcNum mcs_scale(const mcModel* m) {
     mean = 1;
   }
   return 1 / (mean * (m->nv > 1 ? m->nv : 1));
-}
-
-
-void mcs_mulJ(const mcModel* m, const mcData* d, mcNum* res, const mcNum* vec) {
-  int nv = m->nv;
-
-  // row-sparse
-  if (d->efc_J_rownnz) {
-    for (int i = 0; i < d->nefc; i++) {
-      const int* col = d->efc_J_colind + d->efc_J_rowadr[i];
-      const mcNum* val = d->efc_J_val + d->efc_J_rowadr[i];
-      mcNum s = 0;
-      for (int k = 0, n = d->efc_J_rownnz[i]; k < n; k++) {
-        s += val[k] * vec[col[k]];
-      }
-      res[i] = s;
-    }
-    return;
-  }
-
-  // dense
-  for (int i = 0; i < d->nefc; i++) {
-    res[i] = mcs_dot(d->efc_J + (size_t)i * nv, vec, nv);
-  }
-}
-
-
-void mcs_mulJT(const mcModel* m, const mcData* d, mcNum* res, const mcNum* vec) {
-  int nv = m->nv;
-  memset(res, 0, sizeof(mcNum) * nv);
-
-  // row-sparse
-  if (d->efc_J_rownnz) {
-    for (int i = 0; i < d->nefc; i++) {
-      if (vec[i] != 0) {
-        const int* col = d->efc_J_colind + d->efc_J_rowadr[i];
-        const mcNum* val = d->efc_J_val + d->efc_J_rowadr[i];
-        for (int k = 0, n = d->efc_J_rownnz[i]; k < n; k++) {
-          res[col[k]] += vec[i] * val[k];
-        }
-      }
-    }
-    return;
-  }
-
-  // dense
-  for (int i = 0; i < d->nefc; i++) {
-    if (vec[i] != 0) {
-      mcs_addToScl(res, d->efc_J + (size_t)i * nv, vec[i], nv);
-    }
-  }
 }
 
 
@@ -213,18 +162,9 @@ void mcs_unconstrained(const mcModel* m, mcData* d) {
 }
 
 
-void mcs_finish(const mcModel* m, mcData* d) {
-  mcs_mulJT(m, d, d->qfrc_constraint, d->efc_force);
+void mcs_finish(const mcpHost* host, const mcModel* m, mcData* d) {
+  host->mulJT(m, d, d->qfrc_constraint, d->efc_force);
   memcpy(d->qacc_warmstart, d->qacc, sizeof(mcNum) * m->nv);
-}
-
-
-// efc_b = J qacc_smooth - aref
-static void computeB(const mcModel* m, mcData* d) {
-  mcs_mulJ(m, d, d->efc_b, d->qacc_smooth);
-  for (int i = 0; i < d->nefc; i++) {
-    d->efc_b[i] -= d->efc_aref[i];
-  }
 }
 
 
@@ -240,7 +180,6 @@ static mcNum gaussCost(const mcModel* m, const mcData* d, const mcNum* x, const 
 
 void mcs_warmstart(const mcpHost* host, const mcModel* m, mcData* d, int dual) {
   int nv = m->nv, nefc = d->nefc;
-  computeB(m, d);
 
   if (m->opt.disableflags & mcDSBL_WARMSTART) {
     memcpy(d->qacc, d->qacc_smooth, sizeof(mcNum) * nv);
@@ -259,7 +198,7 @@ void mcs_warmstart(const mcpHost* host, const mcModel* m, mcData* d, int dual) {
   mcNum* Mx = jar + nefc;
 
   // cost at the warmstart
-  mcs_mulJ(m, d, jar, d->qacc_warmstart);
+  host->mulJ(m, d, jar, d->qacc_warmstart);
   for (int i = 0; i < nefc; i++) {
     jar[i] -= d->efc_aref[i];
   }
@@ -273,9 +212,9 @@ void mcs_warmstart(const mcpHost* host, const mcModel* m, mcData* d, int dual) {
     mcNum* tmp = host->stackAlloc(d, sizeof(mcNum) * (nefc + nv), 16);
     if (tmp) {
       mcNum* v = tmp + nefc;
-      mcs_mulJT(m, d, Af, d->efc_force);
+      host->mulJT(m, d, Af, d->efc_force);
       host->solveM(m, d, v, Af, 1);
-      mcs_mulJ(m, d, tmp, v);
+      host->mulJ(m, d, tmp, v);
       mcNum dc = 0;
       for (int i = 0; i < nefc; i++) {
         mcNum f = d->efc_force[i];

@@ -503,13 +503,13 @@ static void dualStates(const mcModel* m, mcData* d) {
 
 // qacc = qacc_smooth + inv(M) J' f, then the common finish
 static void dualFinish(const mcpHost* host, const mcModel* m, mcData* d) {
-  mcs_mulJT(m, d, d->qfrc_constraint, d->efc_force);
+  host->mulJT(m, d, d->qfrc_constraint, d->efc_force);
   host->solveM(m, d, d->qacc, d->qfrc_constraint, 1);
   for (int i = 0; i < m->nv; i++) {
     d->qacc[i] += d->qacc_smooth[i];
   }
   dualStates(m, d);
-  mcs_finish(m, d);
+  mcs_finish(host, m, d);
 }
 
 
@@ -642,12 +642,8 @@ void mcs_noslip(const mcpHost* host, const mcModel* m, mcData* d, int maxiter) {
     return;
   }
 
-  // A without the regularizer, b from the smooth acceleration
+  // A without the regularizer; efc_b (J qacc_smooth - aref) is the core's
   makeAR(host, m, d, AR, AR + (size_t)nefc * nefc, 0);
-  mcs_mulJ(m, d, d->efc_b, d->qacc_smooth);
-  for (int i = 0; i < nefc; i++) {
-    d->efc_b[i] -= d->efc_aref[i];
-  }
   mcNum* f = d->efc_force;
   const mcNum* b = d->efc_b;
   mcNum scale = mcs_scale(m), tol = m->opt.noslip_tolerance;

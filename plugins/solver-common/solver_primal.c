@@ -732,10 +732,10 @@ static mcNum primalCost(Primal* p, int flg_hessian) {
 
 
 // no scratch or a diverged solve: the unconstrained acceleration with the forces it implies
-static void fallback(const mcModel* m, mcData* d) {
+static void fallback(const mcpHost* host, const mcModel* m, mcData* d) {
   mcs_constraintUpdate(m, d, d->efc_b, 0);
   memcpy(d->qacc, d->qacc_smooth, sizeof(mcNum) * m->nv);
-  mcs_finish(m, d);
+  mcs_finish(host, m, d);
 }
 
 
@@ -766,7 +766,7 @@ void mcs_primal(const mcpHost* host, const mcModel* m, mcData* d, int maxiter, m
   int* ibuf = host->stackAlloc(d, sizeof(int) * (size_t)nefc, 16);
   if (!buf || !ibuf || (p.sparse && !mcs_sparseSymbolic(host, m, d, &p.S)) || !makeRows(&p)) {
     host->freeStack(d);
-    fallback(m, d);
+    fallback(host, m, d);
     return;
   }
   p.Ma = buf;
@@ -871,10 +871,10 @@ void mcs_primal(const mcpHost* host, const mcModel* m, mcData* d, int maxiter, m
   for (int i = 0; i < nv; i++) {
     if (!isfinite(p.x[i])) {
       host->freeStack(d);
-      fallback(m, d);
+      fallback(host, m, d);
       return;
     }
   }
   host->freeStack(d);
-  mcs_finish(m, d);
+  mcs_finish(host, m, d);
 }

@@ -10,6 +10,7 @@
 #include "engine/constraint.h"
 #include "engine/engine.h"
 #include "engine/io.h"
+#include "engine/solver_contract.h"
 
 #define COPY(dst, src, field, n)                                                                   \
   memcpy((dst)->field, (src)->field, sizeof(*(dst)->field) * (size_t)(n))
@@ -36,6 +37,10 @@ static const mcpHost g_host = {
   .solveM = mc_solveM,
   .factorI = mc_factorI,
   .solveLD = mc_solveLD,
+  .mulJ = mc_mulJ,
+  .mulJT = mc_mulJT,
+  .rowJ = mc_rowJ,
+  .makeAR = mc_makeAR,
 };
 
 
@@ -267,6 +272,7 @@ void bridge_forward(Bridge* b) {
 
 
 void bridge_solve(Bridge* b, const mcpSolver* solver) {
+  mc_solverInputs(b->mc, b->dc);                 // what mc_fwdConstraint does before a solver
   solver->solve(&g_host, b->mc, b->dc, b->mc->opt.iterations);
 }
 

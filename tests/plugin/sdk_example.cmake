@@ -72,3 +72,20 @@ if(THRUSTER_DIR AND SPEEDOMETER_DIR)
     message(FATAL_ERROR "the demo ran without the thruster plugin (${rc}): ${err}")
   endif()
 endif()
+
+# the third-party constraint solver: out-of-tree build, links nothing of libmoduco, agrees with
+# the built-in PGS (the installed core finds its built-ins beside itself, the example by path)
+if(SOLVER_DIR)
+  run(${CMAKE_COMMAND} -S ${SOLVER_DIR} -B ${WORK_DIR}/build-pgs -G ${GENERATOR}
+      -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release
+      "-DCMAKE_C_FLAGS=${EXTRA_C_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${EXTRA_C_FLAGS}"
+      "-DCMAKE_MODULE_LINKER_FLAGS=${EXTRA_C_FLAGS}")
+  run(${CMAKE_COMMAND} --build ${WORK_DIR}/build-pgs)
+  execute_process(COMMAND objdump -p ${WORK_DIR}/build-pgs/libmoduco-example-pgs.so
+                  OUTPUT_VARIABLE deps)
+  if(deps MATCHES "NEEDED[ \t]+libmoduco")
+    message(FATAL_ERROR "the example solver links libmoduco:\n${deps}")
+  endif()
+  run(${CMAKE_COMMAND} -E env MODUCO_PLUGIN_PATH=${WORK_DIR}/build-pgs
+      ${WORK_DIR}/build-pgs/pgs-demo)
+endif()

@@ -126,7 +126,7 @@ typedef struct mcContact_ {       // result of collision detection functions
   mcNum mu;                       // friction of regularized cone, set by constraint assembly
 
   // internal storage used by engine
-  mcNum H[36];                    // cone Hessian, set by constraint assembly
+  mcNum H[36];                    // cone Hessian: solver scratch (the built-in Newton)
 
   // contact descriptors set by mc_collideGeoms
   int dim;                        // contact space dimensionality: 1, 3, 4 or 6
@@ -272,7 +272,7 @@ typedef struct mcData_ {
   int*   efc_type;                // constraint type                               (nefc x 1)
   int*   efc_id;                  // id of object of specified type                (nefc x 1)
   int*   efc_state;               // constraint state                              (nefc x 1)
-  mcNum* efc_J;                   // constraint Jacobian (dense)                   (nefc x nv)
+  mcNum* efc_J;                   // constraint Jacobian, dense; NULL when sparse  (nefc x nv)
   mcNum* efc_pos;                 // constraint position (equality, contact)       (nefc x 1)
   mcNum* efc_margin;              // inclusion margin (contact)                    (nefc x 1)
   mcNum* efc_frictionloss;        // frictionloss (friction)                       (nefc x 1)
@@ -282,18 +282,23 @@ typedef struct mcData_ {
   mcNum* efc_R;                   // inverse constraint mass                       (nefc x 1)
   mcNum* efc_vel;                 // velocity in constraint space: J*qvel          (nefc x 1)
   mcNum* efc_aref;                // reference pseudo-acceleration                 (nefc x 1)
-  mcNum* efc_b;                   // linear cost term: J*qacc_smooth - aref        (nefc x 1)
+  mcNum* efc_b;                   // J*qacc_smooth - aref, set before the solver   (nefc x 1)
   mcNum* efc_force;               // constraint force in constraint space          (nefc x 1)
 
-  // arena-allocated: row-sparse copy of efc_J when the Jacobian is sparse (option jacobian
-  // sparse, or auto with nv >= 60), else NULL
+  // The Jacobian J is stored in ONE of two layouts. Dense (option jacobian="dense", or "auto"
+  // with nv < 60): efc_J holds J row-major and the four arrays below are NULL. Sparse (jacobian
+  // "sparse", or "auto" with nv >= 60): efc_J is NULL and J is only in the row-sparse arrays
+  // below. One way reads either: host->rowJ (plugins) gives a row's entries and column indices
+  // (NULL for a dense row); host->mulJ / host->mulJT multiply by J and J'.
+  // arena-allocated: row-sparse J when the Jacobian is sparse, else NULL
   int*   efc_J_rownnz;            // number of non-zeros in each row               (nefc x 1)
   int*   efc_J_rowadr;            // row start address in colind and val           (nefc x 1)
   int*   efc_J_colind;            // column indices, ascending within a row        (nnzJ x 1)
-  mcNum* efc_J_val;               // values (the same numbers as in efc_J)         (nnzJ x 1)
+  mcNum* efc_J_val;               // values                                        (nnzJ x 1)
 
   // arena-allocated on request by host->makeAR (solver contract): efc_AR = J M^-1 J' + diag(R),
-  // dense (nefc x nefc, efc_AR_rownnz NULL) or row-sparse like efc_J; NULL until requested
+  // dense (nefc x nefc, efc_AR_rownnz NULL) or row-sparse like efc_J (every row holds its
+  // diagonal); NULL until requested, and again after the next constraint assembly
   mcNum* efc_AR;                  // values                                        (nnzAR x 1)
   int*   efc_AR_rownnz;           // number of non-zeros in each row               (nefc x 1)
   int*   efc_AR_rowadr;           // row start address in colind and values        (nefc x 1)

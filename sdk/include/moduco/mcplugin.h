@@ -133,7 +133,8 @@ typedef struct mcpIntegrator_ {
 
 // Solver: given the assembled constraint rows (efc_*), qacc_smooth and the factorized inertia,
 // compute d->qacc, d->efc_force, d->efc_state and d->qfrc_constraint; record statistics in
-// d->solver[] and d->solver_iter. maxiter is m->opt.iterations (or a caller's override).
+// d->solver[] and d->solver_iter. maxiter is m->opt.iterations (or a caller's override). What
+// the core guarantees on entry and what must be written: docs/plugins.md, "The solver contract".
 typedef struct mcpSolver_ {
   mcpHeader hdr;
   void (*solve)(const struct mcpHost_* host, const mcModel* m, mcData* d, int maxiter);

@@ -113,6 +113,24 @@ MCAPI void mc_checkAcc(const mcModel* m, mcData* d);
 // integrator, qacc is read as the discrete-time acceleration (qvel_next - qvel) / timestep.
 MCAPI void mc_inverse(const mcModel* m, mcData* d);
 
+// Accuracy of a constraint solver's output, computed by the core the same way for every solver
+// (built-in or plugin), at d->qacc and d->efc_force after mc_forward (or mc_fwdConstraint). Every
+// norm is the Euclidean norm, every part is relative (dimensionless) and 0 for an exact solution
+// of MuJoCo's convex soft-constraint problem:
+//   parts[0] dynamics:    |M qacc - qfrc_smooth - J' f| / (|M qacc| + |qfrc_smooth| + |J' f| + tiny)
+//   parts[1] feasibility: |v| / (|f| + tiny), v per row: equality 0; friction loss max(0, |f| -
+//                         frictionloss); limit, frictionless and pyramidal contact max(0, -f);
+//                         elliptic contact: max(0, -f_normal) at its normal row and
+//                         max(0, |(f_j / friction_j)_j| - max(0, f_normal)) at its first tangent row
+//   parts[2] optimality:  |f - f*| / (|f| + |f*| + tiny), f* = the force the soft model gives at
+//                         J qacc - aref (what mc_inverse's constraint step computes)
+// with f = efc_force and tiny = mcMINVAL. Returns parts[0] + parts[1] + parts[2] (parts may be
+// NULL). Without constraint rows only parts[0] can be nonzero. A postsolver (noslip) moves
+// efc_force off the soft model on purpose, so parts[2] measures that change too. Uses the stack;
+// returns -1 (parts unchanged) if it is full. d->efc_force, efc_state and qfrc_constraint are
+// left as they were.
+MCAPI mcNum mc_solverResidual(const mcModel* m, mcData* d, mcNum parts[3]);
+
 //---------------------------------- inertia and integration helpers -------------------------------
 
 // res = M * vec.
