@@ -7,6 +7,9 @@
 // |qacc_ref - qacc_smooth|_M and |qacc_ref|_M; states without constraint rows are skipped (every
 // solver returns qacc_smooth there). MuJoCo arms use the reference of their Moduco twin.
 //
+// Solver residual (Moduco arms): mc_solverResidual of the arm's own solve at the same states, the
+// core's optimality measure of any solver's output (dynamics, feasibility, optimality parts).
+//
 // Trajectory deviation: RMS over sampled steps and coordinates of qpos minus the qpos of the
 // model's baseline arm at the same step (0 for the baseline itself).
 #include <math.h>
@@ -24,7 +27,8 @@
 int bench_referenceCreate(BenchArm* a, int samples) {
   BenchReference* ref = &a->ref;
   ref->err = calloc((size_t)(samples ? samples : 1), sizeof(double));
-  if (!ref->err) {
+  ref->res = calloc(4 * (size_t)(samples ? samples : 1), sizeof(double));
+  if (!ref->err || !ref->res) {
     return -1;
   }
   if (a->r.engine != mcbENGINE_MODUCO) {
@@ -60,6 +64,7 @@ void bench_referenceFree(BenchReference* ref) {
   free(ref->dq);
   free(ref->mdq);
   free(ref->err);
+  free(ref->res);
   memset(ref, 0, sizeof(*ref));
 }
 
@@ -127,17 +132,41 @@ void bench_accuracySample(BenchArm* a, BenchArm* twin, int cap) {
   }
   double den = fmax(mNorm(ref, ref->dq), full);
   double e = den > 0 ? num / den : (num > 0 ? INFINITY : 0);
-  a->ref.err[a->r.acc_samples++] = isnan(e) ? INFINITY : e;
+  int k = a->r.acc_samples++;
+  a->ref.err[k] = isnan(e) ? INFINITY : e;
+
+  // the core's residual of the arm's own solve (Moduco arms; the scratch data holds it)
+  mcNum parts[3] = {0, 0, 0};
+  if (a->r.engine == mcbENGINE_MODUCO && mc_solverResidual(a->m, ref->scratch, parts) >= 0) {
+    int n = a->r.res_samples++;
+    double* res = a->ref.res;
+    res[n] = parts[0] + parts[1] + parts[2];
+    for (int i = 0; i < 3; i++) {
+      res[(size_t)(i + 1) * (size_t)cap + (size_t)n] = parts[i];
+    }
+  }
 }
 
 
-// median and max of the errors of the samples measured
-void bench_accuracySummary(BenchArm* a) {
-  int n = a->r.acc_samples;
-  a->r.acc_median = bench_median(a->ref.err, n);
-  a->r.acc_max = 0;
+// max of n values (0 if none)
+static double maxOf(const double* v, int n) {
+  double m = 0;
   for (int i = 0; i < n; i++) {
-    a->r.acc_max = fmax(a->r.acc_max, a->ref.err[i]);
+    m = fmax(m, v[i]);
+  }
+  return m;
+}
+
+
+// median and max of the errors and residuals of the samples measured; cap: samples allowed
+void bench_accuracySummary(BenchArm* a, int cap) {
+  mcbResult* r = &a->r;
+  r->acc_median = bench_median(a->ref.err, r->acc_samples);
+  r->acc_max = maxOf(a->ref.err, r->acc_samples);
+  r->res_median = bench_median(a->ref.res, r->res_samples);
+  r->res_max = maxOf(a->ref.res, r->res_samples);
+  for (int i = 0; i < 3; i++) {
+    r->res_part[i] = bench_median(a->ref.res + (size_t)(i + 1) * (size_t)cap, r->res_samples);
   }
 }
 

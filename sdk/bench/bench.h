@@ -58,6 +58,7 @@ typedef struct {                  // the accuracy reference of one Moduco arm
   mcNum* dq;                      // nv: qacc differences
   mcNum* mdq;                     // nv: M * dq
   double* err;                    // relative errors of the samples
+  double* res;                    // 4 x samples: mc_solverResidual total, then its three parts
   unsigned int spec;              // state components copied into the reference
 } BenchReference;
 
@@ -133,7 +134,7 @@ void bench_pairedRatio(mcbResult* r, const double* rate, const double* ref, int 
 int bench_referenceCreate(BenchArm* a, int samples);
 void bench_referenceFree(BenchReference* ref);
 void bench_accuracySample(BenchArm* a, BenchArm* twin, int cap);
-void bench_accuracySummary(BenchArm* a);
+void bench_accuracySummary(BenchArm* a, int cap);
 void bench_qposRecord(BenchArm* a, BenchGroup* g, int is_baseline, int k, double* sum, int* n);
 
 // scaling.c

@@ -167,6 +167,17 @@ static void addStatistics(cJSON* j, const mcbResult* r) {
   } else {
     cJSON_AddNullToObject(j, "accuracy");
   }
+  if (r->res_samples > 0) {
+    cJSON* res = cJSON_AddObjectToObject(j, "solver_residual");
+    cJSON_AddNumberToObject(res, "samples", r->res_samples);
+    cJSON_AddItemToObject(res, "median", jnum(r->res_median));
+    cJSON_AddItemToObject(res, "max", jnum(r->res_max));
+    cJSON_AddItemToObject(res, "dynamics", jnum(r->res_part[0]));
+    cJSON_AddItemToObject(res, "feasibility", jnum(r->res_part[1]));
+    cJSON_AddItemToObject(res, "optimality", jnum(r->res_part[2]));
+  } else {
+    cJSON_AddNullToObject(j, "solver_residual");
+  }
   cJSON_AddItemToObject(j, "qpos_deviation", r->has_qpos_dev ? jnum(r->qpos_dev) :
                         cJSON_CreateNull());
 }

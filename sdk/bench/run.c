@@ -106,6 +106,7 @@ static void armStatistics(mcbBench* b, int i) {
   unsigned long long h = FNV_OFFSET;
   a->r.nsample = 0;
   a->r.acc_samples = 0;
+  a->r.res_samples = 0;
   for (long t = 0; t < steps; t++) {
     bench_armSetCtrl(a, g, t);
     int sampled = 0;
@@ -143,7 +144,7 @@ static void armStatistics(mcbBench* b, int i) {
   r->has_qpos_dev = is_base || ndev > 0;
   r->qpos_dev = is_base ? 0 : (ndev > 0 ? sqrt(dev / ndev) : NAN);
   if (a->ref.err) {
-    bench_accuracySummary(a);
+    bench_accuracySummary(a, nacc);
   }
 }
 

@@ -127,15 +127,15 @@ static void noteCell(BenchTable* t, const mcbResult* r) {
 }
 
 
-#define MAIN_COLUMNS 22
+#define MAIN_COLUMNS 23
 
 static void armTable(const mcbBench* b, FILE* f) {
   static const char* const head[MAIN_COLUMNS] = {
     "arm", "engine", "model", "solver", "integrator", "status", "steps/s", "min", "max",
     "realtime", "base", "ratio [95% CI] (min..max)", "iter", "gradient", "ncon", "nefc",
-    "E drift", "acc med", "acc max", "qpos dev", "warn/plug/resets", "note"};
+    "E drift", "acc med", "acc max", "resid med", "qpos dev", "warn/plug/resets", "note"};
   BenchTable* t = bench_tableCreate(MAIN_COLUMNS);
-  bench_tableAlign(t, "rlllllrrrrrlrrrrrrrrrl");
+  bench_tableAlign(t, "rlllllrrrrrlrrrrrrrrrrl");
   for (int k = 0; k < MAIN_COLUMNS; k++) {
     bench_tableCell(t, "%s", head[k]);
   }
@@ -172,6 +172,7 @@ static void armTable(const mcbBench* b, FILE* f) {
     numCell(t, "%.3e", r->energy1 - r->energy0);
     numCell(t, "%.2e", r->acc_samples ? r->acc_median : NAN);
     numCell(t, "%.2e", r->acc_samples ? r->acc_max : NAN);
+    numCell(t, "%.2e", r->res_samples ? r->res_median : NAN);
     numCell(t, "%.2e", r->has_qpos_dev ? r->qpos_dev : NAN);
     int warn = 0;
     for (int k = 0; k < mcNWARNING; k++) {
@@ -185,7 +186,7 @@ static void armTable(const mcbBench* b, FILE* f) {
           "same repeat), 95%% percentile-bootstrap CI of that median (%d resamples), min..max of "
           "the paired ratios\n", BENCH_BOOTSTRAP);
   fprintf(f, "acc: M-norm error of qacc relative to a Newton solve at tolerance 1e-12 (median, max "
-          "over %d sampled states with constraints); qpos dev: RMS qpos difference to the base "
+          "over %d sampled states with constraints); resid med: median of mc_solverResidual of the arm's solve there; qpos dev: RMS qpos difference to the base "
           "arm at %d sampled steps; warn/plug/resets: built-in warnings, plugin warnings, "
           "auto-resets (docs/bench.md)\n", b->c.accuracy, BENCH_NSAMPLE);
 }

@@ -182,6 +182,15 @@ static const cJSON* checkSchema(const cJSON* root, int repeat) {
       cr_expect(med >= 0 && med <= mx, "accuracy median %g max %g", med, mx);
     }
     member(a, "qpos_deviation", cJSON_Number, 1);
+    const cJSON* sr = member(a, "solver_residual", cJSON_Object, 1);
+    if (sr) {
+      cr_expect(member(sr, "samples", cJSON_Number, 0)->valueint > 0);
+      cr_expect(member(sr, "median", cJSON_Number, 0)->valuedouble <=
+                member(sr, "max", cJSON_Number, 0)->valuedouble);
+      member(sr, "dynamics", cJSON_Number, 0);
+      member(sr, "feasibility", cJSON_Number, 0);
+      member(sr, "optimality", cJSON_Number, 0);
+    }
   }
   return arms;
 }
@@ -472,6 +481,15 @@ Test(bench, accuracy_newton_vs_pgs, .init = setup, .fini = teardown) {
   cr_expect(num(ap, "median") > 10 * num(an, "median") + 1e-6, "pgs %g, newton %g",
             num(ap, "median"), num(an, "median"));
   cr_expect(num(ap, "max") >= num(ap, "median"));
+
+  // the core's residual of each arm's solve at the same states ranks them the same way
+  const cJSON* rn = cJSON_GetObjectItem(arm(root, 0), "solver_residual");
+  const cJSON* rp = cJSON_GetObjectItem(arm(root, 1), "solver_residual");
+  cr_assert(cJSON_IsObject(rn) && cJSON_IsObject(rp), "solver_residual missing");
+  cr_expect_eq(num(rn, "samples"), 8);
+  cr_expect(num(rn, "median") < 1e-9, "newton residual %g", num(rn, "median"));
+  cr_expect(num(rp, "median") > 1e-3, "pgs residual %g", num(rp, "median"));
+  cr_expect(strstr(out, "resid med"), "residual column\n%s", out);
 
   // integrator arms: qpos deviation from the baseline, 0 for the baseline itself
   cr_expect_eq(num(arm(root, 0), "qpos_deviation"), 0);

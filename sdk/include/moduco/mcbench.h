@@ -95,6 +95,9 @@ typedef struct mcbResult_ {       // one arm: engine x model x solver x integrat
   // accuracy: M-norm relative error of qacc against a tight Newton solve at sampled states
   int acc_samples;                // states measured (states without constraint rows skipped)
   double acc_median, acc_max;
+  int res_samples;                // mc_solverResidual of the arm's solve at the same states
+  double res_median, res_max;     // (Moduco arms): total, median and max
+  double res_part[3];             // medians of the parts: dynamics, feasibility, optimality
   int has_qpos_dev;               // RMS qpos difference to the baseline arm at sampled steps
   double qpos_dev;
 
