@@ -68,11 +68,8 @@ const char* cli_solverName(const mcModel* m);
 // Wall-clock seconds from a monotonic clock.
 double cli_now(void);
 
-// Profiler output: names of the stage timers (mctTimer order); kind of the plugin in a per-plugin
-// timer slot (mctTimerPlugin) and the stage timer that contains its calls; print a model's stage
-// and per-plugin timers per step (d->timer, d->timer_plugin) to stdout.
-extern const char* const cli_timerName[mcNTIMER];
-void cli_pluginSlotKind(const mcModel* m, int slot, const char** kind, const char** stage);
+// Profiler output: print a model's stage and per-plugin timers per step (d->timer,
+// d->timer_plugin) to stdout (names from the bench library, moduco/mcbench.h).
 void cli_printProfile(const mcModel* m, const mcData* d, long steps);
 
 // Subcommands: argc/argv start after the subcommand name; return the exit code.

@@ -17,7 +17,8 @@ static const Command kCommands[] = {
   {"plugins", cmd_plugins, "plugins"},
   {"dump", cmd_dump, "dump MODEL [--state FILE.json] [--key K] [--steps N]"},
   {"bench", cmd_bench, "bench MODEL... [--solver A,B] [--integrator A,B] [--steps N] [--repeat R] "
-   "[--threads T,..] [--json FILE] [--plot FILE.svg] [--reference mujoco] [--profile]"},
+   "[--threads T,..] [--accuracy N] [--allow-divergence] [--json FILE] [--plot FILE.svg] "
+   "[--reference mujoco] [--profile]"},
 };
 static const int kNumCommands = (int)(sizeof(kCommands) / sizeof(kCommands[0]));
 

@@ -9,6 +9,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include <moduco/mcbench.h>
 #include <moduco/mcplugin.h>
 
 #include "cli.h"
@@ -214,18 +215,12 @@ int cli_setSolver(mcModel* m, const char* name) {
 
 
 const char* cli_integratorName(const mcModel* m) {
-  if (m->integrator && m->integrator->hdr.name) {
-    return m->integrator->hdr.name;
-  }
-  return m->opt.integrator_name[0] ? m->opt.integrator_name : "none";
+  return mcb_integratorName(m);
 }
 
 
 const char* cli_solverName(const mcModel* m) {
-  if (m->solver && m->solver->hdr.name) {
-    return m->solver->hdr.name;
-  }
-  return "none";
+  return mcb_solverName(m);
 }
 
 
@@ -238,44 +233,12 @@ double cli_now(void) {
 
 //---------------------------------- profiler output -----------------------------------------------
 
-const char* const cli_timerName[mcNTIMER] = {
-  "step", "forward", "inverse", "position", "velocity", "actuation", "acceleration",
-  "constraint", "pos_kinematics", "pos_inertia", "pos_collision", "pos_make", "pos_project",
-  "integrator", "sensor", "postsolver"};
-
-
-void cli_pluginSlotKind(const mcModel* m, int slot, const char** kind, const char** stage) {
-  *kind = "?";
-  *stage = "?";
-  if (slot == mcTIMERPLUGIN_INTEGRATOR) {
-    *kind = "integrator", *stage = "integrator";
-  } else if (slot == mcTIMERPLUGIN_SOLVER) {
-    *kind = "solver", *stage = "constraint";
-  } else if (slot == mcTIMERPLUGIN_POSTSOLVER) {
-    *kind = "postsolver", *stage = "postsolver";
-  } else if (slot < mcTIMERPLUGIN_ELEMENT) {
-    *kind = "collision", *stage = "pos_collision";
-  } else {
-    // an element slot names an actuator or sensor plugin the model has instances of
-    const char* name = mc_timerPluginName(m, slot);
-    for (int i = 0; name && i < m->nplugin; i++) {
-      if (m->plugin[i] && m->plugin[i]->name && !strcmp(m->plugin[i]->name, name)) {
-        int k = (int)m->plugin[i]->kind;
-        *kind = k == mcpKIND_ACTUATOR ? "actuator" : "sensor";
-        *stage = k == mcpKIND_ACTUATOR ? "actuation" : "sensor";
-        break;
-      }
-    }
-  }
-}
-
-
 void cli_printProfile(const mcModel* m, const mcData* d, long steps) {
   double n = steps > 0 ? (double)steps : 1;
   printf("profile (microseconds and calls per step)\n%-16s %12s %12s\n", "stage", "us/step",
          "calls/step");
   for (int k = 0; k < mcNTIMER; k++) {
-    printf("%-16s %12.2f %12.2f\n", cli_timerName[k], 1e6 * d->timer[k].duration / n,
+    printf("%-16s %12.2f %12.2f\n", mcb_timerName(k), 1e6 * d->timer[k].duration / n,
            d->timer[k].number / n);
   }
   printf("%-5s %-11s %-24s %12s %12s %14s\n", "slot", "kind", "plugin", "us/step",
@@ -286,7 +249,7 @@ void cli_printProfile(const mcModel* m, const mcData* d, long steps) {
       continue;
     }
     const char *kind, *stage;
-    cli_pluginSlotKind(m, k, &kind, &stage);
+    mcb_pluginSlotKind(m, k, &kind, &stage);
     printf("%-5d %-11s %-24s %12.2f %12.2f %14s\n", k, kind, name ? name : "?",
            1e6 * d->timer_plugin[k].duration / n, d->timer_plugin[k].number / n, stage);
   }

@@ -1,6 +1,9 @@
-// Tests of 'moduco bench': the built binary is run with few steps and its JSON is checked against
-// the schema of docs/bench.md; a bad model or an unknown plugin fails its arm only. Behaviour, not
-// speed: no rate is compared with anything.
+// Tests of 'moduco bench' (libmoducobench through the CLI): the built binary is run with few steps
+// and its JSON is checked against the schema of docs/bench.md; a bad model or an unknown plugin
+// fails its arm only; a diverging arm fails the run unless allowed; ratios refer to each model's
+// own baseline; a model's controls do not depend on the other models; the accuracy measure ranks
+// a converged solver above an unconverged one; the table stays aligned with a long plugin name.
+// Behaviour, not speed: no rate is compared with anything.
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +16,7 @@
 #include <criterion/criterion.h>
 
 #define MODELS MODUCO_SOURCE_DIR "/models/"
+#define FIXTURES MODUCO_SOURCE_DIR "/tests/bench/"
 
 static char g_dir[256];
 
@@ -100,7 +104,7 @@ static void checkRate(const cJSON* sps, int repeat) {
 
 // check the whole document against docs/bench.md; return the arms array
 static const cJSON* checkSchema(const cJSON* root, int repeat) {
-  cr_expect_str_eq(member(root, "schema", cJSON_String, 0)->valuestring, "moduco-bench/1");
+  cr_expect_str_eq(member(root, "schema", cJSON_String, 0)->valuestring, "moduco-bench/2");
   member(root, "date", cJSON_String, 0);
   member(root, "command", cJSON_String, 0);
   const cJSON* set = member(root, "settings", cJSON_Object, 0);
@@ -129,7 +133,8 @@ static const cJSON* checkSchema(const cJSON* root, int repeat) {
     int failed = member(a, "error", cJSON_String, 1) != NULL;
     const cJSON* sps = member(a, "steps_per_second", cJSON_Object, 1);
     cr_expect_eq(sps == NULL, failed);
-    member(a, "ratio_to_first", cJSON_Number, 1);
+    member(a, "ratio_to_baseline", cJSON_Number, 1);
+    member(a, "baseline", cJSON_Number, 1);
     member(a, "ratio_ci", cJSON_Object, 1);
     member(a, "ratio_to_mujoco", cJSON_Number, 1);
     if (failed) {
@@ -139,7 +144,9 @@ static const cJSON* checkSchema(const cJSON* root, int repeat) {
     member(a, "realtime_factor", cJSON_Number, 0);
     member(a, "timestep", cJSON_Number, 0);
     member(a, "nv", cJSON_Number, 0);
-    double r = member(a, "ratio_to_first", cJSON_Number, 0)->valuedouble;
+    double r = member(a, "ratio_to_baseline", cJSON_Number, 0)->valuedouble;
+    int base = member(a, "baseline", cJSON_Number, 0)->valueint;
+    cr_expect(base >= 0 && base < i, "baseline %d of arm %d", base, i - 1);
     const cJSON* ci = member(a, "ratio_ci", cJSON_Object, 0);
     double lo = member(ci, "low", cJSON_Number, 0)->valuedouble;
     double hi = member(ci, "high", cJSON_Number, 0)->valuedouble;
@@ -160,6 +167,30 @@ static const cJSON* checkSchema(const cJSON* root, int repeat) {
     member(en, "drift", cJSON_Number, 0);
     member(en, "relative_drift", cJSON_Number, 0);
     member(a, "warnings", cJSON_Number, 0);
+    member(a, "plugin_warnings", cJSON_Number, 0);
+    member(a, "resets", cJSON_Number, 0);
+    member(a, "trajectory_hash", cJSON_String, 0);
+    const cJSON* wc = member(a, "warning_counts", cJSON_Object, 0);
+    member(wc, "badqacc", cJSON_Number, 0);
+    cr_expect(cJSON_IsBool(cJSON_GetObjectItem(a, "diverged")), "diverged is not a bool");
+    cr_expect(cJSON_IsBool(cJSON_GetObjectItem(a, "nonfinite")), "nonfinite is not a bool");
+    const cJSON* acc = member(a, "accuracy", cJSON_Object, 1);
+    if (acc) {
+      cr_expect(member(acc, "samples", cJSON_Number, 0)->valueint > 0);
+      double med = member(acc, "median", cJSON_Number, 0)->valuedouble;
+      double mx = member(acc, "max", cJSON_Number, 0)->valuedouble;
+      cr_expect(med >= 0 && med <= mx, "accuracy median %g max %g", med, mx);
+    }
+    member(a, "qpos_deviation", cJSON_Number, 1);
+    const cJSON* sr = member(a, "solver_residual", cJSON_Object, 1);
+    if (sr) {
+      cr_expect(member(sr, "samples", cJSON_Number, 0)->valueint > 0);
+      cr_expect(member(sr, "median", cJSON_Number, 0)->valuedouble <=
+                member(sr, "max", cJSON_Number, 0)->valuedouble);
+      member(sr, "dynamics", cJSON_Number, 0);
+      member(sr, "feasibility", cJSON_Number, 0);
+      member(sr, "optimality", cJSON_Number, 0);
+    }
   }
   return arms;
 }
@@ -205,7 +236,7 @@ Test(bench, json_schema_and_failing_arms, .init = setup, .fini = teardown) {
 
   // the first arm is its own reference
   const cJSON* first = cJSON_GetArrayItem(arms, 0);
-  cr_expect_eq(cJSON_GetObjectItem(first, "ratio_to_first")->valuedouble, 1.0);
+  cr_expect_eq(cJSON_GetObjectItem(first, "ratio_to_baseline")->valuedouble, 1.0);
   cJSON_Delete(root);
   free(out);
 }
@@ -300,5 +331,242 @@ Test(bench, usage_errors) {
   cr_expect_eq(run(MODELS "pendulum.xml --reference bullet", &out), 2);
   free(out);
   cr_expect_eq(run(MODELS "pendulum.xml --threads 0", &out), 2);
+  free(out);
+  cr_expect_eq(run(MODELS "pendulum.xml --accuracy x", &out), 2);
+  free(out);
+}
+
+
+// run with a JSON file in the scratch folder; return the parsed document, the exit code in *rc
+static cJSON* runJson(const char* args, int* rc, char** out) {
+  char cmd[4096], json[300];
+  snprintf(json, sizeof(json), "%s/run.json", g_dir);
+  snprintf(cmd, sizeof(cmd), "%s --json %s", args, json);
+  *rc = run(cmd, out);
+  return readJson(json);
+}
+
+
+static const cJSON* arm(const cJSON* root, int i) {
+  const cJSON* a = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "arms"), i);
+  cr_assert_not_null(a, "no arm %d", i);
+  return a;
+}
+
+
+static double num(const cJSON* o, const char* key) {
+  const cJSON* v = cJSON_GetObjectItem(o, key);
+  cr_assert(cJSON_IsNumber(v), "'%s' is not a number", key);
+  return v->valuedouble;
+}
+
+
+Test(bench, divergence_fails_unless_allowed, .init = setup, .fini = teardown) {
+  // the stiff spring diverges under explicit Euler (auto-resets); the pendulum does not
+  char* out;
+  int rc;
+  cJSON* root = runJson(MODELS "pendulum.xml " FIXTURES "stiff.xml --integrator euler "
+                        "--steps 200 --repeat 2", &rc, &out);
+  cr_expect_eq(rc, 3, "a diverging arm must fail the run: exit %d\n%s", rc, out);
+  cr_expect(strstr(out, "DIVERGED"), "the table marks the arm\n%s", out);
+  cr_expect(strstr(out, "arm 1 (moduco") && strstr(out, "diverged:"), "%s", out);
+  checkSchema(root, 2);
+  cr_expect(cJSON_IsFalse(cJSON_GetObjectItem(arm(root, 0), "diverged")));
+  cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(arm(root, 1), "diverged")));
+  cr_expect(num(arm(root, 1), "resets") > 0);
+  cr_expect_eq(num(arm(root, 0), "resets"), 0);
+  const cJSON* wc = cJSON_GetObjectItem(arm(root, 1), "warning_counts");
+  cr_expect(num(wc, "badqacc") + num(wc, "badqvel") + num(wc, "badqpos") > 0);
+  cJSON_Delete(root);
+  free(out);
+
+  // allowed: exit 0, the arm still marked
+  root = runJson(MODELS "pendulum.xml " FIXTURES "stiff.xml --integrator euler --steps 200 "
+                 "--repeat 2 --allow-divergence", &rc, &out);
+  cr_expect_eq(rc, 0, "exit %d\n%s", rc, out);
+  cr_expect(strstr(out, "DIVERGED"), "%s", out);
+  cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(arm(root, 1), "diverged")));
+  cJSON_Delete(root);
+  free(out);
+
+  // a failed arm outranks a diverged one
+  cr_expect_eq(run(FIXTURES "stiff.xml --solver newton,nosuch --steps 50 --repeat 1", &out), 1);
+  free(out);
+}
+
+
+Test(bench, controls_independent_of_model_order, .init = setup, .fini = teardown) {
+  char* out;
+  int rc;
+  cJSON* alone = runJson(MODELS "humanoid.xml --steps 150 --repeat 1 --accuracy 0", &rc, &out);
+  cr_assert_eq(rc, 0, "%s", out);
+  free(out);
+  char after[300];
+  snprintf(after, sizeof(after), "%s/after.json", g_dir);
+  cJSON* second = runJson(MODELS "pendulum.xml " MODELS "chain.xml " MODELS "humanoid.xml "
+                          "--steps 150 --repeat 1 --accuracy 0", &rc, &out);
+  cr_assert_eq(rc, 0, "%s", out);
+  free(out);
+  cJSON* seed2 = runJson(MODELS "humanoid.xml --steps 150 --repeat 1 --accuracy 0 --seed 2", &rc,
+                         &out);
+  free(out);
+
+  // the humanoid alone (arm 0) and third (arm 2): same contacts and the same trajectory
+  const cJSON* a = arm(alone, 0);
+  const cJSON* b = arm(second, 2);
+  cr_expect_str_eq(cJSON_GetObjectItem(b, "model")->valuestring, MODELS "humanoid.xml");
+  cr_expect_eq(num(a, "contacts_per_step"), num(b, "contacts_per_step"));
+  cr_expect_eq(num(a, "constraints_per_step"), num(b, "constraints_per_step"));
+  const char* ha = cJSON_GetObjectItem(a, "trajectory_hash")->valuestring;
+  cr_expect_str_eq(ha, cJSON_GetObjectItem(b, "trajectory_hash")->valuestring);
+  cr_expect_eq(num(cJSON_GetObjectItem(a, "energy"), "final"),
+               num(cJSON_GetObjectItem(b, "energy"), "final"));
+
+  // and the hash does see the controls: another seed, another trajectory
+  cr_expect_str_neq(ha, cJSON_GetObjectItem(arm(seed2, 0), "trajectory_hash")->valuestring);
+  cJSON_Delete(alone);
+  cJSON_Delete(second);
+  cJSON_Delete(seed2);
+}
+
+
+Test(bench, ratios_per_model_baseline, .init = setup, .fini = teardown) {
+  char* out;
+  int rc;
+  cJSON* root = runJson(MODELS "pendulum.xml " FIXTURES "boxstack.xml --solver newton,pgs "
+                        "--steps 50 --repeat 3 --accuracy 0", &rc, &out);
+  cr_assert_eq(rc, 0, "%s", out);
+  checkSchema(root, 3);
+
+  // arms 0, 1: pendulum (baseline 0); arms 2, 3: box stack (baseline 2, its own first arm)
+  int expect[4] = {0, 0, 2, 2};
+  for (int i = 0; i < 4; i++) {
+    cr_expect_eq((int)num(arm(root, i), "baseline"), expect[i], "arm %d", i);
+  }
+  cr_expect_eq(num(arm(root, 2), "ratio_to_baseline"), 1.0);
+
+  // the ratio of arm 3 is its paired ratio to arm 2, repeat by repeat
+  const cJSON* s2 = cJSON_GetObjectItem(cJSON_GetObjectItem(arm(root, 2), "steps_per_second"),
+                                        "samples");
+  const cJSON* s3 = cJSON_GetObjectItem(cJSON_GetObjectItem(arm(root, 3), "steps_per_second"),
+                                        "samples");
+  double q[3];
+  for (int r = 0; r < 3; r++) {
+    q[r] = cJSON_GetArrayItem(s3, r)->valuedouble / cJSON_GetArrayItem(s2, r)->valuedouble;
+  }
+  double lo = q[0] < q[1] ? q[0] : q[1], hi = q[0] < q[1] ? q[1] : q[0];
+  double med = q[2] < lo ? lo : (q[2] > hi ? hi : q[2]);
+  cr_expect_float_eq(num(arm(root, 3), "ratio_to_baseline"), med, 1e-12);
+  cr_expect(strstr(out, "base"), "%s", out);
+  cJSON_Delete(root);
+  free(out);
+}
+
+
+Test(bench, accuracy_newton_vs_pgs, .init = setup, .fini = teardown) {
+  // the box stack allows 8 iterations: Newton converges within them, PGS does not
+  char* out;
+  int rc;
+  cJSON* root = runJson(FIXTURES "boxstack.xml --solver newton,pgs --steps 200 --repeat 1 "
+                        "--accuracy 8", &rc, &out);
+  cr_assert_eq(rc, 0, "%s", out);
+  cr_expect(strstr(out, "acc med") && strstr(out, "acc max"), "accuracy columns\n%s", out);
+  checkSchema(root, 1);
+  const cJSON* an = cJSON_GetObjectItem(arm(root, 0), "accuracy");
+  const cJSON* ap = cJSON_GetObjectItem(arm(root, 1), "accuracy");
+  cr_assert(cJSON_IsObject(an) && cJSON_IsObject(ap), "accuracy missing");
+  cr_expect_eq(num(an, "samples"), 8);
+  cr_expect_eq(num(ap, "samples"), 8);
+  cr_expect(num(an, "median") < 1e-6, "newton %g", num(an, "median"));
+  cr_expect(num(ap, "median") > 10 * num(an, "median") + 1e-6, "pgs %g, newton %g",
+            num(ap, "median"), num(an, "median"));
+  cr_expect(num(ap, "max") >= num(ap, "median"));
+
+  // the core's residual of each arm's solve at the same states ranks them the same way
+  const cJSON* rn = cJSON_GetObjectItem(arm(root, 0), "solver_residual");
+  const cJSON* rp = cJSON_GetObjectItem(arm(root, 1), "solver_residual");
+  cr_assert(cJSON_IsObject(rn) && cJSON_IsObject(rp), "solver_residual missing");
+  cr_expect_eq(num(rn, "samples"), 8);
+  cr_expect(num(rn, "median") < 1e-9, "newton residual %g", num(rn, "median"));
+  cr_expect(num(rp, "median") > 1e-3, "pgs residual %g", num(rp, "median"));
+  cr_expect(strstr(out, "resid med"), "residual column\n%s", out);
+
+  // integrator arms: qpos deviation from the baseline, 0 for the baseline itself
+  cr_expect_eq(num(arm(root, 0), "qpos_deviation"), 0);
+  cr_expect(num(arm(root, 1), "qpos_deviation") > 0);
+  cJSON_Delete(root);
+  free(out);
+
+  // --accuracy 0 turns the measure off
+  root = runJson(FIXTURES "boxstack.xml --steps 20 --repeat 1 --accuracy 0", &rc, &out);
+  cr_expect(cJSON_IsNull(cJSON_GetObjectItem(arm(root, 0), "accuracy")));
+  cJSON_Delete(root);
+  free(out);
+}
+
+
+// column of the first occurrence of word in line, -1 if absent
+static int column(const char* line, const char* word) {
+  const char* p = strstr(line, word);
+  return p ? (int)(p - line) : -1;
+}
+
+
+Test(bench, table_aligned_with_long_plugin_name, .init = setup, .fini = teardown) {
+  static const char* const kLong = "benchfixture.semi_implicit_euler_without_damping_long_name";
+  char args[2048], *out;
+  snprintf(args, sizeof(args), "%spendulum.xml --integrator euler,%s,rk4 --steps 20 --repeat 1 "
+           "--profile", MODELS, kLong);
+  setenv("MODUCO_PLUGIN_PATH_SAVED", getenv("MODUCO_PLUGIN_PATH") ?
+         getenv("MODUCO_PLUGIN_PATH") : "", 1);
+  char path[2048];
+  snprintf(path, sizeof(path), "%s:%s", MODUCO_BENCH_FIXTURE_DIR,
+           getenv("MODUCO_PLUGIN_PATH_SAVED"));
+  setenv("MODUCO_PLUGIN_PATH", path, 1);
+  int rc = run(args, &out);
+  setenv("MODUCO_PLUGIN_PATH", getenv("MODUCO_PLUGIN_PATH_SAVED"), 1);
+  cr_assert_eq(rc, 0, "exit %d\n%s", rc, out);
+  cr_assert(strstr(out, kLong), "the long name is printed\n%s", out);
+
+  // the arm table: header, then rows 0..2; the right edge of steps/s and the status column line up
+  char* lines[64];
+  int n = 0;
+  for (char* l = strtok(out, "\n"); l && n < 64; l = strtok(NULL, "\n")) {
+    lines[n++] = l;
+  }
+  int head = -1;
+  for (int i = 0; i < n && head < 0; i++) {
+    if (!strncmp(lines[i], "arm", 3) && strstr(lines[i], "steps/s")) {
+      head = i;
+    }
+  }
+  cr_assert(head >= 0 && head + 3 < n, "no arm table");
+  int edge = column(lines[head], "steps/s") + (int)strlen("steps/s");
+  int status = column(lines[head], "status");
+  int integ = column(lines[head], "integrator");
+  for (int i = head + 1; i <= head + 3; i++) {
+    const char* l = lines[i];
+    cr_expect((int)strlen(l) > status && !strncmp(l + status, "ok", 2), "status column: %s", l);
+    cr_expect(l[edge - 1] >= '0' && l[edge - 1] <= '9' && l[edge] == ' ', "steps/s column: %s",
+              l);
+    cr_expect(l[integ] != ' ' && l[integ - 1] == ' ', "integrator column: %s", l);
+  }
+
+  // the plugin timer table too: the us/step column ends at one place
+  int ph = -1;
+  for (int i = head; i < n && ph < 0; i++) {
+    if (strstr(lines[i], "calls/step") && strstr(lines[i], "plugin")) {
+      ph = i;
+    }
+  }
+  cr_assert(ph >= 0, "no plugin timer table");
+  int us = column(lines[ph], "us/step") + (int)strlen("us/step");
+  int rows = 0;
+  for (int i = ph + 1; i < n && lines[i][0] != 0 && strchr("0123456789 ", lines[i][0]); i++) {
+    cr_expect(lines[i][us - 1] >= '0' && lines[i][us - 1] <= '9' && lines[i][us] == ' ',
+              "us/step column: %s", lines[i]);
+    rows++;
+  }
+  cr_expect(rows >= 6, "plugin timer rows: %d", rows);
   free(out);
 }

@@ -677,5 +677,51 @@ Test(cli, hostile_plugins_listed_with_reason) {
   r = runWith(env, args, NULL);
   cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
   cr_expect_eq(sizeValue(r.out, "steps"), 5, "summary:\n%s", r.out);
+
+
+// a hinge spring too stiff for a 10 ms explicit step: it blows up and auto-resets
+static const char kStiff[] =
+  "<mujoco model=\"stiff\">\n"
+  "  <option timestep=\"0.01\" gravity=\"0 0 0\"/>\n"
+  "  <worldbody>\n"
+  "    <body pos=\"0 0 1\">\n"
+  "      <joint type=\"hinge\" axis=\"0 1 0\" stiffness=\"10000\" springref=\"0.1\"/>\n"
+  "      <geom type=\"capsule\" fromto=\"0 0 0 0.1 0 0\" size=\"0.01\" mass=\"0.1\"/>\n"
+  "    </body>\n"
+  "  </worldbody>\n"
+  "</mujoco>\n";
+
+
+Test(cli, bench_exit_status) {
+  const char* arm = writeFile(0, "arm.xml", kArm);
+  const char* stiff = writeFile(1, "stiff.xml", kStiff);
+  char args[1200];
+
+  // every arm ran, none diverged: 0
+  snprintf(args, sizeof(args), "bench '%s' --steps 20 --repeat 1", arm);
+  Run r = run(args);
+  cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+  cr_expect(strstr(r.out, " ok") != NULL, "status column:\n%s", r.out);
+  freeRun(&r);
+
+  // a diverged arm: 3, named on stderr and marked in the table
+  snprintf(args, sizeof(args), "bench '%s' '%s' --steps 100 --repeat 1", arm, stiff);
+  r = run(args);
+  cr_expect_eq(r.status, 3, "exit %d: %s", r.status, r.err);
+  cr_expect(strstr(r.err, "moduco: arm 1 (") && strstr(r.err, "diverged"), "stderr: %s", r.err);
+  cr_expect(strstr(r.out, "DIVERGED") != NULL, "table:\n%s", r.out);
+  freeRun(&r);
+
+  // allowed: 0, still marked
+  snprintf(args, sizeof(args), "bench '%s' --steps 100 --repeat 1 --allow-divergence", stiff);
+  r = run(args);
+  cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+  cr_expect(strstr(r.out, "DIVERGED") != NULL, "table:\n%s", r.out);
+  freeRun(&r);
+
+  // the usage names the new options
+  r = run("help");
+  cr_expect(strstr(r.out, "--allow-divergence") || strstr(r.err, "--allow-divergence"),
+            "usage: %s%s", r.out, r.err);
   freeRun(&r);
 }
