@@ -677,6 +677,8 @@ Test(cli, hostile_plugins_listed_with_reason) {
   r = runWith(env, args, NULL);
   cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
   cr_expect_eq(sizeValue(r.out, "steps"), 5, "summary:\n%s", r.out);
+  freeRun(&r);
+}
 
 
 // a hinge spring too stiff for a 10 ms explicit step: it blows up and auto-resets
