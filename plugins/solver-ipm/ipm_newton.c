@@ -1,0 +1,436 @@
+// Moduco plugin "ipm": residual, violation metrics and the Newton direction.
+//
+// Locals of a block (loc[IPM_MAXLOC]):
+//   EQ       f
+//   ORTH     z s            force z >= 0, gap s = c + h^2 J a >= 0
+//   FLOSS    f y0           x = (F, f) in Q2, y = (y0, u) in Q2, u = J v+
+//   CONTACT  z s g1 g2 y0   orthant (z, s); x = (z, g) in Q3, y = (y0, w) in Q3, w_k = mu_k J_k v+
+// The gap and the velocity duals are affine in a, so u and w are not unknowns of their own.
+#include <math.h>
+#include <string.h>
+
+#include "ipm.h"
+
+
+// second-order cone product x o y = (x'y, x0 y1 + y0 x1) of dimension n
+static void socProduct(const mcNum* x, const mcNum* y, mcNum* res, int n) {
+  res[0] = 0;
+  for (int k = 0; k < n; k++) {
+    res[0] += x[k] * y[k];
+  }
+  for (int k = 1; k < n; k++) {
+    res[k] = x[0] * y[k] + y[0] * x[k];
+  }
+}
+
+
+// velocity dual of the cone of a block (FLOSS: (y0, u), CONTACT: (y0, w1, w2)); dimension
+static int velocityDual(const ipmProblem* P, const ipmBlock* b, const mcNum* loc,
+                        const mcNum* Ja, mcNum* y) {
+  int r = b->row;
+  if (b->kind == IPM_FLOSS) {
+    y[0] = loc[1];
+    y[1] = P->Jv[r] + P->h * Ja[r];
+    return 2;
+  }
+  y[0] = loc[4];
+  for (int k = 1; k < 3; k++) {
+    y[k] = b->mu[k - 1] * (P->Jv[r + k] + P->h * Ja[r + k]);
+  }
+  return 3;
+}
+
+
+// force cone of a block (FLOSS: (F, f), CONTACT: (z, g1, g2)); dimension
+static int forceCone(const ipmBlock* b, const mcNum* loc, mcNum* x) {
+  if (b->kind == IPM_FLOSS) {
+    x[0] = b->F;
+    x[1] = loc[0];
+    return 2;
+  }
+  x[0] = loc[0];
+  x[1] = loc[2];
+  x[2] = loc[3];
+  return 3;
+}
+
+
+void ipm_start(ipmProblem* P, mcNum kappa0) {
+  ipm_mulRows(P, P->a, P->Ja);
+  for (int i = 0; i < P->nb; i++) {
+    const ipmBlock* b = P->block + i;
+    mcNum* loc = P->loc + IPM_MAXLOC * i;
+    memset(loc, 0, sizeof(mcNum) * IPM_MAXLOC);
+    mcNum y[3];
+    if (b->kind == IPM_ORTH || b->kind == IPM_CONTACT) {
+      mcNum gap = b->c + P->h * P->h * P->Ja[b->row];
+      loc[1] = (gap > 0 ? gap : 0) + sqrt(kappa0);
+      loc[0] = kappa0 / loc[1];
+    }
+    if (b->kind == IPM_CONTACT) {
+      velocityDual(P, b, loc, P->Ja, y);
+      loc[4] = sqrt(y[1] * y[1] + y[2] * y[2]) + kappa0 / loc[0];
+    } else if (b->kind == IPM_FLOSS) {
+      velocityDual(P, b, loc, P->Ja, y);
+      loc[1] = fabs(y[1]) + kappa0 / b->F;
+    }
+  }
+}
+
+
+// dynamics residual ra = Me a - qfrc_smooth - J' F
+static void dynamicsResidual(ipmProblem* P, const mcNum* a, const mcNum* loc, mcNum* ra) {
+  int nv = P->nv;
+  for (int i = 0; i < nv; i++) {
+    ra[i] = -P->qfrc[i];
+    const mcNum* Mi = P->M + (size_t)i * nv;
+    for (int j = 0; j < nv; j++) {
+      ra[i] += Mi[j] * a[j];
+    }
+  }
+  for (int i = 0; i < P->nb; i++) {
+    const ipmBlock* b = P->block + i;
+    mcNum F[IPM_MAXROW];
+    int n = ipm_blockForce(b, loc + IPM_MAXLOC * i, F);
+    for (int k = 0; k < n; k++) {
+      const mcNum* J = P->Jrow + (size_t)(b->row + k) * nv;
+      if (F[k] != 0) {
+        for (int j = 0; j < nv; j++) {
+          ra[j] -= F[k] * J[j];
+        }
+      }
+    }
+  }
+}
+
+
+void ipm_violation(ipmProblem* P, const mcNum* a, const mcNum* loc, const mcNum* Ja,
+                   mcNum* r_vio, mcNum* kappa_vio) {
+  mcNum rv = 0, kv = 0, h2 = P->h * P->h;
+  dynamicsResidual(P, a, loc, P->ra);
+  for (int i = 0; i < P->nv; i++) {
+    rv = fmax(rv, fabs(P->ra[i]));
+  }
+  for (int i = 0; i < P->nb; i++) {
+    const ipmBlock* b = P->block + i;
+    const mcNum* l = loc + IPM_MAXLOC * i;
+    mcNum gap = b->c + h2 * Ja[b->row];
+    if (b->kind == IPM_EQ) {
+      rv = fmax(rv, fabs(gap));
+      continue;
+    }
+    if (b->kind != IPM_FLOSS) {
+      rv = fmax(rv, fabs(l[1] - gap));
+      kv = fmax(kv, fabs(l[0] * l[1]));
+    }
+    if (b->kind != IPM_ORTH) {
+      mcNum x[3], y[3], xy[3];
+      int n = forceCone(b, l, x);
+      velocityDual(P, b, l, Ja, y);
+      socProduct(x, y, xy, n);
+      for (int k = 0; k < n; k++) {
+        kv = fmax(kv, fabs(xy[k]));
+      }
+    }
+  }
+  *r_vio = rv;
+  *kappa_vio = kv;
+}
+
+
+// local linearization of a block: K dl = -r + Pm d (d = J_b da); return the number of locals
+static int localSystem(const ipmProblem* P, const ipmBlock* b, const mcNum* l, mcNum kappa,
+                       mcNum K[IPM_MAXLOC][IPM_MAXLOC], mcNum Pm[IPM_MAXLOC][IPM_MAXROW],
+                       mcNum r[IPM_MAXLOC]) {
+  mcNum h = P->h, h2 = h * h;
+  memset(K, 0, sizeof(mcNum) * IPM_MAXLOC * IPM_MAXLOC);
+  memset(Pm, 0, sizeof(mcNum) * IPM_MAXLOC * IPM_MAXROW);
+  if (b->kind == IPM_FLOSS) {
+    mcNum y[2];
+    velocityDual(P, b, l, P->Ja, y);
+    mcNum F = b->F, f = l[0], y0 = l[1], u = y[1];
+    K[0][0] = u,  K[0][1] = F,  Pm[0][0] = -f * h, r[0] = F * y0 + f * u - kappa;
+    K[1][0] = y0, K[1][1] = f,  Pm[1][0] = -F * h, r[1] = F * u + y0 * f;
+    return 2;
+  }
+
+  // orthant pair (z, s): gap row and complementarity row
+  mcNum z = l[0], s = l[1];
+  K[0][1] = 1, Pm[0][0] = h2, r[0] = s - b->c - h2 * P->Ja[b->row];
+  K[1][0] = s, K[1][1] = z, r[1] = s * z - kappa;
+  if (b->kind == IPM_ORTH) {
+    return 2;
+  }
+
+  // cone pair x = (z, g), y = (y0, w): x'y - kappa and x0 w + y0 g
+  mcNum y[3];
+  velocityDual(P, b, l, P->Ja, y);
+  mcNum g1 = l[2], g2 = l[3], y0 = l[4], w1 = y[1], w2 = y[2];
+  mcNum m1 = b->mu[0] * h, m2 = b->mu[1] * h;
+  K[2][0] = y0, K[2][2] = w1, K[2][3] = w2, K[2][4] = z;
+  Pm[2][1] = -g1 * m1, Pm[2][2] = -g2 * m2;
+  r[2] = z * y0 + g1 * w1 + g2 * w2 - kappa;
+  K[3][0] = w1, K[3][2] = y0, K[3][4] = g1, Pm[3][1] = -z * m1, r[3] = z * w1 + y0 * g1;
+  K[4][0] = w2, K[4][3] = y0, K[4][4] = g2, Pm[4][2] = -z * m2, r[4] = z * w2 + y0 * g2;
+  return 5;
+}
+
+
+// force rows of the locals: F = S l
+static void forceOfLocals(const ipmBlock* b, const mcNum* l, mcNum* F) {
+  ipm_blockForce(b, l, F);
+}
+
+
+// eliminate the locals of block i: dF = G d + g; also keep the local solve for recovery
+static int eliminate(ipmProblem* P, int i, mcNum kappa, mcNum Kf[IPM_MAXLOC * IPM_MAXLOC],
+                     int piv[IPM_MAXLOC], mcNum Pm[IPM_MAXLOC][IPM_MAXROW],
+                     mcNum r[IPM_MAXLOC]) {
+  const ipmBlock* b = P->block + i;
+  mcNum K[IPM_MAXLOC][IPM_MAXLOC];
+  int p = localSystem(P, b, P->loc + IPM_MAXLOC * i, kappa, K, Pm, r);
+  for (int j = 0; j < p; j++) {
+    for (int k = 0; k < p; k++) {
+      Kf[j * p + k] = K[j][k];
+    }
+  }
+  if (!ipm_factorLU(Kf, piv, p)) {
+    return 0;
+  }
+
+  // g = S K^-1 (-r); G column c = S K^-1 Pm[:, c]
+  mcNum col[IPM_MAXLOC], F[IPM_MAXROW];
+  mcNum* G = P->G + IPM_MAXROW * IPM_MAXROW * i;
+  mcNum* g = P->g + IPM_MAXROW * i;
+  for (int j = 0; j < p; j++) {
+    col[j] = -r[j];
+  }
+  ipm_solveLU(Kf, piv, col, p);
+  forceOfLocals(b, col, g);
+  for (int c = 0; c < b->nrow; c++) {
+    for (int j = 0; j < p; j++) {
+      col[j] = Pm[j][c];
+    }
+    ipm_solveLU(Kf, piv, col, p);
+    forceOfLocals(b, col, F);
+    for (int k = 0; k < b->nrow; k++) {
+      G[k * IPM_MAXROW + c] = F[k];
+    }
+  }
+  return p;
+}
+
+
+int ipm_direction(ipmProblem* P, mcNum kappa) {
+  int nv = P->nv, nk = nv + P->ne;
+  mcNum* K = P->K;
+  mcNum* rhs = P->rhs;
+  memset(K, 0, sizeof(mcNum) * (size_t)nk * nk);
+
+  // dynamics rows: Me da - sum J' G J da  - Je' dfe = -ra + sum J' g
+  dynamicsResidual(P, P->a, P->loc, P->ra);
+  for (int i = 0; i < nv; i++) {
+    memcpy(K + (size_t)i * nk, P->M + (size_t)i * nv, sizeof(mcNum) * nv);
+    rhs[i] = -P->ra[i];
+  }
+  int e = nv;
+  for (int i = 0; i < P->nb; i++) {
+    const ipmBlock* b = P->block + i;
+    const mcNum* J = P->Jrow + (size_t)b->row * nv;
+    if (b->kind == IPM_EQ) {
+      // equality: J da = -(c + h^2 J a) / h^2, force column -J'
+      mcNum* Ke = K + (size_t)e * nk;
+      for (int j = 0; j < nv; j++) {
+        Ke[j] = J[j];
+        K[(size_t)j * nk + e] = -J[j];
+      }
+      rhs[e] = -(b->c / (P->h * P->h) + P->Ja[b->row]);
+      e++;
+      continue;
+    }
+    mcNum Kf[IPM_MAXLOC * IPM_MAXLOC], Pm[IPM_MAXLOC][IPM_MAXROW], r[IPM_MAXLOC];
+    int piv[IPM_MAXLOC];
+    if (!eliminate(P, i, kappa, Kf, piv, Pm, r)) {
+      return 0;
+    }
+    const mcNum* G = P->G + IPM_MAXROW * IPM_MAXROW * i;
+    const mcNum* g = P->g + IPM_MAXROW * i;
+    for (int k = 0; k < b->nrow; k++) {
+      const mcNum* Jk = J + (size_t)k * nv;
+      for (int j = 0; j < nv; j++) {
+        rhs[j] += Jk[j] * g[k];
+      }
+      for (int c = 0; c < b->nrow; c++) {
+        mcNum gkc = G[k * IPM_MAXROW + c];
+        if (gkc == 0) {
+          continue;
+        }
+        const mcNum* Jc = J + (size_t)c * nv;
+        for (int p = 0; p < nv; p++) {
+          if (Jk[p] == 0) {
+            continue;
+          }
+          mcNum* Kp = K + (size_t)p * nk;
+          mcNum s = Jk[p] * gkc;
+          for (int q = 0; q < nv; q++) {
+            Kp[q] -= s * Jc[q];
+          }
+        }
+      }
+    }
+  }
+
+  // solve
+  if (!ipm_factorLU(K, P->piv, nk)) {
+    return 0;
+  }
+  ipm_solveLU(K, P->piv, rhs, nk);
+  memcpy(P->da, rhs, sizeof(mcNum) * nv);
+  ipm_mulRows(P, P->da, P->Jda);
+
+  // recover the locals
+  e = nv;
+  for (int i = 0; i < P->nb; i++) {
+    const ipmBlock* b = P->block + i;
+    mcNum* dl = P->dloc + IPM_MAXLOC * i;
+    memset(dl, 0, sizeof(mcNum) * IPM_MAXLOC);
+    if (b->kind == IPM_EQ) {
+      dl[0] = rhs[e++];
+      continue;
+    }
+    mcNum Kf[IPM_MAXLOC * IPM_MAXLOC], Pm[IPM_MAXLOC][IPM_MAXROW], r[IPM_MAXLOC];
+    int piv[IPM_MAXLOC];
+    int p = eliminate(P, i, kappa, Kf, piv, Pm, r);
+    for (int j = 0; j < p; j++) {
+      dl[j] = -r[j];
+      for (int c = 0; c < b->nrow; c++) {
+        dl[j] += Pm[j][c] * P->Jda[b->row + c];
+      }
+    }
+    ipm_solveLU(Kf, piv, dl, p);
+  }
+  return 1;
+}
+
+
+//---------------------------------- cone line search and centering --------------------------------
+
+// orthant (41): largest alpha <= 1 with y + alpha tau dy >= 0
+static mcNum orthStep(mcNum y, mcNum dy, mcNum tau) {
+  dy *= tau;
+  return dy < 0 ? fmin(1, -y / dy) : 1;
+}
+
+
+// second-order cone (42-46): largest alpha <= 1 with y + alpha tau dy in Q^n
+static mcNum socStep(const mcNum* y, const mcNum* dy, mcNum tau, int n) {
+  mcNum d[3], yy = 0, yd = 0;
+  for (int k = 0; k < n; k++) {
+    d[k] = tau * dy[k];
+  }
+  for (int k = 1; k < n; k++) {
+    yy += y[k] * y[k];
+    yd += y[k] * d[k];
+  }
+  mcNum nu = y[0] * y[0] - yy;
+  if (!(nu > 0)) {
+    return 0;
+  }
+  mcNum zeta = y[0] * d[0] - yd, sn = sqrt(nu);
+  mcNum rho0 = zeta / nu, c = (zeta / sn + d[0]) / (y[0] * sn + nu), rn = 0;
+  for (int k = 1; k < n; k++) {
+    mcNum rk = d[k] / sn - c * y[k];
+    rn += rk * rk;
+  }
+  rn = sqrt(rn);
+  return rn > rho0 ? fmin(1, 1 / (rn - rho0)) : 1;
+}
+
+
+mcNum ipm_coneSearch(const ipmProblem* P, mcNum tau_ort, mcNum tau_soc) {
+  mcNum alpha = 1;
+  for (int i = 0; i < P->nb; i++) {
+    const ipmBlock* b = P->block + i;
+    const mcNum* l = P->loc + IPM_MAXLOC * i;
+    const mcNum* dl = P->dloc + IPM_MAXLOC * i;
+    if (b->kind == IPM_EQ) {
+      continue;
+    }
+    if (b->kind != IPM_FLOSS) {
+      alpha = fmin(alpha, orthStep(l[0], dl[0], tau_ort));
+      alpha = fmin(alpha, orthStep(l[1], dl[1], tau_ort));
+    }
+    if (b->kind != IPM_ORTH) {
+      mcNum x[3], dx[3], y[3], dy[3];
+      int n = forceCone(b, l, x);
+      forceCone(b, dl, dx);
+      if (b->kind == IPM_FLOSS) {
+        dx[0] = 0;  // F is fixed
+      }
+      velocityDual(P, b, l, P->Ja, y);
+      dy[0] = b->kind == IPM_FLOSS ? dl[1] : dl[4];
+      for (int k = 1; k < n; k++) {
+        mcNum mu = b->kind == IPM_FLOSS ? 1 : b->mu[k - 1];
+        dy[k] = mu * P->h * P->Jda[b->row + k - (b->kind == IPM_FLOSS)];
+      }
+      alpha = fmin(alpha, socStep(x, dx, tau_soc, n));
+      alpha = fmin(alpha, socStep(y, dy, tau_soc, n));
+    }
+  }
+  return alpha;
+}
+
+
+// sum of b'c over the cones of a block at the point (loc + alpha dloc, Ja + alpha Jda); degree
+static int blockGap(const ipmProblem* P, int i, mcNum alpha, mcNum* sum) {
+  const ipmBlock* b = P->block + i;
+  mcNum l[IPM_MAXLOC], Ja[IPM_MAXROW + 1];
+  for (int k = 0; k < IPM_MAXLOC; k++) {
+    l[k] = P->loc[IPM_MAXLOC * i + k] + alpha * P->dloc[IPM_MAXLOC * i + k];
+  }
+  *sum = 0;
+  if (b->kind == IPM_EQ) {
+    return 0;
+  }
+  int deg = 0;
+  if (b->kind != IPM_FLOSS) {
+    *sum += l[0] * l[1];
+    deg++;
+  }
+  if (b->kind != IPM_ORTH) {
+    // velocity duals read Ja at the block's rows: shift a local copy to index from 0
+    ipmBlock bb = *b;
+    bb.row = 0;
+    for (int k = 0; k < b->nrow; k++) {
+      Ja[k] = P->Ja[b->row + k] + alpha * P->Jda[b->row + k];
+    }
+    mcNum x[3], y[3], Jv[IPM_MAXROW];
+    ipmProblem Q = *P;
+    for (int k = 0; k < b->nrow; k++) {
+      Jv[k] = P->Jv[b->row + k];
+    }
+    Q.Jv = Jv;
+    int n = forceCone(&bb, l, x);
+    velocityDual(&Q, &bb, l, Ja, y);
+    for (int k = 0; k < n; k++) {
+      *sum += x[k] * y[k];
+    }
+    deg++;
+  }
+  return deg;
+}
+
+
+void ipm_center(const ipmProblem* P, mcNum alpha, mcNum* mu, mcNum* mu_aff) {
+  mcNum s0 = 0, s1 = 0;
+  int deg = 0;
+  for (int i = 0; i < P->nb; i++) {
+    mcNum v;
+    deg += blockGap(P, i, 0, &v);
+    s0 += v;
+    blockGap(P, i, alpha, &v);
+    s1 += v;
+  }
+  *mu = deg ? s0 / deg : 0;
+  *mu_aff = deg ? s1 / deg : 0;
+}
