@@ -111,6 +111,10 @@ mcNum ipm_coneSearch(const ipmProblem* P, mcNum tau_ort, mcNum tau_soc);
 // Centering: mu (52) at the iterate, mu_aff (53) after step alpha along the direction.
 void ipm_center(const ipmProblem* P, mcNum alpha, mcNum* mu, mcNum* mu_aff);
 
+// Whether every cone pair at step alpha keeps its central-path measure above gamma times the mean
+// complementarity (a wide neighbourhood of the central path).
+int ipm_centered(const ipmProblem* P, mcNum alpha, mcNum gamma);
+
 // Solve from the start point (Algorithm 2); return the number of iterations.
 int ipm_optimize(mcData* d, ipmProblem* P, const ipmParam* prm, mcNum* r_vio, mcNum* kappa_vio);
 

@@ -138,19 +138,105 @@ void ipm_violation(ipmProblem* P, const mcNum* a, const mcNum* loc, const mcNum*
 }
 
 
+//---------------------------------- Nesterov-Todd scaling of a cone pair --------------------------
+
+// f(u) of the Jordan algebra of Q^n by the spectral decomposition u = l1 c1 + l2 c2
+// (l = u0 +- |u1|); inv = 0: square root, 1: inverse square root
+static void socSpectral(const mcNum* u, int n, int inv, mcNum* res) {
+  mcNum r = 0;
+  for (int k = 1; k < n; k++) {
+    r += u[k] * u[k];
+  }
+  r = sqrt(r);
+  mcNum f1 = sqrt(fmax(u[0] + r, 0)), f2 = sqrt(fmax(u[0] - r, 0));
+  if (inv) {
+    f1 = 1 / f1;
+    f2 = 1 / f2;
+  }
+  res[0] = 0.5 * (f1 + f2);
+  for (int k = 1; k < n; k++) {
+    res[k] = r > 0 ? 0.5 * (f1 - f2) * u[k] / r : 0;
+  }
+}
+
+
+// quadratic representation P(u) = 2 u u' - det(u) J (J = diag(1, -1, ..))
+static void quadRep(const mcNum* u, int n, mcNum Pm[3][3]) {
+  mcNum det = u[0] * u[0];
+  for (int k = 1; k < n; k++) {
+    det -= u[k] * u[k];
+  }
+  for (int i = 0; i < n; i++) {
+    for (int j = 0; j < n; j++) {
+      Pm[i][j] = 2 * u[i] * u[j] - (i == j ? (i ? -det : det) : 0);
+    }
+  }
+}
+
+
+static void mat3vec(mcNum Pm[3][3], const mcNum* v, int n, mcNum* res) {
+  for (int i = 0; i < n; i++) {
+    res[i] = 0;
+    for (int j = 0; j < n; j++) {
+      res[i] += Pm[i][j] * v[j];
+    }
+  }
+}
+
+
+// NT scaling of x, y in int Q^n: the point w with P(w) y = x, W = P(w^1/2), W^-1 = P(w^-1/2),
+// lambda = W y = W^-1 x. Rows of the scaled linearization lambda o (W^-1 dx + W dy) = -r:
+// Ax = L(lambda) W^-1, Ay = L(lambda) W, r = lambda o lambda - kappa e.
+static void ntRows(const mcNum* x, const mcNum* y, int n, mcNum kappa, mcNum Ax[3][3],
+                   mcNum Ay[3][3], mcNum* r) {
+  mcNum xh[3], t[3], u[3], w[3], wh[3], Pm[3][3], W[3][3], Wi[3][3], lam[3];
+  socSpectral(x, n, 0, xh);
+  quadRep(xh, n, Pm);
+  mat3vec(Pm, y, n, t);
+  socSpectral(t, n, 1, u);
+  mat3vec(Pm, u, n, w);
+  socSpectral(w, n, 0, wh);
+  quadRep(wh, n, W);
+  socSpectral(w, n, 1, wh);
+  quadRep(wh, n, Wi);
+  mat3vec(W, y, n, lam);
+
+  // arrow matrix L(lambda) times W and W^-1
+  for (int i = 0; i < n; i++) {
+    for (int j = 0; j < n; j++) {
+      mcNum ax = 0, ay = 0;
+      for (int k = 0; k < n; k++) {
+        mcNum Lik = i == 0 ? lam[k] : (k == 0 ? lam[i] : (i == k ? lam[0] : 0));
+        ax += Lik * Wi[k][j];
+        ay += Lik * W[k][j];
+      }
+      Ax[i][j] = ax;
+      Ay[i][j] = ay;
+    }
+  }
+  socProduct(lam, lam, r, n);
+  r[0] -= kappa;
+}
+
+
 // local linearization of a block: K dl = -r + Pm d (d = J_b da); return the number of locals
 static int localSystem(const ipmProblem* P, const ipmBlock* b, const mcNum* l, mcNum kappa,
                        mcNum K[IPM_MAXLOC][IPM_MAXLOC], mcNum Pm[IPM_MAXLOC][IPM_MAXROW],
                        mcNum r[IPM_MAXLOC]) {
   mcNum h = P->h, h2 = h * h;
+  mcNum x[3], y[3], Ax[3][3], Ay[3][3];
   memset(K, 0, sizeof(mcNum) * IPM_MAXLOC * IPM_MAXLOC);
   memset(Pm, 0, sizeof(mcNum) * IPM_MAXLOC * IPM_MAXROW);
   if (b->kind == IPM_FLOSS) {
-    mcNum y[2];
+    // x = (F, f) with F fixed, y = (y0, u), du = h d
+    forceCone(b, l, x);
     velocityDual(P, b, l, P->Ja, y);
-    mcNum F = b->F, f = l[0], y0 = l[1], u = y[1];
-    K[0][0] = u,  K[0][1] = F,  Pm[0][0] = -f * h, r[0] = F * y0 + f * u - kappa;
-    K[1][0] = y0, K[1][1] = f,  Pm[1][0] = -F * h, r[1] = F * u + y0 * f;
+    ntRows(x, y, 2, kappa, Ax, Ay, r);
+    for (int k = 0; k < 2; k++) {
+      K[k][0] = Ax[k][1];
+      K[k][1] = Ay[k][0];
+      Pm[k][0] = -Ay[k][1] * h;
+    }
     return 2;
   }
 
@@ -162,16 +248,18 @@ static int localSystem(const ipmProblem* P, const ipmBlock* b, const mcNum* l, m
     return 2;
   }
 
-  // cone pair x = (z, g), y = (y0, w): x'y - kappa and x0 w + y0 g
-  mcNum y[3];
+  // cone pair x = (z, g), y = (y0, w), dw_k = mu_k h d_k
+  forceCone(b, l, x);
   velocityDual(P, b, l, P->Ja, y);
-  mcNum g1 = l[2], g2 = l[3], y0 = l[4], w1 = y[1], w2 = y[2];
-  mcNum m1 = b->mu[0] * h, m2 = b->mu[1] * h;
-  K[2][0] = y0, K[2][2] = w1, K[2][3] = w2, K[2][4] = z;
-  Pm[2][1] = -g1 * m1, Pm[2][2] = -g2 * m2;
-  r[2] = z * y0 + g1 * w1 + g2 * w2 - kappa;
-  K[3][0] = w1, K[3][2] = y0, K[3][4] = g1, Pm[3][1] = -z * m1, r[3] = z * w1 + y0 * g1;
-  K[4][0] = w2, K[4][3] = y0, K[4][4] = g2, Pm[4][2] = -z * m2, r[4] = z * w2 + y0 * g2;
+  ntRows(x, y, 3, kappa, Ax, Ay, r + 2);
+  for (int k = 0; k < 3; k++) {
+    K[2 + k][0] = Ax[k][0];
+    K[2 + k][2] = Ax[k][1];
+    K[2 + k][3] = Ax[k][2];
+    K[2 + k][4] = Ay[k][0];
+    Pm[2 + k][1] = -Ay[k][1] * b->mu[0] * h;
+    Pm[2 + k][2] = -Ay[k][2] * b->mu[1] * h;
+  }
   return 5;
 }
 
@@ -315,25 +403,21 @@ int ipm_direction(ipmProblem* P, mcNum kappa) {
 
 //---------------------------------- cone line search and centering --------------------------------
 
-// orthant (41): largest alpha <= 1 with y + alpha tau dy >= 0
+// orthant (41): tau times the largest step keeping y + alpha dy >= 0, at most 1
 static mcNum orthStep(mcNum y, mcNum dy, mcNum tau) {
-  dy *= tau;
-  return dy < 0 ? fmin(1, -y / dy) : 1;
+  return dy < 0 ? fmin(1, -tau * y / dy) : 1;
 }
 
 
-// second-order cone (42-46): largest alpha <= 1 with y + alpha tau dy in Q^n
-static mcNum socStep(const mcNum* y, const mcNum* dy, mcNum tau, int n) {
-  mcNum d[3], yy = 0, yd = 0;
-  for (int k = 0; k < n; k++) {
-    d[k] = tau * dy[k];
-  }
+// second-order cone (42-46): tau times the largest step keeping y + alpha dy in Q^n, at most 1
+static mcNum socStep(const mcNum* y, const mcNum* d, mcNum tau, int n) {
+  mcNum yy = 0, yd = 0;
   for (int k = 1; k < n; k++) {
     yy += y[k] * y[k];
     yd += y[k] * d[k];
   }
   mcNum nu = y[0] * y[0] - yy;
-  if (!(nu > 0)) {
+  if (!(nu > 0) || !(y[0] > 0)) {
     return 0;
   }
   mcNum zeta = y[0] * d[0] - yd, sn = sqrt(nu);
@@ -343,7 +427,7 @@ static mcNum socStep(const mcNum* y, const mcNum* dy, mcNum tau, int n) {
     rn += rk * rk;
   }
   rn = sqrt(rn);
-  return rn > rho0 ? fmin(1, 1 / (rn - rho0)) : 1;
+  return rn > rho0 ? fmin(1, tau / (rn - rho0)) : 1;
 }
 
 
@@ -381,56 +465,79 @@ mcNum ipm_coneSearch(const ipmProblem* P, mcNum tau_ort, mcNum tau_soc) {
 }
 
 
-// sum of b'c over the cones of a block at the point (loc + alpha dloc, Ja + alpha Jda); degree
-static int blockGap(const ipmProblem* P, int i, mcNum alpha, mcNum* sum) {
+// the cone pairs of block i at (loc + alpha dloc, Ja + alpha Jda): products b'c in dot[] and
+// the central-path measures in cen[] (orthant: s z; cone: sqrt(det x det y), equal to kappa on
+// the central path); return the number of pairs
+static int blockPairs(const ipmProblem* P, int i, mcNum alpha, mcNum dot[2], mcNum cen[2]) {
   const ipmBlock* b = P->block + i;
-  mcNum l[IPM_MAXLOC], Ja[IPM_MAXROW + 1];
-  for (int k = 0; k < IPM_MAXLOC; k++) {
-    l[k] = P->loc[IPM_MAXLOC * i + k] + alpha * P->dloc[IPM_MAXLOC * i + k];
-  }
-  *sum = 0;
   if (b->kind == IPM_EQ) {
     return 0;
   }
-  int deg = 0;
+  mcNum l[IPM_MAXLOC];
+  for (int k = 0; k < IPM_MAXLOC; k++) {
+    l[k] = P->loc[IPM_MAXLOC * i + k] + alpha * P->dloc[IPM_MAXLOC * i + k];
+  }
+  int n = 0;
   if (b->kind != IPM_FLOSS) {
-    *sum += l[0] * l[1];
-    deg++;
+    dot[n] = cen[n] = l[0] * l[1];
+    n++;
   }
   if (b->kind != IPM_ORTH) {
-    // velocity duals read Ja at the block's rows: shift a local copy to index from 0
-    ipmBlock bb = *b;
-    bb.row = 0;
+    // the velocity dual is affine in a: evaluate it at the block's rows of Ja + alpha Jda
+    mcNum Ja[IPM_MAXROW + 1] = {0, 0, 0, 0}, x[3], y[3];
+    ipmBlock local = *b;
+    ipmProblem Q = *P;
+    local.row = 0;
+    Q.Jv = P->Jv + b->row;
     for (int k = 0; k < b->nrow; k++) {
       Ja[k] = P->Ja[b->row + k] + alpha * P->Jda[b->row + k];
     }
-    mcNum x[3], y[3], Jv[IPM_MAXROW];
-    ipmProblem Q = *P;
-    for (int k = 0; k < b->nrow; k++) {
-      Jv[k] = P->Jv[b->row + k];
+    int m = forceCone(&local, l, x);
+    velocityDual(&Q, &local, l, Ja, y);
+    mcNum xy = 0, dx = x[0] * x[0], dy = y[0] * y[0];
+    for (int k = 0; k < m; k++) {
+      xy += x[k] * y[k];
     }
-    Q.Jv = Jv;
-    int n = forceCone(&bb, l, x);
-    velocityDual(&Q, &bb, l, Ja, y);
-    for (int k = 0; k < n; k++) {
-      *sum += x[k] * y[k];
+    for (int k = 1; k < m; k++) {
+      dx -= x[k] * x[k];
+      dy -= y[k] * y[k];
     }
-    deg++;
+    dot[n] = xy;
+    cen[n] = dx > 0 && dy > 0 ? sqrt(dx * dy) : 0;
+    n++;
   }
-  return deg;
+  return n;
+}
+
+
+// mean complementarity (52, 53) and the smallest central-path measure at step alpha
+static mcNum meanGap(const ipmProblem* P, mcNum alpha, mcNum* mincen) {
+  mcNum sum = 0, lo = INFINITY;
+  int deg = 0;
+  for (int i = 0; i < P->nb; i++) {
+    mcNum dot[2], cen[2];
+    int n = blockPairs(P, i, alpha, dot, cen);
+    for (int k = 0; k < n; k++) {
+      sum += dot[k];
+      lo = fmin(lo, cen[k]);
+    }
+    deg += n;
+  }
+  if (mincen) {
+    *mincen = lo;
+  }
+  return deg ? sum / deg : 0;
 }
 
 
 void ipm_center(const ipmProblem* P, mcNum alpha, mcNum* mu, mcNum* mu_aff) {
-  mcNum s0 = 0, s1 = 0;
-  int deg = 0;
-  for (int i = 0; i < P->nb; i++) {
-    mcNum v;
-    deg += blockGap(P, i, 0, &v);
-    s0 += v;
-    blockGap(P, i, alpha, &v);
-    s1 += v;
-  }
-  *mu = deg ? s0 / deg : 0;
-  *mu_aff = deg ? s1 / deg : 0;
+  *mu = meanGap(P, 0, NULL);
+  *mu_aff = meanGap(P, alpha, NULL);
+}
+
+
+int ipm_centered(const ipmProblem* P, mcNum alpha, mcNum gamma) {
+  mcNum lo;
+  mcNum mu = meanGap(P, alpha, &lo);
+  return lo >= gamma * mu;
 }

@@ -9,6 +9,7 @@
 #define IPM_TAU_MIN 0.95
 #define IPM_BETA 0.5
 #define IPM_MAXBACK 30            // backtracking halvings per iteration
+#define IPM_GAMMA 0
 
 
 // trial point w + alpha dw
@@ -63,11 +64,20 @@ int ipm_optimize(mcData* d, ipmProblem* P, const ipmParam* prm, mcNum* r_vio, mc
     mcNum tau_ort = fmax(IPM_TAU_MIN, 1 - viol * viol);
     mcNum tau_soc = fmin(IPM_TAU_MAX, tau_ort);
     mcNum alpha = ipm_coneSearch(P, tau_ort, tau_soc);
-    mcNum rv0 = rv, kv0 = kv;
+
+    // safeguard (not in the seed): stay in a wide neighbourhood of the central path, so no pair
+    // reaches a cone boundary with the wrong products (which blocks every later step)
     int nback = 0;
+    while (!ipm_centered(P, alpha, IPM_GAMMA) && nback < IPM_MAXBACK) {
+      alpha *= IPM_BETA;
+      nback++;
+    }
+
+    mcNum rv0 = rv, kv0 = kv;
     trial(P, alpha);
     ipm_violation(P, P->a_t, P->loc_t, P->Ja_t, &rv, &kv);
-    while (!(rv <= rv0 || kv <= kv0) && nback < IPM_MAXBACK) {
+    mcNum rfloor = fmax(rv0, 0.1 * prm->residual_tol);  // round-off below the tolerance
+    while (!(rv <= rfloor || kv <= kv0) && nback < IPM_MAXBACK) {
       alpha *= IPM_BETA;
       nback++;
       trial(P, alpha);
