@@ -237,3 +237,73 @@ Test(ipm, deterministic_and_sparse) {
     mc_deleteModel(m);
   }
 }
+
+
+// limit, friction loss and equality rows: the limit holds at the end of every step, friction
+// loss is a box on the force (stick below 2 N, exact a = (f - 2) / m above), the connect
+// equality holds to the linearization error of the step (rotation within one step)
+Test(ipm, limit_frictionloss_equality) {
+  mcModel* m = load("ipm_joints.xml");
+  mcData* d = mc_makeData(m);
+  int drop = m->jnt_qposadr[mc_name2id(m, mcOBJ_JOINT, "drop")];
+  int floss = m->jnt_dofadr[mc_name2id(m, mcOBJ_JOINT, "floss")];
+  int pend = mc_name2id(m, mcOBJ_BODY, "pend");
+  double worstLimit = INFINITY, worstEq = 0;
+  for (int k = 0; k < 200; k++) {
+    d->qfrc_applied[floss] = k < 100 ? 1.5 : 3;
+    double v0 = d->qvel[floss];
+    step(m, d);
+    worstLimit = fmin(worstLimit, d->qpos[drop] + 0.5);
+    if (k < 100) {
+      cr_expect(fabs(d->qvel[floss]) < 1e-8, "step %d: 1.5 N moved the 2 N friction loss (v %g)",
+                k, d->qvel[floss]);
+    } else {
+      cr_expect(fabs((d->qvel[floss] - v0) / m->opt.timestep - 1) < 1e-6,
+                "step %d: acceleration %g, expected (3 - 2) / 1", k,
+                (d->qvel[floss] - v0) / m->opt.timestep);
+    }
+
+    // the anchor (0.1 m along the body's x axis) stays at its world point (2.1, 0, 1)
+    mc_fwdPosition(m, d);
+    const double* p = d->xpos + 3 * pend;
+    const double* R = d->xmat + 9 * pend;
+    double e = hypot(hypot(p[0] + 0.1 * R[0] - 2.1, p[1] + 0.1 * R[3]), p[2] + 0.1 * R[6] - 1);
+    worstEq = fmax(worstEq, e);
+  }
+  cr_expect(worstLimit >= -1e-6, "limit violated by %g m", -worstLimit);
+  cr_expect(fabs(d->qvel[m->jnt_dofadr[mc_name2id(m, mcOBJ_JOINT, "drop")]]) < 1e-9,
+            "slider still moving");
+  cr_expect(worstEq < 1e-3, "connect anchor drifted %g m", worstEq);
+  printf("ipm equality: worst anchor error %.3g m over 2 s at h = 0.01\n", worstEq);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
+// condim 4 and 6: normal and sliding friction are solved, torsion and rolling get no force (the
+// plugin warns once); the rows beyond the first three carry zero force
+Test(ipm, condim6_rows_zero_torsion) {
+  static const char* xml =
+      "<mujoco><option timestep='0.01' solver='ipm' cone='elliptic'/><worldbody>"
+      "<geom type='plane' size='5 5 0.1' margin='0.1' condim='6'/>"
+      "<body pos='0 0 0.3'><freejoint/><geom type='box' size='0.1 0.1 0.1' mass='1'"
+      " margin='0.1' condim='6'/></body></worldbody></mujoco>";
+  char error[512] = "";
+  mcModel* m = mc_loadXMLString(xml, NULL, error, sizeof(error));
+  cr_assert_not_null(m, "%s", error);
+  mcData* d = mc_makeData(m);
+  double worst = run(m, d, 100);
+  cr_assert(d->ncon > 0 && d->contact[0].dim == 6);
+  mc_forward(m, d);
+  for (int i = 0; i < d->ncon; i++) {
+    int adr = d->contact[i].efc_address;
+    for (int k = 3; k < 6; k++) {
+      cr_expect(d->efc_force[adr + k] == 0, "contact %d row %d: force %g", i, k,
+                d->efc_force[adr + k]);
+    }
+    cr_expect(d->efc_force[adr] > 0, "contact %d carries no normal force", i);
+  }
+  cr_expect(worst >= -1e-6, "penetration %g m", -worst);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
