@@ -57,7 +57,7 @@ static void readParams(const mcpHost* host, const mcModel* m, int maxiter, ipmPa
   int inst = host->instance ? host->instance(m, &g_ipm.hdr) : -1;
   prm->kappa_tol = param(host, m, inst, "kappa_tol", 1e-8);
   prm->residual_tol = param(host, m, inst, "residual_tol", 1e-8);
-  prm->kappa_init = param(host, m, inst, "kappa_init", 1e-2);
+  prm->kappa_init = param(host, m, inst, "kappa_init", 100);
   int it = (int)param(host, m, inst, "max_iter", 0);
   prm->max_iter = it > 0 ? it : (maxiter > 0 ? maxiter : 100);
 }

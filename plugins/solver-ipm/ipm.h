@@ -65,6 +65,11 @@ typedef struct {                  // the problem and the iterate; arrays on the 
   mcNum* dloc;
   mcNum* Jda;
 
+  // affine (predictor) direction, for the second-order term of the corrector
+  int corrector;                  // nonzero: add the predictor's product to the complementarity
+  mcNum* dloc_aff;                // (nb x IPM_MAXLOC)
+  mcNum* Jda_aff;                 // (nrow)
+
   // trial point of the line search
   mcNum* a_t;
   mcNum* loc_t;

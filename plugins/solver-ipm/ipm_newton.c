@@ -186,9 +186,10 @@ static void mat3vec(mcNum Pm[3][3], const mcNum* v, int n, mcNum* res) {
 
 // NT scaling of x, y in int Q^n: the point w with P(w) y = x, W = P(w^1/2), W^-1 = P(w^-1/2),
 // lambda = W y = W^-1 x. Rows of the scaled linearization lambda o (W^-1 dx + W dy) = -r:
-// Ax = L(lambda) W^-1, Ay = L(lambda) W, r = lambda o lambda - kappa e.
-static void ntRows(const mcNum* x, const mcNum* y, int n, mcNum kappa, mcNum Ax[3][3],
-                   mcNum Ay[3][3], mcNum* r) {
+// Ax = L(lambda) W^-1, Ay = L(lambda) W, r = lambda o lambda - kappa e, plus Mehrotra's
+// second-order term (W^-1 dx_aff) o (W dy_aff) when the predictor direction is given.
+static void ntRows(const mcNum* x, const mcNum* y, int n, mcNum kappa, const mcNum* dxa,
+                   const mcNum* dya, mcNum Ax[3][3], mcNum Ay[3][3], mcNum* r) {
   mcNum xh[3], t[3], u[3], w[3], wh[3], Pm[3][3], W[3][3], Wi[3][3], lam[3];
   socSpectral(x, n, 0, xh);
   quadRep(xh, n, Pm);
@@ -216,6 +217,15 @@ static void ntRows(const mcNum* x, const mcNum* y, int n, mcNum kappa, mcNum Ax[
   }
   socProduct(lam, lam, r, n);
   r[0] -= kappa;
+  if (dxa) {
+    mcNum sx[3], sy[3], c[3];
+    mat3vec(Wi, dxa, n, sx);
+    mat3vec(W, dya, n, sy);
+    socProduct(sx, sy, c, n);
+    for (int k = 0; k < n; k++) {
+      r[k] += c[k];
+    }
+  }
 }
 
 
@@ -224,14 +234,21 @@ static int localSystem(const ipmProblem* P, const ipmBlock* b, const mcNum* l, m
                        mcNum K[IPM_MAXLOC][IPM_MAXLOC], mcNum Pm[IPM_MAXLOC][IPM_MAXROW],
                        mcNum r[IPM_MAXLOC]) {
   mcNum h = P->h, h2 = h * h;
-  mcNum x[3], y[3], Ax[3][3], Ay[3][3];
+  mcNum x[3], y[3], Ax[3][3], Ay[3][3], dxa[3] = {0, 0, 0}, dya[3] = {0, 0, 0};
+  const mcNum* la = P->corrector ? P->dloc_aff + IPM_MAXLOC * (b - P->block) : NULL;
+  const mcNum* Jaa = P->Jda_aff + b->row;
   memset(K, 0, sizeof(mcNum) * IPM_MAXLOC * IPM_MAXLOC);
   memset(Pm, 0, sizeof(mcNum) * IPM_MAXLOC * IPM_MAXROW);
   if (b->kind == IPM_FLOSS) {
     // x = (F, f) with F fixed, y = (y0, u), du = h d
     forceCone(b, l, x);
     velocityDual(P, b, l, P->Ja, y);
-    ntRows(x, y, 2, kappa, Ax, Ay, r);
+    if (la) {
+      dxa[1] = la[0];
+      dya[0] = la[1];
+      dya[1] = h * Jaa[0];
+    }
+    ntRows(x, y, 2, kappa, la ? dxa : NULL, dya, Ax, Ay, r);
     for (int k = 0; k < 2; k++) {
       K[k][0] = Ax[k][1];
       K[k][1] = Ay[k][0];
@@ -243,7 +260,7 @@ static int localSystem(const ipmProblem* P, const ipmBlock* b, const mcNum* l, m
   // orthant pair (z, s): gap row and complementarity row
   mcNum z = l[0], s = l[1];
   K[0][1] = 1, Pm[0][0] = h2, r[0] = s - b->c - h2 * P->Ja[b->row];
-  K[1][0] = s, K[1][1] = z, r[1] = s * z - kappa;
+  K[1][0] = s, K[1][1] = z, r[1] = s * z - kappa + (la ? la[0] * la[1] : 0);
   if (b->kind == IPM_ORTH) {
     return 2;
   }
@@ -251,7 +268,11 @@ static int localSystem(const ipmProblem* P, const ipmBlock* b, const mcNum* l, m
   // cone pair x = (z, g), y = (y0, w), dw_k = mu_k h d_k
   forceCone(b, l, x);
   velocityDual(P, b, l, P->Ja, y);
-  ntRows(x, y, 3, kappa, Ax, Ay, r + 2);
+  if (la) {
+    dxa[0] = la[0], dxa[1] = la[2], dxa[2] = la[3];
+    dya[0] = la[4], dya[1] = b->mu[0] * h * Jaa[1], dya[2] = b->mu[1] * h * Jaa[2];
+  }
+  ntRows(x, y, 3, kappa, la ? dxa : NULL, dya, Ax, Ay, r + 2);
   for (int k = 0; k < 3; k++) {
     K[2 + k][0] = Ax[k][0];
     K[2 + k][2] = Ax[k][1];

@@ -9,7 +9,8 @@
 #define IPM_TAU_MIN 0.95
 #define IPM_BETA 0.5
 #define IPM_MAXBACK 30            // backtracking halvings per iteration
-#define IPM_GAMMA 0
+#define IPM_GAMMA 0               // neighbourhood: every pair strictly inside its cone
+#define IPM_SECOND_ORDER 1        // Mehrotra's second-order term in the corrector
 
 
 // trial point w + alpha dw
@@ -44,10 +45,13 @@ int ipm_optimize(mcData* d, ipmProblem* P, const ipmParam* prm, mcNum* r_vio, mc
   int iter = 0;
   while (iter < prm->max_iter && !(rv < prm->residual_tol && kv < prm->kappa_tol)) {
     // predictor (affine direction, kappa = 0) and its cone step
+    P->corrector = 0;
     if (!ipm_direction(P, 0)) {
       break;
     }
     mcNum alpha_aff = ipm_coneSearch(P, 1, 1);
+    memcpy(P->dloc_aff, P->dloc, sizeof(mcNum) * P->nb * IPM_MAXLOC);
+    memcpy(P->Jda_aff, P->Jda, sizeof(mcNum) * P->nrow);
 
     // centering (51-54) and the corrector on the relaxed residual
     mcNum mu, mu_aff;
@@ -55,6 +59,7 @@ int ipm_optimize(mcData* d, ipmProblem* P, const ipmParam* prm, mcNum* r_vio, mc
     mcNum ratio = mu > 0 ? fmin(1, fmax(0, mu_aff / mu)) : 0;
     mcNum sigma = ratio * ratio * ratio;
     mcNum kappa = fmax(sigma * mu, prm->kappa_tol / 5);
+    P->corrector = IPM_SECOND_ORDER;
     if (!ipm_direction(P, kappa)) {
       break;
     }
@@ -65,23 +70,20 @@ int ipm_optimize(mcData* d, ipmProblem* P, const ipmParam* prm, mcNum* r_vio, mc
     mcNum tau_soc = fmin(IPM_TAU_MAX, tau_ort);
     mcNum alpha = ipm_coneSearch(P, tau_ort, tau_soc);
 
-    // safeguard (not in the seed): stay in a wide neighbourhood of the central path, so no pair
-    // reaches a cone boundary with the wrong products (which blocks every later step)
-    int nback = 0;
-    while (!ipm_centered(P, alpha, IPM_GAMMA) && nback < IPM_MAXBACK) {
-      alpha *= IPM_BETA;
-      nback++;
-    }
-
+    // backtrack (beta) until one violation decreases (the seed's rule) and, as a safeguard not in
+    // the seed, every cone pair stays strictly inside its cone at the trial point
     mcNum rv0 = rv, kv0 = kv;
-    trial(P, alpha);
-    ipm_violation(P, P->a_t, P->loc_t, P->Ja_t, &rv, &kv);
     mcNum rfloor = fmax(rv0, 0.1 * prm->residual_tol);  // round-off below the tolerance
-    while (!(rv <= rfloor || kv <= kv0) && nback < IPM_MAXBACK) {
-      alpha *= IPM_BETA;
-      nback++;
+    int nback = 0;
+    for (;;) {
       trial(P, alpha);
       ipm_violation(P, P->a_t, P->loc_t, P->Ja_t, &rv, &kv);
+      int ok = (rv <= rfloor || kv <= kv0) && ipm_centered(P, alpha, IPM_GAMMA);
+      if (ok || nback >= IPM_MAXBACK) {
+        break;
+      }
+      alpha *= IPM_BETA;
+      nback++;
     }
 
     // accept

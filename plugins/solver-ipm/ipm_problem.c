@@ -156,6 +156,8 @@ int ipm_build(const mcpHost* host, const mcModel* m, mcData* d, ipmProblem* P) {
   ALLOC(P->da, mcNum, nv);
   ALLOC(P->dloc, mcNum, nb * IPM_MAXLOC);
   ALLOC(P->Jda, mcNum, nr);
+  ALLOC(P->dloc_aff, mcNum, nb * IPM_MAXLOC);
+  ALLOC(P->Jda_aff, mcNum, nr);
   ALLOC(P->a_t, mcNum, nv);
   ALLOC(P->loc_t, mcNum, nb * IPM_MAXLOC);
   ALLOC(P->Ja_t, mcNum, nr);
