@@ -2,7 +2,9 @@
 // soft solvers (newton, cg, pgs) with pyramidal and elliptic cones, in one engine on one model.
 //   moduco-bench-dojo cone                 box launched at several angles (Fig. 5)
 //   moduco-bench-dojo impact [MODEL]       humanoid drop at h = 0.1, 0.01, 0.001 (Table II)
-//   moduco-bench-dojo cost [MODEL...]      steps/s and iterations, ipm against newton
+//   moduco-bench-dojo stability [MODEL]    root height at 20, 50, 100, 500 Hz (Fig. 7)
+//   moduco-bench-dojo convergence MODEL... r_vio, kappa_vio per iteration (Figs. 9-10)
+//   moduco-bench-dojo cost MODEL...        steps/s and iterations, ipm against newton
 // Prints markdown tables (docs/dojo.md). The ipm arms give every geom a margin and every joint a
 // limit margin (the lookahead a hard solver needs to see a contact or limit before it closes:
 // a violation already present is removed in one step, which injects energy at large h); the soft
@@ -197,6 +199,82 @@ static void impactExperiment(const char* file) {
 }
 
 
+//---------------------------------- low-frequency stability (Fig. 7) -----------------------------
+
+static void stabilityExperiment(const char* file) {
+  const double rates[] = {20, 50, 100, 500}, duration = 2, lift = 0.3;
+  const int arms[] = {0, 2};  // ipm, newton elliptic
+  printf("## stability: %s dropped from %g m, root height (qpos[2], m) over time\n\n", file,
+         lift);
+  printf("| solver | rate | t = 0.25 | 0.5 | 0.75 | 1.0 | 1.5 | 2.0 |\n");
+  printf("|---|---|---|---|---|---|---|---|\n");
+  for (int a = 0; a < 2; a++) {
+    for (int r = 0; r < 4; r++) {
+      double h = 1 / rates[r];
+      mcModel* m = loadArm(file, NULL, kArms + arms[a], h, fmax(0.05, 3 * h));
+      mcData* d = mc_makeData(m);
+      d->qpos[2] += lift;
+      printf("| %s | %g Hz |", kArms[arms[a]].label, rates[r]);
+      const double marks[] = {0.25, 0.5, 0.75, 1.0, 1.5, 2.0};
+      int next = 0, failed = 0;
+      for (int s = 1; s <= (int)lround(duration / h) && !failed; s++) {
+        mc_step(m, d);
+        failed = diverged(m, d);
+        while (next < 6 && s * h >= marks[next] - 1e-9) {
+          printf(" %.3f |", d->qpos[2]);
+          next++;
+        }
+      }
+      for (; next < 6; next++) {
+        printf(" failure |");
+      }
+      printf("\n");
+      fflush(stdout);
+      mc_deleteData(d);
+      mc_deleteModel(m);
+    }
+  }
+  printf("\n");
+}
+
+
+//---------------------------------- convergence (Figs. 9-10) --------------------------------------
+
+// ipm on a drop: iterations per step (mean, max, unconverged) and r_vio, kappa_vio per
+// iteration of the step that took the most iterations
+static void convergenceExperiment(const char* file, double h) {
+  mcModel* m = loadArm(file, NULL, kArms, h, fmax(0.05, 3 * h));
+  mcData* d = mc_makeData(m);
+  d->qpos[2] += 0.3;
+  mcSolverStat worst[mcNSOLVER];
+  int nworst = 0, wstep = -1, n = (int)lround(1.5 / m->opt.timestep), unconverged = 0;
+  long total = 0;
+  for (int s = 0; s < n; s++) {
+    mc_step(m, d);
+    int it = d->solver_iter;
+    total += it;
+    unconverged += it >= m->opt.iterations;
+    if (it > nworst) {
+      nworst = it < mcNSOLVER ? it : mcNSOLVER;
+      memcpy(worst, d->solver, sizeof(mcSolverStat) * (size_t)nworst);
+      wstep = s;
+    }
+  }
+  const char* base = strrchr(file, '/');
+  printf("### %s, h = %g: %d steps, mean %.1f iterations, max %d (step %d), %d at the limit "
+         "(%d)\n\n", base ? base + 1 : file, m->opt.timestep, n, (double)total / n, nworst,
+         wstep, unconverged, m->opt.iterations);
+  printf("| iteration | r_vio | kappa_vio | alpha |\n|---|---|---|---|\n");
+  for (int i = 0; i < nworst; i++) {
+    printf("| %d | %.2e | %.2e | %.3f |\n", i + 1, worst[i].improvement, worst[i].gradient,
+           worst[i].lineslope);
+  }
+  printf("\n");
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
 //---------------------------------- cost ----------------------------------------------------------
 
 static void costExperiment(int nfile, char** files) {
@@ -234,13 +312,20 @@ static void costExperiment(int nfile, char** files) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: moduco-bench-dojo cone | impact [MODEL] | cost MODEL...\n");
+    fprintf(stderr, "usage: moduco-bench-dojo cone | impact [MODEL] | stability [MODEL] | "
+            "convergence MODEL... | cost MODEL...\n");
     return 2;
   }
   if (!strcmp(argv[1], "cone")) {
     coneExperiment();
   } else if (!strcmp(argv[1], "impact")) {
     impactExperiment(argc > 2 ? argv[2] : MODUCO_SOURCE_DIR "/models/humanoid.xml");
+  } else if (!strcmp(argv[1], "stability")) {
+    stabilityExperiment(argc > 2 ? argv[2] : MODUCO_SOURCE_DIR "/models/humanoid.xml");
+  } else if (!strcmp(argv[1], "convergence") && argc > 2) {
+    for (int i = 2; i < argc; i++) {
+      convergenceExperiment(argv[i], 0);
+    }
   } else if (!strcmp(argv[1], "cost") && argc > 2) {
     costExperiment(argc - 2, argv + 2);
   } else {

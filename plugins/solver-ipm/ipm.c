@@ -8,12 +8,14 @@
 // dense Newton matrix.
 #include <math.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <moduco/mcplugin.h>
 
 #include "ipm.h"
 
+// the parameters, in the order readParams uses them
 static const mcpConfigKey g_keys[] = {
   {"kappa_tol", mcpCONFIG_REAL, 1, "1e-8", 0, 1, NULL,
    "complementarity tolerance kappa_tol (central path floor kappa_tol/5)"},
@@ -41,24 +43,25 @@ static const mcpSolver g_ipm = {
 };
 
 
-// one parameter: the instance's config value when the host has them, else the default
-static mcNum param(const mcpHost* host, const mcModel* m, int instance, const char* key,
-                   mcNum def) {
-  if (instance < 0 || !host->config) {
-    return def;
+// parameter k: the instance's config value when the host has them, else the declared default
+static mcNum param(const mcpHost* host, const mcModel* m, int instance, int k) {
+  if (instance >= 0 && host->config) {
+    int n = 0;
+    const mcNum* v = host->config(m, instance, g_keys[k].name, &n);
+    if (v && n >= 1) {
+      return v[0];
+    }
   }
-  int n = 0;
-  const mcNum* v = host->config(m, instance, key, &n);
-  return v && n >= 1 ? v[0] : def;
+  return strtod(g_keys[k].def, NULL);
 }
 
 
 static void readParams(const mcpHost* host, const mcModel* m, int maxiter, ipmParam* prm) {
   int inst = host->instance ? host->instance(m, &g_ipm.hdr) : -1;
-  prm->kappa_tol = param(host, m, inst, "kappa_tol", 1e-8);
-  prm->residual_tol = param(host, m, inst, "residual_tol", 1e-8);
-  prm->kappa_init = param(host, m, inst, "kappa_init", 100);
-  int it = (int)param(host, m, inst, "max_iter", 0);
+  prm->kappa_tol = param(host, m, inst, 0);
+  prm->residual_tol = param(host, m, inst, 1);
+  int it = (int)param(host, m, inst, 2);
+  prm->kappa_init = param(host, m, inst, 3);
   prm->max_iter = it > 0 ? it : (maxiter > 0 ? maxiter : 100);
 }
 

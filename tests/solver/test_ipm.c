@@ -307,3 +307,25 @@ Test(ipm, condim6_rows_zero_torsion) {
   mc_deleteData(d);
   mc_deleteModel(m);
 }
+
+
+// the descriptor declares its parameters as config keys (ABI 1.3) with parseable defaults
+Test(ipm, config_keys_declared) {
+  mcModel* m = load("ipm_box_drop.xml");
+  const mcpPluginExt* ext = m->solver->ext;
+  cr_assert_not_null(ext);
+  static const char* const names[] = {"kappa_tol", "residual_tol", "max_iter", "kappa_init"};
+  cr_assert_eq(ext->nconfig, 4);
+  for (int i = 0; i < 4; i++) {
+    cr_expect_str_eq(ext->config[i].name, names[i]);
+    cr_expect_eq(ext->config[i].count, 1);
+    char* end = NULL;
+    double v = strtod(ext->config[i].def, &end);
+    cr_expect(end && *end == 0, "%s: default '%s' is not a number", names[i],
+              ext->config[i].def);
+    cr_expect(v >= ext->config[i].lo && v <= ext->config[i].hi, "%s: default out of range",
+              names[i]);
+  }
+  cr_expect_str_eq(ext->warnings[0], "condim_torsion_ignored");
+  mc_deleteModel(m);
+}
