@@ -23,7 +23,7 @@ static const mcpConfigKey g_keys[] = {
    "tolerance on the dynamics, equality and gap residuals r_vio"},
   {"max_iter", mcpCONFIG_INT, 1, "0", 0, 10000, NULL,
    "maximum iterations (0: option iterations)"},
-  {"kappa_init", mcpCONFIG_REAL, 1, "1e-2", 1e-12, 1e6, NULL,
+  {"kappa_init", mcpCONFIG_REAL, 1, "100", 1e-12, 1e6, NULL,
    "complementarity of the starting point"},
 };
 
