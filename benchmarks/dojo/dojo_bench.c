@@ -1,0 +1,336 @@
+// moduco-bench-dojo: the Dojo paper's experiments with the hard-contact solver "ipm" next to the
+// soft solvers (newton, cg, pgs) with pyramidal and elliptic cones, in one engine on one model.
+//   moduco-bench-dojo cone                 box launched at several angles (Fig. 5)
+//   moduco-bench-dojo impact [MODEL]       humanoid drop at h = 0.1, 0.01, 0.001 (Table II)
+//   moduco-bench-dojo stability [MODEL]    root height at 20, 50, 100, 500 Hz (Fig. 7)
+//   moduco-bench-dojo convergence MODEL... r_vio, kappa_vio per iteration (Figs. 9-10)
+//   moduco-bench-dojo cost MODEL...        steps/s and iterations, ipm against newton
+// Prints markdown tables (docs/dojo.md). The ipm arms give every geom a margin and every joint a
+// limit margin (the lookahead a hard solver needs to see a contact or limit before it closes:
+// a violation already present is removed in one step, which injects energy at large h); the soft
+// arms keep the model's margins, since a soft solver treats margin as the distance it pushes
+// back at.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <moduco/moduco.h>
+
+#define GRAVITY 9.81
+
+typedef struct {
+  const char* solver;
+  int cone;                       // mctCone (ignored by ipm: always the exact cone)
+  const char* label;
+} Arm;
+
+static const Arm kArms[] = {
+  {"ipm", mcCONE_ELLIPTIC, "ipm (exact cone)"},
+  {"newton", mcCONE_PYRAMIDAL, "newton pyramidal"},
+  {"newton", mcCONE_ELLIPTIC, "newton elliptic"},
+  {"cg", mcCONE_PYRAMIDAL, "cg pyramidal"},
+  {"cg", mcCONE_ELLIPTIC, "cg elliptic"},
+  {"pgs", mcCONE_PYRAMIDAL, "pgs pyramidal"},
+  {"pgs", mcCONE_ELLIPTIC, "pgs elliptic"},
+};
+#define NARM ((int)(sizeof(kArms) / sizeof(kArms[0])))
+
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);  // CPU time: the machine is shared
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+
+// load a model file or string and apply an arm: solver, cone, timestep, floor lookahead for ipm
+static mcModel* loadArm(const char* file, const char* xml, const Arm* arm, double h,
+                        double lookahead) {
+  char error[1024] = "";
+  mcModel* m = file ? mc_loadXML(file, error, sizeof(error))
+                    : mc_loadXMLString(xml, NULL, error, sizeof(error));
+  if (!m) {
+    fprintf(stderr, "moduco-bench-dojo: %s\n", error);
+    exit(1);
+  }
+  if (mc_setSolver(m, arm->solver, error, sizeof(error))) {
+    fprintf(stderr, "moduco-bench-dojo: %s\n", error);
+    exit(1);
+  }
+  m->opt.cone = arm->cone;
+  if (h > 0) {
+    m->opt.timestep = h;
+  }
+  if (!strcmp(arm->solver, "ipm")) {
+    for (int g = 0; g < m->ngeom; g++) {
+      m->geom_margin[g] = fmax(m->geom_margin[g], lookahead);
+    }
+    double angle = fmax(0.1, 10 * m->opt.timestep);  // 10 rad/s for one step
+    for (int j = 0; j < m->njnt; j++) {
+      m->jnt_margin[j] = fmax(m->jnt_margin[j], angle);
+    }
+  }
+  return m;
+}
+
+
+// smallest distance of the contacts that involve a plane, at the current positions
+static double floorDist(const mcModel* m, mcData* d) {
+  mc_fwdPosition(m, d);
+  double md = INFINITY;
+  for (int i = 0; i < d->ncon; i++) {
+    const mcContact* c = d->contact + i;
+    if (m->geom_type[c->geom1] == mcGEOM_PLANE || m->geom_type[c->geom2] == mcGEOM_PLANE) {
+      md = fmin(md, c->dist);
+    }
+  }
+  return md;
+}
+
+
+static int diverged(const mcModel* m, const mcData* d) {
+  for (int i = 0; i < m->nv; i++) {
+    if (!isfinite(d->qvel[i]) || fabs(d->qvel[i]) > 1e4) {
+      return 1;
+    }
+  }
+  return d->warning[mcWARN_BADQACC].number > 0 || d->warning[mcWARN_BADQVEL].number > 0;
+}
+
+
+//---------------------------------- friction cone (Fig. 5) ----------------------------------------
+
+static const char* kBox =
+    "<mujoco><option timestep='0.002'/><worldbody>"
+    "<geom type='plane' size='50 50 0.1' friction='0.5'/>"
+    "<body pos='0 0 0.1'><freejoint/>"
+    "<geom type='box' size='0.1 0.1 0.1' mass='1' friction='0.5'/></body>"
+    "</worldbody></mujoco>";
+
+static void coneExperiment(void) {
+  const double v0 = 2, mu = 0.5, h = 0.002, angles[] = {0, 15, 30, 45, 60};
+  double coulomb = v0 * v0 / (2 * mu * GRAVITY);
+  printf("## friction cone: 1 kg box (0.1 m half-size), v0 = %g m/s, mu = %g, h = %g\n\n", v0, mu,
+         h);
+  printf("Coulomb distance v0^2/(2 mu g) = %.4f m. Columns per angle: stop distance error %% / "
+         "max lateral drift mm.\n\n", coulomb);
+  printf("| solver |");
+  for (int a = 0; a < 5; a++) {
+    printf(" %g deg |", angles[a]);
+  }
+  printf("\n|---|");
+  for (int a = 0; a < 5; a++) {
+    printf("---|");
+  }
+  printf("\n");
+  for (int k = 0; k < NARM; k++) {
+    printf("| %s |", kArms[k].label);
+    for (int a = 0; a < 5; a++) {
+      mcModel* m = loadArm(NULL, kBox, kArms + k, h, 0.05);
+      mcData* d = mc_makeData(m);
+      mc_forward(m, d);
+      for (int s = 0; s < 50; s++) {  // settle on the floor (soft solvers sink a little)
+        mc_step(m, d);
+      }
+      double th = angles[a] * M_PI / 180, ux = cos(th), uy = sin(th);
+      double x0 = d->qpos[0], y0 = d->qpos[1], drift = 0;
+      d->qvel[0] = v0 * ux;
+      d->qvel[1] = v0 * uy;
+      int n = 0;
+      while (n < 3 / h && (n < 5 || hypot(d->qvel[0], d->qvel[1]) > 1e-6)) {
+        mc_step(m, d);
+        drift = fmax(drift, fabs(-uy * (d->qpos[0] - x0) + ux * (d->qpos[1] - y0)));
+        n++;
+      }
+      double along = ux * (d->qpos[0] - x0) + uy * (d->qpos[1] - y0);
+      if (diverged(m, d)) {
+        printf(" failure |");
+      } else {
+        printf(" %+.2f%% / %.3g |", 100 * (along - coulomb) / coulomb, 1e3 * drift);
+      }
+      fflush(stdout);
+      mc_deleteData(d);
+      mc_deleteModel(m);
+    }
+    printf("\n");
+  }
+  printf("\n");
+}
+
+
+//---------------------------------- impact (Table II) ---------------------------------------------
+
+static void impactExperiment(const char* file) {
+  const double hs[] = {0.1, 0.01, 0.001}, duration = 1.5, lift = 0.3;
+  printf("## impact: %s dropped from %g m above its standing pose, %g s\n\n", file, lift,
+         duration);
+  printf("Worst floor penetration in mm over the run (positive: never touched); failure: "
+         "diverged. ipm lookahead: geom margin max(0.05, 3 m/s * h), joint limit margin "
+         "max(0.1, 10 rad/s * h).\n\n");
+  printf("| solver | h = 0.1 | h = 0.01 | h = 0.001 |\n|---|---|---|---|\n");
+  for (int k = 0; k < NARM; k++) {
+    printf("| %s |", kArms[k].label);
+    for (int i = 0; i < 3; i++) {
+      double h = hs[i];
+      mcModel* m = loadArm(file, NULL, kArms + k, h, fmax(0.05, 3 * h));
+      mcData* d = mc_makeData(m);
+      d->qpos[2] += lift;
+      double worst = INFINITY;
+      int failed = 0, n = (int)lround(duration / h);
+      for (int s = 0; s < n && !failed; s++) {
+        mc_step(m, d);
+        failed = diverged(m, d);
+        worst = fmin(worst, floorDist(m, d));
+      }
+      if (failed) {
+        printf(" failure |");
+      } else {
+        printf(" %.3g |", 1e3 * worst);
+      }
+      fflush(stdout);
+      mc_deleteData(d);
+      mc_deleteModel(m);
+    }
+    printf("\n");
+  }
+  printf("\n");
+}
+
+
+//---------------------------------- low-frequency stability (Fig. 7) -----------------------------
+
+static void stabilityExperiment(const char* file) {
+  const double rates[] = {20, 50, 100, 500}, duration = 2, lift = 0.3;
+  const int arms[] = {0, 2};  // ipm, newton elliptic
+  printf("## stability: %s dropped from %g m, root height (qpos[2], m) over time\n\n", file,
+         lift);
+  printf("| solver | rate | t = 0.25 | 0.5 | 0.75 | 1.0 | 1.5 | 2.0 |\n");
+  printf("|---|---|---|---|---|---|---|---|\n");
+  for (int a = 0; a < 2; a++) {
+    for (int r = 0; r < 4; r++) {
+      double h = 1 / rates[r];
+      mcModel* m = loadArm(file, NULL, kArms + arms[a], h, fmax(0.05, 3 * h));
+      mcData* d = mc_makeData(m);
+      d->qpos[2] += lift;
+      printf("| %s | %g Hz |", kArms[arms[a]].label, rates[r]);
+      const double marks[] = {0.25, 0.5, 0.75, 1.0, 1.5, 2.0};
+      int next = 0, failed = 0;
+      for (int s = 1; s <= (int)lround(duration / h) && !failed; s++) {
+        mc_step(m, d);
+        failed = diverged(m, d);
+        while (next < 6 && s * h >= marks[next] - 1e-9) {
+          printf(" %.3f |", d->qpos[2]);
+          next++;
+        }
+      }
+      for (; next < 6; next++) {
+        printf(" failure |");
+      }
+      printf("\n");
+      fflush(stdout);
+      mc_deleteData(d);
+      mc_deleteModel(m);
+    }
+  }
+  printf("\n");
+}
+
+
+//---------------------------------- convergence (Figs. 9-10) --------------------------------------
+
+// ipm on a drop: iterations per step (mean, max, unconverged) and r_vio, kappa_vio per
+// iteration of the step that took the most iterations
+static void convergenceExperiment(const char* file, double h) {
+  mcModel* m = loadArm(file, NULL, kArms, h, fmax(0.05, 3 * h));
+  mcData* d = mc_makeData(m);
+  d->qpos[2] += 0.3;
+  mcSolverStat worst[mcNSOLVER];
+  int nworst = 0, wstep = -1, n = (int)lround(1.5 / m->opt.timestep), unconverged = 0;
+  long total = 0;
+  for (int s = 0; s < n; s++) {
+    mc_step(m, d);
+    int it = d->solver_iter;
+    total += it;
+    unconverged += it >= m->opt.iterations;
+    if (it > nworst) {
+      nworst = it < mcNSOLVER ? it : mcNSOLVER;
+      memcpy(worst, d->solver, sizeof(mcSolverStat) * (size_t)nworst);
+      wstep = s;
+    }
+  }
+  const char* base = strrchr(file, '/');
+  printf("### %s, h = %g: %d steps, mean %.1f iterations, max %d (step %d), %d at the limit "
+         "(%d)\n\n", base ? base + 1 : file, m->opt.timestep, n, (double)total / n, nworst,
+         wstep, unconverged, m->opt.iterations);
+  printf("| iteration | r_vio | kappa_vio | alpha |\n|---|---|---|---|\n");
+  for (int i = 0; i < nworst; i++) {
+    printf("| %d | %.2e | %.2e | %.3f |\n", i + 1, worst[i].improvement, worst[i].gradient,
+           worst[i].lineslope);
+  }
+  printf("\n");
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
+//---------------------------------- cost ----------------------------------------------------------
+
+static void costExperiment(int nfile, char** files) {
+  printf("## cost: steps/s and mean solver iterations, ipm against newton (elliptic), "
+         "model timestep\n\n");
+  printf("| model | ipm steps/s | ipm iter | newton steps/s | newton iter | newton/ipm |\n");
+  printf("|---|---|---|---|---|---|\n");
+  for (int f = 0; f < nfile; f++) {
+    double rate[2], iter[2];
+    const Arm arms[2] = {kArms[0], kArms[2]};
+    for (int k = 0; k < 2; k++) {
+      mcModel* m = loadArm(files[f], NULL, arms + k, 0, 0.05);
+      mcData* d = mc_makeData(m);
+      int n = 0;
+      long its = 0;
+      double t0 = now();
+      while (now() - t0 < 2 && n < 200000) {
+        mc_step(m, d);
+        its += d->solver_iter;
+        n++;
+      }
+      rate[k] = n / (now() - t0);
+      iter[k] = (double)its / n;
+      mc_deleteData(d);
+      mc_deleteModel(m);
+    }
+    const char* base = strrchr(files[f], '/');
+    printf("| %s | %.0f | %.1f | %.0f | %.1f | %.1f |\n", base ? base + 1 : files[f], rate[0],
+           iter[0], rate[1], iter[1], rate[1] / rate[0]);
+    fflush(stdout);
+  }
+  printf("\n");
+}
+
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: moduco-bench-dojo cone | impact [MODEL] | stability [MODEL] | "
+            "convergence MODEL... | cost MODEL...\n");
+    return 2;
+  }
+  if (!strcmp(argv[1], "cone")) {
+    coneExperiment();
+  } else if (!strcmp(argv[1], "impact")) {
+    impactExperiment(argc > 2 ? argv[2] : MODUCO_SOURCE_DIR "/models/humanoid.xml");
+  } else if (!strcmp(argv[1], "stability")) {
+    stabilityExperiment(argc > 2 ? argv[2] : MODUCO_SOURCE_DIR "/models/humanoid.xml");
+  } else if (!strcmp(argv[1], "convergence") && argc > 2) {
+    for (int i = 2; i < argc; i++) {
+      convergenceExperiment(argv[i], 0);
+    }
+  } else if (!strcmp(argv[1], "cost") && argc > 2) {
+    costExperiment(argc - 2, argv + 2);
+  } else {
+    fprintf(stderr, "moduco-bench-dojo: unknown experiment '%s'\n", argv[1]);
+    return 2;
+  }
+  return 0;
+}

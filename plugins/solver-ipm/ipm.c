@@ -1,0 +1,198 @@
+// Moduco plugin "ipm": hard-contact primal-dual interior-point solver (descriptor, parameters,
+// results). The method is described in ipm.h and docs/dojo.md.
+//
+// Statistics per iteration i (d->solver[i]): improvement = r_vio (infinity norm of the dynamics,
+// equality and gap residuals after the step), gradient = kappa_vio (largest complementarity
+// product), lineslope = the step length alpha, nactive = blocks carrying force, neval = residual
+// evaluations of the line search. d->solver_iter = iterations, d->solver_nnz = entries of the
+// dense Newton matrix.
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <moduco/mcplugin.h>
+
+#include "ipm.h"
+
+// the parameters, in the order readParams uses them
+static const mcpConfigKey g_keys[] = {
+  {"kappa_tol", mcpCONFIG_REAL, 1, "1e-8", 0, 1, NULL,
+   "complementarity tolerance kappa_tol (central path floor kappa_tol/5)"},
+  {"residual_tol", mcpCONFIG_REAL, 1, "1e-8", 0, 1, NULL,
+   "tolerance on the dynamics, equality and gap residuals r_vio"},
+  {"max_iter", mcpCONFIG_INT, 1, "0", 0, 10000, NULL,
+   "maximum iterations (0: option iterations)"},
+  {"kappa_init", mcpCONFIG_REAL, 1, "100", 1e-12, 1e6, NULL,
+   "complementarity of the starting point"},
+};
+
+static const char* const g_warnings[] = {"condim_torsion_ignored", NULL};
+
+static const mcpPluginExt g_ext = {
+  (int)(sizeof(g_keys) / sizeof(g_keys[0])), g_keys, NULL, NULL, g_warnings,
+};
+
+static void solve(const mcpHost* host, const mcModel* m, mcData* d, int maxiter);
+
+static const mcpSolver g_ipm = {
+  MCP_HEADER(mcpKIND_SOLVER, mcpSolver, "ipm", "0.1.0",
+             "hard contact: primal-dual interior point on the exact friction cone (Dojo)", -1),
+  solve,
+  &g_ext,
+};
+
+
+// parameter k: the instance's config value when the host has them, else the declared default
+static mcNum param(const mcpHost* host, const mcModel* m, int instance, int k) {
+  if (instance >= 0 && host->config) {
+    int n = 0;
+    const mcNum* v = host->config(m, instance, g_keys[k].name, &n);
+    if (v && n >= 1) {
+      return v[0];
+    }
+  }
+  return strtod(g_keys[k].def, NULL);
+}
+
+
+static void readParams(const mcpHost* host, const mcModel* m, int maxiter, ipmParam* prm) {
+  int inst = host->instance ? host->instance(m, &g_ipm.hdr) : -1;
+  prm->kappa_tol = param(host, m, inst, 0);
+  prm->residual_tol = param(host, m, inst, 1);
+  int it = (int)param(host, m, inst, 2);
+  prm->kappa_init = param(host, m, inst, 3);
+  prm->max_iter = it > 0 ? it : (maxiter > 0 ? maxiter : 100);
+}
+
+
+// torsional and rolling friction (condim 4, 6) are not modeled: warn (once per process when the
+// host has no plugin warnings)
+static void warnCondim(const mcpHost* host, const mcModel* m, mcData* d) {
+  static atomic_int printed = 0;
+  for (int i = 0; i < d->ncon; i++) {
+    if (d->contact[i].dim > 3 && d->contact[i].efc_address >= 0) {
+      int inst = host->instance ? host->instance(m, &g_ipm.hdr) : -1;
+      if (host->pluginWarning && inst >= 0) {
+        host->pluginWarning(m, d, inst, 0, i);
+      } else if (!atomic_exchange(&printed, 1)) {
+        host->message("solver 'ipm': contacts with condim 4 or 6 get no torsional or rolling "
+                      "friction (only normal and sliding friction are modeled)");
+      }
+      return;
+    }
+  }
+}
+
+
+// efc_force and efc_state of one block from its locals
+static void writeBlock(const mcModel* m, mcData* d, const ipmBlock* b, const mcNum* l) {
+  mcNum F[IPM_MAXROW] = {0, 0, 0};
+  ipm_blockForce(b, l, F);
+  int r0 = b->efc;
+
+  // state: equality and friction loss carry force always; others when the force dominates
+  int state = mcCNSTRSTATE_QUADRATIC;
+  if (b->kind == IPM_ORTH || b->kind == IPM_CONTACT) {
+    state = l[0] > l[1] ? mcCNSTRSTATE_QUADRATIC : mcCNSTRSTATE_SATISFIED;
+  } else if (b->kind == IPM_FLOSS && fabs(l[0]) >= b->F * (1 - 1e-6)) {
+    state = l[0] > 0 ? mcCNSTRSTATE_LINEARPOS : mcCNSTRSTATE_LINEARNEG;
+  }
+  for (int k = 0; k < b->nefc; k++) {
+    d->efc_state[r0 + k] = state;
+    d->efc_force[r0 + k] = 0;
+  }
+
+  // pyramid edges n +- mu_k t_k: f = fn / (2 (dim - 1)) +- F_k / (2 mu_k) sums to the same force
+  if (b->pyramidal) {
+    int npair = b->nefc / 2;
+    for (int k = 0; k < npair; k++) {
+      mcNum t = (k < 2 && b->kind == IPM_CONTACT) ? F[k + 1] / (2 * b->mu[k]) : 0;
+      d->efc_force[r0 + 2 * k] = F[0] / (2 * npair) + t;
+      d->efc_force[r0 + 2 * k + 1] = F[0] / (2 * npair) - t;
+    }
+    return;
+  }
+  for (int k = 0; k < b->nrow; k++) {
+    d->efc_force[r0 + k] = F[k];
+  }
+  (void)m;
+}
+
+
+// qfrc_constraint = J' efc_force on the core's rows
+static void constraintForce(const mcpHost* host, const mcModel* m, mcData* d) {
+  int nv = m->nv;
+  if (host->mulJT) {
+    host->mulJT(m, d, d->qfrc_constraint, d->efc_force);
+    return;
+  }
+  memset(d->qfrc_constraint, 0, sizeof(mcNum) * (size_t)nv);
+  for (int i = 0; i < d->nefc; i++) {
+    mcNum f = d->efc_force[i];
+    if (f == 0) {
+      continue;
+    }
+    if (d->efc_J) {
+      const mcNum* J = d->efc_J + (size_t)i * nv;
+      for (int j = 0; j < nv; j++) {
+        d->qfrc_constraint[j] += f * J[j];
+      }
+    } else {
+      const int* col = d->efc_J_colind + d->efc_J_rowadr[i];
+      const mcNum* val = d->efc_J_val + d->efc_J_rowadr[i];
+      for (int k = 0; k < d->efc_J_rownnz[i]; k++) {
+        d->qfrc_constraint[col[k]] += f * val[k];
+      }
+    }
+  }
+}
+
+
+static void solve(const mcpHost* host, const mcModel* m, mcData* d, int maxiter) {
+  int nv = m->nv;
+  ipmParam prm;
+  readParams(host, m, maxiter, &prm);
+  warnCondim(host, m, d);
+
+  host->markStack(d);
+  ipmProblem P;
+  mcNum r_vio = 0, kappa_vio = 0;
+  int iter = 0;
+  if (ipm_build(host, m, d, &P)) {
+    memcpy(P.a, d->qacc_smooth, sizeof(mcNum) * (size_t)nv);
+    ipm_start(&P, prm.kappa_init);
+    iter = ipm_optimize(d, &P, &prm, &r_vio, &kappa_vio);
+    for (int i = 0; i < P.nb; i++) {
+      writeBlock(m, d, P.block + i, P.loc + IPM_MAXLOC * i);
+    }
+    d->solver_nnz = (nv + P.ne) * (nv + P.ne);
+  } else {
+    // host stack full (the host warned): no constraint force rather than garbage
+    memset(d->efc_force, 0, sizeof(mcNum) * (size_t)d->nefc);
+    host->message("solver 'ipm': host stack too small for the dense Newton system; no "
+                  "constraint force this step (raise memory in <size>)");
+  }
+  host->freeStack(d);
+
+  // qacc = M^-1 (qfrc_smooth + J' f), warmstart
+  constraintForce(host, m, d);
+  for (int i = 0; i < nv; i++) {
+    d->qacc_warmstart[i] = d->qfrc_smooth[i] + d->qfrc_constraint[i];
+  }
+  host->solveM(m, d, d->qacc, d->qacc_warmstart, 1);
+  memcpy(d->qacc_warmstart, d->qacc, sizeof(mcNum) * (size_t)nv);
+  d->solver_iter = iter;
+  (void)r_vio;
+  (void)kappa_vio;
+}
+
+
+static const mcpHeader* const g_list[] = {&g_ipm.hdr};
+static const mcpLibrary g_library = MCP_LIBRARY("solver-ipm", 1, g_list);
+
+
+MCP_EXPORT const mcpLibrary* mcp_library(const mcpHost* host) {
+  (void)host;
+  return &g_library;
+}

@@ -1,0 +1,126 @@
+// Moduco plugin "ipm": hard-contact primal-dual interior-point solver (the Dojo seed).
+//
+// The step the integrator takes is semi-implicit Euler: v+ = v + h a, q+ = q (+) h v+. With the
+// generalized acceleration a as the primal unknown and the constraint forces f, every row the
+// core assembles becomes one block of a nonlinear complementarity problem:
+//   dynamics      Me a - J' f = qfrc_smooth                 (Me = M, or M + h D with Euler damping)
+//   equality      pos + h J v+ = 0                          (f free)
+//   limit/contact s = pos + h J v+ >= 0, f >= 0, s f = 0    (normal; the gap at the end of step)
+//   friction      (fn, g) in Q3, (y0, mu J_t v+) in Q3, complementary (maximum dissipation;
+//                 g = friction / mu, so anisotropic mu is the exact ellipse)
+//   friction loss (F, f) in Q2, (y0, J v+) in Q2, complementary (|f| <= F opposing J v+)
+// solved by Algorithm 2 of the seed with the relaxed complementarity x o y = kappa e.
+// Every block's local unknowns are eliminated per Newton step, leaving a dense system in a (and
+// the equality forces) of size nv + ne; all scratch comes from the host stack.
+#ifndef MODUCO_PLUGINS_SOLVER_IPM_IPM_H_
+#define MODUCO_PLUGINS_SOLVER_IPM_IPM_H_
+
+#include <moduco/mcplugin.h>
+
+#define IPM_MAXLOC 5              // local unknowns of one block (contact: z s g1 g2 y0)
+#define IPM_MAXROW 3              // problem rows of one block (contact: normal t1 t2)
+
+typedef enum {                    // kinds of block
+  IPM_EQ = 0,                     // equality row: J a = target, free force
+  IPM_ORTH,                       // limit or frictionless contact: (z, s) in the orthant
+  IPM_FLOSS,                      // friction loss: second-order cone of dimension 2
+  IPM_CONTACT                     // frictional contact: orthant (z, s) and cone Q3
+} ipmKind;
+
+typedef struct {                  // one block of the problem
+  int kind;                       // ipmKind
+  int row;                        // first problem row (in Jrow)
+  int nrow;                       // problem rows: 1, or 3 for IPM_CONTACT
+  int efc;                        // first efc row it came from
+  int nefc;                       // efc rows it came from
+  int pyramidal;                  // contact assembled as pyramid edges
+  mcNum c;                        // gap/target constant: pos + h J v (EQ: target of J a)
+  mcNum F;                        // friction loss
+  mcNum mu[2];                    // friction coefficients of the two tangents
+} ipmBlock;
+
+typedef struct {                  // parameters (plugin config keys, else defaults)
+  mcNum kappa_tol;
+  mcNum residual_tol;
+  mcNum kappa_init;
+  int max_iter;
+} ipmParam;
+
+typedef struct {                  // the problem and the iterate; arrays on the host stack
+  int nv, nb, nrow, ne;           // dofs, blocks, problem rows, equality blocks
+  mcNum h;                        // timestep
+  ipmBlock* block;                // (nb)
+  mcNum* Jrow;                    // dense problem rows (nrow x nv)
+  mcNum* Jv;                      // J qvel per row (nrow)
+  mcNum* M;                       // dense effective inertia Me (nv x nv)
+  const mcNum* qfrc;              // qfrc_smooth
+
+  // iterate: a, the locals of each block, J a per row
+  mcNum* a;                       // (nv)
+  mcNum* loc;                     // (nb x IPM_MAXLOC)
+  mcNum* Ja;                      // (nrow)
+
+  // direction: da, locals, J da per row
+  mcNum* da;
+  mcNum* dloc;
+  mcNum* Jda;
+
+  // affine (predictor) direction, for the second-order term of the corrector
+  int corrector;                  // nonzero: add the predictor's product to the complementarity
+  mcNum* dloc_aff;                // (nb x IPM_MAXLOC)
+  mcNum* Jda_aff;                 // (nrow)
+
+  // trial point of the line search
+  mcNum* a_t;
+  mcNum* loc_t;
+  mcNum* Ja_t;
+
+  // Newton system scratch
+  mcNum* K;                       // (nk x nk), nk = nv + ne
+  mcNum* rhs;                     // (nk)
+  int* piv;                       // (nk)
+  mcNum* G;                       // (nb x IPM_MAXROW x IPM_MAXROW): dF = G J da + g
+  mcNum* g;                       // (nb x IPM_MAXROW)
+  mcNum* ra;                      // dynamics residual (nv)
+  mcNum* tmp;                     // (nv)
+} ipmProblem;
+
+// dense LU with partial pivoting of the n x n row-major A in place; 0 if singular
+int ipm_factorLU(mcNum* A, int* piv, int n);
+
+// x = A^-1 x with the factor
+void ipm_solveLU(const mcNum* A, const int* piv, mcNum* x, int n);
+
+// Blocks and rows from the efc arrays; 0 if the host stack is full. (ipm_problem.c)
+int ipm_build(const mcpHost* host, const mcModel* m, mcData* d, ipmProblem* P);
+
+// Starting point: a = qacc_smooth, interior cone variables at complementarity ~ kappa0.
+void ipm_start(ipmProblem* P, mcNum kappa0);
+
+// J a per row for the given acceleration.
+void ipm_mulRows(const ipmProblem* P, const mcNum* a, mcNum* Ja);
+
+// Force of a block along its problem rows (EQ/ORTH/FLOSS: 1, CONTACT: fn, mu1 g1, mu2 g2).
+int ipm_blockForce(const ipmBlock* b, const mcNum* loc, mcNum* F);
+
+// Residual infinity norm (dynamics, equality, gap) and complementarity violation of a point.
+void ipm_violation(ipmProblem* P, const mcNum* a, const mcNum* loc, const mcNum* Ja,
+                   mcNum* r_vio, mcNum* kappa_vio);
+
+// Newton direction on r(w; kappa) into da, dloc, Jda; 0 if the system is singular.
+int ipm_direction(ipmProblem* P, mcNum kappa);
+
+// Largest step in [0, 1] keeping every cone variable inside (scaled by tau_ort / tau_soc).
+mcNum ipm_coneSearch(const ipmProblem* P, mcNum tau_ort, mcNum tau_soc);
+
+// Centering: mu (52) at the iterate, mu_aff (53) after step alpha along the direction.
+void ipm_center(const ipmProblem* P, mcNum alpha, mcNum* mu, mcNum* mu_aff);
+
+// Whether every cone pair at step alpha keeps its central-path measure above gamma times the mean
+// complementarity (a wide neighbourhood of the central path).
+int ipm_centered(const ipmProblem* P, mcNum alpha, mcNum gamma);
+
+// Solve from the start point (Algorithm 2); return the number of iterations.
+int ipm_optimize(mcData* d, ipmProblem* P, const ipmParam* prm, mcNum* r_vio, mcNum* kappa_vio);
+
+#endif  // MODUCO_PLUGINS_SOLVER_IPM_IPM_H_

@@ -1,0 +1,331 @@
+// Solver plugin "ipm" (hard contact, primal-dual interior point): penetration at the end of every
+// step (measured by collision at the new state), straight Coulomb sliding, large friction, mass
+// ratios, a resting stack, frictionless contact, solver statistics, pyramidal rows, determinism.
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <moduco/moduco.h>
+#include <moduco/mcplugin.h>
+
+#define MODEL_DIR MODUCO_SOURCE_DIR "/tests/solver/models/"
+#define GRAVITY 9.81
+
+static mcModel* load(const char* name) {
+  char error[1024] = "";
+  char path[512];
+  snprintf(path, sizeof(path), MODEL_DIR "%s", name);
+  mcModel* m = mc_loadXML(path, error, sizeof(error));
+  cr_assert_not_null(m, "%s: %s", name, error);
+  cr_assert_str_eq(m->solver->hdr.name, "ipm");
+  return m;
+}
+
+
+// smallest contact distance at the current positions (collision at the state the step produced)
+static double minDist(const mcModel* m, mcData* d) {
+  mc_fwdPosition(m, d);
+  double md = INFINITY;
+  for (int i = 0; i < d->ncon; i++) {
+    md = fmin(md, d->contact[i].dist);
+  }
+  return md;
+}
+
+
+// one step; the solver must have converged (r_vio and kappa_vio below the default tolerances)
+static void step(const mcModel* m, mcData* d) {
+  mc_step(m, d);
+  int it = d->solver_iter;
+  if (d->nefc && it > 0) {
+    const mcSolverStat* st = d->solver + (it < mcNSOLVER ? it : mcNSOLVER) - 1;
+    if (it >= m->opt.iterations && getenv("IPM_TRACE")) {
+      for (int k = 0; k < it && k < mcNSOLVER; k++) {
+        printf("[%d %.2e %.2e a=%.3f ne=%d act=%d] ", k, d->solver[k].improvement,
+               d->solver[k].gradient, d->solver[k].lineslope, d->solver[k].neval,
+               d->solver[k].nactive);
+      }
+      printf("\n");
+    }
+    cr_assert(it < m->opt.iterations, "t=%g: no convergence in %d iterations (r_vio %g, "
+              "kappa_vio %g)", d->time, it, st->improvement, st->gradient);
+    cr_assert(st->improvement < 1e-8 && st->gradient < 1e-8, "t=%g: r_vio %g kappa_vio %g",
+              d->time, st->improvement, st->gradient);
+  }
+}
+
+
+// run n steps; return the worst (smallest) contact distance seen after each step
+static double run(const mcModel* m, mcData* d, int n) {
+  double worst = INFINITY;
+  for (int k = 0; k < n; k++) {
+    step(m, d);
+    worst = fmin(worst, minDist(m, d));
+  }
+  return worst;
+}
+
+
+Test(ipm, box_drop_no_penetration) {
+  mcModel* m = load("ipm_box_drop.xml");
+  mcData* d = mc_makeData(m);
+  cr_assert_float_eq(m->opt.timestep, 0.01, 0);
+  double worst = run(m, d, 200);
+  cr_expect(worst >= -1e-6, "penetration %g m", -worst);
+  cr_expect(fabs(d->qpos[2] - 0.1) < 1e-6, "rests at z %.9f", d->qpos[2]);
+  cr_expect(fabs(d->qvel[2]) < 1e-6, "still moving: vz %g", d->qvel[2]);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
+// distance slid under semi-implicit Euler with a constant deceleration a: v_k = v0 - k a h
+// until it would reverse (then the exact friction stops the box within the step)
+static double eulerDistance(double v0, double a, double h) {
+  double dist = 0;
+  for (double v = v0 - a * h; v > 0; v -= a * h) {
+    dist += h * v;
+  }
+  return dist;
+}
+
+
+// launch the flat box at speed v along angle deg with timestep h; check the straight path, the
+// stop distance against Coulomb (1%) and against the exact discrete solution (1e-6 m)
+static void slide(double mu, double v, double deg, double h, int pyramidal) {
+  mcModel* m = load("ipm_box_slide.xml");
+  for (int g = 0; g < m->ngeom; g++) {
+    m->geom_friction[3 * g] = mu;
+  }
+  if (pyramidal) {
+    m->opt.cone = mcCONE_PYRAMIDAL;
+  }
+  m->opt.timestep = h;
+  mcData* d = mc_makeData(m);
+  double th = deg * M_PI / 180, ux = cos(th), uy = sin(th);
+  d->qvel[0] = v * ux;
+  d->qvel[1] = v * uy;
+  double x0 = d->qpos[0], y0 = d->qpos[1];
+  double worst = INFINITY, drift = 0;
+  int n = 0;
+  while (n < 20000 && (n < 10 || hypot(d->qvel[0], d->qvel[1]) > 1e-12)) {
+    step(m, d);
+    worst = fmin(worst, minDist(m, d));
+    drift = fmax(drift, fabs(-uy * (d->qpos[0] - x0) + ux * (d->qpos[1] - y0)));
+    n++;
+  }
+  double along = ux * (d->qpos[0] - x0) + uy * (d->qpos[1] - y0);
+  double coulomb = v * v / (2 * mu * GRAVITY);
+  cr_expect(hypot(d->qvel[0], d->qvel[1]) < 1e-9, "mu %g: still sliding after %d steps", mu, n);
+  cr_expect(drift <= 1e-6, "mu %g angle %g: lateral drift %g m", mu, deg, drift);
+  // Coulomb's continuous distance to 1% where Euler's own error (mu g h / v) is below 0.5%
+  cr_expect(mu * GRAVITY * h / v > 0.005 || fabs(along - coulomb) <= 0.01 * coulomb, "mu %g angle %g: stops at %.6f m, Coulomb "
+            "%.6f m (%.3f%%)", mu, deg, along, coulomb, 100 * (along - coulomb) / coulomb);
+  double discrete = eulerDistance(v, mu * GRAVITY, h);
+  cr_expect(fabs(along - discrete) <= 1e-6, "mu %g angle %g: stops at %.9f m, semi-implicit "
+            "Euler with exact Coulomb friction %.9f m", mu, deg, along, discrete);
+  cr_expect(worst >= -1e-6, "mu %g: penetration %g m", mu, -worst);
+  cr_expect(fabs(d->qpos[2] - 0.02) < 1e-6, "mu %g: lifted or sunk to z %.9f", mu, d->qpos[2]);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
+Test(ipm, slide_straight_coulomb_distance) {
+  slide(0.5, 2, 30, 0.002, 0);
+  slide(0.5, 2, 0, 0.002, 0);
+  slide(0.5, 2, 67, 0.002, 0);
+}
+
+
+Test(ipm, slide_high_friction) {
+  slide(2, 2, 30, 0.0005, 0);
+  slide(4, 3, 45, 0.0004, 0);
+}
+
+
+// pyramidal rows: ipm reconstructs normal and tangents and still solves the exact cone
+Test(ipm, slide_pyramidal_rows_exact_cone) {
+  slide(0.5, 2, 30, 0.002, 1);
+}
+
+
+// the heavy box on the light one, and five boxes: nothing moves, nothing penetrates
+static void atRest(const char* name, int nstep) {
+  mcModel* m = load(name);
+  mcData* d = mc_makeData(m);
+  mc_forward(m, d);
+  double q0[64];
+  cr_assert(m->nq <= 64);
+  memcpy(q0, d->qpos, sizeof(double) * m->nq);
+  double worst = run(m, d, nstep);
+  cr_expect(worst >= -1e-6, "%s: penetration %g m", name, -worst);
+  for (int i = 0; i < m->nq; i++) {
+    cr_expect(fabs(d->qpos[i] - q0[i]) < 1e-6, "%s: qpos[%d] crept %g", name, i,
+              d->qpos[i] - q0[i]);
+  }
+  for (int i = 0; i < m->nv; i++) {
+    cr_expect(fabs(d->qvel[i]) < 1e-6, "%s: qvel[%d] = %g", name, i, d->qvel[i]);
+  }
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
+Test(ipm, box_on_box_mass_ratio_100) {
+  atRest("ipm_box_on_box.xml", 300);
+}
+
+
+Test(ipm, stack_of_five_no_creep_10s) {
+  atRest("ipm_stack5.xml", 1000);
+}
+
+
+Test(ipm, frictionless_condim1) {
+  mcModel* m = load("ipm_frictionless.xml");
+  mcData* d = mc_makeData(m);
+  d->qvel[0] = 1;
+  d->qvel[1] = 0.5;
+  double worst = run(m, d, 200);
+  cr_assert(d->ncon > 0 && d->contact[0].dim == 1);
+  cr_expect(fabs(d->qvel[0] - 1) < 1e-9 && fabs(d->qvel[1] - 0.5) < 1e-9,
+            "frictionless contact slowed the box: v = (%g, %g)", d->qvel[0], d->qvel[1]);
+  cr_expect(fabs(d->qpos[0] - 2) < 1e-9, "x = %.12f after 2 s at 1 m/s", d->qpos[0]);
+  cr_expect(worst >= -1e-6, "penetration %g m", -worst);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
+// large steps: still straight and at the discrete Coulomb distance (Euler itself is then more
+// than 0.5% from the continuous distance, so that comparison is not made)
+Test(ipm, slide_large_step) {
+  slide(0.5, 2, 30, 0.01, 0);
+  slide(1, 2, 10, 0.02, 0);
+}
+
+
+// the same run twice gives the same bits; the sparse Jacobian gives the same trajectory
+Test(ipm, deterministic_and_sparse) {
+  double q[2][64];
+  for (int pass = 0; pass < 3; pass++) {
+    mcModel* m = load("ipm_stack5.xml");
+    if (pass == 2) {
+      m->opt.jacobian = mcJAC_SPARSE;
+    }
+    mcData* d = mc_makeData(m);
+    d->qvel[0] = 0.3;  // the bottom box slides under the stack
+    for (int k = 0; k < 100; k++) {
+      mc_step(m, d);
+    }
+    if (pass < 2) {
+      memcpy(q[pass], d->qpos, sizeof(double) * m->nq);
+    } else {
+      cr_assert_null(d->efc_J, "sparse Jacobian requested, dense efc_J present");
+      for (int i = 0; i < m->nq; i++) {
+        cr_expect(fabs(d->qpos[i] - q[0][i]) < 1e-9, "sparse qpos[%d] %.12g vs dense %.12g", i,
+                  d->qpos[i], q[0][i]);
+      }
+    }
+    if (pass == 1) {
+      cr_expect(memcmp(q[0], q[1], sizeof(double) * m->nq) == 0, "two runs differ");
+    }
+    mc_deleteData(d);
+    mc_deleteModel(m);
+  }
+}
+
+
+// limit, friction loss and equality rows: the limit holds at the end of every step, friction
+// loss is a box on the force (stick below 2 N, exact a = (f - 2) / m above), the connect
+// equality holds to the linearization error of the step (rotation within one step)
+Test(ipm, limit_frictionloss_equality) {
+  mcModel* m = load("ipm_joints.xml");
+  mcData* d = mc_makeData(m);
+  int drop = m->jnt_qposadr[mc_name2id(m, mcOBJ_JOINT, "drop")];
+  int floss = m->jnt_dofadr[mc_name2id(m, mcOBJ_JOINT, "floss")];
+  int pend = mc_name2id(m, mcOBJ_BODY, "pend");
+  double worstLimit = INFINITY, worstEq = 0;
+  for (int k = 0; k < 200; k++) {
+    d->qfrc_applied[floss] = k < 100 ? 1.5 : 3;
+    double v0 = d->qvel[floss];
+    step(m, d);
+    worstLimit = fmin(worstLimit, d->qpos[drop] + 0.5);
+    if (k < 100) {
+      cr_expect(fabs(d->qvel[floss]) < 1e-8, "step %d: 1.5 N moved the 2 N friction loss (v %g)",
+                k, d->qvel[floss]);
+    } else {
+      cr_expect(fabs((d->qvel[floss] - v0) / m->opt.timestep - 1) < 1e-6,
+                "step %d: acceleration %g, expected (3 - 2) / 1", k,
+                (d->qvel[floss] - v0) / m->opt.timestep);
+    }
+
+    // the anchor (0.1 m along the body's x axis) stays at its world point (2.1, 0, 1)
+    mc_fwdPosition(m, d);
+    const double* p = d->xpos + 3 * pend;
+    const double* R = d->xmat + 9 * pend;
+    double e = hypot(hypot(p[0] + 0.1 * R[0] - 2.1, p[1] + 0.1 * R[3]), p[2] + 0.1 * R[6] - 1);
+    worstEq = fmax(worstEq, e);
+  }
+  cr_expect(worstLimit >= -1e-6, "limit violated by %g m", -worstLimit);
+  cr_expect(fabs(d->qvel[m->jnt_dofadr[mc_name2id(m, mcOBJ_JOINT, "drop")]]) < 1e-9,
+            "slider still moving");
+  cr_expect(worstEq < 1e-3, "connect anchor drifted %g m", worstEq);
+  printf("ipm equality: worst anchor error %.3g m over 2 s at h = 0.01\n", worstEq);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
+// condim 4 and 6: normal and sliding friction are solved, torsion and rolling get no force (the
+// plugin warns once); the rows beyond the first three carry zero force
+Test(ipm, condim6_rows_zero_torsion) {
+  static const char* xml =
+      "<mujoco><option timestep='0.01' solver='ipm' cone='elliptic'/><worldbody>"
+      "<geom type='plane' size='5 5 0.1' margin='0.1' condim='6'/>"
+      "<body pos='0 0 0.3'><freejoint/><geom type='box' size='0.1 0.1 0.1' mass='1'"
+      " margin='0.1' condim='6'/></body></worldbody></mujoco>";
+  char error[512] = "";
+  mcModel* m = mc_loadXMLString(xml, NULL, error, sizeof(error));
+  cr_assert_not_null(m, "%s", error);
+  mcData* d = mc_makeData(m);
+  double worst = run(m, d, 100);
+  cr_assert(d->ncon > 0 && d->contact[0].dim == 6);
+  mc_forward(m, d);
+  for (int i = 0; i < d->ncon; i++) {
+    int adr = d->contact[i].efc_address;
+    for (int k = 3; k < 6; k++) {
+      cr_expect(d->efc_force[adr + k] == 0, "contact %d row %d: force %g", i, k,
+                d->efc_force[adr + k]);
+    }
+    cr_expect(d->efc_force[adr] > 0, "contact %d carries no normal force", i);
+  }
+  cr_expect(worst >= -1e-6, "penetration %g m", -worst);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
+// the descriptor declares its parameters as config keys (ABI 1.3) with parseable defaults
+Test(ipm, config_keys_declared) {
+  mcModel* m = load("ipm_box_drop.xml");
+  const mcpPluginExt* ext = m->solver->ext;
+  cr_assert_not_null(ext);
+  static const char* const names[] = {"kappa_tol", "residual_tol", "max_iter", "kappa_init"};
+  cr_assert_eq(ext->nconfig, 4);
+  for (int i = 0; i < 4; i++) {
+    cr_expect_str_eq(ext->config[i].name, names[i]);
+    cr_expect_eq(ext->config[i].count, 1);
+    char* end = NULL;
+    double v = strtod(ext->config[i].def, &end);
+    cr_expect(end && *end == 0, "%s: default '%s' is not a number", names[i],
+              ext->config[i].def);
+    cr_expect(v >= ext->config[i].lo && v <= ext->config[i].hi, "%s: default out of range",
+              names[i]);
+  }
+  cr_expect_str_eq(ext->warnings[0], "condim_torsion_ignored");
+  mc_deleteModel(m);
+}
