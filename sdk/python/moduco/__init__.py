@@ -93,7 +93,7 @@ class MjModel(_moduco.Model):
       return cls._from_xml_string(xml, tmp)
 
   def __dir__(self):
-    return sorted(set(super().__dir__()) | {f for f, _, _ in self._fields()} |
+    return sorted(set(super().__dir__()) | {f[0] for f in self._fields()} |
                   set(self._sizes()) | {"opt"})
 
 
@@ -104,7 +104,7 @@ class MjData(_moduco.Data):
                               "light", "sensor", "site", "tendon"]))
 
   def __dir__(self):
-    return sorted(set(super().__dir__()) | {f for f, _, _ in self._fields()} |
+    return sorted(set(super().__dir__()) | {f[0] for f in self._fields()} |
                   {"contact", "warning", "timer", "timer_plugin", "solver", "time", "energy",
                    "ncon", "nefc", "model"})
 

@@ -65,7 +65,7 @@ def _layout(obj, kind):
     return cache[key]
   _, count, prefixes = KINDS[kind]
   layout, spans = {}, {}
-  for field, rows, cols in obj._fields():
+  for field, rows, cols, _ in obj._fields():
     if field == "names":
       continue
     if rows == count:

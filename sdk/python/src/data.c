@@ -178,7 +178,8 @@ static PyObject* dataField(pmData* self, int i) {
   npy_intp dims[2];
   pm_dataShape(self->model->m, i, dims, dims + 1);
   void* ptr = *(void**)((char*)self->d + pm_dataFields[i].offset);
-  return pm_view((PyObject*)self, ptr, pm_dataFields[i].type, dims[1] == 1 ? 1 : 2, dims);
+  const pmField* f = pm_dataFields + i;
+  return pm_view((PyObject*)self, ptr, f->type, pm_fieldDims(f), dims);
 }
 
 typedef enum { SC_NUM, SC_INT, SC_SIZE, SC_VEC } ScalarKind;
@@ -358,14 +359,14 @@ static int Data_setattro(pmData* self, PyObject* name, PyObject* value) {
 }
 
 
-// _fields(): (name, rows-size-name, ncols) of every array of the generated table
+// _fields(): (name, rows-size-name, ncols, ndim) of every array of the generated table
 static PyObject* Data_fields(pmData* self, PyObject* unused) {
   PyObject* list = PyList_New(pm_ndataFields);
   for (int i = 0; list && i < pm_ndataFields; i++) {
     npy_intp r, c;
     pm_dataShape(self->model->m, i, &r, &c);
-    PyObject* t = Py_BuildValue("(ssn)", pm_dataFields[i].name, pm_dataFields[i].rows,
-                                (Py_ssize_t)c);
+    const pmField* f = pm_dataFields + i;
+    PyObject* t = Py_BuildValue("(ssni)", f->name, f->rows, (Py_ssize_t)c, pm_fieldDims(f));
     if (!t) {
       Py_DECREF(list);
       return NULL;

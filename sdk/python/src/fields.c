@@ -10,12 +10,12 @@
     double: NPY_FLOAT64, float: NPY_FLOAT32, int: NPY_INT32, unsigned char: NPY_UINT8,            \
     char: NPY_BYTE)
 
-#define X(type, name, nr, nc) {#name, #nr, PM_NPYTYPE(type), offsetof(mcModel, name)},
+#define X(type, name, nr, nc) {#name, #nr, #nc, PM_NPYTYPE(type), offsetof(mcModel, name)},
 const pmField pm_modelFields[] = {MC_MODEL_POINTERS(X)};
 #undef X
 const int pm_nmodelFields = sizeof(pm_modelFields) / sizeof(pm_modelFields[0]);
 
-#define X(type, name, nr, nc) {#name, #nr, PM_NPYTYPE(type), offsetof(mcData, name)},
+#define X(type, name, nr, nc) {#name, #nr, #nc, PM_NPYTYPE(type), offsetof(mcData, name)},
 const pmField pm_dataFields[] = {MC_DATA_POINTERS(X)};
 #undef X
 const int pm_ndataFields = sizeof(pm_dataFields) / sizeof(pm_dataFields[0]);
@@ -57,6 +57,11 @@ void pm_dataShape(const mcModel* m, int i, npy_intp* rows, npy_intp* cols) {
   MC_DATA_POINTERS(X)
 #undef X
   *rows = *cols = 0;
+}
+
+
+int pm_fieldDims(const pmField* f) {
+  return strcmp(f->cols, "1") ? 2 : 1;
 }
 
 

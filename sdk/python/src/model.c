@@ -105,7 +105,7 @@ static PyObject* modelField(pmModel* self, int i) {
   if (f->type == NPY_BYTE) {
     return PyBytes_FromStringAndSize(ptr, dims[0] * dims[1]);
   }
-  return pm_view((PyObject*)self, ptr, f->type, dims[1] == 1 ? 1 : 2, dims);
+  return pm_view((PyObject*)self, ptr, f->type, pm_fieldDims(f), dims);
 }
 
 
@@ -175,14 +175,14 @@ static int Model_setattro(pmModel* self, PyObject* name, PyObject* value) {
 }
 
 
-// _fields(): list of (name, rows-size-name, ncols) of every array, for named access and dir()
+// _fields(): (name, rows-size-name, ncols, ndim) of every array, for named access and dir()
 static PyObject* Model_fields(pmModel* self, PyObject* unused) {
   PyObject* list = PyList_New(pm_nmodelFields);
   for (int i = 0; list && i < pm_nmodelFields; i++) {
     npy_intp r, c;
     pm_modelShape(self->m, i, &r, &c);
-    PyObject* t = Py_BuildValue("(ssn)", pm_modelFields[i].name, pm_modelFields[i].rows,
-                                (Py_ssize_t)c);
+    const pmField* f = pm_modelFields + i;
+    PyObject* t = Py_BuildValue("(ssni)", f->name, f->rows, (Py_ssize_t)c, pm_fieldDims(f));
     if (!t) {
       Py_DECREF(list);
       return NULL;

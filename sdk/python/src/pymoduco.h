@@ -46,6 +46,7 @@ extern PyTypeObject pmOptionType;
 typedef struct {                  // one array field of mcModel or mcData
   const char* name;
   const char* rows;               // name of the size field giving the number of rows
+  const char* cols;               // column expression: "1" makes a 1-D array, as in MuJoCo
   int type;                       // numpy type number
   size_t offset;                  // offset of the pointer in the struct
 } pmField;
@@ -63,6 +64,10 @@ int pm_modelSize(const mcModel* m, int k);
 // rows and columns of model field i / data field i for model m
 void pm_modelShape(const mcModel* m, int i, npy_intp* rows, npy_intp* cols);
 void pm_dataShape(const mcModel* m, int i, npy_intp* rows, npy_intp* cols);
+
+// number of dimensions of a field's view: 1 when its columns are the literal 1, else 2 (so
+// key_act is (nkey, na) even when na is 1)
+int pm_fieldDims(const pmField* f);
 
 // index of a field by name in a table; -1 if none
 int pm_findField(const pmField* table, int n, const char* name);

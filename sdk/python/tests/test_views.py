@@ -14,15 +14,16 @@ def test_every_model_array_has_its_table_shape(model_path):
   m = mujoco.MjModel.from_xml_path(model_path)
   fields = m._fields()
   assert len(fields) > 150
-  for name, rows, cols in fields:
+  for name, rows, cols, ndim in fields:
     arr = getattr(m, name)
     n = getattr(m, rows)
     if name == "names":
       assert isinstance(arr, bytes) and len(arr) == m.nnames
-    elif cols == 1:
-      assert arr.shape == (n,), name
+    elif ndim == 1:
+      assert cols == 1 and arr.shape == (n,), name
     else:
       assert arr.shape == (n, cols), name
+  assert m.key_qpos.ndim == 2 and m.body_mass.ndim == 1    # symbolic columns stay 2-D
 
 
 def test_every_data_array_has_its_table_shape(model_path):
@@ -30,8 +31,9 @@ def test_every_data_array_has_its_table_shape(model_path):
   d = mujoco.MjData(m)
   fields = d._fields()
   assert len(fields) > 50
-  for name, rows, cols in fields:
+  for name, rows, cols, ndim in fields:
     arr = getattr(d, name)
+    assert arr.ndim == ndim, name
     assert arr.flags.writeable and arr.flags.c_contiguous, name
     assert arr.shape[0] == getattr(m, rows), name
     assert arr.size == getattr(m, rows) * cols, name
