@@ -77,8 +77,9 @@ int pm_findField(const pmField* table, int n, const char* name);
 // numpy view of nd dims over ptr, keeping owner alive; NULL with an exception on failure
 PyObject* pm_view(PyObject* owner, void* ptr, int type, int nd, const npy_intp* dims);
 
-// copy value into the view: numeric values of the same size, cast at most 'same_kind'
-// (TypeError for a wrong dtype, ValueError for a wrong size); return 0 or -1 with an exception
+// copy value into the view: a scalar, or numeric values of the same size (any shape), cast at
+// most 'same_kind' (TypeError for a wrong dtype, ValueError for a wrong size); return 0 or -1
+// with an exception
 int pm_assign(PyObject* view, PyObject* value, const char* what);
 
 // float64 C-contiguous array of exactly n elements: input (a new reference to a converted

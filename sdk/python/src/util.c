@@ -50,6 +50,11 @@ int pm_assign(PyObject* view, PyObject* value, const char* what) {
     Py_DECREF(src);
     return -1;
   }
+  if (PyArray_NDIM(src) == 0) {   // a scalar fills the array
+    int rc = PyArray_CopyInto(dst, src);
+    Py_DECREF(src);
+    return rc;
+  }
   if (PyArray_SIZE(src) != PyArray_SIZE(dst)) {
     PyObject* want = shapeText(dst);
     PyObject* got = shapeText(src);

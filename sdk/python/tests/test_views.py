@@ -183,5 +183,7 @@ def test_assignment_copies_with_checks():
     del d.qpos
   with pytest.raises(AttributeError):
     d.not_a_field
+  d.qvel = 0.25                                  # a scalar fills the array
+  assert np.all(d.qvel == 0.25)
   d.time = 2.5
   assert d.time == 2.5
