@@ -102,12 +102,14 @@ def rollout(client, model, initial_state, control=None, *, nstep=None, assets=No
   if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
     raise ValueError(f"distributed.rollout: chunk_size must be a positive int, got "
                      f"{chunk_size!r}")
-  futures = []
-  for a in range(0, nroll, chunk_size):
-    b = min(nroll, a + chunk_size)
-    futures.append(client.submit(_run_chunk, key, spec, x0[a:b],
-                                 None if ctrl is None else ctrl[a:b], nstep, nthread,
-                                 pure=False))
+  # inputs go to the workers as scattered data, not inside the task graph
+  starts = range(0, nroll, chunk_size)
+  x0s = client.scatter([x0[a:a + chunk_size] for a in starts])
+  ctrls = (client.scatter([ctrl[a:a + chunk_size] for a in starts]) if ctrl is not None
+           else [None] * len(x0s))
+  [spec_future] = client.scatter([spec], broadcast=True)
+  futures = [client.submit(_run_chunk, key, spec_future, x, c, nstep, nthread, pure=False)
+             for x, c in zip(x0s, ctrls)]
   results = client.gather(futures)
   if not results:
     raise ValueError("distributed.rollout: empty batch")
