@@ -5,6 +5,7 @@ C headers' X-macro lists), the mj_* functions take (model, data, ...) as in MuJo
 that step or evaluate release the GIL. See docs/python.md for what differs from MuJoCo.
 """
 
+import atexit as _atexit
 import enum as _enum
 import os as _os
 import shutil as _shutil
@@ -13,7 +14,7 @@ import tempfile as _tempfile
 from . import _moduco
 from ._moduco import *  # noqa: F401,F403  (mj_* functions)
 from ._moduco import (RolloutPool, clear_warning_error, contact_dtype, plugin_messages,
-                      set_warning_policy, warning_error, warning_text)
+                      set_message_handler, set_warning_policy, warning_error, warning_text)
 from ._named import ALIASES as _ALIASES
 from ._named import Accessor as _Accessor
 from ._named import InvalidIdError, UnknownNameError
@@ -114,5 +115,8 @@ def plugins():
   keys = ("name", "kind", "version", "file", "description")
   return [dict(zip(keys, p)) for p in _moduco.plugins()]
 
+
+# no Python handler may run once the interpreter is shutting down
+_atexit.register(_moduco.set_message_handler, None)
 
 from . import rollout  # noqa: E402  (moduco.rollout.rollout, as mujoco.rollout.rollout)

@@ -104,7 +104,55 @@ static PyObject* ex_assign(PyObject* self, PyObject* args) {
 }
 
 
+//---------------------------------- message handler -----------------------------------------------
+
+static PyObject* messageCallback;   // Python callable receiving library messages; NULL: stderr
+
+
+// the C handler: may run on any thread (rollout workers), so it takes the GIL itself
+static void forwardMessage(void* user, const char* message) {
+  if (!Py_IsInitialized()) {
+    return;
+  }
+  PyGILState_STATE gil = PyGILState_Ensure();
+  PyObject* fn = messageCallback;
+  if (fn) {
+    Py_INCREF(fn);
+    PyObject* r = PyObject_CallFunction(fn, "s", message);
+    if (!r) {
+      PyErr_WriteUnraisable(fn);   // an exception cannot cross the C library
+    }
+    Py_XDECREF(r);
+    Py_DECREF(fn);
+  }
+  PyGILState_Release(gil);
+}
+
+
+// set_message_handler(fn): fn(message) receives warnings and plugin-loader messages (process
+// wide); None restores printing to stderr. Returns the previous handler (None if the default).
+static PyObject* ex_setMessageHandler(PyObject* self, PyObject* fn) {
+  if (fn != Py_None && !PyCallable_Check(fn)) {
+    PyErr_Format(PyExc_TypeError, "set_message_handler: expected a callable or None, got %s",
+                 Py_TYPE(fn)->tp_name);
+    return NULL;
+  }
+  PyObject* previous = messageCallback ? messageCallback : Py_None;
+  Py_INCREF(previous);
+  Py_XDECREF(messageCallback);
+  messageCallback = NULL;
+  if (fn != Py_None) {
+    Py_INCREF(fn);
+    messageCallback = fn;
+  }
+  mc_setMessageHandler(messageCallback ? forwardMessage : NULL, NULL);
+  return previous;
+}
+
+
 PyMethodDef pm_extraMethods[] = {
+  {"set_message_handler", ex_setMessageHandler, METH_O,
+   "fn(message) receives the library's warnings and messages; None: print to stderr"},
   {"_assign", ex_assign, METH_VARARGS, "checked copy of value into an array view"},
   {"plugins", ex_plugins, METH_NOARGS,
    "registered plugins: (name, kind, version, file, description) tuples"},

@@ -162,3 +162,27 @@ def test_rollout_arguments():
     mujoco.rollout.rollout(m, d, x0, ctrl, state=np.zeros(3))
   with pytest.raises(TypeError):
     mujoco.rollout.rollout(m, d, x0, ctrl, sensordata=np.zeros((2, 5, m.nsensordata), np.float32))
+
+
+def test_message_handler_receives_warnings_from_any_thread():
+  m = mujoco.MjModel.from_xml_path(HUMANOID)
+  d = mujoco.MjData(m)
+  got = []
+  handler = got.append
+  assert mujoco.set_message_handler(handler) is None
+  try:
+    d.qvel[0] = np.nan
+    mujoco.mj_step(m, d)
+    assert any("QVEL" in s.upper() for s in got), got
+    # a rollout worker thread raising a warning reaches the same handler
+    got.clear()
+    ns = mujoco.mj_stateSize(m, S.mjSTATE_FULLPHYSICS)
+    x0 = np.zeros((4, ns))
+    x0[:, 1 + m.nq] = np.nan                       # qvel[0] of every rollout
+    mujoco.rollout.rollout(m, d, x0, nstep=2, nthread=2)
+    assert got
+    assert np.all(mujoco.rollout.warnings(m, 2, 4) > 0)
+  finally:
+    assert mujoco.set_message_handler(None) is handler
+  with pytest.raises(TypeError):
+    mujoco.set_message_handler(3)
