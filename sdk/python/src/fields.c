@@ -60,6 +60,25 @@ void pm_dataShape(const mcModel* m, int i, npy_intp* rows, npy_intp* cols) {
 }
 
 
+int pm_structural(const pmField* f) {
+  static const char* const suffixes[] = {
+    "adr", "num", "id", "type", "dim", "size", "face", "graph", "signature", "nrow", "ncol",
+    "plugin", "geom1", "geom2",
+  };
+  size_t len = strlen(f->name);
+  if (f->type != NPY_INT32 || (len >= 7 && !strcmp(f->name + len - 7, "contype"))) {
+    return 0;                       // contact bitmasks stay writable
+  }
+  for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+    size_t n = strlen(suffixes[i]);
+    if (len >= n && !strcmp(f->name + len - n, suffixes[i])) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+
 int pm_fieldDims(const pmField* f) {
   return strcmp(f->cols, "1") ? 2 : 1;
 }

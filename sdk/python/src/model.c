@@ -105,7 +105,11 @@ static PyObject* modelField(pmModel* self, int i) {
   if (f->type == NPY_BYTE) {
     return PyBytes_FromStringAndSize(ptr, dims[0] * dims[1]);
   }
-  return pm_view((PyObject*)self, ptr, f->type, pm_fieldDims(f), dims);
+  PyObject* view = pm_view((PyObject*)self, ptr, f->type, pm_fieldDims(f), dims);
+  if (view && pm_structural(f)) {
+    PyArray_CLEARFLAGS((PyArrayObject*)view, NPY_ARRAY_WRITEABLE);
+  }
+  return view;
 }
 
 
@@ -149,8 +153,9 @@ static int Model_setattro(pmModel* self, PyObject* name, PyObject* value) {
   }
   int i = pm_findField(pm_modelFields, pm_nmodelFields, s);
   if (i >= 0 && value) {
-    if (pm_modelFields[i].type == NPY_BYTE) {
-      PyErr_Format(PyExc_AttributeError, "MjModel.%s is read-only", s);
+    if (pm_modelFields[i].type == NPY_BYTE || pm_structural(pm_modelFields + i)) {
+      PyErr_Format(PyExc_AttributeError, "MjModel.%s is read-only (model structure: change "
+                   "the MJCF and recompile)", s);
       return -1;
     }
     PyObject* view = modelField(self, i);

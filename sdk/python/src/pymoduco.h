@@ -69,6 +69,10 @@ void pm_dataShape(const mcModel* m, int i, npy_intp* rows, npy_intp* cols);
 // key_act is (nkey, na) even when na is 1)
 int pm_fieldDims(const pmField* f);
 
+// 1 if a model field holds structure (int addresses, counts, ids, types, sizes): its view is
+// read-only, since an inconsistent value would make the engine read out of bounds
+int pm_structural(const pmField* f);
+
 // index of a field by name in a table; -1 if none
 int pm_findField(const pmField* table, int n, const char* name);
 

@@ -174,7 +174,7 @@ def test_assignment_copies_with_checks():
   with pytest.raises(TypeError):
     d.qpos = ["a"] * m.nq
   with pytest.raises(TypeError):
-    m.jnt_type = np.zeros(m.njnt)                # float into int
+    m.geom_group = np.zeros(m.ngeom)             # float into int
   with pytest.raises(AttributeError):
     m.nq = 3
   with pytest.raises(AttributeError):
@@ -187,3 +187,22 @@ def test_assignment_copies_with_checks():
   assert np.all(d.qvel == 0.25)
   d.time = 2.5
   assert d.time == 2.5
+
+
+def test_structural_model_fields_are_read_only():
+  m = mujoco.MjModel.from_xml_path(mujoco_path("humanoid.xml"))
+  for name in ("jnt_qposadr", "body_parentid", "geom_type", "dof_Madr", "sensor_adr",
+               "pair_geom1", "name_bodyadr", "actuator_trnid"):
+    assert not getattr(m, name).flags.writeable, name
+    with pytest.raises(ValueError):
+      getattr(m, name)[...] = 0
+    with pytest.raises(AttributeError, match="read-only"):
+      setattr(m, name, getattr(m, name).copy())
+  with pytest.raises(AttributeError):
+    m.names = b"x"
+  m.geom_contype[:] = 0            # contact filtering stays writable, as do the real numbers
+  m.geom_conaffinity[:] = 0
+  m.body_mass[1] = 2.0
+  d = mujoco.MjData(m)
+  mujoco.mj_step(m, d, nstep=50)
+  assert d.ncon == 0
