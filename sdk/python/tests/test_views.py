@@ -206,3 +206,26 @@ def test_structural_model_fields_are_read_only():
   d = mujoco.MjData(m)
   mujoco.mj_step(m, d, nstep=50)
   assert d.ncon == 0
+
+
+def header_list(header, macro):
+  """Field names of an X-macro list, read from the public header's text."""
+  import re
+  from conftest import SOURCE
+  import os
+  text = open(os.path.join(SOURCE, "sdk", "include", "moduco", header)).read()
+  body = text[text.index(f"#define {macro}(X)"):]
+  body = body[:body.index("\n\n")]
+  return re.findall(r"X\(\s*\w+\s*,\s*(\w+)\s*,", body), re.findall(r"X\((\w+)\)", body)
+
+
+def test_every_header_field_is_exposed():
+  """The tables are the headers' X-macro lists: a field added there appears here."""
+  m = mujoco.MjModel.from_xml_path(mujoco_path("pendulum.xml"))
+  d = mujoco.MjData(m)
+  fields, _ = header_list("mcmodel.h", "MC_MODEL_POINTERS")
+  assert [f[0] for f in m._fields()] == fields
+  _, sizes = header_list("mcmodel.h", "MC_MODEL_SIZES")
+  assert list(m._sizes()) == sizes and all(isinstance(getattr(m, s), int) for s in sizes)
+  fields, _ = header_list("mcdata.h", "MC_DATA_POINTERS")
+  assert [f[0] for f in d._fields()] == fields
