@@ -102,12 +102,14 @@ def rollout(client, model, initial_state, control=None, *, nstep=None, assets=No
   if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
     raise ValueError(f"distributed.rollout: chunk_size must be a positive int, got "
                      f"{chunk_size!r}")
-  # inputs go to the workers as scattered data, not inside the task graph
+  # inputs go to the workers as scattered data, not inside the task graph; hash=False gives
+  # every call its own keys (content-hashed keys shared by two calls get cancelled when the
+  # first call's futures are released)
   starts = range(0, nroll, chunk_size)
-  x0s = client.scatter([x0[a:a + chunk_size] for a in starts])
-  ctrls = (client.scatter([ctrl[a:a + chunk_size] for a in starts]) if ctrl is not None
-           else [None] * len(x0s))
-  [spec_future] = client.scatter([spec], broadcast=True)
+  x0s = client.scatter([x0[a:a + chunk_size] for a in starts], hash=False)
+  ctrls = (client.scatter([ctrl[a:a + chunk_size] for a in starts], hash=False)
+           if ctrl is not None else [None] * len(x0s))
+  [spec_future] = client.scatter([spec], broadcast=True, hash=False)
   futures = [client.submit(_run_chunk, key, spec_future, x, c, nstep, nthread, pure=False)
              for x, c in zip(x0s, ctrls)]
   results = client.gather(futures)
