@@ -1,7 +1,8 @@
 """Throughput of batch rollouts: one local process (the C rollout on 1 thread) vs a Dask
 LocalCluster of 2 worker processes on loopback, and a check that both are bitwise equal.
 
-    PYTHONPATH=build/python /usr/bin/python3 sdk/examples/python/dask_rollout.py [MODEL] [NROLL] [NSTEP]
+    PYTHONPATH=build/python /usr/bin/python3 sdk/examples/python/dask_rollout.py \
+        [MODEL] [NROLL] [NSTEP]
 
 To use a real cluster, replace the LocalCluster by Client("tcp://SCHEDULER:8786") (workers
 need the moduco package, and the model file at the same path, or pass the XML text).

@@ -101,7 +101,7 @@ int pm_checkPair(PyObject* m, PyObject* d, const char* fn);
 extern PyMethodDef pm_functionMethods[];   // functions.c: mj_* functions
 extern PyMethodDef pm_extraMethods[];      // extras.c: plugins, warnings, rollout
 int pm_addEnums(PyObject* module);         // enums.c
-int pm_addRollout(PyObject* module);       // rollout.c
+int pm_addRollout(PyObject* module);       // rollout.c: RolloutPool
 PyObject* pm_contactDtype(void);           // data.c: structured dtype of mcContact (borrowed)
 
 #endif  // MODUCO_PYTHON_PYMODUCO_H_

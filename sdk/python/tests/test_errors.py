@@ -115,7 +115,8 @@ def test_option_fields():
   m.opt.gravity = [0, 0, -1]
   assert list(m.opt.gravity) == [0, 0, -1]
   m.opt.integrator = mujoco.mjtIntegrator.mjINT_RK4
-  assert m.opt.integrator_name.lower() == "rk4" and m.opt.integrator == mujoco.mjtIntegrator.mjINT_RK4
+  assert m.opt.integrator_name.lower() == "rk4"
+  assert m.opt.integrator == mujoco.mjtIntegrator.mjINT_RK4
   m.opt.solver = mujoco.mjtSolver.mjSOL_CG
   assert m.opt.solver_name.lower() == "cg"
   for bad, exc in (("x", TypeError), (None, TypeError)):
