@@ -101,3 +101,28 @@ def warnings(model, nthread=1, n=None):
   if pool is None:
     raise ValueError("rollout.warnings: no rollout ran on that pool")
   return pool.warnings(pool.nbatch if n is None else n)
+
+
+class Rollout:
+  """MuJoCo 3.3's reusable rollout object: ``with Rollout(nthread=2) as r: r.rollout(...)``.
+
+  The thread pools live on the models (cached per thread count), so close() has nothing to free.
+  """
+
+  def __init__(self, *, nthread=None):
+    if nthread is not None:
+      _nthread(None, nthread)                      # validates
+    self.nthread = nthread
+
+  def __enter__(self):
+    return self
+
+  def __exit__(self, *exc):
+    self.close()
+
+  def close(self):
+    pass
+
+  def rollout(self, model, data, initial_state, control=None, **kwargs):
+    kwargs.setdefault("nthread", self.nthread)
+    return rollout(model, data, initial_state, control, **kwargs)

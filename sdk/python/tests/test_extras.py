@@ -186,3 +186,14 @@ def test_message_handler_receives_warnings_from_any_thread():
     assert mujoco.set_message_handler(None) is handler
   with pytest.raises(TypeError):
     mujoco.set_message_handler(3)
+
+
+def test_rollout_object_as_in_mujoco_3():
+  m = mujoco.MjModel.from_xml_path(HUMANOID)
+  x0, ctrl = rollout_inputs(m, nroll=3, nstep=4)
+  ref = mujoco.rollout.rollout(m, mujoco.MjData(m), x0, ctrl)
+  with mujoco.rollout.Rollout(nthread=2) as r:
+    got = r.rollout(m, mujoco.MjData(m), x0, ctrl)
+  assert np.array_equal(got[0], ref[0]) and np.array_equal(got[1], ref[1])
+  with pytest.raises(ValueError):
+    mujoco.rollout.Rollout(nthread=0)
