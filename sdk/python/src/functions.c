@@ -1,5 +1,7 @@
 // Moduco Python extension: the mj_* functions of MuJoCo's bindings over the mc_* API. Every call
 // that evaluates dynamics releases the GIL, so threads stepping separate MjData run in parallel.
+#include <string.h>
+
 #include "pymoduco.h"
 
 #include "engine/constraint.h"
@@ -403,6 +405,53 @@ static PyObject* fn_mj_jacSite(PyObject* s, PyObject* a) {
 }
 
 
+// mj_jacSubtreeCom(m, d, jacp, body): translational Jacobian of the subtree's center of mass,
+// the mass-weighted sum of the body-com Jacobians of the subtree (needs d.subtree_com/xipos)
+static PyObject* fn_mj_jacSubtreeCom(PyObject* self, PyObject* args) {
+  PyObject *m, *d, *jacp;
+  int body;
+  if (!PyArg_ParseTuple(args, "OOOi:mj_jacSubtreeCom", &m, &d, &jacp, &body) ||
+      pm_checkPair(m, d, "mj_jacSubtreeCom") < 0) {
+    return NULL;
+  }
+  const mcModel* mm = MODEL(m);
+  mcData* dd = DATA(d);
+  if (body < 0 || body >= mm->nbody) {
+    PyErr_Format(PyExc_ValueError, "mj_jacSubtreeCom: id %d out of range [0, %d)", body,
+                 mm->nbody);
+    return NULL;
+  }
+  int nv = mm->nv;
+  PyArrayObject* out = pm_output(jacp, 3 * (npy_intp)nv, "jacp");
+  if (!out) {
+    return NULL;
+  }
+  mcNum* J = PyArray_DATA(out);
+  memset(J, 0, sizeof(mcNum) * 3 * (size_t)nv);
+  mcNum mass = mm->body_subtreemass[body];
+  mc_markStack(dd);
+  mcNum* Jb = mcSTACKALLOC(dd, 3 * (size_t)nv, mcNum);
+  // bodies come after their parents: b is in the subtree if its parent chain reaches body
+  for (int b = body; Jb && b < mm->nbody; b++) {
+    int a = b;
+    while (a > body) {
+      a = mm->body_parentid[a];
+    }
+    if (a != body || mm->body_mass[b] == 0 || mass <= 0) {
+      continue;
+    }
+    mc_jacPoint(mm, dd, Jb, NULL, dd->xipos + 3 * b, b);
+    mcNum w = mm->body_mass[b] / mass;
+    for (int k = 0; k < 3 * nv; k++) {
+      J[k] += w * Jb[k];
+    }
+  }
+  mc_freeStack(dd);
+  Py_DECREF(out);
+  Py_RETURN_NONE;
+}
+
+
 //---------------------------------- integration helpers -------------------------------------------
 
 // mj_integratePos(m, qpos, qvel, dt): in place on qpos
@@ -477,6 +526,7 @@ PyMethodDef pm_functionMethods[] = {
   {"mj_jacBodyCom", fn_mj_jacBodyCom, METH_VARARGS, "Jacobian of a body com"},
   {"mj_jacGeom", fn_mj_jacGeom, METH_VARARGS, "Jacobian of a geom"},
   {"mj_jacSite", fn_mj_jacSite, METH_VARARGS, "Jacobian of a site"},
+  {"mj_jacSubtreeCom", fn_mj_jacSubtreeCom, METH_VARARGS, "Jacobian of a subtree com"},
   {"mj_integratePos", fn_mj_integratePos, METH_VARARGS, "integrate qpos by qvel*dt"},
   {"mj_normalizeQuat", fn_mj_normalizeQuat, METH_VARARGS, "normalize the quaternions in qpos"},
   {"mj_version", fn_mj_version, METH_NOARGS, "library version"},

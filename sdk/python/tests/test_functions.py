@@ -217,3 +217,24 @@ def test_stage_functions_compose_forward(model_path):
 def test_version():
   assert mujoco.mj_version() == mujoco.mjVERSION_HEADER
   assert mujoco.mj_versionString() == mujoco.__version__
+
+
+def test_jac_subtree_com_against_finite_differences():
+  m, d = stepped(HUMANOID, 5)
+  mujoco.mj_forward(m, d)
+  for body in (0, 1, m.nbody - 3):
+    J = np.zeros((3, m.nv))
+    mujoco.mj_jacSubtreeCom(m, d, J, body)
+    eps = 1e-7
+    fd = np.zeros((3, m.nv))
+    for k in range(m.nv):
+      e = mujoco.MjData(m)
+      e.qpos = d.qpos
+      dq = np.zeros(m.nv)
+      dq[k] = eps
+      mujoco.mj_integratePos(m, e.qpos, dq, 1.0)
+      mujoco.mj_fwdPosition(m, e)
+      fd[:, k] = (e.subtree_com[body] - d.subtree_com[body]) / eps
+    assert np.allclose(J, fd, atol=1e-5), body
+  with pytest.raises(ValueError):
+    mujoco.mj_jacSubtreeCom(m, d, J, m.nbody)
