@@ -9,8 +9,8 @@ import pytest
 import moduco as mujoco
 import moduco.distributed
 
-distributed = pytest.importorskip("distributed", reason="needs python3-distributed")
-from conftest import SOURCE  # noqa: E402
+import distributed
+from conftest import SOURCE
 
 HUMANOID = os.path.join(SOURCE, "models", "humanoid.xml")
 

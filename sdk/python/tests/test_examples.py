@@ -8,14 +8,12 @@ import sys
 import numpy as np
 import pytest
 
-from conftest import CORPUS, SOURCE
+from conftest import SOURCE
 
 EXAMPLES = os.path.join(SOURCE, "sdk", "examples", "python")
 sys.path.insert(0, EXAMPLES)
-HAVE_CORPUS = os.path.exists(os.path.join(CORPUS, "gym_ant", "ant.xml"))
 
 
-@pytest.mark.skipif(not HAVE_CORPUS, reason="needs the corpus (/work/shared/corpus)")
 @pytest.mark.parametrize("name,obs", [("ant", 105), ("hopper", 13)])
 def test_gym_env_random_policy(name, obs):
   import gym_env
