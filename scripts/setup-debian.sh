@@ -2,7 +2,9 @@
 # Install what Moduco needs on Debian 12 (build, tests, conformance against MuJoCo 2.2.2).
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libexpat1-dev libcjson-dev libccd-dev libqhull-dev
-      libcriterion-dev libmujoco-dev libmujoco-samples clang libclang-rt-14-dev)
+      libcriterion-dev libmujoco-dev libmujoco-samples clang libclang-rt-14-dev
+      python3-dev python3-numpy python3-pytest python3-venv python3-setuptools python3-wheel
+      python3-distributed)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
