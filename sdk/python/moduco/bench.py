@@ -3,7 +3,7 @@
     import moduco.bench
     report = moduco.bench.run(["models/humanoid.xml"], solver=["newton", "pgs"], steps=1000)
     for arm in report["arms"]:
-        print(arm["solver"], arm["steps_per_second"]["median"], arm["ratio_to_first"])
+        print(arm["solver"], arm["steps_per_second"]["median"], arm["ratio_to_baseline"])
 
 This runs the `moduco bench` command (docs/bench.md) and returns its JSON report as a dict, so
 Python gets exactly the figures the command prints. Keyword options are the command's flags:

@@ -15,7 +15,7 @@ def test_bench_report_has_one_arm_per_solver():
   arms = report["arms"]
   assert [a["solver"] for a in arms] == ["newton", "pgs"]
   assert all(a["error"] is None and a["steps_per_second"]["median"] > 0 for a in arms)
-  assert arms[0]["ratio_to_first"] == 1
+  assert arms[0]["ratio_to_baseline"] == 1 and arms[1]["baseline"] == 0
   assert "steps/s" in report["text"]
 
 
