@@ -37,7 +37,7 @@ static void setupModuco(BenchArm* a) {
   snprintf(a->solver, sizeof(a->solver), "%s", mcb_solverName(a->m));
   snprintf(a->integrator, sizeof(a->integrator), "%s", mcb_integratorName(a->m));
   a->d = mc_makeData(a->m);
-  if (!a->d) {
+  if (!a->d || bench_pluginWarningsSetup(a)) {
     snprintf(a->error, sizeof(a->error), "could not allocate data");
     return;
   }
@@ -208,6 +208,9 @@ void mcb_delete(mcbBench* b) {
     mc_deleteData(a->d);
     mc_deleteModel(a->m);
     bench_freeMuJoCo(a);
+    free(a->pwname);
+    free(a->pwcount);
+    free(a->pwslot);
     free(a->rate);
     free(a->scaling);
     free(a->samples);
