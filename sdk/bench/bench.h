@@ -10,6 +10,7 @@
 //   table.c     text columns sized to their content, and the text report
 //   json.c      the JSON report
 //   plot.c      the SVG chart
+//   output.c    report files, every write checked
 //   names.c     names of timers, engines, warnings, plugin slots; clocks
 #ifndef MODUCO_SDK_BENCH_BENCH_H_
 #define MODUCO_SDK_BENCH_BENCH_H_
@@ -82,6 +83,11 @@ typedef struct {                  // one arm: public result plus engine objects
 #endif
   int twin;                       // MuJoCo arms: the Moduco arm whose reference they share
 
+  // plugin-defined warnings by name (mc_pluginWarningName; instances of one plugin share one)
+  const char** pwname;            // distinct names
+  int* pwcount;                   // count per distinct name
+  int* pwslot;                    // m->npluginwarn: index of each counter's name in pwname
+
   double* rate;                   // steps/s of each timed repeat
   mcbScaling* scaling;
   mcNum* samples;                 // BENCH_NSAMPLE states (mcSTATE_INTEGRATION), Moduco
@@ -125,6 +131,7 @@ const double* bench_armQpos(const BenchArm* a);
 const double* bench_armQvel(const BenchArm* a);
 
 // measures.c
+int bench_pluginWarningsSetup(BenchArm* a);
 void bench_countWarnings(BenchArm* a);
 double bench_median(const double* v, int n);
 void bench_pairedRatio(mcbResult* r, const double* rate, const double* ref, int n,

@@ -154,6 +154,10 @@ static void addStatistics(cJSON* j, const mcbResult* r) {
   }
   cJSON_AddNumberToObject(j, "warnings", total + r->plugin_warnings);
   cJSON_AddNumberToObject(j, "plugin_warnings", r->plugin_warnings);
+  cJSON* pw = cJSON_AddObjectToObject(j, "plugin_warning_counts");
+  for (int k = 0; k < r->nplugin_warning; k++) {
+    cJSON_AddNumberToObject(pw, r->plugin_warning_name[k], r->plugin_warning_count[k]);
+  }
   cJSON_AddNumberToObject(j, "resets", r->resets);
   cJSON_AddBoolToObject(j, "nonfinite", r->nonfinite);
   cJSON_AddBoolToObject(j, "diverged", r->diverged);
@@ -247,6 +251,7 @@ static cJSON* armJson(const mcbBench* b, int i) {
   cJSON_AddStringToObject(j, "solver", r->solver[0] ? r->solver : "default");
   cJSON_AddStringToObject(j, "integrator", r->integrator[0] ? r->integrator : "default");
   cJSON_AddItemToObject(j, "error", r->error ? cJSON_CreateString(r->error) : cJSON_CreateNull());
+  cJSON_AddBoolToObject(j, "model_instance", !r->no_instance);
   cJSON_AddNumberToObject(j, "nq", r->nq);
   cJSON_AddNumberToObject(j, "nv", r->nv);
   cJSON_AddNumberToObject(j, "nu", r->nu);
@@ -266,9 +271,11 @@ static cJSON* armJson(const mcbBench* b, int i) {
 }
 
 
-int mcb_writeJson(const mcbBench* b, const char* file, const char* command, char* error,
-                  int error_sz) {
+int mcb_printJson(const mcbBench* b, FILE* f, const char* command) {
   cJSON* root = cJSON_CreateObject();
+  if (!root) {
+    return -1;
+  }
   cJSON_AddStringToObject(root, "schema", mcbSCHEMA);
   char date[64];
   time_t now = time(NULL);
@@ -281,19 +288,12 @@ int mcb_writeJson(const mcbBench* b, const char* file, const char* command, char
   for (int i = 0; i < b->narm; i++) {
     cJSON_AddItemToArray(arms, armJson(b, i));
   }
-
   char* text = cJSON_Print(root);
   cJSON_Delete(root);
-  FILE* f = !strcmp(file, "-") ? stdout : fopen(file, "w");
-  if (!f || !text) {
-    snprintf(error, (size_t)error_sz, "cannot write %s", file);
-    free(text);
+  if (!text) {
     return -1;
   }
   fprintf(f, "%s\n", text);
-  if (f != stdout) {
-    fclose(f);
-  }
   free(text);
   return 0;
 }

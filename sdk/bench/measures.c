@@ -18,6 +18,39 @@ static int nonFinite(const double* v, int n) {
 }
 
 
+// the distinct names of the model's plugin-defined warnings (two instances of one plugin share
+// their names) and the name of each counter; return 0, or -1 when out of memory
+int bench_pluginWarningsSetup(BenchArm* a) {
+  int n = a->m->npluginwarn;
+  if (n == 0) {
+    return 0;
+  }
+  a->pwname = calloc((size_t)n, sizeof(char*));
+  a->pwcount = calloc((size_t)n, sizeof(int));
+  a->pwslot = calloc((size_t)n, sizeof(int));
+  if (!a->pwname || !a->pwcount || !a->pwslot) {
+    return -1;
+  }
+  int distinct = 0;
+  for (int k = 0; k < n; k++) {
+    const char* name = mc_pluginWarningName(a->m, k);
+    name = name ? name : "?";
+    int j = 0;
+    while (j < distinct && strcmp(a->pwname[j], name)) {
+      j++;
+    }
+    if (j == distinct) {
+      a->pwname[distinct++] = name;
+    }
+    a->pwslot[k] = j;
+  }
+  a->r.nplugin_warning = distinct;
+  a->r.plugin_warning_name = a->pwname;
+  a->r.plugin_warning_count = a->pwcount;
+  return 0;
+}
+
+
 // warnings raised since the last reset (the statistics pass), resets and divergence
 void bench_countWarnings(BenchArm* a) {
   mcbResult* r = &a->r;
@@ -27,8 +60,12 @@ void bench_countWarnings(BenchArm* a) {
     for (int i = 0; i < mcNWARNING; i++) {
       r->warning[i] = a->d->warning[i].number;
     }
+    if (a->pwcount) {
+      memset(a->pwcount, 0, sizeof(int) * (size_t)r->nplugin_warning);
+    }
     for (int i = 0; i < a->m->npluginwarn; i++) {
       r->plugin_warnings += a->d->plugin_warncount[i];
+      a->pwcount[a->pwslot[i]] += a->d->plugin_warncount[i];
     }
   }
 #if BENCH_HAVE_MUJOCO

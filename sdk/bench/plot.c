@@ -21,12 +21,7 @@ static void svgText(FILE* f, const char* s) {
 }
 
 
-int mcb_writePlot(const mcbBench* b, const char* file, char* error, int error_sz) {
-  FILE* f = fopen(file, "w");
-  if (!f) {
-    snprintf(error, (size_t)error_sz, "cannot write %s", file);
-    return -1;
-  }
+void mcb_printPlot(const mcbBench* b, FILE* f) {
   double vmax = 0;
   for (int i = 0; i < b->narm; i++) {
     if (!b->arm[i].r.error && b->arm[i].r.max > vmax) {
@@ -75,6 +70,4 @@ int mcb_writePlot(const mcbBench* b, const char* file, char* error, int error_sz
   fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#555\">blue: Moduco, orange: MuJoCo 2.2.2, red: "
           "diverged; (xR vs B): ratio to the model's baseline arm B</text>\n</svg>\n", left,
           height - 12);
-  fclose(f);
-  return 0;
 }

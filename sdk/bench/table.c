@@ -115,27 +115,48 @@ static const char* status(const mcbResult* r) {
 
 
 static void noteCell(BenchTable* t, const mcbResult* r) {
+  const char* instance = r->no_instance ? "no model instance: default config, its own warnings "
+                                          "not counted" : "";
   if (r->error) {
     bench_tableCell(t, "%s", r->error);
   } else if (r->diverged) {
-    bench_tableCell(t, "%d auto-resets%s%s", r->resets,
+    bench_tableCell(t, "%d auto-resets%s%s%s%s", r->resets,
                     r->warning[mcWARN_BADCTRL] ? ", bad ctrl" : "",
-                    r->nonfinite ? ", non-finite state" : "");
+                    r->nonfinite ? ", non-finite state" : "", instance[0] ? "; " : "", instance);
   } else {
-    bench_tableCell(t, "%s", "");
+    bench_tableCell(t, "%s", instance);
   }
 }
 
 
-#define MAIN_COLUMNS 23
+// the plugin-defined warnings that were raised, compactly: "plugin.name:warning=count, ..."
+static void pluginWarningCell(BenchTable* t, const mcbResult* r) {
+  char cell[1024] = "";
+  size_t len = 0;
+  for (int k = 0; k < r->nplugin_warning && len < sizeof(cell); k++) {
+    if (r->plugin_warning_count[k] == 0) {
+      continue;
+    }
+    const char* name = r->plugin_warning_name[k];
+    const char* colon = strstr(name, ": ");
+    int plen = colon ? (int)(colon - name) : (int)strlen(name);
+    len += (size_t)snprintf(cell + len, sizeof(cell) - len, "%s%.*s:%s=%d", len ? "," : "",
+                            plen, name, colon ? colon + 2 : "", r->plugin_warning_count[k]);
+  }
+  bench_tableCell(t, "%s", cell[0] ? cell : "-");
+}
+
+
+#define MAIN_COLUMNS 24
 
 static void armTable(const mcbBench* b, FILE* f) {
   static const char* const head[MAIN_COLUMNS] = {
     "arm", "engine", "model", "solver", "integrator", "status", "steps/s", "min", "max",
     "realtime", "base", "ratio [95% CI] (min..max)", "iter", "gradient", "ncon", "nefc",
-    "E drift", "acc med", "acc max", "resid med", "qpos dev", "warn/plug/resets", "note"};
+    "E drift", "acc med", "acc max", "resid med", "qpos dev", "warn/plug/resets",
+    "plugin warnings", "note"};
   BenchTable* t = bench_tableCreate(MAIN_COLUMNS);
-  bench_tableAlign(t, "rlllllrrrrrlrrrrrrrrrrl");
+  bench_tableAlign(t, "rlllllrrrrrlrrrrrrrrrrll");
   for (int k = 0; k < MAIN_COLUMNS; k++) {
     bench_tableCell(t, "%s", head[k]);
   }
@@ -179,6 +200,7 @@ static void armTable(const mcbBench* b, FILE* f) {
       warn += r->warning[k];
     }
     bench_tableCell(t, "%d/%d/%d", warn, r->plugin_warnings, r->resets);
+    pluginWarningCell(t, r);
     noteCell(t, r);
   }
   bench_tablePrint(t, f);
@@ -186,9 +208,11 @@ static void armTable(const mcbBench* b, FILE* f) {
           "same repeat), 95%% percentile-bootstrap CI of that median (%d resamples), min..max of "
           "the paired ratios\n", BENCH_BOOTSTRAP);
   fprintf(f, "acc: M-norm error of qacc relative to a Newton solve at tolerance 1e-12 (median, max "
-          "over %d sampled states with constraints); resid med: median of mc_solverResidual of the arm's solve there; qpos dev: RMS qpos difference to the base "
-          "arm at %d sampled steps; warn/plug/resets: built-in warnings, plugin warnings, "
-          "auto-resets (docs/bench.md)\n", b->c.accuracy, BENCH_NSAMPLE);
+          "over %d sampled states with constraints); resid med: median of mc_solverResidual of "
+          "the arm's solve there; qpos dev: RMS qpos difference to the base arm at %d sampled "
+          "steps; warn/plug/resets: built-in warnings, plugin warnings, auto-resets; plugin "
+          "warnings: those raised, as plugin:warning=count (docs/bench.md)\n", b->c.accuracy,
+          BENCH_NSAMPLE);
 }
 
 

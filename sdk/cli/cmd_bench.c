@@ -1,6 +1,8 @@
 // Moduco command-line tool: 'bench', a thin layer over the bench library (moduco/mcbench.h):
 // parse the command line, run, print the table, write JSON and SVG, and turn the outcome into
 // the exit status (docs/bench.md).
+#include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,15 +31,18 @@ typedef struct {                  // command line
 } Options;
 
 
-// split a comma-separated list in place
-static int splitList(char* s, const char** out, int max) {
-  int n = 0;
-  for (char* tok = strtok(s, ","); tok && n < max; tok = strtok(NULL, ",")) {
-    if (*tok) {
-      out[n++] = tok;
-    }
+// a comma-separated list of names (cli_splitList refuses empty items); return CLI_OK or CLI_USAGE
+static int parseNames(const char* opt, char* arg, const char** out, int* n) {
+  char* items[MAXLIST];
+  int k = cli_splitList(opt, arg, items, MAXLIST);
+  if (k < 0) {
+    return CLI_USAGE;
   }
-  return n;
+  for (int i = 0; i < k; i++) {
+    out[i] = items[i];
+  }
+  *n = k;
+  return CLI_OK;
 }
 
 
@@ -68,7 +73,10 @@ static int parseCount(const char* opt, const char* arg, mcbConfig* c) {
 
 static int parseThreads(char* arg, Options* o) {
   const char* list[MAXLIST];
-  int n = splitList(arg, list, MAXLIST);
+  int n;
+  if (parseNames("--threads", arg, list, &n)) {
+    return CLI_USAGE;
+  }
   for (int k = 0; k < n; k++) {
     long v;
     if (cli_parseCount(list[k], &v) || v < 1 || v > 256) {
@@ -95,9 +103,9 @@ static int parseOptions(int argc, char** argv, Options* o) {
     int has = i + 1 < argc;
     int rc = CLI_OK;
     if (!strcmp(a, "--solver") && has) {
-      c->nsolver = splitList(argv[++i], o->solver, MAXLIST);
+      rc = parseNames(a, argv[++i], o->solver, &c->nsolver);
     } else if (!strcmp(a, "--integrator") && has) {
-      c->nintegrator = splitList(argv[++i], o->integrator, MAXLIST);
+      rc = parseNames(a, argv[++i], o->integrator, &c->nintegrator);
     } else if ((!strcmp(a, "--steps") || !strcmp(a, "--repeat") || !strcmp(a, "--warmup") ||
                 !strcmp(a, "--seed") || !strcmp(a, "--accuracy")) && has) {
       rc = parseCount(a, argv[++i], c);
@@ -143,9 +151,36 @@ static int parseOptions(int argc, char** argv, Options* o) {
 }
 
 
-// messages of the library during the run go to stderr, once each
+// messages of the library during the run go to stderr, once each: every reset of an arm clears
+// the warnings, so the core prints a warning's first occurrence again on every repeat (the
+// first MAXSEEN distinct messages are remembered; later ones are printed every time)
+#define MAXSEEN 256
+
+typedef struct {
+  pthread_mutex_t lock;           // the scaling runs step on several threads
+  unsigned long long hash[MAXSEEN];
+  int n;
+} Seen;
+
+
 static void onMessage(void* user, const char* message) {
-  fprintf(stderr, "%s\n", message);
+  Seen* seen = user;
+  unsigned long long h = 0xcbf29ce484222325ULL;
+  for (const char* c = message; *c; c++) {
+    h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+  }
+  pthread_mutex_lock(&seen->lock);
+  int found = 0;
+  for (int i = 0; i < seen->n && !found; i++) {
+    found = seen->hash[i] == h;
+  }
+  if (!found && seen->n < MAXSEEN) {
+    seen->hash[seen->n++] = h;
+  }
+  pthread_mutex_unlock(&seen->lock);
+  if (!found) {
+    fprintf(stderr, "%s\n", message);
+  }
 }
 
 
@@ -167,17 +202,78 @@ static void reportArms(const mcbBench* b, int after_run) {
 }
 
 
+// open the report files before the run (a bad path fails at once, not after it); return 0 or -1
+static int openOutputs(const Options* o, FILE** json, FILE** plot) {
+  const char* file[2] = {o->json, o->plot};
+  FILE** f[2] = {json, plot};
+  for (int k = 0; k < 2; k++) {
+    *f[k] = NULL;
+    if (!file[k]) {
+      continue;
+    }
+    *f[k] = k == 0 && !strcmp(file[k], "-") ? stdout : fopen(file[k], "w");
+    if (!*f[k]) {
+      cli_error("cannot write %s: %s", file[k], strerror(errno));
+      if (k == 1 && *json && *json != stdout) {
+        fclose(*json);
+      }
+      return -1;
+    }
+  }
+  return 0;
+}
+
+
+// write the reports and close their files, each checked (stdout is closed by main)
+static int writeOutputs(const mcbBench* b, const Options* o, FILE* json, FILE* plot, int argc,
+                        char** argv) {
+  int rc = CLI_OK;
+  if (json) {
+    char cmd[4096] = "moduco bench";
+    for (int i = 0; i < argc; i++) {
+      size_t len = strlen(cmd);
+      snprintf(cmd + len, sizeof(cmd) - len, " %s", argv[i]);
+    }
+    if (mcb_printJson(b, json, cmd)) {
+      cli_error("%s: out of memory", o->json);
+      rc = CLI_FAIL;
+    }
+    if (json != stdout && cli_closeOutput(json, o->json)) {
+      rc = CLI_FAIL;
+    }
+  }
+  if (plot) {
+    mcb_printPlot(b, plot);
+    if (cli_closeOutput(plot, o->plot)) {
+      rc = CLI_FAIL;
+    }
+  }
+  return rc;
+}
+
+
 int cmd_bench(int argc, char** argv) {
   Options o;
+  FILE *json, *plot;
   int rc = parseOptions(argc, argv, &o);
   if (rc != CLI_OK) {
     return rc;
   }
-  mc_setMessageHandler(onMessage, NULL);
+  if (openOutputs(&o, &json, &plot)) {
+    return CLI_FAIL;
+  }
+  static Seen seen = {PTHREAD_MUTEX_INITIALIZER, {0}, 0};
+  mc_setMessageHandler(onMessage, &seen);
   mcbBench* b = mcb_create(&o.c);
   if (!b) {
     cli_error("out of memory");
     mc_setMessageHandler(NULL, NULL);
+    if (json && json != stdout) {
+      fclose(json);
+    }
+    if (plot) {
+      fclose(plot);
+    }
     return CLI_FAIL;
   }
   reportArms(b, 0);
@@ -187,16 +283,9 @@ int cmd_bench(int argc, char** argv) {
   mcb_printTable(b, stdout);
   reportArms(b, 1);
 
-  // outputs; the status: a failed arm or output (1), else an unallowed divergence (3)
+  // the status: a failed arm or output (1), else an unallowed divergence (3)
   rc = mcb_status(b, o.allow_divergence);
-  char err[512] = "", cmd[4096] = "moduco bench";
-  for (int i = 0; i < argc; i++) {
-    size_t len = strlen(cmd);
-    snprintf(cmd + len, sizeof(cmd) - len, " %s", argv[i]);
-  }
-  if ((o.json && mcb_writeJson(b, o.json, cmd, err, sizeof(err))) ||
-      (o.plot && mcb_writePlot(b, o.plot, err, sizeof(err)))) {
-    cli_error("%s", err);
+  if (writeOutputs(b, &o, json, plot, argc, argv) != CLI_OK) {
     rc = CLI_FAIL;
   }
   mcb_delete(b);

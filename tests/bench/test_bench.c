@@ -5,6 +5,7 @@
 // a converged solver above an unconverged one; the table stays aligned with a long plugin name.
 // Behaviour, not speed: no rate is compared with anything.
 #include <dlfcn.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -334,6 +335,49 @@ Test(bench, usage_errors) {
   free(out);
   cr_expect_eq(run(MODELS "pendulum.xml --accuracy x", &out), 2);
   free(out);
+
+  // lists with empty items are refused, naming the option (not read as fewer names)
+  const char* lists[] = {"--solver ,,,", "--solver newton,,pgs", "--solver ,newton",
+                         "--integrator euler,", "--threads 1,,2", "--solver ''"};
+  for (size_t k = 0; k < sizeof(lists) / sizeof(lists[0]); k++) {
+    char args[256];
+    snprintf(args, sizeof(args), MODELS "pendulum.xml %s --steps 5 --repeat 1", lists[k]);
+    cr_expect_eq(run(args, &out), 2, "%s: %s", lists[k], out);
+    char opt[32];
+    snprintf(opt, sizeof(opt), "%.*s", (int)strcspn(lists[k], " "), lists[k]);
+    cr_expect(strstr(out, opt) && strstr(out, "empty items"), "%s: %s", lists[k], out);
+    cr_expect(!strstr(out, "arms,"), "%s: the bench must not run: %s", lists[k], out);
+    free(out);
+  }
+}
+
+
+// the report files are closed and checked: a write that fails (a full device) fails the run
+Test(bench, report_write_errors_fail, .init = setup, .fini = teardown) {
+  const char* opts[] = {"--json /dev/full", "--plot /dev/full"};
+  for (int k = 0; k < 2; k++) {
+    char args[512], *out;
+    snprintf(args, sizeof(args), MODELS "pendulum.xml --steps 5 --repeat 1 --accuracy 0 %s",
+             opts[k]);
+    cr_expect_eq(run(args, &out), 1, "%s must fail: %s", opts[k], out);
+    cr_expect(strstr(out, "moduco: cannot write /dev/full: No space left on device"), "%s", out);
+    free(out);
+  }
+
+  // a file that cannot be created fails before the run
+  char args[1024], *out;
+  snprintf(args, sizeof(args), MODELS "pendulum.xml --steps 5 --repeat 1 --json %s/no/b.json",
+           g_dir);
+  cr_expect_eq(run(args, &out), 1, "%s", out);
+  cr_expect(strstr(out, "cannot write") && strstr(out, "/no/b.json"), "%s", out);
+  cr_expect(!strstr(out, "arms,"), "the bench must not run: %s", out);
+  free(out);
+
+  // and the same command writing to real files succeeds
+  snprintf(args, sizeof(args), MODELS "pendulum.xml --steps 5 --repeat 1 --accuracy 0 "
+           "--json %s/b.json --plot %s/b.svg", g_dir, g_dir);
+  cr_expect_eq(run(args, &out), 0, "%s", out);
+  free(out);
 }
 
 
@@ -568,5 +612,153 @@ Test(bench, table_aligned_with_long_plugin_name, .init = setup, .fini = teardown
     rows++;
   }
   cr_expect(rows >= 6, "plugin timer rows: %d", rows);
+  free(out);
+}
+
+
+// put dir first on MODUCO_PLUGIN_PATH; return the old value to restore (malloc'd, or NULL)
+static char* prependPluginPath(const char* dir) {
+  const char* old = getenv("MODUCO_PLUGIN_PATH");
+  char* saved = old ? strdup(old) : NULL;
+  char path[4096];
+  snprintf(path, sizeof(path), "%s:%s", dir, old ? old : "");
+  setenv("MODUCO_PLUGIN_PATH", path, 1);
+  return saved;
+}
+
+
+static void restorePluginPath(char* saved) {
+  if (saved) {
+    setenv("MODUCO_PLUGIN_PATH", saved, 1);
+  } else {
+    unsetenv("MODUCO_PLUGIN_PATH");
+  }
+  free(saved);
+}
+
+
+// plugin-defined warnings by name, per arm: the fixture actuator of tests/plugin (instances.c)
+// raises "unused" on every force call when disabled; two instances share one name
+Test(bench, plugin_warnings_by_name, .init = setup, .fini = teardown) {
+  char model[300];
+  snprintf(model, sizeof(model), "%s/plugwarn.xml", g_dir);
+  FILE* f = fopen(model, "w");
+  cr_assert_not_null(f);
+  fputs("<mujoco><worldbody><body><joint name='j' type='slide'/><geom size='.1'/></body>"
+        "</worldbody><actuator><counter joint='j' steps='1' enabled='false'/>"
+        "<counter joint='j' steps='1' enabled='false'/></actuator></mujoco>", f);
+  fclose(f);
+  char* saved = prependPluginPath(MODUCO_INSTANCE_FIXTURE_DIR);
+  char args[1024], *out;
+  int rc;
+  snprintf(args, sizeof(args), "%s --solver newton,cg --steps 40 --repeat 2 --accuracy 0", model);
+  cJSON* root = runJson(args, &rc, &out);
+  restorePluginPath(saved);
+  cr_assert_eq(rc, 0, "plugin warnings are not divergence: exit %d\n%s", rc, out);
+  checkSchema(root, 2);
+  for (int i = 0; i < 2; i++) {
+    const cJSON* a = arm(root, i);
+    const cJSON* pw = cJSON_GetObjectItem(a, "plugin_warning_counts");
+    cr_assert(cJSON_IsObject(pw), "arm %d: plugin_warning_counts missing", i);
+    cr_expect_eq(cJSON_GetArraySize(pw), 2, "one entry per name, not per instance");
+    double unused = num(pw, "test.counter: unused");
+    cr_expect_eq(num(pw, "test.counter: saturated"), 0);
+    cr_expect_geq(unused, 2 * 40, "two disabled actuators, one force call per step each");
+    cr_expect_eq(unused, num(a, "plugin_warnings"));
+    cr_expect_eq(num(a, "warnings"), unused, "no built-in warning here");
+
+    // the table's row of the arm names it with the same count
+    char cell[128];
+    snprintf(cell, sizeof(cell), "test.counter:unused=%d", (int)unused);
+    char row[16];
+    snprintf(row, sizeof(row), "\n  %d  moduco", i);
+    const char* line = strstr(out, row);
+    cr_assert(line, "no row %d\n%s", i, out);
+    const char* end = strchr(line + 1, '\n');
+    const char* hit = strstr(line, cell);
+    cr_expect(hit && (!end || hit < end), "arm %d: '%s' not in its row\n%s", i, cell, out);
+  }
+  cr_expect(strstr(out, "plugin warnings"), "column header\n%s", out);
+
+  cJSON_Delete(root);
+  free(out);
+
+  // a model without plugin warnings: an empty object
+  root = runJson(MODELS "pendulum.xml --steps 10 --repeat 1 --accuracy 0", &rc, &out);
+  const cJSON* pw = cJSON_GetObjectItem(arm(root, 0), "plugin_warning_counts");
+  cr_expect(cJSON_IsObject(pw) && cJSON_GetArraySize(pw) == 0);
+  cJSON_Delete(root);
+  free(out);
+}
+
+
+// a third-party solver arm: the example PGS of sdk/examples/solver-pgs (built in-tree by
+// tests/plugin), found through MODUCO_PLUGIN_PATH, runs beside the built-ins with the same
+// accuracy measures and agrees with the built-in PGS
+Test(bench, third_party_solver_arm, .init = setup, .fini = teardown) {
+  char* saved = prependPluginPath(MODUCO_SOLVER_FIXTURE_DIR);
+  char* out;
+  int rc;
+  cJSON* root = runJson(FIXTURES "boxstack.xml --solver newton,pgs,example.pgs --steps 100 "
+                        "--repeat 2 --accuracy 8", &rc, &out);
+  cr_assert_eq(rc, 0, "exit %d\n%s", rc, out);
+  checkSchema(root, 2);
+  const cJSON* pgs = arm(root, 1);
+  const cJSON* ex = arm(root, 2);
+  cr_expect_str_eq(cJSON_GetObjectItem(ex, "solver")->valuestring, "example.pgs");
+  cr_expect(cJSON_IsNull(cJSON_GetObjectItem(ex, "error")));
+  cr_expect(cJSON_IsFalse(cJSON_GetObjectItem(ex, "diverged")));
+  cr_expect(num(ex, "solver_iterations_mean") > 0, "the example solver ran");
+
+  // chosen by name: no instance in the model (default relaxation), said in the JSON and table
+  cr_expect(cJSON_IsFalse(cJSON_GetObjectItem(ex, "model_instance")));
+  cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(pgs, "model_instance")));
+  cr_expect(strstr(out, "no model instance"), "%s", out);
+
+  // the same algorithm as the built-in PGS on pyramidal cones: the same accuracy
+  const cJSON* ap = cJSON_GetObjectItem(pgs, "accuracy");
+  const cJSON* ae = cJSON_GetObjectItem(ex, "accuracy");
+  cr_assert(cJSON_IsObject(ap) && cJSON_IsObject(ae), "accuracy missing");
+  cr_expect_eq(num(ae, "samples"), 8);
+  double mp = num(ap, "median"), me = num(ae, "median");
+  cr_expect(me > 0 && fabs(me - mp) <= 1e-2 * mp, "example %g, pgs %g", me, mp);
+  const cJSON* re = cJSON_GetObjectItem(ex, "solver_residual");
+  cr_expect(cJSON_IsObject(re) && num(re, "samples") == 8, "solver_residual of the example");
+  cJSON_Delete(root);
+  free(out);
+
+  // selected and configured in the model file: the arm has its instance, no note
+  char model[300];
+  snprintf(model, sizeof(model), "%s/relaxed.xml", g_dir);
+  FILE* f = fopen(model, "w");
+  cr_assert_not_null(f);
+  fputs("<mujoco><option solver='example.pgs' cone='pyramidal'/>\n<extension><plugin "
+        "plugin='example.pgs'><config key='relaxation' value='0.8'/></plugin></extension>\n"
+        "<worldbody><geom type='plane' size='1 1 .1'/><body pos='0 0 .1'><freejoint/>"
+        "<geom type='box' size='.1 .1 .1'/></body></worldbody></mujoco>", f);
+  fclose(f);
+  char args[512];
+  snprintf(args, sizeof(args), "%s --solver example.pgs --steps 50 --repeat 1 --accuracy 4",
+           model);
+  root = runJson(args, &rc, &out);
+  restorePluginPath(saved);
+  cr_expect_eq(rc, 0, "%s", out);
+  cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(arm(root, 0), "model_instance")));
+  cr_expect(!strstr(out, "no model instance"), "%s", out);
+  cJSON_Delete(root);
+  free(out);
+}
+
+
+// a solver that needs its model instance (the fixture "test.scaled" reads its configuration in
+// its init hook) cannot be swapped in by name: the arm fails with the reason, the others run
+Test(bench, solver_needing_an_instance_refused, .init = setup, .fini = teardown) {
+  char* saved = prependPluginPath(MODUCO_INSTANCE_FIXTURE_DIR);
+  char* out;
+  int rc = run(MODELS "pendulum.xml --solver newton,test.scaled --steps 10 --repeat 1", &out);
+  restorePluginPath(saved);
+  cr_expect_eq(rc, 1, "%s", out);
+  cr_expect(strstr(out, "solver 'test.scaled' needs a model instance"), "%s", out);
+  cr_expect(strstr(out, "FAILED") && strstr(out, " ok "), "%s", out);
   free(out);
 }

@@ -92,3 +92,37 @@ Test(bench_api, divergence_status) {
   cr_expect_eq(mcb_status(b, 1), mcbSTATUS_OK);
   mcb_delete(b);
 }
+
+
+// the report files: every write checked (a full device is an error with the file's name)
+Test(bench_api, report_files_checked) {
+  const char* models[] = {FIXTURES "boxstack.xml"};
+  mcbConfig c;
+  mcb_defaultConfig(&c);
+  c.model = models, c.nmodel = 1, c.steps = 10, c.repeat = 1, c.accuracy = 0;
+  mcbBench* b = mcb_create(&c);
+  cr_assert_not_null(b);
+  mcb_run(b);
+  char error[256] = "";
+  cr_expect_eq(mcb_writeJson(b, "/dev/full", "x", error, sizeof(error)), -1);
+  cr_expect(strstr(error, "cannot write /dev/full"), "'%s'", error);
+  error[0] = 0;
+  cr_expect_eq(mcb_writePlot(b, "/dev/full", error, sizeof(error)), -1);
+  cr_expect(strstr(error, "cannot write /dev/full"), "'%s'", error);
+  cr_expect_eq(mcb_writeJson(b, "/nonexistent-moduco-dir/b.json", "x", error, sizeof(error)),
+               -1);
+  cr_expect(strstr(error, "/nonexistent-moduco-dir/b.json"), "'%s'", error);
+  cr_expect_eq(mcb_writeJson(b, "/dev/null", "x", error, sizeof(error)), 0);
+  cr_expect_eq(mcb_writePlot(b, "/dev/null", error, sizeof(error)), 0);
+
+  // the stream forms write the same documents
+  char* text = NULL;
+  size_t len = 0;
+  FILE* f = open_memstream(&text, &len);
+  cr_expect_eq(mcb_printJson(b, f, "cmd"), 0);
+  mcb_printPlot(b, f);
+  fclose(f);
+  cr_expect(strstr(text, "\"schema\":\t\"" mcbSCHEMA "\"") && strstr(text, "<svg"), "%s", text);
+  free(text);
+  mcb_delete(b);
+}

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <moduco/moduco.h>
 #include <moduco/mcplugin.h>
@@ -372,6 +373,119 @@ Test(solver_contract, example_pgs_matches_builtin_pgs) {
     mc_deleteModel(ref);
     mc_deleteModel(ex);
   }
+}
+
+
+// the scene with example.pgs configured in the model file (relaxation NULL: not configured),
+// written to a temporary file so that errors carry file:line; NULL with the message in error
+static char g_file[64];
+
+static mcModel* loadRelaxed(const char* relaxation, const char* jacobian, char* error,
+                            int error_sz) {
+  char scene[4096], xml[4608];
+  snprintf(scene, sizeof(scene), kScene, "example.pgs", jacobian, "pyramidal", 1000, 1e-15);
+  if (relaxation) {
+    snprintf(xml, sizeof(xml), "<mujoco>\n<extension>\n  <plugin plugin=\"example.pgs\">\n"
+             "    <config key=\"relaxation\" value=\"%s\"/>\n  </plugin>\n</extension>\n%s",
+             relaxation, scene + strlen("<mujoco>\n"));
+  } else {
+    snprintf(xml, sizeof(xml), "%s", scene);
+  }
+  snprintf(g_file, sizeof(g_file), "/tmp/moduco_relaxation_XXXXXX.xml");
+  int fd = mkstemps(g_file, 4);
+  cr_assert_geq(fd, 0);
+  FILE* f = fdopen(fd, "w");
+  fputs(xml, f);
+  fclose(f);
+  mcModel* m = mc_loadXML(g_file, error, error_sz);
+  unlink(g_file);
+  return m;
+}
+
+
+// the example solves the built-in PGS's settled state; return its iterations, forces in f
+static int solveAt(const mcModel* ex, const mcModel* ref, const mcData* dr, mcNum* f) {
+  mcData* de = mc_makeData(ex);
+  int n = mc_stateSize(ref, mcSTATE_PHYSICS);
+  mcNum* state = calloc((size_t)n, sizeof(mcNum));
+  mc_getState(ref, dr, state, mcSTATE_PHYSICS);
+  mc_setState(ex, de, state, mcSTATE_PHYSICS);
+  mc_forward(ex, de);
+  cr_assert_eq(de->nefc, dr->nefc);
+  memcpy(f, de->efc_force, sizeof(mcNum) * (size_t)de->nefc);
+  int iter = de->solver_iter;
+  free(state);
+  mc_deleteData(de);
+  return iter;
+}
+
+
+Test(solver_contract, example_pgs_reads_relaxation_from_the_model) {
+  for (int s = 0; s < 2; s++) {
+    char error[1024] = "";
+    mcModel* ref = load("PGS", kJac[s], "pyramidal", 1000, 1e-15);
+    mcData* dr = settle(ref, 100);
+    mcModel* plain = loadRelaxed(NULL, kJac[s], error, sizeof(error));
+    cr_assert_not_null(plain, "%s", error);
+    cr_assert_eq(mcp_host()->config(plain, plain->plugin_solver, "relaxation", NULL)[0], 1.0);
+    mcNum* f1 = calloc((size_t)dr->nefc, sizeof(mcNum));
+    mcNum* fw = calloc((size_t)dr->nefc, sizeof(mcNum));
+    int it1 = solveAt(plain, ref, dr, f1);
+    double e1 = relErr(f1, dr->efc_force, dr->nefc);
+    cr_expect_leq(e1, 1e-4, "%s: w 1.0 differs from pgs by %.3g", kJac[s], e1);
+
+    // under- and over-relaxed
+    const char* value[2] = {"0.8", "1.5"};
+    for (int k = 0; k < 2; k++) {
+      mcModel* relaxed = loadRelaxed(value[k], kJac[s], error, sizeof(error));
+      cr_assert_not_null(relaxed, "%s", error);
+
+      // the value reaches the solver's instance
+      const mcpHost* host = mcp_host();
+      int inst = host->instance(relaxed, &relaxed->solver->hdr);
+      cr_assert_eq(inst, relaxed->plugin_solver);
+      int count = 0;
+      const mcNum* w = host->config(relaxed, inst, "relaxation", &count);
+      cr_assert(w && count == 1 && w[0] == atof(value[k]), "relaxation not stored");
+
+      // and changes the sweep: another iteration count, the same forces to PGS's tolerance
+      int itw = solveAt(relaxed, ref, dr, fw);
+      double ew = relErr(fw, dr->efc_force, dr->nefc);
+      fprintf(stderr, "[relaxation] %s: w 1.0 %d iterations, w %s %d iterations (force "
+              "difference to pgs %.1e, %.1e)\n", kJac[s], it1, value[k], itw, e1, ew);
+      cr_expect_neq(it1, itw, "%s: relaxation %s did not change the sweep (%d iterations)",
+                    kJac[s], value[k], itw);
+      cr_expect_leq(ew, 1e-4, "%s: w %s differs from pgs by %.3g", kJac[s], value[k], ew);
+      mc_deleteModel(relaxed);
+    }
+    free(f1);
+    free(fw);
+    mc_deleteData(dr);
+    mc_deleteModel(ref);
+    mc_deleteModel(plain);
+  }
+}
+
+
+Test(solver_contract, example_pgs_refuses_bad_relaxation) {
+  const char* bad[][2] = {
+    {"3", "out of the range"}, {"2", "out of the range"}, {"0", "out of the range"},
+    {"-1", "out of the range"}, {"fast", "not a finite number"}, {"1 1", "expected 1 value"},
+  };
+  for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+    char error[1024] = "", where[96];
+    mcModel* m = loadRelaxed(bad[k][0], "dense", error, sizeof(error));
+    cr_expect_null(m, "relaxation '%s' was accepted", bad[k][0]);
+    mc_deleteModel(m);
+    snprintf(where, sizeof(where), "%s:4:", g_file);   // the <config> line
+    cr_expect(strstr(error, where) == error, "'%s' does not start with '%s'", error, where);
+    cr_expect(strstr(error, "example.pgs") && strstr(error, "relaxation") &&
+              strstr(error, bad[k][1]), "'%s': %s", bad[k][0], error);
+  }
+
+  // a stray attribute on <config> is refused too
+  char error[1024] = "";
+  cr_expect_null(loadRelaxed("1\" extra=\"1", "dense", error, sizeof(error)));
 }
 
 

@@ -4,7 +4,10 @@
 //
 // AR = J inv(M) J' + diag(efc_R) and b = efc_b (= J qacc_smooth - aref), one row at a time:
 //   f_i <- project_i(f_i - w (AR f + b)_i / AR_ii)
-// with a relaxation factor w in (0, 2) (config key "relaxation", default 1). Projections:
+// with a relaxation factor w (config key "relaxation", default 1, range [0.01, 1.99]: the sweep
+// converges for 0 < w < 2; the core refuses values outside the range with file:line). Set it in
+// the model: <extension><plugin plugin="example.pgs"><config key="relaxation" value="1.5"/>
+// </plugin></extension>. Projections:
 // equality rows are free, friction-loss rows are boxed by efc_frictionloss, limit, frictionless
 // and pyramidal contact rows are non-negative. Elliptic contacts are updated row by row and then
 // scaled back into their cone |(f_j / friction_j)| <= f_normal: an approximation (the built-in
@@ -23,14 +26,15 @@
 #define DEFAULT_RELAXATION 1.0
 
 static const mcpConfigKey g_keys[] = {
-  {"relaxation", mcpCONFIG_REAL, 1, "1.0", 0, 2, NULL,
-   "over-relaxation factor w of the Gauss-Seidel sweep, 0 < w < 2"},
+  {"relaxation", mcpCONFIG_REAL, 1, "1.0", 0.01, 1.99, NULL,
+   "over-relaxation factor w of the Gauss-Seidel sweep, 0.01 <= w <= 1.99"},
 };
 static const mcpPluginExt g_ext = {1, g_keys, NULL, NULL, NULL};
 static const mcpSolver g_pgs;
 
 
-// the model's relaxation factor; the default while the host has no instance/config services
+// the model's relaxation factor (checked against the key's range by the core); the default when
+// the model has no instance of this solver (a solver swapped in after compilation)
 static mcNum relaxation(const mcpHost* host, const mcModel* m) {
   mcNum w = DEFAULT_RELAXATION;
   if (host->abi_minor >= 3 && host->config && host->instance) {

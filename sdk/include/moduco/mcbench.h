@@ -67,6 +67,8 @@ typedef struct mcbResult_ {       // one arm: engine x model x solver x integrat
   const char* solver;             // plugin names as resolved ("" if unresolved)
   const char* integrator;
   const char* error;              // NULL: the arm ran; else why it could not
+  int no_instance;                // 1: its solver or integrator, chosen by name, has no instance
+                                  // in the model: default configuration, its warnings uncounted
   int baseline;                   // index of the arm its ratio refers to (-1: none)
   int mujoco_arm;                 // index of the MuJoCo arm with the same settings (-1: none)
 
@@ -88,6 +90,9 @@ typedef struct mcbResult_ {       // one arm: engine x model x solver x integrat
   // warnings raised in the statistics pass
   int warning[mcNWARNING];        // built-in counts by type (d->warning[i].number)
   int plugin_warnings;            // plugin-defined warnings, summed (d->plugin_warncount)
+  int nplugin_warning;            // distinct plugin-defined warnings the arm's model declares
+  const char* const* plugin_warning_name;  // their names, "plugin.name: warning" (in model order)
+  const int* plugin_warning_count;         // how often each was raised, summed over instances
   int resets;                     // bad qpos + bad qvel + bad qacc (each auto-resets the data)
   int nonfinite;                  // 1: non-finite qpos/qvel/energy at the end
   int diverged;                   // resets > 0, a bad-ctrl warning, or nonfinite
@@ -139,8 +144,14 @@ MCAPI int mcb_status(const mcbBench* b, int allow_divergence);
 // thread-scaling tables when requested.
 MCAPI void mcb_printTable(const mcbBench* b, FILE* f);
 
-// JSON report (schema mcbSCHEMA, docs/bench.md) to file ("-": stdout); command is recorded as
-// given. SVG bar chart of the median steps/s. Return 0, or -1 and a message in error.
+// JSON report (schema mcbSCHEMA, docs/bench.md); command is recorded as given. SVG bar chart of
+// the median steps/s. To a stream the caller flushes, closes and checks (mcb_printJson returns
+// -1 when out of memory, else 0) ...
+MCAPI int mcb_printJson(const mcbBench* b, FILE* f, const char* command);
+MCAPI void mcb_printPlot(const mcbBench* b, FILE* f);
+
+// ... or to a file ("-": stdout), every write checked (a failed write, flush or close, e.g. a
+// full disk, is an error). Return 0, or -1 and "cannot write FILE: reason" in error.
 MCAPI int mcb_writeJson(const mcbBench* b, const char* file, const char* command, char* error,
                         int error_sz);
 MCAPI int mcb_writePlot(const mcbBench* b, const char* file, char* error, int error_sz);
