@@ -282,10 +282,22 @@ typedef struct {
 } Scene;
 
 
-// the sample humanoid in contact with its floor, random controls
-static Scene contactScene(int rk4) {
+// the sample humanoid in contact with its floor, random controls; memory: "" or a <size memory>
+static Scene contactSceneSized(int rk4, const char* memory) {
   Scene s;
-  s.m = loadSource("models/humanoid.xml");
+  char* xml = fd_readSource("models/humanoid.xml");
+  cr_assert_not_null(xml);
+  if (memory[0]) {
+    char* at = strstr(xml, "<compiler");
+    cr_assert_not_null(at);
+    size_t n = strlen(xml) + 64;
+    char* sized = malloc(n);
+    snprintf(sized, n, "%.*s<size memory=\"%s\"/>\n  %s", (int)(at - xml), xml, memory, at);
+    free(xml);
+    xml = sized;
+  }
+  s.m = loadString(xml);
+  free(xml);
   if (rk4) {
     char error[256];
     cr_assert_eq(mc_setIntegrator(s.m, "RK4", error, sizeof(error)), 0, "%s", error);
@@ -306,6 +318,11 @@ static Scene contactScene(int rk4) {
   s.nu = s.m->nu;
   s.ns = s.m->nsensordata;
   return s;
+}
+
+
+static Scene contactScene(int rk4) {
+  return contactSceneSized(rk4, "");
 }
 
 
@@ -449,4 +466,29 @@ Test(derivative_fd, pool_bitwise_euler, .timeout = 300) {
 
 Test(derivative_fd, pool_bitwise_rk4, .timeout = 300) {
   poolMatches(1);
+}
+
+
+// a stack too small for all the evaluations at once: the pool version works in chunks, with the
+// same bits
+Test(derivative_fd, pool_chunks_on_a_small_stack, .timeout = 300) {
+  Scene s = contactSceneSized(0, "400K");
+  int nfull = mc_stateSize(s.m, mcSTATE_INTEGRATION);
+  size_t item = sizeof(mcNum) * (2 * (size_t)nfull + (size_t)s.ns);
+  size_t room = s.d->pstack - s.d->parena;
+  cr_assert_lt(room / 2 / item, (size_t)mcd_transitionFDItems(s.m, 1), "the stack holds every "
+               "item: this test would not exercise the chunks");
+  FdMats ser, par;
+  fd_alloc(&ser, s.m->nv, s.m->na, s.nu, s.ns);
+  fd_alloc(&par, s.m->nv, s.m->na, s.nu, s.ns);
+  cr_assert_eq(mcd_transitionFD(s.m, s.d, 1e-6, 1, ser.A, ser.B, NULL, NULL), 0);
+  mcRolloutPool* pool = mc_rolloutCreate(s.m, 2, mcd_transitionFDItems(s.m, 1));
+  cr_assert_not_null(pool);
+  cr_assert_eq(mcd_transitionFDPool(pool, s.m, s.d, 1e-6, 1, par.A, par.B, NULL, NULL), 0);
+  cr_expect(memcmp(ser.A, par.A, sizeof(double) * s.ndx * s.ndx) == 0, "A differs");
+  cr_expect(memcmp(ser.B, par.B, sizeof(double) * s.ndx * s.nu) == 0, "B differs");
+  mc_rolloutDelete(pool);
+  fd_free(&ser);
+  fd_free(&par);
+  freeScene(&s);
 }
