@@ -492,3 +492,61 @@ Test(derivative_fd, pool_chunks_on_a_small_stack, .timeout = 300) {
   fd_free(&par);
   freeScene(&s);
 }
+
+
+// a dcmotor with five activation states (slew, current, temperature, LuGre bristle, integral):
+// the serial version restarts activation columns at the actuation stage, the pool version
+// recomputes everything; equal bits show no earlier stage reads the activations
+Test(derivative_fd, stateful_actuator_pool_matches_serial, .timeout = 120) {
+  mcModel* m = loadString(
+    "<mujoco><option timestep='0.001'/><worldbody><body><joint name='j' axis='0 0 1'/>"
+    "<geom size='.1' mass='1'/></body></worldbody><actuator><dcmotor name='mot' joint='j' "
+    "resistance='1' motorconst='0.1' inductance='0 0.002' thermal='2 10 0 0.0039 25 25' "
+    "lugre='1e3 0.1 0.1 0.2 0.05' input='position' controller='5 1 0.1 2 1 12'/>"
+    "</actuator><sensor><actuatorfrc actuator='mot'/><jointvel joint='j'/></sensor></mujoco>");
+  mcData* d = mc_makeData(m);
+  cr_assert_eq(m->na, 5);
+  for (int t = 0; t < 300; t++) {
+    d->ctrl[0] = 0.5;
+    mc_step(m, d);
+  }
+  FdMats ser, par;
+  fd_alloc(&ser, m->nv, m->na, m->nu, m->nsensordata);
+  fd_alloc(&par, m->nv, m->na, m->nu, m->nsensordata);
+  int ndx = ser.ndx, n[4] = {ndx * ndx, ndx * m->nu, m->nsensordata * ndx, m->nsensordata * m->nu};
+  mcRolloutPool* pool = mc_rolloutCreate(m, 2, mcd_transitionFDItems(m, 1));
+  for (int centered = 0; centered < 2; centered++) {
+    cr_assert_eq(mcd_transitionFD(m, d, 1e-6, centered, ser.A, ser.B, ser.C, ser.D), 0);
+    cr_assert_eq(mcd_transitionFDPool(pool, m, d, 1e-6, centered, par.A, par.B, par.C, par.D), 0);
+    double* sm[4] = {ser.A, ser.B, ser.C, ser.D};
+    double* pm[4] = {par.A, par.B, par.C, par.D};
+    for (int k = 0; k < 4; k++) {
+      cr_expect(memcmp(sm[k], pm[k], sizeof(double) * n[k]) == 0, "output %d differs (%.3g)", k,
+                fd_matErr(pm[k], sm[k], n[k]));
+    }
+    // the activations drive the joint: some act column of the qvel row is nonzero
+    cr_expect_gt(fd_maxAbs(ser.A + 1 * ndx + 2, m->na), 0);
+  }
+  mc_rolloutDelete(pool);
+  fd_free(&ser);
+  fd_free(&par);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
+// the pool version zeroes diverging columns too
+Test(derivative_fd, divergence_in_the_pool, .timeout = 120) {
+  Scene s = contactScene(0);
+  s.d->qvel[0] = 1e11;
+  FdMats a;
+  fd_alloc(&a, s.m->nv, s.m->na, s.nu, s.ns);
+  mcRolloutPool* pool = mc_rolloutCreate(s.m, 2, mcd_transitionFDItems(s.m, 0));
+  int rc = mcd_transitionFDPool(pool, s.m, s.d, 1e-6, 0, a.A, a.B, NULL, NULL);
+  cr_expect_eq(rc, s.ndx + s.nu, "%d failed columns", rc);
+  cr_expect_eq(fd_maxAbs(a.A, s.ndx * s.ndx), 0);
+  cr_expect_eq(fd_maxAbs(a.B, s.ndx * s.nu), 0);
+  mc_rolloutDelete(pool);
+  fd_free(&a);
+  freeScene(&s);
+}
