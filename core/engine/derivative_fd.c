@@ -266,7 +266,6 @@ typedef struct {                  // scratch of one serial transitionFD call
   const mcNum* state0;            // nominal full state
   mcNum* state;                   // perturbed full state
   const mcNum* sens0;             // sensors of the nominal evaluation (for skipped stages)
-  mcNum* dq;                      // nv
   int skipsensor;
 } Serial;
 
@@ -324,7 +323,7 @@ int mcd_transitionFD(const mcModel* m, mcData* d, mcNum eps, int flg_centered, m
   mc_getState(m, d, state0, FULL);
   mcNum *x0 = x, *xp = x + nx, *xm = x + 2 * nx;
   mcNum *s0 = sens, *sp = sens + ns, *sm = sens + 2 * ns;
-  Serial s = {state0, state, s0, dq, !C && !D};
+  Serial s = {state0, state, s0, !C && !D};
 
   // nominal step
   mcu_copy(state, state0, L.nfull);

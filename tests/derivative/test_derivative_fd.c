@@ -423,8 +423,7 @@ Test(derivative_fd, divergence_zeroes_columns, .timeout = 120) {
 //---------------------------------- rollout pool --------------------------------------------------
 
 // the pool's result is bitwise the serial one, for 1 and 2 threads, forward and centered
-static void poolMatches(int rk4) {
-  Scene s = contactScene(rk4);
+static void poolMatchesScene(Scene s, const char* what) {
   FdMats ser, par;
   fd_alloc(&ser, s.m->nv, s.m->na, s.nu, s.ns);
   fd_alloc(&par, s.m->nv, s.m->na, s.nu, s.ns);
@@ -442,7 +441,7 @@ static void poolMatches(int rk4) {
       for (int k = 0; k < 4; k++) {
         cr_expect(memcmp(sm[k], pm[k], sizeof(double) * n[k]) == 0,
                   "%s, %d thread(s), %s: output %d differs from the serial one (by %.3g)",
-                  rk4 ? "rk4" : "euler", nthread, centered ? "centered" : "forward", k,
+                  what, nthread, centered ? "centered" : "forward", k,
                   fd_matErr(pm[k], sm[k], n[k]));
       }
       mc_rolloutDelete(pool);
@@ -459,6 +458,11 @@ static void poolMatches(int rk4) {
 }
 
 
+static void poolMatches(int rk4) {
+  poolMatchesScene(contactScene(rk4), rk4 ? "rk4" : "euler");
+}
+
+
 Test(derivative_fd, pool_bitwise_euler, .timeout = 300) {
   poolMatches(0);
 }
@@ -466,6 +470,35 @@ Test(derivative_fd, pool_bitwise_euler, .timeout = 300) {
 
 Test(derivative_fd, pool_bitwise_rk4, .timeout = 300) {
   poolMatches(1);
+}
+
+
+// implicit integration with velocity-dependent actuator gains that change with the controls and
+// activations (the case where MuJoCo 2.2.2's stage reuse goes wrong)
+Test(derivative_fd, pool_bitwise_implicit_actuators, .timeout = 300) {
+  char* xml = conf_modelXml("actuators");
+  Scene s;
+  s.m = loadString(xml);
+  free(xml);
+  char error[256];
+  cr_assert_eq(mc_setIntegrator(s.m, "implicit", error, sizeof(error)), 0, "%s", error);
+  s.d = mc_makeData(s.m);
+  ConfRng r;
+  conf_seed(&r, 9);
+  for (int i = 0; i < s.m->nv; i++) {
+    s.d->qpos[i] = conf_uniform(&r, -1, 1);
+    s.d->qvel[i] = conf_uniform(&r, -1, 1);
+  }
+  for (int i = 0; i < s.m->na; i++) {
+    s.d->act[i] = conf_uniform(&r, -0.4, 0.4);
+  }
+  for (int i = 0; i < s.m->nu; i++) {
+    s.d->ctrl[i] = conf_uniform(&r, -0.4, 0.4);
+  }
+  s.ndx = 2 * s.m->nv + s.m->na;
+  s.nu = s.m->nu;
+  s.ns = s.m->nsensordata;
+  poolMatchesScene(s, "implicit");
 }
 
 
