@@ -270,7 +270,7 @@ int main(int argc, char** argv) {
     char label[64];
     snprintf(label, sizeof(label), "%s%s", strstr(files[f], MODUCO_SOURCE_DIR) ? "moduco/" : "",
              name);
-    printf("%-18s %4d %4d %5d %10.1f %10.1f %10.1f %10.1f %7.2f %7.2f %8.2f %9.1e\n", label,
+    printf("%-18s %4d %4d %5d %10.3g %10.3g %10.3g %10.3g %7.2f %7.2f %8.2f %9.1e\n", label,
            b.mj->nv, b.mj->nu, b.dj->ncon, rate[0], rate[1], rate[2], rate[3], rate[1] / rate[0],
            rate[2] / rate[0], rate[3] / rate[2], agree);
     fflush(stdout);
