@@ -1,7 +1,8 @@
-// mcd_transitionFD against MuJoCo 2.2.2 on the same MJCF text and state, field by field (A, B, C,
-// D), for the Euler, RK4 and implicit integrators, forward and centered: against 2.2.2's
-// mjd_transitionFD where it is right, and everywhere against finite differences of 2.2.2's
-// mj_step (the same definition, computed by brute force in this file).
+// mcd_transitionFD and mcd_inverseFD against MuJoCo 2.2.2 on the same MJCF text and state, field
+// by field. Transition matrices (A, B, C, D) for the Euler, RK4 and implicit integrators, forward
+// and centered: against 2.2.2's mjd_transitionFD where it is right, and everywhere against finite
+// differences of 2.2.2's mj_step (the same definition, computed by brute force in this file).
+// Inverse Jacobians (DfDq, DfDv, DfDa, DmDq) against finite differences of 2.2.2's mj_inverse.
 //
 // Tolerances. Each entry is a difference of two steps divided by eps (1e-6), so two engines whose
 // steps agree to delta give entries that agree to about 2 delta / eps. The contact-free steps agree
@@ -295,5 +296,127 @@ Test(transition_mujoco, humanoid_contacts, .timeout = 600) {
       compareAt(&p, ints[k], s % 2, CONTACT_TOL, label);
     }
   }
+  conf_free(&p);
+}
+
+
+//---------------------------------- inverse dynamics ----------------------------------------------
+
+// d qfrc_inverse / d (qpos, qvel, qacc) and d qM / d qpos by forward differences of 2.2.2's
+// mj_inverse (2.2.2 has no mjd_inverseFD), MuJoCo 3's layout: row i = input i
+static void mujocoInverseBrute(ConfPair* p, double eps, double* D[3], double* DmDq) {
+  const mjModel* m = p->mj;
+  mjData* d = p->dj;
+  int nq = m->nq, nv = m->nv, nM = m->nM;
+  double* save = calloc((size_t)(nq + 2 * nv + 1), sizeof(double));
+  double* f0 = calloc((size_t)(nv + nM + 1), sizeof(double));
+  double* dq = calloc((size_t)nv + 1, sizeof(double));
+  memcpy(save, d->qpos, sizeof(double) * nq);
+  memcpy(save + nq, d->qvel, sizeof(double) * nv);
+  memcpy(save + nq + nv, d->qacc, sizeof(double) * nv);
+  mj_inverse(m, d);
+  memcpy(f0, d->qfrc_inverse, sizeof(double) * nv);
+  memcpy(f0 + nv, d->qM, sizeof(double) * nM);
+  for (int block = 0; block < 3; block++) {
+    for (int i = 0; i < nv; i++) {
+      if (block == 0) {
+        memset(dq, 0, sizeof(double) * nv);
+        dq[i] = 1;
+        mj_integratePos(m, d->qpos, dq, eps);
+      } else {
+        (block == 1 ? d->qvel : d->qacc)[i] += eps;
+      }
+      mj_inverse(m, d);
+      for (int j = 0; j < nv; j++) {
+        D[block][i * nv + j] = (d->qfrc_inverse[j] - f0[j]) / eps;
+      }
+      for (int j = 0; block == 0 && j < nM; j++) {
+        DmDq[i * nM + j] = (d->qM[j] - f0[nv + j]) / eps;
+      }
+      memcpy(d->qpos, save, sizeof(double) * nq);
+      memcpy(d->qvel, save + nq, sizeof(double) * nv);
+      memcpy(d->qacc, save + nq + nv, sizeof(double) * nv);
+    }
+  }
+  free(save);
+  free(f0);
+  free(dq);
+}
+
+
+// mcd_inverseFD against the brute force of 2.2.2 at the current (equal) qpos, qvel and qacc
+static void inverseAt(ConfPair* p, double tol, const char* label) {
+  const mjModel* m = p->mj;
+  int nv = m->nv, nM = m->nM;
+  cr_assert_eq(p->mc->nM, nM, "%s: qM layouts differ", p->name);
+  double* got[4];
+  double* ref[4];
+  for (int k = 0; k < 4; k++) {
+    int n = k < 3 ? nv * nv : nv * nM;
+    got[k] = calloc((size_t)n + 1, sizeof(double));
+    ref[k] = calloc((size_t)n + 1, sizeof(double));
+  }
+  memcpy(p->dc->qacc, p->dj->qacc, sizeof(double) * nv);
+  int rc = mcd_inverseFD(p->mc, p->dc, EPS, 0, got[0], got[1], got[2], NULL, NULL, NULL, got[3]);
+  mujocoInverseBrute(p, EPS, ref, ref[3]);
+  double e[4];
+  for (int k = 0; k < 4; k++) {
+    e[k] = fd_matErr(got[k], ref[k], k < 3 ? nv * nv : nv * nM);
+  }
+  fprintf(stderr, "agreement %-16s inverse  %-9s DfDq %.1e DfDv %.1e DfDa %.1e DmDq %.1e\n",
+          p->name, label, e[0], e[1], e[2], e[3]);
+  cr_expect_eq(rc, 0);
+  const char* field[4] = {"DfDq", "DfDv", "DfDa", "DmDq"};
+  for (int k = 0; k < 4; k++) {
+    cr_expect(e[k] <= tol, "%s inverse %s: %s differs from MuJoCo's by %.3g (tol %.1g)", p->name,
+              label, field[k], e[k], tol);
+    free(got[k]);
+    free(ref[k]);
+  }
+}
+
+
+// random states and accelerations of contact-free models
+Test(inverse_mujoco, contact_free_models, .timeout = 300) {
+  const char* names[] = {"actuators", "mixed_joints", "free_bodies", "humanoid"};
+  ConfRng r;
+  conf_seed(&r, 21);
+  for (int k = 0; k < 4; k++) {
+    char* xml = conf_modelXml(names[k]);
+    ConfPair p;
+    char error[2048] = "";
+    cr_assert_eq(fd_load(&p, names[k], xml, error, sizeof(error)), 0, "%s", error);
+    free(xml);
+    for (int s = 0; s < 2; s++) {
+      conf_randomState(&p, &r);
+      for (int i = 0; i < p.mj->nv; i++) {
+        p.dj->qacc[i] = conf_uniform(&r, -2, 2);
+      }
+      inverseAt(&p, SMOOTH_TOL, s ? "state 1" : "state 0");
+    }
+    conf_free(&p);
+  }
+}
+
+
+// the contact humanoid at a settled state, with the acceleration of MuJoCo's forward dynamics
+Test(inverse_mujoco, humanoid_contacts, .timeout = 300) {
+  char* xml = fd_readSource("models/humanoid.xml");
+  cr_assert_not_null(xml);
+  ConfPair p;
+  char error[2048] = "";
+  cr_assert_eq(fd_load(&p, "humanoid_contact", xml, error, sizeof(error)), 0, "%s", error);
+  free(xml);
+  ConfRng r;
+  conf_seed(&r, 23);
+  mj_resetDataKeyframe(p.mj, p.dj, 0);
+  for (int t = 0; t < 200; t++) {
+    fd_insideCtrl(&p, &r);
+    mj_step(p.mj, p.dj);
+  }
+  fd_syncState(&p);
+  mj_forward(p.mj, p.dj);
+  cr_assert_gt(p.dj->ncon, 0);
+  inverseAt(&p, CONTACT_TOL, "settled");
   conf_free(&p);
 }
