@@ -267,17 +267,23 @@ Test(transition_mujoco, humanoid_no_contact, .timeout = 600) {
 }
 
 
+// the sample humanoid (models/humanoid.xml) in both engines, and a generator seeded with seed
+static void loadContactHumanoid(ConfPair* p, ConfRng* r, unsigned long long seed) {
+  char* xml = fd_readSource("models/humanoid.xml");
+  cr_assert_not_null(xml);
+  char error[2048] = "";
+  cr_assert_eq(fd_load(p, "humanoid_contact", xml, error, sizeof(error)), 0, "%s", error);
+  free(xml);
+  conf_seed(r, seed);
+}
+
+
 // the sample humanoid standing on its plane (feet and hands in contact after falling from the
 // crouch keyframe under MuJoCo), Euler and implicit
 Test(transition_mujoco, humanoid_contacts, .timeout = 600) {
-  char* xml = fd_readSource("models/humanoid.xml");
-  cr_assert_not_null(xml);
   ConfPair p;
-  char error[2048] = "";
-  cr_assert_eq(fd_load(&p, "humanoid_contact", xml, error, sizeof(error)), 0, "%s", error);
-  free(xml);
   ConfRng r;
-  conf_seed(&r, 17);
+  loadContactHumanoid(&p, &r, 17);
   int ints[2] = {mjINT_EULER, mjINT_IMPLICIT};
   for (int k = 0; k < 2; k++) {
     setIntegrator(&p, ints[k]);
@@ -401,14 +407,9 @@ Test(inverse_mujoco, contact_free_models, .timeout = 300) {
 
 // the contact humanoid at a settled state, with the acceleration of MuJoCo's forward dynamics
 Test(inverse_mujoco, humanoid_contacts, .timeout = 300) {
-  char* xml = fd_readSource("models/humanoid.xml");
-  cr_assert_not_null(xml);
   ConfPair p;
-  char error[2048] = "";
-  cr_assert_eq(fd_load(&p, "humanoid_contact", xml, error, sizeof(error)), 0, "%s", error);
-  free(xml);
   ConfRng r;
-  conf_seed(&r, 23);
+  loadContactHumanoid(&p, &r, 23);
   mj_resetDataKeyframe(p.mj, p.dj, 0);
   for (int t = 0; t < 200; t++) {
     fd_insideCtrl(&p, &r);
