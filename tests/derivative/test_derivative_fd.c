@@ -139,6 +139,21 @@ Test(derivative_fd, spring_damper_inverse) {
 }
 
 
+// a NaN acceleration zeroes every row instead of spreading
+Test(derivative_fd, inverse_nan_zeroes_rows) {
+  mcModel* m = loadString(kSpring);
+  mcData* d = mc_makeData(m);
+  springState(d);
+  d->qacc[0] = NAN;
+  double fq = 1, fv = 1, fa = 1;
+  cr_expect_eq(mcd_inverseFD(m, d, 1e-6, 0, &fq, &fv, &fa, NULL, NULL, NULL, NULL), 3);
+  cr_expect(fq == 0 && fv == 0 && fa == 0, "rows not zeroed: %g %g %g", fq, fv, fa);
+  cr_expect(isnan(d->qacc[0]), "qacc restored");
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
 //---------------------------------- inverse consistency -------------------------------------------
 
 // contact-free humanoid: d f / d qacc is the inertia matrix, and d f / d qpos changes with qacc
