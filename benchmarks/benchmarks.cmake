@@ -20,3 +20,9 @@ add_executable(moduco-bench-collision ${CMAKE_CURRENT_LIST_DIR}/bench_collision.
 target_link_libraries(moduco-bench-collision PRIVATE moduco_static ${MUJOCO_LIB} m)
 target_compile_definitions(moduco-bench-collision PRIVATE
   MODUCO_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+
+# moduco-bench-derivative: mcd_transitionFD (serial, pool of 1 and 2 threads) vs MuJoCo 2.2.2
+# mjd_transitionFD on the same state
+add_executable(moduco-bench-derivative ${CMAKE_CURRENT_LIST_DIR}/bench_derivative.c)
+target_link_libraries(moduco-bench-derivative PRIVATE moduco ${MUJOCO_LIB} m)
+target_compile_definitions(moduco-bench-derivative PRIVATE MODUCO_SOURCE_DIR="${PROJECT_SOURCE_DIR}")

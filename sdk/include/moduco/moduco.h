@@ -335,6 +335,47 @@ MCAPI int mc_rollout(mcRolloutPool* pool, int nroll, int nstep, unsigned int spe
 MCAPI int mc_forwardBatch(mcRolloutPool* pool, int n, unsigned int spec, const mcNum* states,
                           mcNum* qacc_out, mcNum* sensor_out);
 
+//---------------------------------- derivatives ---------------------------------------------------
+
+// Finite-difference transition matrices of one mc_step at d's state (MuJoCo's mjd_transitionFD,
+// control-theory layout, row-major; docs/derivatives.md). With x = (qpos in the tangent space,
+// qvel, act), ndx = 2*nv + na, and u = ctrl:
+//   A = d x_next / d x          (ndx x ndx)     B = d x_next / d u          (ndx x nu)
+//   C = d sensordata / d x      (nsensordata x ndx)
+//   D = d sensordata / d u      (nsensordata x nu)
+// Forward differences, or centered ones if flg_centered; a limited control is only moved inside
+// its range. Every evaluation starts from d's full integration state (warmstart and plugin state
+// included), so the result is a pure function of it. d's state is restored on return; its
+// derived quantities (xpos, sensordata, ...) are those of the last evaluation (call mc_forward
+// to refresh them). Uses d's stack, allocates nothing. Return the number of columns set to zero
+// because an evaluation raised a warning or was not finite (message printed), 0 normally, -1 on
+// bad arguments. Nullable: A, B, C, D.
+MCAPI int mcd_transitionFD(const mcModel* m, mcData* d, mcNum eps, int flg_centered, mcNum* A,
+                           mcNum* B, mcNum* C, mcNum* D);
+
+// mcd_transitionFD with the evaluations spread over a rollout pool made for m (the columns are
+// independent; results are bitwise identical to mcd_transitionFD for any thread count). The pool
+// must take at least mcd_transitionFDItems(m, flg_centered) items per call. Scratch comes from
+// d's stack (the work is chunked to fit). Same return values. Nullable: A, B, C, D.
+MCAPI int mcd_transitionFDPool(mcRolloutPool* pool, const mcModel* m, mcData* d, mcNum eps,
+                               int flg_centered, mcNum* A, mcNum* B, mcNum* C, mcNum* D);
+
+// Most evaluations one mcd_transitionFDPool call hands to the pool at once (the nbatch to give
+// mc_rolloutCreate): 1 + (flg_centered ? 2 : 1) * (2*nv + na + nu).
+MCAPI int mcd_transitionFDItems(const mcModel* m, int flg_centered);
+
+// Finite-difference Jacobians of inverse dynamics (MuJoCo 3's mjd_inverseFD; forward
+// differences) at d's qpos, qvel, qacc, with f = qfrc_inverse (minus qfrc_actuator if
+// flg_actuation), s = sensordata (computed after the inverse dynamics), M = qM (sparse, nM).
+// Layout transposed w.r.t. control theory, row i is the derivative w.r.t. input i:
+//   DfDq, DfDv, DfDa: (nv x nv)    DsDq, DsDv, DsDa: (nv x nsensordata)    DmDq: (nv x nM)
+// with q in the tangent space. d's qpos, qvel, qacc are restored and the nominal inverse results
+// left in d. Uses d's stack. Return the number of rows set to zero (evaluation not finite),
+// 0 normally, -1 on bad arguments. Nullable: every output.
+MCAPI int mcd_inverseFD(const mcModel* m, mcData* d, mcNum eps, int flg_actuation, mcNum* DfDq,
+                        mcNum* DfDv, mcNum* DfDa, mcNum* DsDq, mcNum* DsDv, mcNum* DsDa,
+                        mcNum* DmDq);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,603 @@
+// Moduco core: finite-difference derivatives (mcd_transitionFD, mcd_transitionFDPool,
+// mcd_inverseFD). Definitions and the differences from MuJoCo: docs/derivatives.md.
+//
+// The input of a step is x = (dqpos, qvel, act) with qpos perturbed in the tangent space (a free
+// or ball joint's quaternion moves by exp(eps e_i / 2) on the body side, as mc_integratePos does),
+// and u = ctrl. Every evaluation starts from the full integration state of the caller
+// (mcSTATE_INTEGRATION: time, physics, warmstart, user inputs, plugin state), so the solver's
+// warmstart and any plugin state are held fixed and a column depends only on its perturbation.
+//
+// Columns are numbered 0 .. ndx-1 for x and ndx .. ndx+nu-1 for u. A column is (hi - lo) / h with
+// hi and lo the outputs at the plus and minus perturbations (or the nominal one), h their
+// distance; positions are differenced on the manifold (the tangent vector from lo to hi).
+//
+// The serial version reuses stages: perturbing ctrl or act recomputes from the actuation stage,
+// perturbing qvel from the velocity stage, as MuJoCo does. This is valid only when the integrator
+// leaves the position and velocity stages of the step's start in d: the built-in single-stage
+// schemes (Euler, implicit, implicitfast) do; RK4 and third-party integrators (which may call
+// forward at other states) are evaluated without reuse. Reuse changes no bit of the result: the
+// pool version, which runs every evaluation in full on fresh data, returns identical numbers.
+//
+// An evaluation that raises a warning (divergence, auto-reset, full arena, ...) or gives a
+// non-finite output makes its column zero; the functions return how many columns failed.
+#include <math.h>
+#include <string.h>
+
+#include <moduco/moduco.h>
+#include <moduco/mcplugin.h>
+
+#include "engine/engine.h"
+#include "engine/io.h"
+#include "engine/plugin_check.h"
+#include "engine/sensor.h"
+#include "math/math.h"
+#include "plugin/registry.h"
+
+#define FULL mcSTATE_INTEGRATION
+
+
+//---------------------------------- layout and columns --------------------------------------------
+
+typedef struct {                  // sizes and offsets shared by the transition functions
+  int nq, nv, na, nu, ns;
+  int ndx;                        // 2*nv + na
+  int nfull;                      // numbers in a full (FULL spec) state
+  int oqpos;                      // offset of qpos in a full state; qvel and act follow it
+  int octrl;                      // offset of ctrl in a full state
+  int nphys;                      // nq + nv + na
+} Layout;
+
+typedef struct {                  // how one column is differenced
+  int plus, minus;                // 1: evaluate that side; 0: use the nominal output
+  mcNum scale;                    // 1 / distance between the two sides
+} Column;
+
+
+static void layoutOf(const mcModel* m, Layout* L) {
+  L->nq = m->nq;
+  L->nv = m->nv;
+  L->na = m->na;
+  L->nu = m->nu;
+  L->ns = m->nsensordata;
+  L->ndx = 2 * m->nv + m->na;
+  L->nfull = mc_stateSize(m, FULL);
+  L->oqpos = mc_stateSize(m, FULL & (mcSTATE_QPOS - 1));
+  L->octrl = mc_stateSize(m, FULL & (mcSTATE_CTRL - 1));
+  L->nphys = m->nq + m->nv + m->na;
+}
+
+
+// plan column col: centered needs both sides; a limited control only moves inside its range
+static Column planColumn(const mcModel* m, const Layout* L, const mcNum* state, int col,
+                         mcNum eps, int centered) {
+  int canPlus = 1, canMinus = 1;
+  if (col >= L->ndx) {
+    int i = col - L->ndx;
+    if (m->actuator_ctrllimited[i] && !(m->opt.disableflags & mcDSBL_CLAMPCTRL)) {
+      mcNum u = state[L->octrl + i];
+      canPlus = u + eps <= m->actuator_ctrlrange[2 * i + 1];
+      canMinus = u - eps >= m->actuator_ctrlrange[2 * i];
+    }
+  }
+  Column c = {1, 0, 0};
+  if (centered && canPlus && canMinus) {
+    c.minus = 1;
+  } else if (!canPlus && canMinus) {
+    c.plus = 0;
+    c.minus = 1;
+  }
+  c.scale = 1 / (eps * (c.plus + c.minus));
+  return c;
+}
+
+
+// move column col of a full state by h (dq: nv scratch)
+static void perturb(const mcModel* m, const Layout* L, mcNum* state, int col, mcNum h,
+                    mcNum* dq) {
+  mcNum* qpos = state + L->oqpos;
+  if (col < L->nv) {
+    mcu_zero(dq, L->nv);
+    dq[col] = 1;
+    mc_integratePos(m, qpos, dq, h);
+  } else if (col < L->ndx) {
+    qpos[L->nq + col - L->nv] += h;           // qvel, then act, follow qpos
+  } else {
+    state[L->octrl + col - L->ndx] += h;
+  }
+}
+
+
+// tangent vector v (nv) with qpos0 (+) v = qpos1
+static void differencePos(const mcModel* m, mcNum* v, const mcNum* qpos0, const mcNum* qpos1) {
+  for (int j = 0; j < m->njnt; j++) {
+    int padr = m->jnt_qposadr[j], vadr = m->jnt_dofadr[j];
+    switch (m->jnt_type[j]) {
+    case mcJNT_FREE:
+      for (int c = 0; c < 3; c++) {
+        v[vadr + c] = qpos1[padr + c] - qpos0[padr + c];
+      }
+      mcu_subQuat(v + vadr + 3, qpos1 + padr + 3, qpos0 + padr + 3);
+      break;
+    case mcJNT_BALL:
+      mcu_subQuat(v + vadr, qpos1 + padr, qpos0 + padr);
+      break;
+    default:
+      v[vadr] = qpos1[padr] - qpos0[padr];
+      break;
+    }
+  }
+}
+
+
+// write column col of A/B (state part) and C/D (sensor part) from the outputs hi and lo (physics
+// state qpos, qvel, act; sensors); a failed column is zeroed; tmp: ndx scratch
+static void storeColumn(const mcModel* m, const Layout* L, int col, mcNum scale, int failed,
+                        const mcNum* xhi, const mcNum* shi, const mcNum* xlo, const mcNum* slo,
+                        mcNum* A, mcNum* B, mcNum* C, mcNum* D, mcNum* tmp) {
+  int ndx = L->ndx, isx = col < ndx;
+  int c = isx ? col : col - ndx, ncol = isx ? ndx : L->nu;
+  mcNum* X = isx ? A : B;
+  mcNum* S = isx ? C : D;
+
+  // next state: positions on the manifold, then velocities and activations
+  if (X) {
+    differencePos(m, tmp, xlo, xhi);
+    for (int i = 0; i < L->nv + L->na; i++) {
+      tmp[L->nv + i] = xhi[L->nq + i] - xlo[L->nq + i];
+    }
+    for (int r = 0; r < ndx; r++) {
+      X[(size_t)r * ncol + c] = failed ? 0 : tmp[r] * scale;
+    }
+  }
+
+  // sensors
+  if (S) {
+    for (int r = 0; r < L->ns; r++) {
+      S[(size_t)r * ncol + c] = failed ? 0 : (shi[r] - slo[r]) * scale;
+    }
+  }
+}
+
+
+// 1 if any of the n numbers is NaN or infinite
+static int notFinite(const mcNum* x, int n) {
+  for (int i = 0; i < n; i++) {
+    if (!isfinite(x[i])) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+
+// 1 if column col, differenced from xhi/shi and xlo/slo, has a non-finite input
+static int badOutputs(const Layout* L, const mcNum* xhi, const mcNum* shi, const mcNum* xlo,
+                      const mcNum* slo, int sensors) {
+  return notFinite(xhi, L->nphys) || notFinite(xlo, L->nphys) ||
+         (sensors && (notFinite(shi, L->ns) || notFinite(slo, L->ns)));
+}
+
+
+// check the common arguments; return 0 or -1 (message printed)
+static int checkArgs(const char* fn, const mcModel* m, const mcData* d, mcNum eps) {
+  if (!m || !d) {
+    mci_message("%s: model or data is NULL", fn);
+    return -1;
+  }
+  if (d->model_signature != mci_modelSignature(m)) {
+    mci_message("%s: data was made for another model", fn);
+    return -1;
+  }
+  if (!(eps > 0) || !isfinite(eps)) {
+    mci_message("%s: eps must be positive and finite (got %g)", fn, (double)eps);
+    return -1;
+  }
+  if (d->warning_stop) {
+    mci_message("%s: an escalated warning is pending (mc_clearWarningError first)", fn);
+    return -1;
+  }
+  return 0;
+}
+
+
+// total warnings counted in d
+static int warningTotal(const mcData* d) {
+  int n = 0;
+  for (int i = 0; i < mcNWARNING; i++) {
+    n += d->warning[i].number;
+  }
+  return n;
+}
+
+
+// report failed columns once per call
+static void reportFailed(const char* fn, int nfailed) {
+  if (nfailed) {
+    mci_message("%s: %d column(s) set to zero: their evaluation raised a warning or was not "
+                "finite", fn, nfailed);
+  }
+}
+
+
+//---------------------------------- serial transition ---------------------------------------------
+
+// 1 (and a counted warning) if x has a NaN or a number beyond mcMAXVAL
+static int badState(mcData* d, const mcNum* x, int n, int warning) {
+  for (int i = 0; i < n; i++) {
+    if (mcu_isBad(x[i])) {
+      mc_warning(d, warning, i);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+
+// mc_step from a stage on (MuJoCo's mj_stepSkip): forward dynamics without the stages before
+// skipstage, then the integrator plugin. A bad qpos, qvel or qacc is counted as a warning and
+// ends the evaluation without the auto-reset of mc_step, which would clear the stack this file's
+// scratch lives on (the caller restores the state anyway)
+static void stepSkip(const mcModel* m, mcData* d, int skipstage, int skipsensor) {
+  if (badState(d, d->qpos, m->nq, mcWARN_BADQPOS) ||
+      badState(d, d->qvel, m->nv, mcWARN_BADQVEL)) {
+    return;
+  }
+  mc_forwardSkip(m, d, skipstage, skipsensor);
+  if (badState(d, d->qacc, m->nv, mcWARN_BADQACC) || d->warning_stop || !m->integrator ||
+      !m->integrator->step) {
+    return;
+  }
+  mcNum time0 = d->time;
+  m->integrator->step(mcp_host(), m, d);
+  if (d->plugin_check) {
+    mci_checkIntegrator(m, d, time0);
+  }
+}
+
+
+// 1 if the integrator leaves the position and velocity stages of the step's start in d
+static int reusesStages(const mcModel* m) {
+  int code = m->opt.integrator;
+  return code == mcINT_EULER || code == mcINT_IMPLICIT || code == mcINT_IMPLICITFAST;
+}
+
+
+typedef struct {                  // scratch of one serial transitionFD call
+  const mcNum* state0;            // nominal full state
+  mcNum* state;                   // perturbed full state
+  const mcNum* sens0;             // sensors of the nominal evaluation (for skipped stages)
+  int skipsensor;
+} Serial;
+
+
+// evaluate the full state s->state from skipstage on into x (physics) and sens; return the number
+// of warnings raised
+static int evaluate(const mcModel* m, mcData* d, const Serial* s, int skipstage, mcNum* x,
+                    mcNum* sens) {
+  int w0 = warningTotal(d);
+  mc_setState(m, d, s->state, FULL);
+  if (skipstage > mcSTAGE_NONE && !s->skipsensor && m->nsensordata) {
+    mcu_copy(d->sensordata, s->sens0, m->nsensordata);
+  }
+  stepSkip(m, d, skipstage, s->skipsensor);
+  mc_getState(m, d, x, mcSTATE_PHYSICS);
+  if (!s->skipsensor && m->nsensordata) {
+    mcu_copy(sens, d->sensordata, m->nsensordata);
+  }
+  return warningTotal(d) - w0;
+}
+
+
+// stage to recompute from when column col is perturbed
+static int skipStageOf(const mcModel* m, const Layout* L, int col) {
+  if (!reusesStages(m) || col < L->nv) {
+    return mcSTAGE_NONE;
+  }
+  return col < 2 * L->nv ? mcSTAGE_POS : mcSTAGE_VEL;
+}
+
+
+int mcd_transitionFD(const mcModel* m, mcData* d, mcNum eps, int flg_centered, mcNum* A,
+                     mcNum* B, mcNum* C, mcNum* D) {
+  if (checkArgs("mcd_transitionFD", m, d, eps)) {
+    return -1;
+  }
+  Layout L;
+  layoutOf(m, &L);
+  int nx = L.nphys, ns = L.ns, ndx = L.ndx;
+  int doX = A || C, doU = (B || D) && L.nu > 0;
+
+  // scratch: states, outputs (nominal, plus, minus), work vectors
+  mc_markStack(d);
+  mcNum* state0 = mcSTACKALLOC(d, L.nfull, mcNum);
+  mcNum* state = mcSTACKALLOC(d, L.nfull, mcNum);
+  mcNum* x = mcSTACKALLOC(d, 3 * (size_t)nx + 1, mcNum);
+  mcNum* sens = mcSTACKALLOC(d, 3 * (size_t)ns + 1, mcNum);
+  mcNum* dq = mcSTACKALLOC(d, (size_t)L.nv + 1, mcNum);
+  mcNum* tmp = mcSTACKALLOC(d, (size_t)ndx + 1, mcNum);
+  if (!state0 || !state || !x || !sens || !dq || !tmp) {
+    mc_freeStack(d);
+    mci_message("mcd_transitionFD: stack full; increase <size memory>");
+    return -1;
+  }
+  mc_getState(m, d, state0, FULL);
+  mcNum *x0 = x, *xp = x + nx, *xm = x + 2 * nx;
+  mcNum *s0 = sens, *sp = sens + ns, *sm = sens + 2 * ns;
+  Serial s = {state0, state, s0, !C && !D};
+
+  // nominal step
+  mcu_copy(state, state0, L.nfull);
+  int bad0 = evaluate(m, d, &s, mcSTAGE_NONE, x0, s0) > 0;
+
+  // columns in the order that keeps reused stages valid: ctrl, act, qvel, qpos
+  int nfailed = 0;
+  int order[4][2] = {{ndx, ndx + L.nu}, {2 * L.nv, ndx}, {L.nv, 2 * L.nv}, {0, L.nv}};
+  for (int g = 0; g < 4; g++) {
+    if ((g == 0 && !doU) || (g > 0 && !doX)) {
+      continue;
+    }
+    for (int col = order[g][0]; col < order[g][1]; col++) {
+      Column c = planColumn(m, &L, state0, col, eps, flg_centered);
+      int skip = skipStageOf(m, &L, col), bad = 0;
+
+      // the two sides
+      if (c.plus) {
+        mcu_copy(state, state0, L.nfull);
+        perturb(m, &L, state, col, eps, dq);
+        bad |= evaluate(m, d, &s, skip, xp, sp) > 0;
+      }
+      if (c.minus) {
+        mcu_copy(state, state0, L.nfull);
+        perturb(m, &L, state, col, -eps, dq);
+        bad |= evaluate(m, d, &s, skip, xm, sm) > 0;
+      }
+      bad |= (!c.plus || !c.minus) && bad0;
+
+      // difference
+      const mcNum *xhi = c.plus ? xp : x0, *shi = c.plus ? sp : s0;
+      const mcNum *xlo = c.minus ? xm : x0, *slo = c.minus ? sm : s0;
+      bad |= badOutputs(&L, xhi, shi, xlo, slo, !s.skipsensor);
+      nfailed += bad;
+      storeColumn(m, &L, col, c.scale, bad, xhi, shi, xlo, slo, A, B, C, D, tmp);
+    }
+  }
+
+  // restore the caller's state
+  mc_setState(m, d, state0, FULL);
+  mc_freeStack(d);
+  reportFailed("mcd_transitionFD", nfailed);
+  return nfailed;
+}
+
+
+//---------------------------------- transition on the rollout pool --------------------------------
+
+int mcd_transitionFDItems(const mcModel* m, int flg_centered) {
+  if (!m) {
+    return 0;
+  }
+  return 1 + (flg_centered ? 2 : 1) * (2 * m->nv + m->na + m->nu);
+}
+
+
+typedef struct {                  // one column of a pool chunk
+  int col;
+  Column c;
+  int ip, im;                     // item of the plus / minus side (or 0: the nominal)
+} PoolColumn;
+
+
+// store the columns of a finished chunk from the pool's outputs (nitem items)
+static int storeChunk(const mcModel* m, const Layout* L, mcRolloutPool* pool,
+                      const PoolColumn* pc, int ncol, const mcNum* out, const mcNum* sout,
+                      int sensors, mcNum* A, mcNum* B, mcNum* C, mcNum* D, mcNum* tmp) {
+  const int* warn = mc_rolloutWarnings(pool);
+  int nfailed = 0;
+  for (int k = 0; k < ncol; k++) {
+    int ih = pc[k].ip, il = pc[k].im;
+    const mcNum* xhi = out + (size_t)ih * L->nfull + L->oqpos;
+    const mcNum* xlo = out + (size_t)il * L->nfull + L->oqpos;
+    const mcNum* shi = sensors ? sout + (size_t)ih * L->ns : NULL;
+    const mcNum* slo = sensors ? sout + (size_t)il * L->ns : NULL;
+    int bad = warn[ih] > 0 || warn[il] > 0 || badOutputs(L, xhi, shi, xlo, slo, sensors);
+    nfailed += bad;
+    storeColumn(m, L, pc[k].col, pc[k].c.scale, bad, xhi, shi, xlo, slo, A, B, C, D, tmp);
+  }
+  return nfailed;
+}
+
+
+int mcd_transitionFDPool(mcRolloutPool* pool, const mcModel* m, mcData* d, mcNum eps,
+                         int flg_centered, mcNum* A, mcNum* B, mcNum* C, mcNum* D) {
+  const char* fn = "mcd_transitionFDPool";
+  if (checkArgs(fn, m, d, eps)) {
+    return -1;
+  }
+  mcData* d0 = mc_rolloutData(pool, 0);
+  if (!d0 || d0->model_signature != d->model_signature) {
+    mci_message("%s: the pool is NULL or was made for another model", fn);
+    return -1;
+  }
+  Layout L;
+  layoutOf(m, &L);
+  int ndx = L.ndx, ncolumn = ndx + L.nu;
+  int sensors = (C || D) && L.ns > 0;
+  int first = (A || C) ? 0 : ndx, last = (B || D) ? ncolumn : ndx;
+
+  // chunk size: what the pool takes and the stack holds (inputs, outputs, sensors per item)
+  int cap = mcd_transitionFDItems(m, flg_centered);
+  size_t item = sizeof(mcNum) * (2 * (size_t)L.nfull + (size_t)L.ns);
+  size_t room = d->pstack > d->parena ? d->pstack - d->parena : 0;
+  size_t fixed = sizeof(mcNum) * (2 * (size_t)L.nfull + (size_t)ndx + (size_t)L.nv + 8) +
+                 sizeof(PoolColumn) * (size_t)(ncolumn + 1) + 1024;
+  if (room > fixed && (room - fixed) / 2 / item < (size_t)cap) {
+    cap = (int)((room - fixed) / 2 / item);
+  }
+  if (room <= fixed || cap < 3) {
+    mci_message("%s: stack full; increase <size memory>", fn);
+    return -1;
+  }
+
+  // scratch
+  mc_markStack(d);
+  mcNum* state0 = mcSTACKALLOC(d, L.nfull, mcNum);
+  mcNum* in = mcSTACKALLOC(d, (size_t)cap * L.nfull, mcNum);
+  mcNum* out = mcSTACKALLOC(d, (size_t)cap * L.nfull, mcNum);
+  mcNum* sout = mcSTACKALLOC(d, (size_t)cap * L.ns + 1, mcNum);
+  mcNum* dq = mcSTACKALLOC(d, (size_t)L.nv + 1, mcNum);
+  mcNum* tmp = mcSTACKALLOC(d, (size_t)ndx + 1, mcNum);
+  PoolColumn* pc = mcSTACKALLOC(d, (size_t)ncolumn + 1, PoolColumn);
+  if (!state0 || !in || !out || !sout || !dq || !tmp || !pc) {
+    mc_freeStack(d);
+    mci_message("%s: stack full; increase <size memory>", fn);
+    return -1;
+  }
+  mc_getState(m, d, state0, FULL);
+
+  // chunks: item 0 is the nominal state, then the sides of as many columns as fit
+  int nfailed = 0, rc = 0;
+  for (int col = first; col < last && rc == 0;) {
+    int nitem = 1, ncol = 0;
+    mcu_copy(in, state0, L.nfull);
+    while (col < last && nitem + 2 <= cap) {
+      PoolColumn* p = pc + ncol++;
+      p->col = col;
+      p->c = planColumn(m, &L, state0, col, eps, flg_centered);
+      p->ip = p->im = 0;
+      for (int side = 0; side < 2; side++) {
+        if (side ? p->c.minus : p->c.plus) {
+          mcNum* st = in + (size_t)nitem * L.nfull;
+          mcu_copy(st, state0, L.nfull);
+          perturb(m, &L, st, col, side ? -eps : eps, dq);
+          *(side ? &p->im : &p->ip) = nitem++;
+        }
+      }
+      col++;
+    }
+    rc = mc_rollout(pool, nitem, 1, FULL, in, NULL, out, sensors ? sout : NULL);
+    if (rc == 0) {
+      nfailed += storeChunk(m, &L, pool, pc, ncol, out, sout, sensors, A, B, C, D, tmp);
+    }
+  }
+  mc_freeStack(d);
+  if (rc) {
+    mci_message("%s: the pool takes fewer items than a chunk (create it with nbatch >= "
+                "mcd_transitionFDItems)", fn);
+    return -1;
+  }
+  reportFailed(fn, nfailed);
+  return nfailed;
+}
+
+
+//---------------------------------- inverse dynamics ----------------------------------------------
+
+typedef struct {                  // outputs of one inverse evaluation
+  mcNum* f;                       // qfrc_inverse (minus qfrc_actuator with flg_actuation), nv
+  mcNum* s;                       // sensordata, nsensordata
+  mcNum* M;                       // qM, nM
+} InverseOut;
+
+
+// inverse dynamics at d's qpos, qvel, qacc (and sensors, actuation if asked) into o
+static void inverseEval(const mcModel* m, mcData* d, int flg_actuation, int sensors,
+                        int inertia, const InverseOut* o) {
+  mc_inverse(m, d);
+  if (flg_actuation || sensors) {
+    mc_fwdActuation(m, d);
+  }
+  mcu_copy(o->f, d->qfrc_inverse, m->nv);
+  if (flg_actuation) {
+    for (int i = 0; i < m->nv; i++) {
+      o->f[i] -= d->qfrc_actuator[i];
+    }
+  }
+  if (sensors) {
+    mc_sensorStage(m, d, mcSTAGE_POS);
+    mc_sensorStage(m, d, mcSTAGE_VEL);
+    mc_sensorStage(m, d, mcSTAGE_ACC);
+    mcu_copy(o->s, d->sensordata, m->nsensordata);
+  }
+  if (inertia) {
+    mcu_copy(o->M, d->qM, m->nM);
+  }
+}
+
+
+// row i of a block: (out - nominal) / eps, zero if failed
+static void storeRow(mcNum* X, int i, int n, const mcNum* out, const mcNum* nominal, mcNum eps,
+                     int failed) {
+  if (X) {
+    for (int j = 0; j < n; j++) {
+      X[(size_t)i * n + j] = failed ? 0 : (out[j] - nominal[j]) / eps;
+    }
+  }
+}
+
+
+int mcd_inverseFD(const mcModel* m, mcData* d, mcNum eps, int flg_actuation, mcNum* DfDq,
+                  mcNum* DfDv, mcNum* DfDa, mcNum* DsDq, mcNum* DsDv, mcNum* DsDa, mcNum* DmDq) {
+  if (checkArgs("mcd_inverseFD", m, d, eps)) {
+    return -1;
+  }
+  int nq = m->nq, nv = m->nv, ns = m->nsensordata, nM = m->nM;
+  int sensors = (DsDq || DsDv || DsDa) && ns > 0, inertia = DmDq != NULL;
+
+  // scratch: saved inputs, nominal and perturbed outputs
+  mc_markStack(d);
+  mcNum* save = mcSTACKALLOC(d, (size_t)nq + 2 * (size_t)nv + 1, mcNum);
+  mcNum* dq = mcSTACKALLOC(d, (size_t)nv + 1, mcNum);
+  mcNum* buf = mcSTACKALLOC(d, 2 * ((size_t)nv + ns + nM) + 1, mcNum);
+  if (!save || !dq || !buf) {
+    mc_freeStack(d);
+    mci_message("mcd_inverseFD: stack full; increase <size memory>");
+    return -1;
+  }
+  mcNum *qpos0 = save, *qvel0 = save + nq, *qacc0 = save + nq + nv;
+  mcu_copy(qpos0, d->qpos, nq);
+  mcu_copy(qvel0, d->qvel, nv);
+  mcu_copy(qacc0, d->qacc, nv);
+  InverseOut o0 = {buf, buf + nv, buf + nv + ns};
+  InverseOut o1 = {buf + nv + ns + nM, buf + 2 * nv + ns + nM, buf + 2 * nv + 2 * ns + nM};
+
+  // nominal
+  inverseEval(m, d, flg_actuation, sensors, inertia, &o0);
+  int bad0 = notFinite(o0.f, nv) || (sensors && notFinite(o0.s, ns));
+
+  // positions (tangent space), velocities, accelerations
+  int nfailed = 0;
+  for (int block = 0; block < 3; block++) {
+    mcNum* Df = block == 0 ? DfDq : block == 1 ? DfDv : DfDa;
+    mcNum* Ds = block == 0 ? DsDq : block == 1 ? DsDv : DsDa;
+    mcNum* Dm = block == 0 ? DmDq : NULL;
+    if (!Df && !(Ds && sensors) && !Dm) {
+      continue;
+    }
+    for (int i = 0; i < nv; i++) {
+      if (block == 0) {
+        mcu_zero(dq, nv);
+        dq[i] = 1;
+        mc_integratePos(m, d->qpos, dq, eps);
+      } else {
+        (block == 1 ? d->qvel : d->qacc)[i] += eps;
+      }
+      inverseEval(m, d, flg_actuation, sensors && Ds, inertia && Dm, &o1);
+      int bad = bad0 || notFinite(o1.f, nv) || (sensors && Ds && notFinite(o1.s, ns));
+      nfailed += bad;
+      storeRow(Df, i, nv, o1.f, o0.f, eps, bad);
+      storeRow(sensors ? Ds : NULL, i, ns, o1.s, o0.s, eps, bad);
+      storeRow(Dm, i, nM, o1.M, o0.M, eps, bad);
+
+      // restore the input
+      mcu_copy(d->qpos, qpos0, nq);
+      mcu_copy(d->qvel, qvel0, nv);
+      mcu_copy(d->qacc, qacc0, nv);
+    }
+  }
+
+  // leave the nominal results in d
+  inverseEval(m, d, flg_actuation, sensors, 0, &o1);
+  mc_freeStack(d);
+  reportFailed("mcd_inverseFD", nfailed);
+  return nfailed;
+}
