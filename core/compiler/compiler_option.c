@@ -230,14 +230,15 @@ void mcc_resolvePlugins(mcc* c) {
               list[0] ? list : "none");
   }
 
-  // solver: built-in names may load without a plugin (solver plugins arrive later)
+  // solver: the plugin must exist unless the constraint stage is disabled (a built-in name whose
+  // plugin is missing would otherwise run without constraints, a silent wrong answer)
   if (!o->solver_name[0]) {
     snprintf(o->solver_name, sizeof(o->solver_name), "Newton");
   }
   code = mcc_builtinCode(o->solver_name, mcc_solvers, 3);
   o->solver = code >= 0 ? code : mcSOL_OTHER;
   c->solver = (const mcpSolver*)mcp_find(mcpKIND_SOLVER, o->solver_name);
-  if (!c->solver && code < 0) {
+  if (!c->solver && (code < 0 || !(o->disableflags & mcDSBL_CONSTRAINT))) {
     char why[600];
     mcc_rejection(o->solver_name, why, sizeof(why));
     mcp_listNames(mcpKIND_SOLVER, list, sizeof(list));
@@ -245,8 +246,13 @@ void mcc_resolvePlugins(mcc* c) {
               list[0] ? list : "none");
   }
 
-  // noslip postsolver (runs when opt.noslip_iterations > 0)
+  // noslip postsolver (runs when opt.noslip_iterations > 0: then it must exist)
   c->postsolver = (const mcpPostsolver*)mcp_find(mcpKIND_POSTSOLVER, "noslip");
+  if (!c->postsolver && o->noslip_iterations > 0 && !(o->disableflags & mcDSBL_CONSTRAINT)) {
+    mcp_listNames(mcpKIND_POSTSOLVER, list, sizeof(list));
+    mcc_error(c, e, "noslip_iterations=%d needs the postsolver plugin 'noslip', which is not "
+              "registered (available: %s)", o->noslip_iterations, list[0] ? list : "none");
+  }
 }
 
 //---------------------------------- size ----------------------------------------------------------
