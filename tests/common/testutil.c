@@ -227,7 +227,13 @@ cJSON* tu_mjs3Json(const char* script, const char* const* args, int* status, cha
 
 
 cJSON* tu_mjs3Contacts(const char* const* xmls, int n, char* err, int err_sz) {
-  char dir[] = "/tmp/moduco-contacts-XXXXXX";
+  return tu_mjs3Models("tests/collision/contacts_ref.mjs", xmls, n, err, err_sz);
+}
+
+
+cJSON* tu_mjs3Models(const char* script, const char* const* xmls, int n, char* err,
+                     int err_sz) {
+  char dir[] = "/tmp/moduco-models-XXXXXX";
   if (!mkdtemp(dir)) {
     snprintf(err, (size_t)err_sz, "cannot create a folder in /tmp");
     return NULL;
@@ -257,11 +263,11 @@ cJSON* tu_mjs3Contacts(const char* const* xmls, int n, char* err, int err_sz) {
     fclose(f);
     args[written + 1] = names[written];
   }
-  out = tu_mjs3Json("tests/collision/contacts_ref.mjs", args, NULL, err, err_sz);
+  out = tu_mjs3Json(script, args, NULL, err, err_sz);
   if (out) {
     const cJSON* models = cJSON_GetObjectItemCaseSensitive(out, "models");
     if (!cJSON_IsArray(models) || cJSON_GetArraySize(models) != n) {
-      snprintf(err, (size_t)err_sz, "contacts_ref.mjs returned %d models, expected %d",
+      snprintf(err, (size_t)err_sz, "%s returned %d models, expected %d", script,
                cJSON_IsArray(models) ? cJSON_GetArraySize(models) : -1, n);
       cJSON_Delete(out);
       out = NULL;

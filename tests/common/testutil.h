@@ -64,4 +64,9 @@ cJSON* tu_mjs3Json(const char* script, const char* const* args, int* status, cha
 // on any failure
 cJSON* tu_mjs3Contacts(const char* const* xmls, int n, char* err, int err_sz);
 
+// the same for any script taking `DIR MODEL.xml...` (each text written as DIR/sNNNNN.xml) and
+// printing {"version", "models": [n entries]}
+cJSON* tu_mjs3Models(const char* script, const char* const* xmls, int n, char* err,
+                     int err_sz);
+
 #endif  // MODUCO_TESTS_TESTUTIL_H_
