@@ -6,8 +6,9 @@
 //
 // Storage (Table 17): gainprm = R K alpha T0 kp ki kd vmax mode; dynprm = te didtmax RT C Ta
 // sigma0 sigma1 slew Imax; biasprm = A Np phi tauc taus ws; forcerange = +-tau_max;
-// actuator_damping = B1 B2 B3 (applied after the clamp, in actuation space, so a joint sees
-// gear^2 B1); actuator_armature = J_r (the compiler adds J_r gear^2 to the joint's armature).
+// actuator_damping = B1 B2 B3 (applied after the clamp, in actuation space; on a hinge or slide
+// joint the compiler moves B1 into the joint damping as gear^2 B1 and stores 0 here, so MuJoCo's
+// integrators treat it implicitly: docs/dcmotor.md); actuator_armature = J_r (the compiler adds J_r gear^2 to the joint's armature).
 // Activation states in Table 18's order: u_prev, x_I, T, z, i.
 //
 // Integration of the states over a step h (integrate_act): u_prev jumps to the slew-limited

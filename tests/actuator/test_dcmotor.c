@@ -141,7 +141,8 @@ static void refEval(const RefPrm* p, const RefState* s, double ctrl, double th, 
     o->dot[S_Z] = zd;
     tau -= p->s0 * z + p->s1 * zd;
   }
-  tau -= p->B[0] * w + p->B[1] * w * fabs(w) + p->B[2] * w * w * w;
+  // B1 joins the joint's damping (gear^2 B1 in dof_damping): not part of the actuator force
+  tau -= p->B[1] * w * fabs(w) + p->B[2] * w * w * w;
   o->force = tau;
   o->u = u;
   o->v = v;
@@ -410,7 +411,9 @@ Test(dcmotor, no_load_speed_with_drag) {
   d->ctrl[0] = v;
   d->qvel[0] = w0;
   mc_forward(m, d);
-  cr_expect(fabs(d->actuator_force[0]) < 1e-12, "net torque at w0: %.3g", d->actuator_force[0]);
+  cr_expect(fabs(m->dof_damping[0] - B) < 1e-15, "B1 in the joint damping");
+  double net = d->qfrc_actuator[0] + d->qfrc_passive[0];
+  cr_expect(fabs(net) < 1e-12, "net torque at w0: %.3g", net);
   mc_deleteData(d);
   mc_deleteModel(m);
 }
@@ -667,7 +670,8 @@ Test(dcmotor, lugre_stribeck_curve) {
     }
     d->qvel[0] = w;
     mc_forward(m, d);
-    double friction = d->actuator_force[0] - K / R * (0 - K * w);
+    // the viscous term sigma_2 w is the damping B1, now in the joint damping (qfrc_passive)
+    double friction = d->actuator_force[0] + d->qfrc_passive[0] - K / R * (0 - K * w);
     double g = tc + (ts - tc) * exp(-(w / ws) * (w / ws));
     double expect = -g * (w > 0 ? 1 : -1) - s2 * w;
     cr_expect(fabs(friction - expect) < 1e-6, "w %g: friction %.12g, Stribeck %.12g", w,
@@ -854,7 +858,8 @@ Test(dcmotor, current_rate_limit) {
 }
 
 
-// armature J_r gear^2 joins the joint's armature; damping is post-clamp and scales with gear^2
+// armature J_r gear^2 joins the joint's armature, B1 gear^2 the joint's damping; B2, B3 are
+// post-clamp drag on the motor speed (gear * qvel)
 Test(dcmotor, armature_and_damping_storage) {
   char err[512] = "";
   char xml[1024];
@@ -868,7 +873,9 @@ Test(dcmotor, armature_and_damping_storage) {
   cr_expect(fabs(m->dof_armature[0] - (0.01 + 0.0007 * 25)) < 1e-15, "dof_armature %.15g",
             m->dof_armature[0]);
   cr_expect_eq(m->actuator_armature[0], 0.0007);
-  cr_expect_eq(m->actuator_damping[0], 0.002);
+  cr_expect(fabs(m->dof_damping[0] - 0.002 * 25) < 1e-15, "dof_damping %.15g",
+            m->dof_damping[0]);
+  cr_expect_eq(m->actuator_damping[0], 0, "B1 moved to the joint");
   cr_expect_eq(m->actuator_damping[1], 0.0003);
   cr_expect_eq(m->actuator_damping[2], 0.00004);
   for (int k = 6; k < mcNBIAS; k++) {
@@ -879,10 +886,11 @@ Test(dcmotor, armature_and_damping_storage) {
   d->qvel[0] = 2;
   mc_forward(m, d);
   double w = 5 * 2, tau = fmin(0.1 * (24 - 0.1 * w), 0.05);
-  tau -= 0.002 * w + 0.0003 * w * w + 0.00004 * w * w * w;
+  tau -= 0.0003 * w * w + 0.00004 * w * w * w;
   cr_expect(fabs(d->actuator_force[0] - tau) < 1e-12, "post-clamp drag %.15g vs %.15g",
             d->actuator_force[0], tau);
   cr_expect(fabs(d->qfrc_actuator[0] - 5 * tau) < 1e-12);
+  cr_expect(fabs(d->qfrc_passive[0] + 0.002 * 25 * 2) < 1e-12, "B1 as joint damping");
   mc_deleteData(d);
   mc_deleteModel(m);
 
@@ -894,6 +902,40 @@ Test(dcmotor, armature_and_damping_storage) {
   m = mc_loadXMLString(xml, NULL, err, sizeof(err));
   cr_expect(!m && strstr(err, "armature"), "%s", err);
   mc_deleteModel(m);
+}
+
+
+// B1 as the joint damping MuJoCo's integrators treat: a single hinge at gear 20, B1 = 4e-4 (so
+// D = 0.16), inertia 0.01, h = 0.01, 6 V at qvel 0.5; one step against the closed form of the
+// Euler step with implicit damping, qvel' = qvel + h (f - D qvel) / (I + h D), and of the implicit
+// step with qDeriv = -D - gear^2 K^2 / R (back-EMF), qvel' = qvel + h (f - D qvel) / (I - h qDeriv)
+// (f: the actuator's joint torque at the start; the explicit drag gives 0.5 + h (f - D qvel) / I,
+// 1.37 away)
+Test(dcmotor, b1_joins_implicit_joint_damping) {
+  static const char* const integrators[2] = {"Euler", "implicit"};
+  for (int k = 0; k < 2; k++) {
+    char xml[1024], err[512] = "";
+    snprintf(xml, sizeof(xml),
+             "<mujoco><option timestep='0.01' gravity='0 0 0' integrator='%s'/><worldbody><body>"
+             "<joint name='j' axis='0 0 1'/><inertial pos='0 0 0' mass='1' "
+             "diaginertia='0.01 0.01 0.01'/></body></worldbody><actuator><dcmotor joint='j' "
+             "gear='20' resistance='1' motorconst='0.1' damping='4e-4'/></actuator></mujoco>",
+             integrators[k]);
+    mcModel* m = mc_loadXMLString(xml, NULL, err, sizeof(err));
+    cr_assert(m, "%s", err);
+    mcData* d = mc_makeData(m);
+    double h = 0.01, I = 0.01, D = 4e-4 * 400, q0 = 0.5, K = 0.1, R = 1;
+    double f = 20 * K / R * (6 - K * 20 * q0);
+    double denom = k == 0 ? I + h * D : I + h * (D + 400 * K * K / R);
+    double expect = q0 + h * (f - D * q0) / denom;
+    d->ctrl[0] = 6;
+    d->qvel[0] = q0;
+    mc_step(m, d);
+    cr_expect(fabs(d->qvel[0] - expect) < 1e-12 * fabs(expect), "%s: qvel %.17g, expected %.17g",
+              integrators[k], d->qvel[0], expect);
+    mc_deleteData(d);
+    mc_deleteModel(m);
+  }
 }
 
 
