@@ -6,10 +6,14 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
 #include <criterion/criterion.h>
 #include <moduco/moduco.h>
+
+#include "testutil.h"
 
 
 // a one-hinge model with the given dcmotor attributes
@@ -35,6 +39,7 @@ typedef struct {
   double s0, s1, tc, ts, ws;        // LuGre (9), (10) with gamma = 2
   double A, Np, phi;                // cogging (6)
   double B[3];                      // post-clamp drag
+  double N;                         // gear (B2, B3 are scaled by N^2 at the joint)
   int mode;                         // 0 voltage, 1 position, 2 velocity
   double kp, ki, kd, slew, Imax, vmax;
   int ctrllimited;
@@ -141,8 +146,10 @@ static void refEval(const RefPrm* p, const RefState* s, double ctrl, double th, 
     o->dot[S_Z] = zd;
     tau -= p->s0 * z + p->s1 * zd;
   }
-  // B1 joins the joint's damping (gear^2 B1 in dof_damping): not part of the actuator force
-  tau -= p->B[1] * w * fabs(w) + p->B[2] * w * w * w;
+  // B1 joins the joint's damping (gear^2 B1 in dof_damping): not part of the actuator force;
+  // B2, B3 give the joint N^2 (B2 qdot|qdot| + B3 qdot^3) with qdot = w / N
+  double qd = w / p->N;
+  tau -= p->N * (p->B[1] * qd * fabs(qd) + p->B[2] * qd * qd * qd);
   o->force = tau;
   o->u = u;
   o->v = v;
@@ -497,6 +504,7 @@ Test(dcmotor, reference_random_sets_and_trajectories) {
     char attr[2048], err[512] = "";
     double gear;
     randomMotor(&p, attr, sizeof(attr), &gear);
+    p.N = gear;
     mcModel* m = motorModel(attr, err, sizeof(err));
     cr_assert(m, "set %d: %s\n%s", set, err, attr);
     RefState s;
@@ -859,7 +867,7 @@ Test(dcmotor, current_rate_limit) {
 
 
 // armature J_r gear^2 joins the joint's armature, B1 gear^2 the joint's damping; B2, B3 are
-// post-clamp drag on the motor speed (gear * qvel)
+// post-clamp drag, gear^2 (B2 qvel|qvel| + B3 qvel^3) at the joint (seed, MuJoCo 3.14)
 Test(dcmotor, armature_and_damping_storage) {
   char err[512] = "";
   char xml[1024];
@@ -886,7 +894,7 @@ Test(dcmotor, armature_and_damping_storage) {
   d->qvel[0] = 2;
   mc_forward(m, d);
   double w = 5 * 2, tau = fmin(0.1 * (24 - 0.1 * w), 0.05);
-  tau -= 0.0003 * w * w + 0.00004 * w * w * w;
+  tau -= (0.0003 * w * w / 5 + 0.00004 * w * w * w / 25);
   cr_expect(fabs(d->actuator_force[0] - tau) < 1e-12, "post-clamp drag %.15g vs %.15g",
             d->actuator_force[0], tau);
   cr_expect(fabs(d->qfrc_actuator[0] - 5 * tau) < 1e-12);
@@ -938,6 +946,60 @@ Test(dcmotor, b1_joins_implicit_joint_damping) {
   }
 }
 
+
+// the drag against MuJoCo 3.14.0 (@mujoco/mujoco, tests/actuator/dcmotor_ref.mjs): B1 alone at
+// gear 20 and B1 B2 B3 at gear 7 (and -7), under Euler, implicit and implicitfast, from qvel 0.5
+// and 6 V: the joint torque (Moduco: qfrc_actuator + qfrc_passive, B1 in the joint damping and
+// B2, B3 in the actuator force; 3.14: B1..B3 all passive) and qvel after one step, to 1e-12
+Test(dcmotor, drag_against_mujoco314) {
+  TU_MJS314_REQUIRE();
+  static const char* const integrators[3] = {"Euler", "implicit", "implicitfast"};
+  static const char* const drags[3][2] = {{"20", "4e-4"}, {"7", "4e-4 3e-5 2e-6"},
+                                          {"-7", "4e-4 3e-5 2e-6"}};
+  char* xmls[9];
+  for (int k = 0; k < 9; k++) {
+    xmls[k] = malloc(1024);
+    snprintf(xmls[k], 1024,
+             "<mujoco><option timestep='0.01' gravity='0 0 0' integrator='%s'/><worldbody><body>"
+             "<joint name='j' axis='0 0 1'/><inertial pos='0 0 0' mass='1' "
+             "diaginertia='0.01 0.01 0.01'/></body></worldbody><actuator><dcmotor joint='j' "
+             "gear='%s' resistance='1' motorconst='0.1' damping='%s'/></actuator><keyframe>"
+             "<key qvel='0.5' ctrl='6'/></keyframe></mujoco>", integrators[k % 3],
+             drags[k / 3][0], drags[k / 3][1]);
+  }
+  char err[512] = "";
+  cJSON* ref = tu_mjs3Models("tests/actuator/dcmotor_ref.mjs", (const char* const*)xmls, 9, err,
+                             sizeof(err));
+  cr_assert(ref, "MuJoCo 3.14.0 reference: %s", err);
+  const cJSON* models = cJSON_GetObjectItemCaseSensitive(ref, "models");
+  for (int k = 0; k < 9; k++) {
+    const cJSON* e = cJSON_GetArrayItem(models, k);
+    cr_assert(!cJSON_GetObjectItemCaseSensitive(e, "error"), "3.14 did not compile case %d", k);
+    double rtorque = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(e, "qfrc_actuator"),
+                                        0)->valuedouble +
+                     cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(e, "qfrc_passive"),
+                                        0)->valuedouble;
+    double rqvel = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(e, "qvel"), 0)->valuedouble;
+    char cerr[512] = "";
+    mcModel* m = mc_loadXMLString(xmls[k], NULL, cerr, sizeof(cerr));
+    cr_assert(m, "%s", cerr);
+    mcData* d = mc_makeData(m);
+    mc_resetDataKeyframe(m, d, 0);
+    mc_forward(m, d);
+    double torque = d->qfrc_actuator[0] + d->qfrc_passive[0];
+    mc_step(m, d);
+    cr_expect(fabs(torque - rtorque) < 1e-12 * fmax(1, fabs(rtorque)),
+              "%s gear %s damping %s: joint torque %.17g, 3.14 %.17g", integrators[k % 3],
+              drags[k / 3][0], drags[k / 3][1], torque, rtorque);
+    cr_expect(fabs(d->qvel[0] - rqvel) < 1e-12 * fmax(1, fabs(rqvel)),
+              "%s gear %s damping %s: qvel %.17g, 3.14 %.17g", integrators[k % 3],
+              drags[k / 3][0], drags[k / 3][1], d->qvel[0], rqvel);
+    mc_deleteData(d);
+    mc_deleteModel(m);
+    free(xmls[k]);
+  }
+  cJSON_Delete(ref);
+}
 
 //---------------------------------- attribute resolution ------------------------------------------
 

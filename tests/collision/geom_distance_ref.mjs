@@ -1,4 +1,4 @@
-// Geom distances as MuJoCo 3.3.8 computes them (mj_geomDistance; npm package mujoco-js 0.0.7,
+// Geom distances as MuJoCo 3.14.0 computes them (mj_geomDistance; npm package @mujoco/mujoco,
 // WebAssembly), for tests/collision/test_geom_distance.c.
 //
 //   node geom_distance_ref.mjs DIR MODEL.xml...
@@ -7,7 +7,7 @@
 // numeric "distmax" (10 without it). It is compiled, run through mj_forward at qpos0, and
 // mj_geomDistance(a, b, distmax) taken with the segment fromto. Output on stdout, one JSON object:
 //   {"version", "models": [{"file", "error": true} | {"file", "dist", "fromto": [6 numbers]}]}
-import { copyFolder, fail, loadFile, loadMujoco } from '../mjs3/mujoco.mjs';
+import { copyFolder, fail, loadFile, loadMujoco } from '../mjs3/mujoco314.mjs';
 
 const NAME = 'geom_distance_ref.mjs';
 

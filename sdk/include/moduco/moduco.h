@@ -190,11 +190,12 @@ MCAPI void mc_setState(const mcModel* m, mcData* d, const mcNum* state, unsigned
 
 // Signed distance between geoms g1 and g2 at the poses of the last mc_kinematics/mc_forward (as
 // MuJoCo's mj_geomDistance): separated convex geoms (sphere, capsule, ellipsoid, cylinder, box,
-// mesh hull) by GJK, exact up to a relative 1e-10 and never below the true distance; overlapping
-// geoms and pairs with a plane or height field by the collision plugins' narrow phase with margin
-// distmax (negative: its penetration depth). Distances are capped at distmax: when nothing comes
-// closer, returns distmax and fromto is zero. fromto (6 numbers, may be NULL): the nearest points,
-// from g1's surface to g2's. Uses the stack. Geom ids out of range: a message, distmax returned.
+// mesh hull) by GJK, exact up to rounding (curved shapes: to 1e-14 relative) and never below the
+// true distance; overlapping convex geoms by the collision plugins' narrow phase (negative: its
+// penetration depth), pairs with a plane or height field by it with margin distmax. Distances are
+// capped at distmax: when nothing comes closer, returns distmax and fromto is zero. fromto (6
+// numbers, may be NULL): the nearest points, from g1's surface to g2's. Uses the stack. Geom ids
+// out of range: a message, distmax returned.
 MCAPI mcNum mc_geomDistance(const mcModel* m, mcData* d, int g1, int g2, mcNum distmax,
                             mcNum* fromto);
 
