@@ -42,10 +42,12 @@ static void advance(const mcpHost* host, const mcModel* m, mcData* d, const mcNu
 // gear^2 (2 B2 |qdot| + 3 B3 qdot^2) in *slope; -1 if none
 static int dragSlope(const mcModel* m, const mcData* d, int i, mcNum* slope) {
   const mcNum* b = m->actuator_damping + 3 * i;
-  int j = m->actuator_trnid[2 * i];
   if (!(b[1] > 0 || b[2] > 0) || (m->opt.disableflags & mcDSBL_ACTUATION) ||
-      (m->actuator_trntype[i] != mcTRN_JOINT && m->actuator_trntype[i] != mcTRN_JOINTINPARENT) ||
-      j < 0 || (m->jnt_type[j] != mcJNT_HINGE && m->jnt_type[j] != mcJNT_SLIDE)) {
+      (m->actuator_trntype[i] != mcTRN_JOINT && m->actuator_trntype[i] != mcTRN_JOINTINPARENT)) {
+    return -1;
+  }
+  int j = m->actuator_trnid[2 * i];
+  if (j < 0 || (m->jnt_type[j] != mcJNT_HINGE && m->jnt_type[j] != mcJNT_SLIDE)) {
     return -1;
   }
   int dof = m->jnt_dofadr[j];
