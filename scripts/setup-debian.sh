@@ -9,14 +9,14 @@ missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-# tests/mjs3 runs MuJoCo 3.3.8 (npm package mujoco-js, WebAssembly) under Node
+# tests/mjs3 runs MuJoCo 3.3.8 (npm package mujoco-js) and 3.14.0 (@mujoco/mujoco), WebAssembly, under Node
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   missing+=(nodejs npm)
 fi
 mjs3_npm_ci() {
   local dir
   dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tests/mjs3"
-  echo "setup: npm ci in $dir (mujoco-js 0.0.7 = MuJoCo 3.3.8, pinned by package-lock.json)"
+  echo "setup: npm ci in $dir (mujoco-js 0.0.7 = MuJoCo 3.3.8, @mujoco/mujoco 3.14.0; pinned by package-lock.json)"
   (cd "$dir" && npm ci --no-audit --no-fund)
 }
 if [ ${#missing[@]} -eq 0 ]; then

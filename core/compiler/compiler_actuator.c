@@ -274,6 +274,20 @@ static void mcc_reflectArmature(mcc* c, const mcxElem* e, const mccActObj* a) {
   j->s.armature += a->armature * a->s.gear[0] * a->s.gear[0];
 }
 
+// Linear drag B1 of a plugin actuator (spec damping[0]) on a hinge or slide joint joins the
+// joint's damping as B1 gear^2 (so the Euler integrator treats it implicitly and the implicit
+// integrators see it in qDeriv, as MuJoCo does with the dcmotor's damping) and leaves
+// actuator_damping[0] zero; on other transmissions it stays an actuator force (the plugin's).
+static void mcc_reflectDamping(mcc* c, mccActObj* a) {
+  int scalar = a->trntype == mcTRN_JOINT || a->trntype == mcTRN_JOINTINPARENT;
+  mccJointObj* j = scalar ? MCC_AT(c->joints, mccJointObj, a->trnid[0]) : NULL;
+  if (!(a->damping[0] > 0) || !j || (j->s.type != mcJNT_HINGE && j->s.type != mcJNT_SLIDE)) {
+    return;
+  }
+  j->s.damping += a->damping[0] * a->s.gear[0] * a->s.gear[0];
+  a->damping[0] = 0;
+}
+
 // core-parsed actuators: affine types run on the core's inlined path (plugin -1); muscle and user
 // types are bound to the 'general' actuator plugin
 static void mcc_bindGeneral(mcc* c, const mcxElem* e, mccActObj* a) {
@@ -336,6 +350,7 @@ void mcc_readActuators(mcc* c, const mcxElem* e) {
     a.s.actlimited = mcc_actLimited(c, ae, a.s.actlimited, a.s.has_actrange, a.s.actrange,
                                     "actrange");
     mcc_reflectArmature(c, ae, &a);
+    mcc_reflectDamping(c, &a);
     if ((!strcmp(ae->name, "damper") || !strcmp(ae->name, "adhesion")) &&
         (a.s.ctrlrange[0] < 0 || a.s.ctrlrange[1] < 0)) {
       mcc_error(c, ae, "<%s> requires a nonnegative ctrlrange", ae->name);

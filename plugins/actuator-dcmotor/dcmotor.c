@@ -6,8 +6,9 @@
 //
 // Storage (Table 17): gainprm = R K alpha T0 kp ki kd vmax mode; dynprm = te didtmax RT C Ta
 // sigma0 sigma1 slew Imax; biasprm = A Np phi tauc taus ws; forcerange = +-tau_max;
-// actuator_damping = B1 B2 B3 (applied after the clamp, in actuation space, so a joint sees
-// gear^2 B1); actuator_armature = J_r (the compiler adds J_r gear^2 to the joint's armature).
+// actuator_damping = B1 B2 B3 (applied after the clamp, each scaled by gear^2 at the joint; on a
+// hinge or slide joint the compiler moves B1 into the joint damping as gear^2 B1 and stores 0
+// here, so MuJoCo's integrators treat it implicitly: docs/dcmotor.md); actuator_armature = J_r (the compiler adds J_r gear^2 to the joint's armature).
 // Activation states in Table 18's order: u_prev, x_I, T, z, i.
 //
 // Integration of the states over a step h (integrate_act): u_prev jumps to the slew-limited
@@ -107,6 +108,21 @@ mcNum dcm_zoh(const mcNum* dp, const mcNum* bp, mcNum z, mcNum w, mcNum h) {
 
 //---------------------------------- callbacks -----------------------------------------------------
 
+// The drag b, in actuation space (w = N qdot, N = gear[0]), such that the joint sees
+// N^2 (B1 qdot + B2 qdot|qdot| + B3 qdot^3), every coefficient scaled by N^2 as the seed says and
+// MuJoCo 3.14 does: B1 w + B2 w|w| / |N| + B3 w^3 / N^2 (B1 is zero here on a hinge or slide
+// joint: the compiler moved it into the joint damping). Its derivative in *deriv.
+static mcNum drag(const mcModel* m, int i, mcNum w, mcNum* deriv) {
+  const mcNum* b = m->actuator_damping + 3 * i;
+  mcNum n = fabs(m->actuator_gear[6 * i]);
+  if (!(n > mcMINVAL)) {
+    n = 1;
+  }
+  *deriv = b[0] + 2 * b[1] * fabs(w) / n + 3 * b[2] * w * w / (n * n);
+  return b[0] * w + b[1] * w * fabs(w) / n + b[2] * w * w * w / (n * n);
+}
+
+
 // control of actuator i, clamped to ctrlrange
 static mcNum control(const mcModel* m, const mcData* d, int i) {
   mcNum u = d->ctrl[i];
@@ -196,9 +212,8 @@ static mcNum force(const mcpHost* host, const mcModel* m, mcData* d, int i) {
     mcNum z = act[L.z];
     tau -= dp[5] * z + dp[6] * bristleRate(dp, bp, z, w);
   }
-  const mcNum* b = m->actuator_damping + 3 * i;
-  tau -= b[0] * w + b[1] * w * fabs(w) + b[2] * w * w * w;
-  return tau;
+  mcNum slope;
+  return tau - drag(m, i, w, &slope);
 }
 
 
@@ -268,8 +283,9 @@ static mcNum dforceDvel(const mcpHost* host, const mcModel* m, const mcData* d, 
     mcNum dv = mode == 1 ? -gp[6] : mode == 2 ? -gp[4] : 0;
     df = K / R * (dv - K);
   }
-  const mcNum* b = m->actuator_damping + 3 * i;
-  return df - b[0] - 2 * b[1] * fabs(w) - 3 * b[2] * w * w - (L.z >= 0 ? dp[6] : 0);
+  mcNum slope;
+  drag(m, i, w, &slope);
+  return df - slope - (L.z >= 0 ? dp[6] : 0);
 }
 
 

@@ -1,11 +1,15 @@
 // Moduco plugin "euler": semi-implicit Euler with implicit joint damping (MuJoCo's default).
 //
-// With h the timestep and D = diag(dof_damping), the velocity update uses
+// With h the timestep and D = diag(dof_damping) plus, on the dof of an actuator's hinge or slide
+// joint transmission, the slope of its polynomial drag gear^2 (B2 qdot|qdot| + B3 qdot^3)
+// (actuator_damping[1..2]: dcmotor; B1 is in dof_damping already), as MuJoCo 3.14 does, the
+// velocity update uses
 //   qacc_e = (M + h D)^-1 (qfrc_smooth + qfrc_constraint)
 // when some dof has damping (and mcDSBL_EULERDAMP is clear), else d->qacc. Then
 //   act += h act_dot (through host->advanceAct), qvel += h qacc_e,
 //   qpos = qpos (+) h qvel (new velocity; quaternions on SO(3)), time += h.
 // d->qacc keeps the forward-dynamics acceleration; it is also saved to qacc_warmstart.
+#include <math.h>
 #include <string.h>
 
 #include <moduco/mcplugin.h>
@@ -34,6 +38,25 @@ static void advance(const mcpHost* host, const mcModel* m, mcData* d, const mcNu
 }
 
 
+// the dof of actuator i's hinge or slide joint transmission with polynomial drag, its slope
+// gear^2 (2 B2 |qdot| + 3 B3 qdot^2) in *slope; -1 if none
+static int dragSlope(const mcModel* m, const mcData* d, int i, mcNum* slope) {
+  const mcNum* b = m->actuator_damping + 3 * i;
+  if (!(b[1] > 0 || b[2] > 0) || (m->opt.disableflags & mcDSBL_ACTUATION) ||
+      (m->actuator_trntype[i] != mcTRN_JOINT && m->actuator_trntype[i] != mcTRN_JOINTINPARENT)) {
+    return -1;
+  }
+  int j = m->actuator_trnid[2 * i];
+  if (j < 0 || (m->jnt_type[j] != mcJNT_HINGE && m->jnt_type[j] != mcJNT_SLIDE)) {
+    return -1;
+  }
+  int dof = m->jnt_dofadr[j];
+  mcNum n2 = m->actuator_gear[6 * i] * m->actuator_gear[6 * i], v = d->qvel[dof];
+  *slope = n2 * (2 * b[1] * fabs(v) + 3 * b[2] * v * v);
+  return dof;
+}
+
+
 // the step: implicit joint damping if needed, then advance
 static void eulerStep(const mcpHost* host, const mcModel* m, mcData* d) {
   int nv = m->nv;
@@ -42,11 +65,12 @@ static void eulerStep(const mcpHost* host, const mcModel* m, mcData* d) {
   // does any dof have damping (and is implicit damping enabled)?
   int damped = 0;
   if (!(m->opt.disableflags & mcDSBL_EULERDAMP)) {
-    for (int i = 0; i < nv; i++) {
-      if (m->dof_damping[i] > 0) {
-        damped = 1;
-        break;
-      }
+    for (int i = 0; i < nv && !damped; i++) {
+      damped = m->dof_damping[i] > 0;
+    }
+    for (int i = 0; i < m->nu && !damped; i++) {
+      mcNum slope;
+      damped = dragSlope(m, d, i, &slope) >= 0;
     }
   }
   if (!damped) {
@@ -70,6 +94,13 @@ static void eulerStep(const mcpHost* host, const mcModel* m, mcData* d) {
   memcpy(H, d->qM, sizeof(mcNum) * (size_t)m->nM);
   for (int i = 0; i < nv; i++) {
     H[m->dof_Madr[i]] += h * m->dof_damping[i];
+  }
+  for (int i = 0; i < m->nu; i++) {
+    mcNum slope;
+    int dof = dragSlope(m, d, i, &slope);
+    if (dof >= 0) {
+      H[m->dof_Madr[dof]] += h * slope;
+    }
   }
   host->factorI(m, H, H, HDiagInv);
 

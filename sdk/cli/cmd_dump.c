@@ -207,10 +207,52 @@ static cJSON* dumpJson(const mcModel* m, mcData* d) {
 }
 
 
+// a geom by name or index (the text up to len); -1 if there is none
+static int geomId(const mcModel* m, const char* s, size_t len) {
+  char buf[256];
+  if (len >= sizeof(buf)) {
+    return -1;
+  }
+  memcpy(buf, s, len);
+  buf[len] = 0;
+  long id = -1;
+  if (cli_parseCount(buf, &id)) {
+    id = mc_name2id(m, mcOBJ_GEOM, buf);
+  }
+  return id >= 0 && id < m->ngeom ? (int)id : -1;
+}
+
+
+// --distance G1,G2[,DISTMAX] (default distmax 1e10): {"geom1", "geom2", "distmax", "dist",
+// "fromto"} by mc_geomDistance, or NULL after an error message
+static cJSON* distanceJson(const mcModel* m, mcData* d, const char* file, const char* spec) {
+  const char* c1 = strchr(spec, ',');
+  const char* c2 = c1 ? strchr(c1 + 1, ',') : NULL;
+  int g1 = c1 ? geomId(m, spec, (size_t)(c1 - spec)) : -1;
+  int g2 = c1 ? geomId(m, c1 + 1, c2 ? (size_t)(c2 - c1 - 1) : strlen(c1 + 1)) : -1;
+  double distmax = 1e10;
+  if (g1 < 0 || g2 < 0 || (c2 && (cli_parseDouble(c2 + 1, &distmax) || !(distmax > 0)))) {
+    cli_error("%s: --distance '%s': expected G1,G2[,DISTMAX] with geom names or indices "
+              "(the model has %d geoms) and a positive DISTMAX", file, spec, m->ngeom);
+    return NULL;
+  }
+  mcNum fromto[6];
+  mcNum dist = mc_geomDistance(m, d, g1, g2, distmax, fromto);
+  cJSON* o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "geom1", g1);
+  cJSON_AddNumberToObject(o, "geom2", g2);
+  cJSON_AddItemToObject(o, "distmax", jsonNumber(distmax));
+  cJSON_AddItemToObject(o, "dist", jsonNumber(dist));
+  cJSON_AddItemToObject(o, "fromto", jsonArray(fromto, 6));
+  return o;
+}
+
+
 int cmd_dump(int argc, char** argv) {
   const char* file = NULL;
   const char* state = NULL;
   const char* key = NULL;
+  const char* distance = NULL;
   long nstep = 0;
   int check = 0;
 
@@ -226,11 +268,13 @@ int cmd_dump(int argc, char** argv) {
       if (cli_parseSteps("--steps", argv[++i], &nstep)) {
         return CLI_USAGE;
       }
+    } else if (!strcmp(a, "--distance") && has) {
+      distance = argv[++i];
     } else if (!strcmp(a, "--check")) {
       check = 1;
     } else if (a[0] == '-' && a[1]) {
       cli_error("unknown or incomplete option '%s' (usage: moduco dump MODEL [--state FILE.json]"
-                " [--key K] [--steps N] [--check])", a);
+                " [--key K] [--steps N] [--distance G1,G2[,DISTMAX]] [--check])", a);
       return CLI_USAGE;
     } else if (!file) {
       file = a;
@@ -240,7 +284,8 @@ int cmd_dump(int argc, char** argv) {
     }
   }
   if (!file) {
-    cli_error("usage: moduco dump MODEL [--state FILE.json] [--key K] [--steps N] [--check]");
+    cli_error("usage: moduco dump MODEL [--state FILE.json] [--key K] [--steps N] "
+              "[--distance G1,G2[,DISTMAX]] [--check]");
     return CLI_USAGE;
   }
 
@@ -287,6 +332,16 @@ int cmd_dump(int argc, char** argv) {
 
     // print
     cJSON* o = dumpJson(m, d);
+    if (o && distance) {
+      cJSON* dj = distanceJson(m, d, file, distance);
+      if (!dj) {
+        cJSON_Delete(o);
+        mc_deleteData(d);
+        mc_deleteModel(m);
+        return CLI_USAGE;
+      }
+      cJSON_AddItemToObject(o, "distance", dj);
+    }
     if (o) {
       markNonFinite(o, file);
     }

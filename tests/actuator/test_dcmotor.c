@@ -6,10 +6,14 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
 #include <criterion/criterion.h>
 #include <moduco/moduco.h>
+
+#include "testutil.h"
 
 
 // a one-hinge model with the given dcmotor attributes
@@ -35,6 +39,7 @@ typedef struct {
   double s0, s1, tc, ts, ws;        // LuGre (9), (10) with gamma = 2
   double A, Np, phi;                // cogging (6)
   double B[3];                      // post-clamp drag
+  double N;                         // gear (B2, B3 are scaled by N^2 at the joint)
   int mode;                         // 0 voltage, 1 position, 2 velocity
   double kp, ki, kd, slew, Imax, vmax;
   int ctrllimited;
@@ -141,7 +146,10 @@ static void refEval(const RefPrm* p, const RefState* s, double ctrl, double th, 
     o->dot[S_Z] = zd;
     tau -= p->s0 * z + p->s1 * zd;
   }
-  tau -= p->B[0] * w + p->B[1] * w * fabs(w) + p->B[2] * w * w * w;
+  // B1 joins the joint's damping (gear^2 B1 in dof_damping): not part of the actuator force;
+  // B2, B3 give the joint N^2 (B2 qdot|qdot| + B3 qdot^3) with qdot = w / N
+  double qd = w / p->N;
+  tau -= p->N * (p->B[1] * qd * fabs(qd) + p->B[2] * qd * qd * qd);
   o->force = tau;
   o->u = u;
   o->v = v;
@@ -410,7 +418,9 @@ Test(dcmotor, no_load_speed_with_drag) {
   d->ctrl[0] = v;
   d->qvel[0] = w0;
   mc_forward(m, d);
-  cr_expect(fabs(d->actuator_force[0]) < 1e-12, "net torque at w0: %.3g", d->actuator_force[0]);
+  cr_expect(fabs(m->dof_damping[0] - B) < 1e-15, "B1 in the joint damping");
+  double net = d->qfrc_actuator[0] + d->qfrc_passive[0];
+  cr_expect(fabs(net) < 1e-12, "net torque at w0: %.3g", net);
   mc_deleteData(d);
   mc_deleteModel(m);
 }
@@ -494,6 +504,7 @@ Test(dcmotor, reference_random_sets_and_trajectories) {
     char attr[2048], err[512] = "";
     double gear;
     randomMotor(&p, attr, sizeof(attr), &gear);
+    p.N = gear;
     mcModel* m = motorModel(attr, err, sizeof(err));
     cr_assert(m, "set %d: %s\n%s", set, err, attr);
     RefState s;
@@ -667,7 +678,8 @@ Test(dcmotor, lugre_stribeck_curve) {
     }
     d->qvel[0] = w;
     mc_forward(m, d);
-    double friction = d->actuator_force[0] - K / R * (0 - K * w);
+    // the viscous term sigma_2 w is the damping B1, now in the joint damping (qfrc_passive)
+    double friction = d->actuator_force[0] + d->qfrc_passive[0] - K / R * (0 - K * w);
     double g = tc + (ts - tc) * exp(-(w / ws) * (w / ws));
     double expect = -g * (w > 0 ? 1 : -1) - s2 * w;
     cr_expect(fabs(friction - expect) < 1e-6, "w %g: friction %.12g, Stribeck %.12g", w,
@@ -854,7 +866,8 @@ Test(dcmotor, current_rate_limit) {
 }
 
 
-// armature J_r gear^2 joins the joint's armature; damping is post-clamp and scales with gear^2
+// armature J_r gear^2 joins the joint's armature, B1 gear^2 the joint's damping; B2, B3 are
+// post-clamp drag, gear^2 (B2 qvel|qvel| + B3 qvel^3) at the joint (seed, MuJoCo 3.14)
 Test(dcmotor, armature_and_damping_storage) {
   char err[512] = "";
   char xml[1024];
@@ -868,7 +881,9 @@ Test(dcmotor, armature_and_damping_storage) {
   cr_expect(fabs(m->dof_armature[0] - (0.01 + 0.0007 * 25)) < 1e-15, "dof_armature %.15g",
             m->dof_armature[0]);
   cr_expect_eq(m->actuator_armature[0], 0.0007);
-  cr_expect_eq(m->actuator_damping[0], 0.002);
+  cr_expect(fabs(m->dof_damping[0] - 0.002 * 25) < 1e-15, "dof_damping %.15g",
+            m->dof_damping[0]);
+  cr_expect_eq(m->actuator_damping[0], 0, "B1 moved to the joint");
   cr_expect_eq(m->actuator_damping[1], 0.0003);
   cr_expect_eq(m->actuator_damping[2], 0.00004);
   for (int k = 6; k < mcNBIAS; k++) {
@@ -879,10 +894,11 @@ Test(dcmotor, armature_and_damping_storage) {
   d->qvel[0] = 2;
   mc_forward(m, d);
   double w = 5 * 2, tau = fmin(0.1 * (24 - 0.1 * w), 0.05);
-  tau -= 0.002 * w + 0.0003 * w * w + 0.00004 * w * w * w;
+  tau -= (0.0003 * w * w / 5 + 0.00004 * w * w * w / 25);
   cr_expect(fabs(d->actuator_force[0] - tau) < 1e-12, "post-clamp drag %.15g vs %.15g",
             d->actuator_force[0], tau);
   cr_expect(fabs(d->qfrc_actuator[0] - 5 * tau) < 1e-12);
+  cr_expect(fabs(d->qfrc_passive[0] + 0.002 * 25 * 2) < 1e-12, "B1 as joint damping");
   mc_deleteData(d);
   mc_deleteModel(m);
 
@@ -896,6 +912,94 @@ Test(dcmotor, armature_and_damping_storage) {
   mc_deleteModel(m);
 }
 
+
+// B1 as the joint damping MuJoCo's integrators treat: a single hinge at gear 20, B1 = 4e-4 (so
+// D = 0.16), inertia 0.01, h = 0.01, 6 V at qvel 0.5; one step against the closed form of the
+// Euler step with implicit damping, qvel' = qvel + h (f - D qvel) / (I + h D), and of the implicit
+// step with qDeriv = -D - gear^2 K^2 / R (back-EMF), qvel' = qvel + h (f - D qvel) / (I - h qDeriv)
+// (f: the actuator's joint torque at the start; the explicit drag gives 0.5 + h (f - D qvel) / I,
+// 1.37 away)
+Test(dcmotor, b1_joins_implicit_joint_damping) {
+  static const char* const integrators[2] = {"Euler", "implicit"};
+  for (int k = 0; k < 2; k++) {
+    char xml[1024], err[512] = "";
+    snprintf(xml, sizeof(xml),
+             "<mujoco><option timestep='0.01' gravity='0 0 0' integrator='%s'/><worldbody><body>"
+             "<joint name='j' axis='0 0 1'/><inertial pos='0 0 0' mass='1' "
+             "diaginertia='0.01 0.01 0.01'/></body></worldbody><actuator><dcmotor joint='j' "
+             "gear='20' resistance='1' motorconst='0.1' damping='4e-4'/></actuator></mujoco>",
+             integrators[k]);
+    mcModel* m = mc_loadXMLString(xml, NULL, err, sizeof(err));
+    cr_assert(m, "%s", err);
+    mcData* d = mc_makeData(m);
+    double h = 0.01, I = 0.01, D = 4e-4 * 400, q0 = 0.5, K = 0.1, R = 1;
+    double f = 20 * K / R * (6 - K * 20 * q0);
+    double denom = k == 0 ? I + h * D : I + h * (D + 400 * K * K / R);
+    double expect = q0 + h * (f - D * q0) / denom;
+    d->ctrl[0] = 6;
+    d->qvel[0] = q0;
+    mc_step(m, d);
+    cr_expect(fabs(d->qvel[0] - expect) < 1e-12 * fabs(expect), "%s: qvel %.17g, expected %.17g",
+              integrators[k], d->qvel[0], expect);
+    mc_deleteData(d);
+    mc_deleteModel(m);
+  }
+}
+
+
+// the drag against MuJoCo 3.14.0 (@mujoco/mujoco, tests/actuator/dcmotor_ref.mjs): B1 alone at
+// gear 20 and B1 B2 B3 at gear 7 (and -7), under Euler, implicit and implicitfast, from qvel 0.5
+// and 6 V: the joint torque (Moduco: qfrc_actuator + qfrc_passive, B1 in the joint damping and
+// B2, B3 in the actuator force; 3.14: B1..B3 all passive) and qvel after one step, to 1e-12
+Test(dcmotor, drag_against_mujoco314) {
+  TU_MJS314_REQUIRE();
+  static const char* const integrators[3] = {"Euler", "implicit", "implicitfast"};
+  static const char* const drags[3][2] = {{"20", "4e-4"}, {"7", "4e-4 3e-5 2e-6"},
+                                          {"-7", "4e-4 3e-5 2e-6"}};
+  char* xmls[9];
+  for (int k = 0; k < 9; k++) {
+    xmls[k] = malloc(1024);
+    snprintf(xmls[k], 1024,
+             "<mujoco><option timestep='0.01' gravity='0 0 0' integrator='%s'/><worldbody><body>"
+             "<joint name='j' axis='0 0 1'/><inertial pos='0 0 0' mass='1' "
+             "diaginertia='0.01 0.01 0.01'/></body></worldbody><actuator><dcmotor joint='j' "
+             "gear='%s' resistance='1' motorconst='0.1' damping='%s'/></actuator><keyframe>"
+             "<key qvel='0.5' ctrl='6'/></keyframe></mujoco>", integrators[k % 3],
+             drags[k / 3][0], drags[k / 3][1]);
+  }
+  char err[512] = "";
+  cJSON* ref = tu_mjs3Models("tests/actuator/dcmotor_ref.mjs", (const char* const*)xmls, 9, err,
+                             sizeof(err));
+  cr_assert(ref, "MuJoCo 3.14.0 reference: %s", err);
+  const cJSON* models = cJSON_GetObjectItemCaseSensitive(ref, "models");
+  for (int k = 0; k < 9; k++) {
+    const cJSON* e = cJSON_GetArrayItem(models, k);
+    cr_assert(!cJSON_GetObjectItemCaseSensitive(e, "error"), "3.14 did not compile case %d", k);
+    double rtorque = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(e, "qfrc_actuator"),
+                                        0)->valuedouble +
+                     cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(e, "qfrc_passive"),
+                                        0)->valuedouble;
+    double rqvel = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(e, "qvel"), 0)->valuedouble;
+    char cerr[512] = "";
+    mcModel* m = mc_loadXMLString(xmls[k], NULL, cerr, sizeof(cerr));
+    cr_assert(m, "%s", cerr);
+    mcData* d = mc_makeData(m);
+    mc_resetDataKeyframe(m, d, 0);
+    mc_forward(m, d);
+    double torque = d->qfrc_actuator[0] + d->qfrc_passive[0];
+    mc_step(m, d);
+    cr_expect(fabs(torque - rtorque) < 1e-12 * fmax(1, fabs(rtorque)),
+              "%s gear %s damping %s: joint torque %.17g, 3.14 %.17g", integrators[k % 3],
+              drags[k / 3][0], drags[k / 3][1], torque, rtorque);
+    cr_expect(fabs(d->qvel[0] - rqvel) < 1e-12 * fmax(1, fabs(rqvel)),
+              "%s gear %s damping %s: qvel %.17g, 3.14 %.17g", integrators[k % 3],
+              drags[k / 3][0], drags[k / 3][1], d->qvel[0], rqvel);
+    mc_deleteData(d);
+    mc_deleteModel(m);
+    free(xmls[k]);
+  }
+  cJSON_Delete(ref);
+}
 
 //---------------------------------- attribute resolution ------------------------------------------
 

@@ -1,6 +1,7 @@
 // Tests of the moduco command-line tool: the built binary is run on small models and its output
 // checked against the library (sizes) and the dump contract (docs/dump.md).
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -350,6 +351,46 @@ Test(cli, dump_keyframe) {
   freeRun(&r);
 }
 
+
+// --distance G1,G2[,DISTMAX]: mc_geomDistance in the dump; bad geoms are a usage error
+Test(cli, dump_distance) {
+  const char* model = writeFile(0, "pair.xml",
+      "<mujoco><worldbody><geom name='a' type='sphere' size='0.1'/><body pos='1 0.2 0'>"
+      "<freejoint/><geom name='b' type='box' size='0.1 0.2 0.3'/></body></worldbody></mujoco>");
+  char args[600];
+  snprintf(args, sizeof(args), "dump '%s' --distance a,1", model);
+  Run r = run(args);
+  cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+  cJSON* o = cJSON_Parse(r.out);
+  const cJSON* dist = cJSON_GetObjectItemCaseSensitive(o, "distance");
+  cr_assert(cJSON_IsObject(dist), "no distance object");
+  cr_expect(fabs(cJSON_GetObjectItemCaseSensitive(dist, "dist")->valuedouble - 0.8) < 1e-12);
+  const cJSON* ft = cJSON_GetObjectItemCaseSensitive(dist, "fromto");
+  cr_expect(fabs(cJSON_GetArrayItem(ft, 0)->valuedouble - 0.1) < 1e-12 &&
+            fabs(cJSON_GetArrayItem(ft, 3)->valuedouble - 0.9) < 1e-12);
+  cJSON_Delete(o);
+  freeRun(&r);
+
+  // capped at DISTMAX
+  snprintf(args, sizeof(args), "dump '%s' --distance a,b,0.5", model);
+  r = run(args);
+  o = cJSON_Parse(r.out);
+  dist = cJSON_GetObjectItemCaseSensitive(o, "distance");
+  cr_expect(cJSON_IsObject(dist) &&
+            cJSON_GetObjectItemCaseSensitive(dist, "dist")->valuedouble == 0.5);
+  cJSON_Delete(o);
+  freeRun(&r);
+
+  // an unknown geom, a bad cap: usage errors (status 2) on one line
+  static const char* const bad[3] = {"a,zz", "a", "a,b,-1"};
+  for (int k = 0; k < 3; k++) {
+    snprintf(args, sizeof(args), "dump '%s' --distance %s", model, bad[k]);
+    r = run(args);
+    cr_expect_eq(r.status, 2, "--distance %s: exit %d", bad[k], r.status);
+    cr_expect_eq(lineCount(r.err), 1, "stderr:\n%s", r.err);
+    freeRun(&r);
+  }
+}
 
 Test(cli, bad_model_names_file_and_line) {
   const char* model = writeFile(0, "broken.xml",

@@ -120,6 +120,16 @@ const char* tu_mjs3Missing(void) {
 }
 
 
+const char* tu_mjs314Missing(void) {
+  const char* why = tu_mjs3Missing();
+  if (!why && access(MJS3_DIR "/node_modules/@mujoco/mujoco/package.json", R_OK) != 0) {
+    why = MJS3_DIR "/node_modules/@mujoco/mujoco is missing: run scripts/setup-debian.sh (npm ci "
+          "in tests/mjs3) to install MuJoCo 3.14.0 (@mujoco/mujoco 3.14.0)";
+  }
+  return why;
+}
+
+
 // append s to the growing string *buf (length *len, capacity *cap), single-quoted for sh if quote
 static void append(char** buf, size_t* len, size_t* cap, const char* s, int quote) {
   size_t need = *len + 4 * strlen(s) + 4;
@@ -216,9 +226,11 @@ cJSON* tu_mjs3Json(const char* script, const char* const* args, int* status, cha
     return NULL;
   }
   const cJSON* v = cJSON_GetObjectItemCaseSensitive(out, "version");
-  if (!cJSON_IsString(v) || strcmp(v->valuestring, "3.3.8") != 0) {
-    snprintf(err, (size_t)err_sz, "%s ran MuJoCo %s, expected 3.3.8 (mujoco-js 0.0.7: run npm ci "
-             "in tests/mjs3)", script, cJSON_IsString(v) ? v->valuestring : "?");
+  if (!cJSON_IsString(v) || (strcmp(v->valuestring, "3.3.8") != 0 &&
+                             strcmp(v->valuestring, "3.14.0") != 0)) {
+    snprintf(err, (size_t)err_sz, "%s ran MuJoCo %s, expected 3.3.8 (mujoco-js 0.0.7) or 3.14.0 "
+             "(@mujoco/mujoco; run npm ci in tests/mjs3)", script,
+             cJSON_IsString(v) ? v->valuestring : "?");
     cJSON_Delete(out);
     return NULL;
   }
@@ -227,7 +239,13 @@ cJSON* tu_mjs3Json(const char* script, const char* const* args, int* status, cha
 
 
 cJSON* tu_mjs3Contacts(const char* const* xmls, int n, char* err, int err_sz) {
-  char dir[] = "/tmp/moduco-contacts-XXXXXX";
+  return tu_mjs3Models("tests/collision/contacts_ref.mjs", xmls, n, err, err_sz);
+}
+
+
+cJSON* tu_mjs3Models(const char* script, const char* const* xmls, int n, char* err,
+                     int err_sz) {
+  char dir[] = "/tmp/moduco-models-XXXXXX";
   if (!mkdtemp(dir)) {
     snprintf(err, (size_t)err_sz, "cannot create a folder in /tmp");
     return NULL;
@@ -257,11 +275,11 @@ cJSON* tu_mjs3Contacts(const char* const* xmls, int n, char* err, int err_sz) {
     fclose(f);
     args[written + 1] = names[written];
   }
-  out = tu_mjs3Json("tests/collision/contacts_ref.mjs", args, NULL, err, err_sz);
+  out = tu_mjs3Json(script, args, NULL, err, err_sz);
   if (out) {
     const cJSON* models = cJSON_GetObjectItemCaseSensitive(out, "models");
     if (!cJSON_IsArray(models) || cJSON_GetArraySize(models) != n) {
-      snprintf(err, (size_t)err_sz, "contacts_ref.mjs returned %d models, expected %d",
+      snprintf(err, (size_t)err_sz, "%s returned %d models, expected %d", script,
                cJSON_IsArray(models) ? cJSON_GetArraySize(models) : -1, n);
       cJSON_Delete(out);
       out = NULL;

@@ -36,13 +36,20 @@ typedef struct cJSON cJSON;
 const char* tu_mjs3Missing(void);
 
 // fail the calling Criterion test with the setup instruction unless the reference can run
-#define TU_MJS3_REQUIRE()                                                                         \
+#define TU_MJS_REQUIRE_(missing)                                                                  \
   do {                                                                                            \
-    const char* tu_why_ = tu_mjs3Missing();                                                       \
+    const char* tu_why_ = missing();                                                              \
     if (tu_why_) {                                                                                \
       cr_assert_fail("%s", tu_why_);                                                              \
     }                                                                                             \
   } while (0)
+#define TU_MJS3_REQUIRE() TU_MJS_REQUIRE_(tu_mjs3Missing)
+
+// tu_mjs3Missing for the scripts on MuJoCo 3.14.0 (tests/mjs3/mujoco314.mjs): also
+// tests/mjs3/node_modules/@mujoco/mujoco
+const char* tu_mjs314Missing(void);
+
+#define TU_MJS314_REQUIRE() TU_MJS_REQUIRE_(tu_mjs314Missing)
 
 // run `node SOURCE_DIR/script arg...` (args: NULL-terminated, each passed as one argument; its
 // messages go to the test's stderr); its whole stdout (caller frees) and exit status (-1 if it
@@ -50,7 +57,8 @@ const char* tu_mjs3Missing(void);
 // (tu_mjs3Missing) or node cannot be started
 char* tu_mjs3Run(const char* script, const char* const* args, int* status, char* err, int err_sz);
 
-// tu_mjs3Run, its stdout parsed as one JSON object whose "version" must be "3.3.8" (caller
+// tu_mjs3Run, its stdout parsed as one JSON object whose "version" must be "3.3.8" or "3.14.0"
+// (the script checks which one it loaded; caller
 // cJSON_Deletes). With status NULL the exit status must be 0; otherwise it is stored there and
 // any exit is accepted. NULL, with the reason in err, on any failure
 cJSON* tu_mjs3Json(const char* script, const char* const* args, int* status, char* err,
@@ -63,5 +71,10 @@ cJSON* tu_mjs3Json(const char* script, const char* const* args, int* status, cha
 // dist, px, py, pz, nx, ny, nz], ...]} or {"file", "error": true}. NULL, with the reason in err,
 // on any failure
 cJSON* tu_mjs3Contacts(const char* const* xmls, int n, char* err, int err_sz);
+
+// the same for any script taking `DIR MODEL.xml...` (each text written as DIR/sNNNNN.xml) and
+// printing {"version", "models": [n entries]}
+cJSON* tu_mjs3Models(const char* script, const char* const* xmls, int n, char* err,
+                     int err_sz);
 
 #endif  // MODUCO_TESTS_TESTUTIL_H_

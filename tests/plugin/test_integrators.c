@@ -274,6 +274,8 @@ static void compareShim(const char* xml, const char* integrator, int mjint, int 
   fm.dof_damping = m->dof_damping;
   fm.dof_Madr = m->dof_Madr;
   fm.dof_parentid = m->dof_parentid;
+  mcNum* nodrag = calloc((size_t)m->nu * 3 + 1, sizeof(mcNum));  // no actuator drag (2.2.2 has
+  fm.actuator_damping = nodrag;                                    // none): Euler's D = dof_damping
   fd.qpos = sim->qpos, fd.qvel = sim->qvel, fd.act = sim->act, fd.qacc = sim->qacc;
   fd.act_dot = sim->act_dot, fd.qfrc_smooth = sim->qfrc_smooth;
   fd.qfrc_constraint = sim->qfrc_constraint, fd.qM = sim->qM;
@@ -310,6 +312,7 @@ static void compareShim(const char* xml, const char* integrator, int mjint, int 
   mj_deleteData(ref);
   mj_deleteData(sim);
   mj_deleteModel(m);
+  free(nodrag);
 }
 
 

@@ -204,7 +204,9 @@ typedef struct mcpActuatorSpec_ {
   mcNum actrange[2];
 
   // ABI 1.1: write only when host->abi_minor >= 1 (the host zeroes them before compile)
-  mcNum damping[3];                   // post-clamp drag coefficients B1 B2 B3 (actuator_damping)
+  mcNum damping[3];                   // post-clamp drag coefficients B1 B2 B3 (actuator_damping);
+                                      // on a hinge/slide joint the core moves B1 into the joint
+                                      // damping (B1 gear^2) and stores 0 for it
   mcNum armature;                     // rotor inertia J_r; the core adds J_r*gear^2 to the dof
 } mcpActuatorSpec;
 

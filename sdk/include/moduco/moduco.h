@@ -186,6 +186,19 @@ MCAPI void mc_getState(const mcModel* m, const mcData* d, mcNum* state, unsigned
 // Set the selected state components from state (concatenated in bit order).
 MCAPI void mc_setState(const mcModel* m, mcData* d, const mcNum* state, unsigned int spec);
 
+//---------------------------------- geom distance -------------------------------------------------
+
+// Signed distance between geoms g1 and g2 at the poses of the last mc_kinematics/mc_forward (as
+// MuJoCo's mj_geomDistance): separated convex geoms (sphere, capsule, ellipsoid, cylinder, box,
+// mesh hull) by GJK, exact up to rounding (curved shapes: to 1e-14 relative) and never below the
+// true distance; overlapping convex geoms by the collision plugins' narrow phase (negative: its
+// penetration depth), pairs with a plane or height field by it with margin distmax. Distances are
+// capped at distmax: when nothing comes closer, returns distmax and fromto is zero. fromto (6
+// numbers, may be NULL): the nearest points, from g1's surface to g2's. Uses the stack. Geom ids
+// out of range: a message, distmax returned.
+MCAPI mcNum mc_geomDistance(const mcModel* m, mcData* d, int g1, int g2, mcNum distmax,
+                            mcNum* fromto);
+
 //---------------------------------- energy --------------------------------------------------------
 
 // Total mechanical energy: potential (gravity, springs) plus kinetic, at the current state.
