@@ -2,7 +2,8 @@
 # Install what Moduco needs on Debian 12 (build, tests, conformance against MuJoCo 2.2.2).
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libexpat1-dev libcjson-dev libccd-dev libqhull-dev
-      libcriterion-dev libmujoco-dev libmujoco-samples clang libclang-rt-14-dev)
+      libcriterion-dev libmujoco-dev libmujoco-samples clang libclang-rt-14-dev
+      libcivetweb-dev chromium)   # moduco view: its server library; the page's headless test
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -15,6 +16,10 @@ mjs3_npm_ci() {
   local dir
   dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tests/mjs3"
   echo "setup: npm ci in $dir (mujoco-js 0.0.7 = MuJoCo 3.3.8, pinned by package-lock.json)"
+  (cd "$dir" && npm ci --no-audit --no-fund)
+  # moduco view's page: three.js, copied into the build output (sdk/viewer/CMakeLists.txt)
+  dir="$(cd "$dir/../../sdk/viewer/web" && pwd)"
+  echo "setup: npm ci in $dir (three.js, pinned by package-lock.json)"
   (cd "$dir" && npm ci --no-audit --no-fund)
 }
 if [ ${#missing[@]} -eq 0 ]; then

@@ -1,0 +1,133 @@
+// Moduco viewer: the model description the page draws from (GET /model.json).
+#include <math.h>
+
+#include <cjson/cJSON.h>
+
+#include "protocol.h"
+
+// geom type names, indexed by mctGeom
+static const char* kGeomNames[] = {"plane", "hfield", "sphere", "capsule", "ellipsoid",
+                                   "cylinder", "box", "mesh"};
+#define NGEOMTYPE ((int)(sizeof(kGeomNames) / sizeof(kGeomNames[0])))
+
+
+// add a JSON array of n doubles (non-finite values become 0: JSON has no NaN)
+static int addNumbers(cJSON* obj, const char* key, const mcNum* v, int n) {
+  cJSON* arr = cJSON_AddArrayToObject(obj, key);
+  if (!arr) {
+    return -1;
+  }
+  for (int i = 0; i < n; i++) {
+    cJSON* x = cJSON_CreateNumber(isfinite(v[i]) ? (double)v[i] : 0.0);
+    if (!x || !cJSON_AddItemToArray(arr, x)) {
+      cJSON_Delete(x);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+
+// the same for floats and ints
+static int addFloats(cJSON* obj, const char* key, const float* v, int n) {
+  cJSON* arr = cJSON_AddArrayToObject(obj, key);
+  for (int i = 0; arr && i < n; i++) {
+    cJSON* x = cJSON_CreateNumber(isfinite(v[i]) ? (double)v[i] : 0.0);
+    if (!x || !cJSON_AddItemToArray(arr, x)) {
+      cJSON_Delete(x);
+      return -1;
+    }
+  }
+  return arr ? 0 : -1;
+}
+
+static int addInts(cJSON* obj, const char* key, const int* v, int n) {
+  cJSON* arr = cJSON_AddArrayToObject(obj, key);
+  for (int i = 0; arr && i < n; i++) {
+    cJSON* x = cJSON_CreateNumber(v[i]);
+    if (!x || !cJSON_AddItemToArray(arr, x)) {
+      cJSON_Delete(x);
+      return -1;
+    }
+  }
+  return arr ? 0 : -1;
+}
+
+
+// name of an object from its address in m->names ("" if none)
+static const char* nameAt(const mcModel* m, const int* adr, int i) {
+  return adr && adr[i] >= 0 && adr[i] < m->nnames ? m->names + adr[i] : "";
+}
+
+
+// bodies: name and parent
+static int addBodies(cJSON* root, const mcModel* m) {
+  cJSON* arr = cJSON_AddArrayToObject(root, "bodies");
+  for (int b = 0; arr && b < m->nbody; b++) {
+    cJSON* o = cJSON_CreateObject();
+    if (!o || !cJSON_AddItemToArray(arr, o) ||
+        !cJSON_AddStringToObject(o, "name", nameAt(m, m->name_bodyadr, b)) ||
+        !cJSON_AddNumberToObject(o, "parent", m->body_parentid[b])) {
+      return -1;
+    }
+  }
+  return arr ? 0 : -1;
+}
+
+
+// geoms: type, body, size, local frame, colour, mesh id
+static int addGeoms(cJSON* root, const mcModel* m) {
+  cJSON* arr = cJSON_AddArrayToObject(root, "geoms");
+  for (int g = 0; arr && g < m->ngeom; g++) {
+    int type = m->geom_type[g];
+    cJSON* o = cJSON_CreateObject();
+    if (!o || !cJSON_AddItemToArray(arr, o) ||
+        !cJSON_AddStringToObject(o, "name", nameAt(m, m->name_geomadr, g)) ||
+        !cJSON_AddStringToObject(o, "type",
+                                 type >= 0 && type < NGEOMTYPE ? kGeomNames[type] : "unknown") ||
+        !cJSON_AddNumberToObject(o, "body", m->geom_bodyid[g]) ||
+        !cJSON_AddNumberToObject(o, "group", m->geom_group[g]) ||
+        !cJSON_AddNumberToObject(o, "data", m->geom_dataid[g]) ||
+        addNumbers(o, "size", m->geom_size + 3 * g, 3) ||
+        addNumbers(o, "pos", m->geom_pos + 3 * g, 3) ||
+        addNumbers(o, "quat", m->geom_quat + 4 * g, 4) ||
+        addFloats(o, "rgba", m->geom_rgba + 4 * g, 4)) {
+      return -1;
+    }
+  }
+  return arr ? 0 : -1;
+}
+
+
+// meshes: vertices and triangles
+static int addMeshes(cJSON* root, const mcModel* m) {
+  cJSON* arr = cJSON_AddArrayToObject(root, "meshes");
+  for (int k = 0; arr && k < m->nmesh; k++) {
+    cJSON* o = cJSON_CreateObject();
+    if (!o || !cJSON_AddItemToArray(arr, o) ||
+        !cJSON_AddStringToObject(o, "name", nameAt(m, m->name_meshadr, k)) ||
+        addFloats(o, "vert", m->mesh_vert + 3 * m->mesh_vertadr[k], 3 * m->mesh_vertnum[k]) ||
+        addInts(o, "face", m->mesh_face + 3 * m->mesh_faceadr[k], 3 * m->mesh_facenum[k])) {
+      return -1;
+    }
+  }
+  return arr ? 0 : -1;
+}
+
+
+char* mcv_describeModel(const mcModel* m, const char* name) {
+  cJSON* root = cJSON_CreateObject();
+  char* text = NULL;
+  if (root && cJSON_AddStringToObject(root, "model", name) &&
+      cJSON_AddNumberToObject(root, "timestep", m->opt.timestep) &&
+      cJSON_AddNumberToObject(root, "nbody", m->nbody) &&
+      cJSON_AddNumberToObject(root, "ngeom", m->ngeom) &&
+      cJSON_AddNumberToObject(root, "nq", m->nq) &&
+      cJSON_AddNumberToObject(root, "nv", m->nv) &&
+      cJSON_AddNumberToObject(root, "nu", m->nu) &&
+      !addBodies(root, m) && !addGeoms(root, m) && !addMeshes(root, m)) {
+    text = cJSON_PrintUnformatted(root);
+  }
+  cJSON_Delete(root);
+  return text;
+}

@@ -1,0 +1,264 @@
+// Tests of `moduco view`: the server process on a free loopback port, its page and model
+// description over HTTP, and the WebSocket protocol (pose frames, pause/step/reset/speed, and
+// malformed messages) with civetweb's WebSocket client.
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <cjson/cJSON.h>
+#include <civetweb.h>
+#include <criterion/criterion.h>
+
+#include <moduco/moduco.h>
+
+#include "viewer_client.h"
+
+#define HUMANOID MODUCO_SOURCE_DIR "/models/humanoid.xml"
+
+static ViewServer g_server;
+
+static void startHumanoid(void) {
+  mg_init_library(0);
+  cr_assert_eq(vs_start(&g_server, HUMANOID, NULL, 20), 0, "moduco view did not start");
+}
+
+static void stopServer(void) {
+  cr_expect_eq(vs_stop(&g_server, 10), 0, "moduco view did not stop cleanly on SIGINT");
+  mg_exit_library();
+}
+
+// a decoded pose frame header
+typedef struct {
+  uint32_t magic, nbody, paused, ncon;
+  double time, rtf;
+} Frame;
+
+static Frame decode(const WsMessage* m) {
+  Frame f;
+  cr_assert_geq(m->len, 32u);
+  memcpy(&f.magic, m->data, 4);
+  memcpy(&f.nbody, m->data + 4, 4);
+  memcpy(&f.time, m->data + 8, 8);
+  memcpy(&f.rtf, m->data + 16, 8);
+  memcpy(&f.paused, m->data + 24, 4);
+  memcpy(&f.ncon, m->data + 28, 4);
+  cr_assert_eq(f.magic, 0x4656434Du, "pose frame magic");
+  cr_assert_eq(m->len, 32u + 28u * f.nbody, "pose frame size for %u bodies", f.nbody);
+  return f;
+}
+
+// next pose frame, decoded
+static Frame nextFrame(WsClient* c) {
+  WsMessage m;
+  cr_assert(ws_nextBinary(c, &m, 5), "no pose frame within 5 s");
+  Frame f = decode(&m);
+  free(m.data);
+  return f;
+}
+
+// send a text message and return the parsed text reply (error or ack) within 5 s
+static cJSON* request(WsClient* c, const char* text) {
+  cr_assert_gt(ws_send(c, 1, text, strlen(text)), 0, "send %s", text);
+  WsMessage m;
+  cr_assert(ws_nextText(c, &m, 5), "no reply to %s", text);
+  cJSON* j = cJSON_Parse(m.data);
+  cr_assert_not_null(j, "reply is not JSON: %s", m.data);
+  free(m.data);
+  return j;
+}
+
+static const char* typeOf(const cJSON* j) {
+  const cJSON* t = cJSON_GetObjectItem(j, "type");
+  return cJSON_IsString(t) ? t->valuestring : "";
+}
+
+static void expectAck(WsClient* c, const char* text, const char* cmd, int paused) {
+  cJSON* j = request(c, text);
+  cr_assert_str_eq(typeOf(j), "ack", "reply to %s", text);
+  cr_expect_str_eq(cJSON_GetObjectItem(j, "cmd")->valuestring, cmd);
+  cr_expect_eq(cJSON_IsTrue(cJSON_GetObjectItem(j, "paused")), paused, "paused after %s", text);
+  cJSON_Delete(j);
+}
+
+static void expectError(WsClient* c, int opcode, const char* data, size_t len, const char* what) {
+  cr_assert_gt(ws_send(c, opcode, data, len), 0);
+  WsMessage m;
+  cr_assert(ws_nextText(c, &m, 5), "no reply to a malformed message (%s)", what);
+  cJSON* j = cJSON_Parse(m.data);
+  cr_assert_not_null(j);
+  cr_expect_str_eq(typeOf(j), "error", "reply to %s: %s", what, m.data);
+  const cJSON* e = cJSON_GetObjectItem(j, "error");
+  cr_expect(cJSON_IsString(e) && strlen(e->valuestring) > 10, "error text for %s", what);
+  cJSON_Delete(j);
+  free(m.data);
+}
+
+
+Test(view_http, serves_page_and_model, .init = startHumanoid, .fini = stopServer) {
+  char* body;
+  size_t len;
+  cr_assert_eq(vs_http(g_server.port, "GET", "/", &body, &len), 200);
+  cr_expect(strstr(body, "importmap") && strstr(body, "viewer.js"), "index page: %s", body);
+  free(body);
+  cr_assert_eq(vs_http(g_server.port, "GET", "/three.module.js", &body, &len), 200);
+  cr_expect_gt(len, 100000u, "three.js served whole");
+  free(body);
+
+  // the model description matches the compiled model
+  char err[512];
+  mcModel* m = mc_loadXML(HUMANOID, err, sizeof(err));
+  cr_assert_not_null(m, "%s", err);
+  cr_assert_eq(vs_http(g_server.port, "GET", "/model.json", &body, &len), 200);
+  cJSON* j = cJSON_Parse(body);
+  cr_assert_not_null(j, "model.json is JSON");
+  cr_expect_eq(cJSON_GetObjectItem(j, "nbody")->valueint, m->nbody);
+  cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(j, "bodies")), m->nbody);
+  const cJSON* geoms = cJSON_GetObjectItem(j, "geoms");
+  cr_assert_eq(cJSON_GetArraySize(geoms), m->ngeom);
+  const cJSON* g0 = cJSON_GetArrayItem(geoms, 0);
+  cr_expect_str_eq(cJSON_GetObjectItem(g0, "type")->valuestring, "plane");
+  const cJSON* rgba = cJSON_GetObjectItem(g0, "rgba");
+  cr_expect_float_eq(cJSON_GetArrayItem(rgba, 0)->valuedouble, m->geom_rgba[0], 1e-6);
+  for (int g = 0; g < m->ngeom; g++) {
+    const cJSON* gj = cJSON_GetArrayItem(geoms, g);
+    cr_expect_eq(cJSON_GetObjectItem(gj, "body")->valueint, m->geom_bodyid[g]);
+    cr_expect_float_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(gj, "size"), 0)->valuedouble,
+                       m->geom_size[3 * g], 1e-12);
+  }
+  cJSON_Delete(j);
+  free(body);
+  mc_deleteModel(m);
+
+  // nothing but its own assets; GET and HEAD only
+  const char* bad[] = {"/../../../../etc/passwd", "/CMakeLists.txt", "/%2e%2e/%2e%2e/etc/passwd",
+                       "/node_modules/three/package.json", "/index.html/x"};
+  for (int i = 0; i < (int)(sizeof(bad) / sizeof(bad[0])); i++) {
+    int status = vs_http(g_server.port, "GET", bad[i], &body, &len);
+    cr_expect(status == 404 || status == 400, "GET %s gave %d", bad[i], status);
+    cr_expect(!body || !strstr(body, "root:"), "GET %s leaked a file", bad[i]);
+    free(body);
+  }
+  cr_expect_eq(vs_http(g_server.port, "POST", "/model.json", NULL, NULL), 405);
+}
+
+
+Test(view_ws, frames_and_controls, .init = startHumanoid, .fini = stopServer) {
+  WsClient* c = ws_open(g_server.port);
+  cr_assert_not_null(c);
+  WsMessage m;
+  cr_assert(ws_nextText(c, &m, 5), "hello message");
+  cr_expect(strstr(m.data, "\"hello\"") && strstr(m.data, "humanoid.xml"), "%s", m.data);
+  free(m.data);
+
+  // running: frames arrive with increasing time
+  Frame a = nextFrame(c);
+  Frame b = nextFrame(c);
+  Frame f = nextFrame(c);
+  cr_expect_eq(a.paused, 0u);
+  cr_expect(b.time > a.time && f.time > b.time, "time advances: %g %g %g", a.time, b.time, f.time);
+  cr_expect_gt(a.nbody, 10u);
+
+  // pause: after the acknowledgement no pose frame comes
+  expectAck(c, "{\"cmd\":\"pause\"}", "pause", 1);
+  cr_expect(!ws_nextBinary(c, &m, 0.5), "a pose frame came after the pause acknowledgement");
+
+  // the last state before the step: one step makes one frame at time + timestep
+  char err[512];
+  mcModel* model = mc_loadXML(HUMANOID, err, sizeof(err));
+  cr_assert_not_null(model, "%s", err);
+  expectAck(c, "{\"cmd\":\"step\"}", "step", 1);
+  Frame s1 = nextFrame(c);
+  expectAck(c, "{\"cmd\":\"step\",\"n\":3}", "step", 1);
+  Frame s2 = nextFrame(c);
+  cr_expect_eq(s2.paused, 1u);
+  cr_expect_float_eq(s2.time - s1.time, 3 * model->opt.timestep, 1e-9,
+                     "3 steps: %.17g -> %.17g", s1.time, s2.time);
+  cr_expect(!ws_nextBinary(c, &m, 0.3), "paused: no more frames after a step");
+
+  // reset: a frame at time 0
+  expectAck(c, "{\"cmd\":\"reset\"}", "reset", 1);
+  Frame r = nextFrame(c);
+  cr_expect_eq(r.time, 0.0, "time after reset: %g", r.time);
+
+  // malformed messages: an error each, the connection and the server keep working
+  const char* texts[] = {"nonsense", "{\"cmd\":", "[1,2]", "{}", "{\"cmd\":42}",
+                         "{\"cmd\":\"fly\"}", "{\"cmd\":\"step\",\"n\":0}",
+                         "{\"cmd\":\"step\",\"n\":1.5}", "{\"cmd\":\"step\",\"n\":1e9}",
+                         "{\"cmd\":\"speed\"}", "{\"cmd\":\"speed\",\"value\":1000}",
+                         "{\"cmd\":\"speed\",\"value\":\"fast\"}", ""};
+  for (int i = 0; i < (int)(sizeof(texts) / sizeof(texts[0])); i++) {
+    expectError(c, 1, texts[i], strlen(texts[i]), texts[i]);
+  }
+  expectError(c, 2, "\x01\x02\x03", 3, "a binary message");
+  const char nul[] = "{\"cmd\":\"pause\"}\0junk";
+  expectError(c, 1, nul, sizeof(nul) - 1, "a NUL inside the text");
+  size_t big = 100000;
+  char* huge = malloc(big);
+  cr_assert_not_null(huge);
+  memset(huge, ' ', big);
+  memcpy(huge, "{\"cmd\":\"pause\"}", 15);
+  expectError(c, 1, huge, big, "a 100 kB message");
+  free(huge);
+
+  // none of them moved the simulation; speed and play work after them
+  cr_expect(!ws_nextBinary(c, &m, 0.2), "malformed messages made a pose frame");
+  cJSON* j = request(c, "{\"cmd\":\"speed\",\"value\":0.5}");
+  cr_expect_str_eq(typeOf(j), "ack");
+  cr_expect_float_eq(cJSON_GetObjectItem(j, "speed")->valuedouble, 0.5, 0);
+  cJSON_Delete(j);
+  expectAck(c, "{\"cmd\":\"play\"}", "play", 0);
+  Frame p1 = nextFrame(c);
+  Frame p2 = nextFrame(c);
+  cr_expect(p2.time > p1.time && p2.paused == 0u, "running again: %g %g", p1.time, p2.time);
+  mc_deleteModel(model);
+  ws_close(c);
+}
+
+
+Test(view_ws, clients_come_and_go, .init = startHumanoid, .fini = stopServer) {
+  // several clients at once, one leaving early: the others keep receiving frames
+  WsClient* c[3];
+  for (int i = 0; i < 3; i++) {
+    c[i] = ws_open(g_server.port);
+    cr_assert_not_null(c[i]);
+  }
+  ws_close(c[1]);
+  for (int i = 0; i < 3; i += 2) {
+    nextFrame(c[i]);
+    ws_drain(c[i]);
+    nextFrame(c[i]);
+  }
+  ws_close(c[0]);
+  ws_close(c[2]);
+  cr_expect_eq(vs_http(g_server.port, "GET", "/model.json", NULL, NULL), 200,
+               "still serving after clients left");
+}
+
+
+// run `moduco view ARGS` and return its exit status (stdout and stderr discarded)
+static int runView(const char* args) {
+  char cmd[2048];
+  snprintf(cmd, sizeof(cmd), "timeout 20 '%s' view %s >/dev/null 2>&1", MODUCO_CLI, args);
+  int status = system(cmd);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+Test(view_cli, bad_arguments) {
+  cr_expect_eq(runView(""), 2, "no model");
+  cr_expect_eq(runView(HUMANOID " --port 70000"), 2, "port out of range");
+  cr_expect_eq(runView(HUMANOID " --port x"), 2, "port not a number");
+  cr_expect_eq(runView(HUMANOID " --fps 0"), 2, "zero frame rate");
+  cr_expect_eq(runView(HUMANOID " --bind ::1"), 2, "not an IPv4 address");
+  cr_expect_eq(runView(HUMANOID " --frobnicate"), 2, "unknown option");
+  cr_expect_eq(runView("/nonexistent/model.xml"), 1, "missing model file");
+}
+
+Test(view_cli, port_in_use, .init = startHumanoid, .fini = stopServer) {
+  char args[1024];
+  snprintf(args, sizeof(args), "%s --port %d", HUMANOID, g_server.port);
+  cr_expect_eq(runView(args), 1, "a second server on a taken port must fail");
+}
