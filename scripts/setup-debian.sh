@@ -8,11 +8,12 @@ missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-# tests/mjs3 runs MuJoCo 3.3.8 (npm package mujoco-js, WebAssembly) under Node
+# tests/mjs3 runs MuJoCo 3.3.8 (npm package mujoco-js, WebAssembly) under Node; the viewer page
+# bundles three.js and its test drives chromium with playwright-core
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   missing+=(nodejs npm)
 fi
-mjs3_npm_ci() {
+npm_ci_all() {
   local dir
   dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tests/mjs3"
   echo "setup: npm ci in $dir (mujoco-js 0.0.7 = MuJoCo 3.3.8, pinned by package-lock.json)"
@@ -21,10 +22,14 @@ mjs3_npm_ci() {
   dir="$(cd "$dir/../../sdk/viewer/web" && pwd)"
   echo "setup: npm ci in $dir (three.js, pinned by package-lock.json)"
   (cd "$dir" && npm ci --no-audit --no-fund)
+  # its page test drives Debian's chromium with playwright-core (no browser download)
+  dir="$(cd "$dir/../../../tests/viewer" && pwd)"
+  echo "setup: npm ci in $dir (playwright-core, pinned by package-lock.json)"
+  (cd "$dir" && npm ci --no-audit --no-fund)
 }
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all packages present"
-  mjs3_npm_ci
+  npm_ci_all
   exit 0
 fi
 SUDO=""
@@ -32,4 +37,4 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 echo "setup: installing ${missing[*]}"
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
-mjs3_npm_ci
+npm_ci_all

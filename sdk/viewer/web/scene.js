@@ -49,6 +49,28 @@ function geometry(g, model, extent) {
   }
 }
 
+// a grid of lines in the XY plane, each line cut into short segments (long lines that pass
+// behind the camera are clipped badly by some software renderers). Drawn after the planes and
+// before the bodies, without depth test: lines on a ground plane at z = 0 never flicker, and the
+// bodies still hide them.
+function groundGrid(size, n) {
+  const pts = [];
+  const h = size / 2, step = size / n;
+  for (let i = 0; i <= n; i++) {
+    const c = -h + i * step;
+    for (let j = 0; j < n; j++) {
+      const a = -h + j * step, b = a + step;
+      pts.push(a, c, 0, b, c, 0, c, a, 0, c, b, 0);
+    }
+  }
+  const geo = new THREE.BufferGeometry();
+  geo.setAttribute('position', new THREE.Float32BufferAttribute(pts, 3));
+  const mat = new THREE.LineBasicMaterial({ color: 0x59616b, depthTest: false, depthWrite: false });
+  const grid = new THREE.LineSegments(geo, mat);
+  grid.renderOrder = -1;
+  return grid;
+}
+
 // a rough size of the model: the largest distance of a non-plane geom from the origin
 function modelExtent(model) {
   let e = 0.5;
@@ -70,8 +92,7 @@ export function buildScene(model) {
   sun.position.set(2 * extent, -3 * extent, 6 * extent);
   scene.add(sun);
 
-  const grid = new THREE.GridHelper(20 * extent, 40, 0x667080, 0x444b55);
-  grid.rotateX(Math.PI / 2);                   // into the XY plane (Z-up)
+  const grid = groundGrid(20 * extent, 40);
   scene.add(grid);
 
   const bodies = model.bodies.map(() => {
@@ -92,10 +113,9 @@ export function buildScene(model) {
     const mat = new THREE.MeshStandardMaterial({
       color: new THREE.Color(r, gr, b), roughness: 0.6, metalness: 0.05,
       transparent: a < 1, opacity: a, side: g.type === 'plane' ? THREE.DoubleSide : THREE.FrontSide,
-      // planes drawn behind the grid lines that lie on them
-      polygonOffset: g.type === 'plane', polygonOffsetFactor: 1, polygonOffsetUnits: 1,
     });
     const mesh = new THREE.Mesh(geo, mat);
+    if (g.type === 'plane') mesh.renderOrder = -2;
     mesh.position.set(...g.pos);
     mesh.quaternion.copy(quat(g.quat));
     bodies[g.body].add(mesh);

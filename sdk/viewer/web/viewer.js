@@ -101,7 +101,7 @@ function wireControls() {
   });
 }
 
-// count the pixels that differ from the background (for the headless test's probe)
+// count the pixels that differ from the background (for the headless test)
 function nonBlankPixels(renderer) {
   const gl = renderer.getContext();
   const w = gl.drawingBufferWidth, h = gl.drawingBufferHeight;
@@ -144,15 +144,17 @@ async function main() {
     renderer.setSize(window.innerWidth, window.innerHeight);
   });
 
+  // for tests and the console: the page's state and a count of the drawn non-background pixels
+  window.moducoViewer = {
+    state, scene, camera, meshes: bodies.reduce((n, b) => n + b.children.length, 0),
+    nonBlankPixels: () => nonBlankPixels(renderer),
+  };
   wireControls();
   connect(bodies, () => frameBodies(bodies, camera, controls));
 
-  // ?probe: the headless test reads frames, time and non-background pixels from #probe
-  const probing = new URLSearchParams(location.search).has('probe');
-  let drawn = 0, fpsFrames = 0, fpsStart = performance.now();
+  let fpsFrames = 0, fpsStart = performance.now();
   renderer.setAnimationLoop(() => {
     renderer.render(scene, camera);
-    drawn++;
     fpsFrames++;
     const t = performance.now();
     if (t - fpsStart >= 1000) {
@@ -166,13 +168,6 @@ async function main() {
       `realtime  ${state.paused ? 'paused' : state.rtf.toFixed(2) + 'x'}\n` +
       `contacts  ${state.ncon}\n` +
       `page fps  ${state.fps.toFixed(0)}`;
-    if (probing && drawn % 5 === 0) {
-      const probe = $('probe');
-      probe.dataset.frames = state.frames;
-      probe.dataset.time = state.time;
-      probe.dataset.drawn = drawn;
-      probe.dataset.nonblank = nonBlankPixels(renderer);
-    }
   });
 }
 

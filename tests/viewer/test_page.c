@@ -1,0 +1,38 @@
+// The viewer page in Debian's headless chromium, driven by page_test.mjs (playwright-core from
+// tests/viewer/node_modules, installed by scripts/setup-debian.sh): the model is drawn, frames
+// arrive, pause / step / reset / speed work, and a screenshot is saved as
+// <build>/tests/viewer/viewer-humanoid.png.
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <civetweb.h>
+#include <criterion/criterion.h>
+
+#include "viewer_client.h"
+
+#define HERE MODUCO_SOURCE_DIR "/tests/viewer"
+#define SHOT MODUCO_BINARY_DIR "/tests/viewer/viewer-humanoid.png"
+
+Test(view_page, headless_chromium, .timeout = 170) {
+  struct stat st;
+  cr_assert(!stat(HERE "/node_modules/playwright-core/package.json", &st),
+            "tests/viewer/node_modules is missing: run scripts/setup-debian.sh (npm ci there)");
+  cr_assert(!access("/usr/bin/chromium", X_OK) || getenv("CHROMIUM"),
+            "chromium is missing: run scripts/setup-debian.sh (apt-get install chromium)");
+  mg_init_library(0);
+  ViewServer s;
+  cr_assert_eq(vs_start(&s, MODUCO_SOURCE_DIR "/models/humanoid.xml", NULL, 20), 0);
+  unlink(SHOT);
+  char cmd[2048];
+  snprintf(cmd, sizeof(cmd), "timeout 150 node '%s/page_test.mjs' http://127.0.0.1:%d/ '%s'",
+           HERE, s.port, SHOT);
+  int status = system(cmd);
+  cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+            "page test failed (status %d): see its lines above", status);
+  cr_expect(!stat(SHOT, &st) && st.st_size > 10000, "screenshot %s written", SHOT);
+  cr_expect_eq(vs_stop(&s, 10), 0, "moduco view did not stop cleanly");
+  mg_exit_library();
+}
