@@ -327,14 +327,15 @@ static void simulate(Viewer* v, mcData* d, uint8_t* frame, size_t framesize,
     was_paused = paused;
     if (!paused && dt > 0) {
       double target = anchor_sim + (t0 - anchor_wall) * speed;
-      while (simclock + 0.5 * dt < target && !*stop) {
+      while (simclock + 0.5 * dt < target && !*stop && now() - t0 < period) {
         mc_step(m, d);
         simclock += dt;
-        if (now() - t0 > period) {      // slower than real time: run as fast as it can
-          anchor_wall = now();
-          anchor_sim = simclock;
-          break;
-        }
+      }
+      // slower than asked: keep at most one frame of debt, so it runs as fast as it can
+      // without sleeping and without a burst when it could catch up
+      if (target - simclock > speed * period) {
+        anchor_wall = t0;
+        anchor_sim = simclock + speed * period;
       }
     }
 
