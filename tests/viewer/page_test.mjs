@@ -1,10 +1,11 @@
 // Drive the `moduco view` page in Debian's headless chromium (playwright-core): it must draw
 // the model, receive pose frames, and obey pause / step / reset. Called by test_page in
-// test_viewer.c as: node page_test.mjs URL SCREENSHOT.png. Prints one line per check; exits 0
-// when all pass, 1 otherwise.
+// test_viewer.c as: node page_test.mjs URL SCREENSHOT.png [--draw-only]. Prints one line per
+// check; exits 0 when all pass, 1 otherwise. --draw-only: the drawing checks and the screenshot.
 import { chromium } from 'playwright-core';
 
-const [url, shot] = process.argv.slice(2);
+const [url, shot, mode] = process.argv.slice(2);
+const drawOnly = mode === '--draw-only';
 const failures = [];
 function check(ok, what) {
   console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`);
@@ -37,38 +38,43 @@ try {
   const nonblank = await page.evaluate(() => window.moducoViewer.nonBlankPixels());
   check(nonblank > 0.05 * 800 * 600, `canvas not blank (${nonblank} non-background pixels)`);
 
-  // pause: the button flips and the pose stream stops
-  await page.click('#play');
-  await page.waitForFunction(() => document.getElementById('play').textContent === 'play',
-                             null, { timeout: 10000 });
-  const paused = await page.evaluate(() => ({ ...window.moducoViewer.state }));
-  await page.waitForTimeout(800);
-  const later = await page.evaluate(() => ({ ...window.moducoViewer.state }));
-  check(later.frames === paused.frames && later.time === paused.time,
-        `paused: no frames (${paused.frames} -> ${later.frames}, t ${later.time})`);
+  if (!drawOnly) {
+    // pause: the button flips and the pose stream stops
+    await page.click('#play');
+    await page.waitForFunction(() => document.getElementById('play').textContent === 'play',
+                               null, { timeout: 10000 });
+    const paused = await page.evaluate(() => ({ ...window.moducoViewer.state }));
+    await page.waitForTimeout(800);
+    const later = await page.evaluate(() => ({ ...window.moducoViewer.state }));
+    check(later.frames === paused.frames && later.time === paused.time,
+          `paused: no frames (${paused.frames} -> ${later.frames}, t ${later.time})`);
 
-  // step: one frame, one timestep later
-  await page.click('#step');
-  await page.waitForFunction((n) => window.moducoViewer.state.frames > n, paused.frames,
-                             { timeout: 10000 });
-  const stepped = await page.evaluate(() => ({ ...window.moducoViewer.state }));
-  check(Math.abs(stepped.time - paused.time - model.timestep) < 1e-9,
-        `step advances one timestep (${paused.time} -> ${stepped.time})`);
+    // step: one frame, one timestep later
+    await page.click('#step');
+    await page.waitForFunction((n) => window.moducoViewer.state.frames > n, paused.frames,
+                               { timeout: 10000 });
+    const stepped = await page.evaluate(() => ({ ...window.moducoViewer.state }));
+    check(Math.abs(stepped.time - paused.time - model.timestep) < 1e-9,
+          `step advances one timestep (${paused.time} -> ${stepped.time})`);
 
-  // reset: back to time 0
-  await page.click('#reset');
-  await page.waitForFunction(() => window.moducoViewer.state.time === 0, null, { timeout: 10000 });
-  check(true, 'reset brings the time back to 0');
+    // reset: back to time 0
+    await page.click('#reset');
+    await page.waitForFunction(() => window.moducoViewer.state.time === 0, null,
+                               { timeout: 10000 });
+    check(true, 'reset brings the time back to 0');
 
-  // play again, speed control, then a screenshot of the running model
-  await page.selectOption('#speed', '0.5');
-  await page.click('#play');
-  await page.waitForFunction(() => window.moducoViewer.state.time > 0.2, null, { timeout: 20000 });
-  await page.waitForTimeout(1500);
-  const run = await page.evaluate(() => ({ ...window.moducoViewer.state }));
-  check(run.speed === 0.5, `speed acknowledged (${run.speed})`);
-  check(run.rtf > 0.2 && run.rtf < 0.8, `real-time factor near 0.5 (${run.rtf})`);
-  console.log(`page fps ${run.fps.toFixed(1)} (software rendering)`);
+    // play again, speed control, then a screenshot of the running model
+    await page.selectOption('#speed', '0.5');
+    await page.click('#play');
+    await page.waitForFunction(() => window.moducoViewer.state.time > 0.2, null,
+                               { timeout: 20000 });
+    await page.waitForTimeout(1500);
+    const run = await page.evaluate(() => ({ ...window.moducoViewer.state }));
+    check(run.speed === 0.5, `speed acknowledged (${run.speed})`);
+    check(run.rtf > 0.2 && run.rtf < 0.8, `real-time factor near 0.5 (${run.rtf})`);
+    console.log(`page fps ${run.fps.toFixed(1)} (software rendering)`);
+  }
+  await page.waitForTimeout(300);
   if (shot) await page.screenshot({ path: shot });
   const shown = await page.textContent('#error');
   check(shown === '' && errors.length === 0,

@@ -146,6 +146,37 @@ Test(view_http, serves_page_and_model, .init = startHumanoid, .fini = stopServer
 }
 
 
+Test(view_http, every_geom_type) {
+  // tests/viewer/shapes.xml: one geom of each drawn type, a mesh given by its vertices
+  mg_init_library(0);
+  ViewServer s;
+  cr_assert_eq(vs_start(&s, MODUCO_SOURCE_DIR "/tests/viewer/shapes.xml", NULL, 20), 0);
+  char* body;
+  cr_assert_eq(vs_http(s.port, "GET", "/model.json", &body, NULL), 200);
+  cJSON* j = cJSON_Parse(body);
+  cr_assert_not_null(j);
+  const char* want[] = {"plane", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh",
+                        "sphere"};
+  const cJSON* geoms = cJSON_GetObjectItem(j, "geoms");
+  cr_assert_eq(cJSON_GetArraySize(geoms), 8);
+  for (int g = 0; g < 8; g++) {
+    const cJSON* gj = cJSON_GetArrayItem(geoms, g);
+    cr_expect_str_eq(cJSON_GetObjectItem(gj, "type")->valuestring, want[g], "geom %d", g);
+  }
+  const cJSON* mesh = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "meshes"), 0);
+  cr_assert_not_null(mesh, "the mesh is described");
+  int nvert = cJSON_GetArraySize(cJSON_GetObjectItem(mesh, "vert"));
+  int nface = cJSON_GetArraySize(cJSON_GetObjectItem(mesh, "face"));
+  cr_expect(nvert == 12 && nface == 12, "tetrahedron: %d vertex and %d face numbers", nvert,
+            nface);
+  cr_expect_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(geoms, 6), "data")->valueint, 0);
+  cJSON_Delete(j);
+  free(body);
+  cr_expect_eq(vs_stop(&s, 10), 0);
+  mg_exit_library();
+}
+
+
 Test(view_ws, frames_and_controls, .init = startHumanoid, .fini = stopServer) {
   WsClient* c = ws_open(g_server.port);
   cr_assert_not_null(c);
