@@ -75,6 +75,20 @@ static int addBodies(cJSON* root, const mcModel* m) {
 }
 
 
+// keyframes: names (the page offers them for reset)
+static int addKeys(cJSON* root, const mcModel* m) {
+  cJSON* arr = cJSON_AddArrayToObject(root, "keys");
+  for (int k = 0; arr && k < m->nkey; k++) {
+    cJSON* name = cJSON_CreateString(nameAt(m, m->name_keyadr, k));
+    if (!name || !cJSON_AddItemToArray(arr, name)) {
+      cJSON_Delete(name);
+      return -1;
+    }
+  }
+  return arr ? 0 : -1;
+}
+
+
 // geoms: type, body, size, local frame, colour, mesh id
 static int addGeoms(cJSON* root, const mcModel* m) {
   cJSON* arr = cJSON_AddArrayToObject(root, "geoms");
@@ -125,7 +139,8 @@ char* mcv_describeModel(const mcModel* m, const char* name) {
       cJSON_AddNumberToObject(root, "nq", m->nq) &&
       cJSON_AddNumberToObject(root, "nv", m->nv) &&
       cJSON_AddNumberToObject(root, "nu", m->nu) &&
-      !addBodies(root, m) && !addGeoms(root, m) && !addMeshes(root, m)) {
+      !addBodies(root, m) && !addGeoms(root, m) && !addMeshes(root, m) &&
+      !addKeys(root, m)) {
     text = cJSON_PrintUnformatted(root);
   }
   cJSON_Delete(root);

@@ -36,18 +36,35 @@ static int parseType(const cJSON* root, mcvCommand* cmd, char* err, size_t errsz
 }
 
 
-// parse the arguments of step ("n") and speed ("value")
-static int parseArgs(const cJSON* root, mcvCommand* cmd, char* err, size_t errsz) {
+// a whole number member in [lo, hi]; absent: *out unchanged, 0; else -1 if not such a number
+static int wholeMember(const cJSON* root, const char* key, double lo, double hi, int* out) {
+  const cJSON* n = cJSON_GetObjectItemCaseSensitive(root, key);
+  if (!n) {
+    return 0;
+  }
+  double v = cJSON_IsNumber(n) ? n->valuedouble : -1e300;
+  if (!(v >= lo && v <= hi && v == floor(v))) {
+    return -1;
+  }
+  *out = (int)v;
+  return 0;
+}
+
+
+// parse the arguments of step ("n"), reset ("key") and speed ("value")
+static int parseArgs(const cJSON* root, int nkey, mcvCommand* cmd, char* err, size_t errsz) {
+  cmd->nstep = 1;
+  cmd->key = -1;
   if (cmd->type == MCV_CMD_STEP) {
-    const cJSON* n = cJSON_GetObjectItemCaseSensitive(root, "n");
-    cmd->nstep = 1;
-    if (n) {
-      double v = cJSON_IsNumber(n) ? n->valuedouble : -1;
-      if (!(v >= 1 && v <= MCV_MAXSTEPS && v == floor(v))) {
-        snprintf(err, errsz, "step: \"n\" must be a whole number from 1 to %d", MCV_MAXSTEPS);
-        return -1;
-      }
-      cmd->nstep = (int)v;
+    if (wholeMember(root, "n", 1, MCV_MAXSTEPS, &cmd->nstep)) {
+      snprintf(err, errsz, "step: \"n\" must be a whole number from 1 to %d", MCV_MAXSTEPS);
+      return -1;
+    }
+  } else if (cmd->type == MCV_CMD_RESET) {
+    if (wholeMember(root, "key", 0, nkey - 1, &cmd->key)) {
+      snprintf(err, errsz, "reset: \"key\" must be a keyframe index from 0 to %d (the model has "
+               "%d keyframes)", nkey - 1, nkey);
+      return -1;
     }
   } else if (cmd->type == MCV_CMD_SPEED) {
     const cJSON* v = cJSON_GetObjectItemCaseSensitive(root, "value");
@@ -63,7 +80,8 @@ static int parseArgs(const cJSON* root, mcvCommand* cmd, char* err, size_t errsz
 }
 
 
-int mcv_parseCommand(const char* msg, size_t len, mcvCommand* cmd, char* err, size_t errsz) {
+int mcv_parseCommand(const char* msg, size_t len, int nkey, mcvCommand* cmd, char* err,
+                     size_t errsz) {
   memset(cmd, 0, sizeof(*cmd));
   if (len > MCV_MAXMESSAGE) {
     snprintf(err, errsz, "message of %zu bytes is too long (at most %d)", len, MCV_MAXMESSAGE);
@@ -86,7 +104,7 @@ int mcv_parseCommand(const char* msg, size_t len, mcvCommand* cmd, char* err, si
     snprintf(err, errsz, "unexpected data after the JSON object (at byte %zu)", used);
   } else if (!cJSON_IsObject(root)) {
     snprintf(err, errsz, "a control message must be a JSON object like {\"cmd\":\"pause\"}");
-  } else if (!parseType(root, cmd, err, errsz) && !parseArgs(root, cmd, err, errsz)) {
+  } else if (!parseType(root, cmd, err, errsz) && !parseArgs(root, nkey, cmd, err, errsz)) {
     rc = 0;
   }
   cJSON_Delete(root);
@@ -137,4 +155,30 @@ void mcv_encodeFrame(const mcModel* m, const mcData* d, double rtf, int paused, 
       putF32(p, (float)d->xquat[4 * b + k]);
     }
   }
+}
+
+
+void mcv_jsonEscape(const char* s, char* out, size_t outsz) {
+  size_t k = 0;
+  for (; *s && k + 7 < outsz; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') {
+      out[k++] = '\\';
+      out[k++] = (char)c;
+    } else if (c < 0x20) {
+      k += (size_t)snprintf(out + k, outsz - k, "\\u%04x", c);
+    } else {
+      out[k++] = (char)c;
+    }
+  }
+  out[k] = 0;
+}
+
+
+int mcv_warningMessage(int warning, int count, int info, char* buf, size_t bufsz) {
+  char text[512];
+  mcv_jsonEscape(mc_warningText(warning, info), text, sizeof(text));
+  int n = snprintf(buf, bufsz, "{\"type\":\"warning\",\"warning\":%d,\"count\":%d,\"text\":\"%s\"}",
+                   warning, count, text);
+  return n < 0 ? 0 : (size_t)n < bufsz ? n : (int)bufsz - 1;
 }

@@ -28,20 +28,29 @@ typedef struct {
   mcvCmdType type;
   int nstep;                      // STEP: number of steps (1..MCV_MAXSTEPS)
   double speed;                   // SPEED: real-time factor asked for
+  int key;                        // RESET: keyframe index, -1: the model's default state
 } mcvCommand;
 
 // Name of a command type ("pause", ...).
 const char* mcv_cmdName(mcvCmdType type);
 
-// Parse one text control message of len bytes (not NUL-terminated). On success fill cmd and
-// return 0; else write a one-line reason to err and return -1.
-int mcv_parseCommand(const char* msg, size_t len, mcvCommand* cmd, char* err, size_t errsz);
+// Parse one text control message of len bytes (not NUL-terminated) for a model with nkey
+// keyframes. On success fill cmd and return 0; else write a one-line reason to err and return -1.
+int mcv_parseCommand(const char* msg, size_t len, int nkey, mcvCommand* cmd, char* err,
+                     size_t errsz);
 
 // Bytes of a pose frame for a model with nbody bodies.
 size_t mcv_frameSize(int nbody);
 
 // Encode the pose frame of d (xpos, xquat must be current) into buf (mcv_frameSize bytes).
 void mcv_encodeFrame(const mcModel* m, const mcData* d, double rtf, int paused, uint8_t* buf);
+
+// A warning message for the page: {"type":"warning","warning":i,"count":n,"text":"..."} into
+// buf; returns the length (truncated to bufsz - 1).
+int mcv_warningMessage(int warning, int count, int info, char* buf, size_t bufsz);
+
+// Escape s for the inside of a JSON string literal into out (truncated to outsz - 1).
+void mcv_jsonEscape(const char* s, char* out, size_t outsz);
 
 // The model description sent as GET /model.json: a malloc'ed JSON string (free it), or NULL if
 // out of memory.

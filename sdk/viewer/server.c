@@ -34,12 +34,15 @@ typedef struct {
   int paused;
   double speed;
   int reset;                      // reset requested
+  int reset_key;                  // keyframe to reset to; -1: the default state
   int nstep;                      // steps requested (while paused)
   int need_frame;                 // send one frame even if paused (new client)
 
   pthread_mutex_t send_lock;      // clients and every WebSocket write
   struct mg_connection* clients[MAXCLIENT];
   int nclient;
+
+  int warn_seen[mcNWARNING];      // warning counts already reported (simulation thread only)
 } Viewer;
 
 
@@ -72,24 +75,6 @@ static void sendText(struct mg_connection* conn, const char* fmt, ...) {
     mg_websocket_write(conn, MG_WEBSOCKET_OPCODE_TEXT, buf,
                        (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
   }
-}
-
-
-// write a JSON string literal's body: the text with quotes, backslashes and controls escaped
-static void jsonEscape(const char* s, char* out, size_t outsz) {
-  size_t k = 0;
-  for (; *s && k + 7 < outsz; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') {
-      out[k++] = '\\';
-      out[k++] = (char)c;
-    } else if (c < 0x20) {
-      k += (size_t)snprintf(out + k, outsz - k, "\\u%04x", c);
-    } else {
-      out[k++] = (char)c;
-    }
-  }
-  out[k] = 0;
 }
 
 
@@ -147,7 +132,7 @@ static int onConnect(const struct mg_connection* conn, void* cbdata) {
 static void onReady(struct mg_connection* conn, void* cbdata) {
   Viewer* v = cbdata;
   char name[512];
-  jsonEscape(v->opt->model_name, name, sizeof(name));
+  mcv_jsonEscape(v->opt->model_name, name, sizeof(name));
   pthread_mutex_lock(&v->ctl_lock);
   pthread_mutex_lock(&v->send_lock);
   if (v->nclient < MAXCLIENT) {
@@ -177,7 +162,7 @@ static void onClose(const struct mg_connection* conn, void* cbdata) {
 // reject a message: error reply to the client and a line on stderr
 static void reject(Viewer* v, struct mg_connection* conn, const char* why) {
   char esc[600];
-  jsonEscape(why, esc, sizeof(esc));
+  mcv_jsonEscape(why, esc, sizeof(esc));
   fprintf(stderr, "moduco view: rejected a control message: %s\n", why);
   pthread_mutex_lock(&v->send_lock);
   sendText(conn, "{\"type\":\"error\",\"error\":\"%s\"}", esc);
@@ -203,6 +188,7 @@ static void apply(Viewer* v, struct mg_connection* conn, const mcvCommand* c) {
       break;
     case MCV_CMD_RESET:
       v->reset = 1;
+      v->reset_key = c->key;
       v->nstep = 0;
       break;
     case MCV_CMD_SPEED:
@@ -233,7 +219,7 @@ static int onData(struct mg_connection* conn, int bits, char* data, size_t len, 
   }
   mcvCommand c;
   char err[512];
-  if (mcv_parseCommand(data, len, &c, err, sizeof(err))) {
+  if (mcv_parseCommand(data, len, v->m->nkey, &c, err, sizeof(err))) {
     reject(v, conn, err);
     return 1;
   }
@@ -289,6 +275,25 @@ static void broadcast(Viewer* v, const mcData* d, uint8_t* frame, size_t size, d
 }
 
 
+// send the warnings raised since the last call to every client (counts that went down, after a
+// reset, are just noted)
+static void reportWarnings(Viewer* v, const mcData* d) {
+  for (int i = 0; i < mcNWARNING; i++) {
+    int n = d->warning[i].number;
+    if (n > v->warn_seen[i]) {
+      char msg[700];
+      int len = mcv_warningMessage(i, n, d->warning[i].lastinfo, msg, sizeof(msg));
+      pthread_mutex_lock(&v->send_lock);
+      for (int k = 0; k < v->nclient; k++) {
+        mg_websocket_write(v->clients[k], MG_WEBSOCKET_OPCODE_TEXT, msg, (size_t)len);
+      }
+      pthread_mutex_unlock(&v->send_lock);
+    }
+    v->warn_seen[i] = n;
+  }
+}
+
+
 // the simulation loop: one iteration per display frame
 static void simulate(Viewer* v, mcData* d, uint8_t* frame, size_t framesize,
                      volatile sig_atomic_t* stop) {
@@ -303,14 +308,18 @@ static void simulate(Viewer* v, mcData* d, uint8_t* frame, size_t framesize,
 
     // take the requests
     pthread_mutex_lock(&v->ctl_lock);
-    int reset = v->reset, nstep = v->nstep, paused = v->paused;
+    int reset = v->reset, key = v->reset_key, nstep = v->nstep, paused = v->paused;
     double want = v->speed;
     v->reset = 0;
     v->nstep = 0;
     pthread_mutex_unlock(&v->ctl_lock);
     int changed = reset || nstep > 0;
     if (reset) {
-      mc_resetData(m, d);
+      if (key >= 0) {
+        mc_resetDataKeyframe(m, d, key);
+      } else {
+        mc_resetData(m, d);
+      }
       mc_forward(m, d);
     }
     for (int i = 0; i < nstep; i++) {
@@ -338,6 +347,8 @@ static void simulate(Viewer* v, mcData* d, uint8_t* frame, size_t framesize,
         anchor_sim = simclock + speed * period;
       }
     }
+
+    reportWarnings(v, d);
 
     // real-time factor over half-second windows
     if (t0 - rtf_wall >= 0.5) {

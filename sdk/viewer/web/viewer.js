@@ -7,6 +7,7 @@ import { buildScene } from './scene.js';
 const FRAME_MAGIC = 0x4656434d;             // "MCVF"
 const $ = (id) => document.getElementById(id);
 
+const warnings = new Map();                 // warning id -> its latest line
 const state = { frames: 0, time: 0, rtf: 0, paused: false, ncon: 0, speed: 1, fps: 0 };
 let socket = null;
 
@@ -66,6 +67,11 @@ function onText(text) {
     return;
   }
   if (msg.type === 'error') showError('server: ' + msg.error);
+  if (msg.type === 'warning') {
+    warnings.set(msg.warning, `warning: ${msg.text} (${msg.count} times)`);
+    $('warnings').textContent = [...warnings.values()].join('\n');
+    state.warnings = warnings.size;
+  }
   if (msg.type === 'hello' || msg.type === 'ack') {
     state.paused = msg.paused;
     state.speed = msg.speed;
@@ -86,7 +92,12 @@ function connect(bodies, onFirstFrame) {
   socket.onclose = () => showError('disconnected from the server (reload when it runs again)');
 }
 
-function wireControls() {
+function wireControls(model) {
+  if (model.keys.length) {
+    $('keyrow').hidden = false;
+    model.keys.forEach((name, i) => $('key').add(new Option(name || `key ${i}`, String(i))));
+    $('loadkey').onclick = () => send({ cmd: 'reset', key: Number($('key').value) });
+  }
   $('play').onclick = () => send({ cmd: state.paused ? 'play' : 'pause' });
   $('step').onclick = () => send({ cmd: 'step', n: 1 });
   $('reset').onclick = () => send({ cmd: 'reset' });
@@ -149,7 +160,7 @@ async function main() {
     state, scene, camera, meshes: bodies.reduce((n, b) => n + b.children.length, 0),
     nonBlankPixels: () => nonBlankPixels(renderer),
   };
-  wireControls();
+  wireControls(model);
   connect(bodies, () => frameBodies(bodies, camera, controls));
 
   let fpsFrames = 0, fpsStart = performance.now();
