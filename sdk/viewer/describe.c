@@ -89,6 +89,22 @@ static int addKeys(cJSON* root, const mcModel* m) {
 }
 
 
+// actuators: name and control range (the page makes a slider of each)
+static int addActuators(cJSON* root, const mcModel* m) {
+  cJSON* arr = cJSON_AddArrayToObject(root, "actuators");
+  for (int i = 0; arr && i < m->nu; i++) {
+    cJSON* o = cJSON_CreateObject();
+    if (!o || !cJSON_AddItemToArray(arr, o) ||
+        !cJSON_AddStringToObject(o, "name", nameAt(m, m->name_actuatoradr, i)) ||
+        !cJSON_AddBoolToObject(o, "ctrllimited", m->actuator_ctrllimited[i]) ||
+        addNumbers(o, "ctrlrange", m->actuator_ctrlrange + 2 * i, 2)) {
+      return -1;
+    }
+  }
+  return arr ? 0 : -1;
+}
+
+
 // geoms: type, body, size, local frame, colour, mesh id
 static int addGeoms(cJSON* root, const mcModel* m) {
   cJSON* arr = cJSON_AddArrayToObject(root, "geoms");
@@ -140,7 +156,7 @@ char* mcv_describeModel(const mcModel* m, const char* name) {
       cJSON_AddNumberToObject(root, "nv", m->nv) &&
       cJSON_AddNumberToObject(root, "nu", m->nu) &&
       !addBodies(root, m) && !addGeoms(root, m) && !addMeshes(root, m) &&
-      !addKeys(root, m)) {
+      !addKeys(root, m) && !addActuators(root, m)) {
     text = cJSON_PrintUnformatted(root);
   }
   cJSON_Delete(root);

@@ -7,7 +7,7 @@
 
 #include <cjson/cJSON.h>
 
-static const char* kCmdNames[] = {"pause", "play", "step", "reset", "speed"};
+static const char* kCmdNames[] = {"pause", "play", "step", "reset", "speed", "ctrl"};
 #define NCMD ((int)(sizeof(kCmdNames) / sizeof(kCmdNames[0])))
 
 
@@ -21,7 +21,7 @@ static int parseType(const cJSON* root, mcvCommand* cmd, char* err, size_t errsz
   const cJSON* name = cJSON_GetObjectItemCaseSensitive(root, "cmd");
   if (!cJSON_IsString(name)) {
     snprintf(err, errsz, "a control message needs a string member \"cmd\" (one of pause, play, "
-             "step, reset, speed)");
+             "step, reset, speed, ctrl)");
     return -1;
   }
   for (int i = 0; i < NCMD; i++) {
@@ -31,7 +31,7 @@ static int parseType(const cJSON* root, mcvCommand* cmd, char* err, size_t errsz
     }
   }
   snprintf(err, errsz, "unknown command \"%.64s\" (expected one of pause, play, step, reset, "
-           "speed)", name->valuestring);
+           "speed, ctrl)", name->valuestring);
   return -1;
 }
 
@@ -52,7 +52,8 @@ static int wholeMember(const cJSON* root, const char* key, double lo, double hi,
 
 
 // parse the arguments of step ("n"), reset ("key") and speed ("value")
-static int parseArgs(const cJSON* root, int nkey, mcvCommand* cmd, char* err, size_t errsz) {
+static int parseArgs(const cJSON* root, const mcModel* m, mcvCommand* cmd, char* err,
+                     size_t errsz) {
   cmd->nstep = 1;
   cmd->key = -1;
   if (cmd->type == MCV_CMD_STEP) {
@@ -61,9 +62,23 @@ static int parseArgs(const cJSON* root, int nkey, mcvCommand* cmd, char* err, si
       return -1;
     }
   } else if (cmd->type == MCV_CMD_RESET) {
-    if (wholeMember(root, "key", 0, nkey - 1, &cmd->key)) {
+    if (wholeMember(root, "key", 0, m->nkey - 1, &cmd->key)) {
       snprintf(err, errsz, "reset: \"key\" must be a keyframe index from 0 to %d (the model has "
-               "%d keyframes)", nkey - 1, nkey);
+               "%d keyframes)", m->nkey - 1, m->nkey);
+      return -1;
+    }
+  } else if (cmd->type == MCV_CMD_CTRL) {
+    const cJSON* v = cJSON_GetObjectItemCaseSensitive(root, "value");
+    cmd->index = -1;
+    cmd->value = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+    if (wholeMember(root, "index", 0, m->nu - 1, &cmd->index) || cmd->index < 0) {
+      snprintf(err, errsz, "ctrl: \"index\" must be an actuator index from 0 to %d (the model has "
+               "%d actuators)", m->nu - 1, m->nu);
+      return -1;
+    }
+    if (!(fabs(cmd->value) <= MCV_MAXCTRL)) {
+      snprintf(err, errsz, "ctrl: \"value\" must be a finite number of magnitude at most %g",
+               MCV_MAXCTRL);
       return -1;
     }
   } else if (cmd->type == MCV_CMD_SPEED) {
@@ -80,7 +95,7 @@ static int parseArgs(const cJSON* root, int nkey, mcvCommand* cmd, char* err, si
 }
 
 
-int mcv_parseCommand(const char* msg, size_t len, int nkey, mcvCommand* cmd, char* err,
+int mcv_parseCommand(const char* msg, size_t len, const mcModel* m, mcvCommand* cmd, char* err,
                      size_t errsz) {
   memset(cmd, 0, sizeof(*cmd));
   if (len > MCV_MAXMESSAGE) {
@@ -104,7 +119,7 @@ int mcv_parseCommand(const char* msg, size_t len, int nkey, mcvCommand* cmd, cha
     snprintf(err, errsz, "unexpected data after the JSON object (at byte %zu)", used);
   } else if (!cJSON_IsObject(root)) {
     snprintf(err, errsz, "a control message must be a JSON object like {\"cmd\":\"pause\"}");
-  } else if (!parseType(root, cmd, err, errsz) && !parseArgs(root, nkey, cmd, err, errsz)) {
+  } else if (!parseType(root, cmd, err, errsz) && !parseArgs(root, m, cmd, err, errsz)) {
     rc = 0;
   }
   cJSON_Delete(root);

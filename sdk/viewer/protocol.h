@@ -11,6 +11,7 @@
 #define MCV_MAXSTEPS 10000        // most steps one "step" message may ask for
 #define MCV_MINSPEED 1.0 / 64     // real-time speed range of "speed"
 #define MCV_MAXSPEED 64.0
+#define MCV_MAXCTRL 1e10          // largest |ctrl| accepted
 
 // pose frame (binary, little-endian): a 32-byte header, then nbody x 7 float32 (xpos, xquat)
 #define MCV_FRAME_MAGIC 0x4656434Du   // "MCVF"
@@ -22,6 +23,7 @@ typedef enum {
   MCV_CMD_STEP,
   MCV_CMD_RESET,
   MCV_CMD_SPEED,
+  MCV_CMD_CTRL,
 } mcvCmdType;
 
 typedef struct {
@@ -29,14 +31,17 @@ typedef struct {
   int nstep;                      // STEP: number of steps (1..MCV_MAXSTEPS)
   double speed;                   // SPEED: real-time factor asked for
   int key;                        // RESET: keyframe index, -1: the model's default state
+  int index;                      // CTRL: actuator index
+  double value;                   // CTRL: control value
 } mcvCommand;
 
 // Name of a command type ("pause", ...).
 const char* mcv_cmdName(mcvCmdType type);
 
-// Parse one text control message of len bytes (not NUL-terminated) for a model with nkey
-// keyframes. On success fill cmd and return 0; else write a one-line reason to err and return -1.
-int mcv_parseCommand(const char* msg, size_t len, int nkey, mcvCommand* cmd, char* err,
+// Parse one text control message of len bytes (not NUL-terminated) for model m (keyframe and
+// actuator indices are checked against it). On success fill cmd and return 0; else write a
+// one-line reason to err and return -1.
+int mcv_parseCommand(const char* msg, size_t len, const mcModel* m, mcvCommand* cmd, char* err,
                      size_t errsz);
 
 // Bytes of a pose frame for a model with nbody bodies.

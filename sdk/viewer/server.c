@@ -37,6 +37,8 @@ typedef struct {
   int reset_key;                  // keyframe to reset to; -1: the default state
   int nstep;                      // steps requested (while paused)
   int need_frame;                 // send one frame even if paused (new client)
+  double* ctrl;                   // controls asked for (nu), applied where ctrl_set
+  unsigned char* ctrl_set;
 
   pthread_mutex_t send_lock;      // clients and every WebSocket write
   struct mg_connection* clients[MAXCLIENT];
@@ -187,12 +189,17 @@ static void apply(Viewer* v, struct mg_connection* conn, const mcvCommand* c) {
       }
       break;
     case MCV_CMD_RESET:
+      memset(v->ctrl_set, 0, (size_t)v->m->nu);   // controls asked before are reset too
       v->reset = 1;
       v->reset_key = c->key;
       v->nstep = 0;
       break;
     case MCV_CMD_SPEED:
       v->speed = c->speed;
+      break;
+    case MCV_CMD_CTRL:
+      v->ctrl[c->index] = c->value;
+      v->ctrl_set[c->index] = 1;
       break;
   }
   pthread_mutex_lock(&v->send_lock);
@@ -219,7 +226,7 @@ static int onData(struct mg_connection* conn, int bits, char* data, size_t len, 
   }
   mcvCommand c;
   char err[512];
-  if (mcv_parseCommand(data, len, v->m->nkey, &c, err, sizeof(err))) {
+  if (mcv_parseCommand(data, len, v->m, &c, err, sizeof(err))) {
     reject(v, conn, err);
     return 1;
   }
@@ -275,6 +282,19 @@ static void broadcast(Viewer* v, const mcData* d, uint8_t* frame, size_t size, d
 }
 
 
+// copy the controls asked for into d (after a reset, so a reset never undoes a later control)
+static void applyControls(Viewer* v, mcData* d) {
+  pthread_mutex_lock(&v->ctl_lock);
+  for (int i = 0; i < v->m->nu; i++) {
+    if (v->ctrl_set[i]) {
+      d->ctrl[i] = v->ctrl[i];
+      v->ctrl_set[i] = 0;
+    }
+  }
+  pthread_mutex_unlock(&v->ctl_lock);
+}
+
+
 // send the warnings raised since the last call to every client (counts that went down, after a
 // reset, are just noted)
 static void reportWarnings(Viewer* v, const mcData* d) {
@@ -322,6 +342,7 @@ static void simulate(Viewer* v, mcData* d, uint8_t* frame, size_t framesize,
       }
       mc_forward(m, d);
     }
+    applyControls(v, d);
     for (int i = 0; i < nstep; i++) {
       mc_step(m, d);
       simclock += dt;
@@ -378,12 +399,18 @@ int mcv_serve(const mcModel* m, mcData* d, const mcvOptions* opt, volatile sig_a
   Viewer* v = calloc(1, sizeof(Viewer));
   size_t framesize = mcv_frameSize(m->nbody);
   uint8_t* frame = malloc(framesize);
-  if (!v || !frame) {
+  double* ctrl = calloc((size_t)m->nu + 1, sizeof(double));
+  unsigned char* ctrl_set = calloc((size_t)m->nu + 1, 1);
+  if (!v || !frame || !ctrl || !ctrl_set) {
     fprintf(stderr, "moduco view: out of memory\n");
     free(v);
     free(frame);
+    free(ctrl);
+    free(ctrl_set);
     return -1;
   }
+  v->ctrl = ctrl;
+  v->ctrl_set = ctrl_set;
   v->m = m;
   v->opt = opt;
   v->paused = opt->paused;
@@ -415,6 +442,8 @@ int mcv_serve(const mcModel* m, mcData* d, const mcvOptions* opt, volatile sig_a
   free(v->description);
   mcv_freeAssets(v->assets);
   free(frame);
+  free(ctrl);
+  free(ctrl_set);
   free(v);
   return rc;
 }

@@ -35,6 +35,9 @@ try {
                              null, { timeout: 60000 });
   const meshes = await page.evaluate(() => window.moducoViewer.meshes);
   check(meshes === drawable, `one mesh per drawable geom (${meshes} of ${drawable})`);
+  const sliders = await page.locator('#ctrls input[type=range]').count();
+  check(sliders === model.actuators.length,
+        `one slider per actuator (${sliders} of ${model.actuators.length})`);
   const nonblank = await page.evaluate(() => window.moducoViewer.nonBlankPixels());
   check(nonblank > 0.05 * 800 * 600, `canvas not blank (${nonblank} non-background pixels)`);
 

@@ -295,6 +295,62 @@ Test(view_ws, reset_to_keyframe, .init = startHumanoid, .fini = stopServer) {
 }
 
 
+Test(view_ws, ctrl_drives_the_actuator) {
+  // models/pendulum.xml, paused: a torque of 2 for 100 steps swings it exactly as the same
+  // steps in this process do
+  const char* file = MODUCO_SOURCE_DIR "/models/pendulum.xml";
+  mg_init_library(0);
+  ViewServer s;
+  cr_assert_eq(vs_start(&s, file, "--paused", 20), 0);
+  char* body;
+  cr_assert_eq(vs_http(s.port, "GET", "/model.json", &body, NULL), 200);
+  cr_expect(strstr(body, "\"actuators\":[{\"name\":\"torque\",\"ctrllimited\":true,"
+                         "\"ctrlrange\":[-2,2]}]"), "actuators in model.json: %s", body);
+  free(body);
+  WsClient* c = ws_open(s.port);
+  cr_assert_not_null(c);
+  expectAck(c, "{\"cmd\":\"ctrl\",\"index\":0,\"value\":2}", "ctrl", 1);
+  ws_drain(c);
+  expectAck(c, "{\"cmd\":\"step\",\"n\":100}", "step", 1);
+  WsMessage m;
+  cr_assert(ws_nextBinary(c, &m, 5), "a frame after the steps");
+  float q[4];
+  memcpy(q, m.data + 32 + 28 * 1 + 12, sizeof(q));
+  free(m.data);
+
+  char err[512];
+  mcModel* model = mc_loadXML(file, err, sizeof(err));
+  cr_assert_not_null(model, "%s", err);
+  mcData* d = mc_makeData(model);
+  mc_forward(model, d);
+  d->ctrl[0] = 2;
+  for (int i = 0; i < 100; i++) {
+    mc_step(model, d);
+  }
+  mc_kinematics(model, d);
+  for (int k = 0; k < 4; k++) {
+    cr_expect_eq(q[k], (float)d->xquat[4 + k], "pole quaternion[%d]: %.9g, expected %.9g", k,
+                 q[k], d->xquat[4 + k]);
+  }
+  cr_expect_lt(q[0], 0.9999f, "the torque turned the pole");
+  mc_deleteData(d);
+  mc_deleteModel(model);
+
+  const char* bad[] = {"{\"cmd\":\"ctrl\",\"index\":1,\"value\":0}",
+                       "{\"cmd\":\"ctrl\",\"index\":-1,\"value\":0}",
+                       "{\"cmd\":\"ctrl\",\"value\":0}",
+                       "{\"cmd\":\"ctrl\",\"index\":0,\"value\":\"x\"}",
+                       "{\"cmd\":\"ctrl\",\"index\":0,\"value\":1e11}",
+                       "{\"cmd\":\"ctrl\",\"index\":0}"};
+  for (int i = 0; i < 6; i++) {
+    expectError(c, 1, bad[i], strlen(bad[i]), bad[i]);
+  }
+  ws_close(c);
+  cr_expect_eq(vs_stop(&s, 10), 0);
+  mg_exit_library();
+}
+
+
 Test(view_ws, warnings_reach_the_page) {
   // tests/viewer/unstable.xml diverges within a few steps: the engine resets it with a warning
   mg_init_library(0);

@@ -76,6 +76,7 @@ function onText(text) {
     state.paused = msg.paused;
     state.speed = msg.speed;
   }
+  if (msg.type === 'ack' && msg.cmd === 'reset') resetSliders();
 }
 
 function connect(bodies, onFirstFrame) {
@@ -92,7 +93,40 @@ function connect(bodies, onFirstFrame) {
   socket.onclose = () => showError('disconnected from the server (reload when it runs again)');
 }
 
+// one slider per actuator, over its control range ([-1, 1] if not limited)
+function makeSliders(model) {
+  model.actuators.forEach((a, i) => {
+    const [lo, hi] = a.ctrllimited ? a.ctrlrange : [-1, 1];
+    const row = document.createElement('div');
+    row.className = 'row';
+    const label = document.createElement('label');
+    label.textContent = a.name || `actuator ${i}`;
+    label.title = label.textContent;
+    const input = document.createElement('input');
+    Object.assign(input, { type: 'range', min: lo, max: hi, step: (hi - lo) / 200 });
+    input.value = Math.min(hi, Math.max(lo, 0));
+    input.dataset.index = i;
+    const shown = document.createElement('span');
+    shown.textContent = Number(input.value).toFixed(2);
+    input.oninput = () => {
+      shown.textContent = Number(input.value).toFixed(2);
+      send({ cmd: 'ctrl', index: i, value: Number(input.value) });
+    };
+    row.append(label, input, shown);
+    $('ctrls').append(row);
+  });
+}
+
+// after a reset the controls are 0 again (mc_resetData)
+function resetSliders() {
+  for (const input of $('ctrls').querySelectorAll('input')) {
+    input.value = Math.min(Number(input.max), Math.max(Number(input.min), 0));
+    input.nextSibling.textContent = Number(input.value).toFixed(2);
+  }
+}
+
 function wireControls(model) {
+  makeSliders(model);
   if (model.keys.length) {
     $('keyrow').hidden = false;
     model.keys.forEach((name, i) => $('key').add(new Option(name || `key ${i}`, String(i))));
