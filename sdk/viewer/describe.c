@@ -11,46 +11,42 @@ static const char* kGeomNames[] = {"plane", "hfield", "sphere", "capsule", "elli
 #define NGEOMTYPE ((int)(sizeof(kGeomNames) / sizeof(kGeomNames[0])))
 
 
-// add a JSON array of n doubles (non-finite values become 0: JSON has no NaN)
-static int addNumbers(cJSON* obj, const char* key, const mcNum* v, int n) {
-  cJSON* arr = cJSON_AddArrayToObject(obj, key);
-  if (!arr) {
-    return -1;
-  }
-  for (int i = 0; i < n; i++) {
-    cJSON* x = cJSON_CreateNumber(isfinite(v[i]) ? (double)v[i] : 0.0);
-    if (!x || !cJSON_AddItemToArray(arr, x)) {
-      cJSON_Delete(x);
-      return -1;
-    }
-  }
-  return 0;
-}
-
-
-// the same for floats and ints
-static int addFloats(cJSON* obj, const char* key, const float* v, int n) {
+// add a JSON array of n numbers read by get(v, i) (non-finite values become 0: JSON has no NaN)
+static int addArray(cJSON* obj, const char* key, const void* v, int n,
+                    double (*get)(const void*, int)) {
   cJSON* arr = cJSON_AddArrayToObject(obj, key);
   for (int i = 0; arr && i < n; i++) {
-    cJSON* x = cJSON_CreateNumber(isfinite(v[i]) ? (double)v[i] : 0.0);
-    if (!x || !cJSON_AddItemToArray(arr, x)) {
-      cJSON_Delete(x);
+    double x = get(v, i);
+    cJSON* item = cJSON_CreateNumber(isfinite(x) ? x : 0.0);
+    if (!item || !cJSON_AddItemToArray(arr, item)) {
+      cJSON_Delete(item);
       return -1;
     }
   }
   return arr ? 0 : -1;
 }
 
-static int addInts(cJSON* obj, const char* key, const int* v, int n) {
-  cJSON* arr = cJSON_AddArrayToObject(obj, key);
-  for (int i = 0; arr && i < n; i++) {
-    cJSON* x = cJSON_CreateNumber(v[i]);
-    if (!x || !cJSON_AddItemToArray(arr, x)) {
-      cJSON_Delete(x);
-      return -1;
-    }
+static double getNum(const void* v, int i) {
+  return (double)((const mcNum*)v)[i];
+}
+
+static double getFloat(const void* v, int i) {
+  return (double)((const float*)v)[i];
+}
+
+static double getInt(const void* v, int i) {
+  return (double)((const int*)v)[i];
+}
+
+
+// a new object appended to the array arr, or NULL
+static cJSON* addItem(cJSON* arr) {
+  cJSON* o = arr ? cJSON_CreateObject() : NULL;
+  if (o && !cJSON_AddItemToArray(arr, o)) {
+    cJSON_Delete(o);
+    o = NULL;
   }
-  return arr ? 0 : -1;
+  return o;
 }
 
 
@@ -64,8 +60,8 @@ static const char* nameAt(const mcModel* m, const int* adr, int i) {
 static int addBodies(cJSON* root, const mcModel* m) {
   cJSON* arr = cJSON_AddArrayToObject(root, "bodies");
   for (int b = 0; arr && b < m->nbody; b++) {
-    cJSON* o = cJSON_CreateObject();
-    if (!o || !cJSON_AddItemToArray(arr, o) ||
+    cJSON* o = addItem(arr);
+    if (!o ||
         !cJSON_AddStringToObject(o, "name", nameAt(m, m->name_bodyadr, b)) ||
         !cJSON_AddNumberToObject(o, "parent", m->body_parentid[b])) {
       return -1;
@@ -93,11 +89,11 @@ static int addKeys(cJSON* root, const mcModel* m) {
 static int addActuators(cJSON* root, const mcModel* m) {
   cJSON* arr = cJSON_AddArrayToObject(root, "actuators");
   for (int i = 0; arr && i < m->nu; i++) {
-    cJSON* o = cJSON_CreateObject();
-    if (!o || !cJSON_AddItemToArray(arr, o) ||
+    cJSON* o = addItem(arr);
+    if (!o ||
         !cJSON_AddStringToObject(o, "name", nameAt(m, m->name_actuatoradr, i)) ||
         !cJSON_AddBoolToObject(o, "ctrllimited", m->actuator_ctrllimited[i]) ||
-        addNumbers(o, "ctrlrange", m->actuator_ctrlrange + 2 * i, 2)) {
+        addArray(o, "ctrlrange", m->actuator_ctrlrange + 2 * i, 2, getNum)) {
       return -1;
     }
   }
@@ -110,18 +106,18 @@ static int addGeoms(cJSON* root, const mcModel* m) {
   cJSON* arr = cJSON_AddArrayToObject(root, "geoms");
   for (int g = 0; arr && g < m->ngeom; g++) {
     int type = m->geom_type[g];
-    cJSON* o = cJSON_CreateObject();
-    if (!o || !cJSON_AddItemToArray(arr, o) ||
+    cJSON* o = addItem(arr);
+    if (!o ||
         !cJSON_AddStringToObject(o, "name", nameAt(m, m->name_geomadr, g)) ||
         !cJSON_AddStringToObject(o, "type",
                                  type >= 0 && type < NGEOMTYPE ? kGeomNames[type] : "unknown") ||
         !cJSON_AddNumberToObject(o, "body", m->geom_bodyid[g]) ||
         !cJSON_AddNumberToObject(o, "group", m->geom_group[g]) ||
         !cJSON_AddNumberToObject(o, "data", m->geom_dataid[g]) ||
-        addNumbers(o, "size", m->geom_size + 3 * g, 3) ||
-        addNumbers(o, "pos", m->geom_pos + 3 * g, 3) ||
-        addNumbers(o, "quat", m->geom_quat + 4 * g, 4) ||
-        addFloats(o, "rgba", m->geom_rgba + 4 * g, 4)) {
+        addArray(o, "size", m->geom_size + 3 * g, 3, getNum) ||
+        addArray(o, "pos", m->geom_pos + 3 * g, 3, getNum) ||
+        addArray(o, "quat", m->geom_quat + 4 * g, 4, getNum) ||
+        addArray(o, "rgba", m->geom_rgba + 4 * g, 4, getFloat)) {
       return -1;
     }
   }
@@ -133,11 +129,13 @@ static int addGeoms(cJSON* root, const mcModel* m) {
 static int addMeshes(cJSON* root, const mcModel* m) {
   cJSON* arr = cJSON_AddArrayToObject(root, "meshes");
   for (int k = 0; arr && k < m->nmesh; k++) {
-    cJSON* o = cJSON_CreateObject();
-    if (!o || !cJSON_AddItemToArray(arr, o) ||
+    cJSON* o = addItem(arr);
+    if (!o ||
         !cJSON_AddStringToObject(o, "name", nameAt(m, m->name_meshadr, k)) ||
-        addFloats(o, "vert", m->mesh_vert + 3 * m->mesh_vertadr[k], 3 * m->mesh_vertnum[k]) ||
-        addInts(o, "face", m->mesh_face + 3 * m->mesh_faceadr[k], 3 * m->mesh_facenum[k])) {
+        addArray(o, "vert", m->mesh_vert + 3 * m->mesh_vertadr[k], 3 * m->mesh_vertnum[k],
+                 getFloat) ||
+        addArray(o, "face", m->mesh_face + 3 * m->mesh_faceadr[k], 3 * m->mesh_facenum[k],
+                 getInt)) {
       return -1;
     }
   }

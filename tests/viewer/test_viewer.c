@@ -256,6 +256,14 @@ Test(view_ws, frames_and_controls, .init = startHumanoid, .fini = stopServer) {
 }
 
 
+// GET /model.json and expect text in it
+static void expectInModel(int port, const char* text) {
+  char* body;
+  cr_assert_eq(vs_http(port, "GET", "/model.json", &body, NULL), 200);
+  cr_expect(strstr(body, text), "%s in model.json: %s", text, body);
+  free(body);
+}
+
 // z of body b in a pose frame
 static float bodyZ(const WsMessage* m, int b) {
   float z;
@@ -265,10 +273,7 @@ static float bodyZ(const WsMessage* m, int b) {
 
 Test(view_ws, reset_to_keyframe, .init = startHumanoid, .fini = stopServer) {
   // humanoid.xml's keyframe "crouch" puts the root (body 1, free joint) at z = 1.0
-  char* body;
-  cr_assert_eq(vs_http(g_server.port, "GET", "/model.json", &body, NULL), 200);
-  cr_expect(strstr(body, "\"keys\":[\"crouch\"]"), "keyframe names in model.json");
-  free(body);
+  expectInModel(g_server.port, "\"keys\":[\"crouch\"]");
   WsClient* c = ws_open(g_server.port);
   cr_assert_not_null(c);
   expectAck(c, "{\"cmd\":\"pause\"}", "pause", 1);
@@ -302,11 +307,8 @@ Test(view_ws, ctrl_drives_the_actuator) {
   mg_init_library(0);
   ViewServer s;
   cr_assert_eq(vs_start(&s, file, "--paused", 20), 0);
-  char* body;
-  cr_assert_eq(vs_http(s.port, "GET", "/model.json", &body, NULL), 200);
-  cr_expect(strstr(body, "\"actuators\":[{\"name\":\"torque\",\"ctrllimited\":true,"
-                         "\"ctrlrange\":[-2,2]}]"), "actuators in model.json: %s", body);
-  free(body);
+  expectInModel(s.port, "\"actuators\":[{\"name\":\"torque\",\"ctrllimited\":true,"
+                        "\"ctrlrange\":[-2,2]}]");
   WsClient* c = ws_open(s.port);
   cr_assert_not_null(c);
   expectAck(c, "{\"cmd\":\"ctrl\",\"index\":0,\"value\":2}", "ctrl", 1);
