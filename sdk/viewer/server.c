@@ -270,13 +270,11 @@ static struct mg_context* startServer(Viewer* v) {
 }
 
 
-// send the current pose to every client (send_lock taken here)
-static void broadcast(Viewer* v, const mcData* d, uint8_t* frame, size_t size, double rtf,
-                      int paused) {
-  mcv_encodeFrame(v->m, d, rtf, paused, frame);
+// send one message to every client (send_lock taken here)
+static void sendAll(Viewer* v, int opcode, const char* data, size_t len) {
   pthread_mutex_lock(&v->send_lock);
   for (int i = 0; i < v->nclient; i++) {
-    mg_websocket_write(v->clients[i], MG_WEBSOCKET_OPCODE_BINARY, (const char*)frame, size);
+    mg_websocket_write(v->clients[i], opcode, data, len);
   }
   pthread_mutex_unlock(&v->send_lock);
 }
@@ -303,11 +301,7 @@ static void reportWarnings(Viewer* v, const mcData* d) {
     if (n > v->warn_seen[i]) {
       char msg[700];
       int len = mcv_warningMessage(i, n, d->warning[i].lastinfo, msg, sizeof(msg));
-      pthread_mutex_lock(&v->send_lock);
-      for (int k = 0; k < v->nclient; k++) {
-        mg_websocket_write(v->clients[k], MG_WEBSOCKET_OPCODE_TEXT, msg, (size_t)len);
-      }
-      pthread_mutex_unlock(&v->send_lock);
+      sendAll(v, MG_WEBSOCKET_OPCODE_TEXT, msg, (size_t)len);
     }
     v->warn_seen[i] = n;
   }
@@ -382,7 +376,8 @@ static void simulate(Viewer* v, mcData* d, uint8_t* frame, size_t framesize,
     mc_kinematics(m, d);
     pthread_mutex_lock(&v->ctl_lock);
     if (!v->paused || changed || v->need_frame) {
-      broadcast(v, d, frame, framesize, v->paused ? 0.0 : rtf, v->paused);
+      mcv_encodeFrame(m, d, v->paused ? 0.0 : rtf, v->paused, frame);
+      sendAll(v, MG_WEBSOCKET_OPCODE_BINARY, (const char*)frame, framesize);
       v->need_frame = 0;
     }
     pthread_mutex_unlock(&v->ctl_lock);
