@@ -7,7 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 #include <civetweb.h>
@@ -376,6 +380,62 @@ Test(view_ws, warnings_reach_the_page) {
   ws_close(c);
   cr_expect_eq(vs_stop(&s, 10), 0);
   mg_exit_library();
+}
+
+
+// a raw TCP connection that has done the WebSocket handshake on /ws; -1 on failure
+static int rawSocket(int port) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd < 0 || connect(fd, (struct sockaddr*)&a, sizeof(a))) {
+    return -1;
+  }
+  const char hs[] = "GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+                    "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                    "Sec-WebSocket-Version: 13\r\n\r\n";
+  char reply[256] = "";
+  if (write(fd, hs, sizeof(hs) - 1) != (ssize_t)(sizeof(hs) - 1) ||
+      read(fd, reply, sizeof(reply) - 1) <= 0 || !strstr(reply, " 101 ")) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+Test(view_ws, hostile_frames, .init = startHumanoid, .fini = stopServer) {
+  // frame headers announcing 2^62 and 3 GiB of payload, then garbage bytes: the server drops
+  // those connections and goes on serving the others
+  WsClient* c = ws_open(g_server.port);
+  cr_assert_not_null(c);
+  const uint64_t sizes[] = {1ull << 62, 3ull << 30};
+  for (int i = 0; i < 3; i++) {
+    int fd = rawSocket(g_server.port);
+    cr_assert_geq(fd, 0, "WebSocket handshake on a raw socket");
+    unsigned char buf[4096];
+    memset(buf, 'x', sizeof(buf));
+    size_t n = sizeof(buf);
+    if (i < 2) {                      // masked text frame, 64-bit length
+      buf[0] = 0x81;
+      buf[1] = 0x80 | 127;
+      for (int k = 0; k < 8; k++) {
+        buf[2 + k] = (unsigned char)(sizes[i] >> (56 - 8 * k));
+      }
+    } else {                          // not a frame at all
+      for (size_t k = 0; k < n; k++) {
+        buf[k] = (unsigned char)(k * 2654435761u >> 13);
+      }
+    }
+    cr_expect_eq(write(fd, buf, n), (ssize_t)n);
+    usleep(300000);
+    close(fd);
+  }
+  ws_drain(c);
+  Frame a = nextFrame(c);
+  Frame b = nextFrame(c);
+  cr_expect(b.time > a.time, "the simulation still runs: %g %g", a.time, b.time);
+  cr_expect_eq(vs_http(g_server.port, "GET", "/model.json", NULL, NULL), 200);
+  ws_close(c);
 }
 
 
