@@ -3,8 +3,10 @@
 // Threads: civetweb's workers run the HTTP and WebSocket handlers; the caller's thread runs the
 // simulation (the only one touching mcData). They share the control block (ctl_lock) and the
 // client list (send_lock: every WebSocket write holds it). Lock order: ctl_lock, then send_lock.
-// A pose frame is sent while holding ctl_lock and only if not paused, so once a client has read
-// the acknowledgement of "pause", no pose frame follows until a step or reset.
+// The simulation holds ctl_lock for each whole iteration (requests, steps, frame) and releases it
+// only to sleep, so a request is applied and acknowledged between iterations: once a client has
+// read the acknowledgement of "pause", no pose frame follows until a step or reset, and the last
+// frame it received shows the state it is paused in.
 #include "viewer.h"
 
 #include <errno.h>
@@ -22,6 +24,7 @@
 #include "protocol.h"
 
 #define MAXCLIENT 8               // WebSocket clients served at once
+#define MINSLEEP 1e-4             // seconds the simulation sleeps at least between iterations
 
 typedef struct {
   const mcModel* m;
@@ -280,16 +283,15 @@ static void sendAll(Viewer* v, int opcode, const char* data, size_t len) {
 }
 
 
-// copy the controls asked for into d (after a reset, so a reset never undoes a later control)
+// copy the controls asked for into d (ctl_lock held; after a reset, so a reset never undoes a
+// later control)
 static void applyControls(Viewer* v, mcData* d) {
-  pthread_mutex_lock(&v->ctl_lock);
   for (int i = 0; i < v->m->nu; i++) {
     if (v->ctrl_set[i]) {
       d->ctrl[i] = v->ctrl[i];
       v->ctrl_set[i] = 0;
     }
   }
-  pthread_mutex_unlock(&v->ctl_lock);
 }
 
 
@@ -320,13 +322,13 @@ static void simulate(Viewer* v, mcData* d, uint8_t* frame, size_t framesize,
   while (!*stop) {
     double t0 = now();
 
-    // take the requests
+    // the whole iteration but the sleep holds ctl_lock: a request lands between two
+    // iterations, after the frame of the last steps was sent
     pthread_mutex_lock(&v->ctl_lock);
     int reset = v->reset, key = v->reset_key, nstep = v->nstep, paused = v->paused;
     double want = v->speed;
     v->reset = 0;
     v->nstep = 0;
-    pthread_mutex_unlock(&v->ctl_lock);
     int changed = reset || nstep > 0;
     if (reset) {
       if (key >= 0) {
@@ -374,14 +376,17 @@ static void simulate(Viewer* v, mcData* d, uint8_t* frame, size_t framesize,
 
     // poses of the current qpos, sent unless paused (then only after a change)
     mc_kinematics(m, d);
-    pthread_mutex_lock(&v->ctl_lock);
-    if (!v->paused || changed || v->need_frame) {
-      mcv_encodeFrame(m, d, v->paused ? 0.0 : rtf, v->paused, frame);
+    if (!paused || changed || v->need_frame) {
+      mcv_encodeFrame(m, d, paused ? 0.0 : rtf, paused, frame);
       sendAll(v, MG_WEBSOCKET_OPCODE_BINARY, (const char*)frame, framesize);
       v->need_frame = 0;
     }
     pthread_mutex_unlock(&v->ctl_lock);
-    sleepUntil(t0 + period);
+
+    // sleep to the next frame, and always a little: a handler waiting for ctl_lock gets it
+    // even when the model steps slower than asked
+    double wake = t0 + period;
+    sleepUntil(wake > now() + MINSLEEP ? wake : now() + MINSLEEP);
   }
 }
 
