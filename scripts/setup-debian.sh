@@ -4,24 +4,34 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config libexpat1-dev libcjson-dev libccd-dev libqhull-dev
       libcriterion-dev libmujoco-dev libmujoco-samples clang libclang-rt-14-dev
       python3-dev python3-numpy python3-pytest python3-venv python3-setuptools python3-wheel
-      python3-distributed)
+      python3-distributed
+      libcivetweb-dev chromium)   # moduco view: its server library; the page's headless test
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-# tests/mjs3 runs MuJoCo 3.3.8 (npm package mujoco-js) and 3.14.0 (@mujoco/mujoco), WebAssembly, under Node
+# tests/mjs3 runs MuJoCo 3.3.8 (npm package mujoco-js) and 3.14.0 (@mujoco/mujoco), WebAssembly, under
+# Node; the viewer page bundles three.js and its test drives chromium with playwright-core
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   missing+=(nodejs npm)
 fi
-mjs3_npm_ci() {
+npm_ci_all() {
   local dir
   dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tests/mjs3"
   echo "setup: npm ci in $dir (mujoco-js 0.0.7 = MuJoCo 3.3.8, @mujoco/mujoco 3.14.0; pinned by package-lock.json)"
   (cd "$dir" && npm ci --no-audit --no-fund)
+  # moduco view's page: three.js, copied into the build output (sdk/viewer/CMakeLists.txt)
+  dir="$(cd "$dir/../../sdk/viewer/web" && pwd)"
+  echo "setup: npm ci in $dir (three.js, pinned by package-lock.json)"
+  (cd "$dir" && npm ci --no-audit --no-fund)
+  # its page test drives Debian's chromium with playwright-core (no browser download)
+  dir="$(cd "$dir/../../../tests/viewer" && pwd)"
+  echo "setup: npm ci in $dir (playwright-core, pinned by package-lock.json)"
+  (cd "$dir" && npm ci --no-audit --no-fund)
 }
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all packages present"
-  mjs3_npm_ci
+  npm_ci_all
   exit 0
 fi
 SUDO=""
@@ -29,4 +39,4 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 echo "setup: installing ${missing[*]}"
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
-mjs3_npm_ci
+npm_ci_all

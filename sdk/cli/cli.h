@@ -78,5 +78,6 @@ int cmd_compile(int argc, char** argv);
 int cmd_plugins(int argc, char** argv);
 int cmd_dump(int argc, char** argv);
 int cmd_bench(int argc, char** argv);
+int cmd_view(int argc, char** argv);
 
 #endif  // MODUCO_SDK_CLI_CLI_H_

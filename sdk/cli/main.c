@@ -19,6 +19,7 @@ static const Command kCommands[] = {
   {"bench", cmd_bench, "bench MODEL... [--solver A,B] [--integrator A,B] [--steps N] [--repeat R] "
    "[--threads T,..] [--accuracy N] [--allow-divergence] [--json FILE] [--plot FILE.svg] "
    "[--reference mujoco] [--profile]"},
+  {"view", cmd_view, "view MODEL [--port P] [--bind ADDR] [--fps F] [--paused]"},
 };
 static const int kNumCommands = (int)(sizeof(kCommands) / sizeof(kCommands[0]));
 
@@ -58,7 +59,7 @@ static int dispatch(int argc, char** argv) {
       return kCommands[i].fn(argc - 2, argv + 2);
     }
   }
-  cli_error("unknown command '%s' (commands: run, compile, plugins, dump, bench, version, help)",
+  cli_error("unknown command '%s' (commands: run, compile, plugins, dump, bench, view, version, help)",
             cmd);
   return CLI_USAGE;
 }

@@ -1,0 +1,64 @@
+// Moduco viewer: the WebSocket protocol (docs/viewer.md), without any networking.
+#ifndef MODUCO_SDK_VIEWER_PROTOCOL_H_
+#define MODUCO_SDK_VIEWER_PROTOCOL_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <moduco/moduco.h>
+
+#define MCV_MAXMESSAGE 4096       // longest control message accepted (bytes)
+#define MCV_MAXSTEPS 10000        // most steps one "step" message may ask for
+#define MCV_MINSPEED 1.0 / 64     // real-time speed range of "speed"
+#define MCV_MAXSPEED 64.0
+#define MCV_MAXCTRL 1e10          // largest |ctrl| accepted
+
+// pose frame (binary, little-endian): a 32-byte header, then nbody x 7 float32 (xpos, xquat)
+#define MCV_FRAME_MAGIC 0x4656434Du   // "MCVF"
+#define MCV_FRAME_HEADER 32
+
+typedef enum {
+  MCV_CMD_PAUSE = 0,
+  MCV_CMD_PLAY,
+  MCV_CMD_STEP,
+  MCV_CMD_RESET,
+  MCV_CMD_SPEED,
+  MCV_CMD_CTRL,
+} mcvCmdType;
+
+typedef struct {
+  mcvCmdType type;
+  int nstep;                      // STEP: number of steps (1..MCV_MAXSTEPS)
+  double speed;                   // SPEED: real-time factor asked for
+  int key;                        // RESET: keyframe index, -1: the model's default state
+  int index;                      // CTRL: actuator index
+  double value;                   // CTRL: control value
+} mcvCommand;
+
+// Name of a command type ("pause", ...).
+const char* mcv_cmdName(mcvCmdType type);
+
+// Parse one text control message of len bytes (not NUL-terminated) for model m (keyframe and
+// actuator indices are checked against it). On success fill cmd and return 0; else write a
+// one-line reason to err and return -1.
+int mcv_parseCommand(const char* msg, size_t len, const mcModel* m, mcvCommand* cmd, char* err,
+                     size_t errsz);
+
+// Bytes of a pose frame for a model with nbody bodies.
+size_t mcv_frameSize(int nbody);
+
+// Encode the pose frame of d (xpos, xquat must be current) into buf (mcv_frameSize bytes).
+void mcv_encodeFrame(const mcModel* m, const mcData* d, double rtf, int paused, uint8_t* buf);
+
+// A warning message for the page: {"type":"warning","warning":i,"count":n,"text":"..."} into
+// buf; returns the length (truncated to bufsz - 1).
+int mcv_warningMessage(int warning, int count, int info, char* buf, size_t bufsz);
+
+// Escape s for the inside of a JSON string literal into out (truncated to outsz - 1).
+void mcv_jsonEscape(const char* s, char* out, size_t outsz);
+
+// The model description sent as GET /model.json: a malloc'ed JSON string (free it), or NULL if
+// out of memory.
+char* mcv_describeModel(const mcModel* m, const char* name);
+
+#endif  // MODUCO_SDK_VIEWER_PROTOCOL_H_

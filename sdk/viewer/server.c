@@ -1,0 +1,449 @@
+// Moduco viewer: the civetweb server and the real-time simulation loop of `moduco view`.
+//
+// Threads: civetweb's workers run the HTTP and WebSocket handlers; the caller's thread runs the
+// simulation (the only one touching mcData). They share the control block (ctl_lock) and the
+// client list (send_lock: every WebSocket write holds it). Lock order: ctl_lock, then send_lock.
+// The simulation holds ctl_lock for each whole iteration (requests, steps, frame) and releases it
+// only to sleep, so a request is applied and acknowledged between iterations: once a client has
+// read the acknowledgement of "pause", no pose frame follows until a step or reset, and the last
+// frame it received shows the state it is paused in.
+#include "viewer.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <civetweb.h>
+
+#include "assets.h"
+#include "protocol.h"
+
+#define MAXCLIENT 8               // WebSocket clients served at once
+#define MINSLEEP 1e-4             // seconds the simulation sleeps at least between iterations
+
+typedef struct {
+  const mcModel* m;
+  const mcvOptions* opt;
+  mcvAsset* assets;
+  char* description;              // GET /model.json
+  size_t description_len;
+
+  pthread_mutex_t ctl_lock;       // the requests below
+  int paused;
+  double speed;
+  int reset;                      // reset requested
+  int reset_key;                  // keyframe to reset to; -1: the default state
+  int nstep;                      // steps requested (while paused)
+  int need_frame;                 // send one frame even if paused (new client)
+  double* ctrl;                   // controls asked for (nu), applied where ctrl_set
+  unsigned char* ctrl_set;
+
+  pthread_mutex_t send_lock;      // clients and every WebSocket write
+  struct mg_connection* clients[MAXCLIENT];
+  int nclient;
+
+  int warn_seen[mcNWARNING];      // warning counts already reported (simulation thread only)
+} Viewer;
+
+
+// monotonic wall clock in seconds
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+
+// sleep until the monotonic time t (returns early on a signal)
+static void sleepUntil(double t) {
+  double dt = t - now();
+  if (dt > 0) {
+    struct timespec s = {(time_t)dt, (long)((dt - floor(dt)) * 1e9)};
+    nanosleep(&s, NULL);
+  }
+}
+
+
+// send a text message to one client (send_lock held by the caller)
+static void sendText(struct mg_connection* conn, const char* fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+  va_end(ap);
+  if (n > 0) {
+    mg_websocket_write(conn, MG_WEBSOCKET_OPCODE_TEXT, buf,
+                       (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+  }
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// HTTP: the fixed assets and the model description, nothing else
+
+static int onRequest(struct mg_connection* conn, void* cbdata) {
+  Viewer* v = cbdata;
+  const struct mg_request_info* ri = mg_get_request_info(conn);
+  int head = !strcmp(ri->request_method, "HEAD");
+  if (!head && strcmp(ri->request_method, "GET")) {
+    mg_send_http_error(conn, 405, "only GET and HEAD are served\n");
+    return 405;
+  }
+  const char* body = NULL;
+  size_t len = 0;
+  const char* mime = NULL;
+  if (!strcmp(ri->local_uri, "/model.json")) {
+    body = v->description;
+    len = v->description_len;
+    mime = "application/json";
+  } else {
+    const mcvAsset* a = mcv_findAsset(v->assets, ri->local_uri);
+    if (!a) {
+      mg_send_http_error(conn, 404, "not found: the viewer serves only its own page\n");
+      return 404;
+    }
+    body = a->data;
+    len = a->size;
+    mime = a->mime;
+  }
+  mg_send_http_ok(conn, mime, (long long)len);
+  if (!head) {
+    mg_write(conn, body, len);
+  }
+  return 200;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// WebSocket: clients, control messages
+
+static int onConnect(const struct mg_connection* conn, void* cbdata) {
+  Viewer* v = cbdata;
+  pthread_mutex_lock(&v->send_lock);
+  int full = v->nclient >= MAXCLIENT;
+  pthread_mutex_unlock(&v->send_lock);
+  if (full) {
+    fprintf(stderr, "moduco view: refused a client: %d already connected\n", MAXCLIENT);
+  }
+  return full;
+}
+
+
+static void onReady(struct mg_connection* conn, void* cbdata) {
+  Viewer* v = cbdata;
+  char name[512];
+  mcv_jsonEscape(v->opt->model_name, name, sizeof(name));
+  pthread_mutex_lock(&v->ctl_lock);
+  pthread_mutex_lock(&v->send_lock);
+  if (v->nclient < MAXCLIENT) {
+    v->clients[v->nclient++] = conn;
+    sendText(conn, "{\"type\":\"hello\",\"model\":\"%s\",\"paused\":%s,\"speed\":%.17g,"
+             "\"fps\":%g}", name, v->paused ? "true" : "false", v->speed, v->opt->fps);
+    v->need_frame = 1;
+  }
+  pthread_mutex_unlock(&v->send_lock);
+  pthread_mutex_unlock(&v->ctl_lock);
+}
+
+
+static void onClose(const struct mg_connection* conn, void* cbdata) {
+  Viewer* v = cbdata;
+  pthread_mutex_lock(&v->send_lock);
+  for (int i = 0; i < v->nclient; i++) {
+    if (v->clients[i] == conn) {
+      v->clients[i] = v->clients[--v->nclient];
+      break;
+    }
+  }
+  pthread_mutex_unlock(&v->send_lock);
+}
+
+
+// reject a message: error reply to the client and a line on stderr
+static void reject(Viewer* v, struct mg_connection* conn, const char* why) {
+  char esc[600];
+  mcv_jsonEscape(why, esc, sizeof(esc));
+  fprintf(stderr, "moduco view: rejected a control message: %s\n", why);
+  pthread_mutex_lock(&v->send_lock);
+  sendText(conn, "{\"type\":\"error\",\"error\":\"%s\"}", esc);
+  pthread_mutex_unlock(&v->send_lock);
+}
+
+
+// apply a parsed command to the control block and acknowledge it (ctl_lock held)
+static void apply(Viewer* v, struct mg_connection* conn, const mcvCommand* c) {
+  switch (c->type) {
+    case MCV_CMD_PAUSE:
+      v->paused = 1;
+      break;
+    case MCV_CMD_PLAY:
+      v->paused = 0;
+      break;
+    case MCV_CMD_STEP:
+      v->paused = 1;
+      v->nstep += c->nstep;
+      if (v->nstep > MCV_MAXSTEPS) {
+        v->nstep = MCV_MAXSTEPS;
+      }
+      break;
+    case MCV_CMD_RESET:
+      memset(v->ctrl_set, 0, (size_t)v->m->nu);   // controls asked before are reset too
+      v->reset = 1;
+      v->reset_key = c->key;
+      v->nstep = 0;
+      break;
+    case MCV_CMD_SPEED:
+      v->speed = c->speed;
+      break;
+    case MCV_CMD_CTRL:
+      v->ctrl[c->index] = c->value;
+      v->ctrl_set[c->index] = 1;
+      break;
+  }
+  pthread_mutex_lock(&v->send_lock);
+  sendText(conn, "{\"type\":\"ack\",\"cmd\":\"%s\",\"paused\":%s,\"speed\":%.17g}",
+           mcv_cmdName(c->type), v->paused ? "true" : "false", v->speed);
+  pthread_mutex_unlock(&v->send_lock);
+}
+
+
+static int onData(struct mg_connection* conn, int bits, char* data, size_t len, void* cbdata) {
+  Viewer* v = cbdata;
+  int opcode = bits & 0xf;
+  if (opcode == MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE) {
+    return 0;
+  }
+  if (opcode == MG_WEBSOCKET_OPCODE_PING || opcode == MG_WEBSOCKET_OPCODE_PONG) {
+    return 1;
+  }
+  if (opcode != MG_WEBSOCKET_OPCODE_TEXT) {
+    reject(v, conn, opcode == MG_WEBSOCKET_OPCODE_BINARY
+                        ? "binary messages are not accepted (send JSON text)"
+                        : "fragmented or unknown WebSocket frames are not accepted");
+    return 1;
+  }
+  mcvCommand c;
+  char err[512];
+  if (mcv_parseCommand(data, len, v->m, &c, err, sizeof(err))) {
+    reject(v, conn, err);
+    return 1;
+  }
+  pthread_mutex_lock(&v->ctl_lock);
+  apply(v, conn, &c);
+  pthread_mutex_unlock(&v->ctl_lock);
+  return 1;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// start, simulate, stop
+
+// start civetweb on opt->bind:opt->port; print the URL
+static struct mg_context* startServer(Viewer* v) {
+  char ports[300];
+  snprintf(ports, sizeof(ports), "%s:%d", v->opt->bind, v->opt->port);
+  const char* options[] = {"listening_ports", ports, "num_threads", "16",
+                           "enable_websocket_ping_pong", "yes", "websocket_timeout_ms", "30000",
+                           NULL};
+  struct mg_callbacks cb;
+  memset(&cb, 0, sizeof(cb));
+  struct mg_init_data init = {&cb, v, options};
+  char text[512] = "";
+  unsigned code = 0;
+  struct mg_error_data error = {&code, text, sizeof(text)};
+  struct mg_context* ctx = mg_start2(&init, &error);
+  if (!ctx) {
+    fprintf(stderr, "moduco view: cannot listen on %s: %s\n", ports,
+            text[0] ? text : "civetweb could not start");
+    return NULL;
+  }
+  mg_set_request_handler(ctx, "/", onRequest, v);
+  mg_set_websocket_handler(ctx, "/ws", onConnect, onReady, onData, onClose, v);
+  struct mg_server_port port[4];
+  int n = mg_get_server_ports(ctx, 4, port);
+  printf("moduco view: serving %s on http://%s:%d/  (Ctrl-C to stop)\n", v->opt->model_name,
+         v->opt->bind, n > 0 ? port[0].port : v->opt->port);
+  fflush(stdout);
+  return ctx;
+}
+
+
+// send one message to every client (send_lock taken here)
+static void sendAll(Viewer* v, int opcode, const char* data, size_t len) {
+  pthread_mutex_lock(&v->send_lock);
+  for (int i = 0; i < v->nclient; i++) {
+    mg_websocket_write(v->clients[i], opcode, data, len);
+  }
+  pthread_mutex_unlock(&v->send_lock);
+}
+
+
+// copy the controls asked for into d (ctl_lock held; after a reset, so a reset never undoes a
+// later control)
+static void applyControls(Viewer* v, mcData* d) {
+  for (int i = 0; i < v->m->nu; i++) {
+    if (v->ctrl_set[i]) {
+      d->ctrl[i] = v->ctrl[i];
+      v->ctrl_set[i] = 0;
+    }
+  }
+}
+
+
+// send the warnings raised since the last call to every client (counts that went down, after a
+// reset, are just noted)
+static void reportWarnings(Viewer* v, const mcData* d) {
+  for (int i = 0; i < mcNWARNING; i++) {
+    int n = d->warning[i].number;
+    if (n > v->warn_seen[i]) {
+      char msg[700];
+      int len = mcv_warningMessage(i, n, d->warning[i].lastinfo, msg, sizeof(msg));
+      sendAll(v, MG_WEBSOCKET_OPCODE_TEXT, msg, (size_t)len);
+    }
+    v->warn_seen[i] = n;
+  }
+}
+
+
+// the simulation loop: one iteration per display frame
+static void simulate(Viewer* v, mcData* d, uint8_t* frame, size_t framesize,
+                     volatile sig_atomic_t* stop) {
+  const mcModel* m = v->m;
+  double period = 1.0 / v->opt->fps;
+  double dt = m->opt.timestep;
+  double simclock = 0, anchor_wall = now(), anchor_sim = 0, speed = -1;
+  double rtf = 0, rtf_wall = anchor_wall, rtf_sim = 0;
+  int was_paused = 1;
+  while (!*stop) {
+    double t0 = now();
+
+    // the whole iteration but the sleep holds ctl_lock: a request lands between two
+    // iterations, after the frame of the last steps was sent
+    pthread_mutex_lock(&v->ctl_lock);
+    int reset = v->reset, key = v->reset_key, nstep = v->nstep, paused = v->paused;
+    double want = v->speed;
+    v->reset = 0;
+    v->nstep = 0;
+    int changed = reset || nstep > 0;
+    if (reset) {
+      if (key >= 0) {
+        mc_resetDataKeyframe(m, d, key);
+      } else {
+        mc_resetData(m, d);
+      }
+      mc_forward(m, d);
+    }
+    applyControls(v, d);
+    for (int i = 0; i < nstep; i++) {
+      mc_step(m, d);
+      simclock += dt;
+    }
+
+    // real time: step up to the wall clock times the speed, within one frame's budget
+    if (paused || was_paused || want != speed || reset) {
+      anchor_wall = t0;
+      anchor_sim = simclock;
+      speed = want;
+    }
+    was_paused = paused;
+    if (!paused && dt > 0) {
+      double target = anchor_sim + (t0 - anchor_wall) * speed;
+      while (simclock + 0.5 * dt < target && !*stop && now() - t0 < period) {
+        mc_step(m, d);
+        simclock += dt;
+      }
+      // slower than asked: keep at most one frame of debt, so it runs as fast as it can
+      // without sleeping and without a burst when it could catch up
+      if (target - simclock > speed * period) {
+        anchor_wall = t0;
+        anchor_sim = simclock + speed * period;
+      }
+    }
+
+    reportWarnings(v, d);
+
+    // real-time factor over half-second windows
+    if (t0 - rtf_wall >= 0.5) {
+      rtf = (simclock - rtf_sim) / (t0 - rtf_wall);
+      rtf_wall = t0;
+      rtf_sim = simclock;
+    }
+
+    // poses of the current qpos, sent unless paused (then only after a change)
+    mc_kinematics(m, d);
+    if (!paused || changed || v->need_frame) {
+      mcv_encodeFrame(m, d, paused ? 0.0 : rtf, paused, frame);
+      sendAll(v, MG_WEBSOCKET_OPCODE_BINARY, (const char*)frame, framesize);
+      v->need_frame = 0;
+    }
+    pthread_mutex_unlock(&v->ctl_lock);
+
+    // sleep to the next frame, and always a little: a handler waiting for ctl_lock gets it
+    // even when the model steps slower than asked
+    double wake = t0 + period;
+    sleepUntil(wake > now() + MINSLEEP ? wake : now() + MINSLEEP);
+  }
+}
+
+
+int mcv_serve(const mcModel* m, mcData* d, const mcvOptions* opt, volatile sig_atomic_t* stop) {
+  if (!(opt->fps > 0 && opt->fps <= 1000)) {
+    fprintf(stderr, "moduco view: frame rate %g out of range (0, 1000]\n", opt->fps);
+    return -1;
+  }
+  Viewer* v = calloc(1, sizeof(Viewer));
+  size_t framesize = mcv_frameSize(m->nbody);
+  uint8_t* frame = malloc(framesize);
+  double* ctrl = calloc((size_t)m->nu + 1, sizeof(double));
+  unsigned char* ctrl_set = calloc((size_t)m->nu + 1, 1);
+  if (!v || !frame || !ctrl || !ctrl_set) {
+    fprintf(stderr, "moduco view: out of memory\n");
+    free(v);
+    free(frame);
+    free(ctrl);
+    free(ctrl_set);
+    return -1;
+  }
+  v->ctrl = ctrl;
+  v->ctrl_set = ctrl_set;
+  v->m = m;
+  v->opt = opt;
+  v->paused = opt->paused;
+  v->speed = 1.0;
+  pthread_mutex_init(&v->ctl_lock, NULL);
+  pthread_mutex_init(&v->send_lock, NULL);
+
+  int rc = -1;
+  struct mg_context* ctx = NULL;
+  v->assets = mcv_loadAssets(opt->asset_dir);
+  v->description = v->assets ? mcv_describeModel(m, opt->model_name) : NULL;
+  if (v->assets && !v->description) {
+    fprintf(stderr, "moduco view: out of memory describing the model\n");
+  }
+  if (v->description) {
+    v->description_len = strlen(v->description);
+    mg_init_library(0);
+    ctx = startServer(v);
+    if (ctx) {
+      mc_forward(m, d);
+      simulate(v, d, frame, framesize, stop);
+      mg_stop(ctx);
+      rc = 0;
+    }
+    mg_exit_library();
+  }
+  pthread_mutex_destroy(&v->ctl_lock);
+  pthread_mutex_destroy(&v->send_lock);
+  free(v->description);
+  mcv_freeAssets(v->assets);
+  free(frame);
+  free(ctrl);
+  free(ctrl_set);
+  free(v);
+  return rc;
+}

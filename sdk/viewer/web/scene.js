@@ -1,0 +1,124 @@
+// Moduco viewer: build a three.js scene from the model description (GET /model.json).
+// MuJoCo's frames are Z-up; quaternions are (w, x, y, z).
+import * as THREE from 'three';
+
+// a THREE.Quaternion from MuJoCo's (w, x, y, z)
+export function quat(q) {
+  return new THREE.Quaternion(q[1], q[2], q[3], q[0]);
+}
+
+// geometry of one geom, in the geom's frame; null for types not drawn yet
+function geometry(g, model, extent) {
+  const s = g.size;
+  switch (g.type) {
+    case 'plane': {
+      // size 0 means infinite: draw it large compared with the model
+      const hx = s[0] > 0 ? s[0] : 10 * extent, hy = s[1] > 0 ? s[1] : 10 * extent;
+      return new THREE.PlaneGeometry(2 * hx, 2 * hy);
+    }
+    case 'sphere':
+      return new THREE.SphereGeometry(s[0], 24, 16);
+    case 'ellipsoid': {
+      const geo = new THREE.SphereGeometry(1, 24, 16);
+      geo.scale(s[0], s[1], s[2]);
+      return geo;
+    }
+    case 'capsule': {
+      const geo = new THREE.CapsuleGeometry(s[0], 2 * s[1], 8, 20);
+      geo.rotateX(Math.PI / 2);                // three's axis is Y, MuJoCo's is Z
+      return geo;
+    }
+    case 'cylinder': {
+      const geo = new THREE.CylinderGeometry(s[0], s[0], 2 * s[1], 24);
+      geo.rotateX(Math.PI / 2);
+      return geo;
+    }
+    case 'box':
+      return new THREE.BoxGeometry(2 * s[0], 2 * s[1], 2 * s[2]);
+    case 'mesh': {
+      const mesh = model.meshes[g.data];
+      if (!mesh) return null;
+      const geo = new THREE.BufferGeometry();
+      geo.setAttribute('position', new THREE.Float32BufferAttribute(mesh.vert, 3));
+      geo.setIndex(mesh.face);
+      geo.computeVertexNormals();
+      return geo;
+    }
+    default:
+      return null;                             // hfield: not drawn yet (docs/viewer.md)
+  }
+}
+
+// a grid of lines in the XY plane, each line cut into short segments (long lines that pass
+// behind the camera are clipped badly by some software renderers). Drawn after the planes and
+// before the bodies, without depth test: lines on a ground plane at z = 0 never flicker, and the
+// bodies still hide them.
+function groundGrid(size, n) {
+  const pts = [];
+  const h = size / 2, step = size / n;
+  for (let i = 0; i <= n; i++) {
+    const c = -h + i * step;
+    for (let j = 0; j < n; j++) {
+      const a = -h + j * step, b = a + step;
+      pts.push(a, c, 0, b, c, 0, c, a, 0, c, b, 0);
+    }
+  }
+  const geo = new THREE.BufferGeometry();
+  geo.setAttribute('position', new THREE.Float32BufferAttribute(pts, 3));
+  const mat = new THREE.LineBasicMaterial({ color: 0x59616b, depthTest: false, depthWrite: false });
+  const grid = new THREE.LineSegments(geo, mat);
+  grid.renderOrder = -1;
+  return grid;
+}
+
+// a rough size of the model: the largest distance of a non-plane geom from the origin
+function modelExtent(model) {
+  let e = 0.5;
+  for (const g of model.geoms) {
+    if (g.type === 'plane') continue;
+    e = Math.max(e, Math.hypot(...g.pos) + Math.max(...g.size));
+  }
+  return e;
+}
+
+// Build the scene: one group per body (posed by the frames), the geoms inside. Returns
+// { scene, bodies, extent, skipped } where skipped lists the geom types not drawn.
+export function buildScene(model) {
+  const scene = new THREE.Scene();
+  scene.background = new THREE.Color(0x1d2126);
+  const extent = modelExtent(model);
+  scene.add(new THREE.HemisphereLight(0xffffff, 0x404850, 1.6));
+  const sun = new THREE.DirectionalLight(0xffffff, 2.0);
+  sun.position.set(2 * extent, -3 * extent, 6 * extent);
+  scene.add(sun);
+
+  const grid = groundGrid(20 * extent, 40);
+  scene.add(grid);
+
+  const bodies = model.bodies.map(() => {
+    const group = new THREE.Group();
+    scene.add(group);
+    return group;
+  });
+  const skipped = new Set();
+  for (const g of model.geoms) {
+    if (g.group > 2) continue;                 // MuJoCo's default: groups 0..2 visible
+    const [r, gr, b, a] = g.rgba;
+    if (a <= 0) continue;                      // fully transparent: nothing to draw
+    const geo = geometry(g, model, extent);
+    if (!geo) {
+      skipped.add(g.type);
+      continue;
+    }
+    const mat = new THREE.MeshStandardMaterial({
+      color: new THREE.Color(r, gr, b), roughness: 0.6, metalness: 0.05,
+      transparent: a < 1, opacity: a, side: g.type === 'plane' ? THREE.DoubleSide : THREE.FrontSide,
+    });
+    const mesh = new THREE.Mesh(geo, mat);
+    if (g.type === 'plane') mesh.renderOrder = -2;
+    mesh.position.set(...g.pos);
+    mesh.quaternion.copy(quat(g.quat));
+    bodies[g.body].add(mesh);
+  }
+  return { scene, bodies, extent, skipped: [...skipped] };
+}

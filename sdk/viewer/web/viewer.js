@@ -1,0 +1,219 @@
+// Moduco viewer page: draws the model, applies the pose frames streamed by `moduco view`, and
+// sends the control messages (protocol in docs/viewer.md).
+import * as THREE from 'three';
+import { OrbitControls } from './OrbitControls.js';
+import { buildScene } from './scene.js';
+
+const FRAME_MAGIC = 0x4656434d;             // "MCVF"
+const $ = (id) => document.getElementById(id);
+
+const warnings = new Map();                 // warning id -> its latest line
+const state = { frames: 0, time: 0, rtf: 0, paused: false, ncon: 0, speed: 1, fps: 0 };
+let socket = null;
+
+function showError(text) {
+  $('error').textContent = text;
+  console.error(text);
+}
+
+function send(msg) {
+  if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(msg));
+}
+
+// apply one binary pose frame to the body groups
+function applyFrame(buf, bodies) {
+  const v = new DataView(buf);
+  if (buf.byteLength < 32 || v.getUint32(0, true) !== FRAME_MAGIC) {
+    showError('bad pose frame from the server');
+    return;
+  }
+  const nbody = v.getUint32(4, true);
+  if (nbody !== bodies.length || buf.byteLength !== 32 + 28 * nbody) {
+    showError(`pose frame for ${nbody} bodies, the model has ${bodies.length}`);
+    return;
+  }
+  state.time = v.getFloat64(8, true);
+  state.rtf = v.getFloat64(16, true);
+  state.paused = v.getUint32(24, true) !== 0;
+  state.ncon = v.getUint32(28, true);
+  const p = new Float32Array(buf, 32, 7 * nbody);
+  for (let b = 0; b < nbody; b++) {
+    const o = 7 * b;
+    bodies[b].position.set(p[o], p[o + 1], p[o + 2]);
+    bodies[b].quaternion.set(p[o + 4], p[o + 5], p[o + 6], p[o + 3]);
+  }
+  state.frames++;
+}
+
+// aim the camera at the bodies of the first frame: their centre, from a distance that shows
+// them all
+function frameBodies(bodies, camera, controls) {
+  const box = new THREE.Box3();
+  for (let b = 1; b < bodies.length; b++) box.expandByPoint(bodies[b].position);
+  if (box.isEmpty()) return;
+  const center = box.getCenter(new THREE.Vector3());
+  const r = Math.max(0.5, box.getSize(new THREE.Vector3()).length());
+  controls.target.copy(center);
+  camera.position.set(center.x + 1.6 * r, center.y - 1.6 * r, center.z + 0.9 * r);
+  controls.update();
+}
+
+function onText(text) {
+  let msg;
+  try {
+    msg = JSON.parse(text);
+  } catch (e) {
+    showError('unreadable message from the server');
+    return;
+  }
+  if (msg.type === 'error') showError('server: ' + msg.error);
+  if (msg.type === 'warning') {
+    warnings.set(msg.warning, `warning: ${msg.text} (${msg.count} times)`);
+    $('warnings').textContent = [...warnings.values()].join('\n');
+    state.warnings = warnings.size;
+  }
+  if (msg.type === 'hello' || msg.type === 'ack') {
+    state.paused = msg.paused;
+    state.speed = msg.speed;
+  }
+  if (msg.type === 'ack' && msg.cmd === 'reset') resetSliders();
+}
+
+function connect(bodies, onFirstFrame) {
+  socket = new WebSocket(`ws://${location.host}/ws`);
+  socket.binaryType = 'arraybuffer';
+  socket.onmessage = (ev) => {
+    if (typeof ev.data === 'string') {
+      onText(ev.data);
+      return;
+    }
+    applyFrame(ev.data, bodies);
+    if (state.frames === 1) onFirstFrame();
+  };
+  socket.onclose = () => showError('disconnected from the server (reload when it runs again)');
+}
+
+// one slider per actuator, over its control range ([-1, 1] if not limited)
+function makeSliders(model) {
+  model.actuators.forEach((a, i) => {
+    const [lo, hi] = a.ctrllimited ? a.ctrlrange : [-1, 1];
+    const row = document.createElement('div');
+    row.className = 'row';
+    const label = document.createElement('label');
+    label.textContent = a.name || `actuator ${i}`;
+    label.title = label.textContent;
+    const input = document.createElement('input');
+    Object.assign(input, { type: 'range', min: lo, max: hi, step: (hi - lo) / 200 });
+    input.value = Math.min(hi, Math.max(lo, 0));
+    input.dataset.index = i;
+    const shown = document.createElement('span');
+    shown.textContent = Number(input.value).toFixed(2);
+    input.oninput = () => {
+      shown.textContent = Number(input.value).toFixed(2);
+      send({ cmd: 'ctrl', index: i, value: Number(input.value) });
+    };
+    row.append(label, input, shown);
+    $('ctrls').append(row);
+  });
+}
+
+// after a reset the controls are 0 again (mc_resetData)
+function resetSliders() {
+  for (const input of $('ctrls').querySelectorAll('input')) {
+    input.value = Math.min(Number(input.max), Math.max(Number(input.min), 0));
+    input.nextSibling.textContent = Number(input.value).toFixed(2);
+  }
+}
+
+function wireControls(model) {
+  makeSliders(model);
+  if (model.keys.length) {
+    $('keyrow').hidden = false;
+    model.keys.forEach((name, i) => $('key').add(new Option(name || `key ${i}`, String(i))));
+    $('loadkey').onclick = () => send({ cmd: 'reset', key: Number($('key').value) });
+  }
+  $('play').onclick = () => send({ cmd: state.paused ? 'play' : 'pause' });
+  $('step').onclick = () => send({ cmd: 'step', n: 1 });
+  $('reset').onclick = () => send({ cmd: 'reset' });
+  $('speed').onchange = (e) => send({ cmd: 'speed', value: Number(e.target.value) });
+  window.addEventListener('keydown', (e) => {
+    if (e.target.tagName === 'SELECT') return;
+    if (e.code === 'Space') $('play').click();
+    else if (e.code === 'ArrowRight') $('step').click();
+    else if (e.code === 'Backspace') $('reset').click();
+    else return;
+    e.preventDefault();
+  });
+}
+
+// count the pixels that differ from the background (for the headless test)
+function nonBlankPixels(renderer) {
+  const gl = renderer.getContext();
+  const w = gl.drawingBufferWidth, h = gl.drawingBufferHeight;
+  const px = new Uint8Array(4 * w * h);
+  gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, px);
+  let n = 0;
+  for (let i = 0; i < px.length; i += 4) {
+    if (Math.abs(px[i] - 0x1d) + Math.abs(px[i + 1] - 0x21) + Math.abs(px[i + 2] - 0x26) > 24) n++;
+  }
+  return n;
+}
+
+async function main() {
+  let model;
+  try {
+    const res = await fetch('model.json');
+    model = await res.json();
+  } catch (e) {
+    showError('cannot load the model description: ' + e);
+    return;
+  }
+  $('model').textContent = model.model;
+  const { scene, bodies, extent, skipped } = buildScene(model);
+  if (skipped.length) showError('not drawn yet: ' + skipped.join(', ') + ' geoms');
+
+  const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+  renderer.setPixelRatio(window.devicePixelRatio);
+  renderer.setSize(window.innerWidth, window.innerHeight);
+  $('view').appendChild(renderer.domElement);
+  const camera = new THREE.PerspectiveCamera(45, window.innerWidth / window.innerHeight,
+                                             0.01 * extent, 100 * extent);
+  camera.up.set(0, 0, 1);
+  camera.position.set(2.2 * extent, -2.2 * extent, 1.4 * extent);
+  const controls = new OrbitControls(camera, renderer.domElement);
+  controls.target.set(0, 0, 0.5 * extent);
+  controls.update();
+  window.addEventListener('resize', () => {
+    camera.aspect = window.innerWidth / window.innerHeight;
+    camera.updateProjectionMatrix();
+    renderer.setSize(window.innerWidth, window.innerHeight);
+  });
+
+  // for tests and the console: the page's state and a count of the drawn non-background pixels
+  window.moducoViewer = {
+    state, scene, camera, meshes: bodies.reduce((n, b) => n + b.children.length, 0),
+    nonBlankPixels: () => nonBlankPixels(renderer),
+  };
+  wireControls(model);
+  connect(bodies, () => frameBodies(bodies, camera, controls));
+
+  let fpsFrames = 0, fpsStart = performance.now();
+  renderer.setAnimationLoop(() => {
+    renderer.render(scene, camera);
+    fpsFrames++;
+    const t = performance.now();
+    if (t - fpsStart >= 1000) {
+      state.fps = (1000 * fpsFrames) / (t - fpsStart);
+      fpsFrames = 0;
+      fpsStart = t;
+    }
+    $('play').textContent = state.paused ? 'play' : 'pause';
+    $('status').textContent =
+      `time      ${state.time.toFixed(3)} s\n` +
+      `realtime  ${state.paused ? 'paused' : state.rtf.toFixed(2) + 'x'}\n` +
+      `contacts  ${state.ncon}\n` +
+      `page fps  ${state.fps.toFixed(0)}`;
+  });
+}
+
+main();

@@ -1,0 +1,90 @@
+// Drive the `moduco view` page in Debian's headless chromium (playwright-core): it must draw
+// the model, receive pose frames, and obey pause / step / reset. Called by test_page in
+// test_viewer.c as: node page_test.mjs URL SCREENSHOT.png [--draw-only]. Prints one line per
+// check; exits 0 when all pass, 1 otherwise. --draw-only: the drawing checks and the screenshot.
+import { chromium } from 'playwright-core';
+
+const [url, shot, mode] = process.argv.slice(2);
+const drawOnly = mode === '--draw-only';
+const failures = [];
+function check(ok, what) {
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`);
+  if (!ok) failures.push(what);
+}
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+         '--disable-background-networking', '--disable-component-update', '--disable-sync',
+         '--enable-unsafe-swiftshader'],
+});
+try {
+  const page = await browser.newPage({ viewport: { width: 800, height: 600 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await page.goto(url);
+
+  // the model description, to know what must be drawn
+  const model = await (await fetch(new URL('model.json', url))).json();
+  const drawable = model.geoms.filter((g) => g.group <= 2 && g.rgba[3] > 0 &&
+                                             g.type !== 'hfield').length;
+
+  // frames arrive and the scene is drawn
+  await page.waitForFunction(() => window.moducoViewer && window.moducoViewer.state.frames >= 5,
+                             null, { timeout: 60000 });
+  const meshes = await page.evaluate(() => window.moducoViewer.meshes);
+  check(meshes === drawable, `one mesh per drawable geom (${meshes} of ${drawable})`);
+  const sliders = await page.locator('#ctrls input[type=range]').count();
+  check(sliders === model.actuators.length,
+        `one slider per actuator (${sliders} of ${model.actuators.length})`);
+  const nonblank = await page.evaluate(() => window.moducoViewer.nonBlankPixels());
+  check(nonblank > 0.05 * 800 * 600, `canvas not blank (${nonblank} non-background pixels)`);
+
+  if (!drawOnly) {
+    // pause: the button flips and the pose stream stops
+    await page.click('#play');
+    await page.waitForFunction(() => document.getElementById('play').textContent === 'play',
+                               null, { timeout: 10000 });
+    const paused = await page.evaluate(() => ({ ...window.moducoViewer.state }));
+    await page.waitForTimeout(800);
+    const later = await page.evaluate(() => ({ ...window.moducoViewer.state }));
+    check(later.frames === paused.frames && later.time === paused.time,
+          `paused: no frames (${paused.frames} -> ${later.frames}, t ${later.time})`);
+
+    // step: one frame, one timestep later
+    await page.click('#step');
+    await page.waitForFunction((n) => window.moducoViewer.state.frames > n, paused.frames,
+                               { timeout: 10000 });
+    const stepped = await page.evaluate(() => ({ ...window.moducoViewer.state }));
+    check(Math.abs(stepped.time - paused.time - model.timestep) < 1e-9,
+          `step advances one timestep (${paused.time} -> ${stepped.time})`);
+
+    // reset: back to time 0
+    await page.click('#reset');
+    await page.waitForFunction(() => window.moducoViewer.state.time === 0, null,
+                               { timeout: 10000 });
+    check(true, 'reset brings the time back to 0');
+
+    // play again, speed control, then a screenshot of the running model
+    await page.selectOption('#speed', '0.5');
+    await page.click('#play');
+    await page.waitForFunction(() => window.moducoViewer.state.time > 0.2, null,
+                               { timeout: 20000 });
+    await page.waitForTimeout(1500);
+    const run = await page.evaluate(() => ({ ...window.moducoViewer.state }));
+    check(run.speed === 0.5, `speed acknowledged (${run.speed})`);
+    check(run.rtf > 0.2 && run.rtf < 0.8, `real-time factor near 0.5 (${run.rtf})`);
+    console.log(`page fps ${run.fps.toFixed(1)} (software rendering)`);
+  }
+  await page.waitForTimeout(300);
+  if (shot) await page.screenshot({ path: shot });
+  const shown = await page.textContent('#error');
+  check(shown === '' && errors.length === 0,
+        `no errors on the page (${[shown, ...errors].filter((e) => e).join(' | ')})`);
+} catch (e) {
+  check(false, `page test stopped: ${e.message}`);
+} finally {
+  await browser.close();
+}
+process.exit(failures.length ? 1 : 0);
