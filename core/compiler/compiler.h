@@ -30,8 +30,10 @@ typedef struct mccJoint_ {
   mcNum solref_lim[mcNREF], solimp_lim[mcNIMP];
   mcNum solref_fri[mcNREF], solimp_fri[mcNIMP];
   int group;
-  mcNum actfrcrange[2];
-  int actfrclimited;
+  mcNum actfrcrange[2];           // clamp of the total actuator force on the joint
+  int has_actfrcrange;            // actuatorfrcrange given (here or in a default)
+  int actfrclimited;              // MCC_FALSE / MCC_TRUE / MCC_AUTO
+  int actgravcomp;                // gravity compensation counted as actuator force
   mcNum springdamper[2];          // time constant, damping ratio (both > 0: set k and b)
 } mccJoint;
 
@@ -81,6 +83,7 @@ typedef struct mccTendon_ {
   mcNum armature;                 // tendon_armature: inertia of the tendon's length coordinate
   mcNum springlength[2];
   int group;
+  int actfrclimited, has_actfrcrange;  // tendon actuator-force clamp (refused when active)
 } mccTendon;
 
 typedef struct mccEquality_ {
@@ -280,6 +283,7 @@ typedef struct mcc_ {
   int autolimits;
   mcNum boundmass, boundinertia, settotalmass;
   int balanceinertia;
+  int inertiagroup[2];            // inertiagrouprange: geom groups that contribute to inertia
   char meshdir[1024];
 
   // <option>, <size>

@@ -229,6 +229,28 @@ static void mcc_checkGeomSize(mcc* c, const mcxElem* e, const mccGeom* g) {
   }
 }
 
+// joint-level actuator force: the clamp of qfrc_actuator (actuatorfrclimited follows limited's
+// 'auto' rule; MuJoCo applies it to hinge and slide joints only)
+static void mcc_jointActuatorForce(mcc* c, const mcxElem* e, mccJoint* s) {
+  if (s->actfrclimited == MCC_AUTO) {
+    if (c->autolimits) {
+      s->actfrclimited = s->has_actfrcrange ? MCC_TRUE : MCC_FALSE;
+    } else if (s->has_actfrcrange) {
+      mcc_error(c, e, "joint has an actuatorfrcrange but no 'actuatorfrclimited' attribute and "
+                "autolimits is false");
+    } else {
+      s->actfrclimited = MCC_FALSE;
+    }
+  }
+  if (s->actfrclimited && !(s->actfrcrange[0] <= s->actfrcrange[1])) {
+    mcc_error(c, e, "invalid actuatorfrcrange [%g, %g]: range[0] must not exceed range[1]",
+              s->actfrcrange[0], s->actfrcrange[1]);
+  }
+  if (s->type == mcJNT_FREE || s->type == mcJNT_BALL) {
+    s->actfrclimited = MCC_FALSE;
+  }
+}
+
 static void mcc_readJointElem(mcc* c, const mcxElem* e, int body, int cls, const mccFrame* f,
                               int isfree) {
   mccJointObj* j = (mccJointObj*)mcc_push(c, &c->joints);
@@ -295,9 +317,7 @@ static void mcc_readJointElem(mcc* c, const mcxElem* e, int body, int cls, const
     mcc_error(c, e, "invalid joint range [%g, %g]: range[0] must be smaller than range[1]",
               j->s.range[0], j->s.range[1]);
   }
-  if (j->s.actfrclimited == MCC_AUTO) {
-    j->s.actfrclimited = 0;
-  }
+  mcc_jointActuatorForce(c, e, &j->s);
 }
 
 static void mcc_readGeomElem(mcc* c, const mcxElem* e, int body, int cls, const mccFrame* f) {

@@ -97,6 +97,7 @@ void mcc_defaultClassInit(mccClass* cls) {
   // tendon
   mccTendon* t = &cls->tendon;
   t->limited = MCC_AUTO;
+  t->actfrclimited = MCC_AUTO;
   mcc_defaultSol(t->solref_lim, t->solimp_lim);
   mcc_defaultSol(t->solref_fri, t->solimp_fri);
   t->springlength[0] = t->springlength[1] = -1;
@@ -144,7 +145,13 @@ void mcc_readJoint(mcc* c, const mcxElem* e, mccJoint* s, int in_default) {
   if (mcc_readNums(c, e, "range", s->range, 2, 2)) {
     s->has_range = 1;
   }
-  mcc_readNums(c, e, "actuatorfrcrange", s->actfrcrange, 2, 2);
+  if (mcc_readNums(c, e, "actuatorfrcrange", s->actfrcrange, 2, 2)) {
+    s->has_actfrcrange = 1;
+  }
+  int agc = mcc_readBool(c, e, "actuatorgravcomp");
+  if (agc >= 0) {
+    s->actgravcomp = agc;
+  }
   mcc_readNum(c, e, "margin", &s->margin);
   mcc_readNum(c, e, "ref", &s->ref);
   mcc_readNum(c, e, "springref", &s->springref);
@@ -448,6 +455,13 @@ void mcc_readTendon(mcc* c, const mcxElem* e, mccTendon* s, int in_default) {
   mcc_readNum(c, e, "stiffness", &s->stiffness);
   mcc_readNum(c, e, "damping", &s->damping);
   mcc_readNum(c, e, "armature", &s->armature);
+  if ((v = mcc_readTri(c, e, "actuatorfrclimited")) >= 0) {
+    s->actfrclimited = v;
+  }
+  mcNum afr[2];
+  if (mcc_readNums(c, e, "actuatorfrcrange", afr, 2, 2)) {
+    s->has_actfrcrange = 1;
+  }
   (void)in_default;
 }
 

@@ -54,6 +54,10 @@ void mcc_readTendons(mcc* c, const mcxElem* e) {
     t->spatial = spatial;
     t->wrapadr = c->wraps.n;
     t->s.limited = mcc_resolveLimited(c, te, s.limited, s.has_range, "tendon");
+    if (mcc_resolveLimited(c, te, s.actfrclimited, s.has_actfrcrange, "tendon actuatorfrc")) {
+      mcc_error(c, te, "not supported yet: tendon attribute 'actuatorfrcrange' (the clamp of the "
+                "total actuator force on a tendon)");
+    }
     if (t->s.limited && !(t->s.range[0] < t->s.range[1])) {
       mcc_error(c, te, "invalid tendon range [%g, %g]: range[0] must be smaller than range[1]",
                 t->s.range[0], t->s.range[1]);

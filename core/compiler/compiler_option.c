@@ -42,6 +42,14 @@ void mcc_readCompiler(mcc* c, const mcxElem* e) {
   if (mcc_readEnum(c, e, "coordinate", "local global") == 1) {
     mcc_error(c, e, "coordinate=\"global\" is not supported (removed in MuJoCo 2.3); use local");
   }
+  mcNum igr[2];
+  if (mcc_readNums(c, e, "inertiagrouprange", igr, 2, 2)) {
+    if (igr[0] != (int)igr[0] || igr[1] != (int)igr[1]) {
+      mcc_error(c, e, "inertiagrouprange must hold two integers");
+    }
+    c->inertiagroup[0] = (int)igr[0];
+    c->inertiagroup[1] = (int)igr[1];
+  }
   const char* md = mcx_attr(e, "meshdir");
   if (md) {
     snprintf(c->meshdir, sizeof(c->meshdir), "%s", md);

@@ -1,0 +1,87 @@
+// MJCF features that change the physics, on small models of tests/compiler/models compared field
+// by field with MuJoCo 3.3.8 (model_ref.h), and their refusals.
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include <moduco/moduco.h>
+
+#include "model_ref.h"
+#include "testutil.h"
+
+#define TOL_COMPILE 1e-12   // compiled constants: same formulas
+#define TOL_FORWARD 1e-9    // one forward pass
+#define TOL_STEPPED 1e-6    // after 20 steps
+
+// the compile error of an MJCF text (empty when it compiles)
+static void compileError(const char* xml, char* err, int err_sz) {
+  err[0] = 0;
+  mcModel* m = mc_loadXMLString(xml, NULL, err, err_sz);
+  if (m) {
+    err[0] = 0;
+    mc_deleteModel(m);
+  }
+}
+
+//---------------------------------- joint actuatorfrcrange ----------------------------------------
+
+Test(actuatorfrcrange, franka_like_arm_clamped_as_mujoco) {
+  mrCase k;
+  mr_open(&k, "franka_frc.xml", 20);
+  int nj = k.m->njnt, lim[16];
+  for (int j = 0; j < nj; j++) {
+    lim[j] = k.m->jnt_actfrclimited[j];
+  }
+  mr_compareInt(&k, NULL, "jnt_actfrclimited", lim, nj);
+  mr_compare(&k, NULL, "jnt_actfrcrange", k.m->jnt_actfrcrange, 2 * nj, 0);
+
+  // the servos ask for thousands of N m: the joints receive their limits (j7 is not limited)
+  mr_compare(&k, "forward", "actuator_force", k.d->actuator_force, k.m->nu, TOL_FORWARD);
+  mr_compare(&k, "forward", "qfrc_actuator", k.d->qfrc_actuator, k.m->nv, TOL_FORWARD);
+  cr_assert_eq(k.d->qfrc_actuator[0], 87);
+  cr_assert_eq(k.d->qfrc_actuator[1], -87);
+  cr_assert_gt(fabs(k.d->qfrc_actuator[6]), 1000);
+  mr_compare(&k, "forward", "qfrc_passive", k.d->qfrc_passive, k.m->nv, TOL_FORWARD);
+  mr_compare(&k, "forward", "qacc", k.d->qacc, k.m->nv, TOL_FORWARD);
+
+  mr_step(&k, 20);
+  mr_compare(&k, "stepped", "qpos", k.d->qpos, k.m->nq, TOL_STEPPED);
+  mr_compare(&k, "stepped", "qfrc_actuator", k.d->qfrc_actuator, k.m->nv, TOL_STEPPED);
+  mr_close(&k);
+}
+
+Test(actuatorfrcrange, refusals_and_auto) {
+  char err[512];
+  // a range without actuatorfrclimited under autolimits=false: an error, as limited
+  compileError("<mujoco><compiler autolimits='false'/><worldbody><body><joint "
+               "actuatorfrcrange='-1 1'/><geom size='1'/></body></worldbody></mujoco>",
+               err, sizeof(err));
+  cr_assert(strstr(err, "actuatorfrcrange"), "got '%s'", err);
+  compileError("<mujoco><worldbody><body><joint actuatorfrcrange='1 -1'/><geom size='1'/></body>"
+               "</worldbody></mujoco>", err, sizeof(err));
+  cr_assert(strstr(err, "invalid actuatorfrcrange"), "got '%s'", err);
+  compileError("<mujoco><worldbody><body><joint name='j'/><geom size='1'/><site name='s'/>"
+               "</body></worldbody><tendon><fixed actuatorfrcrange='-1 1'><joint joint='j' "
+               "coef='1'/></fixed></tendon></mujoco>", err, sizeof(err));
+  cr_assert(strstr(err, "actuatorfrcrange"), "got '%s'", err);
+  compileError("<mujoco><worldbody><body><joint actuatorgravcomp='false' "
+               "actuatorfrclimited='false' actuatorfrcrange='-1 1'/><geom size='1'/></body>"
+               "</worldbody></mujoco>", err, sizeof(err));
+  cr_assert_str_empty(err);
+}
+
+//---------------------------------- inertiagrouprange ---------------------------------------------
+
+Test(inertiagrouprange, mixed_groups_as_mujoco) {
+  mrCase k;
+  mr_open(&k, "inertiagroup.xml", 0);
+  int nb = k.m->nbody;
+  mr_compare(&k, NULL, "body_mass", k.m->body_mass, nb, TOL_COMPILE);
+  mr_compare(&k, NULL, "body_ipos", k.m->body_ipos, 3 * nb, TOL_COMPILE);
+  mr_compare(&k, NULL, "body_inertia", k.m->body_inertia, 3 * nb, TOL_COMPILE);
+  mr_compare(&k, NULL, "body_iquat", k.m->body_iquat, 4 * nb, TOL_COMPILE);
+  mr_compare(&k, "forward", "qacc", k.d->qacc, k.m->nv, TOL_FORWARD);
+  mr_close(&k);
+}
