@@ -129,7 +129,7 @@ static mcModel* mcc_compile(mcc* c) {
       known = !strcmp(ch->name, mcc_sections[s]);
     }
     if (!strcmp(ch->name, "deformable")) {
-      mcc_error(c, ch, "not supported yet: <deformable>");
+      mcc_error(c, ch, "%s", mcc_deformableMsg("deformable"));
     }
     if (!known) {
       mcc_unknownElem(c, ch);

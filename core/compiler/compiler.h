@@ -366,6 +366,11 @@ int mcc_readEnum(mcc* c, const mcxElem* e, const char* key, const char* words);
 
 // read true/false (-1 if absent)
 int mcc_readBool(mcc* c, const mcxElem* e, const char* key);
+// the refusal of a deformable element (<flexcomp>, <flex>, <composite>, <deformable>): out of
+// scope, the same words everywhere (a static string)
+const char* mcc_deformableMsg(const char* elem);
+// refuse key="true" (a physics option not implemented: never accepted and ignored); false passes
+void mcc_refuseTrue(mcc* c, const mcxElem* e, const char* key, const char* what);
 
 // read false/true/auto (-1 if absent)
 int mcc_readTri(mcc* c, const mcxElem* e, const char* key);

@@ -265,6 +265,7 @@ static void mcc_readJointElem(mcc* c, const mcxElem* e, int body, int cls, const
     j->s = fresh.joint;
     j->s.type = mcJNT_FREE;
     mcc_readInt(c, e, "group", &j->s.group);
+    mcc_refuseTrue(c, e, "align", "the free body aligned with its inertial frame");
     j->s.limited = MCC_FALSE;
     j->s.has_range = 0;
   } else {
@@ -477,8 +478,12 @@ static void mcc_readContents(mcc* c, const mcxElem* e, int body, int cls, const 
     } else if (!strcmp(n, "light")) {
       // rendering only: accepted and ignored
       continue;
-    } else if (!strcmp(n, "composite") || !strcmp(n, "flexcomp") || !strcmp(n, "replicate") ||
-               !strcmp(n, "attach") || !strcmp(n, "plugin")) {
+    } else if (!strcmp(n, "composite") || !strcmp(n, "flexcomp")) {
+      mcc_error(c, ch, "%s", mcc_deformableMsg(n));
+    } else if (!strcmp(n, "attach")) {
+      mcc_error(c, ch, "not supported yet: <attach> (a model attached from another file); "
+                "paste the attached body into the model instead");
+    } else if (!strcmp(n, "replicate") || !strcmp(n, "plugin")) {
       mcc_error(c, ch, "not supported yet: <%s>", n);
     } else {
       mcc_unknownElem(c, ch);

@@ -488,8 +488,12 @@ void mcc_readPair(mcc* c, const mcxElem* e, mccPair* s, int in_default) {
   if (mcc_readNums(c, e, "solref", s->solref, 1, mcNREF)) {
     s->has_solref = 1;
   }
-  mcNum sf[mcNREF];
+  mcNum sf[mcNREF] = {0, 0};
   mcc_readNums(c, e, "solreffriction", sf, 1, mcNREF);
+  if (sf[0] != 0 || sf[1] != 0) {
+    mcc_error(c, e, "not supported yet: a nonzero solreffriction in <%s> (the contact's friction "
+              "rows use solref)", e->name);
+  }
   if (mcc_readNums(c, e, "solimp", s->solimp, 1, mcNIMP)) {
     s->has_solimp = 1;
   }

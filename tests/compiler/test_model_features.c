@@ -85,3 +85,47 @@ Test(inertiagrouprange, mixed_groups_as_mujoco) {
   mr_compare(&k, "forward", "qacc", k.d->qacc, k.m->nv, TOL_FORWARD);
   mr_close(&k);
 }
+
+//---------------------------------- refusals (the audit, docs/mjcf-audit.md) ----------------------
+
+// each text must fail to compile with a message naming its line (2) and holding want
+static void refused(const char* body, const char* want) {
+  char xml[2048], err[512];
+  snprintf(xml, sizeof(xml), "<mujoco>\n%s\n</mujoco>", body);
+  compileError(xml, err, sizeof(err));
+  cr_assert(strstr(err, want), "'%s': expected '%s' in '%s'", body, want, err);
+  cr_assert(strstr(err, ":2:") || strstr(err, "line 2"), "'%s': no line in '%s'", body, err);
+}
+
+Test(audit, physics_attributes_not_implemented_are_refused) {
+  refused("<compiler fitaabb='true'/>", "fitaabb");
+  refused("<compiler alignfree='true'/>", "alignfree");
+  refused("<worldbody><body><freejoint align='true'/><geom size='1'/></body></worldbody>",
+          "align");
+  refused("<worldbody><geom name='a' size='1'/><geom name='b' size='1'/></worldbody><contact>"
+          "<pair geom1='a' geom2='b' solreffriction='0.01 1'/></contact>", "solreffriction");
+  refused("<worldbody><geom size='1' adhesion='1'/></worldbody>", "adhesion");
+  refused("<option sleep_tolerance='1e-4'/>", "sleep_tolerance");
+  refused("<option><flag sleep='enable'/></option>", "sleep");
+  refused("<worldbody><body><attach model='m' body='b' prefix='p'/></body></worldbody>",
+          "<attach>");
+}
+
+Test(audit, deformables_are_out_of_scope) {
+  refused("<worldbody><flexcomp name='f' type='grid' count='2 2 1' spacing='1 1 1'/>"
+          "</worldbody>", "out of Moduco's scope");
+  refused("<worldbody><composite type='cable' count='4 1 1'/></worldbody>",
+          "out of Moduco's scope");
+  refused("<deformable><flex name='f' dim='1' body='world world' vertex='0 0 0 1 0 0' "
+          "element='0 1'/></deformable>", "out of Moduco's scope");
+}
+
+Test(audit, no_op_options_keep_the_physics) {
+  // discardvisual and fusestatic change the model's layout, not its physics (checked against
+  // MuJoCo 3.3.8 when the audit was written); exactmeshinertia has no effect in MuJoCo 3
+  char err[512];
+  compileError("<mujoco><compiler discardvisual='true' fusestatic='true' exactmeshinertia='true' "
+               "alignfree='false' fitaabb='false'/><worldbody><body><freejoint align='false'/>"
+               "<geom size='1'/></body></worldbody></mujoco>", err, sizeof(err));
+  cr_assert_str_empty(err);
+}
