@@ -51,6 +51,7 @@ typedef struct mccGeom_ {
   mcNum fluidcoef[5];
   int shellinertia;               // mass on the surface (primitives; meshes use <mesh inertia>)
   const char* mesh;               // mesh name (points into the XML tree)
+  mcNum fitscale;                 // scale of a primitive sized from its mesh
   const char* hfield;             // hfield name
 } mccGeom;
 
@@ -158,6 +159,7 @@ typedef struct mccGeomObj_ {
   int body;
   mccGeom s;
   int meshid;
+  int fitmesh;                    // a primitive sized from its mesh (meshid: that mesh)
 } mccGeomObj;
 
 typedef struct mccSiteObj_ {
@@ -284,6 +286,7 @@ typedef struct mcc_ {
   mcNum boundmass, boundinertia, settotalmass;
   int balanceinertia;
   int inertiagroup[2];            // inertiagrouprange: geom groups that contribute to inertia
+  int fitaabb;                    // mesh-sized primitives fit the mesh's bounding box
   char meshdir[1024];
 
   // <option>, <size>

@@ -341,10 +341,16 @@ static void mcc_readGeomElem(mcc* c, const mcxElem* e, int body, int cls, const 
     mcc_error(c, e, "zero quaternion in <%s> cannot be normalized", e->name);
   }
   mcc_applyFrame(f, g->s.pos, g->s.quat);
-  mcc_checkGeomSize(c, e, &g->s);
+  int primitive = g->s.type == mcGEOM_SPHERE || g->s.type == mcGEOM_CAPSULE ||
+                  g->s.type == mcGEOM_CYLINDER || g->s.type == mcGEOM_ELLIPSOID ||
+                  g->s.type == mcGEOM_BOX;
+  g->fitmesh = primitive && g->s.mesh;  // sized from the mesh (compiler_mesh.c)
+  if (!g->fitmesh) {
+    mcc_checkGeomSize(c, e, &g->s);
+  }
 
   // mesh and height field references
-  if (g->s.type == mcGEOM_MESH) {
+  if (g->s.type == mcGEOM_MESH || g->fitmesh) {
     if (!g->s.mesh) {
       mcc_error(c, e, "mesh geom requires attribute 'mesh'");
     }

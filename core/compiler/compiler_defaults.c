@@ -72,6 +72,7 @@ void mcc_defaultClassInit(mccClass* cls) {
   g->friction[1] = 0.005;
   g->friction[2] = 0.0001;
   g->solmix = 1;
+  g->fitscale = 1;
   mcc_defaultSol(g->solref, g->solimp);
   g->rgba[0] = g->rgba[1] = g->rgba[2] = 0.5f;
   g->rgba[3] = 1;
@@ -204,6 +205,7 @@ void mcc_readGeom(mcc* c, const mcxElem* e, mccGeom* s, int in_default) {
     s->fluidshape = fs;
   }
   mcc_readNums(c, e, "fluidcoef", s->fluidcoef, 1, 5);
+  mcc_readNum(c, e, "fitscale", &s->fitscale);
   const char* v = mcx_attr(e, "mesh");
   if (v) {
     s->mesh = v;

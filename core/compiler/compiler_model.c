@@ -393,7 +393,7 @@ mcModel* mcc_buildModel(mcc* c) {
     m->geom_conaffinity[g] = s->conaffinity;
     m->geom_condim[g] = s->condim;
     m->geom_bodyid[g] = go->body;
-    m->geom_dataid[g] = go->meshid;
+    m->geom_dataid[g] = go->fitmesh ? -1 : go->meshid;
     m->geom_group[g] = s->group;
     m->geom_priority[g] = s->priority;
     m->geom_solmix[g] = s->solmix;

@@ -50,7 +50,9 @@ void mcc_readCompiler(mcc* c, const mcxElem* e) {
     c->inertiagroup[0] = (int)igr[0];
     c->inertiagroup[1] = (int)igr[1];
   }
-  mcc_refuseTrue(c, e, "fitaabb", "primitive geoms sized from the mesh's bounding box");
+  if ((v = mcc_readBool(c, e, "fitaabb")) >= 0) {
+    c->fitaabb = v;
+  }
   mcc_refuseTrue(c, e, "alignfree", "free bodies aligned with their inertial frame");
   const char* md = mcx_attr(e, "meshdir");
   if (md) {

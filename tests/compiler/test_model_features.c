@@ -98,7 +98,6 @@ static void refused(const char* body, const char* want) {
 }
 
 Test(audit, physics_attributes_not_implemented_are_refused) {
-  refused("<compiler fitaabb='true'/>", "fitaabb");
   refused("<compiler alignfree='true'/>", "alignfree");
   refused("<worldbody><body><freejoint align='true'/><geom size='1'/></body></worldbody>",
           "align");
@@ -128,4 +127,30 @@ Test(audit, no_op_options_keep_the_physics) {
                "alignfree='false' fitaabb='false'/><worldbody><body><freejoint align='false'/>"
                "<geom size='1'/></body></worldbody></mujoco>", err, sizeof(err));
   cr_assert_str_empty(err);
+}
+
+//---------------------------------- primitives sized from a mesh ----------------------------------
+
+static void meshFit(const char* file) {
+  mrCase k;
+  mr_open(&k, file, 10);
+  int ng = k.m->ngeom, nb = k.m->nbody;
+  mr_compareInt(&k, NULL, "geom_type", k.m->geom_type, ng);
+  mr_compare(&k, NULL, "geom_size", k.m->geom_size, 3 * ng, 1e-6);
+  mr_compare(&k, NULL, "geom_pos", k.m->geom_pos, 3 * ng, 1e-6);
+  mr_compare(&k, NULL, "geom_quat", k.m->geom_quat, 4 * ng, 1e-6);
+  mr_compare(&k, NULL, "geom_rbound", k.m->geom_rbound, ng, 1e-6);
+  mr_compare(&k, NULL, "body_mass", k.m->body_mass, nb, 1e-6);
+  mr_compare(&k, NULL, "body_inertia", k.m->body_inertia, 3 * nb, 1e-6);
+  mr_step(&k, 10);
+  mr_compare(&k, "stepped", "qpos", k.d->qpos, k.m->nq, 1e-6);
+  mr_close(&k);
+}
+
+Test(meshfit, inertia_box_as_mujoco) {
+  meshFit("meshfit.xml");
+}
+
+Test(meshfit, fitaabb_as_mujoco) {
+  meshFit("meshfit_aabb.xml");
 }
