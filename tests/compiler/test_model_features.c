@@ -154,3 +154,27 @@ Test(meshfit, inertia_box_as_mujoco) {
 Test(meshfit, fitaabb_as_mujoco) {
   meshFit("meshfit_aabb.xml");
 }
+
+//---------------------------------- connect between sites -----------------------------------------
+
+Test(connect, sites_as_mujoco) {
+  mrCase k;
+  mr_open(&k, "connect_sites.xml", 20);
+  int nv = k.m->nv;
+  mr_compare(&k, "forward", "qfrc_constraint", k.d->qfrc_constraint, nv, TOL_FORWARD);
+  mr_compare(&k, "forward", "qacc", k.d->qacc, nv, TOL_FORWARD);
+  mr_step(&k, 20);
+  mr_compare(&k, "stepped", "qpos", k.d->qpos, k.m->nq, TOL_STEPPED);
+  mr_compare(&k, "stepped", "qvel", k.d->qvel, nv, TOL_STEPPED);
+  mr_close(&k);
+
+  char err[512];
+  compileError("<mujoco><worldbody><site name='s'/><body name='b'><joint/><geom size='1'/>"
+               "<site name='t'/></body></worldbody><equality><connect site1='s' site2='t' "
+               "body1='b' anchor='0 0 0'/></equality></mujoco>", err, sizeof(err));
+  cr_assert(strstr(err, "either"), "got '%s'", err);
+  compileError("<mujoco><worldbody><site name='s'/><body name='b'><joint/><geom size='1'/>"
+               "<site name='t'/></body></worldbody><equality><weld site1='s' site2='t'/>"
+               "</equality></mujoco>", err, sizeof(err));
+  cr_assert(strstr(err, "not supported yet"), "got '%s'", err);
+}
