@@ -107,7 +107,7 @@ static const char* mcc_compilerAttr(mcc* c, const char* key) {
 
 
 // resolve a mesh file: model folder + meshdir (or assetdir) + file
-static void mcc_assetPath(mcc* c, const char* file, const char* kind, char* out, int out_sz) {
+static void mcc_assetPath(mcc* c, const mcxElem* e, const char* file, char* out, int out_sz) {
   const char* dir = c->meshdir[0] ? c->meshdir : mcc_compilerAttr(c, "assetdir");
   const char* strip = mcc_compilerAttr(c, "strippath");
   if (strip && !strcmp(strip, "true")) {
@@ -116,8 +116,7 @@ static void mcc_assetPath(mcc* c, const char* file, const char* kind, char* out,
   }
   char tmp[1024];
   mcx_joinPath(dir ? dir : "", file, tmp, sizeof(tmp));
-  mcx_joinPath(c->tree->dir ? c->tree->dir : "", tmp, out, out_sz);
-  (void)kind;
+  mcc_assetFile(c, e, tmp, out, out_sz);
 }
 
 
@@ -229,7 +228,7 @@ static void mcc_meshLoad(mcc* c, int i) {
   // file data
   const char* file = mcx_attr(e, "file");
   if (file) {
-    mcc_assetPath(c, file, "mesh", md->path, sizeof(md->path));
+    mcc_assetPath(c, e, file, md->path, sizeof(md->path));
     if (mcc_hasExt(md->path, ".stl")) {
       mcc_loadSTL(c, md);
     } else if (mcc_hasExt(md->path, ".obj")) {

@@ -178,3 +178,21 @@ Test(connect, sites_as_mujoco) {
                "</equality></mujoco>", err, sizeof(err));
   cr_assert(strstr(err, "not supported yet"), "got '%s'", err);
 }
+
+//---------------------------------- assets of included files --------------------------------------
+
+Test(include, assets_from_the_model_folder_first) {
+  mrCase k;
+  mr_open(&k, "include_both.xml", 0);
+  mr_compare(&k, NULL, "body_mass", k.m->body_mass, k.m->nbody, TOL_COMPILE);
+  cr_assert_float_eq(k.m->body_mass[1], 1000 * 2.0 / 6, 1e-9);
+  mr_close(&k);
+}
+
+Test(include, assets_next_to_the_included_file) {
+  char err[512];
+  mcModel* m = mc_loadXML(MR_MODEL_DIR "/include_beside.xml", err, sizeof(err));
+  cr_assert_not_null(m, "%s", err);
+  cr_assert_float_eq(m->body_mass[1], 1000 * 3.0 / 6, 1e-9);
+  mc_deleteModel(m);
+}
