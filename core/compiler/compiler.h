@@ -372,6 +372,8 @@ int mcc_readBool(mcc* c, const mcxElem* e, const char* key);
 // the refusal of a deformable element (<flexcomp>, <flex>, <composite>, <deformable>): out of
 // scope, the same words everywhere (a static string)
 const char* mcc_deformableMsg(const char* elem);
+// refuse a MuJoCo attribute that changes the physics and is not implemented, whatever its value
+void mcc_refuseAttr(mcc* c, const mcxElem* e, const char* key, const char* what);
 // refuse key="true" (a physics option not implemented: never accepted and ignored); false passes
 void mcc_refuseTrue(mcc* c, const mcxElem* e, const char* key, const char* what);
 

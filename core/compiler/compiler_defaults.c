@@ -164,6 +164,8 @@ void mcc_readJoint(mcc* c, const mcxElem* e, mccJoint* s, int in_default) {
 }
 
 void mcc_readGeom(mcc* c, const mcxElem* e, mccGeom* s, int in_default) {
+  mcc_refuseAttr(c, e, "adhesion", "contact adhesion of MuJoCo 3.x");
+  mcc_refuseAttr(c, e, "surfacevel", "a moving contact surface, MuJoCo 3.x");
   mcc_checkAttrs(c, e, MCC_GEOM_ATTR);
   int type = mcc_readEnum(c, e, "type",
                           "plane hfield sphere capsule ellipsoid cylinder box mesh sdf");

@@ -85,6 +85,7 @@ static const char* const mcc_enableNames[mcNENABLE] = {
 };
 
 static void mcc_readFlags(mcc* c, const mcxElem* e) {
+  mcc_refuseAttr(c, e, "sleep", "sleeping islands, MuJoCo 3.x");
   for (int i = 0; i < e->nattr; i++) {
     const char* key = e->attr[2 * i];
     int value = mcc_readEnum(c, e, key, "disable enable");
@@ -129,6 +130,7 @@ static const char* const mcc_integrators[4] = {"Euler", "RK4", "implicit", "impl
 static const char* const mcc_solvers[3] = {"PGS", "CG", "Newton"};
 
 void mcc_readOption(mcc* c, const mcxElem* e) {
+  mcc_refuseAttr(c, e, "sleep_tolerance", "sleeping islands, MuJoCo 3.x");
   mcc_checkAttrs(c, e,
                  "timestep apirate impratio tolerance ls_tolerance noslip_tolerance mpr_tolerance "
                  "gravity wind magnetic density viscosity o_margin o_solref o_solimp integrator "

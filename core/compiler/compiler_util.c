@@ -272,6 +272,12 @@ const char* mcc_deformableMsg(const char* elem) {
   return "not supported: deformable bodies are out of Moduco's scope";
 }
 
+void mcc_refuseAttr(mcc* c, const mcxElem* e, const char* key, const char* what) {
+  if (mcx_attr(e, key)) {
+    mcc_error(c, e, "not supported yet: attribute '%s' of <%s> (%s)", key, e->name, what);
+  }
+}
+
 void mcc_refuseTrue(mcc* c, const mcxElem* e, const char* key, const char* what) {
   if (mcc_readBool(c, e, key) == 1) {
     mcc_error(c, e, "not supported yet: %s=\"true\" in <%s> (%s)", key, e->name, what);

@@ -104,6 +104,7 @@ Test(audit, physics_attributes_not_implemented_are_refused) {
   refused("<worldbody><geom name='a' size='1'/><geom name='b' size='1'/></worldbody><contact>"
           "<pair geom1='a' geom2='b' solreffriction='0.01 1'/></contact>", "solreffriction");
   refused("<worldbody><geom size='1' adhesion='1'/></worldbody>", "adhesion");
+  refused("<worldbody><geom size='1' surfacevel='1 0 0'/></worldbody>", "surfacevel");
   refused("<option sleep_tolerance='1e-4'/>", "sleep_tolerance");
   refused("<option><flag sleep='enable'/></option>", "sleep");
   refused("<worldbody><body><attach model='m' body='b' prefix='p'/></body></worldbody>",
