@@ -24,6 +24,7 @@ static void mcc_init(mcc* c, mcxTree* tree, char* error, int error_sz) {
   memcpy(c->eulerseq, "xyz", 4);
   c->inertiafromgeom = MCC_AUTO;
   c->autolimits = 1;
+  c->inertiagroup[1] = 5;
   c->njmax = -1;
   c->nconmax = -1;
   mci_defaultOption(&c->opt);
@@ -128,7 +129,7 @@ static mcModel* mcc_compile(mcc* c) {
       known = !strcmp(ch->name, mcc_sections[s]);
     }
     if (!strcmp(ch->name, "deformable")) {
-      mcc_error(c, ch, "not supported yet: <deformable>");
+      mcc_error(c, ch, "%s", mcc_deformableMsg("deformable"));
     }
     if (!known) {
       mcc_unknownElem(c, ch);

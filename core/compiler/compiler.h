@@ -30,8 +30,10 @@ typedef struct mccJoint_ {
   mcNum solref_lim[mcNREF], solimp_lim[mcNIMP];
   mcNum solref_fri[mcNREF], solimp_fri[mcNIMP];
   int group;
-  mcNum actfrcrange[2];
-  int actfrclimited;
+  mcNum actfrcrange[2];           // clamp of the total actuator force on the joint
+  int has_actfrcrange;            // actuatorfrcrange given (here or in a default)
+  int actfrclimited;              // MCC_FALSE / MCC_TRUE / MCC_AUTO
+  int actgravcomp;                // gravity compensation counted as actuator force
   mcNum springdamper[2];          // time constant, damping ratio (both > 0: set k and b)
 } mccJoint;
 
@@ -49,6 +51,7 @@ typedef struct mccGeom_ {
   mcNum fluidcoef[5];
   int shellinertia;               // mass on the surface (primitives; meshes use <mesh inertia>)
   const char* mesh;               // mesh name (points into the XML tree)
+  mcNum fitscale;                 // scale of a primitive sized from its mesh
   const char* hfield;             // hfield name
 } mccGeom;
 
@@ -81,6 +84,7 @@ typedef struct mccTendon_ {
   mcNum armature;                 // tendon_armature: inertia of the tendon's length coordinate
   mcNum springlength[2];
   int group;
+  int actfrclimited, has_actfrcrange;  // tendon actuator-force clamp (refused when active)
 } mccTendon;
 
 typedef struct mccEquality_ {
@@ -155,6 +159,7 @@ typedef struct mccGeomObj_ {
   int body;
   mccGeom s;
   int meshid;
+  int fitmesh;                    // a primitive sized from its mesh (meshid: that mesh)
 } mccGeomObj;
 
 typedef struct mccSiteObj_ {
@@ -280,6 +285,8 @@ typedef struct mcc_ {
   int autolimits;
   mcNum boundmass, boundinertia, settotalmass;
   int balanceinertia;
+  int inertiagroup[2];            // inertiagrouprange: geom groups that contribute to inertia
+  int fitaabb;                    // mesh-sized primitives fit the mesh's bounding box
   char meshdir[1024];
 
   // <option>, <size>
@@ -362,6 +369,13 @@ int mcc_readEnum(mcc* c, const mcxElem* e, const char* key, const char* words);
 
 // read true/false (-1 if absent)
 int mcc_readBool(mcc* c, const mcxElem* e, const char* key);
+// the refusal of a deformable element (<flexcomp>, <flex>, <composite>, <deformable>): out of
+// scope, the same words everywhere (a static string)
+const char* mcc_deformableMsg(const char* elem);
+// refuse a MuJoCo attribute that changes the physics and is not implemented, whatever its value
+void mcc_refuseAttr(mcc* c, const mcxElem* e, const char* key, const char* what);
+// refuse key="true" (a physics option not implemented: never accepted and ignored); false passes
+void mcc_refuseTrue(mcc* c, const mcxElem* e, const char* key, const char* what);
 
 // read false/true/auto (-1 if absent)
 int mcc_readTri(mcc* c, const mcxElem* e, const char* key);

@@ -229,6 +229,28 @@ static void mcc_checkGeomSize(mcc* c, const mcxElem* e, const mccGeom* g) {
   }
 }
 
+// joint-level actuator force: the clamp of qfrc_actuator (actuatorfrclimited follows limited's
+// 'auto' rule; MuJoCo applies it to hinge and slide joints only)
+static void mcc_jointActuatorForce(mcc* c, const mcxElem* e, mccJoint* s) {
+  if (s->actfrclimited == MCC_AUTO) {
+    if (c->autolimits) {
+      s->actfrclimited = s->has_actfrcrange ? MCC_TRUE : MCC_FALSE;
+    } else if (s->has_actfrcrange) {
+      mcc_error(c, e, "joint has an actuatorfrcrange but no 'actuatorfrclimited' attribute and "
+                "autolimits is false");
+    } else {
+      s->actfrclimited = MCC_FALSE;
+    }
+  }
+  if (s->actfrclimited && !(s->actfrcrange[0] <= s->actfrcrange[1])) {
+    mcc_error(c, e, "invalid actuatorfrcrange [%g, %g]: range[0] must not exceed range[1]",
+              s->actfrcrange[0], s->actfrcrange[1]);
+  }
+  if (s->type == mcJNT_FREE || s->type == mcJNT_BALL) {
+    s->actfrclimited = MCC_FALSE;
+  }
+}
+
 static void mcc_readJointElem(mcc* c, const mcxElem* e, int body, int cls, const mccFrame* f,
                               int isfree) {
   mccJointObj* j = (mccJointObj*)mcc_push(c, &c->joints);
@@ -243,6 +265,7 @@ static void mcc_readJointElem(mcc* c, const mcxElem* e, int body, int cls, const
     j->s = fresh.joint;
     j->s.type = mcJNT_FREE;
     mcc_readInt(c, e, "group", &j->s.group);
+    mcc_refuseTrue(c, e, "align", "the free body aligned with its inertial frame");
     j->s.limited = MCC_FALSE;
     j->s.has_range = 0;
   } else {
@@ -295,9 +318,7 @@ static void mcc_readJointElem(mcc* c, const mcxElem* e, int body, int cls, const
     mcc_error(c, e, "invalid joint range [%g, %g]: range[0] must be smaller than range[1]",
               j->s.range[0], j->s.range[1]);
   }
-  if (j->s.actfrclimited == MCC_AUTO) {
-    j->s.actfrclimited = 0;
-  }
+  mcc_jointActuatorForce(c, e, &j->s);
 }
 
 static void mcc_readGeomElem(mcc* c, const mcxElem* e, int body, int cls, const mccFrame* f) {
@@ -320,10 +341,16 @@ static void mcc_readGeomElem(mcc* c, const mcxElem* e, int body, int cls, const 
     mcc_error(c, e, "zero quaternion in <%s> cannot be normalized", e->name);
   }
   mcc_applyFrame(f, g->s.pos, g->s.quat);
-  mcc_checkGeomSize(c, e, &g->s);
+  int primitive = g->s.type == mcGEOM_SPHERE || g->s.type == mcGEOM_CAPSULE ||
+                  g->s.type == mcGEOM_CYLINDER || g->s.type == mcGEOM_ELLIPSOID ||
+                  g->s.type == mcGEOM_BOX;
+  g->fitmesh = primitive && g->s.mesh;  // sized from the mesh (compiler_mesh.c)
+  if (!g->fitmesh) {
+    mcc_checkGeomSize(c, e, &g->s);
+  }
 
   // mesh and height field references
-  if (g->s.type == mcGEOM_MESH) {
+  if (g->s.type == mcGEOM_MESH || g->fitmesh) {
     if (!g->s.mesh) {
       mcc_error(c, e, "mesh geom requires attribute 'mesh'");
     }
@@ -457,8 +484,12 @@ static void mcc_readContents(mcc* c, const mcxElem* e, int body, int cls, const 
     } else if (!strcmp(n, "light")) {
       // rendering only: accepted and ignored
       continue;
-    } else if (!strcmp(n, "composite") || !strcmp(n, "flexcomp") || !strcmp(n, "replicate") ||
-               !strcmp(n, "attach") || !strcmp(n, "plugin")) {
+    } else if (!strcmp(n, "composite") || !strcmp(n, "flexcomp")) {
+      mcc_error(c, ch, "%s", mcc_deformableMsg(n));
+    } else if (!strcmp(n, "attach")) {
+      mcc_error(c, ch, "not supported yet: <attach> (a model attached from another file); "
+                "paste the attached body into the model instead");
+    } else if (!strcmp(n, "replicate") || !strcmp(n, "plugin")) {
       mcc_error(c, ch, "not supported yet: <%s>", n);
     } else {
       mcc_unknownElem(c, ch);

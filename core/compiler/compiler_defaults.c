@@ -72,6 +72,7 @@ void mcc_defaultClassInit(mccClass* cls) {
   g->friction[1] = 0.005;
   g->friction[2] = 0.0001;
   g->solmix = 1;
+  g->fitscale = 1;
   mcc_defaultSol(g->solref, g->solimp);
   g->rgba[0] = g->rgba[1] = g->rgba[2] = 0.5f;
   g->rgba[3] = 1;
@@ -97,6 +98,7 @@ void mcc_defaultClassInit(mccClass* cls) {
   // tendon
   mccTendon* t = &cls->tendon;
   t->limited = MCC_AUTO;
+  t->actfrclimited = MCC_AUTO;
   mcc_defaultSol(t->solref_lim, t->solimp_lim);
   mcc_defaultSol(t->solref_fri, t->solimp_fri);
   t->springlength[0] = t->springlength[1] = -1;
@@ -144,7 +146,13 @@ void mcc_readJoint(mcc* c, const mcxElem* e, mccJoint* s, int in_default) {
   if (mcc_readNums(c, e, "range", s->range, 2, 2)) {
     s->has_range = 1;
   }
-  mcc_readNums(c, e, "actuatorfrcrange", s->actfrcrange, 2, 2);
+  if (mcc_readNums(c, e, "actuatorfrcrange", s->actfrcrange, 2, 2)) {
+    s->has_actfrcrange = 1;
+  }
+  int agc = mcc_readBool(c, e, "actuatorgravcomp");
+  if (agc >= 0) {
+    s->actgravcomp = agc;
+  }
   mcc_readNum(c, e, "margin", &s->margin);
   mcc_readNum(c, e, "ref", &s->ref);
   mcc_readNum(c, e, "springref", &s->springref);
@@ -156,6 +164,8 @@ void mcc_readJoint(mcc* c, const mcxElem* e, mccJoint* s, int in_default) {
 }
 
 void mcc_readGeom(mcc* c, const mcxElem* e, mccGeom* s, int in_default) {
+  mcc_refuseAttr(c, e, "adhesion", "contact adhesion of MuJoCo 3.x");
+  mcc_refuseAttr(c, e, "surfacevel", "a moving contact surface, MuJoCo 3.x");
   mcc_checkAttrs(c, e, MCC_GEOM_ATTR);
   int type = mcc_readEnum(c, e, "type",
                           "plane hfield sphere capsule ellipsoid cylinder box mesh sdf");
@@ -197,6 +207,7 @@ void mcc_readGeom(mcc* c, const mcxElem* e, mccGeom* s, int in_default) {
     s->fluidshape = fs;
   }
   mcc_readNums(c, e, "fluidcoef", s->fluidcoef, 1, 5);
+  mcc_readNum(c, e, "fitscale", &s->fitscale);
   const char* v = mcx_attr(e, "mesh");
   if (v) {
     s->mesh = v;
@@ -448,6 +459,13 @@ void mcc_readTendon(mcc* c, const mcxElem* e, mccTendon* s, int in_default) {
   mcc_readNum(c, e, "stiffness", &s->stiffness);
   mcc_readNum(c, e, "damping", &s->damping);
   mcc_readNum(c, e, "armature", &s->armature);
+  if ((v = mcc_readTri(c, e, "actuatorfrclimited")) >= 0) {
+    s->actfrclimited = v;
+  }
+  mcNum afr[2];
+  if (mcc_readNums(c, e, "actuatorfrcrange", afr, 2, 2)) {
+    s->has_actfrcrange = 1;
+  }
   (void)in_default;
 }
 
@@ -474,8 +492,12 @@ void mcc_readPair(mcc* c, const mcxElem* e, mccPair* s, int in_default) {
   if (mcc_readNums(c, e, "solref", s->solref, 1, mcNREF)) {
     s->has_solref = 1;
   }
-  mcNum sf[mcNREF];
+  mcNum sf[mcNREF] = {0, 0};
   mcc_readNums(c, e, "solreffriction", sf, 1, mcNREF);
+  if (sf[0] != 0 || sf[1] != 0) {
+    mcc_error(c, e, "not supported yet: a nonzero solreffriction in <%s> (the contact's friction "
+              "rows use solref)", e->name);
+  }
   if (mcc_readNums(c, e, "solimp", s->solimp, 1, mcNIMP)) {
     s->has_solimp = 1;
   }

@@ -23,7 +23,7 @@
 #define HFIELD_BOUND 1e10f
 
 // resolve a height-field file against the model folder (and assetdir, as in MuJoCo 3)
-static void mcc_hfieldPath(mcc* c, const char* file, char* out, int out_sz) {
+static void mcc_hfieldPath(mcc* c, const mcxElem* e, const char* file, char* out, int out_sz) {
   const char* dir = NULL;
   const mcxElem* root = c->tree->root;
   for (int k = 0; k < root->nchild; k++) {
@@ -34,7 +34,7 @@ static void mcc_hfieldPath(mcc* c, const char* file, char* out, int out_sz) {
   }
   char tmp[1024];
   mcx_joinPath(dir ? dir : "", file, tmp, sizeof(tmp));
-  mcx_joinPath(c->tree->dir ? c->tree->dir : "", tmp, out, out_sz);
+  mcc_assetFile(c, e, tmp, out, out_sz);
 }
 
 
@@ -113,7 +113,7 @@ void mcc_compileHfields(mcc* c) {
                   "the binary format (int32 nrow, int32 ncol, float32 data)", name, file);
       }
       char path[1024];
-      mcc_hfieldPath(c, file, path, sizeof(path));
+      mcc_hfieldPath(c, e, file, path, sizeof(path));
       mcc_hfieldFile(c, e, name, hd, path);
     } else {
       if (nrow < 1 || ncol < 1) {

@@ -265,8 +265,9 @@ void mcc_bodyInertia(mcc* c) {
     mcNum single_I[3] = {0, 0, 0};
     for (int i = body->geomadr; i >= 0 && i < body->geomadr + body->geomnum; i++) {
       const mccGeomObj* g = MCC_AT(c->geoms, mccGeomObj, i);
-      if (g->s.mass == 0 || (g->s.mass < 0 && g->s.density == 0)) {
-        continue;
+      if (g->s.mass == 0 || (g->s.mass < 0 && g->s.density == 0) ||
+          g->s.group < c->inertiagroup[0] || g->s.group > c->inertiagroup[1]) {
+        continue;  // massless, or outside inertiagrouprange
       }
       mcNum mass, I[3];
       mcc_geomInertia(c, g, &mass, I);
@@ -277,8 +278,8 @@ void mcc_bodyInertia(mcc* c) {
     }
     body = MCC_AT(c->bodies, mccBody, b);
     body->mass = M;
-    if (ngeom == 1 && body->geomnum == 1) {
-      // one geom: the inertial frame is the geom frame (principal axes in geom order)
+    if (ngeom == 1) {
+      // one geom with mass: the inertial frame is the geom frame (principal axes in geom order)
       memcpy(body->ipos, single->s.pos, sizeof(body->ipos));
       memcpy(body->iquat, single->s.quat, sizeof(body->iquat));
       memcpy(body->inertia, single_I, sizeof(body->inertia));

@@ -107,7 +107,7 @@ static const char* mcc_compilerAttr(mcc* c, const char* key) {
 
 
 // resolve a mesh file: model folder + meshdir (or assetdir) + file
-static void mcc_assetPath(mcc* c, const char* file, const char* kind, char* out, int out_sz) {
+static void mcc_assetPath(mcc* c, const mcxElem* e, const char* file, char* out, int out_sz) {
   const char* dir = c->meshdir[0] ? c->meshdir : mcc_compilerAttr(c, "assetdir");
   const char* strip = mcc_compilerAttr(c, "strippath");
   if (strip && !strcmp(strip, "true")) {
@@ -116,8 +116,7 @@ static void mcc_assetPath(mcc* c, const char* file, const char* kind, char* out,
   }
   char tmp[1024];
   mcx_joinPath(dir ? dir : "", file, tmp, sizeof(tmp));
-  mcx_joinPath(c->tree->dir ? c->tree->dir : "", tmp, out, out_sz);
-  (void)kind;
+  mcc_assetFile(c, e, tmp, out, out_sz);
 }
 
 
@@ -137,6 +136,69 @@ static int mcc_hasExt(const char* path, const char* ext) {
     }
   }
   return 1;
+}
+
+
+// size primitive geom go from its mesh md (go's pose already in the mesh's inertial frame), as
+// MuJoCo 3: from the mesh's equivalent inertia box, or with compiler fitaabb from the bounding box
+// of the vertices in the inertial frame (the geom then moves to the box centre), then times
+// fitscale
+static void mcc_fitPrimitive(mcc* c, mccGeomObj* go, const mccMeshData* md) {
+  mcNum half[3];
+  if (!c->fitaabb) {
+    // half sides of the box of the same volume and principal inertia (unit density)
+    const mcNum* I = md->inertia1;
+    for (int k = 0; k < 3; k++) {
+      mcNum s = I[(k + 1) % 3] + I[(k + 2) % 3] - I[k];
+      half[k] = md->volume > 0 && s > 0 ? sqrt(3 * s / (2 * md->volume)) : 0;
+    }
+  } else {
+    mcNum lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int v = 0; v < md->nvert; v++) {
+      for (int k = 0; k < 3; k++) {
+        lo[k] = fmin(lo[k], md->vert[3 * v + k]);
+        hi[k] = fmax(hi[k], md->vert[3 * v + k]);
+      }
+    }
+    mcNum ctr[3];
+    for (int k = 0; k < 3; k++) {
+      half[k] = md->nvert ? (hi[k] - lo[k]) / 2 : 0;
+      ctr[k] = md->nvert ? (hi[k] + lo[k]) / 2 : 0;
+    }
+    mcNum rot[9];
+    mcc_mjQuat2Mat(rot, go->s.quat);
+    for (int j = 0; j < 3; j++) {
+      go->s.pos[j] += rot[3 * j] * ctr[0] + rot[3 * j + 1] * ctr[1] + rot[3 * j + 2] * ctr[2];
+    }
+  }
+  mcNum* size = go->s.size;
+  mcNum radial = c->fitaabb ? fmax(half[0], half[1]) : (half[0] + half[1]) / 2;
+  switch (go->s.type) {
+  case mcGEOM_SPHERE:
+    size[0] = c->fitaabb ? fmax(radial, half[2]) : (half[0] + half[1] + half[2]) / 3;
+    break;
+  case mcGEOM_CAPSULE:
+    size[0] = radial;
+    size[1] = fmax(0, half[2] - (c->fitaabb ? radial : radial / 2));
+    break;
+  case mcGEOM_CYLINDER:
+    size[0] = radial;
+    size[1] = half[2];
+    break;
+  default:  // ellipsoid, box
+    memcpy(size, half, sizeof(half));
+  }
+  for (int k = 0; k < 3; k++) {
+    size[k] *= go->s.fitscale;
+  }
+  int need = go->s.type == mcGEOM_SPHERE ? 1 : go->s.type == mcGEOM_CAPSULE ||
+             go->s.type == mcGEOM_CYLINDER ? 2 : 3;
+  for (int k = 0; k < need; k++) {
+    if (!(size[k] > 0)) {
+      mcc_error(c, go->elem, "the %s fitted to mesh '%s' has size %d of %g (a degenerate mesh)",
+                go->elem->name, MCC_AT(c->meshes, mccNamed, go->meshid)->name, k, size[k]);
+    }
+  }
 }
 
 
@@ -166,7 +228,7 @@ static void mcc_meshLoad(mcc* c, int i) {
   // file data
   const char* file = mcx_attr(e, "file");
   if (file) {
-    mcc_assetPath(c, file, "mesh", md->path, sizeof(md->path));
+    mcc_assetPath(c, e, file, md->path, sizeof(md->path));
     if (mcc_hasExt(md->path, ".stl")) {
       mcc_loadSTL(c, md);
     } else if (mcc_hasExt(md->path, ".obj")) {
@@ -1005,10 +1067,10 @@ void mcc_compileMeshes(mcc* c) {
     mcc_meshProcess(c, i);
   }
 
-  // mesh geoms: offset by the mesh frame, size from the mesh box
+  // mesh geoms and primitives sized from a mesh: offset by the mesh frame, size from the mesh
   for (int g = 0; g < c->geoms.n; g++) {
     mccGeomObj* go = MCC_AT(c->geoms, mccGeomObj, g);
-    if (go->s.type != mcGEOM_MESH || go->meshid < 0) {
+    if ((go->s.type != mcGEOM_MESH && !go->fitmesh) || go->meshid < 0) {
       continue;
     }
     const mccMeshData* md = c->meshdata + go->meshid;
@@ -1036,7 +1098,11 @@ void mcc_compileMeshes(mcc* c) {
     for (int k = 0; k < 4; k++) {
       q[k] = qq[k] / nn;
     }
-    memcpy(go->s.size, md->aabb, sizeof(md->aabb));
+    if (go->fitmesh) {
+      mcc_fitPrimitive(c, go, md);
+    } else {
+      memcpy(go->s.size, md->aabb, sizeof(md->aabb));
+    }
   }
 }
 

@@ -59,6 +59,12 @@ typedef struct mccHfieldData_ {
 // read a whole file into md->buf (error naming the mesh if it cannot be read)
 size_t mcc_meshReadFile(mcc* c, const mcxElem* e, const char* path, char** buf);
 
+// the file of asset element e: rel (the asset's file under meshdir/assetdir) from the model's
+// folder; when that does not exist and e comes from an included file in another folder, rel from
+// that file's folder if it exists there (MuJoCo 3 after 3.3.8 resolves an included file's assets
+// next to it; 3.3.8 only from the model's folder, which is tried first)
+void mcc_assetFile(const mcc* c, const mcxElem* e, const char* rel, char* out, int out_sz);
+
 // append a vertex / face (arrays grow inside md, so an error never leaks them)
 void mcc_meshAddVert(mcc* c, mccMeshData* md, const float v[3]);
 void mcc_meshAddFace(mcc* c, mccMeshData* md, int a, int b, int cc);

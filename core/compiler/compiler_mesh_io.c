@@ -64,6 +64,33 @@ void mcc_meshAddFace(mcc* c, mccMeshData* md, int a, int b, int cc) {
 
 //---------------------------------- files ---------------------------------------------------------
 
+static int mcc_fileExists(const char* path) {
+  FILE* f = fopen(path, "rb");
+  if (f) {
+    fclose(f);
+  }
+  return f != NULL;
+}
+
+void mcc_assetFile(const mcc* c, const mcxElem* e, const char* rel, char* out, int out_sz) {
+  mcx_joinPath(c->tree->dir ? c->tree->dir : "", rel, out, out_sz);
+  if (mcc_fileExists(out) || !e->file || rel[0] == '/') {
+    return;
+  }
+  // the folder of the element's own file
+  char dir[1024], cand[2048];
+  snprintf(dir, sizeof(dir), "%s", e->file);
+  char* slash = strrchr(dir, '/');
+  if (!slash) {
+    return;
+  }
+  slash[1] = 0;
+  mcx_joinPath(dir, rel, cand, sizeof(cand));
+  if (mcc_fileExists(cand) && (int)strlen(cand) < out_sz) {
+    snprintf(out, (size_t)out_sz, "%s", cand);
+  }
+}
+
 size_t mcc_meshReadFile(mcc* c, const mcxElem* e, const char* path, char** buf) {
   FILE* f = fopen(path, "rb");
   if (!f) {

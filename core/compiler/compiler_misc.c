@@ -35,6 +35,7 @@ static int mcc_resolveLimited(mcc* c, const mcxElem* e, int limited, int has_ran
 
 //---------------------------------- tendons -------------------------------------------------------
 
+
 void mcc_readTendons(mcc* c, const mcxElem* e) {
   mcc_checkAttrs(c, e, "");
   for (int k = 0; k < e->nchild; k++) {
@@ -54,6 +55,10 @@ void mcc_readTendons(mcc* c, const mcxElem* e) {
     t->spatial = spatial;
     t->wrapadr = c->wraps.n;
     t->s.limited = mcc_resolveLimited(c, te, s.limited, s.has_range, "tendon");
+    if (mcc_resolveLimited(c, te, s.actfrclimited, s.has_actfrcrange, "tendon actuatorfrc")) {
+      mcc_error(c, te, "not supported yet: tendon attribute 'actuatorfrcrange' (the clamp of the "
+                "total actuator force on a tendon)");
+    }
     if (t->s.limited && !(t->s.range[0] < t->s.range[1])) {
       mcc_error(c, te, "invalid tendon range [%g, %g]: range[0] must be smaller than range[1]",
                 t->s.range[0], t->s.range[1]);
@@ -148,6 +153,26 @@ static void mcc_bodyWorld(mcc* c, int b, mcNum pos[3], mcNum quat[4]) {
   }
 }
 
+// <connect site1 site2> (MuJoCo 3): the two sites held together; stored as a body connect whose
+// anchors are the sites' positions in their bodies
+static void mcc_connectSites(mcc* c, const mcxElem* ee, mccEqObj* eq) {
+  if (mcx_attr(ee, "body1") || mcx_attr(ee, "body2") || mcx_attr(ee, "anchor")) {
+    mcc_error(c, ee, "<connect> takes either body1 (body2) and anchor, or site1 and site2");
+  }
+  const mccSiteObj* s[2];
+  for (int k = 0; k < 2; k++) {
+    int id = mcc_lookup(c, ee, k ? "site2" : "site1", mcOBJ_SITE, 1);
+    s[k] = MCC_AT(c->sites, mccSiteObj, id);
+  }
+  eq->obj1 = s[0]->body;
+  eq->obj2 = s[1]->body;
+  if (eq->obj1 == eq->obj2) {
+    mcc_error(c, ee, "site1 and site2 of <connect> must be on different bodies");
+  }
+  memcpy(eq->data, s[0]->s.pos, 3 * sizeof(mcNum));
+  memcpy(eq->data + 3, s[1]->s.pos, 3 * sizeof(mcNum));
+}
+
 void mcc_readEqualities(mcc* c, const mcxElem* e) {
   mcc_checkAttrs(c, e, "");
   for (int k = 0; k < e->nchild; k++) {
@@ -156,11 +181,15 @@ void mcc_readEqualities(mcc* c, const mcxElem* e) {
     int type;
     if (!strcmp(t, "connect")) {
       type = mcEQ_CONNECT;
-      mcc_checkAttrs(c, ee, "name class active solref solimp body1 body2 anchor");
+      mcc_checkAttrs(c, ee, "name class active solref solimp body1 body2 anchor site1 site2");
     } else if (!strcmp(t, "weld")) {
       type = mcEQ_WELD;
       mcc_checkAttrs(c, ee, "name class active solref solimp body1 body2 anchor relpose "
-                            "torquescale");
+                            "torquescale site1 site2");
+      if (mcx_attr(ee, "site1") || mcx_attr(ee, "site2")) {
+        mcc_error(c, ee, "not supported yet: <weld> between sites (site1, site2); use body1, "
+                  "body2 and relpose");
+      }
     } else if (!strcmp(t, "joint")) {
       type = mcEQ_JOINT;
       mcc_checkAttrs(c, ee, "name class active solref solimp joint1 joint2 polycoef");
@@ -182,7 +211,9 @@ void mcc_readEqualities(mcc* c, const mcxElem* e) {
     eq.s = s;
     eq.type = type;
 
-    if (type == mcEQ_CONNECT || type == mcEQ_WELD) {
+    if (type == mcEQ_CONNECT && (mcx_attr(ee, "site1") || mcx_attr(ee, "site2"))) {
+      mcc_connectSites(c, ee, &eq);
+    } else if (type == mcEQ_CONNECT || type == mcEQ_WELD) {
       eq.obj1 = mcc_lookup(c, ee, "body1", mcOBJ_BODY, 1);
       eq.obj2 = mcx_attr(ee, "body2") ? mcc_lookup(c, ee, "body2", mcOBJ_BODY, 1) : 0;
       if (eq.obj1 == eq.obj2) {

@@ -306,6 +306,9 @@ mcModel* mcc_buildModel(mcc* c) {
     m->jnt_stiffness[j] = s->stiffness;
     memcpy(m->jnt_range + 2 * j, s->range, sizeof(s->range));
     m->jnt_margin[j] = s->margin;
+    m->jnt_actfrclimited[j] = (mcByte)(s->actfrclimited == MCC_TRUE);
+    memcpy(m->jnt_actfrcrange + 2 * j, s->actfrcrange, sizeof(s->actfrcrange));
+    m->jnt_actgravcomp[j] = (mcByte)(s->actgravcomp != 0);
 
     // default configuration and spring reference
     mcNum* q0 = m->qpos0 + qadr;
@@ -390,7 +393,7 @@ mcModel* mcc_buildModel(mcc* c) {
     m->geom_conaffinity[g] = s->conaffinity;
     m->geom_condim[g] = s->condim;
     m->geom_bodyid[g] = go->body;
-    m->geom_dataid[g] = go->meshid;
+    m->geom_dataid[g] = go->fitmesh ? -1 : go->meshid;
     m->geom_group[g] = s->group;
     m->geom_priority[g] = s->priority;
     m->geom_solmix[g] = s->solmix;

@@ -42,6 +42,18 @@ void mcc_readCompiler(mcc* c, const mcxElem* e) {
   if (mcc_readEnum(c, e, "coordinate", "local global") == 1) {
     mcc_error(c, e, "coordinate=\"global\" is not supported (removed in MuJoCo 2.3); use local");
   }
+  mcNum igr[2];
+  if (mcc_readNums(c, e, "inertiagrouprange", igr, 2, 2)) {
+    if (igr[0] != (int)igr[0] || igr[1] != (int)igr[1]) {
+      mcc_error(c, e, "inertiagrouprange must hold two integers");
+    }
+    c->inertiagroup[0] = (int)igr[0];
+    c->inertiagroup[1] = (int)igr[1];
+  }
+  if ((v = mcc_readBool(c, e, "fitaabb")) >= 0) {
+    c->fitaabb = v;
+  }
+  mcc_refuseTrue(c, e, "alignfree", "free bodies aligned with their inertial frame");
   const char* md = mcx_attr(e, "meshdir");
   if (md) {
     snprintf(c->meshdir, sizeof(c->meshdir), "%s", md);
@@ -73,6 +85,7 @@ static const char* const mcc_enableNames[mcNENABLE] = {
 };
 
 static void mcc_readFlags(mcc* c, const mcxElem* e) {
+  mcc_refuseAttr(c, e, "sleep", "sleeping islands, MuJoCo 3.x");
   for (int i = 0; i < e->nattr; i++) {
     const char* key = e->attr[2 * i];
     int value = mcc_readEnum(c, e, key, "disable enable");
@@ -117,6 +130,7 @@ static const char* const mcc_integrators[4] = {"Euler", "RK4", "implicit", "impl
 static const char* const mcc_solvers[3] = {"PGS", "CG", "Newton"};
 
 void mcc_readOption(mcc* c, const mcxElem* e) {
+  mcc_refuseAttr(c, e, "sleep_tolerance", "sleeping islands, MuJoCo 3.x");
   mcc_checkAttrs(c, e,
                  "timestep apirate impratio tolerance ls_tolerance noslip_tolerance mpr_tolerance "
                  "gravity wind magnetic density viscosity o_margin o_solref o_solimp integrator "

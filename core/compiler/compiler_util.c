@@ -255,6 +255,35 @@ int mcc_readEnum(mcc* c, const mcxElem* e, const char* key, const char* words) {
             e->name, words);
 }
 
+const char* mcc_deformableMsg(const char* elem) {
+  static const char* const names[] = {"flexcomp", "flex", "composite", "deformable"};
+  static const char* const msgs[] = {
+    "not supported: <flexcomp> (deformable bodies are out of Moduco's scope: rigid bodies only)",
+    "not supported: <flex> (deformable bodies are out of Moduco's scope: rigid bodies only)",
+    "not supported: <composite> (deformable and composite objects are out of Moduco's scope: "
+    "rigid bodies only)",
+    "not supported: <deformable> (deformable bodies are out of Moduco's scope: rigid bodies "
+    "only)"};
+  for (int i = 0; i < 4; i++) {
+    if (!strcmp(elem, names[i])) {
+      return msgs[i];
+    }
+  }
+  return "not supported: deformable bodies are out of Moduco's scope";
+}
+
+void mcc_refuseAttr(mcc* c, const mcxElem* e, const char* key, const char* what) {
+  if (mcx_attr(e, key)) {
+    mcc_error(c, e, "not supported yet: attribute '%s' of <%s> (%s)", key, e->name, what);
+  }
+}
+
+void mcc_refuseTrue(mcc* c, const mcxElem* e, const char* key, const char* what) {
+  if (mcc_readBool(c, e, key) == 1) {
+    mcc_error(c, e, "not supported yet: %s=\"true\" in <%s> (%s)", key, e->name, what);
+  }
+}
+
 int mcc_readBool(mcc* c, const mcxElem* e, const char* key) {
   return mcc_readEnum(c, e, key, "false true");
 }

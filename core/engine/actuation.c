@@ -205,6 +205,21 @@ void mc_fwdActuation(const mcModel* m, mcData* d) {
       }
     }
   }
+
+  // gravity compensation counted as actuator force (actuatorgravcomp; mc_passive computed it)
+  for (int i = 0; i < nv; i++) {
+    if (m->jnt_actgravcomp[m->dof_jntid[i]]) {
+      d->qfrc_actuator[i] += d->qfrc_gravcomp[i];
+    }
+  }
+
+  // joint-level limits: the total actuator force on a hinge or slide joint clamped to its range
+  for (int j = 0; j < m->njnt; j++) {
+    if (m->jnt_actfrclimited[j]) {
+      mcNum* f = d->qfrc_actuator + m->jnt_dofadr[j];
+      *f = mcu_clip(*f, m->jnt_actfrcrange[2 * j], m->jnt_actfrcrange[2 * j + 1]);
+    }
+  }
 }
 
 

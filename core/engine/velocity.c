@@ -139,6 +139,7 @@ void mc_passive(const mcModel* m, mcData* d) {
 
   // nothing when disabled
   mcu_zero(qfrc, nv);
+  mcu_zero(d->qfrc_gravcomp, nv);
   if (m->opt.disableflags & mcDSBL_PASSIVE) {
     return;
   }
@@ -198,14 +199,20 @@ void mc_passive(const mcModel* m, mcData* d) {
     }
   }
 
-  // gravity compensation: an upward force at each compensated body's com
+  // gravity compensation: an upward force at each compensated body's com, a passive force except
+  // on the joints that count it as actuator force (actuatorgravcomp, added in mc_fwdActuation)
   if (!(m->opt.disableflags & mcDSBL_GRAVITY)) {
     for (int b = 1; b < m->nbody; b++) {
       mcNum gc = m->body_gravcomp[b];
       if (gc != 0) {
         mcNum f[3];
         mcu_scl3(f, m->opt.gravity, -gc * m->body_mass[b]);
-        mc_applyFT(m, d, f, NULL, d->xipos + 3 * b, b, qfrc);
+        mc_applyFT(m, d, f, NULL, d->xipos + 3 * b, b, d->qfrc_gravcomp);
+      }
+    }
+    for (int i = 0; i < nv; i++) {
+      if (!m->jnt_actgravcomp[m->dof_jntid[i]]) {
+        qfrc[i] += d->qfrc_gravcomp[i];
       }
     }
   }

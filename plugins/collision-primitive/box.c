@@ -370,10 +370,19 @@ typedef struct {
 } BoxPoint;
 
 
-// one contact per overlap corner; returns the new count
-static int boxAddPoint(BoxPoint* pt, int cnt, const mcNum pa[3], mcNum pen, mcNum margin) {
+// one contact per overlap corner, skipping one within tol of a point already there (a corner of
+// one face on an edge of the other is found by two of the tests); returns the new count
+static int boxAddPoint(BoxPoint* pt, int cnt, const mcNum pa[3], mcNum pen, mcNum margin,
+                       mcNum tol) {
   if (-pen > margin || cnt >= 16) {
     return cnt;
+  }
+  for (int i = 0; i < cnt; i++) {
+    mcNum dif[3];
+    sub3(dif, pt[i].pa, pa);
+    if (dot3(dif, dif) <= tol*tol) {
+      return cnt;
+    }
   }
   copy3(pt[cnt].pa, pa);
   pt[cnt].pen = pen;
@@ -417,6 +426,13 @@ static int boxContains(const mcNum x[3], const mcNum c[3], mcNum ax[3][3], const
 }
 
 
+// edges whose directions' cross product is shorter than this are parallel: rounding leaves
+// ~1e-16 on exactly parallel unit axes, whose normalized cross product is then a random direction
+#define BOX_PARALLEL 1e-10
+
+// relative tolerance of the overlap tests (see mcc_boxBox)
+#define BOX_TOL 1e-10
+
 int mcc_boxBox(const mcpHost* host, const mcModel* m, const mcData* d, mcContact* con,
                int g1, int g2, mcNum margin) {
   const mcNum* p[2] = {MCC_POS(d, g1), MCC_POS(d, g2)};
@@ -440,8 +456,8 @@ int mcc_boxBox(const mcpHost* host, const mcModel* m, const mcData* d, mcContact
     } else {
       cross3(L, ax[0][(a - 6) / 3], ax[1][(a - 6) % 3]);
       mcNum len = norm3(L);
-      if (len < mcMINVAL) {
-        continue;
+      if (len < BOX_PARALLEL) {
+        continue;  // parallel edges (up to rounding): no axis, its direction would be noise
       }
       scl3(L, L, 1/len);
     }
@@ -515,6 +531,12 @@ int mcc_boxBox(const mcpHost* host, const mcModel* m, const mcData* d, mcContact
   int cnt = 0;
   mcNum pa[3];
 
+  // faces touching along their edges (equal boxes face to face, finger pads) put corners exactly
+  // on the other face's edges, where rounding of the poses decides each strict test: the tests
+  // below are inclusive by tol, relative to the boxes and their distance from the origin (the
+  // rounding's scale), and repeated points merge
+  mcNum tol = BOX_TOL * (su + sv + s[1][k1] + s[1][k2] + norm3(p[0]) + norm3(p[1]));
+
   // which parts take part: corners of face 2 (bit i of useB), edges of face 2 (bit 4+i), corners
   // of face 1 (bit i of useA), edges of face 1 (bit 4+i: u=-su, u=+su, v=-sv, v=+sv)
   int useA = 0xff, useB = 0xff;
@@ -553,10 +575,10 @@ int mcc_boxBox(const mcpHost* host, const mcModel* m, const mcData* d, mcContact
 
   // corners of face 2 inside face 1
   for (int i = 0; i < 4; i++) {
-    if ((useB & (1 << i)) && fabs(q[i][0]) <= su && fabs(q[i][1]) <= sv) {
+    if ((useB & (1 << i)) && fabs(q[i][0]) <= su + tol && fabs(q[i][1]) <= sv + tol) {
       addScl3(pa, fc[0], U, q[i][0]);
       addScl3(pa, pa, V, q[i][1]);
-      cnt = boxAddPoint(pt, cnt, pa, qpen[i], margin);
+      cnt = boxAddPoint(pt, cnt, pa, qpen[i], margin, tol);
     }
   }
 
@@ -570,26 +592,26 @@ int mcc_boxBox(const mcpHost* host, const mcModel* m, const mcData* d, mcContact
     for (int c = 0; c < 2; c++) {
       int o = 1 - c;
       mcNum lim = c == 0 ? su : sv, olim = c == 0 ? sv : su;
-      if (a[c] == b[c]) {
-        continue;
+      if (fabs(b[c] - a[c]) <= tol) {
+        continue;  // parallel to face 1's edges: its ends are the corner tests' business
       }
       for (int sg = -1; sg <= 1; sg += 2) {
         if (!(useA & (16 << (2*c + (sg > 0))))) {
           continue;
         }
         mcNum t = (sg*lim - a[c]) / (b[c] - a[c]);
-        if (!(t > 0 && t < 1)) {
+        if (!(t >= 0 && t <= 1)) {
           continue;
         }
         mcNum x[2];
         x[c] = sg*lim;
         x[o] = a[o] + t*(b[o] - a[o]);
-        if (!(fabs(x[o]) < olim)) {
+        if (!(fabs(x[o]) <= olim + tol)) {
           continue;
         }
         addScl3(pa, fc[0], U, x[0]);
         addScl3(pa, pa, V, x[1]);
-        cnt = boxAddPoint(pt, cnt, pa, qpen[i] + t*(qpen[(i + 1) % 4] - qpen[i]), margin);
+        cnt = boxAddPoint(pt, cnt, pa, qpen[i] + t*(qpen[(i + 1) % 4] - qpen[i]), margin, tol);
       }
     }
   }
@@ -611,14 +633,15 @@ int mcc_boxBox(const mcpHost* host, const mcModel* m, const mcData* d, mcContact
       const mcNum* a = q[j];
       const mcNum* b = q[(j + 1) % 4];
       mcNum cr = (b[0] - a[0])*(x[1] - a[1]) - (b[1] - a[1])*(x[0] - a[0]);
-      inside = area > 0 ? cr > 0 : cr < 0;
+      mcNum slack = tol * sqrt((b[0] - a[0])*(b[0] - a[0]) + (b[1] - a[1])*(b[1] - a[1]));
+      inside = area > 0 ? cr >= -slack : cr <= slack;
     }
     if (inside) {
       mcNum dif[3];
       addScl3(pa, fc[0], U, x[0]);
       addScl3(pa, pa, V, x[1]);
       sub3(dif, pa, fc[1]);
-      cnt = boxAddPoint(pt, cnt, pa, dot3(dif, fn[1]) / nb, margin);
+      cnt = boxAddPoint(pt, cnt, pa, dot3(dif, fn[1]) / nb, margin, tol);
     }
   }
 

@@ -144,7 +144,7 @@ Test(compiler_errors, plugins_and_unsupported) {
               "unknown plugin 'acme.none'", NULL);
   expectError(BODY("", "<actuator>\n<warpdrive joint=\"j\"/>\n</actuator>\n"), 9,
               "<warpdrive>", "actuator");
-  expectError(BODY("<composite/>\n", ""), 6, "not supported yet", "composite");
+  expectError(BODY("<composite/>\n", ""), 6, "out of Moduco's scope", "composite");
 
   // built-in solver names load even without a solver plugin
   char err[512];

@@ -203,6 +203,7 @@ typedef struct mcContact_ {       // result of collision detection functions
   X(mcNum,  cdof_dot,          nv,       6)  /* time-derivative of cdof (rot:lin) */               \
   X(mcNum,  qfrc_bias,         nv,       1)  /* C(qpos,qvel) */                                    \
   X(mcNum,  qfrc_passive,      nv,       1)  /* passive force */                                   \
+  X(mcNum,  qfrc_gravcomp,     nv,       1)  /* gravity compensation force */                      \
   /* computed by mc_fwdActuation */                                                                \
   X(mcNum,  actuator_force,    nu,       1)  /* actuator force in actuation space */               \
   X(mcNum,  qfrc_actuator,     nv,       1)  /* actuator force */                                  \

@@ -352,6 +352,9 @@ typedef struct mcOption_ {
   X(mcNum,  jnt_stiffness,         njnt,        1)  /* stiffness coefficient */                    \
   X(mcNum,  jnt_range,             njnt,        2)  /* joint limits */                             \
   X(mcNum,  jnt_margin,            njnt,        1)  /* min distance for limit detection */         \
+  X(mcByte, jnt_actfrclimited,     njnt,        1)  /* clamp the total actuator force */           \
+  X(mcNum,  jnt_actfrcrange,       njnt,        2)  /* range of the total actuator force */        \
+  X(mcByte, jnt_actgravcomp,       njnt,        1)  /* gravcomp through the actuators */           \
   /* dofs */                                                                                       \
   X(int,    dof_bodyid,            nv,          1)  /* id of dof's body */                         \
   X(int,    dof_jntid,             nv,          1)  /* id of dof's joint */                        \

@@ -1,0 +1,83 @@
+// Moduco tests: models of tests/compiler/models against MuJoCo 3.3.8 (see model_ref.h).
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <criterion/criterion.h>
+
+#include "model_ref.h"
+#include "testutil.h"
+
+void mr_open(mrCase* k, const char* file, int nstep) {
+  TU_MJS3_REQUIRE();
+  char steps[32], err[1024] = "", path[1024];
+  snprintf(steps, sizeof(steps), "%d", nstep);
+  const char* args[] = {MR_MODEL_DIR, steps, file, NULL};
+  k->out = tu_mjs3Json("tests/compiler/forward_ref.mjs", args, NULL, err, sizeof(err));
+  cr_assert_not_null(k->out, "MuJoCo 3.3.8 reference: %s", err);
+  k->ref = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(k->out, "models"), 0);
+  const cJSON* e = cJSON_GetObjectItemCaseSensitive(k->ref, "error");
+  cr_assert(!e, "MuJoCo 3.3.8 does not load %s: %s", file, cJSON_IsString(e) ? e->valuestring : "");
+  snprintf(path, sizeof(path), "%s/%s", MR_MODEL_DIR, file);
+  k->m = mc_loadXML(path, err, sizeof(err));
+  cr_assert_not_null(k->m, "Moduco does not load %s: %s", file, err);
+  k->d = mc_makeData(k->m);
+  cr_assert_not_null(k->d);
+  if (k->m->nkey > 0) {
+    cr_assert_eq(mc_resetDataKeyframe(k->m, k->d, 0), 0);
+  }
+  mc_forward(k->m, k->d);
+}
+
+void mr_close(mrCase* k) {
+  mc_deleteData(k->d);
+  mc_deleteModel(k->m);
+  cJSON_Delete(k->out);
+}
+
+void mr_step(mrCase* k, int nstep) {
+  for (int i = 0; i < nstep; i++) {
+    mc_step(k->m, k->d);
+  }
+  mc_forward(k->m, k->d);
+}
+
+static const cJSON* mr_field(const mrCase* k, const char* group, const char* field) {
+  const cJSON* obj = group ? cJSON_GetObjectItemCaseSensitive(k->ref, group) : k->ref;
+  const cJSON* a = cJSON_GetObjectItemCaseSensitive(obj, field);
+  cr_assert_not_null(a, "reference field %s%s%s missing", group ? group : "", group ? "." : "",
+                     field);
+  return a;
+}
+
+double mr_compare(const mrCase* k, const char* group, const char* field, const mcNum* ours, int n,
+                  double tol) {
+  const cJSON* a = mr_field(k, group, field);
+  cr_assert_eq(cJSON_GetArraySize(a), n, "%s: %d values in MuJoCo, %d in Moduco", field,
+               cJSON_GetArraySize(a), n);
+  double worst = 0;
+  for (int i = 0; i < n; i++) {
+    double b = cJSON_GetArrayItem(a, i)->valuedouble;
+    double rel = fabs(ours[i] - b) / fmax(1, fabs(b));
+    cr_assert(rel <= tol, "%s%s%s[%d]: Moduco %.17g, MuJoCo %.17g (error %.3g > %.3g)",
+              group ? group : "", group ? "." : "", field, i, ours[i], b, rel, tol);
+    worst = fmax(worst, rel);
+  }
+  return worst;
+}
+
+void mr_compareInt(const mrCase* k, const char* group, const char* field, const int* ours, int n) {
+  const cJSON* a = mr_field(k, group, field);
+  cr_assert_eq(cJSON_GetArraySize(a), n, "%s: %d values in MuJoCo, %d in Moduco", field,
+               cJSON_GetArraySize(a), n);
+  for (int i = 0; i < n; i++) {
+    cr_assert_eq(ours[i], cJSON_GetArrayItem(a, i)->valueint, "%s[%d]: Moduco %d, MuJoCo %d",
+                 field, i, ours[i], cJSON_GetArrayItem(a, i)->valueint);
+  }
+}
+
+double mr_number(const mrCase* k, const char* group, const char* field) {
+  const cJSON* v = mr_field(k, group, field);
+  cr_assert(cJSON_IsNumber(v), "reference field %s is not a number", field);
+  return v->valuedouble;
+}
