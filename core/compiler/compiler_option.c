@@ -42,6 +42,15 @@ void mcc_readCompiler(mcc* c, const mcxElem* e) {
   if (mcc_readEnum(c, e, "coordinate", "local global") == 1) {
     mcc_error(c, e, "coordinate=\"global\" is not supported (removed in MuJoCo 2.3); use local");
   }
+  // asset folders are joined into fixed path buffers: refuse what would be cut
+  static const char* const dirs[3] = {"meshdir", "texturedir", "assetdir"};
+  for (int i = 0; i < 3; i++) {
+    const char* d = mcx_attr(e, dirs[i]);
+    if (d && strlen(d) >= sizeof(c->meshdir)) {
+      mcc_error(c, e, "attribute '%s' of <compiler> is %zu characters long; at most %zu are "
+                "supported", dirs[i], strlen(d), sizeof(c->meshdir) - 1);
+    }
+  }
   const char* md = mcx_attr(e, "meshdir");
   if (md) {
     snprintf(c->meshdir, sizeof(c->meshdir), "%s", md);
@@ -127,6 +136,7 @@ void mcc_readOption(mcc* c, const mcxElem* e) {
   mcc_readNum(c, e, "timestep", &o->timestep);
   mcc_readNum(c, e, "apirate", &o->apirate);
   mcc_readNum(c, e, "impratio", &o->impratio);
+  mcc_checkSign(c, e, "impratio", &o->impratio, 1, 1);
   mcc_readNum(c, e, "tolerance", &o->tolerance);
   mcc_readNum(c, e, "ls_tolerance", &o->ls_tolerance);
   mcc_readNum(c, e, "noslip_tolerance", &o->noslip_tolerance);
@@ -295,5 +305,13 @@ void mcc_readSize(mcc* c, const mcxElem* e) {
   mcc_readInt(c, e, "nkey", &c->nkey_size);
   if (c->nuserdata < 0 || c->nkey_size < 0) {
     mcc_error(c, e, "nuserdata and nkey must be nonnegative");
+  }
+  static const char* const counts[5] = {"njmax", "nconmax", "nstack", "nuserdata", "nkey"};
+  for (int i = 0; i < 5; i++) {
+    int v = 0;
+    if (mcc_readInt(c, e, counts[i], &v) && v > MCC_MAXSIZE) {
+      mcc_error(c, e, "attribute '%s' of <size> is %s; at most %d is supported", counts[i],
+                mcx_attr(e, counts[i]), MCC_MAXSIZE);
+    }
   }
 }
