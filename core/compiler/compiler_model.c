@@ -392,8 +392,9 @@ mcModel* mcc_buildModel(mcc* c) {
   for (int b = 1; b < m->nbody; b++) {
     int simple = m->body_sameframe[b] && m->body_jntnum[b] > 0 &&
                  m->body_weldid[m->body_parentid[b]] == 0;
-    for (int k = b + 1; k < m->nbody && simple; k++) {
-      simple = m->body_parentid[k] != b;
+    // no child body: bodies are in depth-first order, so a first child would come right after b
+    if (b + 1 < m->nbody && m->body_parentid[b + 1] == b) {
+      simple = 0;
     }
     int adr = m->body_jntadr[b], n = m->body_jntnum[b];
     for (int j = adr; j < adr + n && simple; j++) {
