@@ -306,11 +306,15 @@ void mcc_readSize(mcc* c, const mcxElem* e) {
   if (c->nuserdata < 0 || c->nkey_size < 0) {
     mcc_error(c, e, "nuserdata and nkey must be nonnegative");
   }
-  static const char* const counts[5] = {"njmax", "nconmax", "nstack", "nuserdata", "nkey"};
-  for (int i = 0; i < 5; i++) {
+  // counts (nuser_*: accepted, user data is not stored; -1 means automatic as in MuJoCo)
+  static const char* const counts[13] = {"njmax", "nconmax", "nstack", "nuserdata", "nkey",
+                                         "nuser_body", "nuser_jnt", "nuser_geom", "nuser_site",
+                                         "nuser_cam", "nuser_tendon", "nuser_actuator",
+                                         "nuser_sensor"};
+  for (int i = 0; i < 13; i++) {
     int v = 0;
-    if (mcc_readInt(c, e, counts[i], &v) && v > MCC_MAXSIZE) {
-      mcc_error(c, e, "attribute '%s' of <size> is %s; at most %d is supported", counts[i],
+    if (mcc_readInt(c, e, counts[i], &v) && (v > MCC_MAXSIZE || v < -1)) {
+      mcc_error(c, e, "attribute '%s' of <size> is %s; it must be between -1 and %d", counts[i],
                 mcx_attr(e, counts[i]), MCC_MAXSIZE);
     }
   }

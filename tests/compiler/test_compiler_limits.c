@@ -141,6 +141,10 @@ Test(compiler_limits, sizes_checked_in_64_bits) {
          "</sensor>\n</mujoco>", 3, "total sensor dimension exceeds", NULL);
   refuse("<mujoco>\n<size nuserdata=\"2000000000\"/>\n</mujoco>", 2,
          "'nuserdata' of <size> is 2000000000", NULL);
+  refuse("<mujoco>\n<size nuser_body=\"2000000000\"/>\n</mujoco>", 2,
+         "'nuser_body' of <size> is 2000000000", NULL);
+  refuse("<mujoco>\n<size nuser_geom=\"abc\"/>\n</mujoco>", 2, "malformed integer 'abc'",
+         "'nuser_geom'");
   refuse("<mujoco>\n<custom>\n<numeric name=\"a\" size=\"200000000\"/>\n"
          "<numeric name=\"b\" size=\"200000000\"/>\n</custom>\n</mujoco>", 4,
          "total size of the numerics", NULL);
