@@ -338,6 +338,12 @@ typedef struct mcc_ {
 
 //---------------------------------- helpers (compiler_util.c) -------------------------------------
 
+// largest size of one model array (elements): totals are summed in 64 bits and checked against
+// it (compiler_model.c), so no sum of user-given sizes (sensor dims, numeric sizes, names, mesh
+// and height-field data) wraps around in int; <size> counts are bounded by it too
+#define MCC_MAXSIZE (1 << 28)
+
+
 // report an error at element e (or "file:0" if e is NULL) and unwind
 _Noreturn void mcc_error(mcc* c, const mcxElem* e, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -360,6 +366,10 @@ int mcc_readNums(mcc* c, const mcxElem* e, const char* key, mcNum* out, int nmin
 int mcc_readFloats(mcc* c, const mcxElem* e, const char* key, float* out, int nmin, int nmax);
 int mcc_readInt(mcc* c, const mcxElem* e, const char* key, int* out);
 int mcc_readNum(mcc* c, const mcxElem* e, const char* key, mcNum* out);
+
+// if attribute key is given: error naming it and its value as written unless v[0..n) are all
+// positive (strict) or nonnegative
+void mcc_checkSign(mcc* c, const mcxElem* e, const char* key, const mcNum* v, int n, int strict);
 
 // count the numbers in an attribute (error if malformed); -1 if absent
 int mcc_countNums(mcc* c, const mcxElem* e, const char* key);

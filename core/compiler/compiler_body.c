@@ -315,8 +315,13 @@ static void mcc_readJointElem(mcc* c, const mcxElem* e, int body, int cls, const
     mcc_error(c, e, "free joints cannot be limited");
   }
   if (j->s.limited && j->s.type != mcJNT_BALL && !(j->s.range[0] < j->s.range[1])) {
-    mcc_error(c, e, "invalid joint range [%g, %g]: range[0] must be smaller than range[1]",
-              j->s.range[0], j->s.range[1]);
+    const char* written = mcx_attr(e, "range");  // else from a default class, in radians
+    if (written) {
+      mcc_error(c, e, "invalid joint range '%s': range[0] must be smaller than range[1]",
+                written);
+    }
+    mcc_error(c, e, "invalid joint range [%g, %g] (from the default class, in radians): range[0] "
+              "must be smaller than range[1]", j->s.range[0], j->s.range[1]);
   }
   mcc_jointActuatorForce(c, e, &j->s);
 }
@@ -404,6 +409,7 @@ static void mcc_readInertial(mcc* c, const mcxElem* e, int body) {
   if (!mcc_readNum(c, e, "mass", &mass)) {
     mcc_error(c, e, "<inertial> requires attribute 'mass'");
   }
+  mcc_checkSign(c, e, "mass", &mass, 1, 0);
   b->mass = mass;
   int has_diag = mcx_attr(e, "diaginertia") != NULL;
   int has_full = mcx_attr(e, "fullinertia") != NULL;
@@ -415,6 +421,7 @@ static void mcc_readInertial(mcc* c, const mcxElem* e, int body) {
   }
   if (has_diag) {
     mcc_readNums(c, e, "diaginertia", b->inertia, 3, 3);
+    mcc_checkSign(c, e, "diaginertia", b->inertia, 3, 0);
     return;
   }
 

@@ -186,11 +186,13 @@ void mcc_readGeom(mcc* c, const mcxElem* e, mccGeom* s, int in_default) {
   mcc_readInt(c, e, "priority", &s->priority);
   mcc_readNums(c, e, "size", s->size, 1, 3);
   mcc_readNums(c, e, "friction", s->friction, 1, 3);
-  mcNum mass;
+  mcNum mass = 0;
   if (mcc_readNum(c, e, "mass", &mass)) {
     s->mass = mass;
   }
+  mcc_checkSign(c, e, "mass", &mass, 1, 0);
   mcc_readNum(c, e, "density", &s->density);
+  mcc_checkSign(c, e, "density", &s->density, 1, 0);
   mcc_readNum(c, e, "solmix", &s->solmix);
   mcc_readNums(c, e, "solref", s->solref, 1, mcNREF);
   mcc_readNums(c, e, "solimp", s->solimp, 1, mcNIMP);

@@ -41,8 +41,13 @@ static void mcc_hfieldPath(mcc* c, const mcxElem* e, const char* file, char* out
 // read the custom binary format into hd
 static void mcc_hfieldFile(mcc* c, const mcxElem* e, const char* name, mccHfieldData* hd,
                            const char* path) {
-  size_t len = mcc_meshReadFile(c, e, path, &hd->buf);
+  size_t len = mcc_assetReadFile(c, e, "height-field", path, &hd->buf);
   const unsigned char* b = (const unsigned char*)hd->buf;
+  if (len >= 8 && !memcmp(b, "\x89PNG\r\n\x1a\n", 8)) {
+    mcc_error(c, e, "hfield '%s': file '%s' is a PNG image; PNG height fields are not supported "
+              "yet (convert it to the binary format: int32 nrow, int32 ncol, float32 data)",
+              name, path);
+  }
   if (len < 8) {
     mcc_error(c, e, "hfield '%s': file '%s' is too short for its 8-byte header (int32 nrow, "
               "int32 ncol)", name, path);
@@ -65,6 +70,13 @@ static void mcc_hfieldFile(mcc* c, const mcxElem* e, const char* name, mccHfield
     mcc_error(c, e, "out of memory");
   }
   memcpy(hd->data, b + 8, sizeof(float) * (size_t)dims[0] * (size_t)dims[1]);
+  for (size_t k = 0; k < (size_t)dims[0] * (size_t)dims[1]; k++) {
+    if (!isfinite(hd->data[k])) {
+      mcc_error(c, e, "hfield '%s': file '%s' has a non-finite elevation (%g) at row %d, column "
+                "%d", name, path, (double)hd->data[k], (int)(k / (size_t)dims[1]),
+                (int)(k % (size_t)dims[1]));
+    }
+  }
   free(hd->buf);
   hd->buf = NULL;
 }

@@ -1,5 +1,6 @@
 // Moduco core: geom mass and inertia, body inertia from geoms, mass bounds and validation.
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "compiler/compiler.h"
@@ -336,6 +337,17 @@ void mcc_bodyInertia(mcc* c) {
                 name, I[0], I[1], I[2]);
     }
   }
+  // bodies are in depth-first order, so the subtree of b is [b, end[b]): the bodies welded to b
+  // are found there (linear in the body count times the depth, not quadratic)
+  int* end = (int*)mcc_malloc(c, sizeof(int) * (size_t)nbody);
+  c->scratch = end;
+  for (int b = 0; b < nbody; b++) {
+    end[b] = b + 1;
+  }
+  for (int b = nbody - 1; b > 0; b--) {
+    int p = MCC_AT(c->bodies, mccBody, b)->parent;
+    end[p] = end[b] > end[p] ? end[b] : end[p];
+  }
   for (int b = 1; b < nbody; b++) {
     mccBody* body = MCC_AT(c->bodies, mccBody, b);
     if (body->jntnum == 0) {
@@ -344,7 +356,7 @@ void mcc_bodyInertia(mcc* c) {
 
     // composite inertia of the bodies welded to b, in b's frame
     mcNum M = 0, com[3] = {0, 0, 0}, T[9] = {0};
-    for (int k = b; k < nbody; k++) {
+    for (int k = b; k < end[b]; k++) {
       mccBody* bk = MCC_AT(c->bodies, mccBody, k);
       if (bk->weldid != b) {
         continue;
@@ -364,4 +376,6 @@ void mcc_bodyInertia(mcc* c) {
                 body->name ? body->name : "(unnamed)", M, I[0], I[1], I[2]);
     }
   }
+  free(end);
+  c->scratch = NULL;
 }

@@ -56,7 +56,12 @@ typedef struct mccHfieldData_ {
 
 //---------------------------------- readers (compiler_mesh_io.c) ----------------------------------
 
-// read a whole file into md->buf (error naming the mesh if it cannot be read)
+// read a whole asset file (kind: "mesh", "height-field", for messages) into a malloc'ed buffer
+// with a terminating 0 byte; only regular files of at most 1 GiB
+size_t mcc_assetReadFile(mcc* c, const mcxElem* e, const char* kind, const char* path,
+                         char** buf);
+
+// the same for a mesh file (error naming the mesh if it cannot be read)
 size_t mcc_meshReadFile(mcc* c, const mcxElem* e, const char* path, char** buf);
 
 // the file of asset element e: rel (the asset's file under meshdir/assetdir) from the model's

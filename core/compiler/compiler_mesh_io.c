@@ -10,8 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "compiler/compiler_mesh.h"
+
+// largest mesh or height-field file read (the largest corpus mesh is a few MB)
+#define MCC_ASSET_MAXBYTES ((size_t)1 << 30)
 
 // most triangles MuJoCo 2.2.2 accepts in one STL file
 #define MCC_STL_MAXFACE 200000
@@ -64,12 +68,10 @@ void mcc_meshAddFace(mcc* c, mccMeshData* md, int a, int b, int cc) {
 
 //---------------------------------- files ---------------------------------------------------------
 
+// does a path name anything (stat only: opening a FIFO would block)
 static int mcc_fileExists(const char* path) {
-  FILE* f = fopen(path, "rb");
-  if (f) {
-    fclose(f);
-  }
-  return f != NULL;
+  struct stat st;
+  return stat(path, &st) == 0;
 }
 
 void mcc_assetFile(const mcc* c, const mcxElem* e, const char* rel, char* out, int out_sz) {
@@ -91,34 +93,50 @@ void mcc_assetFile(const mcc* c, const mcxElem* e, const char* rel, char* out, i
   }
 }
 
-size_t mcc_meshReadFile(mcc* c, const mcxElem* e, const char* path, char** buf) {
+
+size_t mcc_assetReadFile(mcc* c, const mcxElem* e, const char* kind, const char* path,
+                         char** buf) {
+  // only regular files: a folder named x.stl, /dev/zero or a FIFO is refused before reading
+  // (stat before opening too: opening a FIFO for reading would block)
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    mcc_error(c, e, "%s file '%s' is not a regular file (a folder, a device or a pipe)", kind,
+              path);
+  }
   FILE* f = fopen(path, "rb");
   if (!f) {
-    mcc_error(c, e, "could not open mesh file '%s': %s", path, strerror(errno));
+    mcc_error(c, e, "could not open %s file '%s': %s", kind, path, strerror(errno));
   }
-  if (fseek(f, 0, SEEK_END) != 0) {
+  if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
     fclose(f);
-    mcc_error(c, e, "could not read mesh file '%s'", path);
+    mcc_error(c, e, "%s file '%s' is not a regular file (a folder, a device or a pipe)", kind,
+              path);
   }
-  long len = ftell(f);
-  if (len < 0 || fseek(f, 0, SEEK_SET) != 0) {
+  if (st.st_size < 0 || (unsigned long long)st.st_size > MCC_ASSET_MAXBYTES) {
     fclose(f);
-    mcc_error(c, e, "could not read mesh file '%s'", path);
+    mcc_error(c, e, "%s file '%s' has %lld bytes; at most %llu are read", kind, path,
+              (long long)st.st_size, (unsigned long long)MCC_ASSET_MAXBYTES);
   }
+  size_t len = (size_t)st.st_size;
 
   // one spare byte keeps text parsers inside the buffer
-  *buf = (char*)malloc((size_t)len + 1);
+  *buf = (char*)malloc(len + 1);
   if (!*buf) {
     fclose(f);
-    mcc_error(c, e, "out of memory reading mesh file '%s' (%ld bytes)", path, len);
+    mcc_error(c, e, "out of memory reading %s file '%s' (%zu bytes)", kind, path, len);
   }
-  size_t got = fread(*buf, 1, (size_t)len, f);
+  size_t got = fread(*buf, 1, len, f);
   fclose(f);
-  if (got != (size_t)len) {
-    mcc_error(c, e, "could not read mesh file '%s'", path);
+  if (got != len) {
+    mcc_error(c, e, "could not read %s file '%s'", kind, path);
   }
   (*buf)[len] = 0;
-  return (size_t)len;
+  return len;
+}
+
+
+size_t mcc_meshReadFile(mcc* c, const mcxElem* e, const char* path, char** buf) {
+  return mcc_assetReadFile(c, e, "mesh", path, buf);
 }
 
 

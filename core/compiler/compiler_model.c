@@ -1,5 +1,6 @@
 // Moduco core: size and fill the mcModel from the compiler's object lists.
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -66,27 +67,38 @@ static void mcc_topology(mcc* c) {
   }
 }
 
+//---------------------------------- sizes ---------------------------------------------------------
+
+// *total += add, or an error at e naming what if that exceeds MCC_MAXSIZE; return the new total
+static int mcc_addSize(mcc* c, const mcxElem* e, int64_t* total, int64_t add, const char* what) {
+  *total += add;
+  if (add < 0 || *total > MCC_MAXSIZE) {
+    mcc_error(c, e, "%s exceeds %d (the limit of one model array)", what, MCC_MAXSIZE);
+  }
+  return (int)*total;
+}
+
 //---------------------------------- names ---------------------------------------------------------
 
 // append a name (or "") to the buffer; return its address
-static int mcc_putName(char* buf, int* n, const char* name) {
-  int adr = *n;
+static int mcc_putName(mcc* c, char* buf, int64_t* n, const char* name) {
+  int adr = (int)*n;
   size_t len = name ? strlen(name) : 0;
   if (buf) {
     memcpy(buf + adr, name ? name : "", len + 1);
   }
-  *n += (int)len + 1;
+  mcc_addSize(c, NULL, n, (int64_t)len + 1, "the total length of the names");
   return adr;
 }
 
 // write all names (buf NULL: only count); the model name comes first as in MuJoCo
 static int mcc_names(mcc* c, mcModel* m) {
   char* buf = m ? m->names : NULL;
-  int n = 0;
-  mcc_putName(buf, &n, c->modelname);
+  int64_t n = 0;
+  mcc_putName(c, buf, &n, c->modelname);
 #define MCC_NAMES(vec, type, field)                                                               \
   for (int i = 0; i < (vec).n; i++) {                                                              \
-    int adr = mcc_putName(buf, &n, MCC_AT(vec, type, i)->name);                                    \
+    int adr = mcc_putName(c, buf, &n, MCC_AT(vec, type, i)->name);                                 \
     if (m) {                                                                                       \
       m->field[i] = adr;                                                                           \
     }                                                                                              \
@@ -106,7 +118,7 @@ static int mcc_names(mcc* c, mcModel* m) {
   MCC_NAMES(c->numerics, mccNumeric, name_numericadr)
   MCC_NAMES(c->keys, mccNamed, name_keyadr)
 #undef MCC_NAMES
-  return n;
+  return (int)n;
 }
 
 //---------------------------------- model -------------------------------------------------------
@@ -158,6 +170,23 @@ static void mcc_springDamper(mcc* c, mcModel* m) {
 }
 
 
+// mesh and height-field totals (summed in int by their modules) checked in 64 bits first
+static void mcc_checkAssetTotals(mcc* c) {
+  int64_t vert = 0, face = 0, graph = 0, hdata = 0;
+  for (int i = 0; i < c->meshes.n && c->meshdata; i++) {
+    const mcxElem* e = MCC_AT(c->meshes, mccNamed, i)->elem;
+    mcc_addSize(c, e, &vert, c->meshdata[i].nvert, "the total number of mesh vertices");
+    mcc_addSize(c, e, &face, c->meshdata[i].nface, "the total number of mesh faces");
+    mcc_addSize(c, e, &graph, c->meshdata[i].ngraph, "the total size of the mesh graphs");
+  }
+  for (int i = 0; i < c->hfields.n && c->hfielddata; i++) {
+    mcc_addSize(c, MCC_AT(c->hfields, mccNamed, i)->elem, &hdata,
+                (int64_t)c->hfielddata[i].nrow * c->hfielddata[i].ncol,
+                "the total number of height-field samples");
+  }
+}
+
+
 mcModel* mcc_buildModel(mcc* c) {
   mcc_compileMeshes(c);
   mcc_compileHfields(c);
@@ -186,6 +215,7 @@ mcModel* mcc_buildModel(mcc* c) {
   sz.nsite = c->sites.n;
   sz.ncam = c->cameras.n;
   sz.nmesh = c->meshes.n;
+  mcc_checkAssetTotals(c);
   mcc_meshTotals(c, &sz.nmeshvert, &sz.nmeshface, &sz.nmeshgraph);
   sz.nhfield = c->hfields.n;
   mcc_hfieldTotals(c, &sz.nhfielddata);
@@ -196,8 +226,10 @@ mcModel* mcc_buildModel(mcc* c) {
   sz.nwrap = c->wraps.n;
   sz.nsensor = c->sensors.n;  // nsensordata is set once plugin sensors have compiled
   sz.nnumeric = c->numerics.n;
+  int64_t total = 0;
   for (int i = 0; i < c->numerics.n; i++) {
-    sz.nnumericdata += MCC_AT(c->numerics, mccNumeric, i)->size;
+    const mccNumeric* n = MCC_AT(c->numerics, mccNumeric, i);
+    sz.nnumericdata = mcc_addSize(c, n->elem, &total, n->size, "the total size of the numerics");
   }
   sz.nkey = c->keys.n > c->nkey_size ? c->keys.n : c->nkey_size;
   for (int b = 0; b < c->bodies.n; b++) {
@@ -363,8 +395,9 @@ mcModel* mcc_buildModel(mcc* c) {
   for (int b = 1; b < m->nbody; b++) {
     int simple = m->body_sameframe[b] && m->body_jntnum[b] > 0 &&
                  m->body_weldid[m->body_parentid[b]] == 0;
-    for (int k = b + 1; k < m->nbody && simple; k++) {
-      simple = m->body_parentid[k] != b;
+    // no child body: bodies are in depth-first order, so a first child would come right after b
+    if (b + 1 < m->nbody && m->body_parentid[b + 1] == b) {
+      simple = 0;
     }
     int adr = m->body_jntadr[b], n = m->body_jntnum[b];
     for (int j = adr; j < adr + n && simple; j++) {
@@ -563,6 +596,7 @@ mcModel* mcc_buildModel(mcc* c) {
   //-------- sensors
   mcc_finishSensors(c, m);
   int sadr = 0;
+  int64_t sensordata = 0;
   for (int i = 0; i < m->nsensor; i++) {
     const mccSensorObj* s = MCC_AT(c->sensors, mccSensorObj, i);
     m->sensor_type[i] = s->type;
@@ -577,7 +611,7 @@ mcModel* mcc_buildModel(mcc* c) {
     m->sensor_plugin[i] = s->plugin;
     m->sensor_cutoff[i] = s->cutoff;
     m->sensor_noise[i] = s->noise;
-    sadr += s->dim;
+    sadr = mcc_addSize(c, s->elem, &sensordata, s->dim, "the total sensor dimension");
   }
   m->nsensordata = sadr;
 
@@ -600,6 +634,17 @@ mcModel* mcc_buildModel(mcc* c) {
     if (c->memory_elem) {
       mcc_error(c, c->memory_elem, "cannot allocate the %zu-byte arena that <size memory='%s'> "
                 "asks for", c->narena, mcx_attr(c->memory_elem, "memory"));
+    }
+    const mcxElem* root = c->tree->root;  // a <size> count that sized the arena
+    for (int k = 0; k < root->nchild; k++) {
+      const mcxElem* e = root->child[k];
+      static const char* const keys[3] = {"nconmax", "njmax", "nstack"};
+      for (int i = 0; i < 3 && !strcmp(e->name, "size"); i++) {
+        if (mcx_attr(e, keys[i])) {
+          mcc_error(c, e, "cannot allocate the arena sized by <size %s='%s'>", keys[i],
+                    mcx_attr(e, keys[i]));
+        }
+      }
     }
     mcc_error(c, NULL, "out of memory computing the model constants");
   }

@@ -54,6 +54,15 @@ void mcc_readCompiler(mcc* c, const mcxElem* e) {
     c->fitaabb = v;
   }
   mcc_refuseTrue(c, e, "alignfree", "free bodies aligned with their inertial frame");
+  // asset folders are joined into fixed path buffers: refuse what would be cut
+  static const char* const dirs[3] = {"meshdir", "texturedir", "assetdir"};
+  for (int i = 0; i < 3; i++) {
+    const char* d = mcx_attr(e, dirs[i]);
+    if (d && strlen(d) >= sizeof(c->meshdir)) {
+      mcc_error(c, e, "attribute '%s' of <compiler> is %zu characters long; at most %zu are "
+                "supported", dirs[i], strlen(d), sizeof(c->meshdir) - 1);
+    }
+  }
   const char* md = mcx_attr(e, "meshdir");
   if (md) {
     snprintf(c->meshdir, sizeof(c->meshdir), "%s", md);
@@ -141,6 +150,7 @@ void mcc_readOption(mcc* c, const mcxElem* e) {
   mcc_readNum(c, e, "timestep", &o->timestep);
   mcc_readNum(c, e, "apirate", &o->apirate);
   mcc_readNum(c, e, "impratio", &o->impratio);
+  mcc_checkSign(c, e, "impratio", &o->impratio, 1, 1);
   mcc_readNum(c, e, "tolerance", &o->tolerance);
   mcc_readNum(c, e, "ls_tolerance", &o->ls_tolerance);
   mcc_readNum(c, e, "noslip_tolerance", &o->noslip_tolerance);
@@ -315,5 +325,17 @@ void mcc_readSize(mcc* c, const mcxElem* e) {
   mcc_readInt(c, e, "nkey", &c->nkey_size);
   if (c->nuserdata < 0 || c->nkey_size < 0) {
     mcc_error(c, e, "nuserdata and nkey must be nonnegative");
+  }
+  // counts (nuser_*: accepted, user data is not stored; -1 means automatic as in MuJoCo)
+  static const char* const counts[13] = {"njmax", "nconmax", "nstack", "nuserdata", "nkey",
+                                         "nuser_body", "nuser_jnt", "nuser_geom", "nuser_site",
+                                         "nuser_cam", "nuser_tendon", "nuser_actuator",
+                                         "nuser_sensor"};
+  for (int i = 0; i < 13; i++) {
+    int v = 0;
+    if (mcc_readInt(c, e, counts[i], &v) && (v > MCC_MAXSIZE || v < -1)) {
+      mcc_error(c, e, "attribute '%s' of <size> is %s; it must be between -1 and %d", counts[i],
+                mcx_attr(e, counts[i]), MCC_MAXSIZE);
+    }
   }
 }

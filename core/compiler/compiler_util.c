@@ -115,7 +115,9 @@ const char* mcc_require(mcc* c, const mcxElem* e, const char* key) {
   return v;
 }
 
-// parse up to nmax numbers from s into out (may be NULL); return the count or -1 if malformed
+// parse up to nmax numbers from s into out (may be NULL); return the count, -1 if malformed or
+// -2 if a number is not finite (nan, inf, or beyond the double range such as 1e999); *bad points
+// at the offending token
 static int mcc_parseNums(const char* s, mcNum* out, int nmax, const char** bad) {
   int n = 0;
   const char* p = s;
@@ -131,6 +133,10 @@ static int mcc_parseNums(const char* s, mcNum* out, int nmax, const char** bad) 
     if (end == p || (*end && !isspace((unsigned char)*end))) {
       *bad = p;
       return -1;
+    }
+    if (!isfinite(v)) {
+      *bad = p;
+      return -2;
     }
     if (out && n < nmax) {
       out[n] = v;
@@ -150,6 +156,15 @@ static void mcc_token(const char* p, char* buf, int sz) {
   buf[n] = 0;
 }
 
+// the error for a malformed (n == -1) or non-finite (n == -2) number in attribute key of e
+_Noreturn static void mcc_badNumber(mcc* c, const mcxElem* e, const char* key, const char* bad,
+                                    int n) {
+  char tok[64];
+  mcc_token(bad, tok, sizeof(tok));
+  mcc_error(c, e, "%s number '%s' in attribute '%s' of <%s>",
+            n == -2 ? "non-finite" : "malformed", tok, key, e->name);
+}
+
 int mcc_countNums(mcc* c, const mcxElem* e, const char* key) {
   const char* s = mcx_attr(e, key);
   if (!s) {
@@ -158,9 +173,7 @@ int mcc_countNums(mcc* c, const mcxElem* e, const char* key) {
   const char* bad = NULL;
   int n = mcc_parseNums(s, NULL, 0, &bad);
   if (n < 0) {
-    char tok[64];
-    mcc_token(bad, tok, sizeof(tok));
-    mcc_error(c, e, "malformed number '%s' in attribute '%s' of <%s>", tok, key, e->name);
+    mcc_badNumber(c, e, key, bad, n);
   }
   return n;
 }
@@ -174,9 +187,7 @@ int mcc_readNums(mcc* c, const mcxElem* e, const char* key, mcNum* out, int nmin
   const char* bad = NULL;
   int n = mcc_parseNums(s, out, nmax, &bad);
   if (n < 0) {
-    char tok[64];
-    mcc_token(bad, tok, sizeof(tok));
-    mcc_error(c, e, "malformed number '%s' in attribute '%s' of <%s>", tok, key, e->name);
+    mcc_badNumber(c, e, key, bad, n);
   }
   if (n < nmin || n > nmax) {
     if (nmin == nmax) {
@@ -199,13 +210,31 @@ int mcc_readFloats(mcc* c, const mcxElem* e, const char* key, float* out, int nm
     mcc_error(c, e, "out of memory reading attribute '%s' of <%s>", key, e->name);
   }
   int n = mcc_readNums(c, e, key, tmp, nmin, tmp == small ? (nmax < 64 ? nmax : 64) : nmax);
+  int big = -1;  // a value beyond the float range (rgba, inline meshes and height fields)
   for (int i = 0; i < n; i++) {
     out[i] = (float)tmp[i];
+    if (big < 0 && !isfinite(out[i])) {
+      big = i;
+    }
   }
+  mcNum bigval = big >= 0 ? tmp[big] : 0;
   if (tmp != small) {
     free(tmp);
   }
+  if (big >= 0) {
+    mcc_error(c, e, "number %g (value %d) in attribute '%s' of <%s> is beyond the single-precision "
+              "range", bigval, big + 1, key, e->name);
+  }
   return n;
+}
+
+void mcc_checkSign(mcc* c, const mcxElem* e, const char* key, const mcNum* v, int n, int strict) {
+  for (int i = 0; i < n && mcx_attr(e, key); i++) {
+    if (strict ? !(v[i] > 0) : !(v[i] >= 0)) {
+      mcc_error(c, e, "attribute '%s' of <%s> must be %s (got '%s')", key, e->name,
+                strict ? "positive" : "nonnegative", mcx_attr(e, key));
+    }
+  }
 }
 
 int mcc_readNum(mcc* c, const mcxElem* e, const char* key, mcNum* out) {

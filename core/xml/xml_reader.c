@@ -1,11 +1,24 @@
 // Moduco core: expat-based XML reader with include expansion.
 #include "xml/xml_reader.h"
 
+#include <errno.h>
 #include <expat.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+// maximum element nesting depth of a whole model (includes spliced, <mujoco> counts as 1): the
+// reader, the include expansion and the compiler's walks recurse once per level, so the depth is
+// bounded well above real models (the deepest in the corpus nests about 30 bodies) and far below
+// what an 8 MB stack holds (see docs/status.md, Limits)
+#define MCX_MAXNEST 1000
+
+// most bytes read for one model (the top-level file and every include together): bounds include
+// amplification (one file included thousands of times per level); the largest corpus model has
+// under 200 KB of XML
+#define MCX_MAXBYTES ((size_t)64 << 20)
 
 // maximum include nesting depth (also bounds cycles that evade the name check)
 #define MCX_MAXDEPTH 64
@@ -24,7 +37,8 @@ typedef struct mcxParse_ {
   const char* file;               // file name (owned by the tree)
   mcxElem* root;                  // root of this document
   mcxElem* cur;                   // element being filled
-  int failed;                     // out of memory in a handler
+  int depth;                      // nesting depth of cur in the whole model (includes spliced)
+  int failed;                     // 1: out of memory in a handler; 2: nested too deep
 } mcxParse;
 
 //---------------------------------- small helpers -------------------------------------------------
@@ -132,6 +146,11 @@ static void XMLCALL mcx_start(void* user, const XML_Char* name, const XML_Char**
   if (p->failed) {
     return;
   }
+  if (p->depth >= MCX_MAXNEST) {
+    p->failed = 2;
+    XML_StopParser(p->parser, XML_FALSE);
+    return;
+  }
   mcxElem* e = (mcxElem*)calloc(1, sizeof(mcxElem));
   if (!e) {
     p->failed = 1;
@@ -170,6 +189,7 @@ static void XMLCALL mcx_start(void* user, const XML_Char* name, const XML_Char**
     return;
   }
   p->cur = e;
+  p->depth++;
 }
 
 // end of an element: move back to the parent
@@ -179,17 +199,20 @@ static void XMLCALL mcx_end(void* user, const XML_Char* name) {
     return;
   }
   p->cur = p->cur->parent;
+  p->depth--;
 }
 
 //---------------------------------- parsing ------------------------------------------------------
 
-// parse a buffer into an element tree; file must be pooled in the tree
+// parse a buffer into an element tree; file must be pooled in the tree; base: nesting depth of
+// the document's root element minus one
 static mcxElem* mcx_parseBuffer(mcxTree* tree, const char* buf, size_t len, const char* file,
-                                char* error, int error_sz) {
+                                int base, char* error, int error_sz) {
   mcxParse p;
   memset(&p, 0, sizeof(p));
   p.tree = tree;
   p.file = file;
+  p.depth = base;
   p.parser = XML_ParserCreate(NULL);
   if (!p.parser) {
     mcx_error(error, error_sz, file, 0, "could not create XML parser");
@@ -211,7 +234,10 @@ static mcxElem* mcx_parseBuffer(mcxTree* tree, const char* buf, size_t len, cons
     off += chunk;
   } while (off < len);
 
-  if (p.failed) {
+  if (p.failed == 2) {
+    mcx_error(error, error_sz, file, (int)XML_GetCurrentLineNumber(p.parser),
+              "elements nested deeper than %d levels (the limit of the reader)", MCX_MAXNEST);
+  } else if (p.failed) {
     mcx_error(error, error_sz, file, (int)XML_GetCurrentLineNumber(p.parser), "out of memory");
   } else if (!ok) {
     mcx_error(error, error_sz, file, (int)XML_GetCurrentLineNumber(p.parser),
@@ -228,13 +254,41 @@ static mcxElem* mcx_parseBuffer(mcxTree* tree, const char* buf, size_t len, cons
   return p.root;
 }
 
-// read a whole file into a malloc'ed buffer; NULL if it cannot be read
-static char* mcx_readAll(const char* path, size_t* len) {
+// read a whole file into a malloc'ed buffer; NULL if it cannot be read, with *why (if not NULL)
+// saying why. Only regular files are read (a folder, a device such as /dev/zero or a FIFO is
+// refused before reading), and at most limit bytes.
+static char* mcx_readAll(const char* path, size_t* len, size_t limit, const char** why) {
+  const char* dummy;
+  why = why ? why : &dummy;
+  *why = "no such file or not readable";
   if (g_read_hook) {
-    return g_read_hook(g_read_user, path, len);
+    char* b = g_read_hook(g_read_user, path, len);
+    if (b && *len > limit) {
+      free(b);
+      *why = "larger than the size limit";
+      return NULL;
+    }
+    return b;
+  }
+  // stat before opening too: opening a FIFO for reading would block
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    *why = "not a regular file (a folder, a device or a pipe)";
+    return NULL;
   }
   FILE* f = fopen(path, "rb");
   if (!f) {
+    *why = strerror(errno);
+    return NULL;
+  }
+  if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+    fclose(f);
+    *why = "not a regular file (a folder, a device or a pipe)";
+    return NULL;
+  }
+  if ((unsigned long long)st.st_size > limit) {
+    fclose(f);
+    *why = "larger than the size limit";
     return NULL;
   }
   char* buf = NULL;
@@ -246,20 +300,22 @@ static char* mcx_readAll(const char* path, size_t* len) {
       if (!b) {
         free(buf);
         fclose(f);
+        *why = "out of memory";
         return NULL;
       }
       buf = b;
     }
     size_t r = fread(buf + n, 1, cap - n, f);
     n += r;
-    if (r == 0) {
+    if (r == 0 || n > limit) {
       break;
     }
   }
   int err = ferror(f);
   fclose(f);
-  if (err) {
+  if (err || n > limit) {
     free(buf);
+    *why = err ? "read error" : "larger than the size limit";
     return NULL;
   }
   *len = n;
@@ -272,29 +328,36 @@ typedef struct mcxChain_ {
   const struct mcxChain_* up;
 } mcxChain;
 
-static int mcx_expand(mcxTree* tree, mcxElem* e, const mcxChain* chain, int depth, char* error,
-                      int error_sz);
+static int mcx_expand(mcxTree* tree, mcxElem* e, int edepth, const mcxChain* chain, int depth,
+                      char* error, int error_sz);
 
-// parse a file (already known to be absent from the chain) and expand its includes
+// parse a file (already known to be absent from the chain) and expand its includes; base: nesting
+// depth of its root element minus one
 static mcxElem* mcx_parseFile(mcxTree* tree, const char* path, const mcxChain* chain, int depth,
-                              const char* from_file, int from_line, char* error, int error_sz) {
+                              int base, const char* from_file, int from_line, char* error,
+                              int error_sz) {
   size_t len = 0;
-  char* buf = mcx_readAll(path, &len);
+  const char* why = NULL;
+  char* buf = mcx_readAll(path, &len, MCX_MAXBYTES - tree->nbytes, &why);
   if (!buf) {
+    const char* limit = strstr(why, "size limit") ? " (at most 64 MiB of XML per model, all "
+                                                    "included files together)" : "";
     if (from_file) {
-      mcx_error(error, error_sz, from_file, from_line, "could not open included file '%s'", path);
+      mcx_error(error, error_sz, from_file, from_line, "could not open included file '%s': %s%s",
+                path, why, limit);
     } else {
-      mcx_error(error, error_sz, path, 0, "could not open file");
+      mcx_error(error, error_sz, path, 0, "could not open file: %s%s", why, limit);
     }
     return NULL;
   }
+  tree->nbytes += len;
   const char* file = mcx_addFile(tree, path);
   if (!file) {
     free(buf);
     mcx_error(error, error_sz, path, 0, "out of memory");
     return NULL;
   }
-  mcxElem* root = mcx_parseBuffer(tree, buf, len, file, error, error_sz);
+  mcxElem* root = mcx_parseBuffer(tree, buf, len, file, base, error, error_sz);
   free(buf);
   if (!root) {
     return NULL;
@@ -304,105 +367,118 @@ static mcxElem* mcx_parseFile(mcxTree* tree, const char* path, const mcxChain* c
     snprintf(real, sizeof(real), "%s", path);
   }
   mcxChain link = {real, chain};
-  if (mcx_expand(tree, root, &link, depth, error, error_sz)) {
+  if (mcx_expand(tree, root, base + 1, &link, depth, error, error_sz)) {
     mcx_freeElem(root);
     return NULL;
   }
   return root;
 }
 
-// expand the include elements below e (recursively); return 0 on success
-static int mcx_expand(mcxTree* tree, mcxElem* e, const mcxChain* chain, int depth, char* error,
-                      int error_sz) {
+// expand the include element e->child[i] (at nesting depth edepth) in place: its file's root's
+// children replace it; return how many, or -1 on error. Kept apart from mcx_expand (and not
+// inlined) so the path buffers are not in every frame of that recursion.
+__attribute__((noinline)) static int mcx_include(mcxTree* tree, mcxElem* e, int i, int edepth,
+                                                 const mcxChain* chain, int depth, char* error,
+                                                 int error_sz) {
+  mcxElem* c = e->child[i];
+
+  // check the include element itself
+  const char* rel = mcx_attr(c, "file");
+  if (!rel) {
+    mcx_error(error, error_sz, c->file, c->line, "<include> requires attribute 'file'");
+    return -1;
+  }
+  for (int k = 0; k < c->nattr; k++) {
+    if (strcmp(c->attr[2 * k], "file")) {
+      mcx_error(error, error_sz, c->file, c->line, "unknown attribute '%s' in element <include>",
+                c->attr[2 * k]);
+      return -1;
+    }
+  }
+  if (c->nchild) {
+    mcx_error(error, error_sz, c->file, c->line, "<include> cannot have child elements");
+    return -1;
+  }
+  if (depth >= MCX_MAXDEPTH) {
+    mcx_error(error, error_sz, c->file, c->line, "include nesting deeper than %d", MCX_MAXDEPTH);
+    return -1;
+  }
+  if (++tree->ninclude > MCX_MAXINCLUDE) {
+    mcx_error(error, error_sz, c->file, c->line, "more than %d <include> elements",
+              MCX_MAXINCLUDE);
+    return -1;
+  }
+
+  // resolve the path relative to the including file's directory
+  char dir[1024], path[2048];
+  if (!strcmp(c->file, "string")) {
+    snprintf(dir, sizeof(dir), "%s", tree->dir);
+  } else {
+    mcx_dirname(c->file, dir, sizeof(dir));
+  }
+  mcx_joinPath(dir, rel, path, sizeof(path));
+
+  // cycle check (on resolved paths)
+  char real[4096];
+  if (g_read_hook || !realpath(path, real)) {
+    snprintf(real, sizeof(real), "%s", path);
+  }
+  for (const mcxChain* k = chain; k; k = k->up) {
+    if (!strcmp(k->file, real)) {
+      mcx_error(error, error_sz, c->file, c->line, "include cycle: '%s' is already being included",
+                path);
+      return -1;
+    }
+  }
+
+  // parse (the included root takes the place of e, so its children sit at the include's depth)
+  // and splice the included root's children in place of the include element
+  mcxElem* inc = mcx_parseFile(tree, path, chain, depth + 1, edepth - 2, c->file, c->line, error,
+                               error_sz);
+  if (!inc) {
+    return -1;
+  }
+  int n = inc->nchild;
+  if (n != 1) {
+    int cap = e->nchild - 1 + n;
+    if (cap > e->cchild) {
+      mcxElem** ch = (mcxElem**)realloc(e->child, sizeof(mcxElem*) * (size_t)cap);
+      if (!ch) {
+        mcx_freeElem(inc);
+        mcx_error(error, error_sz, c->file, c->line, "out of memory");
+        return -1;
+      }
+      e->child = ch;
+      e->cchild = cap;
+    }
+    memmove(e->child + i + n, e->child + i + 1, sizeof(mcxElem*) * (size_t)(e->nchild - i - 1));
+  }
+  for (int k = 0; k < n; k++) {
+    e->child[i + k] = inc->child[k];
+    inc->child[k]->parent = e;
+  }
+  e->nchild += n - 1;
+  inc->nchild = 0;
+  mcx_freeElem(inc);
+  mcx_freeElem(c);
+  return n;
+}
+
+// expand the include elements below e (at nesting depth edepth, recursively; the depth is bounded
+// by MCX_MAXNEST); return 0 on success
+static int mcx_expand(mcxTree* tree, mcxElem* e, int edepth, const mcxChain* chain, int depth,
+                      char* error, int error_sz) {
   for (int i = 0; i < e->nchild; i++) {
-    mcxElem* c = e->child[i];
-    if (strcmp(c->name, "include")) {
-      if (mcx_expand(tree, c, chain, depth, error, error_sz)) {
+    if (strcmp(e->child[i]->name, "include")) {
+      if (mcx_expand(tree, e->child[i], edepth + 1, chain, depth, error, error_sz)) {
         return -1;
       }
       continue;
     }
-
-    // check the include element itself
-    const char* rel = mcx_attr(c, "file");
-    if (!rel) {
-      mcx_error(error, error_sz, c->file, c->line, "<include> requires attribute 'file'");
+    int n = mcx_include(tree, e, i, edepth + 1, chain, depth, error, error_sz);
+    if (n < 0) {
       return -1;
     }
-    if (c->nattr != 1) {
-      for (int k = 0; k < c->nattr; k++) {
-        if (strcmp(c->attr[2 * k], "file")) {
-          mcx_error(error, error_sz, c->file, c->line, "unknown attribute '%s' in element <include>",
-                    c->attr[2 * k]);
-          return -1;
-        }
-      }
-    }
-    if (c->nchild) {
-      mcx_error(error, error_sz, c->file, c->line, "<include> cannot have child elements");
-      return -1;
-    }
-    if (depth >= MCX_MAXDEPTH) {
-      mcx_error(error, error_sz, c->file, c->line, "include nesting deeper than %d", MCX_MAXDEPTH);
-      return -1;
-    }
-    if (++tree->ninclude > MCX_MAXINCLUDE) {
-      mcx_error(error, error_sz, c->file, c->line, "more than %d <include> elements",
-                MCX_MAXINCLUDE);
-      return -1;
-    }
-
-    // resolve the path relative to the including file's directory
-    char dir[1024], path[2048];
-    if (!strcmp(c->file, "string")) {
-      snprintf(dir, sizeof(dir), "%s", tree->dir);
-    } else {
-      mcx_dirname(c->file, dir, sizeof(dir));
-    }
-    mcx_joinPath(dir, rel, path, sizeof(path));
-
-    // cycle check (on resolved paths)
-    char real[4096];
-    if (g_read_hook || !realpath(path, real)) {
-      snprintf(real, sizeof(real), "%s", path);
-    }
-    for (const mcxChain* k = chain; k; k = k->up) {
-      if (!strcmp(k->file, real)) {
-        mcx_error(error, error_sz, c->file, c->line, "include cycle: '%s' is already being included",
-                  path);
-        return -1;
-      }
-    }
-
-    // parse and splice the included root's children in place of the include element
-    mcxElem* inc = mcx_parseFile(tree, path, chain, depth + 1, c->file, c->line, error, error_sz);
-    if (!inc) {
-      return -1;
-    }
-    int n = inc->nchild;
-    if (n != 1) {
-      int cap = e->nchild - 1 + n;
-      if (cap > e->cchild) {
-        mcxElem** ch = (mcxElem**)realloc(e->child, sizeof(mcxElem*) * (size_t)cap);
-        if (!ch) {
-          mcx_freeElem(inc);
-          mcx_error(error, error_sz, c->file, c->line, "out of memory");
-          return -1;
-        }
-        e->child = ch;
-        e->cchild = cap;
-      }
-      memmove(e->child + i + n, e->child + i + 1, sizeof(mcxElem*) * (size_t)(e->nchild - i - 1));
-    }
-    for (int k = 0; k < n; k++) {
-      e->child[i + k] = inc->child[k];
-      inc->child[k]->parent = e;
-    }
-    e->nchild += n - 1;
-    inc->nchild = 0;
-    mcx_freeElem(inc);
-    mcx_freeElem(c);
-
     // the spliced children are already expanded
     i += n - 1;
   }
@@ -413,7 +489,7 @@ static int mcx_expand(mcxTree* tree, mcxElem* e, const mcxChain* chain, int dept
 
 char* mcx_readBytes(const char* path, size_t* len) {
   size_t n = 0;
-  char* buf = path ? mcx_readAll(path, &n) : NULL;
+  char* buf = path ? mcx_readAll(path, &n, (size_t)-1, NULL) : NULL;
   if (len) {
     *len = buf ? n : 0;
   }
@@ -456,7 +532,7 @@ mcxTree* mcx_readFile(const char* filename, char* error, int error_sz) {
     mcx_error(error, error_sz, filename, 0, "out of memory");
     return NULL;
   }
-  tree->root = mcx_parseFile(tree, filename, NULL, 0, NULL, 0, error, error_sz);
+  tree->root = mcx_parseFile(tree, filename, NULL, 0, 0, NULL, 0, error, error_sz);
   if (!tree->root) {
     mcx_freeTree(tree);
     return NULL;
@@ -480,8 +556,8 @@ mcxTree* mcx_readString(const char* xml, const char* dir, char* error, int error
     mcx_error(error, error_sz, "string", 0, "no XML string given");
     return NULL;
   }
-  tree->root = mcx_parseBuffer(tree, xml, strlen(xml), file, error, error_sz);
-  if (!tree->root || mcx_expand(tree, tree->root, NULL, 0, error, error_sz)) {
+  tree->root = mcx_parseBuffer(tree, xml, strlen(xml), file, 0, error, error_sz);
+  if (!tree->root || mcx_expand(tree, tree->root, 1, NULL, 0, error, error_sz)) {
     mcx_freeTree(tree);
     return NULL;
   }

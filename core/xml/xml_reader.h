@@ -30,6 +30,7 @@ typedef struct mcxTree_ {
   int nfile;                      // number of file names
   char* dir;                      // directory of the top-level file ("" for none)
   int ninclude;                   // include elements expanded so far (bounded by the reader)
+  size_t nbytes;                  // bytes of XML read so far (bounded by the reader)
 } mcxTree;
 
 // Read a file (with includes expanded). On failure return NULL and write `file:line: message`.
@@ -60,7 +61,7 @@ typedef char* (*mcxReadHook)(void* user, const char* path, size_t* len);
 void mcx_setReadHook(mcxReadHook hook, void* user);
 
 // Read a whole file into a malloc'ed buffer (through the read hook when one is installed); set
-// *len. Return NULL if it cannot be read. Asset readers use this so fuzzers and tests can serve
+// *len. Return NULL if it cannot be read or is not a regular file. Asset readers use this so fuzzers and tests can serve
 // files from memory.
 char* mcx_readBytes(const char* path, size_t* len);
 
