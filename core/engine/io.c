@@ -293,6 +293,41 @@ mcModel* mc_copyModel(mcModel* dest, const mcModel* src) {
 }
 
 
+int mci_resizeModel(mcModel* m, const mcModel* sizes) {
+  mcModel* n = mci_makeModel(sizes);
+  if (!n) {
+    return -1;
+  }
+
+  // every array keeps its leading values (all of them when its size did not change)
+#define X(name) const size_t name = (size_t)(m->name > 0 ? m->name : 0); (void)name;
+  MC_MODEL_SIZES(X)
+#undef X
+#define X(type, name, nr, nc)                                                                      \
+  {                                                                                                \
+    size_t old = (size_t)(nr) * (size_t)(nc);                                                      \
+    size_t now = (size_t)(n->nr > 0 ? n->nr : 0) * (size_t)(nc);                                   \
+    memcpy(n->name, m->name, sizeof(type) * (old < now ? old : now));                              \
+  }
+  MC_MODEL_POINTERS(X)
+#undef X
+  memcpy(n->plugin, m->plugin, sizeof(const mcpHeader*) * (nplugin < (size_t)n->nplugin ?
+                                                           nplugin : (size_t)n->nplugin));
+
+  // m keeps its address and every other field: it takes the new sizes, buffer and pointers
+  free(m->buffer);
+  m->buffer = n->buffer;
+#define X(name) m->name = n->name;
+  MC_MODEL_SIZES(X)
+#undef X
+#define X(type, name, nr, nc) m->name = n->name;
+  MC_MODEL_POINTERS(X)
+#undef X
+  m->plugin = n->plugin;
+  free(n);
+  return 0;
+}
+
 void mc_printSizes(const mcModel* m, void* file) {
   FILE* fp = file ? (FILE*)file : stdout;
 #define X(name) fprintf(fp, "%-14s %d\n", #name, m->name);
@@ -378,12 +413,18 @@ size_t mci_arenaSize(const mcModel* m) {
 
 //---------------------------------- data ----------------------------------------------------------
 
-// signature of a model's sizes, kept in mcData to catch data used with another model
+// signature of a model's sizes and plugin instances (descriptor, state and data sizes), kept in
+// mcData to catch data used with another model or after mc_setSolver / mc_setIntegrator
 static uint64_t modelSignature(const mcModel* m) {
   uint64_t h = 1469598103934665603ULL;
 #define X(name) h = (h ^ (uint64_t)(uint32_t)m->name) * 1099511628211ULL;
   MC_MODEL_SIZES(X)
 #undef X
+  for (int i = 0; m->plugin && i < m->nplugin; i++) {
+    h = (h ^ (uint64_t)(uintptr_t)m->plugin[i]) * 1099511628211ULL;
+    h = (h ^ (uint64_t)(uint32_t)m->plugin_statenum[i]) * 1099511628211ULL;
+    h = (h ^ (uint64_t)(uint32_t)m->plugin_datasize[i]) * 1099511628211ULL;
+  }
   return h;
 }
 

@@ -14,6 +14,11 @@
 // every array is zeroed, opt is copied. Return NULL on allocation failure.
 mcModel* mci_makeModel(const mcModel* sizes);
 
+// Give m the sizes of *sizes (only size fields are read) in a new buffer: every array keeps its
+// leading values (all of them when its size is unchanged), new values are zero; m keeps its
+// address and every other field. Return 0, or -1 (m unchanged) on allocation failure.
+int mci_resizeModel(mcModel* m, const mcModel* sizes);
+
 // Default physics options (MuJoCo's defaults: timestep 0.002, gravity -9.81 z, ...).
 void mci_defaultOption(mcOption* opt);
 
@@ -29,7 +34,7 @@ void mci_message(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 // Allocate contacts / constraint rows from the arena (grows up). NULL if full (caller warns).
 void* mci_arenaAlloc(mcData* d, size_t bytes, size_t align);
 
-// Hash of a model's sizes (stored in mcData.model_signature by mc_makeData).
+// Hash of a model's sizes and plugin instances (stored in mcData.model_signature by mc_makeData).
 uint64_t mci_modelSignature(const mcModel* m);
 
 // Clear the arena (contacts and efc arrays) at the start of a step.

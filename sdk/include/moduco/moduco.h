@@ -283,14 +283,19 @@ MCAPI const char* mc_timerPluginName(const mcModel* m, int slot);
 MCAPI const char* mc_pluginWarningName(const mcModel* m, int k);
 
 // Replace the model's integrator by the registered integrator plugin called name (built-in names
-// case-insensitive, as in MJCF); sets m->integrator, opt.integrator and opt.integrator_name.
-// Return 0, or -1 and write "unknown integrator 'name' (available: a, b, ...)" to error.
-// Nullable: error.
+// case-insensitive, as in MJCF): the model becomes the one its file would have compiled to had it
+// selected that integrator without configuring it. The old model-wide instance is replaced by
+// one of the new plugin (same index, declared config defaults, state/data sizes, warnings); sets
+// m->integrator, m->plugin_integrator, opt.integrator and opt.integrator_name. Selecting the
+// plugin already selected keeps its configuration. Call before making data from m: data made
+// earlier is refused by mc_step (model_signature). Return 0, or -1 with m unchanged and write
+// "unknown integrator 'name' (available: a, b, ...)" or "cannot select integrator 'name': why"
+// to error. Nullable: error.
 MCAPI int mc_setIntegrator(mcModel* m, const char* name, char* error, int error_sz);
 
-// Replace the model's constraint solver by the registered solver plugin called name; sets
-// m->solver, opt.solver and opt.solver_name. Return 0, or -1 and write "unknown solver 'name'
-// (available: ...)" to error. Nullable: error.
+// Replace the model's constraint solver by the registered solver plugin called name, as
+// mc_setIntegrator does (sets m->solver, m->plugin_solver, opt.solver, opt.solver_name).
+// Nullable: error.
 MCAPI int mc_setSolver(mcModel* m, const char* name, char* error, int error_sz);
 
 //---------------------------------- batch rollouts ------------------------------------------------
