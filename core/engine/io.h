@@ -14,10 +14,15 @@
 // every array is zeroed, opt is copied. Return NULL on allocation failure.
 mcModel* mci_makeModel(const mcModel* sizes);
 
-// Give m the sizes of *sizes (only size fields are read) in a new buffer: every array keeps its
-// leading values (all of them when its size is unchanged), new values are zero; m keeps its
-// address and every other field. Return 0, or -1 (m unchanged) on allocation failure.
-int mci_resizeModel(mcModel* m, const mcModel* sizes);
+// A copy of src with the sizes of *sizes (only size fields are read) in a new allocation: every
+// array keeps its leading values (all of them when its size is unchanged), new values are zero,
+// every other field is src's. NULL on allocation failure.
+mcModel* mci_resizedCopy(const mcModel* src, const mcModel* sizes);
+
+// m takes the contents of n (made by mci_resizedCopy or mc_copyModel) and keeps its address; n's
+// struct is freed. m's old buffer stays allocated until mc_deleteModel(m), so that views into it
+// (Python arrays) never dangle.
+void mci_replaceModel(mcModel* m, mcModel* n);
 
 // Default physics options (MuJoCo's defaults: timestep 0.002, gravity -9.81 z, ...).
 void mci_defaultOption(mcOption* opt);

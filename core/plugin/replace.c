@@ -3,7 +3,8 @@
 // compiler would have made had the file selected that plugin without configuring it: the new
 // instance takes the old one's index, its declared defaults, its state and data sizes and its
 // warnings. The model is one buffer laid out from its sizes, so the work is done on a copy at the
-// new sizes, which replaces the model's contents only when everything succeeded.
+// new sizes, which replaces the model's contents only when everything succeeded (the old buffer
+// is kept until mc_deleteModel: views into it may exist).
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,9 +120,8 @@ static mcModel* rebuilt(const mcModel* m, int kind, int i, const mcpHeader* h, c
   sizes.nnames += warningBytes(h, warningCount(h)) -
                   (append ? 0 : warningBytes(m->plugin[i], m->plugin_warnnum[i]));
 
-  mcModel* n = mc_copyModel(NULL, m);
-  if (!n || mci_resizeModel(n, &sizes)) {
-    mc_deleteModel(n);
+  mcModel* n = mci_resizedCopy(m, &sizes);
+  if (!n) {
     snprintf(error, (size_t)error_sz, "out of memory");
     return NULL;
   }
@@ -159,9 +159,6 @@ int mcp_replaceSingleton(mcModel* m, int kind, const mcpHeader* h, char* error, 
     return -1;
   }
 
-  // m keeps its address and takes n's contents
-  free(m->buffer);
-  *m = *n;
-  free(n);
+  mci_replaceModel(m, n);
   return 0;
 }

@@ -118,8 +118,10 @@ Test(swap, solverSwapEqualsCompiledSelection) {
   mcModel* want = load("solver='test.tallied'");
   int slot = m->plugin_solver;
   int gain_a = m->plugin_configadr[m->actuator_plugin[0]];
+  const mcNum* mass = m->body_mass;   // a view taken before the swap (as Python arrays are)
   char error[512] = "";
   cr_assert_eq(mc_setSolver(m, "test.tallied", error, sizeof(error)), 0, "%s", error);
+  cr_expect_eq(mass[1], m->body_mass[1], "the old buffer stays readable until mc_deleteModel");
   cr_expect_eq(m->plugin_solver, slot, "the new instance takes the old one's index");
   expectSamePlugins(m, want);
   cr_expect_eq(mcp_host()->instance(m, &m->solver->hdr), slot);
@@ -240,6 +242,14 @@ Test(swap, dataMadeBeforeTheSwapRefused) {
   mc_step(m, d);
   cr_expect_eq(d->time, 0, "stale data not stepped");
   cr_expect(strstr(g_messages, "data was made for another model"), "%s", g_messages);
+  int* c = (int*)fixtureSymbol("fixture_counts");
+  int reset0 = c[RESET];
+  d->time = 1;
+  mc_resetData(m, d);
+  cr_expect_eq(c[RESET], reset0, "no reset hook sees the stale data");
+  cr_expect_eq(d->time, 1, "reset refused");
+  cr_expect(strstr(g_messages, "mc_resetData: data was made for another model"), "%s",
+            g_messages);
 
   // a swap that changes no size (Newton to CG) is caught as well: the descriptors differ
   mcModel* m2 = load("");

@@ -54,10 +54,12 @@ MCAPI mcData* mc_makeData(const mcModel* m);
 // Free data. Nullable: d.
 MCAPI void mc_deleteData(mcData* d);
 
-// Reset data to the model's default state (qpos0, zero velocities, mocap from the model).
+// Reset data to the model's default state (qpos0, zero velocities, mocap from the model). Data
+// made for another model (mcData.model_signature) is left as it is, with a message.
 MCAPI void mc_resetData(const mcModel* m, mcData* d);
 
-// Reset data, then set the state of keyframe key. Return 0, or -1 if key is out of range.
+// Reset data, then set the state of keyframe key. Return 0, or -1 if key is out of range or the
+// data was made for another model.
 MCAPI int mc_resetDataKeyframe(const mcModel* m, mcData* d, int key);
 
 // Copy data; dest NULL allocates. Return dest (or the new data).
