@@ -446,15 +446,19 @@ size_t mci_arenaSize(const mcModel* m) {
 
 //---------------------------------- data ----------------------------------------------------------
 
-// signature of a model's sizes and plugin instances (descriptor, state and data sizes), kept in
-// mcData to catch data used with another model or after mc_setSolver / mc_setIntegrator
+// signature of what data made from a model depends on: its sizes and, per plugin instance, the
+// state and data sizes and the descriptor when it has lifecycle hooks (its init ran on the data).
+// Kept in mcData to catch data used with another model, or made before an mc_setSolver /
+// mc_setIntegrator that changed any of these.
 static uint64_t modelSignature(const mcModel* m) {
   uint64_t h = 1469598103934665603ULL;
 #define X(name) h = (h ^ (uint64_t)(uint32_t)m->name) * 1099511628211ULL;
   MC_MODEL_SIZES(X)
 #undef X
   for (int i = 0; m->plugin && i < m->nplugin; i++) {
-    h = (h ^ (uint64_t)(uintptr_t)m->plugin[i]) * 1099511628211ULL;
+    const mcpHeader* p = m->plugin[i];
+    int hooks = p && (p->init || p->reset || p->destroy);
+    h = (h ^ (uint64_t)(uintptr_t)(hooks ? p : NULL)) * 1099511628211ULL;
     h = (h ^ (uint64_t)(uint32_t)m->plugin_statenum[i]) * 1099511628211ULL;
     h = (h ^ (uint64_t)(uint32_t)m->plugin_datasize[i]) * 1099511628211ULL;
   }

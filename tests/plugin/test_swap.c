@@ -251,17 +251,30 @@ Test(swap, dataMadeBeforeTheSwapRefused) {
   cr_expect(strstr(g_messages, "mc_resetData: data was made for another model"), "%s",
             g_messages);
 
-  // a swap that changes no size (Newton to CG) is caught as well: the descriptors differ
+  // swapping back to Newton does not make the data fit again: test.tallied was swapped in, and
+  // the data's plugin blocks are Newton's
+  cr_assert_eq(mc_setSolver(m, "newton", error, sizeof(error)), 0, "%s", error);
+  mc_step(m, d);
+  cr_expect_gt(d->time, 0, "back to the model the data was made for: it fits");
+
+  // a swap that changes nothing data depends on (Newton to CG: no hooks, state or data) keeps
+  // earlier data usable, as MuJoCo's opt.solver; the result is the fresh data's
   mcModel* m2 = load("");
   mcData* d2 = mc_makeData(m2);
   cr_assert_eq(mc_setSolver(m2, "CG", error, sizeof(error)), 0, "%s", error);
-  g_messages[0] = 0;
-  mc_step(m2, d2);
-  cr_expect_eq(d2->time, 0, "stale data not stepped");
-  cr_expect(strstr(g_messages, "data was made for another model"), "%s", g_messages);
   mcData* fresh = mc_makeData(m2);
+  mc_step(m2, d2);
   mc_step(m2, fresh);
-  cr_expect_gt(fresh->time, 0, "data made after the swap steps");
+  cr_expect_gt(d2->time, 0, "stepped");
+  cr_expect_eq(d2->qvel[0], fresh->qvel[0], "same as data made after the swap");
+
+  // a swap to a plugin whose init never ran on the data is caught (test.scaled)
+  cr_assert_eq(mc_setSolver(m2, "test.scaled", error, sizeof(error)), 0, "%s", error);
+  g_messages[0] = 0;
+  double t = d2->time;
+  mc_step(m2, d2);
+  cr_expect_eq(d2->time, t, "its init never ran on this data: refused");
+  cr_expect(strstr(g_messages, "data was made for another model"), "%s", g_messages);
   mc_deleteData(fresh);
   mc_deleteData(d2);
   mc_deleteModel(m2);

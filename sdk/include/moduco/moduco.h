@@ -290,7 +290,9 @@ MCAPI const char* mc_pluginWarningName(const mcModel* m, int k);
 // one of the new plugin (same index, declared config defaults, state/data sizes, warnings); sets
 // m->integrator, m->plugin_integrator, opt.integrator and opt.integrator_name. Selecting the
 // plugin already selected keeps its configuration. Call before making data from m: data made
-// earlier is refused by mc_step (model_signature). Return 0, or -1 with m unchanged and write
+// earlier is refused by mc_step unless the swap changed nothing it depends on (model_signature:
+// sizes, per-instance state and data sizes, plugins with lifecycle hooks); m's old buffer stays
+// allocated until mc_deleteModel. Return 0, or -1 with m unchanged and write
 // "unknown integrator 'name' (available: a, b, ...)" or "cannot select integrator 'name': why"
 // to error. Nullable: error.
 MCAPI int mc_setIntegrator(mcModel* m, const char* name, char* error, int error_sz);
