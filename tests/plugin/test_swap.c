@@ -15,6 +15,7 @@
 #include <moduco/mcplugin.h>
 #include <moduco/moduco.h>
 
+#include "compiler/plugin_defaults.h"
 #include "plugin/registry.h"
 
 static char g_messages[8192];
@@ -304,4 +305,22 @@ Test(swap, sameSolverKeepsConfigAndErrorsLeaveModel) {
   mc_deleteModel(copy);
   mc_deleteModel(orig);
   mc_deleteModel(m);
+}
+
+
+// the defaults a swapped-in instance gets; a required key (no default) refuses the plugin
+Test(swap, declaredDefaultsAndRequiredKeys) {
+  char error[512] = "";
+  mcNum v[4] = {-1, -1, -1, -1};
+  const mcpHeader* tallied = mcp_find(mcpKIND_SOLVER, "test.tallied");
+  cr_assert_eq(mcc_defaultConfig(tallied, NULL, 0, error, sizeof(error)), 2, "%s", error);
+  cr_assert_eq(mcc_defaultConfig(tallied, v, 4, error, sizeof(error)), 2, "%s", error);
+  cr_expect_eq(v[0], 0.5);
+  cr_expect_eq(v[1], 1, "enum 'b' of a|b|c");
+  cr_expect_eq(v[2], -1, "nothing written past the values");
+  cr_expect_eq(mcc_defaultConfig(tallied, v, 1, error, sizeof(error)), -1, "no room");
+  error[0] = 0;
+  const mcpHeader* counter = mcp_find(mcpKIND_ACTUATOR, "test.counter");
+  cr_expect_eq(mcc_defaultConfig(counter, NULL, 0, error, sizeof(error)), -1);
+  cr_expect(strstr(error, "requires configuration key 'steps'"), "%s", error);
 }
