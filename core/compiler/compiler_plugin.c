@@ -5,6 +5,7 @@
 // solver, postsolver and every collision plugin that owns a geom-type pair. Each instance holds
 // the values of the configuration keys its plugin declares (mcpPluginExt.config), parsed and
 // checked here, stored in key order in mcModel.plugin_config with the defaults filled in.
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <strings.h>
 
 #include "compiler/compiler.h"
+#include "compiler/plugin_defaults.h"
 #include "plugin/registry.h"
 
 #define MCC_MAXCONFIGCOUNT 4096   // values of one key
@@ -27,20 +29,46 @@ static int mcc_keyOffset(const mcpPluginExt* ext, int k) {
   return adr;
 }
 
-// check a plugin's key declarations (once per instance: cheap, and names the plugin)
-static void mcc_checkKeys(mcc* c, const mcxElem* e, const mcpHeader* h, const mcpPluginExt* ext) {
+#define MCC_BADTABLE INT_MAX     // mcc_badKey: the key table itself is missing or negative
+
+// first invalid key declaration of a plugin: the key's index, MCC_BADTABLE, or -1 when all are
+// valid
+static int mcc_badKey(const mcpPluginExt* ext) {
   if (ext->nconfig < 0 || (ext->nconfig > 0 && !ext->config)) {
-    mcc_error(c, e, "plugin '%s' declares %d configuration keys without a key table", h->name,
-              ext->nconfig);
+    return MCC_BADTABLE;
   }
   for (int k = 0; k < ext->nconfig; k++) {
     const mcpConfigKey* key = ext->config + k;
     if (!key->name || !key->name[0] || key->count < 1 || key->count > MCC_MAXCONFIGCOUNT ||
         key->type < mcpCONFIG_REAL || key->type > mcpCONFIG_ENUM ||
         (key->type == mcpCONFIG_ENUM && (!key->choices || !key->choices[0]))) {
-      mcc_error(c, e, "plugin '%s' declares an invalid configuration key %d ('%s')", h->name, k,
-                key->name ? key->name : "(null)");
+      return k;
     }
+  }
+  return -1;
+}
+
+// describe the first invalid key declaration of h into why; 1 if there is one
+static int mcc_describeBadKey(const mcpHeader* h, const mcpPluginExt* ext, char* why, size_t sz) {
+  int k = mcc_badKey(ext);
+  if (k < 0) {
+    return 0;
+  }
+  if (k == MCC_BADTABLE) {
+    snprintf(why, sz, "plugin '%s' declares %d configuration keys without a key table", h->name,
+             ext->nconfig);
+  } else {
+    snprintf(why, sz, "plugin '%s' declares an invalid configuration key %d ('%s')", h->name, k,
+             ext->config[k].name ? ext->config[k].name : "(null)");
+  }
+  return 1;
+}
+
+// check a plugin's key declarations (once per instance: cheap, and names the plugin)
+static void mcc_checkKeys(mcc* c, const mcxElem* e, const mcpHeader* h, const mcpPluginExt* ext) {
+  char why[512];
+  if (mcc_describeBadKey(h, ext, why, sizeof(why))) {
+    mcc_error(c, e, "%s", why);
   }
 }
 
@@ -246,6 +274,43 @@ void mcc_configDone(mcc* c, int inst, const mcxElem* e) {
                 in->ext->config[k].doc ? in->ext->config[k].doc : "");
     }
   }
+}
+
+int mcc_defaultConfig(const mcpHeader* h, mcNum* out, int max, char* error, int error_sz) {
+  const mcpPluginExt* ext = mcp_ext(h);
+  if (!ext) {
+    return 0;
+  }
+  char why[512];
+  if (mcc_describeBadKey(h, ext, why, sizeof(why))) {
+    snprintf(error, (size_t)error_sz, "%s", why);
+    return -1;
+  }
+  int n = mcc_keyOffset(ext, ext->nconfig);
+  if (out && n > max) {
+    snprintf(error, (size_t)error_sz, "plugin '%s' declares %d configuration values (at most %d)",
+             h->name, n, max);
+    return -1;
+  }
+  for (int k = 0; k < ext->nconfig; k++) {
+    const mcpConfigKey* key = ext->config + k;
+    if (!key->def) {
+      snprintf(error, (size_t)error_sz, "plugin '%s' requires configuration key '%s', which only "
+               "a model file can give: select the plugin in <option> and configure it in "
+               "<extension>", h->name, key->name);
+      return -1;
+    }
+    mcNum vals[MCC_MAXCONFIGCOUNT];
+    if (mcc_parseValue(key, key->def, vals, why, sizeof(why))) {
+      snprintf(error, (size_t)error_sz, "plugin '%s' declares a bad default for configuration "
+               "key '%s': %s", h->name, key->name, why);
+      return -1;
+    }
+    if (out) {
+      memcpy(out + mcc_keyOffset(ext, k), vals, sizeof(mcNum) * (size_t)key->count);
+    }
+  }
+  return n;
 }
 
 //---------------------------------- plugin elements -----------------------------------------------

@@ -200,6 +200,19 @@ static size_t alignUp(size_t n, size_t a) {
 }
 
 
+// A model buffer replaced by mci_replaceModel, kept until mc_deleteModel; its slot follows the
+// arrays of the buffer that replaced it (zero: none).
+typedef struct RetiredBuffer_ {
+  void* buffer;
+  int nbuffer;
+} RetiredBuffer;
+
+
+static RetiredBuffer* retiredSlot(void* buffer, int nbuffer) {
+  return (RetiredBuffer*)((char*)buffer + alignUp((size_t)nbuffer, MCI_ALIGN));
+}
+
+
 // bytes of the model buffer for the sizes in m (arrays, then the plugin pointer table)
 static size_t modelBytes(const mcModel* m) {
   // size fields as local variables, so that column expressions like nmocap*3 evaluate
@@ -245,15 +258,16 @@ mcModel* mci_makeModel(const mcModel* sizes) {
   m->opt = sizes->opt;
   m->narena = sizes->narena;
 
-  // one zeroed buffer for all arrays
+  // one zeroed buffer for all arrays, then the retired-buffer slot
   size_t bytes = modelBytes(m);
+  size_t total = alignUp(bytes, MCI_ALIGN) + alignUp(sizeof(RetiredBuffer), MCI_ALIGN);
   m->nbuffer = (int)bytes;
-  m->buffer = aligned_alloc(MCI_ALIGN, alignUp(bytes > 0 ? bytes : MCI_ALIGN, MCI_ALIGN));
+  m->buffer = aligned_alloc(MCI_ALIGN, total);
   if (!m->buffer) {
     free(m);
     return NULL;
   }
-  memset(m->buffer, 0, bytes);
+  memset(m->buffer, 0, total);
   modelSetPointers(m);
   return m;
 }
@@ -263,7 +277,14 @@ void mc_deleteModel(mcModel* m) {
   if (!m) {
     return;
   }
-  free(m->buffer);
+  void* buffer = m->buffer;
+  int nbuffer = m->nbuffer;
+  while (buffer) {
+    RetiredBuffer r = *retiredSlot(buffer, nbuffer);
+    free(buffer);
+    buffer = r.buffer;
+    nbuffer = r.nbuffer;
+  }
   free(m);
 }
 
@@ -292,6 +313,53 @@ mcModel* mc_copyModel(mcModel* dest, const mcModel* src) {
   return dest;
 }
 
+
+mcModel* mci_resizedCopy(const mcModel* src, const mcModel* sizes) {
+  mcModel* n = mci_makeModel(sizes);
+  if (!n) {
+    return NULL;
+  }
+  void* buffer = n->buffer;
+  int bytes = n->nbuffer;
+  *n = *src;
+#define X(name) n->name = sizes->name;
+  MC_MODEL_SIZES(X)
+#undef X
+  n->buffer = buffer;
+  n->nbuffer = bytes;
+  modelSetPointers(n);
+
+  // every array keeps its leading values (all of them when its size did not change)
+#define X(name) const size_t name = (size_t)(src->name > 0 ? src->name : 0); (void)name;
+  MC_MODEL_SIZES(X)
+#undef X
+#define X(type, name, nr, nc)                                                                      \
+  {                                                                                                \
+    size_t old = (size_t)(nr) * (size_t)(nc);                                                      \
+    size_t now = (size_t)(n->nr > 0 ? n->nr : 0) * (size_t)(nc);                                   \
+    if (old && now) {                                                                              \
+      memcpy(n->name, src->name, sizeof(type) * (old < now ? old : now));                          \
+    }                                                                                              \
+  }
+  MC_MODEL_POINTERS(X)
+#undef X
+  size_t keep = nplugin < (size_t)n->nplugin ? nplugin : (size_t)n->nplugin;
+  if (keep) {
+    memcpy(n->plugin, src->plugin, sizeof(const mcpHeader*) * keep);
+  }
+  return n;
+}
+
+
+void mci_replaceModel(mcModel* m, mcModel* n) {
+  // views into m's arrays (Python) may outlive this: its buffer stays allocated, chained behind
+  // n's, until mc_deleteModel
+  RetiredBuffer* r = retiredSlot(n->buffer, n->nbuffer);
+  r->buffer = m->buffer;
+  r->nbuffer = m->nbuffer;
+  *m = *n;
+  free(n);
+}
 
 void mc_printSizes(const mcModel* m, void* file) {
   FILE* fp = file ? (FILE*)file : stdout;
@@ -378,12 +446,22 @@ size_t mci_arenaSize(const mcModel* m) {
 
 //---------------------------------- data ----------------------------------------------------------
 
-// signature of a model's sizes, kept in mcData to catch data used with another model
+// signature of what data made from a model depends on: its sizes and, per plugin instance, the
+// state and data sizes and the descriptor when it has lifecycle hooks (its init ran on the data).
+// Kept in mcData to catch data used with another model, or made before an mc_setSolver /
+// mc_setIntegrator that changed any of these.
 static uint64_t modelSignature(const mcModel* m) {
   uint64_t h = 1469598103934665603ULL;
 #define X(name) h = (h ^ (uint64_t)(uint32_t)m->name) * 1099511628211ULL;
   MC_MODEL_SIZES(X)
 #undef X
+  for (int i = 0; m->plugin && i < m->nplugin; i++) {
+    const mcpHeader* p = m->plugin[i];
+    int hooks = p && (p->init || p->reset || p->destroy);
+    h = (h ^ (uint64_t)(uintptr_t)(hooks ? p : NULL)) * 1099511628211ULL;
+    h = (h ^ (uint64_t)(uint32_t)m->plugin_statenum[i]) * 1099511628211ULL;
+    h = (h ^ (uint64_t)(uint32_t)m->plugin_datasize[i]) * 1099511628211ULL;
+  }
   return h;
 }
 
@@ -556,6 +634,13 @@ void mci_clearArena(mcData* d) {
 
 
 void mc_resetData(const mcModel* m, mcData* d) {
+  // data made for another model (or before mc_setSolver / mc_setIntegrator): its plugin blocks
+  // do not fit the model's instances, so their reset hooks must not see it
+  if (d->model_signature != modelSignature(m)) {
+    mci_message("mc_resetData: data was made for another model; reset refused");
+    return;
+  }
+
   // zero all arrays (not the plugin tables)
   size_t arrays = (size_t)((char*)d->plugin_data - (char*)d->buffer);
   memset(d->buffer, 0, arrays);
@@ -608,7 +693,7 @@ void mc_resetData(const mcModel* m, mcData* d) {
 
 int mc_resetDataKeyframe(const mcModel* m, mcData* d, int key) {
   mc_resetData(m, d);
-  if (key < 0 || key >= m->nkey) {
+  if (key < 0 || key >= m->nkey || d->model_signature != modelSignature(m)) {
     return -1;
   }
 

@@ -14,6 +14,16 @@
 // every array is zeroed, opt is copied. Return NULL on allocation failure.
 mcModel* mci_makeModel(const mcModel* sizes);
 
+// A copy of src with the sizes of *sizes (only size fields are read) in a new allocation: every
+// array keeps its leading values (all of them when its size is unchanged), new values are zero,
+// every other field is src's. NULL on allocation failure.
+mcModel* mci_resizedCopy(const mcModel* src, const mcModel* sizes);
+
+// m takes the contents of n (made by mci_resizedCopy or mc_copyModel) and keeps its address; n's
+// struct is freed. m's old buffer stays allocated until mc_deleteModel(m), so that views into it
+// (Python arrays) never dangle.
+void mci_replaceModel(mcModel* m, mcModel* n);
+
 // Default physics options (MuJoCo's defaults: timestep 0.002, gravity -9.81 z, ...).
 void mci_defaultOption(mcOption* opt);
 
@@ -29,7 +39,7 @@ void mci_message(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 // Allocate contacts / constraint rows from the arena (grows up). NULL if full (caller warns).
 void* mci_arenaAlloc(mcData* d, size_t bytes, size_t align);
 
-// Hash of a model's sizes (stored in mcData.model_signature by mc_makeData).
+// Hash of a model's sizes and plugin instances (stored in mcData.model_signature by mc_makeData).
 uint64_t mci_modelSignature(const mcModel* m);
 
 // Clear the arena (contacts and efc arrays) at the start of a step.

@@ -61,19 +61,29 @@ void mcp_pluginWarning(const mcModel* m, mcData* d, int instance, int warning, i
 }
 
 
+int mcp_warningNames(const mcModel* m, char* out) {
+  int bytes = 0;
+  for (int i = 0; i < m->nplugin; i++) {
+    const mcpPluginExt* ext = mcp_ext(m->plugin[i]);
+    for (int w = 0; ext && ext->warnings && w < m->plugin_warnnum[i]; w++) {
+      int len = (int)(strlen(m->plugin[i]->name) + 2 + strlen(ext->warnings[w]));
+      if (out) {
+        snprintf(out + bytes, (size_t)len + 1, "%s: %s", m->plugin[i]->name, ext->warnings[w]);
+      }
+      bytes += len + 1;
+    }
+  }
+  return bytes;
+}
+
+
 const char* mc_pluginWarningName(const mcModel* m, int k) {
   if (!m || k < 0 || k >= m->npluginwarn || !m->names) {
     return NULL;
   }
 
   // the compiler stores "plugin: warning" strings, in warning order, at the end of m->names
-  int bytes = 0;
-  for (int i = 0; i < m->nplugin; i++) {
-    const mcpPluginExt* ext = mcp_ext(m->plugin[i]);
-    for (int w = 0; ext && ext->warnings && w < m->plugin_warnnum[i]; w++) {
-      bytes += (int)(strlen(m->plugin[i]->name) + 2 + strlen(ext->warnings[w]) + 1);
-    }
-  }
+  int bytes = mcp_warningNames(m, NULL);
   const char* p = m->names + m->nnames - bytes;
   if (bytes > m->nnames) {
     return NULL;

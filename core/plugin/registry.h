@@ -43,6 +43,15 @@ int mcp_instance(const mcModel* m, const mcpHeader* desc);
 const mcNum* mcp_config(const mcModel* m, int instance, const char* key, int* count);
 void mcp_pluginWarning(const mcModel* m, mcData* d, int instance, int warning, int info);
 
+// Bytes of the "plugin: warning\0" strings of m's instances (plugin[], plugin_warnnum), which the
+// compiler stores at the end of m->names; written to out unless it is NULL.
+int mcp_warningNames(const mcModel* m, char* out);
+
+// Replace the model-wide integrator or solver instance of m (kind mcpKIND_INTEGRATOR or
+// mcpKIND_SOLVER) by a new instance of h with its declared defaults, state, data and warnings
+// (core/plugin/replace.c). Return 0, or -1 with m unchanged and why in error.
+int mcp_replaceSingleton(mcModel* m, int kind, const mcpHeader* h, char* error, int error_sz);
+
 // The host service table handed to plugins.
 const mcpHost* mcp_host(void);
 

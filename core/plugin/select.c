@@ -1,5 +1,7 @@
 // Moduco core: replacing a compiled model's integrator or solver by another registered plugin
-// (the `--integrator` / `--solver` switches of `moduco run`, and A/B benchmarks).
+// (the `--integrator` / `--solver` switches of `moduco run`, A/B benchmarks, Python's
+// set_solver). The model's instance of the old plugin is replaced by one of the new plugin
+// (core/plugin/replace.c): call before making mcData from the model (docs/plugins.md).
 #include <stdio.h>
 #include <string.h>
 
@@ -22,25 +24,29 @@ static const mcpHeader* resolve(int kind, const char* name, char* error, int err
 }
 
 
-int mc_setIntegrator(mcModel* m, const char* name, char* error, int error_sz) {
-  const mcpHeader* p = resolve(mcpKIND_INTEGRATOR, name, error, error_sz);
-  if (!p) {
+// select plugin name of kind as the model-wide instance of that kind
+static int replace(mcModel* m, int kind, const char* name, char* error, int error_sz) {
+  char why[1024] = "";
+  const mcpHeader* p = resolve(kind, name, error, error_sz);
+  if (!m || !p) {
     return -1;
   }
-  m->integrator = (const mcpIntegrator*)p;
-  m->opt.integrator = p->code >= 0 ? p->code : mcINT_OTHER;
-  snprintf(m->opt.integrator_name, sizeof(m->opt.integrator_name), "%s", p->name);
+  if (mcp_replaceSingleton(m, kind, p, why, sizeof(why))) {
+    if (error && error_sz > 0) {
+      snprintf(error, (size_t)error_sz, "cannot select %s '%s': %s", mcp_kindName(kind), p->name,
+               why);
+    }
+    return -1;
+  }
   return 0;
 }
 
 
+int mc_setIntegrator(mcModel* m, const char* name, char* error, int error_sz) {
+  return replace(m, mcpKIND_INTEGRATOR, name, error, error_sz);
+}
+
+
 int mc_setSolver(mcModel* m, const char* name, char* error, int error_sz) {
-  const mcpHeader* p = resolve(mcpKIND_SOLVER, name, error, error_sz);
-  if (!p) {
-    return -1;
-  }
-  m->solver = (const mcpSolver*)p;
-  m->opt.solver = p->code >= 0 ? p->code : mcSOL_OTHER;
-  snprintf(m->opt.solver_name, sizeof(m->opt.solver_name), "%s", p->name);
-  return 0;
+  return replace(m, mcpKIND_SOLVER, name, error, error_sz);
 }

@@ -6,8 +6,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include <moduco/mcplugin.h>
-
 #include "bench.h"
 
 
@@ -20,35 +18,6 @@ void mcb_defaultConfig(mcbConfig* c) {
   c->seed = 1;
   c->accuracy = 16;
 }
-
-
-// A solver or integrator chosen by name (mc_setSolver / mc_setIntegrator) after the model was
-// compiled has no instance in the model unless the file selected it too: host->instance gives
-// -1, so it runs with its default configuration, raises no counted warning, and its init hook
-// and per-instance state and data do not exist. Return 0 if h has an instance or needs none;
-// 1 if it runs but without configuration or warnings (the arm is noted); -1 (message in error) if
-// it cannot run that way.
-static int instanceCheck(const mcModel* m, const mcpHeader* h, const mcpPluginExt* ext,
-                         char* error, int error_sz) {
-  for (int i = 0; i < m->nplugin; i++) {
-    if (m->plugin[i] == h && m->plugin_objtype[i] < 0) {
-      return 0;
-    }
-  }
-  if (h->init || h->reset || h->destroy || (ext && (ext->nstate || ext->ndata))) {
-    snprintf(error, (size_t)error_sz, "%s '%s' needs a model instance (init/reset/destroy "
-             "hooks or per-instance state or data): select it in the model file (<option>) "
-             "instead of by name", h->kind == mcpKIND_SOLVER ? "solver" : "integrator", h->name);
-    return -1;
-  }
-  return ext && (ext->nconfig || ext->warnings) ? 1 : 0;
-}
-
-
-// the ext of a solver or integrator descriptor (NULL: none, or older than ABI 1.3)
-#define DESCRIPTOR_EXT(TYPE, p)                                                                   \
-  ((p)->hdr.abi_minor >= 3 && (p)->hdr.struct_size >= offsetof(TYPE, ext) + sizeof(void*) ?     \
-   (p)->ext : NULL)
 
 
 // load a Moduco arm and apply its plugins; on failure fill a->error
@@ -66,17 +35,6 @@ static void setupModuco(BenchArm* a) {
     snprintf(a->error, sizeof(a->error), "%s", err[0] ? err : "could not set plugin");
     return;
   }
-  int ns = 0, ni = 0;
-  if ((a->solver[0] && a->m->solver &&
-       (ns = instanceCheck(a->m, &a->m->solver->hdr, DESCRIPTOR_EXT(mcpSolver, a->m->solver),
-                           a->error, sizeof(a->error))) < 0) ||
-      (a->integrator[0] && a->m->integrator &&
-       (ni = instanceCheck(a->m, &a->m->integrator->hdr,
-                           DESCRIPTOR_EXT(mcpIntegrator, a->m->integrator), a->error,
-                           sizeof(a->error))) < 0)) {
-    return;
-  }
-  a->r.no_instance = ns > 0 || ni > 0;
   snprintf(a->solver, sizeof(a->solver), "%s", mcb_solverName(a->m));
   snprintf(a->integrator, sizeof(a->integrator), "%s", mcb_integratorName(a->m));
   a->d = mc_makeData(a->m);

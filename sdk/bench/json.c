@@ -251,7 +251,8 @@ static cJSON* armJson(const mcbBench* b, int i) {
   cJSON_AddStringToObject(j, "solver", r->solver[0] ? r->solver : "default");
   cJSON_AddStringToObject(j, "integrator", r->integrator[0] ? r->integrator : "default");
   cJSON_AddItemToObject(j, "error", r->error ? cJSON_CreateString(r->error) : cJSON_CreateNull());
-  cJSON_AddBoolToObject(j, "model_instance", !r->no_instance);
+  // schema 2 readers: every solver and integrator of an arm has its model instance (mc_setSolver)
+  cJSON_AddBoolToObject(j, "model_instance", 1);
   cJSON_AddNumberToObject(j, "nq", r->nq);
   cJSON_AddNumberToObject(j, "nv", r->nv);
   cJSON_AddNumberToObject(j, "nu", r->nu);

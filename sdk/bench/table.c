@@ -115,16 +115,14 @@ static const char* status(const mcbResult* r) {
 
 
 static void noteCell(BenchTable* t, const mcbResult* r) {
-  const char* instance = r->no_instance ? "no model instance: default config, its own warnings "
-                                          "not counted" : "";
   if (r->error) {
     bench_tableCell(t, "%s", r->error);
   } else if (r->diverged) {
-    bench_tableCell(t, "%d auto-resets%s%s%s%s", r->resets,
+    bench_tableCell(t, "%d auto-resets%s%s", r->resets,
                     r->warning[mcWARN_BADCTRL] ? ", bad ctrl" : "",
-                    r->nonfinite ? ", non-finite state" : "", instance[0] ? "; " : "", instance);
+                    r->nonfinite ? ", non-finite state" : "");
   } else {
-    bench_tableCell(t, "%s", instance);
+    bench_tableCell(t, "%s", "");
   }
 }
 

@@ -710,10 +710,8 @@ Test(bench, third_party_solver_arm, .init = setup, .fini = teardown) {
   cr_expect(cJSON_IsFalse(cJSON_GetObjectItem(ex, "diverged")));
   cr_expect(num(ex, "solver_iterations_mean") > 0, "the example solver ran");
 
-  // chosen by name: no instance in the model (default relaxation), said in the JSON and table
-  cr_expect(cJSON_IsFalse(cJSON_GetObjectItem(ex, "model_instance")));
-  cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(pgs, "model_instance")));
-  cr_expect(strstr(out, "no model instance"), "%s", out);
+  // chosen by name, it has its model instance like any selected plugin: nothing to note
+  cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(ex, "model_instance")), "schema 2: always true");
 
   // the same algorithm as the built-in PGS on pyramidal cones: the same accuracy
   const cJSON* ap = cJSON_GetObjectItem(pgs, "accuracy");
@@ -743,22 +741,45 @@ Test(bench, third_party_solver_arm, .init = setup, .fini = teardown) {
   root = runJson(args, &rc, &out);
   restorePluginPath(saved);
   cr_expect_eq(rc, 0, "%s", out);
-  cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(arm(root, 0), "model_instance")));
-  cr_expect(!strstr(out, "no model instance"), "%s", out);
+  cr_expect(cJSON_IsNull(cJSON_GetObjectItem(arm(root, 0), "error")), "%s", out);
   cJSON_Delete(root);
   free(out);
 }
 
 
-// a solver that needs its model instance (the fixture "test.scaled" reads its configuration in
-// its init hook) cannot be swapped in by name: the arm fails with the reason, the others run
-Test(bench, solver_needing_an_instance_refused, .init = setup, .fini = teardown) {
+// a solver chosen by name gets its model instance (mc_setSolver): the fixture "test.scaled",
+// which reads its configuration in its init hook, runs; "test.tallied" raises its warning once per
+// solve and the arm counts it by name; ipm's condim_torsion_ignored is counted on a condim-6 model
+Test(bench, solver_chosen_by_name_has_its_instance, .init = setup, .fini = teardown) {
   char* saved = prependPluginPath(MODUCO_INSTANCE_FIXTURE_DIR);
+  char model[300];
+  snprintf(model, sizeof(model), "%s/torsion.xml", g_dir);
+  FILE* f = fopen(model, "w");
+  cr_assert_not_null(f);
+  fputs("<mujoco><worldbody><geom type='plane' size='1 1 .1' condim='6'/><body pos='0 0 .099'>"
+        "<freejoint/><geom type='sphere' size='.1' condim='6'/></body></worldbody></mujoco>", f);
+  fclose(f);
+  char args[600];
+  snprintf(args, sizeof(args), "%s --solver newton,test.scaled,test.tallied,ipm --steps 10 "
+           "--repeat 1 --accuracy 0", model);
   char* out;
-  int rc = run(MODELS "pendulum.xml --solver newton,test.scaled --steps 10 --repeat 1", &out);
+  int rc;
+  cJSON* root = runJson(args, &rc, &out);
   restorePluginPath(saved);
-  cr_expect_eq(rc, 1, "%s", out);
-  cr_expect(strstr(out, "solver 'test.scaled' needs a model instance"), "%s", out);
-  cr_expect(strstr(out, "FAILED") && strstr(out, " ok "), "%s", out);
+  cr_assert_eq(rc, 0, "exit %d\n%s", rc, out);
+  const char* names[] = {"newton", "test.scaled", "test.tallied", "ipm"};
+  for (int i = 0; i < 4; i++) {
+    const cJSON* a = arm(root, i);
+    cr_expect_str_eq(cJSON_GetObjectItem(a, "solver")->valuestring, names[i]);
+    cr_expect(cJSON_IsNull(cJSON_GetObjectItem(a, "error")), "arm %d: %s", i, out);
+  }
+  const cJSON* pw = cJSON_GetObjectItem(arm(root, 2), "plugin_warning_counts");
+  const cJSON* solved = cJSON_GetObjectItem(pw, "test.tallied: solved");
+  cr_expect(cJSON_IsNumber(solved) && solved->valueint >= 10, "one per solve: %s", out);
+  pw = cJSON_GetObjectItem(arm(root, 3), "plugin_warning_counts");
+  const cJSON* torsion = cJSON_GetObjectItem(pw, "ipm: condim_torsion_ignored");
+  cr_expect(cJSON_IsNumber(torsion) && torsion->valueint > 0, "counted: %s", out);
+  cr_expect(num(arm(root, 3), "plugin_warnings") >= torsion->valueint);
+  cJSON_Delete(root);
   free(out);
 }

@@ -67,8 +67,6 @@ typedef struct mcbResult_ {       // one arm: engine x model x solver x integrat
   const char* solver;             // plugin names as resolved ("" if unresolved)
   const char* integrator;
   const char* error;              // NULL: the arm ran; else why it could not
-  int no_instance;                // 1: its solver or integrator, chosen by name, has no instance
-                                  // in the model: default configuration, its warnings uncounted
   int baseline;                   // index of the arm its ratio refers to (-1: none)
   int mujoco_arm;                 // index of the MuJoCo arm with the same settings (-1: none)
 

@@ -54,10 +54,12 @@ MCAPI mcData* mc_makeData(const mcModel* m);
 // Free data. Nullable: d.
 MCAPI void mc_deleteData(mcData* d);
 
-// Reset data to the model's default state (qpos0, zero velocities, mocap from the model).
+// Reset data to the model's default state (qpos0, zero velocities, mocap from the model). Data
+// made for another model (mcData.model_signature) is left as it is, with a message.
 MCAPI void mc_resetData(const mcModel* m, mcData* d);
 
-// Reset data, then set the state of keyframe key. Return 0, or -1 if key is out of range.
+// Reset data, then set the state of keyframe key. Return 0, or -1 if key is out of range or the
+// data was made for another model.
 MCAPI int mc_resetDataKeyframe(const mcModel* m, mcData* d, int key);
 
 // Copy data; dest NULL allocates. Return dest (or the new data).
@@ -296,14 +298,21 @@ MCAPI const char* mc_timerPluginName(const mcModel* m, int slot);
 MCAPI const char* mc_pluginWarningName(const mcModel* m, int k);
 
 // Replace the model's integrator by the registered integrator plugin called name (built-in names
-// case-insensitive, as in MJCF); sets m->integrator, opt.integrator and opt.integrator_name.
-// Return 0, or -1 and write "unknown integrator 'name' (available: a, b, ...)" to error.
-// Nullable: error.
+// case-insensitive, as in MJCF): the model becomes the one its file would have compiled to had it
+// selected that integrator without configuring it. The old model-wide instance is replaced by
+// one of the new plugin (same index, declared config defaults, state/data sizes, warnings); sets
+// m->integrator, m->plugin_integrator, opt.integrator and opt.integrator_name. Selecting the
+// plugin already selected keeps its configuration. Call before making data from m: data made
+// earlier is refused by mc_step unless the swap changed nothing it depends on (model_signature:
+// sizes, per-instance state and data sizes, plugins with lifecycle hooks); m's old buffer stays
+// allocated until mc_deleteModel. Return 0, or -1 with m unchanged and write
+// "unknown integrator 'name' (available: a, b, ...)" or "cannot select integrator 'name': why"
+// to error. Nullable: error.
 MCAPI int mc_setIntegrator(mcModel* m, const char* name, char* error, int error_sz);
 
-// Replace the model's constraint solver by the registered solver plugin called name; sets
-// m->solver, opt.solver and opt.solver_name. Return 0, or -1 and write "unknown solver 'name'
-// (available: ...)" to error. Nullable: error.
+// Replace the model's constraint solver by the registered solver plugin called name, as
+// mc_setIntegrator does (sets m->solver, m->plugin_solver, opt.solver, opt.solver_name).
+// Nullable: error.
 MCAPI int mc_setSolver(mcModel* m, const char* name, char* error, int error_sz);
 
 //---------------------------------- batch rollouts ------------------------------------------------
