@@ -17,12 +17,15 @@ static int firstBad(const mcNum* x, int n) {
 }
 
 
-// warn about entry i, then reset unless disabled or escalated to an error (the warning statistics
-// survive the reset; an escalated warning keeps the bad state for inspection and mc_step stops
-// integrating until the error is cleared); return 1 if the data was reset
+// warn about entry i, then reset unless disabled, escalated to an error, or an escalated error is
+// already pending (the warning statistics survive the reset; an escalated warning keeps the bad
+// state for inspection and mc_step stops integrating until the error is cleared, so a later
+// warning that is not escalated, e.g. the bad qacc that follows an escalated bad qpos, must not
+// reset it away); return 1 if the data was reset
 static int warnReset(const mcModel* m, mcData* d, int warning, int i) {
   mc_warning(d, warning, i);
-  if ((m->opt.disableflags & mcDSBL_AUTORESET) || (d->warning_policy & (1u << warning))) {
+  if ((m->opt.disableflags & mcDSBL_AUTORESET) || (d->warning_policy & (1u << warning)) ||
+      d->warning_stop) {
     return 0;
   }
   mcWarningStat saved[mcNWARNING];

@@ -545,6 +545,33 @@ Test(warnings, bad_qacc_escalated_keeps_state_instead_of_autoreset) {
   mc_deleteModel(m);
 }
 
+// only bad qpos escalated: the bad qacc that follows in the same step (not escalated) must not
+// auto-reset the data and so discard the kept state and the pending error
+Test(warnings, escalated_bad_qpos_not_undone_by_following_bad_qacc) {
+  mcModel* m = hardLoadString(
+    "<mujoco><worldbody><body><joint name='a' axis='0 1 0'/>"
+    "<geom type='capsule' fromto='0 0 0 0 0 -1' size='.05'/></body></worldbody></mujoco>");
+  mcData* d = mc_makeData(m);
+  hardCaptureBegin();
+  g_nerror = 0;
+  mc_setErrorHandler(onError, NULL);
+  mc_setWarningPolicy(d, 1u << mcWARN_BADQPOS);
+  for (int k = 0; k < 5; k++) {
+    mc_step(m, d);
+  }
+  double t = d->time;
+  d->qpos[0] = NAN;
+  mc_step(m, d);
+  cr_assert_eq(mc_warningError(d), mcWARN_BADQPOS, "the escalated error stays pending");
+  cr_assert(isnan(d->qpos[0]), "the bad state is kept for inspection, not reset");
+  cr_assert_eq(d->time, t, "no reset and no integration");
+  cr_assert_eq(g_nerror, 1);
+  hardCaptureEnd();
+  mc_setErrorHandler(NULL, NULL);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
 //---------------------------------- mass and kinematics -------------------------------------------
 
 Test(mass, two_massless_geoms_in_one_body) {
