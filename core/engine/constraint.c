@@ -36,50 +36,6 @@ static int isSparse(const mcModel* m) {
 }
 
 
-//---------------------------------- Jacobians -----------------------------------------------------
-
-void mcc_jac(const mcModel* m, const mcData* d, mcNum* jacp, mcNum* jacr, const mcNum point[3],
-             int body) {
-  int nv = m->nv;
-  if (jacp) {
-    mcu_zero(jacp, 3 * nv);
-  }
-  if (jacr) {
-    mcu_zero(jacr, 3 * nv);
-  }
-
-  // nearest body with dofs at or above body
-  int b = body;
-  while (b > 0 && m->body_dofnum[b] == 0) {
-    b = m->body_parentid[b];
-  }
-  if (b <= 0) {
-    return;
-  }
-
-  // offset from the subtree com of the root
-  mcNum off[3];
-  mcu_sub3(off, point, d->subtree_com + 3 * m->body_rootid[body]);
-
-  // walk the dof chain to the root
-  for (int i = m->body_dofadr[b] + m->body_dofnum[b] - 1; i >= 0; i = m->dof_parentid[i]) {
-    const mcNum* cd = d->cdof + 6 * i;
-    if (jacr) {
-      jacr[i] = cd[0];
-      jacr[nv + i] = cd[1];
-      jacr[2 * nv + i] = cd[2];
-    }
-    if (jacp) {
-      mcNum c[3];
-      mcu_cross(c, cd, off);
-      jacp[i] = cd[3] + c[0];
-      jacp[nv + i] = cd[4] + c[1];
-      jacp[2 * nv + i] = cd[5] + c[2];
-    }
-  }
-}
-
-
 //---------------------------------- rows ----------------------------------------------------------
 
 // sparse: store the pending dense rows of block as row-sparse rows (their non-zero entries)
@@ -189,8 +145,8 @@ static void equalityConnect(Builder* b, int i) {
   localToGlobal(d, b2, data + 3, p2);
 
   // residual and Jacobian difference
-  mcc_jac(m, d, b->jp1, NULL, p1, b1);
-  mcc_jac(m, d, b->jp2, NULL, p2, b2);
+  mc_jacPoint(m, d, b->jp1, NULL, p1, b1);
+  mc_jacPoint(m, d, b->jp2, NULL, p2, b2);
   for (int k = 0; k < 3; k++) {
     setRow(b, row + k, mcCNSTR_EQUALITY, i, p1[k] - p2[k], 0, 0);
     mcNum* J = rowJ(b, row + k);
@@ -217,8 +173,8 @@ static void equalityWeld(Builder* b, int i) {
   mcNum p1[3], p2[3];
   localToGlobal(d, b1, data + 3, p1);
   localToGlobal(d, b2, data, p2);
-  mcc_jac(m, d, b->jp1, b->jr1, p1, b1);
-  mcc_jac(m, d, b->jp2, b->jr2, p2, b2);
+  mc_jacPoint(m, d, b->jp1, b->jr1, p1, b1);
+  mc_jacPoint(m, d, b->jp2, b->jr2, p2, b2);
   for (int k = 0; k < 3; k++) {
     setRow(b, row + k, mcCNSTR_EQUALITY, i, p1[k] - p2[k], 0, 0);
     mcNum* J = rowJ(b, row + k);

@@ -23,18 +23,6 @@ void mc_referenceConstraint(const mcModel* m, mcData* d);
 // [mcMINIMP, mcMAXIMP]) and its derivative with respect to x.
 void mc_impedance(const mcNum solimp[mcNIMP], mcNum x, mcNum* imp, mcNum* impP);
 
-// Translational (jacp, 3 x nv) and rotational (jacr, 3 x nv) Jacobians of a global point
-// attached to body; either may be NULL.
-void mcc_jac(const mcModel* m, const mcData* d, mcNum* jacp, mcNum* jacr, const mcNum point[3],
-             int body);
-
-// Model constants at qpos0 (core/engine/constraint_const.c): dof_M0, dof_invweight0,
-// body_invweight0, tendon_invweight0, actuator_length0 and actuator_acc0. Runs kinematics,
-// comPos, tendon, transmission, crb and factorM on d at qpos0 (d->qpos is overwritten; the
-// other state is used as is, so pass fresh data). Called by the compiler at the end of
-// compilation, and again by users who edit qpos0 or the inertias.
-void mc_setConst(mcModel* m, mcData* d);
-
 // Analytic constraint force of the soft model at the acceleration qacc (core/engine/inverse.c):
 // efc_force = -grad s(J qacc - aref), efc_state, qfrc_constraint = J' efc_force. Needs the efc
 // rows with efc_aref (mc_makeConstraint).

@@ -111,7 +111,7 @@ static void dofInvWeight(const mcModel* m, mcData* d, mcNum* x, mcNum* w, int* c
 
 
 // body_invweight0: mean translational and rotational diagonal of J inv(M) J' for the Jacobian
-// of the body's center of mass (its rows supported on the body's dof chain, as mcc_jac builds
+// of the body's center of mass (its rows supported on the body's dof chain, as mc_jacPoint builds
 // them); zero for bodies welded to the world
 static void bodyInvWeight(const mcModel* m, mcData* d, mcNum* x, mcNum* w, int* chain) {
   m->body_invweight0[0] = m->body_invweight0[1] = 0;

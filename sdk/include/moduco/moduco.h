@@ -153,6 +153,37 @@ MCAPI void mc_normalizeQuat(const mcModel* m, mcNum* qpos);
 // Integrate activations over h given act_dot (filterexact, plugin exact schemes, actrange).
 MCAPI void mc_advanceAct(const mcModel* m, mcData* d, const mcNum* act_dot, mcNum h);
 
+//---------------------------------- Jacobians, contact forces, model constants --------------------
+
+// Jacobians (dense 3 x nv, row-major) of a global point moving with body: translational jacp and
+// rotational jacr; either may be NULL. Need the position stage (cdof, subtree_com) of d.
+MCAPI void mc_jacPoint(const mcModel* m, const mcData* d, mcNum* jacp, mcNum* jacr,
+                       const mcNum point[3], int body);
+
+// The same at a body's frame origin, a body's center of mass, a geom's and a site's centre.
+MCAPI void mc_jacBody(const mcModel* m, const mcData* d, mcNum* jacp, mcNum* jacr, int body);
+MCAPI void mc_jacBodyCom(const mcModel* m, const mcData* d, mcNum* jacp, mcNum* jacr, int body);
+MCAPI void mc_jacGeom(const mcModel* m, const mcData* d, mcNum* jacp, mcNum* jacr, int geom);
+MCAPI void mc_jacSite(const mcModel* m, const mcData* d, mcNum* jacp, mcNum* jacr, int site);
+
+// Translational Jacobian (3 x nv) of the center of mass of body's subtree: the mass-weighted sum
+// of the body-com Jacobians in it (zero for a massless subtree). Uses d's stack.
+MCAPI void mc_jacSubtreeCom(const mcModel* m, mcData* d, mcNum* jacp, int body);
+
+// Force and torque (6 numbers) of contact id in its contact frame (normal first), from efc_force.
+MCAPI void mc_contactForce(const mcModel* m, const mcData* d, int id, mcNum result[6]);
+
+// com-based acceleration cacc, external force cfrc_ext (applied, contact, connect and weld) and
+// interaction force cfrc_int of every body, from qacc and the constraint forces (computed by
+// mc_forward when a sensor needs them).
+MCAPI void mc_rnePostConstraint(const mcModel* m, mcData* d);
+
+// Model constants at qpos0: dof_M0, dof_invweight0, body_invweight0, tendon_invweight0,
+// actuator_length0 and actuator_acc0. Runs kinematics, comPos, tendon, transmission, crb and
+// factorM on d at qpos0 (d->qpos is overwritten; pass fresh data). Called by the compiler at the
+// end of compilation, and again by users who edit qpos0 or the inertias.
+MCAPI void mc_setConst(mcModel* m, mcData* d);
+
 //---------------------------------- state ---------------------------------------------------------
 
 typedef enum mctState_ {          // state components (bitmask)

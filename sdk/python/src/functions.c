@@ -1,15 +1,7 @@
 // Moduco Python extension: the mj_* functions of MuJoCo's bindings over the mc_* API. Every call
 // that evaluates dynamics releases the GIL, so threads stepping separate MjData run in parallel.
-#include <string.h>
 
 #include "pymoduco.h"
-
-#include "engine/constraint.h"
-#include "engine/sensor.h"
-#include "engine/tendon_wrap.h"
-
-#define MODEL(o) (((pmModel*)(o))->m)
-#define DATA(o) (((pmData*)(o))->d)
 
 
 //---------------------------------- (m, d) stages ------------------------------------------------
@@ -373,16 +365,15 @@ static PyObject* jacobian(PyObject* args, JacKind kind, const char* fn) {
     Py_XDECREF(r);
     return NULL;
   }
-  const mcNum* at;
-  int body = id;
+  mcNum* jp = p ? PyArray_DATA(p) : NULL;
+  mcNum* jr = r ? PyArray_DATA(r) : NULL;
   switch (kind) {
-    case JAC_POINT: at = PyArray_DATA(pt); break;
-    case JAC_BODY: at = dd->xpos + 3 * id; break;
-    case JAC_BODYCOM: at = dd->xipos + 3 * id; break;
-    case JAC_GEOM: at = dd->geom_xpos + 3 * id; body = mm->geom_bodyid[id]; break;
-    default: at = dd->site_xpos + 3 * id; body = mm->site_bodyid[id]; break;
+    case JAC_POINT: mc_jacPoint(mm, dd, jp, jr, PyArray_DATA(pt), id); break;
+    case JAC_BODY: mc_jacBody(mm, dd, jp, jr, id); break;
+    case JAC_BODYCOM: mc_jacBodyCom(mm, dd, jp, jr, id); break;
+    case JAC_GEOM: mc_jacGeom(mm, dd, jp, jr, id); break;
+    default: mc_jacSite(mm, dd, jp, jr, id); break;
   }
-  mc_jacPoint(mm, dd, p ? PyArray_DATA(p) : NULL, r ? PyArray_DATA(r) : NULL, at, body);
   Py_XDECREF(p);
   Py_XDECREF(r);
   Py_XDECREF(pt);
@@ -421,32 +412,11 @@ static PyObject* fn_mj_jacSubtreeCom(PyObject* self, PyObject* args) {
                  mm->nbody);
     return NULL;
   }
-  int nv = mm->nv;
-  PyArrayObject* out = pm_output(jacp, 3 * (npy_intp)nv, "jacp");
+  PyArrayObject* out = pm_output(jacp, 3 * (npy_intp)mm->nv, "jacp");
   if (!out) {
     return NULL;
   }
-  mcNum* J = PyArray_DATA(out);
-  memset(J, 0, sizeof(mcNum) * 3 * (size_t)nv);
-  mcNum mass = mm->body_subtreemass[body];
-  mc_markStack(dd);
-  mcNum* Jb = mcSTACKALLOC(dd, 3 * (size_t)nv, mcNum);
-  // bodies come after their parents: b is in the subtree if its parent chain reaches body
-  for (int b = body; Jb && b < mm->nbody; b++) {
-    int a = b;
-    while (a > body) {
-      a = mm->body_parentid[a];
-    }
-    if (a != body || mm->body_mass[b] == 0 || mass <= 0) {
-      continue;
-    }
-    mc_jacPoint(mm, dd, Jb, NULL, dd->xipos + 3 * b, b);
-    mcNum w = mm->body_mass[b] / mass;
-    for (int k = 0; k < 3 * nv; k++) {
-      J[k] += w * Jb[k];
-    }
-  }
-  mc_freeStack(dd);
+  mc_jacSubtreeCom(mm, dd, PyArray_DATA(out), body);
   Py_DECREF(out);
   Py_RETURN_NONE;
 }

@@ -40,6 +40,7 @@ PyMODINIT_FUNC PyInit__moduco(void) {
   if (!contact || addType(module, &pmModelType, "Model") < 0 ||
       addType(module, &pmDataType, "Data") < 0 || addType(module, &pmOptionType, "MjOption") < 0 ||
       addMethods(module, pm_functionMethods) < 0 || addMethods(module, pm_extraMethods) < 0 ||
+      addMethods(module, pm_derivativeMethods) < 0 ||
       pm_addEnums(module) < 0 || pm_addRollout(module) < 0) {
     Py_DECREF(module);
     return NULL;

@@ -32,6 +32,10 @@ typedef struct {                  // _moduco.Data: keeps its model alive
   PyObject* dict;
 } pmData;
 
+// the core model and data behind Model / Data objects (type-checked by pm_checkPair)
+#define MODEL(o) (((pmModel*)(o))->m)
+#define DATA(o) (((pmData*)(o))->d)
+
 typedef struct {                  // _moduco.Option: the mcOption of a model
   PyObject_HEAD
   pmModel* model;
@@ -100,6 +104,7 @@ int pm_checkPair(PyObject* m, PyObject* d, const char* fn);
 
 extern PyMethodDef pm_functionMethods[];   // functions.c: mj_* functions
 extern PyMethodDef pm_extraMethods[];      // extras.c: plugins, warnings, rollout
+extern PyMethodDef pm_derivativeMethods[]; // derivatives.c: mjd_transitionFD, mjd_inverseFD
 int pm_addEnums(PyObject* module);         // enums.c
 int pm_addRollout(PyObject* module);       // rollout.c: RolloutPool
 PyObject* pm_contactDtype(void);           // data.c: structured dtype of mcContact (borrowed)

@@ -1,0 +1,126 @@
+// Moduco core: Jacobians of points attached to bodies (the C counterparts of MuJoCo's mj_jac*).
+//
+// cdof holds each dof's motion as a 6-vector (angular, linear) in a frame at the subtree com of
+// its tree root, so the velocity of a point p on body b is the sum over the dofs on b's chain
+// of cdof_ang x (p - c_root) + cdof_lin. Rows of the 3 x nv results are zero outside the chain.
+#include <string.h>
+
+#include <moduco/moduco.h>
+
+#include "engine/jacobian.h"
+#include "math/math.h"
+
+
+// last dof moving body b (its own or its nearest moving ancestor's); -1 if none
+static int lastDof(const mcModel* m, int b) {
+  while (b > 0 && m->body_dofnum[b] == 0) {
+    b = m->body_parentid[b];
+  }
+  return b > 0 ? m->body_dofadr[b] + m->body_dofnum[b] - 1 : -1;
+}
+
+
+void mc_jacPoint(const mcModel* m, const mcData* d, mcNum* jacp, mcNum* jacr, const mcNum point[3],
+                 int body) {
+  int nv = m->nv;
+  if (jacp) {
+    mcu_zero(jacp, 3 * nv);
+  }
+  if (jacr) {
+    mcu_zero(jacr, 3 * nv);
+  }
+
+  // offset from the subtree com of the tree root, the reference point of cdof
+  mcNum off[3];
+  mcu_sub3(off, point, d->subtree_com + 3 * m->body_rootid[body]);
+
+  // walk the dof chain: linear part + angular x offset
+  for (int j = lastDof(m, body); j >= 0; j = m->dof_parentid[j]) {
+    const mcNum* cd = d->cdof + 6 * j;
+    if (jacp) {
+      mcNum t[3];
+      mcu_cross(t, cd, off);
+      for (int k = 0; k < 3; k++) {
+        jacp[k * nv + j] = cd[3 + k] + t[k];
+      }
+    }
+    if (jacr) {
+      for (int k = 0; k < 3; k++) {
+        jacr[k * nv + j] = cd[k];
+      }
+    }
+  }
+}
+
+
+void mc_jacBody(const mcModel* m, const mcData* d, mcNum* jacp, mcNum* jacr, int body) {
+  mc_jacPoint(m, d, jacp, jacr, d->xpos + 3 * body, body);
+}
+
+
+void mc_jacBodyCom(const mcModel* m, const mcData* d, mcNum* jacp, mcNum* jacr, int body) {
+  mc_jacPoint(m, d, jacp, jacr, d->xipos + 3 * body, body);
+}
+
+
+void mc_jacGeom(const mcModel* m, const mcData* d, mcNum* jacp, mcNum* jacr, int geom) {
+  mc_jacPoint(m, d, jacp, jacr, d->geom_xpos + 3 * geom, m->geom_bodyid[geom]);
+}
+
+
+void mc_jacSite(const mcModel* m, const mcData* d, mcNum* jacp, mcNum* jacr, int site) {
+  mc_jacPoint(m, d, jacp, jacr, d->site_xpos + 3 * site, m->site_bodyid[site]);
+}
+
+
+void mc_jacSubtreeCom(const mcModel* m, mcData* d, mcNum* jacp, int body) {
+  int nv = m->nv;
+  mcu_zero(jacp, 3 * nv);
+  mcNum mass = m->body_subtreemass[body];
+  if (mass <= 0) {
+    return;
+  }
+  mc_markStack(d);
+  mcNum* Jb = mcSTACKALLOC(d, 3 * (size_t)nv, mcNum);
+  // bodies come after their parents: b is in the subtree when its parent chain reaches body
+  for (int b = body; Jb && b < m->nbody; b++) {
+    int a = b;
+    while (a > body) {
+      a = m->body_parentid[a];
+    }
+    if (a != body || m->body_mass[b] == 0) {
+      continue;
+    }
+    mc_jacPoint(m, d, Jb, NULL, d->xipos + 3 * b, b);
+    mcNum w = m->body_mass[b] / mass;
+    for (int k = 0; k < 3 * nv; k++) {
+      jacp[k] += w * Jb[k];
+    }
+  }
+  mc_freeStack(d);
+}
+
+
+// add s * u' * Jp(point on body) to row
+static void addJacDir(const mcModel* m, const mcData* d, mcNum* row, const mcNum u[3],
+                      const mcNum point[3], int body, mcNum s) {
+  // u' (lin + ang x off) = u' lin + ang' (off x u)
+  mcNum off[3], w[3];
+  mcu_sub3(off, point, d->subtree_com + 3 * m->body_rootid[body]);
+  mcu_cross(w, off, u);
+  for (int j = lastDof(m, body); j >= 0; j = m->dof_parentid[j]) {
+    const mcNum* cd = d->cdof + 6 * j;
+    row[j] += s * (mcu_dot3(cd, w) + mcu_dot3(cd + 3, u));
+  }
+}
+
+
+void mc_addJacDifDir(const mcModel* m, const mcData* d, mcNum* row, const mcNum u[3],
+                     const mcNum pa[3], int a, const mcNum pb[3], int b, mcNum scl) {
+  // same body: the difference moves rigidly with it and the distance does not change
+  if (a == b) {
+    return;
+  }
+  addJacDir(m, d, row, u, pb, b, scl);
+  addJacDir(m, d, row, u, pa, a, -scl);
+}
