@@ -248,6 +248,36 @@ static cJSON* distanceJson(const mcModel* m, mcData* d, const char* file, const 
 }
 
 
+// --derivatives: {"A", "B", "C", "D"} of mcd_transitionFD (centered, eps 1e-6) at d's state, as
+// rows; NULL after an error message. d's state is restored; its derived quantities are not.
+static cJSON* derivativesJson(const mcModel* m, mcData* d, const char* file) {
+  int ndx = 2 * m->nv + m->na, nu = m->nu, ns = m->nsensordata;
+  size_t sizes[4] = {(size_t)ndx * ndx, (size_t)ndx * nu, (size_t)ns * ndx, (size_t)ns * nu};
+  mcNum* blk[4] = {NULL, NULL, NULL, NULL};
+  cJSON* o = NULL;
+  int ok = 1;
+  for (int k = 0; k < 4 && ok; k++) {
+    blk[k] = calloc(sizes[k] ? sizes[k] : 1, sizeof(mcNum));
+    ok = blk[k] != NULL;
+  }
+  if (!ok) {
+    cli_error("%s: out of memory for the derivatives (%d states, %d controls)", file, ndx, nu);
+  } else if (mcd_transitionFD(m, d, 1e-6, 1, blk[0], blk[1], blk[2], blk[3]) < 0) {
+    cli_error("%s: mcd_transitionFD refused the model or state", file);
+  } else {
+    o = cJSON_CreateObject();
+    cJSON_AddItemToObject(o, "A", jsonMatrix(blk[0], ndx, ndx));
+    cJSON_AddItemToObject(o, "B", jsonMatrix(blk[1], ndx, nu));
+    cJSON_AddItemToObject(o, "C", jsonMatrix(blk[2], ns, ndx));
+    cJSON_AddItemToObject(o, "D", jsonMatrix(blk[3], ns, nu));
+  }
+  for (int k = 0; k < 4; k++) {
+    free(blk[k]);
+  }
+  return o;
+}
+
+
 int cmd_dump(int argc, char** argv) {
   const char* file = NULL;
   const char* state = NULL;
@@ -255,6 +285,7 @@ int cmd_dump(int argc, char** argv) {
   const char* distance = NULL;
   long nstep = 0;
   int check = 0;
+  int derivatives = 0;
 
   // parse arguments
   for (int i = 0; i < argc; i++) {
@@ -272,9 +303,11 @@ int cmd_dump(int argc, char** argv) {
       distance = argv[++i];
     } else if (!strcmp(a, "--check")) {
       check = 1;
+    } else if (!strcmp(a, "--derivatives")) {
+      derivatives = 1;
     } else if (a[0] == '-' && a[1]) {
       cli_error("unknown or incomplete option '%s' (usage: moduco dump MODEL [--state FILE.json]"
-                " [--key K] [--steps N] [--distance G1,G2[,DISTMAX]] [--check])", a);
+                " [--key K] [--steps N] [--distance G1,G2[,DISTMAX]] [--derivatives] [--check])", a);
       return CLI_USAGE;
     } else if (!file) {
       file = a;
@@ -285,7 +318,7 @@ int cmd_dump(int argc, char** argv) {
   }
   if (!file) {
     cli_error("usage: moduco dump MODEL [--state FILE.json] [--key K] [--steps N] "
-              "[--distance G1,G2[,DISTMAX]] [--check]");
+              "[--distance G1,G2[,DISTMAX]] [--derivatives] [--check]");
     return CLI_USAGE;
   }
 
@@ -323,15 +356,26 @@ int cmd_dump(int argc, char** argv) {
     rc = CLI_FAIL;
   }
 
-  // steps with the control held, then the forward pass at the final state
+  // steps with the control held, the derivatives (they leave the state as it was), then the
+  // forward pass at the final state
+  cJSON* deriv = NULL;
   if (rc == CLI_OK) {
     for (long i = 0; i < nstep; i++) {
       mc_step(m, d);
     }
+    if (derivatives && !(deriv = derivativesJson(m, d, file))) {
+      rc = CLI_FAIL;
+    }
+  }
+  if (rc == CLI_OK) {
     mc_forward(m, d);
 
     // print
     cJSON* o = dumpJson(m, d);
+    if (o && deriv) {
+      cJSON_AddItemToObject(o, "derivatives", deriv);
+      deriv = NULL;
+    }
     if (o && distance) {
       cJSON* dj = distanceJson(m, d, file, distance);
       if (!dj) {
@@ -356,6 +400,8 @@ int cmd_dump(int argc, char** argv) {
     }
     cJSON_Delete(o);
   }
+
+  cJSON_Delete(deriv);
 
   // --check: a plugin that failed a check fails the dump (the messages went to stderr)
   if (check && d->warning[mcWARN_PLUGINCHECK].number > 0) {

@@ -392,6 +392,48 @@ Test(cli, dump_distance) {
   }
 }
 
+// --derivatives: A, B, C, D of mcd_transitionFD at the dumped state, which it leaves unchanged
+Test(cli, dump_derivatives) {
+  const char* model = writeFile(0, "hinge.xml",
+      "<mujoco><option timestep='0.01'/><worldbody><body pos='0 0 1'>"
+      "<joint name='j' type='hinge' axis='0 1 0'/>"
+      "<geom type='capsule' fromto='0 0 0 0.5 0 0' size='0.05'/></body></worldbody>"
+      "<actuator><motor joint='j'/></actuator><sensor><jointpos joint='j'/></sensor></mujoco>");
+  char args[600];
+  snprintf(args, sizeof(args), "dump '%s' --steps 3 --derivatives", model);
+  Run r = run(args);
+  cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+  cJSON* o = cJSON_Parse(r.out);
+  const cJSON* dv = cJSON_GetObjectItemCaseSensitive(o, "derivatives");
+  cr_assert(cJSON_IsObject(dv), "no derivatives object");
+  const cJSON* A = cJSON_GetObjectItemCaseSensitive(dv, "A");
+  const cJSON* B = cJSON_GetObjectItemCaseSensitive(dv, "B");
+  const cJSON* C = cJSON_GetObjectItemCaseSensitive(dv, "C");
+  const cJSON* D = cJSON_GetObjectItemCaseSensitive(dv, "D");
+  cr_assert(cJSON_GetArraySize(A) == 2 && cJSON_GetArraySize(cJSON_GetArrayItem(A, 0)) == 2);
+  cr_assert(cJSON_GetArraySize(B) == 2 && cJSON_GetArraySize(cJSON_GetArrayItem(B, 0)) == 1);
+  cr_assert(cJSON_GetArraySize(C) == 1 && cJSON_GetArraySize(cJSON_GetArrayItem(C, 0)) == 2);
+#define AT(M, i, j) cJSON_GetArrayItem(cJSON_GetArrayItem(M, i), j)->valuedouble
+  // semi-implicit Euler: qpos' = qpos + h qvel', so d qpos'/d qvel = h and d qpos'/d u =
+  // h d qvel'/d u; the position sensor is read before the step: C = (1, 0), D = 0
+  cr_expect(fabs(AT(A, 0, 1) - 0.01) < 1e-9, "A01 %g", AT(A, 0, 1));
+  cr_expect(AT(B, 1, 0) > 0 && fabs(AT(B, 0, 0) - 0.01 * AT(B, 1, 0)) < 1e-12);
+  cr_expect(fabs(AT(C, 0, 0) - 1) < 1e-9 && fabs(AT(C, 0, 1)) < 1e-9 && AT(D, 0, 0) == 0);
+#undef AT
+  double q = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(o, "qpos"), 0)->valuedouble;
+  cJSON_Delete(o);
+  freeRun(&r);
+
+  // the dumped state is the one without --derivatives
+  snprintf(args, sizeof(args), "dump '%s' --steps 3", model);
+  r = run(args);
+  o = cJSON_Parse(r.out);
+  cr_expect_eq(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(o, "qpos"), 0)->valuedouble,
+               q);
+  cJSON_Delete(o);
+  freeRun(&r);
+}
+
 Test(cli, bad_model_names_file_and_line) {
   const char* model = writeFile(0, "broken.xml",
       "<mujoco>\n  <worldbody>\n    <body>\n      <geom size=\"0.1\"/>\n  </worldbody>\n"
