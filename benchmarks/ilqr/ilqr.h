@@ -1,0 +1,44 @@
+// Iterative LQR over Moduco's finite-difference transition Jacobians (mcd_transitionFD): the
+// trajectory-optimization example of docs/derivatives.md (the Dojo paper's Table III tasks).
+//
+// State x = (qpos, qvel, act) of a model without quaternions (nq == nv: hinge and slide joints
+// only, so qpos is its own tangent space), controls u (nu). Cost, with e = x - goal:
+//   sum_{t<T} 1/2 (e_t' Q e_t + u_t' R u_t) + 1/2 e_T' Qf e_T + 1/2 e_mid' Qmid e_mid
+// with diagonal weights, the last term at step tmid against its own target (cost shaping of an
+// intermediate state; Qmid may be NULL).
+#ifndef MODUCO_BENCHMARKS_ILQR_ILQR_H_
+#define MODUCO_BENCHMARKS_ILQR_ILQR_H_
+
+#include <moduco/moduco.h>
+
+typedef struct {
+  int horizon;                 // T steps of the model's timestep
+  const double* goal;          // (ndx) target state
+  const double* Q;             // (ndx) running state weights
+  const double* R;             // (nu) control weights
+  const double* Qf;            // (ndx) terminal state weights
+  int tmid;                    // step of the intermediate target (with Qmid)
+  const double* mid;           // (ndx) intermediate target
+  const double* Qmid;          // (ndx) its weights; NULL: none
+  int maxiter;                 // iterations at most
+  double tolerance;            // stop when the relative cost decrease falls below it
+} IlqrProblem;
+
+typedef struct {
+  int iterations;              // backward/forward passes taken
+  int converged;               // 1: stopped on the tolerance; 0: maxiter or no descent left
+  double cost0;                // cost of the initial controls
+  double cost;                 // final cost
+  double violation;            // |positions of x_T - goal positions| (Euclidean, qpos part)
+  double seconds;              // wall time
+  int evaluations;             // transition Jacobians taken
+} IlqrResult;
+
+// Optimize the controls U (T x nu, row per step; in: the initial guess, out: the result) from the
+// state in d (its qpos, qvel, act at time 0). d is used as scratch and holds the final rollout's
+// last state on return. Return 0, or -1 with a message in error (model with quaternions, out of
+// memory, a non-finite rollout from the initial guess).
+int ilqr_solve(const mcModel* m, mcData* d, const IlqrProblem* p, double* U, IlqrResult* res,
+               char* error, int error_sz);
+
+#endif  // MODUCO_BENCHMARKS_ILQR_ILQR_H_
