@@ -736,19 +736,27 @@ static void solParams(const mcModel* m, const mcData* d, int i, mcNum ref[mcNREF
 }
 
 
-// efc_diagApprox from the inverse weights at qpos0
+// efc_diagApprox from the inverse weights at qpos0. A weld's three orientation rows take the
+// bodies' rotational weights, as MuJoCo 3.x does (2.2.2 gave all six rows the translational ones)
 static void diagApprox(const mcModel* m, mcData* d) {
+  int eqrow = 0;                  // row of the current equality constraint's block
   for (int i = 0; i < d->nefc; i++) {
     int id = d->efc_id[i];
     mcNum v = 0;
     switch (d->efc_type[i]) {
     case mcCNSTR_EQUALITY: {
       int o1 = m->eq_obj1id[id], o2 = m->eq_obj2id[id];
+      eqrow = i > 0 && d->efc_type[i - 1] == mcCNSTR_EQUALITY && d->efc_id[i - 1] == id ?
+              eqrow + 1 : 0;
       switch (m->eq_type[id]) {
       case mcEQ_CONNECT:
-      case mcEQ_WELD:
         v = m->body_invweight0[2 * o1] + m->body_invweight0[2 * o2];
         break;
+      case mcEQ_WELD: {
+        int rot = eqrow >= 3;
+        v = m->body_invweight0[2 * o1 + rot] + m->body_invweight0[2 * o2 + rot];
+        break;
+      }
       case mcEQ_JOINT:
         v = m->dof_invweight0[m->jnt_dofadr[o1]];
         if (o2 >= 0) {

@@ -10,6 +10,8 @@
 
 #include <cjson/cJSON.h>
 
+#include <moduco/moduco.h>
+
 void tu_denseSolve(int n, double* A, double* b, double* x) {
   // forward elimination, swapping in the largest pivot of each column
   for (int c = 0; c < n; c++) {
@@ -295,4 +297,16 @@ done:
   free(names);
   free(args);
   return out;
+}
+
+
+void tu_legacyWeldWeights(mcModel* m) {
+  for (int i = 0; i < m->neq; i++) {
+    if (m->eq_type[i] == mcEQ_WELD) {
+      int b[2] = {m->eq_obj1id[i], m->eq_obj2id[i]};
+      for (int k = 0; k < 2; k++) {
+        m->body_invweight0[2 * b[k] + 1] = m->body_invweight0[2 * b[k]];
+      }
+    }
+  }
 }

@@ -77,4 +77,15 @@ cJSON* tu_mjs3Contacts(const char* const* xmls, int n, char* err, int err_sz);
 cJSON* tu_mjs3Models(const char* script, const char* const* xmls, int n, char* err,
                      int err_sz);
 
+//---------------------------------- MuJoCo 2.2.2's legacy rules ----------------------------------
+
+typedef struct mcModel_ mcModel;
+
+// MuJoCo 2.2.2 gives a weld's three orientation rows the translational inverse weights of the two
+// bodies; MuJoCo 3.x and Moduco the rotational ones (docs/mujoco3.md). For the suites that compare
+// weld models with 2.2.2: set the rotational body_invweight0 of every welded body to its
+// translational one, so Moduco builds 2.2.2's rows (elliptic torsion and rolling rows of contacts
+// on those bodies change too; the suites have none)
+void tu_legacyWeldWeights(mcModel* m);
+
 #endif  // MODUCO_TESTS_TESTUTIL_H_

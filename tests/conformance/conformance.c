@@ -10,6 +10,7 @@
 #include <moduco/mcplugin.h>
 
 #include "plugin/registry.h"
+#include "testutil.h"
 
 const char* const conf_field_names[CONF_NFIELD] = {
   "xpos", "xquat", "qM", "qfrc_bias", "qfrc_passive", "qfrc_actuator", "qacc", "act_dot",
@@ -58,6 +59,7 @@ int conf_load(ConfPair* p, const char* name, const char* xml, const char* dir, c
     p->mj = NULL;
     return -1;
   }
+  tu_legacyWeldWeights(p->mc);
   p->dj = mj_makeData(p->mj);
   p->dc = mc_makeData(p->mc);
   p->scratch = calloc(2 * (size_t)p->mj->nv * (size_t)p->mj->nv + 8, sizeof(double));

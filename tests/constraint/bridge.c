@@ -11,6 +11,7 @@
 #include "engine/engine.h"
 #include "engine/io.h"
 #include "engine/solver_contract.h"
+#include "testutil.h"
 
 #define COPY(dst, src, field, n)                                                                   \
   memcpy((dst)->field, (src)->field, sizeof(*(dst)->field) * (size_t)(n))
@@ -203,6 +204,7 @@ int bridge_loadFile(Bridge* b, const char* file, char* error, int error_sz) {
   b->mj->opt.jacobian = mjJAC_DENSE;
   b->dj = mj_makeData(b->mj);
   makeModel(b);
+  tu_legacyWeldWeights(b->mc);
   b->dc = mc_makeData(b->mc);
   if (!b->dc) {
     snprintf(error, error_sz, "mc_makeData failed");

@@ -10,6 +10,7 @@
 #include "bridge.h"
 #include "engine/constraint.h"
 #include "engine/engine.h"
+#include "testutil.h"
 
 #define MODEL_DIR MODUCO_SOURCE_DIR "/tests/constraint/models/"
 #define MJ_DIR "/usr/share/mujoco/model/"
@@ -127,6 +128,7 @@ static void pairLoad(Pair* p, const char* file) {
   cr_assert(p->mj, "MuJoCo: %s: %s", file, error);
   p->mc = mc_loadXML(file, error, sizeof(error));
   cr_assert(p->mc, "Moduco: %s: %s", file, error);
+  tu_legacyWeldWeights(p->mc);
   p->dj = mj_makeData(p->mj);
   p->dc = mc_makeData(p->mc);
   cr_assert(p->dj && p->dc);

@@ -1,5 +1,6 @@
 // Whole-pipeline helpers: paired loading, solver selection, state copy and comparison.
 #include "physics.h"
+#include "testutil.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@ static const char* const kSolverNames[3] = {"pgs", "cg", "newton"};
 
 // finish a load: data, then sizes that must agree
 static int finishLoad(PhysPair* p, char* error, int error_sz) {
+  tu_legacyWeldWeights(p->mc);
   p->dj = mj_makeData(p->mj);
   p->dc = mc_makeData(p->mc);
   if (!p->dj || !p->dc) {
