@@ -15,15 +15,15 @@
 #define NSTEP 250
 
 Test(mujoco3_attrs, neutral_values_load_and_move_as_mujoco314) {
-  crCase k;
+  mrCase k;
   cr_open(&k, DIR, "neutral.xml", NSTEP);
-  cr_compare(&k, "forward", "qacc", k.d->qacc, k.m->nv, 1e-6, "keyframe");
-  cr_step(&k, NSTEP);
-  cr_compare(&k, "stepped", "qpos", k.d->qpos, k.m->nq, 1e-6, "after 250 steps");
-  cr_compare(&k, "stepped", "qvel", k.d->qvel, k.m->nv, 1e-5, "after 250 steps");
+  mr_compare(&k, "forward", "qacc", k.d->qacc, k.m->nv, 1e-6);
+  mr_step(&k, NSTEP);
+  mr_compare(&k, "stepped", "qpos", k.d->qpos, k.m->nq, 1e-6);
+  mr_compare(&k, "stepped", "qvel", k.d->qvel, k.m->nv, 1e-5);
   // the slider has moved: the comparison is of motion
   cr_assert(k.d->qpos[7] > 0.55, "slider at x %g", k.d->qpos[7]);
-  cr_close(&k);
+  mr_close(&k);
 }
 
 // qpos after NSTEP steps of each model in MuJoCo 3.14 (file names of DIR): the largest

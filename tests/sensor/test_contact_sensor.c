@@ -11,12 +11,12 @@
 #define DIR MODUCO_SOURCE_DIR "/tests/sensor/models/contact"
 
 // every sensor's block of sensordata, named in the failure message
-static void compareSensors(const crCase* k, const char* group, double tol) {
+static void compareSensors(const mrCase* k, const char* group, double tol) {
   const mcModel* m = k->m;
   cr_assert_eq(m->nsensordata, (int)cJSON_GetObjectItemCaseSensitive(k->ref,
                "nsensordata")->valuedouble, "nsensordata differs");
   cr_compareContacts(k, group, tol);
-  const cJSON* all = cr_field(k, group, "sensordata");
+  const cJSON* all = mr_field(k, group, "sensordata");
   for (int i = 0; i < m->nsensor; i++) {
     char what[160];
     snprintf(what, sizeof(what), "%s sensor '%s'", group, mc_id2name(m, mcOBJ_SENSOR, i));
@@ -31,19 +31,19 @@ static void compareSensors(const crCase* k, const char* group, double tol) {
 }
 
 static void checkModel(const char* file) {
-  crCase k;
+  mrCase k;
   cr_open(&k, DIR, file, 50);
-  int nsens = cJSON_GetArraySize(cr_field(&k, NULL, "sensor_dim"));
+  int nsens = cJSON_GetArraySize(mr_field(&k, NULL, "sensor_dim"));
   cr_assert_eq(k.m->nsensor, nsens);
   for (int i = 0; i < nsens; i++) {
     cr_assert_eq(k.m->sensor_dim[i],
-                 (int)cJSON_GetArrayItem(cr_field(&k, NULL, "sensor_dim"), i)->valuedouble,
+                 (int)cJSON_GetArrayItem(mr_field(&k, NULL, "sensor_dim"), i)->valuedouble,
                  "sensor %d dimension", i);
   }
   compareSensors(&k, "forward", 1e-6);
-  cr_step(&k, 50);
+  mr_step(&k, 50);
   compareSensors(&k, "stepped", 1e-5);
-  cr_close(&k);
+  mr_close(&k);
 }
 
 Test(contact_sensor, matching_data_and_reductions_pyramidal) {
