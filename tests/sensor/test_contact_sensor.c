@@ -54,6 +54,10 @@ Test(contact_sensor, elliptic_cone_gap_and_margin_contacts) {
   checkModel("elliptic.xml");
 }
 
+Test(contact_sensor, contact_without_force) {
+  checkModel("zeroforce.xml");
+}
+
 // a refused sensor: the error names the file, line 11 (the <contact> element) and the cause
 static void refused(const char* file, const char* cause) {
   char err[1024], where[256];
