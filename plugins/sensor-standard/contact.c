@@ -244,15 +244,16 @@ void ss_contactSensor(const mcpHost* host, const mcModel* m, mcData* d, int i, m
   const mcNum* pmask = host->config(m, inst, "dataspec", &cnt);
   const mcNum* preduce = host->config(m, inst, "reduce", &cnt);
   const mcNum* pnum = host->config(m, inst, "num", &cnt);
-  if (!pmask || !preduce || !pnum || d->ncon == 0) {
+  if (!pmask || !preduce || !pnum) {
     return;
   }
   int mask = (int)pmask[0], reduce = (int)preduce[0], num = (int)pnum[0];
 
   // matched contacts in contact order, with the side they are seen from
   host->markStack(d);
-  int* id = host->stackAlloc(d, sizeof(int) * (size_t)d->ncon, _Alignof(int));
-  int* sign = host->stackAlloc(d, sizeof(int) * (size_t)d->ncon, _Alignof(int));
+  size_t n = d->ncon > 0 ? (size_t)d->ncon : 1;
+  int* id = host->stackAlloc(d, sizeof(int) * n, _Alignof(int));
+  int* sign = host->stackAlloc(d, sizeof(int) * n, _Alignof(int));
   if (!id || !sign) {
     host->freeStack(d);
     return;
@@ -266,11 +267,10 @@ void ss_contactSensor(const mcpHost* host, const mcModel* m, mcData* d, int i, m
     }
   }
 
-  // reduction and extraction
+  // reduction and extraction (the net wrench is written even of no contact: found 0, the
+  // global frame's x and y axes as normal and tangent, as MuJoCo 3.14)
   if (reduce == REDUCE_NETFORCE) {
-    if (nmatch) {
-      writeNet(d, out, mask, nmatch, id, sign);
-    }
+    writeNet(d, out, mask, nmatch, id, sign);
   } else {
     int nslot = nmatch < num ? nmatch : num;
     for (int k = 0; k < nslot; k++) {
