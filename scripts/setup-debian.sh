@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install what Moduco needs on Debian 12 (build, tests, conformance against MuJoCo 2.2.2).
 set -euo pipefail
-pkgs=(build-essential cmake pkg-config libexpat1-dev libcjson-dev libccd-dev libqhull-dev
+pkgs=(build-essential cmake pkg-config libexpat1-dev libcjson-dev libccd-dev libqhull-dev libpng-dev
       libcriterion-dev libmujoco-dev libmujoco-samples clang libclang-rt-14-dev
       python3-dev python3-numpy python3-pytest python3-venv python3-setuptools python3-wheel
       python3-distributed

@@ -9,7 +9,8 @@
 // field becomes all zeros, one of a smaller range is only shifted), where the minimum is taken
 // over the data and +1e10 and the maximum over the data and -1e10 (so a field wholly above 1e10
 // does not reach 0, one wholly below -1e10 does not reach 1). Collision scales the result by
-// size[2]; size is stored as given. PNG files are not read.
+// size[2]; size is stored as given. A PNG file gives grey levels 0..255 (compiler_png.c), its
+// top row last (+y), then normalized the same way: as MuJoCo 3.14 reads it.
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include <strings.h>
 
 #include "compiler/compiler_mesh.h"
+#include "compiler/compiler_png.h"
 
 // the normalization's starting minimum (and, negated, maximum), as measured in MuJoCo
 #define HFIELD_BOUND 1e10f
@@ -38,15 +40,48 @@ static void mcc_hfieldPath(mcc* c, const mcxElem* e, const char* file, char* out
 }
 
 
-// read the custom binary format into hd
+// reverse the order of the rows of a grid (written top row first, stored +y last)
+static void mcc_flipRows(float* data, int nrow, int ncol) {
+  for (int r = 0; r < nrow / 2; r++) {
+    float* a = data + (size_t)r * (size_t)ncol;
+    float* b = data + (size_t)(nrow - 1 - r) * (size_t)ncol;
+    for (int k = 0; k < ncol; k++) {
+      float t = a[k];
+      a[k] = b[k];
+      b[k] = t;
+    }
+  }
+}
+
+
+// a PNG image into hd: grey levels 0..255 (compiler_png.c), the image's top row last (+y)
+static void mcc_hfieldPng(mcc* c, const mcxElem* e, const char* name, mccHfieldData* hd,
+                          const char* path, size_t len) {
+  char why[256];
+  int w = 0, h = 0;
+  float* grey = mcc_pngGrey(hd->buf, len, 1 << 28, &w, &h, why, sizeof(why));
+  free(hd->buf);
+  hd->buf = NULL;
+  if (!grey) {
+    mcc_error(c, e, "hfield '%s': file '%s' is not a readable PNG image (libpng: %s)", name, path,
+              why);
+  }
+  hd->nrow = h;
+  hd->ncol = w;
+  hd->data = grey;
+  mcc_flipRows(grey, h, w);
+}
+
+
+// read the custom binary format, or a PNG image (png: by name or content type, or by its
+// signature), into hd
 static void mcc_hfieldFile(mcc* c, const mcxElem* e, const char* name, mccHfieldData* hd,
-                           const char* path) {
+                           const char* path, int png) {
   size_t len = mcc_assetReadFile(c, e, "height-field", path, &hd->buf);
   const unsigned char* b = (const unsigned char*)hd->buf;
-  if (len >= 8 && !memcmp(b, "\x89PNG\r\n\x1a\n", 8)) {
-    mcc_error(c, e, "hfield '%s': file '%s' is a PNG image; PNG height fields are not supported "
-              "yet (convert it to the binary format: int32 nrow, int32 ncol, float32 data)",
-              name, path);
+  if (png || (len >= 8 && !memcmp(b, "\x89PNG\r\n\x1a\n", 8))) {
+    mcc_hfieldPng(c, e, name, hd, path, len);
+    return;
   }
   if (len < 8) {
     mcc_error(c, e, "hfield '%s': file '%s' is too short for its 8-byte header (int32 nrow, "
@@ -120,13 +155,12 @@ void mcc_compileHfields(mcc* c) {
         mcc_error(c, e, "hfield '%s': give either a file or nrow/ncol/elevation, not both",
                   name);
       }
-      if (strlen(file) >= 4 && !strcasecmp(file + strlen(file) - 4, ".png")) {
-        mcc_error(c, e, "hfield '%s': PNG height fields are not supported yet; convert '%s' to "
-                  "the binary format (int32 nrow, int32 ncol, float32 data)", name, file);
-      }
       char path[1024];
       mcc_hfieldPath(c, e, file, path, sizeof(path));
-      mcc_hfieldFile(c, e, name, hd, path);
+      const char* ct = mcx_attr(e, "content_type");
+      int png = (strlen(file) >= 4 && !strcasecmp(file + strlen(file) - 4, ".png")) ||
+                (ct && !strcmp(ct, "image/png"));
+      mcc_hfieldFile(c, e, name, hd, path, png);
     } else {
       if (nrow < 1 || ncol < 1) {
         mcc_error(c, e, "hfield '%s' needs a file, or positive nrow and ncol (got %d x %d)",
@@ -150,15 +184,7 @@ void mcc_compileHfields(mcc* c) {
       if (ne > 0) {
         mcc_readFloats(c, e, "elevation", hd->data, cnt, cnt);
         // the first row written is the last row of the grid (+y)
-        for (int r = 0; r < nrow / 2; r++) {
-          float* a = hd->data + (size_t)r * ncol;
-          float* b = hd->data + (size_t)(nrow - 1 - r) * ncol;
-          for (int k = 0; k < ncol; k++) {
-            float t = a[k];
-            a[k] = b[k];
-            b[k] = t;
-          }
-        }
+        mcc_flipRows(hd->data, nrow, ncol);
       }
     }
 

@@ -94,11 +94,16 @@ static const char* const mcc_enableNames[mcNENABLE] = {
 };
 
 static void mcc_readFlags(mcc* c, const mcxElem* e) {
-  mcc_refuseAttr(c, e, "sleep", "sleeping islands, MuJoCo 3.x");
   for (int i = 0; i < e->nattr; i++) {
     const char* key = e->attr[2 * i];
     int value = mcc_readEnum(c, e, key, "disable enable");
-    int found = 0;
+    // sleeping islands (MuJoCo 3.14 freezes resting islands, qvel exactly 0): not implemented,
+    // so only the default, disable, is accepted
+    int found = !strcmp(key, "sleep");
+    if (found && value == 1) {
+      mcc_error(c, e, "not supported yet: sleep=\"enable\" in <flag> (MuJoCo 3.14's sleeping "
+                "islands, which stop resting bodies; Moduco simulates every body at every step)");
+    }
     for (int b = 0; b < mcNDISABLE && !found; b++) {
       if (!strcmp(key, mcc_disableNames[b])) {
         found = 1;
@@ -139,12 +144,15 @@ static const char* const mcc_integrators[4] = {"Euler", "RK4", "implicit", "impl
 static const char* const mcc_solvers[3] = {"PGS", "CG", "Newton"};
 
 void mcc_readOption(mcc* c, const mcxElem* e) {
-  mcc_refuseAttr(c, e, "sleep_tolerance", "sleeping islands, MuJoCo 3.x");
+  // sleep_tolerance only matters with the sleep flag, refused when enabled: read (any number,
+  // as MuJoCo 3.14) and unused; 3.14 gives the same motion with any value while sleep is disabled
+  mcNum sleeptol = 0;
+  mcc_readNum(c, e, "sleep_tolerance", &sleeptol);
   mcc_checkAttrs(c, e,
                  "timestep apirate impratio tolerance ls_tolerance noslip_tolerance mpr_tolerance "
                  "gravity wind magnetic density viscosity o_margin o_solref o_solimp integrator "
                  "solver cone jacobian collision iterations ls_iterations noslip_iterations "
-                 "mpr_iterations");
+                 "mpr_iterations sleep_tolerance");
   mcOption* o = &c->opt;
   c->option_elem = e;
   mcc_readNum(c, e, "timestep", &o->timestep);

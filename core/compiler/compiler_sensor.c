@@ -73,7 +73,7 @@ int mcc_isBuiltinSensor(const char* name) {
       return 1;
     }
   }
-  return !strcmp(name, "user") || !strcmp(name, "camprojection");
+  return !strcmp(name, "user") || !strcmp(name, "camprojection") || !strcmp(name, "contact");
 }
 
 // frame object types of frame sensors
@@ -92,6 +92,116 @@ static int mcc_objByType(mcc* c, const mcxElem* e, int objtype, const char* key)
   }
   return id;
 }
+
+// the instance of the 'sensor-standard' descriptor of a built-in element
+static int mcc_standardInstance(mcc* c, const mcxElem* se) {
+  const mcpSensor* ps = mcp_findSensorElement(se->name);
+  if (!ps) {
+    mcc_error(c, se, "sensor <%s> is computed by the 'sensor-standard' plugin, which is not "
+              "loaded", se->name);
+  }
+  return mcc_addInstance(c, &ps->hdr, mcOBJ_SENSOR, c->sensors.n, NULL, se);
+}
+
+
+//---------------------------------- contact sensor ------------------------------------------------
+
+// the data fields of <contact data=...>, in their required order, and their sizes
+static const char* const mcc_contactData[7] = {"found", "force", "torque", "dist", "pos",
+                                                "normal", "tangent"};
+static const int mcc_contactDataSize[7] = {1, 3, 3, 1, 3, 3, 3};
+
+// one matching criterion of a slot (1 or 2): the object of whichever of geomK, bodyK, subtreeK
+// (and site, slot 1) is given; none: type mcOBJ_UNKNOWN, id -1
+static void mcc_contactMatch(mcc* c, const mcxElem* se, int slot, int* type, int* id) {
+  static const char* const keys[2][4] = {{"geom1", "body1", "subtree1", "site"},
+                                         {"geom2", "body2", "subtree2", NULL}};
+  static const int types[4] = {mcOBJ_GEOM, mcOBJ_BODY, mcOBJ_XBODY, mcOBJ_SITE};
+  static const int lookup[4] = {mcOBJ_GEOM, mcOBJ_BODY, mcOBJ_BODY, mcOBJ_SITE};
+  *type = mcOBJ_UNKNOWN;
+  *id = -1;
+  const char* given = NULL;
+  for (int k = 0; k < 4 && keys[slot][k]; k++) {
+    if (!mcx_attr(se, keys[slot][k])) {
+      continue;
+    }
+    if (given) {
+      mcc_error(c, se, "<contact> sensor: attributes '%s' and '%s' are both given; at most one of "
+                "%s can be", given, keys[slot][k], slot ? "geom2, body2, subtree2" :
+                "geom1, body1, subtree1, site");
+    }
+    given = keys[slot][k];
+    *type = types[k];
+    *id = mcc_lookup(c, se, given, lookup[k], 1);
+  }
+}
+
+// <contact>: contacts matched by geom, body, subtree or site volume, reduced to num slots of the
+// fields named in data (MuJoCo 3.x); the plugin instance keeps the data mask, reduction and num
+static void mcc_contactSensor(mcc* c, const mcxElem* se, mccSensorObj* s) {
+  mcc_checkAttrs(c, se, "name noise cutoff user geom1 geom2 body1 body2 subtree1 subtree2 site "
+                 "num data reduce");
+  s->type = mcSENS_CONTACT;
+  s->needstage = mcSTAGE_ACC;
+  s->datatype = mcDATATYPE_REAL;
+  mcc_contactMatch(c, se, 0, &s->objtype, &s->objid);
+  mcc_contactMatch(c, se, 1, &s->reftype, &s->refid);
+
+  // data: field names, each once, in the documented order (default: found)
+  int mask = 0, size = 0, last = -1;
+  const char* p = mcx_attr(se, "data");
+  while (p && *p) {
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') {
+      p++;
+    }
+    size_t n = strcspn(p, " \t\n\r");
+    if (!n) {
+      break;
+    }
+    int f = -1;
+    for (int k = 0; k < 7; k++) {
+      if (strlen(mcc_contactData[k]) == n && !strncmp(p, mcc_contactData[k], n)) {
+        f = k;
+      }
+    }
+    if (f < 0) {
+      mcc_error(c, se, "<contact> sensor: unknown data field '%.*s' (fields: found force torque "
+                "dist pos normal tangent)", (int)n, p);
+    }
+    if (f <= last) {
+      mcc_error(c, se, "<contact> sensor: data field '%s' %s; fields must be given once each, in "
+                "the order found, force, torque, dist, pos, normal, tangent", mcc_contactData[f],
+                f == last ? "is repeated" : "is out of order");
+    }
+    last = f;
+    mask |= 1 << f;
+    size += mcc_contactDataSize[f];
+    p += n;
+  }
+  if (!mask) {
+    mask = 1;
+    size = 1;
+  }
+
+  int num = 1;
+  if (mcc_readInt(c, se, "num", &num) && (num <= 0 || num > MCC_MAXSIZE / size)) {
+    mcc_error(c, se, "<contact> sensor: 'num' must be positive and at most %d, got %d",
+              MCC_MAXSIZE / size, num);
+  }
+  int reduce = mcc_readEnum(c, se, "reduce", "none mindist maxforce netforce");
+  s->dim = num * size;
+
+  // the plugin reads data mask, reduction and slot count from its instance configuration
+  static const char* const reduceName[4] = {"none", "mindist", "maxforce", "netforce"};
+  char text[32];
+  s->plugin = mcc_standardInstance(c, se);
+  snprintf(text, sizeof(text), "%d", mask);
+  mcc_configSet(c, s->plugin, "dataspec", text, se);
+  snprintf(text, sizeof(text), "%d", num);
+  mcc_configSet(c, s->plugin, "num", text, se);
+  mcc_configSet(c, s->plugin, "reduce", reduceName[reduce < 0 ? 0 : reduce], se);
+}
+
 
 // attributes the core handles for every plugin sensor (plugins see the others)
 static const char* const mcc_coreSensAttr =
@@ -180,12 +290,7 @@ void mcc_readSensors(mcc* c, const mcxElem* e) {
       }
 
       // the standard sensor plugin computes every built-in type
-      const mcpSensor* ps = mcp_findSensorElement(se->name);
-      if (!ps) {
-        mcc_error(c, se, "sensor <%s> is computed by the 'sensor-standard' plugin, which is not "
-                  "loaded", se->name);
-      }
-      s.plugin = mcc_addInstance(c, &ps->hdr, mcOBJ_SENSOR, c->sensors.n, NULL, se);
+      s.plugin = mcc_standardInstance(c, se);
 
       // joint sensors need the right joint type
       if (s.objtype == mcOBJ_JOINT) {
@@ -229,12 +334,9 @@ void mcc_readSensors(mcc* c, const mcxElem* e) {
       s.objid = mcc_lookup(c, se, "site", mcOBJ_SITE, 1);
       s.reftype = mcOBJ_CAMERA;
       s.refid = mcc_lookup(c, se, "camera", mcOBJ_CAMERA, 1);
-      const mcpSensor* ps = mcp_findSensorElement(se->name);
-      if (!ps) {
-        mcc_error(c, se, "sensor <%s> is computed by the 'sensor-standard' plugin, which is not "
-                  "loaded", se->name);
-      }
-      s.plugin = mcc_addInstance(c, &ps->hdr, mcOBJ_SENSOR, c->sensors.n, NULL, se);
+      s.plugin = mcc_standardInstance(c, se);
+    } else if (!strcmp(se->name, "contact")) {
+      mcc_contactSensor(c, se, &s);
     } else if (!strcmp(se->name, "plugin")) {
       const mcpHeader* h = NULL;
       int inst = mcc_pluginRef(c, se, mcpKIND_SENSOR, mcOBJ_SENSOR, c->sensors.n, &h);

@@ -144,7 +144,8 @@ static int needsRnePost(const mcModel* m) {
 static void applyCutoff(const mcModel* m, mcData* d, int i) {
   mcNum c = m->sensor_cutoff[i];
   int type = m->sensor_datatype[i];
-  if (c <= 0 || (type != mcDATATYPE_REAL && type != mcDATATYPE_POSITIVE)) {
+  if (c <= 0 || (type != mcDATATYPE_REAL && type != mcDATATYPE_POSITIVE) ||
+      m->sensor_type[i] == mcSENS_CONTACT) {  // MuJoCo 3.x: a contact sensor ignores cutoff
     return;
   }
   mcNum* out = d->sensordata + m->sensor_adr[i];

@@ -9,6 +9,7 @@
 
 #include <moduco/mcplugin.h>
 
+#include "contact.h"
 #include "ray.h"
 #include "smath.h"
 
@@ -564,6 +565,30 @@ SENSOR(g_subtreelinvel, "subtreelinvel", "subtree linear velocity")
 SENSOR(g_subtreeangmom, "subtreeangmom", "subtree angular momentum")
 SENSOR(g_clock, "clock", "simulation time")
 
+// the contact sensor: the core parses <contact> and stores its data mask, reduction and slot
+// count in these keys of the instance (the element's own attributes are geom1, data, ...)
+static const mcpConfigKey g_contactKeys[] = {
+  {"dataspec", mcpCONFIG_INT, 1, "1", 1, 127, NULL,
+   "fields per slot: bits found 1, force 2, torque 4, dist 8, pos 16, normal 32, tangent 64"},
+  {"reduce", mcpCONFIG_ENUM, 1, "none", 0, -1, "none|mindist|maxforce|netforce",
+   "reduction of the matched contacts to the slots"},
+  {"num", mcpCONFIG_INT, 1, "1", 1, 1 << 28, NULL, "number of slots"},
+};
+
+static const mcpPluginExt g_contactExt = {
+  (int)(sizeof(g_contactKeys) / sizeof(g_contactKeys[0])), g_contactKeys, NULL, NULL, NULL,
+};
+
+static const mcpSensor g_contact = {
+  .hdr = MCP_HEADER(mcpKIND_SENSOR, mcpSensor, "contact", "1.0.0",
+                    "matched contacts: found, force, torque, dist, pos, normal, tangent", -1),
+  .element = "contact",
+  .attributes = NULL,
+  .compile = NULL,
+  .compute = ss_contactSensor,
+  .ext = &g_contactExt,
+};
+
 static const mcpHeader* const g_plugins[] = {
   &g_touch.hdr, &g_accelerometer.hdr, &g_velocimeter.hdr, &g_gyro.hdr, &g_force.hdr,
   &g_torque.hdr, &g_magnetometer.hdr, &g_rangefinder.hdr, &g_camprojection.hdr,
@@ -574,7 +599,7 @@ static const mcpHeader* const g_plugins[] = {
   &g_tendonlimitvel.hdr, &g_tendonlimitfrc.hdr, &g_framepos.hdr, &g_framequat.hdr,
   &g_framexaxis.hdr, &g_frameyaxis.hdr, &g_framezaxis.hdr, &g_framelinvel.hdr,
   &g_frameangvel.hdr, &g_framelinacc.hdr, &g_frameangacc.hdr, &g_subtreecom.hdr,
-  &g_subtreelinvel.hdr, &g_subtreeangmom.hdr, &g_clock.hdr,
+  &g_subtreelinvel.hdr, &g_subtreeangmom.hdr, &g_clock.hdr, &g_contact.hdr,
 };
 
 static const mcpLibrary g_library =

@@ -10,15 +10,21 @@
 
 void mr_open(mrCase* k, const char* file, int nstep) {
   TU_MJS3_REQUIRE();
+  mr_openScript(k, "tests/compiler/forward_ref.mjs", MR_MODEL_DIR, file, nstep);
+}
+
+void mr_openScript(mrCase* k, const char* script, const char* dir, const char* file, int nstep) {
   char steps[32], err[1024] = "", path[1024];
   snprintf(steps, sizeof(steps), "%d", nstep);
-  const char* args[] = {MR_MODEL_DIR, steps, file, NULL};
-  k->out = tu_mjs3Json("tests/compiler/forward_ref.mjs", args, NULL, err, sizeof(err));
-  cr_assert_not_null(k->out, "MuJoCo 3.3.8 reference: %s", err);
+  const char* args[] = {dir, steps, file, NULL};
+  k->out = tu_mjs3Json(script, args, NULL, err, sizeof(err));
+  cr_assert_not_null(k->out, "MuJoCo reference (%s): %s", script, err);
+  const char* version = cJSON_GetObjectItemCaseSensitive(k->out, "version")->valuestring;
   k->ref = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(k->out, "models"), 0);
   const cJSON* e = cJSON_GetObjectItemCaseSensitive(k->ref, "error");
-  cr_assert(!e, "MuJoCo 3.3.8 does not load %s: %s", file, cJSON_IsString(e) ? e->valuestring : "");
-  snprintf(path, sizeof(path), "%s/%s", MR_MODEL_DIR, file);
+  cr_assert(!e, "MuJoCo %s does not load %s: %s", version, file,
+            cJSON_IsString(e) ? e->valuestring : "");
+  snprintf(path, sizeof(path), "%s/%s", dir, file);
   k->m = mc_loadXML(path, err, sizeof(err));
   cr_assert_not_null(k->m, "Moduco does not load %s: %s", file, err);
   k->d = mc_makeData(k->m);
@@ -42,7 +48,7 @@ void mr_step(mrCase* k, int nstep) {
   mc_forward(k->m, k->d);
 }
 
-static const cJSON* mr_field(const mrCase* k, const char* group, const char* field) {
+const cJSON* mr_field(const mrCase* k, const char* group, const char* field) {
   const cJSON* obj = group ? cJSON_GetObjectItemCaseSensitive(k->ref, group) : k->ref;
   const cJSON* a = cJSON_GetObjectItemCaseSensitive(obj, field);
   cr_assert_not_null(a, "reference field %s%s%s missing", group ? group : "", group ? "." : "",

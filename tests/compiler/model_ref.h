@@ -21,6 +21,10 @@ typedef struct {
 
 // load file (relative to MR_MODEL_DIR) in both engines; the reference steps nstep times
 void mr_open(mrCase* k, const char* file, int nstep);
+
+// the same with another reference script of the same output (run with DIR NSTEP FILE) on file of
+// folder dir (the caller checks first that the script's MuJoCo can run: TU_MJS3*_REQUIRE)
+void mr_openScript(mrCase* k, const char* script, const char* dir, const char* file, int nstep);
 void mr_close(mrCase* k);
 
 // step Moduco nstep times, then mc_forward (as the reference did for "stepped")
@@ -34,6 +38,9 @@ double mr_compare(const mrCase* k, const char* group, const char* field, const m
 
 // the same for a reference field of bytes or ints
 void mr_compareInt(const mrCase* k, const char* group, const char* field, const int* ours, int n);
+
+// a reference field of the record (group as above); fails when it is missing
+const cJSON* mr_field(const mrCase* k, const char* group, const char* field);
 
 // a reference number of the record (group as above)
 double mr_number(const mrCase* k, const char* group, const char* field);

@@ -178,7 +178,8 @@ Test(compiler_limits, files_that_are_not_regular) {
   cr_assert_null(mc_loadXML("/dev/zero", err, sizeof(err)));
   cr_assert(strstr(err, "not a regular file"), "got '%s'", err);
 
-  // a missing height field is named as one; a PNG height field as unsupported
+  // a missing height field is named as one; a broken PNG height field (found by its signature)
+  // as not readable
   snprintf(xml, sizeof(xml), "<mujoco>\n<asset>\n<hfield name=\"h\" file=\"%s/none.bin\" "
            "size=\"1 1 1 1\"/>\n</asset>\n</mujoco>", dir);
   refuse(xml, 3, "could not open height-field file", "none.bin");
@@ -186,7 +187,7 @@ Test(compiler_limits, files_that_are_not_regular) {
   writeFile(path, "\x89PNG\r\n\x1a\n0123456789abcdef");
   snprintf(xml, sizeof(xml), "<mujoco>\n<asset>\n<hfield name=\"h\" file=\"%s\" size=\"1 1 1 1\"/>"
            "\n</asset>\n</mujoco>", path);
-  refuse(xml, 3, "is a PNG image", "not supported");
+  refuse(xml, 3, "image.bin", "is not a readable PNG image");
 }
 
 Test(compiler_limits, include_amplification_bounded) {

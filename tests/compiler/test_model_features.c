@@ -105,7 +105,7 @@ Test(audit, physics_attributes_not_implemented_are_refused) {
           "<pair geom1='a' geom2='b' solreffriction='0.01 1'/></contact>", "solreffriction");
   refused("<worldbody><geom size='1' adhesion='1'/></worldbody>", "adhesion");
   refused("<worldbody><geom size='1' surfacevel='1 0 0'/></worldbody>", "surfacevel");
-  refused("<option sleep_tolerance='1e-4'/>", "sleep_tolerance");
+  // sleep_tolerance is accepted (no effect without the sleep flag: test_mujoco3_attrs)
   refused("<option><flag sleep='enable'/></option>", "sleep");
   refused("<worldbody><body><attach model='m' body='b' prefix='p'/></body></worldbody>",
           "<attach>");

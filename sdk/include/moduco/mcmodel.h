@@ -202,7 +202,8 @@ typedef enum mctSensor_ {         // type of sensor
   mcSENS_SUBTREEANGMOM,
   mcSENS_CLOCK,
   mcSENS_PLUGIN,                  // sensor computed by a sensor plugin
-  mcSENS_USER
+  mcSENS_USER,
+  mcSENS_CONTACT                  // matched contacts (MuJoCo 3.x <contact>); appended in ABI 1.3
 } mctSensor;
 
 typedef enum mctStage_ {          // computation stage

@@ -63,7 +63,7 @@ static const Member sensor[] = {
   E(mcSENS_FRAMEXAXIS), E(mcSENS_FRAMEYAXIS), E(mcSENS_FRAMEZAXIS), E(mcSENS_FRAMELINVEL),
   E(mcSENS_FRAMEANGVEL), E(mcSENS_FRAMELINACC), E(mcSENS_FRAMEANGACC), E(mcSENS_SUBTREECOM),
   E(mcSENS_SUBTREELINVEL), E(mcSENS_SUBTREEANGMOM), E(mcSENS_CLOCK), E(mcSENS_PLUGIN),
-  E(mcSENS_USER), {NULL, 0}};
+  E(mcSENS_USER), E(mcSENS_CONTACT), {NULL, 0}};
 static const Member stage[] = {
   E(mcSTAGE_NONE), E(mcSTAGE_POS), E(mcSTAGE_VEL), E(mcSTAGE_ACC), {NULL, 0}};
 static const Member dataType[] = {
