@@ -58,8 +58,12 @@ int ipm_optimize(mcData* d, ipmProblem* P, const ipmParam* prm, mcNum* r_vio, mc
     ipm_center(P, alpha_aff, &mu, &mu_aff);
     mcNum ratio = mu > 0 ? fmin(1, fmax(0, mu_aff / mu)) : 0;
     mcNum sigma = ratio * ratio * ratio;
-    mcNum kappa = fmax(sigma * mu, prm->kappa_tol / 5);
-    P->corrector = IPM_SECOND_ORDER;
+    // at the kappa floor the corrector aims at the central point itself: with the second-order
+    // term it would settle on a fixed point off the central path (a pair's product several
+    // times the floor, above kappa_tol), so the term is dropped there
+    mcNum kfloor = prm->kappa_tol / 5;
+    mcNum kappa = fmax(sigma * mu, kfloor);
+    P->corrector = IPM_SECOND_ORDER && sigma * mu > kfloor;
     if (!ipm_direction(P, kappa)) {
       break;
     }
