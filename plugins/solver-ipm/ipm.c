@@ -7,7 +7,6 @@
 // evaluations of the line search. d->solver_iter = iterations, d->solver_nnz = entries of the
 // dense Newton matrix.
 #include <math.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,10 +26,8 @@ static const mcpConfigKey g_keys[] = {
    "complementarity of the starting point"},
 };
 
-static const char* const g_warnings[] = {"condim_torsion_ignored", NULL};
-
 static const mcpPluginExt g_ext = {
-  (int)(sizeof(g_keys) / sizeof(g_keys[0])), g_keys, NULL, NULL, g_warnings,
+  (int)(sizeof(g_keys) / sizeof(g_keys[0])), g_keys, NULL, NULL, NULL,
 };
 
 static void solve(const mcpHost* host, const mcModel* m, mcData* d, int maxiter);
@@ -66,28 +63,9 @@ static void readParams(const mcpHost* host, const mcModel* m, int maxiter, ipmPa
 }
 
 
-// torsional and rolling friction (condim 4, 6) are not modeled: warn (once per process when the
-// host has no plugin warnings)
-static void warnCondim(const mcpHost* host, const mcModel* m, mcData* d) {
-  static atomic_int printed = 0;
-  for (int i = 0; i < d->ncon; i++) {
-    if (d->contact[i].dim > 3 && d->contact[i].efc_address >= 0) {
-      int inst = host->instance ? host->instance(m, &g_ipm.hdr) : -1;
-      if (host->pluginWarning && inst >= 0) {
-        host->pluginWarning(m, d, inst, 0, i);
-      } else if (!atomic_exchange(&printed, 1)) {
-        host->message("solver 'ipm': contacts with condim 4 or 6 get no torsional or rolling "
-                      "friction (only normal and sliding friction are modeled)");
-      }
-      return;
-    }
-  }
-}
-
-
 // efc_force and efc_state of one block from its locals
 static void writeBlock(const mcModel* m, mcData* d, const ipmBlock* b, const mcNum* l) {
-  mcNum F[IPM_MAXROW] = {0, 0, 0};
+  mcNum F[IPM_MAXROW] = {0};
   ipm_blockForce(b, l, F);
   int r0 = b->efc;
 
@@ -107,7 +85,8 @@ static void writeBlock(const mcModel* m, mcData* d, const ipmBlock* b, const mcN
   if (b->pyramidal) {
     int npair = b->nefc / 2;
     for (int k = 0; k < npair; k++) {
-      mcNum t = (k < 2 && b->kind == IPM_CONTACT) ? F[k + 1] / (2 * b->mu[k]) : 0;
+      int fr = b->kind == IPM_CONTACT && b->mu[k] > mcMINVAL;
+      mcNum t = fr ? F[k + 1] / (2 * b->mu[k]) : 0;
       d->efc_force[r0 + 2 * k] = F[0] / (2 * npair) + t;
       d->efc_force[r0 + 2 * k + 1] = F[0] / (2 * npair) - t;
     }
@@ -153,7 +132,6 @@ static void solve(const mcpHost* host, const mcModel* m, mcData* d, int maxiter)
   int nv = m->nv;
   ipmParam prm;
   readParams(host, m, maxiter, &prm);
-  warnCondim(host, m, d);
 
   host->markStack(d);
   ipmProblem P;

@@ -46,9 +46,10 @@ int ipm_optimize(mcData* d, ipmProblem* P, const ipmParam* prm, mcNum* r_vio, mc
   while (iter < prm->max_iter && !(rv < prm->residual_tol && kv < prm->kappa_tol)) {
     // predictor (affine direction, kappa = 0) and its cone step
     P->corrector = 0;
-    if (!ipm_direction(P, 0)) {
+    if (!ipm_factor(P)) {
       break;
     }
+    ipm_direction(P, 0);
     mcNum alpha_aff = ipm_coneSearch(P, 1, 1);
     memcpy(P->dloc_aff, P->dloc, sizeof(mcNum) * P->nb * IPM_MAXLOC);
     memcpy(P->Jda_aff, P->Jda, sizeof(mcNum) * P->nrow);
@@ -64,9 +65,7 @@ int ipm_optimize(mcData* d, ipmProblem* P, const ipmParam* prm, mcNum* r_vio, mc
     mcNum kfloor = prm->kappa_tol / 5;
     mcNum kappa = fmax(sigma * mu, kfloor);
     P->corrector = IPM_SECOND_ORDER && sigma * mu > kfloor;
-    if (!ipm_direction(P, kappa)) {
-      break;
-    }
+    ipm_direction(P, kappa);
 
     // cone line search, then backtrack until one violation decreases
     mcNum viol = fmax(rv, kv);
