@@ -24,10 +24,21 @@ static const mcpConfigKey g_keys[] = {
    "maximum iterations (0: option iterations)"},
   {"kappa_init", mcpCONFIG_REAL, 1, "100", 1e-12, 1e6, NULL,
    "complementarity of the starting point"},
+  {"condition", mcpCONFIG_BOOL, 1, "0", 0, 0, NULL,
+   "diagnostics: 1-norm condition number of the Newton matrix per iteration in plugin_data"},
 };
 
+// plugin_data of an instance: the condition number per iteration (mcNSOLVER values, 0 beyond
+// the last iteration; filled when the key 'condition' is true)
+static size_t ndata(const mcpHost* host, const mcModel* m, int instance) {
+  (void)host;
+  (void)m;
+  (void)instance;
+  return sizeof(mcNum) * mcNSOLVER;
+}
+
 static const mcpPluginExt g_ext = {
-  (int)(sizeof(g_keys) / sizeof(g_keys[0])), g_keys, NULL, NULL, NULL,
+  (int)(sizeof(g_keys) / sizeof(g_keys[0])), g_keys, NULL, ndata, NULL,
 };
 
 static void solve(const mcpHost* host, const mcModel* m, mcData* d, int maxiter);
@@ -53,13 +64,20 @@ static mcNum param(const mcpHost* host, const mcModel* m, int instance, int k) {
 }
 
 
-static void readParams(const mcpHost* host, const mcModel* m, int maxiter, ipmParam* prm) {
+static void readParams(const mcpHost* host, const mcModel* m, mcData* d, int maxiter,
+                       ipmParam* prm) {
   int inst = host->instance ? host->instance(m, &g_ipm.hdr) : -1;
   prm->kappa_tol = param(host, m, inst, 0);
   prm->residual_tol = param(host, m, inst, 1);
   int it = (int)param(host, m, inst, 2);
   prm->kappa_init = param(host, m, inst, 3);
   prm->max_iter = it > 0 ? it : (maxiter > 0 ? maxiter : 100);
+  prm->cond = NULL;
+  if (param(host, m, inst, 4) != 0 && inst >= 0 && d->plugin_data && d->plugin_data[inst] &&
+      m->plugin_datasize[inst] >= (int)(sizeof(mcNum) * mcNSOLVER)) {
+    prm->cond = (mcNum*)d->plugin_data[inst];
+    memset(prm->cond, 0, sizeof(mcNum) * mcNSOLVER);
+  }
 }
 
 
@@ -131,7 +149,7 @@ static void constraintForce(const mcpHost* host, const mcModel* m, mcData* d) {
 static void solve(const mcpHost* host, const mcModel* m, mcData* d, int maxiter) {
   int nv = m->nv;
   ipmParam prm;
-  readParams(host, m, maxiter, &prm);
+  readParams(host, m, d, maxiter, &prm);
 
   host->markStack(d);
   ipmProblem P;

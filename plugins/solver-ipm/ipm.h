@@ -57,6 +57,7 @@ typedef struct {                  // parameters (plugin config keys, else defaul
   mcNum residual_tol;
   mcNum kappa_init;
   int max_iter;
+  mcNum* cond;                    // condition number per iteration (mcNSOLVER), or NULL
 } ipmParam;
 
 typedef struct {                  // the problem and the iterate; arrays on the host stack
@@ -95,6 +96,9 @@ typedef struct {                  // the problem and the iterate; arrays on the 
   mcNum* rhs;                     // (nk)
   int* piv;                       // (nk)
   ipmLocal* local;                // (nb) local linearizations
+  mcNum cond;                     // 1-norm condition number of the last Newton matrix (or 0)
+  int wantCond;                   // nonzero: compute cond in ipm_factor (nk solves)
+  mcNum* ework;                   // (nk)
   mcNum* G;                       // (nb x IPM_MAXROW x IPM_MAXROW): dF = G J da + g
   mcNum* g;                       // (nb x IPM_MAXROW)
   mcNum* ra;                      // dynamics residual (nv)

@@ -68,7 +68,8 @@ static void quadRep(const mcNum* u, int n, mcNum* Pm) {
 
 // the point w with P(w) y = x: w = P(x^1/2) (P(x^1/2) y)^-1/2; W = P(w^1/2), W^-1 = P(w^-1/2)
 void ipm_ntScaling(const mcNum* x, const mcNum* y, int n, mcNum* W, mcNum* Wi, mcNum* lam) {
-  mcNum xh[IPM_MAXCONE], t[IPM_MAXCONE], u[IPM_MAXCONE], w[IPM_MAXCONE], wh[IPM_MAXCONE];
+  mcNum xh[IPM_MAXCONE] = {0}, t[IPM_MAXCONE] = {0}, u[IPM_MAXCONE] = {0};
+  mcNum w[IPM_MAXCONE] = {0}, wh[IPM_MAXCONE] = {0};
   mcNum Pm[IPM_MAXCONE * IPM_MAXCONE];
   spectral(x, n, 0, xh);
   quadRep(xh, n, Pm);

@@ -343,7 +343,35 @@ int ipm_factor(ipmProblem* P) {
       }
     }
   }
-  return ipm_factorLU(K, P->piv, nk);
+  if (!P->wantCond) {
+    return ipm_factorLU(K, P->piv, nk);
+  }
+
+  // diagnostics: kappa_1 = |K|_1 |K^-1|_1, the inverse column by column with the factor
+  mcNum norm = 0, inorm = 0;
+  for (int j = 0; j < nk; j++) {
+    mcNum c = 0;
+    for (int i = 0; i < nk; i++) {
+      c += fabs(K[(size_t)i * nk + j]);
+    }
+    norm = fmax(norm, c);
+  }
+  if (!ipm_factorLU(K, P->piv, nk)) {
+    P->cond = INFINITY;
+    return 0;
+  }
+  for (int j = 0; j < nk; j++) {
+    memset(P->ework, 0, sizeof(mcNum) * (size_t)nk);
+    P->ework[j] = 1;
+    ipm_solveLU(K, P->piv, P->ework, nk);
+    mcNum c = 0;
+    for (int i = 0; i < nk; i++) {
+      c += fabs(P->ework[i]);
+    }
+    inorm = fmax(inorm, c);
+  }
+  P->cond = norm * inorm;
+  return 1;
 }
 
 

@@ -46,7 +46,12 @@ int ipm_optimize(mcData* d, ipmProblem* P, const ipmParam* prm, mcNum* r_vio, mc
   while (iter < prm->max_iter && !(rv < prm->residual_tol && kv < prm->kappa_tol)) {
     // predictor (affine direction, kappa = 0) and its cone step
     P->corrector = 0;
-    if (!ipm_factor(P)) {
+    P->wantCond = prm->cond && iter < mcNSOLVER;
+    int ok = ipm_factor(P);
+    if (P->wantCond) {
+      prm->cond[iter] = P->cond;
+    }
+    if (!ok) {
       break;
     }
     ipm_direction(P, 0);
@@ -81,7 +86,7 @@ int ipm_optimize(mcData* d, ipmProblem* P, const ipmParam* prm, mcNum* r_vio, mc
     for (;;) {
       trial(P, alpha);
       ipm_violation(P, P->a_t, P->loc_t, P->Ja_t, &rv, &kv);
-      int ok = (rv <= rfloor || kv <= kv0) && ipm_centered(P, alpha, IPM_GAMMA);
+      ok = (rv <= rfloor || kv <= kv0) && ipm_centered(P, alpha, IPM_GAMMA);
       if (ok || nback >= IPM_MAXBACK) {
         break;
       }

@@ -170,6 +170,7 @@ int ipm_build(const mcpHost* host, const mcModel* m, mcData* d, ipmProblem* P) {
   ALLOC(P->rhs, mcNum, nk);
   ALLOC(P->piv, int, nk);
   ALLOC(P->local, ipmLocal, nb);
+  ALLOC(P->ework, mcNum, nk);
   ALLOC(P->G, mcNum, nb * IPM_MAXROW * IPM_MAXROW);
   ALLOC(P->g, mcNum, nb * IPM_MAXROW);
   ALLOC(P->ra, mcNum, nv);

@@ -348,9 +348,10 @@ Test(ipm, config_keys_declared) {
   mcModel* m = load("ipm_box_drop.xml");
   const mcpPluginExt* ext = m->solver->ext;
   cr_assert_not_null(ext);
-  static const char* const names[] = {"kappa_tol", "residual_tol", "max_iter", "kappa_init"};
-  cr_assert_eq(ext->nconfig, 4);
-  for (int i = 0; i < 4; i++) {
+  static const char* const names[] = {"kappa_tol", "residual_tol", "max_iter", "kappa_init",
+                                      "condition"};
+  cr_assert_eq(ext->nconfig, 5);
+  for (int i = 0; i < 5; i++) {
     cr_expect_str_eq(ext->config[i].name, names[i]);
     cr_expect_eq(ext->config[i].count, 1);
     char* end = NULL;
@@ -398,4 +399,36 @@ Test(ipm, humanoid_drop_converges) {
   cr_expect(d->qpos[2] > 0 && d->qpos[2] < 0.5, "root at %g m", d->qpos[2]);
   mc_deleteData(d);
   mc_deleteModel(m);
+}
+
+
+// the diagnostic key 'condition': plugin_data holds the 1-norm condition number of the Newton
+// matrix per iteration (>= 1, finite, 0 after the last), and the trajectory is unchanged
+Test(ipm, condition_number_diagnostic) {
+  double q[2][64] = {{0}};
+  for (int pass = 0; pass < 2; pass++) {
+    mcModel* m = load("ipm_stack5.xml");
+    cr_assert(m->nq <= 64);
+    int inst = m->plugin_solver;
+    cr_assert(inst >= 0 && m->plugin_confignum[inst] == 5);
+    m->plugin_config[m->plugin_configadr[inst] + 4] = pass;
+    mcData* d = mc_makeData(m);
+    for (int k = 0; k < 50; k++) {
+      step(m, d);
+      const double* cond = (const double*)d->plugin_data[inst];
+      for (int i = 0; i < mcNSOLVER && pass; i++) {
+        if (i < d->solver_iter) {
+          cr_assert(cond[i] >= 1 && isfinite(cond[i]), "step %d iteration %d: cond %g", k, i,
+                    cond[i]);
+        } else {
+          cr_assert(cond[i] == 0, "step %d: cond[%d] = %g after the last iteration", k, i,
+                    cond[i]);
+        }
+      }
+    }
+    memcpy(q[pass], d->qpos, sizeof(double) * m->nq);
+    mc_deleteData(d);
+    mc_deleteModel(m);
+  }
+  cr_expect(memcmp(q[0], q[1], sizeof(q[0])) == 0, "the diagnostic changed the trajectory");
 }
