@@ -28,6 +28,9 @@ static const mcpConfigKey g_keys[] = {
    "diagnostics: 1-norm condition number of the Newton matrix per iteration in plugin_data"},
 };
 
+// warnings of an instance (counted in plugin_warncount; info: the iterations taken)
+static const char* const g_warnings[] = {"not_converged", NULL};
+
 // plugin_data of an instance: the condition number per iteration (mcNSOLVER values, 0 beyond
 // the last iteration; filled when the key 'condition' is true)
 static size_t ndata(const mcpHost* host, const mcModel* m, int instance) {
@@ -38,7 +41,7 @@ static size_t ndata(const mcpHost* host, const mcModel* m, int instance) {
 }
 
 static const mcpPluginExt g_ext = {
-  (int)(sizeof(g_keys) / sizeof(g_keys[0])), g_keys, NULL, ndata, NULL,
+  (int)(sizeof(g_keys) / sizeof(g_keys[0])), g_keys, NULL, ndata, g_warnings,
 };
 
 static void solve(const mcpHost* host, const mcModel* m, mcData* d, int maxiter);
@@ -159,6 +162,11 @@ static void solve(const mcpHost* host, const mcModel* m, mcData* d, int maxiter)
     memcpy(P.a, d->qacc_smooth, sizeof(mcNum) * (size_t)nv);
     ipm_start(&P, prm.kappa_init);
     iter = ipm_optimize(d, &P, &prm, &r_vio, &kappa_vio);
+    int inst = host->instance ? host->instance(m, &g_ipm.hdr) : -1;
+    int converged = r_vio < prm.residual_tol && kappa_vio < prm.kappa_tol;
+    if (P.nb && !converged && inst >= 0 && host->pluginWarning) {
+      host->pluginWarning(m, d, inst, 0, iter);  // the unconverged forces are applied
+    }
     for (int i = 0; i < P.nb; i++) {
       writeBlock(m, d, P.block + i, P.loc + IPM_MAXLOC * i);
     }
@@ -179,8 +187,6 @@ static void solve(const mcpHost* host, const mcModel* m, mcData* d, int maxiter)
   host->solveM(m, d, d->qacc, d->qacc_warmstart, 1);
   memcpy(d->qacc_warmstart, d->qacc, sizeof(mcNum) * (size_t)nv);
   d->solver_iter = iter;
-  (void)r_vio;
-  (void)kappa_vio;
 }
 
 

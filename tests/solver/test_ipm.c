@@ -361,7 +361,9 @@ Test(ipm, config_keys_declared) {
     cr_expect(v >= ext->config[i].lo && v <= ext->config[i].hi, "%s: default out of range",
               names[i]);
   }
-  cr_expect_null(ext->warnings, "ipm has no warnings of its own (condim 4 and 6 are solved)");
+  cr_assert_not_null(ext->warnings);
+  cr_expect_str_eq(ext->warnings[0], "not_converged");
+  cr_expect_null(ext->warnings[1]);
   mc_deleteModel(m);
 }
 
@@ -431,4 +433,29 @@ Test(ipm, condition_number_diagnostic) {
     mc_deleteModel(m);
   }
   cr_expect(memcmp(q[0], q[1], sizeof(q[0])) == 0, "the diagnostic changed the trajectory");
+}
+
+
+// warning 'not_converged' counts the solves that stop unconverged (one iteration allowed), and
+// none on the converging drop
+Test(ipm, warning_not_converged_counted) {
+  for (int pass = 0; pass < 2; pass++) {
+    mcModel* m = load("ipm_box_drop.xml");
+    if (pass) {
+      m->opt.iterations = 1;
+    }
+    int inst = m->plugin_solver;
+    mcData* d = mc_makeData(m);
+    for (int k = 0; k < 100; k++) {
+      mc_step(m, d);
+    }
+    int count = d->plugin_warncount[m->plugin_warnadr[inst]];
+    if (pass) {
+      cr_expect(count > 0, "one iteration: no not_converged counted");
+    } else {
+      cr_expect_eq(count, 0, "converging drop: %d not_converged counted", count);
+    }
+    mc_deleteData(d);
+    mc_deleteModel(m);
+  }
 }
