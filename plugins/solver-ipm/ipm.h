@@ -99,6 +99,10 @@ typedef struct {                  // the problem and the iterate; arrays on the 
   mcNum cond;                     // 1-norm condition number of the last Newton matrix (or 0)
   int wantCond;                   // nonzero: compute cond in ipm_factor (nk solves)
   mcNum* ework;                   // (nk)
+  int* ucol;                      // (nv) union of a block's nonzero columns
+  int* umark;                     // (nv) stamp of the block call that last marked a column
+  int ustamp;                     // stamps given so far (one per block per factorization)
+  mcNum* ublock;                  // (2 x IPM_MAXROW x nv) the block's rows on ucol, and G times them
   mcNum* G;                       // (nb x IPM_MAXROW x IPM_MAXROW): dF = G J da + g
   mcNum* g;                       // (nb x IPM_MAXROW)
   mcNum* ra;                      // dynamics residual (nv)

@@ -294,6 +294,52 @@ static int linearize(ipmProblem* P, int i) {
 }
 
 
+// K -= J_b' G J_b on the union U of the block's nonzero columns: B = G J_b(:, U), then
+// K(U, U) -= J_b(:, U)' B
+static void subtractBlock(ipmProblem* P, int i, mcNum* K, int nk) {
+  const ipmBlock* b = P->block + i;
+  int nv = P->nv, nu = 0, stamp = ++P->ustamp;
+  int* U = P->ucol;
+  mcNum* Jb = P->ublock;
+  mcNum* B = P->ublock + (size_t)IPM_MAXROW * nv;
+  for (int k = 0; k < b->nrow; k++) {
+    const int* col = P->Jcol + (size_t)(b->row + k) * nv;
+    for (int t = 0; t < P->Jn[b->row + k]; t++) {
+      if (P->umark[col[t]] != stamp) {
+        P->umark[col[t]] = stamp;
+        U[nu++] = col[t];
+      }
+    }
+  }
+  for (int k = 0; k < b->nrow; k++) {
+    const mcNum* Jk = P->Jrow + (size_t)(b->row + k) * nv;
+    for (int u = 0; u < nu; u++) {
+      Jb[k * nu + u] = Jk[U[u]];
+    }
+  }
+  const mcNum* G = P->G + IPM_MAXROW * IPM_MAXROW * i;
+  for (int k = 0; k < b->nrow; k++) {
+    for (int u = 0; u < nu; u++) {
+      mcNum v = 0;
+      for (int c = 0; c < b->nrow; c++) {
+        v += G[k * IPM_MAXROW + c] * Jb[c * nu + u];
+      }
+      B[k * nu + u] = v;
+    }
+  }
+  for (int p = 0; p < nu; p++) {
+    mcNum* Kp = K + (size_t)U[p] * nk;
+    for (int q = 0; q < nu; q++) {
+      mcNum v = 0;
+      for (int k = 0; k < b->nrow; k++) {
+        v += Jb[k * nu + p] * B[k * nu + q];
+      }
+      Kp[U[q]] -= v;
+    }
+  }
+}
+
+
 int ipm_factor(ipmProblem* P) {
   int nv = P->nv, nk = nv + P->ne;
   mcNum* K = P->K;
@@ -320,28 +366,7 @@ int ipm_factor(ipmProblem* P) {
     if (!linearize(P, i)) {
       return 0;
     }
-    const mcNum* G = P->G + IPM_MAXROW * IPM_MAXROW * i;
-    for (int k = 0; k < b->nrow; k++) {
-      const mcNum* Jk = J + (size_t)k * nv;
-      const int* ck = P->Jcol + (size_t)(b->row + k) * nv;
-      int nk_ = P->Jn[b->row + k];
-      for (int c = 0; c < b->nrow; c++) {
-        mcNum gkc = G[k * IPM_MAXROW + c];
-        if (gkc == 0) {
-          continue;
-        }
-        const mcNum* Jc = J + (size_t)c * nv;
-        const int* cc = P->Jcol + (size_t)(b->row + c) * nv;
-        int nc = P->Jn[b->row + c];
-        for (int s = 0; s < nk_; s++) {
-          mcNum* Kp = K + (size_t)ck[s] * nk;
-          mcNum v = Jk[ck[s]] * gkc;
-          for (int t = 0; t < nc; t++) {
-            Kp[cc[t]] -= v * Jc[cc[t]];
-          }
-        }
-      }
-    }
+    subtractBlock(P, i, K, nk);
   }
   if (!P->wantCond) {
     return ipm_factorLU(K, P->piv, nk);
