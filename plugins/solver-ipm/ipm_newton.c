@@ -263,6 +263,21 @@ static void forceOfLocals(const ipmBlock* b, const mcNum* l, mcNum* F) {
 }
 
 
+// x = K^-1 x with the local matrix of block i; the orthant pair in closed form
+// (K = [0 1; s z]: ds = x0, dz = (x1 - z ds) / s), the others by their LU
+static void localSolve(const ipmProblem* P, int i, mcNum* x) {
+  const ipmLocal* L = P->local + i;
+  if (P->block[i].kind == IPM_ORTH) {
+    const mcNum* l = P->loc + IPM_MAXLOC * i;
+    mcNum ds = x[0];
+    x[0] = (x[1] - l[0] * ds) / l[1];
+    x[1] = ds;
+    return;
+  }
+  ipm_solveLU(L->K, L->piv, x, L->p);
+}
+
+
 // linearize block i: local LU, Pm and G = S K^-1 Pm (dF = G d + g)
 static int linearize(ipmProblem* P, int i) {
   const ipmBlock* b = P->block + i;
@@ -275,7 +290,7 @@ static int linearize(ipmProblem* P, int i) {
       L->K[j * p + k] = K[j][k];
     }
   }
-  if (!ipm_factorLU(L->K, L->piv, p)) {
+  if (b->kind != IPM_ORTH && !ipm_factorLU(L->K, L->piv, p)) {
     return 0;
   }
   mcNum col[IPM_MAXLOC], F[IPM_MAXROW];
@@ -284,7 +299,7 @@ static int linearize(ipmProblem* P, int i) {
     for (int j = 0; j < p; j++) {
       col[j] = L->Pm[j * IPM_MAXROW + c] = Pm[j][c];
     }
-    ipm_solveLU(L->K, L->piv, col, p);
+    localSolve(P, i, col);
     forceOfLocals(b, col, F);
     for (int k = 0; k < b->nrow; k++) {
       G[k * IPM_MAXROW + c] = F[k];
@@ -422,7 +437,7 @@ void ipm_direction(ipmProblem* P, mcNum kappa) {
     for (int j = 0; j < L->p; j++) {
       L->Kr[j] = L->r[j] = -r[j];
     }
-    ipm_solveLU(L->K, L->piv, L->Kr, L->p);
+    localSolve(P, i, L->Kr);
     forceOfLocals(b, L->Kr, g);
     for (int k = 0; k < b->nrow; k++) {
       int row = b->row + k;
@@ -454,6 +469,6 @@ void ipm_direction(ipmProblem* P, mcNum kappa) {
         dl[j] += L->Pm[j * IPM_MAXROW + c] * P->Jda[b->row + c];
       }
     }
-    ipm_solveLU(L->K, L->piv, dl, L->p);
+    localSolve(P, i, dl);
   }
 }
