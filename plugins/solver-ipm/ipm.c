@@ -7,7 +7,6 @@
 // evaluations of the line search. d->solver_iter = iterations, d->solver_nnz = entries of the
 // dense Newton matrix.
 #include <math.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,12 +24,24 @@ static const mcpConfigKey g_keys[] = {
    "maximum iterations (0: option iterations)"},
   {"kappa_init", mcpCONFIG_REAL, 1, "100", 1e-12, 1e6, NULL,
    "complementarity of the starting point"},
+  {"condition", mcpCONFIG_BOOL, 1, "0", 0, 0, NULL,
+   "diagnostics: 1-norm condition number of the Newton matrix per iteration in plugin_data"},
 };
 
-static const char* const g_warnings[] = {"condim_torsion_ignored", NULL};
+// warnings of an instance (counted in plugin_warncount; info: the iterations taken)
+static const char* const g_warnings[] = {"not_converged", NULL};
+
+// plugin_data of an instance: the condition number per iteration (mcNSOLVER values, 0 beyond
+// the last iteration; filled when the key 'condition' is true)
+static size_t ndata(const mcpHost* host, const mcModel* m, int instance) {
+  (void)host;
+  (void)m;
+  (void)instance;
+  return sizeof(mcNum) * mcNSOLVER;
+}
 
 static const mcpPluginExt g_ext = {
-  (int)(sizeof(g_keys) / sizeof(g_keys[0])), g_keys, NULL, NULL, g_warnings,
+  (int)(sizeof(g_keys) / sizeof(g_keys[0])), g_keys, NULL, ndata, g_warnings,
 };
 
 static void solve(const mcpHost* host, const mcModel* m, mcData* d, int maxiter);
@@ -56,38 +67,26 @@ static mcNum param(const mcpHost* host, const mcModel* m, int instance, int k) {
 }
 
 
-static void readParams(const mcpHost* host, const mcModel* m, int maxiter, ipmParam* prm) {
+static void readParams(const mcpHost* host, const mcModel* m, mcData* d, int maxiter,
+                       ipmParam* prm) {
   int inst = host->instance ? host->instance(m, &g_ipm.hdr) : -1;
   prm->kappa_tol = param(host, m, inst, 0);
   prm->residual_tol = param(host, m, inst, 1);
   int it = (int)param(host, m, inst, 2);
   prm->kappa_init = param(host, m, inst, 3);
   prm->max_iter = it > 0 ? it : (maxiter > 0 ? maxiter : 100);
-}
-
-
-// torsional and rolling friction (condim 4, 6) are not modeled: warn (once per process when the
-// host has no plugin warnings)
-static void warnCondim(const mcpHost* host, const mcModel* m, mcData* d) {
-  static atomic_int printed = 0;
-  for (int i = 0; i < d->ncon; i++) {
-    if (d->contact[i].dim > 3 && d->contact[i].efc_address >= 0) {
-      int inst = host->instance ? host->instance(m, &g_ipm.hdr) : -1;
-      if (host->pluginWarning && inst >= 0) {
-        host->pluginWarning(m, d, inst, 0, i);
-      } else if (!atomic_exchange(&printed, 1)) {
-        host->message("solver 'ipm': contacts with condim 4 or 6 get no torsional or rolling "
-                      "friction (only normal and sliding friction are modeled)");
-      }
-      return;
-    }
+  prm->cond = NULL;
+  if (param(host, m, inst, 4) != 0 && inst >= 0 && d->plugin_data && d->plugin_data[inst] &&
+      m->plugin_datasize[inst] >= (int)(sizeof(mcNum) * mcNSOLVER)) {
+    prm->cond = (mcNum*)d->plugin_data[inst];
+    memset(prm->cond, 0, sizeof(mcNum) * mcNSOLVER);
   }
 }
 
 
 // efc_force and efc_state of one block from its locals
 static void writeBlock(const mcModel* m, mcData* d, const ipmBlock* b, const mcNum* l) {
-  mcNum F[IPM_MAXROW] = {0, 0, 0};
+  mcNum F[IPM_MAXROW] = {0};
   ipm_blockForce(b, l, F);
   int r0 = b->efc;
 
@@ -107,7 +106,8 @@ static void writeBlock(const mcModel* m, mcData* d, const ipmBlock* b, const mcN
   if (b->pyramidal) {
     int npair = b->nefc / 2;
     for (int k = 0; k < npair; k++) {
-      mcNum t = (k < 2 && b->kind == IPM_CONTACT) ? F[k + 1] / (2 * b->mu[k]) : 0;
+      int fr = b->kind == IPM_CONTACT && b->mu[k] > mcMINVAL;
+      mcNum t = fr ? F[k + 1] / (2 * b->mu[k]) : 0;
       d->efc_force[r0 + 2 * k] = F[0] / (2 * npair) + t;
       d->efc_force[r0 + 2 * k + 1] = F[0] / (2 * npair) - t;
     }
@@ -152,8 +152,7 @@ static void constraintForce(const mcpHost* host, const mcModel* m, mcData* d) {
 static void solve(const mcpHost* host, const mcModel* m, mcData* d, int maxiter) {
   int nv = m->nv;
   ipmParam prm;
-  readParams(host, m, maxiter, &prm);
-  warnCondim(host, m, d);
+  readParams(host, m, d, maxiter, &prm);
 
   host->markStack(d);
   ipmProblem P;
@@ -163,6 +162,11 @@ static void solve(const mcpHost* host, const mcModel* m, mcData* d, int maxiter)
     memcpy(P.a, d->qacc_smooth, sizeof(mcNum) * (size_t)nv);
     ipm_start(&P, prm.kappa_init);
     iter = ipm_optimize(d, &P, &prm, &r_vio, &kappa_vio);
+    int inst = host->instance ? host->instance(m, &g_ipm.hdr) : -1;
+    int converged = r_vio < prm.residual_tol && kappa_vio < prm.kappa_tol;
+    if (P.nb && !converged && inst >= 0 && host->pluginWarning) {
+      host->pluginWarning(m, d, inst, 0, iter);  // the unconverged forces are applied
+    }
     for (int i = 0; i < P.nb; i++) {
       writeBlock(m, d, P.block + i, P.loc + IPM_MAXLOC * i);
     }
@@ -183,8 +187,6 @@ static void solve(const mcpHost* host, const mcModel* m, mcData* d, int maxiter)
   host->solveM(m, d, d->qacc, d->qacc_warmstart, 1);
   memcpy(d->qacc_warmstart, d->qacc, sizeof(mcNum) * (size_t)nv);
   d->solver_iter = iter;
-  (void)r_vio;
-  (void)kappa_vio;
 }
 
 

@@ -17,8 +17,9 @@
 
 #include <moduco/mcplugin.h>
 
-#define IPM_MAXLOC 5              // local unknowns of one block (contact: z s g1 g2 y0)
-#define IPM_MAXROW 3              // problem rows of one block (contact: normal t1 t2)
+#define IPM_MAXCONE 6             // largest second-order cone: (normal, 5 friction) of condim 6
+#define IPM_MAXROW 6              // problem rows of one block (contact: normal and friction rows)
+#define IPM_MAXLOC 8              // local unknowns of one block (contact: z s g1..g5 y0)
 
 typedef enum {                    // kinds of block
   IPM_EQ = 0,                     // equality row: J a = target, free force
@@ -30,20 +31,33 @@ typedef enum {                    // kinds of block
 typedef struct {                  // one block of the problem
   int kind;                       // ipmKind
   int row;                        // first problem row (in Jrow)
-  int nrow;                       // problem rows: 1, or 3 for IPM_CONTACT
+  int nrow;                       // problem rows: 1, or condim for IPM_CONTACT
   int efc;                        // first efc row it came from
   int nefc;                       // efc rows it came from
   int pyramidal;                  // contact assembled as pyramid edges
   mcNum c;                        // gap/target constant: pos + h J v (EQ: target of J a)
   mcNum F;                        // friction loss
-  mcNum mu[2];                    // friction coefficients of the two tangents
+  mcNum mu[IPM_MAXROW - 1];       // friction coefficient of each friction row
 } ipmBlock;
+
+typedef struct {                  // local linearization of a block at the current point
+  int p;                          // local unknowns
+  int piv[IPM_MAXLOC];            // pivots of the local LU
+  mcNum K[IPM_MAXLOC * IPM_MAXLOC];       // LU of the local matrix: K dl = -r + Pm d
+  mcNum Pm[IPM_MAXLOC * IPM_MAXROW];      // the coupling Pm to d = J_b da
+  mcNum r[IPM_MAXLOC];                    // -r for the current kappa
+  mcNum Kr[IPM_MAXLOC];                   // K^-1 (-r)
+  mcNum W[IPM_MAXCONE * IPM_MAXCONE];     // Nesterov-Todd scaling W and W^-1 of the cone pair,
+  mcNum Wi[IPM_MAXCONE * IPM_MAXCONE];    // and lambda = W y = W^-1 x
+  mcNum lam[IPM_MAXCONE];
+} ipmLocal;
 
 typedef struct {                  // parameters (plugin config keys, else defaults)
   mcNum kappa_tol;
   mcNum residual_tol;
   mcNum kappa_init;
   int max_iter;
+  mcNum* cond;                    // condition number per iteration (mcNSOLVER), or NULL
 } ipmParam;
 
 typedef struct {                  // the problem and the iterate; arrays on the host stack
@@ -51,6 +65,8 @@ typedef struct {                  // the problem and the iterate; arrays on the 
   mcNum h;                        // timestep
   ipmBlock* block;                // (nb)
   mcNum* Jrow;                    // dense problem rows (nrow x nv)
+  int* Jcol;                      // nonzero columns of each row (nrow x nv, first Jn[r] used)
+  int* Jn;                        // nonzeros per row (nrow)
   mcNum* Jv;                      // J qvel per row (nrow)
   mcNum* M;                       // dense effective inertia Me (nv x nv)
   const mcNum* qfrc;              // qfrc_smooth
@@ -75,10 +91,18 @@ typedef struct {                  // the problem and the iterate; arrays on the 
   mcNum* loc_t;
   mcNum* Ja_t;
 
-  // Newton system scratch
-  mcNum* K;                       // (nk x nk), nk = nv + ne
+  // Newton system at the current point (ipm_factor), shared by predictor and corrector
+  mcNum* K;                       // (nk x nk), nk = nv + ne, LU-factored
   mcNum* rhs;                     // (nk)
   int* piv;                       // (nk)
+  ipmLocal* local;                // (nb) local linearizations
+  mcNum cond;                     // 1-norm condition number of the last Newton matrix (or 0)
+  int wantCond;                   // nonzero: compute cond in ipm_factor (nk solves)
+  mcNum* ework;                   // (nk)
+  int* ucol;                      // (nv) union of a block's nonzero columns
+  int* umark;                     // (nv) stamp of the block call that last marked a column
+  int ustamp;                     // stamps given so far (one per block per factorization)
+  mcNum* ublock;                  // (2 x IPM_MAXROW x nv) the block's rows on ucol, and G times them
   mcNum* G;                       // (nb x IPM_MAXROW x IPM_MAXROW): dF = G J da + g
   mcNum* g;                       // (nb x IPM_MAXROW)
   mcNum* ra;                      // dynamics residual (nv)
@@ -100,15 +124,43 @@ void ipm_start(ipmProblem* P, mcNum kappa0);
 // J a per row for the given acceleration.
 void ipm_mulRows(const ipmProblem* P, const mcNum* a, mcNum* Ja);
 
-// Force of a block along its problem rows (EQ/ORTH/FLOSS: 1, CONTACT: fn, mu1 g1, mu2 g2).
+// Force of a block along its problem rows (EQ/ORTH/FLOSS: 1, CONTACT: fn, mu_k g_k).
 int ipm_blockForce(const ipmBlock* b, const mcNum* loc, mcNum* F);
 
 // Residual infinity norm (dynamics, equality, gap) and complementarity violation of a point.
 void ipm_violation(ipmProblem* P, const mcNum* a, const mcNum* loc, const mcNum* Ja,
                    mcNum* r_vio, mcNum* kappa_vio);
 
-// Newton direction on r(w; kappa) into da, dloc, Jda; 0 if the system is singular.
-int ipm_direction(ipmProblem* P, mcNum kappa);
+// Linearize every block at the current point and factor the Newton matrix; 0 if singular.
+int ipm_factor(ipmProblem* P);
+
+// Newton direction on r(w; kappa) with the factor into da, dloc, Jda.
+void ipm_direction(ipmProblem* P, mcNum kappa);
+
+// Second-order cone algebra of dimension n <= IPM_MAXCONE (ipm_cone.c).
+void ipm_socProduct(const mcNum* x, const mcNum* y, mcNum* res, int n);
+mcNum ipm_socDet(const mcNum* x, int n);
+// Nesterov-Todd scaling of x, y in int Q^n: W (n x n) with W y = W^-1 x = lambda
+void ipm_ntScaling(const mcNum* x, const mcNum* y, int n, mcNum* W, mcNum* Wi, mcNum* lam);
+// res = A v for an n x n row-major A
+void ipm_matVec(const mcNum* A, const mcNum* v, int n, mcNum* res);
+// tau times the largest step in [0, 1] keeping y + alpha d in Q^n (seed eqs. 42-46)
+mcNum ipm_socStep(const mcNum* y, const mcNum* d, mcNum tau, int n);
+
+// Cone variables of a block (ipm_newton.c): force cone x (FLOSS: (F, f), CONTACT: (z, g)) and
+// velocity dual y (FLOSS: (y0, J v+), CONTACT: (y0, mu_k J_k v+)) at Ja + alpha Jda (rows of the
+// problem; Jda may be NULL); return the dimension.
+int ipm_forceCone(const ipmBlock* b, const mcNum* loc, mcNum* x);
+int ipm_velocityDual(const ipmProblem* P, const ipmBlock* b, const mcNum* loc, const mcNum* Ja,
+                     const mcNum* Jda, mcNum alpha, mcNum* y);
+
+// Direction of the velocity dual for the local direction dloc and row direction Jd (Jd + b->row
+// are the block's rows): (dy0, h J_b da) for FLOSS, (dy0, mu_k h J_k da) for CONTACT.
+int ipm_velocityStep(const ipmProblem* P, const ipmBlock* b, const mcNum* dloc, const mcNum* Jd,
+                     mcNum* dy);
+
+// Local unknown index of the velocity dual's y0 (FLOSS: 1, CONTACT: after z, s and the g_k).
+int ipm_y0(const ipmBlock* b);
 
 // Largest step in [0, 1] keeping every cone variable inside (scaled by tau_ort / tau_soc).
 mcNum ipm_coneSearch(const ipmProblem* P, mcNum tau_ort, mcNum tau_soc);

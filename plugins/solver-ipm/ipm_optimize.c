@@ -46,9 +46,15 @@ int ipm_optimize(mcData* d, ipmProblem* P, const ipmParam* prm, mcNum* r_vio, mc
   while (iter < prm->max_iter && !(rv < prm->residual_tol && kv < prm->kappa_tol)) {
     // predictor (affine direction, kappa = 0) and its cone step
     P->corrector = 0;
-    if (!ipm_direction(P, 0)) {
+    P->wantCond = prm->cond && iter < mcNSOLVER;
+    int ok = ipm_factor(P);
+    if (P->wantCond) {
+      prm->cond[iter] = P->cond;
+    }
+    if (!ok) {
       break;
     }
+    ipm_direction(P, 0);
     mcNum alpha_aff = ipm_coneSearch(P, 1, 1);
     memcpy(P->dloc_aff, P->dloc, sizeof(mcNum) * P->nb * IPM_MAXLOC);
     memcpy(P->Jda_aff, P->Jda, sizeof(mcNum) * P->nrow);
@@ -58,11 +64,13 @@ int ipm_optimize(mcData* d, ipmProblem* P, const ipmParam* prm, mcNum* r_vio, mc
     ipm_center(P, alpha_aff, &mu, &mu_aff);
     mcNum ratio = mu > 0 ? fmin(1, fmax(0, mu_aff / mu)) : 0;
     mcNum sigma = ratio * ratio * ratio;
-    mcNum kappa = fmax(sigma * mu, prm->kappa_tol / 5);
-    P->corrector = IPM_SECOND_ORDER;
-    if (!ipm_direction(P, kappa)) {
-      break;
-    }
+    // at the kappa floor the corrector aims at the central point itself: with the second-order
+    // term it would settle on a fixed point off the central path (a pair's product several
+    // times the floor, above kappa_tol), so the term is dropped there
+    mcNum kfloor = prm->kappa_tol / 5;
+    mcNum kappa = fmax(sigma * mu, kfloor);
+    P->corrector = IPM_SECOND_ORDER && sigma * mu > kfloor;
+    ipm_direction(P, kappa);
 
     // cone line search, then backtrack until one violation decreases
     mcNum viol = fmax(rv, kv);
@@ -78,7 +86,7 @@ int ipm_optimize(mcData* d, ipmProblem* P, const ipmParam* prm, mcNum* r_vio, mc
     for (;;) {
       trial(P, alpha);
       ipm_violation(P, P->a_t, P->loc_t, P->Ja_t, &rv, &kv);
-      int ok = (rv <= rfloor || kv <= kv0) && ipm_centered(P, alpha, IPM_GAMMA);
+      ok = (rv <= rfloor || kv <= kv0) && ipm_centered(P, alpha, IPM_GAMMA);
       if (ok || nback >= IPM_MAXBACK) {
         break;
       }

@@ -60,7 +60,7 @@ static void countBlocks(const mcData* d, int* nb, int* nrow, int* ne) {
     int type = d->efc_type[i], n = 1, rows = 1, fr = 0;
     if (type >= mcCNSTR_CONTACT_FRICTIONLESS) {
       n = contactRows(d, i, &fr);
-      rows = fr ? 3 : 1;
+      rows = fr ? d->contact[d->efc_id[i]].dim : 1;
     }
     *ne += type == mcCNSTR_EQUALITY;
     (*nb)++;
@@ -70,19 +70,21 @@ static void countBlocks(const mcData* d, int* nb, int* nrow, int* ne) {
 }
 
 
-// one contact: the normal (and tangent) problem rows from its efc rows
+// one contact: the normal and friction problem rows (sliding, torsion, rolling: condim - 1)
+// from its efc rows
 static void contactBlock(const mcpHost* host, const mcModel* m, const mcData* d, int i,
                          ipmBlock* b, mcNum* J, mcNum* scratch) {
   int nv = m->nv, fr;
   const mcContact* con = d->contact + d->efc_id[i];
   b->nefc = contactRows(d, i, &fr);
   b->kind = fr ? IPM_CONTACT : IPM_ORTH;
-  b->nrow = fr ? 3 : 1;
+  b->nrow = fr ? con->dim : 1;
   b->pyramidal = d->efc_type[i] == mcCNSTR_CONTACT_PYRAMIDAL;
-  b->mu[0] = con->friction[0];
-  b->mu[1] = con->friction[1];
+  for (int k = 0; k + 1 < b->nrow; k++) {
+    b->mu[k] = con->friction[k];
+  }
 
-  // elliptic and frictionless: the rows are normal, t1, t2 already
+  // elliptic and frictionless: the rows are normal and friction rows already
   if (!b->pyramidal) {
     for (int k = 0; k < b->nrow; k++) {
       efcRow(host, m, d, i + k, J + (size_t)k * nv);
@@ -93,15 +95,16 @@ static void contactBlock(const mcpHost* host, const mcModel* m, const mcData* d,
   // pyramidal edges e(k,+-) = n +- mu_k t_k: n = (e+ + e-) / 2, t_k = (e+ - e-) / (2 mu_k)
   mcNum* ep = scratch;
   mcNum* em = scratch + nv;
-  for (int k = 0; k < 2; k++) {
+  for (int k = 0; k < b->nefc / 2; k++) {
     efcRow(host, m, d, i + 2 * k, ep);
     efcRow(host, m, d, i + 2 * k + 1, em);
     for (int j = 0; j < nv; j++) {
       if (k == 0) {
         J[j] = 0.5 * (ep[j] + em[j]);
       }
-      if (fr) {
-        J[(size_t)(k + 1) * nv + j] = (ep[j] - em[j]) / (2 * con->friction[k]);
+      if (fr) {  // a zero coefficient (torsion, rolling) gives equal edges and no force
+        mcNum mu = con->friction[k];
+        J[(size_t)(k + 1) * nv + j] = mu > mcMINVAL ? (ep[j] - em[j]) / (2 * mu) : 0;
       }
     }
   }
@@ -148,6 +151,8 @@ int ipm_build(const mcpHost* host, const mcModel* m, mcData* d, ipmProblem* P) {
 
   ALLOC(P->block, ipmBlock, nb);
   ALLOC(P->Jrow, mcNum, (size_t)nr * nv);
+  ALLOC(P->Jcol, int, (size_t)nr * nv);
+  ALLOC(P->Jn, int, nr);
   ALLOC(P->Jv, mcNum, nr);
   ALLOC(P->M, mcNum, (size_t)nv * nv);
   ALLOC(P->a, mcNum, nv);
@@ -164,6 +169,12 @@ int ipm_build(const mcpHost* host, const mcModel* m, mcData* d, ipmProblem* P) {
   ALLOC(P->K, mcNum, (size_t)nk * nk);
   ALLOC(P->rhs, mcNum, nk);
   ALLOC(P->piv, int, nk);
+  ALLOC(P->local, ipmLocal, nb);
+  ALLOC(P->ework, mcNum, nk);
+  ALLOC(P->ucol, int, nv);
+  ALLOC(P->umark, int, nv);
+  ALLOC(P->ublock, mcNum, 2 * IPM_MAXROW * nv);
+  memset(P->umark, 0, sizeof(int) * (size_t)nv);
   ALLOC(P->G, mcNum, nb * IPM_MAXROW * IPM_MAXROW);
   ALLOC(P->g, mcNum, nb * IPM_MAXROW);
   ALLOC(P->ra, mcNum, nv);
@@ -192,9 +203,18 @@ int ipm_build(const mcpHost* host, const mcModel* m, mcData* d, ipmProblem* P) {
       b->F = d->efc_frictionloss[i];
     }
 
-    // velocity per row; gap at the end of the step: pos + h J v+ = c + h^2 J a
+    // velocity and nonzero columns per row; gap at the end of the step: pos + h J v+ = c + h^2 J a
     for (int k = 0; k < b->nrow; k++) {
-      P->Jv[row + k] = dot(J + (size_t)k * nv, d->qvel, nv);
+      const mcNum* Jk = J + (size_t)k * nv;
+      int* col = P->Jcol + (size_t)(row + k) * nv;
+      int n = 0;
+      for (int j = 0; j < nv; j++) {
+        if (Jk[j] != 0) {
+          col[n++] = j;
+        }
+      }
+      P->Jn[row + k] = n;
+      P->Jv[row + k] = dot(Jk, d->qvel, nv);
     }
     b->c = d->efc_pos[i] + P->h * P->Jv[row];
     row += b->nrow;
@@ -208,7 +228,13 @@ int ipm_build(const mcpHost* host, const mcModel* m, mcData* d, ipmProblem* P) {
 
 void ipm_mulRows(const ipmProblem* P, const mcNum* a, mcNum* Ja) {
   for (int r = 0; r < P->nrow; r++) {
-    Ja[r] = dot(P->Jrow + (size_t)r * P->nv, a, P->nv);
+    const mcNum* J = P->Jrow + (size_t)r * P->nv;
+    const int* col = P->Jcol + (size_t)r * P->nv;
+    mcNum s = 0;
+    for (int t = 0; t < P->Jn[r]; t++) {
+      s += J[col[t]] * a[col[t]];
+    }
+    Ja[r] = s;
   }
 }
 
@@ -216,9 +242,10 @@ void ipm_mulRows(const ipmProblem* P, const mcNum* a, mcNum* Ja) {
 int ipm_blockForce(const ipmBlock* b, const mcNum* loc, mcNum* F) {
   F[0] = loc[0];
   if (b->kind == IPM_CONTACT) {
-    F[1] = b->mu[0] * loc[2];
-    F[2] = b->mu[1] * loc[3];
-    return 3;
+    for (int k = 1; k < b->nrow; k++) {
+      F[k] = b->mu[k - 1] * loc[1 + k];
+    }
+    return b->nrow;
   }
   return 1;
 }

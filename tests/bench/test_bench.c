@@ -749,14 +749,15 @@ Test(bench, third_party_solver_arm, .init = setup, .fini = teardown) {
 
 // a solver chosen by name gets its model instance (mc_setSolver): the fixture "test.scaled",
 // which reads its configuration in its init hook, runs; "test.tallied" raises its warning once per
-// solve and the arm counts it by name; ipm's condim_torsion_ignored is counted on a condim-6 model
+// solve and the arm counts it by name; ipm's not_converged is counted with one iteration allowed
 Test(bench, solver_chosen_by_name_has_its_instance, .init = setup, .fini = teardown) {
   char* saved = prependPluginPath(MODUCO_INSTANCE_FIXTURE_DIR);
   char model[300];
   snprintf(model, sizeof(model), "%s/torsion.xml", g_dir);
   FILE* f = fopen(model, "w");
   cr_assert_not_null(f);
-  fputs("<mujoco><worldbody><geom type='plane' size='1 1 .1' condim='6'/><body pos='0 0 .099'>"
+  fputs("<mujoco><option iterations='1'/><worldbody><geom type='plane' size='1 1 .1' condim='6'/>"
+        "<body pos='0 0 .099'>"
         "<freejoint/><geom type='sphere' size='.1' condim='6'/></body></worldbody></mujoco>", f);
   fclose(f);
   char args[600];
@@ -777,7 +778,7 @@ Test(bench, solver_chosen_by_name_has_its_instance, .init = setup, .fini = teard
   const cJSON* solved = cJSON_GetObjectItem(pw, "test.tallied: solved");
   cr_expect(cJSON_IsNumber(solved) && solved->valueint >= 10, "one per solve: %s", out);
   pw = cJSON_GetObjectItem(arm(root, 3), "plugin_warning_counts");
-  const cJSON* torsion = cJSON_GetObjectItem(pw, "ipm: condim_torsion_ignored");
+  const cJSON* torsion = cJSON_GetObjectItem(pw, "ipm: not_converged");
   cr_expect(cJSON_IsNumber(torsion) && torsion->valueint > 0, "counted: %s", out);
   cr_expect(num(arm(root, 3), "plugin_warnings") >= torsion->valueint);
   cJSON_Delete(root);
