@@ -1,13 +1,15 @@
 // Native convex collision (<flag nativeccd="enable"/>: plugins/collision-gjk, GJK/EPA; box-box by
 // the separating-axis collider of collision-primitive) against MuJoCo 3.14.0 (@mujoco/mujoco,
 // tests/collision/contacts314_ref.mjs; node and tests/mjs3/node_modules needed, npm ci, else the
-// tests fail with that instruction):
+// tests fail with that instruction). Scenes set multiccd="disable" (on by default in 3.14):
 // - random poses of every convex type pair (sphere, capsule, ellipsoid, cylinder, box, mesh of a
 //   random point cloud), from separated within the margin to deep penetration: contact count,
-//   dist, position and normal per pair, the agreement table in the log;
-// - the flag: which plugin serves a pair with the flag on and off (the default is off: MuJoCo
-//   2.2.2's libccd MPR, docs/status.md), and exact answers of the GJK/EPA collider on pairs with
-//   a known solution (a sphere against a box face, overlapping boxes through box-mesh).
+//   dist, position and normal per pair, and how far each engine's contact is from the exact
+//   answer (excess); the agreement table in the log;
+// - box-box by SAT on random and resting poses; whole scenes of 8 crowded convex geoms;
+// - the flag: off (the default: MuJoCo 2.2.2's libccd MPR, docs/status.md) and on give the two
+//   colliders; exact answers of GJK/EPA on pairs with a known solution (a sphere against a round
+//   ellipsoid, a box against a cube mesh face to face).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,7 +102,7 @@ static double vecErr(const double* a, const cJSON* arr, int off) {
 
 // compare Moduco's contacts of a scene with 3.14's (as sets, each reference contact paired with
 // the nearest unused one by position): the largest errors; -1 when the counts differ
-static int compareScene(const mcData* d, const cJSON* ref, ConErr* err) {
+static int compareScene(const mcData* d, const cJSON* ref, ConErr* err, int* nwithin) {
   int nr = cJSON_GetArraySize(ref);
   memset(err, 0, sizeof(*err));
   if (nr != d->ncon) {
@@ -122,7 +124,10 @@ static int compareScene(const mcData* d, const cJSON* ref, ConErr* err) {
     const mcContact* con = d->contact + best;
     err->dist = fmax(err->dist, fabs(con->dist - cJSON_GetArrayItem(c, 2)->valuedouble));
     err->pos = fmax(err->pos, bestErr);
-    err->normal = fmax(err->normal, vecErr(con->frame, c, 6));
+    double ed = fabs(con->dist - cJSON_GetArrayItem(c, 2)->valuedouble);
+    double en = vecErr(con->frame, c, 6);
+    err->normal = fmax(err->normal, en);
+    *nwithin += ed <= 1e-6 && bestErr <= 1e-6 && en <= 1e-6;
   }
   return nr;
 }
@@ -137,6 +142,8 @@ typedef struct {
   ConErr worst;                   // largest errors over the scenes with equal counts
   double excessMc;                // largest excess() of Moduco's single contacts
   double excessRef;               // the same for 3.14's
+  int ncon;                       // contacts compared (scenes with equal counts)
+  int nconWithin;                 // of those within 1e-6 in dist, pos and normal
 } PairStats;
 
 // run n scenes through Moduco and 3.14; stats per scene pair index pairOf[i]
@@ -157,7 +164,7 @@ static void runScenes(char** xmls, const int* pairOf, int n, PairStats* st) {
     ConErr ce;
     s->nscene++;
     s->ncontact += cJSON_GetArraySize(rc) > 0;
-    int okc = compareScene(d, rc, &ce);
+    int within = 0, okc = compareScene(d, rc, &ce, &within);
     if (d->ncon == 1) {
       s->excessMc = fmax(s->excessMc, fabs(excess(m, d, d->contact[0].dist, d->contact[0].frame)));
     }
@@ -171,6 +178,8 @@ static void runScenes(char** xmls, const int* pairOf, int n, PairStats* st) {
                           fabs(excess(m, d, cJSON_GetArrayItem(c, 2)->valuedouble, n)));
     }
     if (okc >= 0) {
+      s->ncon += okc;
+      s->nconWithin += within;
       s->countOk++;
       s->worst.dist = fmax(s->worst.dist, ce.dist);
       s->worst.pos = fmax(s->worst.pos, ce.pos);
@@ -411,6 +420,56 @@ Test(collision_gjk, box_box_sat_against_mujoco314, .timeout = 1200) {
     cr_expect_eq(s->within, s->countOk, "box-box %s: %d scenes differ beyond 1e-6", what[k],
                  s->countOk - s->within);
   }
+  for (int i = 0; i < N; i++) {
+    free(xmls[i]);
+  }
+}
+
+
+// whole scenes: 8 free convex geoms of random types, sizes and poses crowded in a 0.35 m cube
+// (many pairs overlapping at once), contacts of all pairs compared as one set
+Test(collision_gjk, random_scenes_against_mujoco314, .timeout = 1200) {
+  TU_MJS314_REQUIRE();
+  TuRng rng = {0x5ce9e};
+  enum { N = 30, NGEOM = 8 };
+  char* xmls[N];
+  int pairOf[N];
+  for (int i = 0; i < N; i++) {
+    size_t len = 0, sz = 16384;
+    xmls[i] = malloc(sz);
+    len += (size_t)snprintf(xmls[i], sz, "<mujoco><option><flag nativeccd='enable' "
+                            "multiccd='disable'/></option><asset>");
+    tu_cloudMesh(xmls[i], sz, &rng, "m", 12, (double[3]){0.08, 0.06, 0.1});
+    len = strlen(xmls[i]);
+    len += (size_t)snprintf(xmls[i] + len, sz - len, "</asset><worldbody>");
+    for (int g = 0; g < NGEOM; g++) {
+      int t = (int)tu_uniform(&rng, 0, 6);
+      double q[4], p[3];
+      tu_randomQuat(&rng, q, 0);
+      for (int k = 0; k < 3; k++) {
+        p[k] = tu_uniform(&rng, -0.175, 0.175);
+      }
+      len += (size_t)snprintf(xmls[i] + len, sz - len, "<body pos='%.17g %.17g %.17g' "
+                              "quat='%.17g %.17g %.17g %.17g'><freejoint/>", p[0], p[1], p[2],
+                              q[0], q[1], q[2], q[3]);
+      if (t == 5) {
+        len += (size_t)snprintf(xmls[i] + len, sz - len, "<geom type='mesh' mesh='m'/></body>");
+      } else {
+        len += (size_t)snprintf(xmls[i] + len, sz - len, "<geom type='%s' size='%s'/></body>",
+                                g_types[t], g_sizes[t]);
+      }
+    }
+    snprintf(xmls[i] + len, sz - len, "</worldbody></mujoco>");
+    pairOf[i] = 0;
+  }
+  PairStats st;
+  memset(&st, 0, sizeof(st));
+  runScenes(xmls, pairOf, N, &st);
+  cr_log_info("whole scenes: %d scenes, %d same count, %d all within 1e-6; %d of %d contacts "
+              "within 1e-6; worst dist %.2g pos %.2g normal %.2g", st.nscene, st.countOk,
+              st.within, st.nconWithin, st.ncon, st.worst.dist, st.worst.pos, st.worst.normal);
+  cr_expect_eq(st.countOk, st.nscene, "contact counts differ in %d scenes",
+               st.nscene - st.countOk);
   for (int i = 0; i < N; i++) {
     free(xmls[i]);
   }
