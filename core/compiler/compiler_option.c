@@ -90,7 +90,8 @@ static const char* const mcc_disableNames[mcNDISABLE] = {
   "autoreset"
 };
 static const char* const mcc_enableNames[mcNENABLE] = {
-  "override", "energy", "fwdinv", "invdiscrete", "multiccd", "island"
+  "override", "energy", "fwdinv", "invdiscrete", "multiccd", "island",
+  "nativeccd"
 };
 
 static void mcc_readFlags(mcc* c, const mcxElem* e) {

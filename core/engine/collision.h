@@ -25,6 +25,10 @@ int mci_collisionPairs(const mcModel* m, mcData* d);
 // Scans the plugin path on first use; the table is fixed afterwards.
 mcpfCollide mci_collisionFunc(int type1, int type2);
 
+// The same for model m: with mcENBL_NATIVECCD in m->opt.enableflags the nativeccd plugins
+// (collision-gjk) take part, otherwise not (m NULL: not)
+mcpfCollide mci_collisionFuncFor(const mcModel* m, int type1, int type2);
+
 // Write a message listing the geom-type pairs of this model that can collide but have no
 // collide function (one line per type pair); return how many. For the compiler: call once per
 // model so unsupported pairs are reported at compile time, not silently dropped.

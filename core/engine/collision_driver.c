@@ -33,13 +33,15 @@ static const char* const g_typename[mcNGEOMTYPES] = {
 
 //---------------------------------- collide-function table ----------------------------------------
 
-static mcpfCollide g_table[mcNGEOMTYPES][mcNGEOMTYPES];
+// two tables: [0] without, [1] with the collision plugins that serve the nativeccd flag
+// (MuJoCo 3.x's native convex collision, plugins/collision-gjk): a model picks [1] when its
+// opt.enableflags has mcENBL_NATIVECCD (docs/status.md, "Native convex collision")
+static mcpfCollide g_table[2][mcNGEOMTYPES][mcNGEOMTYPES];
 static pthread_once_t g_tableOnce = PTHREAD_ONCE_INIT;
 static int g_reported[mcNGEOMTYPES][mcNGEOMTYPES];
 static pthread_mutex_t g_reportLock = PTHREAD_MUTEX_INITIALIZER;
 
-
-// fill the table once: plugins come by descending priority, the first to cover a pair wins
+// fill the tables once: plugins come by descending priority, the first to cover a pair wins
 static void buildTable(void) {
   mc_pluginScan();
   int n = mcp_collisionCount();
@@ -48,6 +50,7 @@ static void buildTable(void) {
     if (!c || !c->pair) {
       continue;
     }
+    int native = mcp_collisionNativeOnly(c);
     for (int k = 0; k < c->npair; k++) {
       const mcpCollisionPair* p = c->pair + k;
       if (p->type1 < 0 || p->type2 < 0 || p->type1 >= mcNGEOMTYPES ||
@@ -56,20 +59,28 @@ static void buildTable(void) {
                     c->hdr.name, k, p->type1, p->type2);
         continue;
       }
-      if (!g_table[p->type1][p->type2]) {
-        g_table[p->type1][p->type2] = p->collide;
+      for (int t = native; t < 2; t++) {
+        if (!g_table[t][p->type1][p->type2]) {
+          g_table[t][p->type1][p->type2] = p->collide;
+        }
       }
     }
   }
 }
 
 
-mcpfCollide mci_collisionFunc(int type1, int type2) {
+mcpfCollide mci_collisionFuncFor(const mcModel* m, int type1, int type2) {
   if (type1 < 0 || type2 < 0 || type1 >= mcNGEOMTYPES || type2 >= mcNGEOMTYPES) {
     return NULL;
   }
   pthread_once(&g_tableOnce, buildTable);
-  return type1 <= type2 ? g_table[type1][type2] : g_table[type2][type1];
+  int t = m && (m->opt.enableflags & mcENBL_NATIVECCD) ? 1 : 0;
+  return type1 <= type2 ? g_table[t][type1][type2] : g_table[t][type2][type1];
+}
+
+
+mcpfCollide mci_collisionFunc(int type1, int type2) {
+  return mci_collisionFuncFor(NULL, type1, type2);
 }
 
 
@@ -117,7 +128,8 @@ int mci_collisionCheck(const mcModel* m, char* msg, int msg_sz) {
   }
   for (int t1 = 0; t1 < mcNGEOMTYPES; t1++) {
     for (int t2 = t1; t2 < mcNGEOMTYPES; t2++) {
-      if (!present[t1] || !present[t2] || staticTypePair(t1, t2) || mci_collisionFunc(t1, t2)) {
+      if (!present[t1] || !present[t2] || staticTypePair(t1, t2) ||
+          mci_collisionFuncFor(m, t1, t2)) {
         continue;
       }
       count++;
@@ -847,7 +859,7 @@ static int candidates(const mcModel* m, mcData* d, mciCandidate** list) {
   ctx.override = (m->opt.enableflags & mcENBL_OVERRIDE) != 0;
   for (int t1 = 0; t1 < mcNGEOMTYPES; t1++) {
     for (int t2 = 0; t2 < mcNGEOMTYPES; t2++) {
-      ctx.func[t1][t2] = mci_collisionFunc(t1, t2);
+      ctx.func[t1][t2] = mci_collisionFuncFor(m, t1, t2);
     }
   }
 
@@ -1000,7 +1012,7 @@ static int collideGeoms(const mcModel* m, mcData* d, mcContact* scratch, int g1,
     g2 = t;
   }
   int t1 = m->geom_type[g1], t2 = m->geom_type[g2];
-  mcpfCollide fn = mci_collisionFunc(t1, t2);
+  mcpfCollide fn = mci_collisionFuncFor(m, t1, t2);
   if (!fn) {
     if (!staticTypePair(t1, t2)) {
       reportUnsupported(t1, t2);
@@ -1038,7 +1050,7 @@ static int collideGeoms(const mcModel* m, mcData* d, mcContact* scratch, int g1,
   // scratch is zeroed once per mc_collision and the returned entries again after each use
   double tc = mc_clockNow(d);
   int num = fn(mcp_host(), m, d, scratch, g1, g2, margin);
-  mc_clockAddCollision(d, t1, t2, tc);
+  mc_clockAddCollision(m, d, t1, t2, tc);
   if (d->plugin_check) {
     mci_checkCollision(m, d, t1, t2, scratch, num);
   }

@@ -100,14 +100,17 @@ static inline void mc_clockAddElement(const mcModel* m, mcData* d, int p, double
 
 
 // slot of the collision plugin whose function collides geom types type1, type2 (-1: none);
-// core/plugin/registry.c, consistent with the collide-function table
+// core/plugin/registry.c, consistent with the collide-function table (For: that of model m,
+// which may have the nativeccd flag; m NULL or mcp_collisionSlot: without it)
 int mcp_collisionSlot(int type1, int type2);
+int mcp_collisionSlotFor(const mcModel* m, int type1, int type2);
 
 
 // accumulate the per-plugin timer of the narrow-phase function for geom types type1, type2
-static inline void mc_clockAddCollision(mcData* d, int type1, int type2, double t0) {
+static inline void mc_clockAddCollision(const mcModel* m, mcData* d, int type1, int type2,
+                                        double t0) {
   if (d->profile) {
-    int k = mcp_collisionSlot(type1, type2);
+    int k = mcp_collisionSlotFor(m, type1, type2);
     if (k >= 0) {
       k = k < mcNTIMERCOLLISION - 1 ? k : mcNTIMERCOLLISION - 1;
       mc_clockAddPlugin(d, mcTIMERPLUGIN_COLLISION + k, t0);

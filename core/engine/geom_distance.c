@@ -316,7 +316,7 @@ static mcNum colliderDistance(const mcModel* m, mcData* d, int g1, int g2, mcNum
                               mcNum distmax, mcNum fromto[6]) {
   int swap = m->geom_type[g1] > m->geom_type[g2];
   int a = swap ? g2 : g1, b = swap ? g1 : g2;
-  mcpfCollide fn = mci_collisionFunc(m->geom_type[a], m->geom_type[b]);
+  mcpfCollide fn = mci_collisionFuncFor(m, m->geom_type[a], m->geom_type[b]);
   if (!fn) {
     return distmax;
   }

@@ -286,8 +286,7 @@ static int checkFrame(mcData* d, const mciChecked* p, int k, const mcNum* f) {
 
 void mci_checkCollision(const mcModel* m, mcData* d, int t1, int t2, const mcContact* con,
                         int num) {
-  (void)m;
-  int k = mcp_collisionSlot(t1, t2);
+  int k = mcp_collisionSlotFor(m, t1, t2);
   const mcpCollision* c = mcp_collision(k);
   mciChecked p = {"collision", c ? c->hdr.name : NULL, mcTIMERPLUGIN_COLLISION + (k >= 0 ? k : 0)};
 

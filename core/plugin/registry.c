@@ -57,7 +57,7 @@ static struct {
   int nseen, maxseen;
   int* collision;                 // entry indices of collision plugins, by descending priority
   int ncollision;
-  signed char pair_owner[mcNGEOMTYPES][mcNGEOMTYPES];  // index in collision of the plugin that
+  signed char pair_owner[2][mcNGEOMTYPES][mcNGEOMTYPES];  // index in collision of the plugin that
                                                        // collides a type pair (t1 <= t2); -1: none
   char* msg;                      // messages, one per line
   size_t nmsg, maxmsg;
@@ -280,9 +280,15 @@ static int validPair(const mcpCollisionPair* p) {
 }
 
 
+int mcp_collisionNativeOnly(const mcpCollision* c) {
+  return c && !strcmp(c->hdr.name, "gjk");
+}
+
+
 // the owner of every geom-type pair: the first collision plugin (by priority, then name) with a
-// valid entry for it, as the collide-function table of core/engine/collision_driver.c picks it;
-// a pair also covered by another plugin of the same priority is reported, naming both
+// valid entry for it, as the collide-function table of core/engine/collision_driver.c picks it,
+// in two tables: [0] without the nativeccd plugins (mcp_collisionNativeOnly), [1] with them; a
+// pair also covered by another plugin of the same priority is reported, naming both
 static void fillPairOwner(void) {
   static const char* const type[mcNGEOMTYPES] = {
     "plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh"
@@ -290,14 +296,18 @@ static void fillPairOwner(void) {
   memset(g_reg.pair_owner, -1, sizeof(g_reg.pair_owner));
   for (int i = 0; i < g_reg.ncollision; i++) {
     const mcpCollision* c = (const mcpCollision*)g_reg.entry[g_reg.collision[i]].hdr;
+    int native = mcp_collisionNativeOnly(c);
     for (int k = 0; c->pair && k < c->npair; k++) {
       const mcpCollisionPair* p = c->pair + k;
       if (!validPair(p)) {
         continue;
       }
-      int owner = g_reg.pair_owner[p->type1][p->type2];
+      if (!native && g_reg.pair_owner[0][p->type1][p->type2] < 0) {
+        g_reg.pair_owner[0][p->type1][p->type2] = (signed char)(i < 127 ? i : 127);
+      }
+      int owner = g_reg.pair_owner[1][p->type1][p->type2];
       if (owner < 0) {
-        g_reg.pair_owner[p->type1][p->type2] = (signed char)(i < 127 ? i : 127);
+        g_reg.pair_owner[1][p->type1][p->type2] = (signed char)(i < 127 ? i : 127);
         continue;
       }
       const mcpCollision* o = (const mcpCollision*)g_reg.entry[g_reg.collision[owner]].hdr;
@@ -484,12 +494,18 @@ const mcpCollision* mcp_collision(int i) {
 }
 
 
-int mcp_collisionSlot(int type1, int type2) {
+int mcp_collisionSlotFor(const mcModel* m, int type1, int type2) {
   ensureScan();
   if (type1 < 0 || type2 < 0 || type1 >= mcNGEOMTYPES || type2 >= mcNGEOMTYPES) {
     return -1;
   }
-  return type1 <= type2 ? g_reg.pair_owner[type1][type2] : g_reg.pair_owner[type2][type1];
+  int t = m && (m->opt.enableflags & mcENBL_NATIVECCD) ? 1 : 0;
+  return type1 <= type2 ? g_reg.pair_owner[t][type1][type2] : g_reg.pair_owner[t][type2][type1];
+}
+
+
+int mcp_collisionSlot(int type1, int type2) {
+  return mcp_collisionSlotFor(NULL, type1, type2);
 }
 
 
@@ -497,7 +513,7 @@ int mcp_collisionOwnsPair(int i) {
   ensureScan();
   for (int t1 = 0; t1 < mcNGEOMTYPES; t1++) {
     for (int t2 = t1; t2 < mcNGEOMTYPES; t2++) {
-      if (g_reg.pair_owner[t1][t2] == i) {
+      if (g_reg.pair_owner[0][t1][t2] == i || g_reg.pair_owner[1][t1][t2] == i) {
         return 1;
       }
     }

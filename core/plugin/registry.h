@@ -27,6 +27,10 @@ void mcp_listNames(int kind, char* buf, int buf_sz);
 int mcp_collisionCount(void);
 const mcpCollision* mcp_collision(int i);
 
+// is c a collision plugin used only for models with the nativeccd flag (mcENBL_NATIVECCD):
+// MuJoCo 3.x's native convex collision, plugins/collision-gjk (registered as "gjk")
+int mcp_collisionNativeOnly(const mcpCollision* c);
+
 // 1 if collision plugin i (as in mcp_collision) collides at least one geom-type pair.
 int mcp_collisionOwnsPair(int i);
 

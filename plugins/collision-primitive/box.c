@@ -435,6 +435,9 @@ static int boxContains(const mcNum x[3], const mcNum c[3], mcNum ax[3][3], const
 
 int mcc_boxBox(const mcpHost* host, const mcModel* m, const mcData* d, mcContact* con,
                int g1, int g2, mcNum margin) {
+  if (m->opt.enableflags & mcENBL_NATIVECCD) {
+    return mcc_boxBoxSat(m, d, con, g1, g2, margin);  // as MuJoCo 3.12+ (box_sat.c)
+  }
   const mcNum* p[2] = {MCC_POS(d, g1), MCC_POS(d, g2)};
   const mcNum* R[2] = {MCC_MAT(d, g1), MCC_MAT(d, g2)};
   const mcNum* s[2] = {MCC_SIZE(m, g1), MCC_SIZE(m, g2)};

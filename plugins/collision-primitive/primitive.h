@@ -21,4 +21,9 @@ int mcc_capsuleBox(const mcpHost* host, const mcModel* m, const mcData* d, mcCon
 int mcc_boxBox(const mcpHost* host, const mcModel* m, const mcData* d, mcContact* con,
                int g1, int g2, mcNum margin);
 
+// box-box by the separating-axis test as MuJoCo 3.12+ (box_sat.c; mcc_boxBox calls it for
+// models with mcENBL_NATIVECCD)
+int mcc_boxBoxSat(const mcModel* m, const mcData* d, mcContact* con, int g1, int g2,
+                  mcNum margin);
+
 #endif  // MODUCO_PLUGINS_COLLISION_PRIMITIVE_PRIMITIVE_H_

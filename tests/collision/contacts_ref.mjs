@@ -12,7 +12,8 @@
 // when it is missing).
 import { forwardModels } from '../mjs3/mujoco.mjs';
 
-forwardModels('contacts_ref.mjs', (m, d) => {
+// the contacts of d as [geom1, geom2, dist, px, py, pz, nx, ny, nz] rows (contacts314_ref.mjs too)
+export function contactRows(m, d) {
   const contacts = [];
   for (let i = 0; i < d.ncon; i++) {
     const c = d.contact.get(i);
@@ -20,4 +21,8 @@ forwardModels('contacts_ref.mjs', (m, d) => {
                    ...Array.from(c.frame).slice(0, 3)]);
   }
   return { contacts };
-});
+}
+
+if (process.argv[1] && process.argv[1].endsWith('contacts_ref.mjs')) {
+  forwardModels('contacts_ref.mjs', contactRows);
+}

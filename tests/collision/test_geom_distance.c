@@ -193,58 +193,12 @@ static double gapAlong(const mcModel* m, const mcData* d, int a, int b, const do
 }
 
 
-static void randomUnit(TuRng* r, double u[3]) {
-  double len;
-  do {
-    for (int k = 0; k < 3; k++) {
-      u[k] = tu_uniform(r, -1, 1);
-    }
-    len = sqrt(u[0]*u[0] + u[1]*u[1] + u[2]*u[2]);
-  } while (len < 0.1 || len > 1);
-  for (int k = 0; k < 3; k++) {
-    u[k] /= len;
-  }
-}
-
-
-// a random quaternion; with axis set, a multiple of 90 degrees about a coordinate axis
-static void randomQuat(TuRng* r, double q[4], int axis) {
-  if (axis) {
-    int k = (int)tu_uniform(r, 0, 3), turns = (int)tu_uniform(r, 0, 4);
-    double h = 0.25*M_PI*turns;
-    q[0] = cos(h);
-    q[1] = q[2] = q[3] = 0;
-    q[1 + k] = sin(h);
-    return;
-  }
-  double u[3];
-  randomUnit(r, u);
-  double h = tu_uniform(r, 0, M_PI);
-  q[0] = cos(h);
-  for (int k = 0; k < 3; k++) {
-    q[1 + k] = sin(h)*u[k];
-  }
-}
-
-
-// "name" mesh of n random points in a box of half sizes s (appended to buf)
-static void cloudMesh(char* buf, size_t sz, TuRng* r, const char* name, int n, const double s[3]) {
-  size_t len = strlen(buf);
-  len += (size_t)snprintf(buf + len, sz - len, "<mesh name='%s' vertex='", name);
-  for (int i = 0; i < n; i++) {
-    len += (size_t)snprintf(buf + len, sz - len, "%.6f %.6f %.6f ", tu_uniform(r, -s[0], s[0]),
-                            tu_uniform(r, -s[1], s[1]), tu_uniform(r, -s[2], s[2]));
-  }
-  snprintf(buf + len, sz - len, "'/>");
-}
-
-
 Test(geom_distance, separated_meshes_mj3383) {
   TuRng rng = {0x3383};
   char xml[8192] = "<mujoco><asset>";
-  cloudMesh(xml, sizeof(xml), &rng, "cloud1", 20, (double[3]){0.1, 0.15, 0.2});
-  cloudMesh(xml, sizeof(xml), &rng, "cloud2", 8, (double[3]){0.3, 0.1, 0.1});
-  cloudMesh(xml, sizeof(xml), &rng, "slab", 12, (double[3]){0.2, 0.2, 0.005});
+  tu_cloudMesh(xml, sizeof(xml), &rng, "cloud1", 20, (double[3]){0.1, 0.15, 0.2});
+  tu_cloudMesh(xml, sizeof(xml), &rng, "cloud2", 8, (double[3]){0.3, 0.1, 0.1});
+  tu_cloudMesh(xml, sizeof(xml), &rng, "slab", 12, (double[3]){0.2, 0.2, 0.005});
   strcat(xml, "<mesh name='cube' vertex='-.1 -.1 -.1 .1 -.1 -.1 -.1 .1 -.1 .1 .1 -.1 "
               "-.1 -.1 .1 .1 -.1 .1 -.1 .1 .1 .1 .1 .1'/></asset><worldbody>"
               "<body name='A'><freejoint/><geom name='a' type='mesh' mesh='cube'/></body>"
@@ -261,7 +215,7 @@ Test(geom_distance, separated_meshes_mj3383) {
     m->geom_dataid[0] = aligned ? 0 : mc_name2id(m, mcOBJ_MESH, meshes[tries % 4]);
     m->geom_dataid[1] = aligned ? 0 : mc_name2id(m, mcOBJ_MESH, meshes[(tries/4) % 4]);
     double dir[3];
-    randomUnit(&rng, dir);
+    tu_randomUnit(&rng, dir);
     if (aligned) {        // along an axis, slightly off, so faces overlap in projection
       int k = tries % 9 / 3;
       dir[0] = dir[1] = dir[2] = tu_uniform(&rng, -0.3, 0.3);
@@ -272,8 +226,8 @@ Test(geom_distance, separated_meshes_mj3383) {
       d->qpos[k] = 0;
       d->qpos[7 + k] = R*dir[k];
     }
-    randomQuat(&rng, d->qpos + 3, aligned);
-    randomQuat(&rng, d->qpos + 10, aligned);
+    tu_randomQuat(&rng, d->qpos + 3, aligned);
+    tu_randomQuat(&rng, d->qpos + 10, aligned);
     mc_kinematics(m, d);
 
     // separated when some sampled direction separates them
@@ -284,7 +238,7 @@ Test(geom_distance, separated_meshes_mj3383) {
         double len = sqrt(dir[0]*dir[0] + dir[1]*dir[1] + dir[2]*dir[2]);
         n[0] = dir[0]/len, n[1] = dir[1]/len, n[2] = dir[2]/len;
       } else {
-        randomUnit(&rng, n);
+        tu_randomUnit(&rng, n);
       }
       maxgap = fmax(maxgap, gapAlong(m, d, 0, 1, n));
     }
@@ -354,13 +308,13 @@ Test(geom_distance, ellipsoids_nearest_points) {
   int n = 0;
   for (int t = 0; t < 500; t++) {
     double dir[3];
-    randomUnit(&rng, dir);
+    tu_randomUnit(&rng, dir);
     for (int k = 0; k < 3; k++) {
       d->qpos[k] = 0;
       d->qpos[7 + k] = tu_uniform(&rng, 0.45, 0.8)*dir[k];   // beyond both bounding radii
     }
-    randomQuat(&rng, d->qpos + 3, 0);
-    randomQuat(&rng, d->qpos + 10, 0);
+    tu_randomQuat(&rng, d->qpos + 3, 0);
+    tu_randomQuat(&rng, d->qpos + 10, 0);
     mc_kinematics(m, d);
     double ft[6];
     double dist = mc_geomDistance(m, d, 0, 1, 10, ft);
@@ -418,16 +372,16 @@ Test(geom_distance, against_mujoco314) {
     for (int t2 = t1; t2 < 6; t2++) {
       for (int p = 0; p < NPOSE; p++, n++) {
         char assets[2048] = "<asset>";
-        cloudMesh(assets, sizeof(assets), &rng, "ma", 14, (double[3]){0.12, 0.1, 0.15});
-        cloudMesh(assets, sizeof(assets), &rng, "mb", 10, (double[3]){0.1, 0.2, 0.1});
+        tu_cloudMesh(assets, sizeof(assets), &rng, "ma", 14, (double[3]){0.12, 0.1, 0.15});
+        tu_cloudMesh(assets, sizeof(assets), &rng, "mb", 10, (double[3]){0.1, 0.2, 0.1});
         strcat(assets, "</asset>");
         char ga[256], gb[256];
         geomXml(ga, sizeof(ga), t1, "a");
         geomXml(gb, sizeof(gb), t2, "b");
         double qa[4], qb[4], dir[3];
-        randomQuat(&rng, qa, 0);
-        randomQuat(&rng, qb, 0);
-        randomUnit(&rng, dir);
+        tu_randomQuat(&rng, qa, 0);
+        tu_randomQuat(&rng, qb, 0);
+        tu_randomUnit(&rng, dir);
         double R = tu_uniform(&rng, 0.3, 0.8);
         xmls[n] = malloc(4096);
         snprintf(xmls[n], 4096, "<mujoco>%s<worldbody><body quat='%.17g %.17g %.17g %.17g'>%s"

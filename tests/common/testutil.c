@@ -310,3 +310,49 @@ void tu_legacyWeldWeights(mcModel* m) {
     }
   }
 }
+
+
+void tu_randomUnit(TuRng* r, double u[3]) {
+  double len;
+  do {
+    for (int k = 0; k < 3; k++) {
+      u[k] = tu_uniform(r, -1, 1);
+    }
+    len = sqrt(u[0]*u[0] + u[1]*u[1] + u[2]*u[2]);
+  } while (len < 0.1 || len > 1);
+  for (int k = 0; k < 3; k++) {
+    u[k] /= len;
+  }
+}
+
+
+// a random quaternion; with axis set, a multiple of 90 degrees about a coordinate axis
+void tu_randomQuat(TuRng* r, double q[4], int axis) {
+  if (axis) {
+    int k = (int)tu_uniform(r, 0, 3), turns = (int)tu_uniform(r, 0, 4);
+    double h = 0.25*M_PI*turns;
+    q[0] = cos(h);
+    q[1] = q[2] = q[3] = 0;
+    q[1 + k] = sin(h);
+    return;
+  }
+  double u[3];
+  tu_randomUnit(r, u);
+  double h = tu_uniform(r, 0, M_PI);
+  q[0] = cos(h);
+  for (int k = 0; k < 3; k++) {
+    q[1 + k] = sin(h)*u[k];
+  }
+}
+
+
+// "name" mesh of n random points in a box of half sizes s (appended to buf)
+void tu_cloudMesh(char* buf, size_t sz, TuRng* r, const char* name, int n, const double s[3]) {
+  size_t len = strlen(buf);
+  len += (size_t)snprintf(buf + len, sz - len, "<mesh name='%s' vertex='", name);
+  for (int i = 0; i < n; i++) {
+    len += (size_t)snprintf(buf + len, sz - len, "%.6f %.6f %.6f ", tu_uniform(r, -s[0], s[0]),
+                            tu_uniform(r, -s[1], s[1]), tu_uniform(r, -s[2], s[2]));
+  }
+  snprintf(buf + len, sz - len, "'/>");
+}

@@ -22,6 +22,15 @@ typedef struct {
 } TuRng;
 double tu_uniform(TuRng* r, double lo, double hi);
 
+// a random unit vector (uniform on the sphere)
+void tu_randomUnit(TuRng* r, double u[3]);
+
+// a random unit quaternion; with axis set, a multiple of 90 degrees about a coordinate axis
+void tu_randomQuat(TuRng* r, double q[4], int axis);
+
+// append to buf (size sz) an MJCF <mesh name="name"> of n random points in a box of half sizes s
+void tu_cloudMesh(char* buf, size_t sz, TuRng* r, const char* name, int n, const double s[3]);
+
 
 //---------------------------------- MuJoCo 3.3.8 under Node ---------------------------------------
 // The suites that compare against MuJoCo 3.3.8 run a script of the source tree (tests/.../*.mjs,

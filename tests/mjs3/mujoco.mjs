@@ -82,17 +82,19 @@ export function loadFile(mj, vpath, err = {}) {
 // and the files they name) is copied into the in-memory file system, each MODEL.xml is compiled
 // and run through mj_forward at qpos0, and one JSON object is printed on stdout:
 //   {"version", "models": [{"file", "error": true} | {"file", ...record(m, d)}]}
-export function forwardModels(name, record) {
+// (lib: the loader's loadMujoco and loadFile, this file's 3.3.8 ones unless given; mujoco314.mjs
+// passes its own)
+export function forwardModels(name, record, lib = { loadMujoco, loadFile }) {
   const main = async () => {
     const [dir, ...models] = process.argv.slice(2);
     if (!models.length) {
       fail(name, `usage: node ${name} DIR MODEL.xml...`);
     }
-    const mj = await loadMujoco(name);
+    const mj = await lib.loadMujoco(name);
     copyFolder(mj, dir, '/models');
     const out = { version: mj.mj_versionString(), models: [] };
     for (const file of models) {
-      const m = loadFile(mj, `/models/${file}`);
+      const m = lib.loadFile(mj, `/models/${file}`);
       if (!m) {
         out.models.push({ file, error: true });
         continue;

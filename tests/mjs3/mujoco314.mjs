@@ -9,7 +9,7 @@
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 
-import { fail } from './mujoco.mjs';
+import { fail, forwardModels as forwardWith } from './mujoco.mjs';
 
 export { copyFolder, fail, writeFile } from './mujoco.mjs';
 
@@ -60,4 +60,10 @@ export function fullM(mj, m, d) {
   } finally {
     buf.delete();
   }
+}
+
+// forwardModels of mujoco.mjs on MuJoCo 3.14: each MODEL.xml of `node NAME DIR MODEL.xml...`
+// compiled and run through mj_forward at qpos0, record(m, d)'s fields printed per model
+export function forwardModels(name, record) {
+  forwardWith(name, record, { loadMujoco, loadFile });
 }

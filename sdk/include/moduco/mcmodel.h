@@ -45,7 +45,9 @@ typedef enum mctEnableBit_ {      // enable optional feature bitflags
   mcENBL_INVDISCRETE  = 1<<3,     // discrete-time inverse dynamics
   mcENBL_MULTICCD     = 1<<4,     // multi-point convex collision detection
   mcENBL_ISLAND       = 1<<5,     // constraint island discovery
-  mcNENABLE           = 6
+  mcENBL_NATIVECCD    = 1<<6,     // MuJoCo 3.x convex collision: GJK/EPA, box-box by SAT (off:
+                                  // libccd MPR and 2.2.2's box-box; docs/status.md)
+  mcNENABLE           = 7
 } mctEnableBit;
 
 typedef enum mctJoint_ {          // type of degree of freedom

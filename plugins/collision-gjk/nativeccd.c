@@ -1,0 +1,186 @@
+// Moduco collision-gjk plugin: MuJoCo 3.x's native convex collision for the convex pairs that
+// have no analytic collider (the pairs collision-convex serves by libccd MPR): the distance by
+// GJK and, for overlapping geoms, the penetration depth and normal by EPA (gjk.c, epa.c), on the
+// exact shapes (no margin growth: a contact is reported when the distance is at most the margin).
+// Spheres and capsules enter as their centre point and axis segment, their radius added after
+// (signedDistance).
+// The contact: dist the signed distance, pos halfway between the two closest (or deepest) points,
+// the normal from geom1 toward geom2. With the multiccd flag the multi-contact of collision-convex
+// (multiccd.c) follows. The core uses this plugin only for models with mcENBL_NATIVECCD
+// (<flag nativeccd="enable"/>; docs/status.md).
+#include <math.h>
+#include <string.h>
+
+#include <moduco/mcplugin.h>
+
+#include "gjk.h"
+#include "multiccd.h"
+#include "support.h"
+
+// one geom for GJK: the shape, or with core set a sphere's centre or a capsule's segment
+typedef struct {
+  ConvexObj o;
+  int core;
+} Shape;
+
+// the radius taken off a sphere or capsule to make its core (0 for the other types)
+static mcNum coreRadius(const mcModel* m, int g) {
+  int t = m->geom_type[g];
+  return t == mcGEOM_SPHERE || t == mcGEOM_CAPSULE ? m->geom_size[3*g] : 0;
+}
+
+
+static void shapeSupport(const void* obj, const mcNum dir[3], mcNum res[3]) {
+  const Shape* s = (const Shape*)obj;
+  const mcModel* m = s->o.m;
+  int g = s->o.geom;
+  if (!s->core || coreRadius(m, g) == 0) {
+    geomSupport(&s->o, dir, res);
+    return;
+  }
+  const mcNum* pos = s->o.d->geom_xpos + 3*g;
+  const mcNum* mat = s->o.d->geom_xmat + 9*g;
+  mcNum h = m->geom_type[g] == mcGEOM_CAPSULE ? m->geom_size[3*g + 1] : 0;
+  mcNum along = dir[0]*mat[2] + dir[1]*mat[5] + dir[2]*mat[8];
+  mcNum side = along > 0 ? h : (along < 0 ? -h : 0);
+  for (int k = 0; k < 3; k++) {
+    res[k] = pos[k] + side*mat[3*k + 2];
+  }
+}
+
+
+// a GJK query between shapes s1 and s2 with the model's tolerance and iteration limit
+static void setQuery(gjkQuery* q, const Shape* s1, const Shape* s2, mcNum cutoff) {
+  const mcModel* m = s1->o.m;
+  const mcData* d = s1->o.d;
+  q->obj1 = s1;
+  q->obj2 = s2;
+  q->support1 = shapeSupport;
+  q->support2 = shapeSupport;
+  memcpy(q->center1, d->geom_xpos + 3*s1->o.geom, sizeof(q->center1));
+  memcpy(q->center2, d->geom_xpos + 3*s2->o.geom, sizeof(q->center2));
+  // tolerances far below MuJoCo's ccd_tolerance (1e-6), so the results are those of the shapes
+  mcNum scale = m->geom_rbound[s1->o.geom] + m->geom_rbound[s2->o.geom];
+  q->tolerance = 1e-15*(scale > 0 ? scale : 1);
+  q->max_iterations = 250;
+  q->cutoff = cutoff;
+}
+
+
+// Signed distance of shapes s1, s2 up to cutoff: dist, normal (s1 to s2) and closest (or
+// deepest) points; return 1, or -1 when farther than cutoff, 0 when degenerate (flat cores).
+static int shapeDistance(Shape* s1, Shape* s2, mcNum cutoff, mcNum* dist, mcNum n[3], mcNum x1[3],
+                         mcNum x2[3]) {
+  gjkQuery q;
+  gjkSimplex simplex;
+  setQuery(&q, s1, s2, cutoff);
+  gjkResult res = gjk_distance(&q, dist, x1, x2, &simplex);
+  if (res == gjkBEYOND) {
+    return -1;
+  }
+  if (res == gjkSEPARATED) {
+    if (!(*dist > 0)) {
+      return 0;
+    }
+    for (int k = 0; k < 3; k++) {
+      n[k] = (x2[k] - x1[k]) / *dist;
+    }
+    return 1;
+  }
+  mcNum depth;
+  if (!epa_penetration(&q, &simplex, &depth, n, x1, x2)) {
+    return 0;
+  }
+  *dist = -depth;
+  return 1;
+}
+
+
+// Signed distance of geoms g1, g2 up to the margin: the contact's dist, normal (g1 to g2) and
+// closest (or deepest) points; 0 when farther than margin or degenerate. Spheres and capsules
+// go in as their cores: the support of a shape grown by r is the core's plus r along the
+// direction, so the whole shapes' overlap along any direction is the cores' plus r1 + r2, and
+// the depth (the smallest overlap) and distance are the cores' shifted by the radii, with the
+// same normal, whether the cores overlap or not. Only flat cores (a point or segment against
+// another) go through the whole shapes.
+static int signedDistance(const mcModel* m, const mcData* d, int g1, int g2, mcNum margin,
+                          mcNum* dist, mcNum n[3], mcNum x1[3], mcNum x2[3]) {
+  Shape s1 = {{m, d, g1, 0, 0}, 1}, s2 = {{m, d, g2, 0, 0}, 1};
+  mcNum r1 = coreRadius(m, g1), r2 = coreRadius(m, g2);
+  int res = shapeDistance(&s1, &s2, margin + r1 + r2, dist, n, x1, x2);
+  if (res == 0 && r1 + r2 > 0) {
+    s1.core = s2.core = 0;
+    r1 = r2 = 0;
+    res = shapeDistance(&s1, &s2, margin, dist, n, x1, x2);
+  }
+  if (res <= 0) {
+    return 0;
+  }
+  for (int k = 0; k < 3; k++) {
+    x1[k] += r1*n[k];
+    x2[k] -= r2*n[k];
+  }
+  *dist -= r1 + r2;
+  return *dist <= margin;
+}
+
+
+static int convexGjk(const mcpHost* host, const mcModel* m, const mcData* d, mcContact* con,
+                     int g1, int g2, mcNum margin) {
+  mcNum dist, n[3], x1[3], x2[3];
+  if (!signedDistance(m, d, g1, g2, margin, &dist, n, x1, x2)) {
+    return 0;
+  }
+  con->dist = dist;
+  for (int k = 0; k < 3; k++) {
+    con->pos[k] = 0.5*(x1[k] + x2[k]);
+    con->frame[k] = n[k];
+  }
+  memset(con->frame + 3, 0, sizeof(mcNum)*6);
+  if (m->opt.enableflags & mcENBL_MULTICCD) {  // several contacts (collision-convex/multiccd.c)
+    return mccd_multiContact(m, d, con, g1, g2, margin);
+  }
+  return 1;
+}
+
+
+//---------------------------------- plugin descriptor ---------------------------------------------
+
+// the pairs MuJoCo 3.x collides by its general convex collider (the others have analytic ones)
+static const mcpCollisionPair g_pairs[] = {
+  {mcGEOM_SPHERE, mcGEOM_ELLIPSOID, convexGjk},
+  {mcGEOM_SPHERE, mcGEOM_CYLINDER, convexGjk},
+  {mcGEOM_SPHERE, mcGEOM_MESH, convexGjk},
+  {mcGEOM_CAPSULE, mcGEOM_ELLIPSOID, convexGjk},
+  {mcGEOM_CAPSULE, mcGEOM_CYLINDER, convexGjk},
+  {mcGEOM_CAPSULE, mcGEOM_MESH, convexGjk},
+  {mcGEOM_ELLIPSOID, mcGEOM_ELLIPSOID, convexGjk},
+  {mcGEOM_ELLIPSOID, mcGEOM_CYLINDER, convexGjk},
+  {mcGEOM_ELLIPSOID, mcGEOM_BOX, convexGjk},
+  {mcGEOM_ELLIPSOID, mcGEOM_MESH, convexGjk},
+  {mcGEOM_CYLINDER, mcGEOM_CYLINDER, convexGjk},
+  {mcGEOM_CYLINDER, mcGEOM_BOX, convexGjk},
+  {mcGEOM_CYLINDER, mcGEOM_MESH, convexGjk},
+  {mcGEOM_BOX, mcGEOM_MESH, convexGjk},
+  {mcGEOM_MESH, mcGEOM_MESH, convexGjk},
+};
+
+// between collision-primitive (0) and collision-convex (-10): the analytic pairs stay analytic
+static const mcpCollision g_plugin = {
+  MCP_HEADER(mcpKIND_COLLISION, mcpCollision, "gjk", "1.0.0",
+             "convex pairs by GJK distance and EPA penetration (nativeccd flag)", -1),
+  -5,
+  (int)(sizeof(g_pairs) / sizeof(g_pairs[0])),
+  g_pairs
+};
+
+static const mcpHeader* const g_list[] = {&g_plugin.hdr};
+static const mcpLibrary g_library = MCP_LIBRARY("collision-gjk", 1, g_list);
+
+
+MCP_EXPORT const mcpLibrary* mcp_library(const mcpHost* host) {
+  if (!host || host->abi_major != MCP_ABI_MAJOR) {
+    return NULL;
+  }
+  return &g_library;
+}
