@@ -1,4 +1,4 @@
-// Moduco tests: models of tests/compiler/models against MuJoCo 3.3.8 (see model_ref.h).
+// Moduco tests: models of tests/compiler/models against MuJoCo 3.14.0 (see model_ref.h).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,16 +8,20 @@
 #include "model_ref.h"
 #include "testutil.h"
 
-void mr_open(mrCase* k, const char* file, int nstep) {
-  TU_MJS3_REQUIRE();
+// mr_open on MuJoCo version ("3.14.0" or "3.3.8")
+static void openVersion(mrCase* k, const char* file, int nstep, const char* version) {
+  TU_MJS314_REQUIRE();
   char steps[32], err[1024] = "", path[1024];
   snprintf(steps, sizeof(steps), "%d", nstep);
-  const char* args[] = {MR_MODEL_DIR, steps, file, NULL};
+  const char* args[] = {"--mujoco", version, MR_MODEL_DIR, steps, file, NULL};
   k->out = tu_mjs3Json("tests/compiler/forward_ref.mjs", args, NULL, err, sizeof(err));
-  cr_assert_not_null(k->out, "MuJoCo 3.3.8 reference: %s", err);
+  cr_assert_not_null(k->out, "MuJoCo %s reference: %s", version, err);
+  const cJSON* v = cJSON_GetObjectItemCaseSensitive(k->out, "version");
+  cr_assert_str_eq(v->valuestring, version);
   k->ref = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(k->out, "models"), 0);
   const cJSON* e = cJSON_GetObjectItemCaseSensitive(k->ref, "error");
-  cr_assert(!e, "MuJoCo 3.3.8 does not load %s: %s", file, cJSON_IsString(e) ? e->valuestring : "");
+  cr_assert(!e, "MuJoCo %s does not load %s: %s", version, file,
+            cJSON_IsString(e) ? e->valuestring : "");
   snprintf(path, sizeof(path), "%s/%s", MR_MODEL_DIR, file);
   k->m = mc_loadXML(path, err, sizeof(err));
   cr_assert_not_null(k->m, "Moduco does not load %s: %s", file, err);
@@ -27,6 +31,14 @@ void mr_open(mrCase* k, const char* file, int nstep) {
     cr_assert_eq(mc_resetDataKeyframe(k->m, k->d, 0), 0);
   }
   mc_forward(k->m, k->d);
+}
+
+void mr_open(mrCase* k, const char* file, int nstep) {
+  openVersion(k, file, nstep, "3.14.0");
+}
+
+void mr_open338(mrCase* k, const char* file, int nstep) {
+  openVersion(k, file, nstep, "3.3.8");
 }
 
 void mr_close(mrCase* k) {

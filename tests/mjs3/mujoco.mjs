@@ -78,6 +78,23 @@ export function loadFile(mj, vpath, err = {}) {
   return m || null;
 }
 
+// the dense nv x nv inertia of d (after mj_forward or mj_step) as an array, row-major, built from
+// 3.3.8's tree-sparse qM (row i: M(i,i), then its ancestors)
+export function fullM(mj, m, d) {
+  const nv = m.nv;
+  const M = new Array(nv * nv).fill(0);
+  for (let i = 0; i < nv; i++) {
+    let adr = m.dof_Madr[i];
+    M[i * nv + i] = d.qM[adr++];
+    for (let j = m.dof_parentid[i]; j >= 0; j = m.dof_parentid[j]) {
+      M[i * nv + j] = d.qM[adr];
+      M[j * nv + i] = d.qM[adr];
+      adr++;
+    }
+  }
+  return M;
+}
+
 // the whole of a script run as `node NAME DIR MODEL.xml...`: every regular file of DIR (models
 // and the files they name) is copied into the in-memory file system, each MODEL.xml is compiled
 // and run through mj_forward at qpos0, and one JSON object is printed on stdout:
