@@ -156,6 +156,26 @@ Test(meshfit, fitaabb_as_mujoco) {
   meshFit("meshfit_aabb.xml");
 }
 
+//---------------------------------- keyframe quaternions -----------------------------------------
+
+// key_qpos and key_mquat as MuJoCo 3.14 compiles them, and the forward pass at each keyframe
+Test(keyframe, quaternions_normalized_as_mujoco) {
+  mrCase k;
+  mr_open(&k, "key_quat.xml", 0);
+  cr_assert_eq(k.m->nkey, 2);
+  mr_compare(&k, NULL, "key_qpos", k.m->key_qpos, k.m->nkey * k.m->nq, TOL_COMPILE);
+  mr_compare(&k, NULL, "key_mquat", k.m->key_mquat, k.m->nkey * 4 * k.m->nmocap, TOL_COMPILE);
+  mr_compare(&k, "forward", "qacc", k.d->qacc, k.m->nv, TOL_FORWARD);
+  // the first ball joint's quaternion is unit length (MuJoCo's to the last bit), zero ones are
+  // the identity (second key: the ball quaternion of norm 1.4e-16, the free one of 1e-20)
+  const mcNum* q = k.m->key_qpos;
+  cr_assert_float_eq(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3], 1, 1e-15);
+  const mcNum* t = k.m->key_qpos + k.m->nq;
+  cr_assert(t[0] == 1 && t[1] == 0 && t[11] == 1 && t[12] == 0, "%g %g %g %g", t[0], t[1], t[11],
+            t[12]);
+  mr_close(&k);
+}
+
 //---------------------------------- connect between sites -----------------------------------------
 
 // At rest against 3.14. The trajectory against 3.3.8: MuJoCo 3.14 adds the velocity term dJ/dt qvel
