@@ -16,11 +16,8 @@
 // ("stepped".error instead when mj_step or mj_forward throws.) @mujoco/mujoco is loaded by
 // tests/mjs3/mujoco314.mjs, mujoco-js by tests/mjs3/mujoco.mjs (status 3 and a message when it is
 // missing).
-import fs from 'node:fs';
-import path from 'node:path';
-
 import { byteField, harnessFromArgs } from '../mjs3/harness.mjs';
-import { copyFolder, fail } from '../mjs3/mujoco314.mjs';
+import { copyTree, fail } from '../mjs3/mujoco314.mjs';
 
 const NAME = 'forward_ref.mjs';
 
@@ -34,15 +31,6 @@ const MODEL_FIELDS = ['body_mass', 'body_inertia', 'body_ipos', 'body_iquat', 'g
 const BYTE_FIELDS = ['jnt_actfrclimited'];
 const DATA_FIELDS = ['qpos', 'qvel', 'qacc', 'qfrc_actuator', 'actuator_force', 'qfrc_bias',
   'qfrc_passive', 'qfrc_constraint', 'xpos', 'sensordata'];
-
-function copyTree(mj, dir, vdir) {
-  copyFolder(mj, dir, vdir);
-  for (const name of fs.readdirSync(dir)) {
-    if (fs.statSync(path.join(dir, name)).isDirectory()) {
-      copyTree(mj, path.join(dir, name), `${vdir}/${name}`);
-    }
-  }
-}
 
 function record(m, d) {
   const out = { ncon: d.ncon, nefc: d.nefc, contacts: [], energy: Array.from(d.energy) };

@@ -1,7 +1,7 @@
 // The MuJoCo 3 harness a reference script runs on: MuJoCo 3.14.0 (mujoco314.mjs) unless its
 // arguments start with `--mujoco 3.3.8` (mujoco.mjs, mujoco-js 0.0.7), which the suites pass only
 // where they document a difference between 3.3.8 and 3.14 (docs/mujoco3.md). Both modules export
-// loadMujoco, loadFile, loadXML, writeFile, copyFolder, fail and fullM.
+// loadMujoco, loadFile, loadXML, writeFile, copyFolder, copyTree, fail and fullM.
 import * as mujoco338 from './mujoco.mjs';
 import * as mujoco314 from './mujoco314.mjs';
 
