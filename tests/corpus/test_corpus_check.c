@@ -47,15 +47,8 @@ static void tmpName(char* path, size_t sz, const char* what) {
 }
 
 static cJSON* readJson(const char* path) {
-  FILE* f = fopen(path, "rb");
-  cr_assert_not_null(f, "cannot read %s", path);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char* text = malloc((size_t)n + 1);
-  cr_assert_eq(fread(text, 1, (size_t)n, f), (size_t)n);
-  text[n] = 0;
-  fclose(f);
+  char* text = tu_readFile(path);
+  cr_assert_not_null(text, "cannot read %s", path);
   cJSON* j = cJSON_Parse(text);
   free(text);
   cr_assert_not_null(j, "%s is not JSON", path);
@@ -123,13 +116,18 @@ Test(corpus_check, classifies_each_kind_of_file) {
   cJSON_Delete(out);
 }
 
-// write text to a temporary expectations file
-static void writeExpect(char* path, size_t sz, const char* text) {
-  tmpName(path, sz, "expect");
+// the script run with the expectations file holding text; its exit status, its stdout in out
+static int runExpect(const char* text, char** out) {
+  char path[256], extra[600];
+  tmpName(path, sizeof(path), "expect");
   FILE* f = fopen(path, "w");
   cr_assert_not_null(f);
   fputs(text, f);
   fclose(f);
+  snprintf(extra, sizeof(extra), "--expect '%s'", path);
+  int rc = runCheck(extra, out);
+  remove(path);
+  return rc;
 }
 
 Test(corpus_check, fails_only_on_a_regression) {
@@ -154,14 +152,12 @@ Test(corpus_check, fails_only_on_a_regression) {
   cJSON_Delete(e);
 
   // a model that must match and does not, one that must load and does not, one that is gone
-  writeExpect(path, sizeof(path),
-              "{\"steps\": 20, \"models\": {"
-              "\"margins.xml\": {\"load\": \"both\", \"start\": true, \"stepped\": false},"
-              "\"cloth.xml\": {\"load\": \"both\", \"start\": false, \"stepped\": false},"
-              "\"gone.xml\": {\"load\": \"both\", \"start\": true, \"stepped\": true}}}");
-  snprintf(extra, sizeof(extra), "--expect '%s'", path);
-  cr_expect_eq(runCheck(extra, &text), 1, "%s", text);
-  remove(path);
+  cr_expect_eq(runExpect(
+      "{\"steps\": 20, \"models\": {"
+      "\"margins.xml\": {\"load\": \"both\", \"start\": true, \"stepped\": false},"
+      "\"cloth.xml\": {\"load\": \"both\", \"start\": false, \"stepped\": false},"
+      "\"gone.xml\": {\"load\": \"both\", \"start\": true, \"stepped\": true}}}", &text),
+      1, "%s", text);
   cr_expect(strstr(text, "REGRESSION") && strstr(text, "margins.xml: no longer matches at the "
                                                           "start"), "%s", text);
   cr_expect(strstr(text, "cloth.xml: load is \"only MuJoCo\", expected \"both\""), "%s", text);
@@ -171,12 +167,10 @@ Test(corpus_check, fails_only_on_a_regression) {
   free(text);
 
   // expectations below the results: listed as better, exit 0
-  writeExpect(path, sizeof(path),
-              "{\"steps\": 20, \"models\": {"
-              "\"pendulum.xml\": {\"load\": \"neither\", \"start\": false, \"stepped\": false}}}");
-  snprintf(extra, sizeof(extra), "--expect '%s'", path);
-  cr_expect_eq(runCheck(extra, &text), 0, "%s", text);
-  remove(path);
+  cr_expect_eq(runExpect(
+      "{\"steps\": 20, \"models\": {"
+      "\"pendulum.xml\": {\"load\": \"neither\", \"start\": false, \"stepped\": false}}}",
+      &text), 0, "%s", text);
   cr_expect(strstr(text, "pendulum.xml: now matches after the steps"), "%s", text);
   free(text);
 }
