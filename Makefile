@@ -8,7 +8,7 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 DEMO_MODEL ?= models/humanoid.xml
 DEMO_TIME  ?= 5
 
-.PHONY: all setup build demo test build-asan test-asan build-tsan test-tsan bench install clean build-fuzz fuzz fuzz-ci fuzz-long
+.PHONY: all setup build demo test build-asan test-asan build-tsan test-tsan bench install clean build-fuzz fuzz fuzz-ci fuzz-long corpus-check
 
 all: build
 
@@ -40,6 +40,14 @@ test-asan: build-asan
 
 bench: build
 	$(BUILD)/bin/moduco-bench-forward
+
+# every model of CORPUS in Moduco and MuJoCo 3.14, compared at the keyframe and after 50 steps
+# (docs/corpus.md); fails only on a regression against CORPUS_EXPECT. Refresh that file after an
+# improvement with: scripts/corpus-check $(CORPUS) --write-expect $(CORPUS_EXPECT)
+CORPUS        ?= ../shared/corpus
+CORPUS_EXPECT ?= tests/corpus/expected.json
+corpus-check: build
+	python3 scripts/corpus-check $(CORPUS) --moduco $(BUILD)/bin/moduco --expect $(CORPUS_EXPECT)
 
 # libFuzzer targets (clang, ASan+UBSan) in their own build folder; docs/fuzzing.md
 FUZZ_FLAGS = -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \

@@ -451,6 +451,25 @@ static void mcc_keyVec(mcc* c, const mcxElem* e, const char* key, mcNum* out, in
   }
 }
 
+// the quaternions of keyframe k normalized as MuJoCo normalizes them when it compiles (measured on
+// 2.2.2, 3.3.8 and 3.14): those of free and ball joints in qpos (a zero one becomes the identity),
+// the mocap ones in mquat (a zero one stays zero)
+static void mcc_normalizeKeyQuats(mcModel* m, int k) {
+  for (int j = 0; j < m->njnt; j++) {
+    int t = m->jnt_type[j];
+    if (t == mcJNT_FREE || t == mcJNT_BALL) {
+      mcNum* q = m->key_qpos + (size_t)k * m->nq + m->jnt_qposadr[j] + (t == mcJNT_FREE ? 3 : 0);
+      if (!mcc_normalize4(q)) {
+        q[0] = 1;
+        q[1] = q[2] = q[3] = 0;
+      }
+    }
+  }
+  for (int i = 0; i < m->nmocap; i++) {
+    mcc_normalize4(m->key_mquat + (size_t)k * 4 * m->nmocap + 4 * i);
+  }
+}
+
 void mcc_fillKeys(mcc* c, mcModel* m) {
   for (int k = 0; k < m->nkey; k++) {
     // defaults: qpos0, zero velocity/act/ctrl, mocap bodies at their model pose
@@ -476,5 +495,6 @@ void mcc_fillKeys(mcc* c, mcModel* m) {
     mcc_keyVec(c, e, "mpos", m->key_mpos + (size_t)k * 3 * m->nmocap, 3 * m->nmocap, "3*nmocap");
     mcc_keyVec(c, e, "mquat", m->key_mquat + (size_t)k * 4 * m->nmocap, 4 * m->nmocap,
                "4*nmocap");
+    mcc_normalizeKeyQuats(m, k);
   }
 }

@@ -1,4 +1,4 @@
-// Moduco tests: models of tests/compiler/models against MuJoCo 3.3.8 (see model_ref.h).
+// Moduco tests: models of tests/compiler/models against MuJoCo 3.14.0 (see model_ref.h).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,21 +8,23 @@
 #include "model_ref.h"
 #include "testutil.h"
 
-void mr_open(mrCase* k, const char* file, int nstep) {
-  TU_MJS3_REQUIRE();
-  mr_openScript(k, "tests/compiler/forward_ref.mjs", MR_MODEL_DIR, file, nstep);
-}
-
-void mr_openScript(mrCase* k, const char* script, const char* dir, const char* file, int nstep) {
+// run script (arguments DIR NSTEP FILE, after "--mujoco VERSION" when version is given) on file
+// of folder dir, then load the same file in Moduco at its first keyframe (or qpos0)
+static void openRef(mrCase* k, const char* script, const char* dir, const char* file, int nstep,
+                    const char* version) {
   char steps[32], err[1024] = "", path[1024];
   snprintf(steps, sizeof(steps), "%d", nstep);
-  const char* args[] = {dir, steps, file, NULL};
-  k->out = tu_mjs3Json(script, args, NULL, err, sizeof(err));
+  const char* withVersion[] = {"--mujoco", version, dir, steps, file, NULL};
+  const char* plain[] = {dir, steps, file, NULL};
+  k->out = tu_mjs3Json(script, version ? withVersion : plain, NULL, err, sizeof(err));
   cr_assert_not_null(k->out, "MuJoCo reference (%s): %s", script, err);
-  const char* version = cJSON_GetObjectItemCaseSensitive(k->out, "version")->valuestring;
+  const char* got = cJSON_GetObjectItemCaseSensitive(k->out, "version")->valuestring;
+  if (version) {
+    cr_assert_str_eq(got, version);
+  }
   k->ref = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(k->out, "models"), 0);
   const cJSON* e = cJSON_GetObjectItemCaseSensitive(k->ref, "error");
-  cr_assert(!e, "MuJoCo %s does not load %s: %s", version, file,
+  cr_assert(!e, "MuJoCo %s does not load %s: %s", got, file,
             cJSON_IsString(e) ? e->valuestring : "");
   snprintf(path, sizeof(path), "%s/%s", dir, file);
   k->m = mc_loadXML(path, err, sizeof(err));
@@ -33,6 +35,20 @@ void mr_openScript(mrCase* k, const char* script, const char* dir, const char* f
     cr_assert_eq(mc_resetDataKeyframe(k->m, k->d, 0), 0);
   }
   mc_forward(k->m, k->d);
+}
+
+void mr_open(mrCase* k, const char* file, int nstep) {
+  TU_MJS314_REQUIRE();
+  openRef(k, "tests/compiler/forward_ref.mjs", MR_MODEL_DIR, file, nstep, "3.14.0");
+}
+
+void mr_open338(mrCase* k, const char* file, int nstep) {
+  TU_MJS3_REQUIRE();
+  openRef(k, "tests/compiler/forward_ref.mjs", MR_MODEL_DIR, file, nstep, "3.3.8");
+}
+
+void mr_openScript(mrCase* k, const char* script, const char* dir, const char* file, int nstep) {
+  openRef(k, script, dir, file, nstep, NULL);
 }
 
 void mr_close(mrCase* k) {

@@ -1,4 +1,4 @@
-// Moduco tests: models of tests/compiler/models compared field by field with MuJoCo 3.3.8
+// Moduco tests: models of tests/compiler/models compared field by field with MuJoCo 3.14.0
 // (tests/compiler/forward_ref.mjs under Node, through tu_mjs3Json): compiled fields, forward
 // dynamics at the first keyframe (qpos0 without one) and the state after a number of steps.
 #ifndef MODUCO_TESTS_COMPILER_MODEL_REF_H_
@@ -19,12 +19,16 @@ typedef struct {
   mcData* d;
 } mrCase;
 
-// load file (relative to MR_MODEL_DIR) in both engines; the reference steps nstep times
+// load file (relative to MR_MODEL_DIR) in both engines; the reference (MuJoCo 3.14.0) steps nstep
+// times
 void mr_open(mrCase* k, const char* file, int nstep);
 
 // the same with another reference script of the same output (run with DIR NSTEP FILE) on file of
 // folder dir (the caller checks first that the script's MuJoCo can run: TU_MJS3*_REQUIRE)
 void mr_openScript(mrCase* k, const char* script, const char* dir, const char* file, int nstep);
+
+// mr_open against MuJoCo 3.3.8, for the checks that document where 3.3.8 and 3.14 differ
+void mr_open338(mrCase* k, const char* file, int nstep);
 void mr_close(mrCase* k);
 
 // step Moduco nstep times, then mc_forward (as the reference did for "stepped")

@@ -1,10 +1,10 @@
-// Print names and poses of a model compiled by MuJoCo 3.3.8 (mujoco-js, WebAssembly), one object
+// Print names and poses of a model compiled by MuJoCo 3.14 (@mujoco/mujoco, WebAssembly), one object
 // per line, for tests/hardening/test_user_needs.c: node mjs3_model.mjs MODEL.xml
 //   body NAME PARENT px py pz qw qx qy qz  |  geom NAME BODY px py pz  |  jnt NAME BODY
 //   site NAME BODY  |  size nq nbody  |  error MESSAGE (the model did not compile)
 import fs from 'node:fs';
 
-import { loadMujoco, loadXML } from '../mjs3/mujoco.mjs';
+import { loadMujoco, loadXML } from '../mjs3/mujoco314.mjs';
 
 const [xmlfile] = process.argv.slice(2);
 const mj = await loadMujoco('mjs3_model.mjs');

@@ -1,7 +1,7 @@
 // tests/hardening: regression tests for the edge cases users report against MuJoCo-style engines
 // (/work/shared/USER-NEEDS.md sections 1 and 3; the audit is docs/user-needs.md). Every test
-// compares against MuJoCo 2.2.2 (linked into this test), MuJoCo 3.3.8 (mujoco-js under node, for
-// <replicate> and mesh inertia), or an analytic expectation.
+// compares against MuJoCo 2.2.2 (linked into this test), MuJoCo 3.14 (@mujoco/mujoco under node,
+// for <replicate> and mesh inertia), or an analytic expectation.
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
 #include <math.h>
@@ -256,7 +256,7 @@ Test(replicate, rotated_replicas_compose_poses) {
 }
 
 Test(replicate, names_and_poses_match_mujoco_3_3_8) {
-  TU_MJS3_REQUIRE();
+  TU_MJS314_REQUIRE();
   const char* xml =
     "<mujoco><compiler eulerseq='zyx'/><worldbody>\n"
     "<body name='base' pos='0 0 1'>\n"
@@ -286,7 +286,7 @@ Test(replicate, names_and_poses_match_mujoco_3_3_8) {
     char kind[16], name[128];
     double v[7];
     int id;
-    cr_assert(strncmp(line, "error", 5), "MuJoCo 3.3.8 rejected the model: %s", line);
+    cr_assert(strncmp(line, "error", 5), "MuJoCo 3.14 rejected the model: %s", line);
     if (sscanf(line, "size %d %d", &id, &nsize) == 2) {
       cr_assert_eq(id, m->nq, "nq %d vs %d", m->nq, id);
       cr_assert_eq(nsize, m->nbody);
@@ -321,7 +321,7 @@ Test(replicate, names_and_poses_match_mujoco_3_3_8) {
   }
   free(text);
   cr_assert_eq(status, 0, "node failed");
-  cr_assert(nsize > 0, "no output from MuJoCo 3.3.8");
+  cr_assert(nsize > 0, "no output from MuJoCo 3.14");
   cr_assert_eq(nbody, m->nbody);
   cr_assert_eq(ngeom, m->ngeom);
   cr_assert_eq(njnt, m->njnt);
@@ -624,8 +624,8 @@ Test(mass, two_massless_geoms_in_one_body) {
 // MJ#759: tiny pieces of a decomposed mesh ("eigenvalue of mesh inertia too small"). A body of a
 // 0.2 m box carries a mesh cube scaled to 2e-3, 2e-5, a 0.2 x 0.2 x 2e-6 sliver and a
 // 2e-6 x 2e-6 x 0.2 needle: each loads, the piece adds its own mass and inertia, and the body's
-// mass properties equal MuJoCo 3.3.8's (tests/mesh/inertia_ref.mjs; Moduco's mesh inertia is
-// 3.3.8's, 2.2.2 weighed the sliver's equivalent inertia box); the model steps. A piece of 2e-9
+// mass properties equal MuJoCo 3.14's (tests/mesh/inertia_ref.mjs; Moduco's mesh inertia is
+// 3.x's, 2.2.2 weighed the sliver's equivalent inertia box); the model steps. A piece of 2e-9
 // (no measurable surface) is refused by both engines, with the mesh named. Alone on a moving
 // body a tiny piece is refused (mass below mcMINVAL) with a hint, like MuJoCo 2.2.2.
 #define CUBE_MESH(SCALE)                                                                          \
@@ -651,7 +651,7 @@ static void refNums(const cJSON* out, int k, const char* field, int at, double* 
   const cJSON* model = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(out, "models"), k);
   const cJSON* a = cJSON_GetObjectItemCaseSensitive(model, field);
   cr_assert(cJSON_IsArray(a) && cJSON_GetArraySize(a) >= at + n, "model %d: no %s in the "
-            "MuJoCo 3.3.8 reference", k, field);
+            "MuJoCo 3.14 reference", k, field);
   for (int i = 0; i < n; i++) {
     v[i] = cJSON_GetArrayItem(a, at + i)->valuedouble;
   }
@@ -679,7 +679,7 @@ Test(mass, tiny_mesh_pieces, .timeout = 600) {
     args[1 + i] = names[i];
   }
   args[5] = NULL;
-  TU_MJS3_REQUIRE();
+  TU_MJS314_REQUIRE();
   char err3[1024] = "";
   cJSON* out = tu_mjs3Json("tests/mesh/inertia_ref.mjs", args, NULL, err3, sizeof(err3));
   for (int i = 0; i < 4; i++) {
@@ -688,7 +688,7 @@ Test(mass, tiny_mesh_pieces, .timeout = 600) {
     unlink(path);
   }
   rmdir(dir);
-  cr_assert_not_null(out, "MuJoCo 3.3.8 reference: %s", err3);
+  cr_assert_not_null(out, "MuJoCo 3.14 reference: %s", err3);
   for (int i = 0; i < 4; i++) {
     char err[1024];
     mcModel* m = mcLoad(xml[i], err, sizeof(err));
@@ -700,11 +700,11 @@ Test(mass, tiny_mesh_pieces, .timeout = 600) {
     refNums(out, i, "body_ipos", 3, ipos, 3);
     refNums(out, i, "body_iquat", 4, iquat, 4);
     refNums(out, i, "body_inertia", 3, inertia, 3);
-    cr_expect(fabs(m->body_mass[1] - mass) < 1e-12 * mass, "%s: mass %.17g, MuJoCo 3.3.8 %.17g",
+    cr_expect(fabs(m->body_mass[1] - mass) < 1e-12 * mass, "%s: mass %.17g, MuJoCo 3.14 %.17g",
               scales[i], m->body_mass[1], mass);
     fullInertia(iquat, inertia, T1);               // the order of principal axes may differ
     fullInertia(m->body_iquat + 4, m->body_inertia + 3, T2);
-    cr_expect(maxDiff(T1, T2, 9) < 1e-12 * 0.05, "%s: inertia differs from MuJoCo 3.3.8 by %g",
+    cr_expect(maxDiff(T1, T2, 9) < 1e-12 * 0.05, "%s: inertia differs from MuJoCo 3.14 by %g",
               scales[i], maxDiff(T1, T2, 9));
     cr_expect(maxDiff(m->body_ipos + 3, ipos, 3) < 1e-12, "%s: ipos", scales[i]);
     mcData* d = mc_makeData(m);

@@ -1,9 +1,10 @@
-// Body mass properties and the mesh-derived geom and mesh fields as MuJoCo 3.3.8 compiles them
-// (npm package mujoco-js 0.0.7, WebAssembly), for the mesh suites (tests/mesh/*.c, through
+// Body mass properties and the mesh-derived geom and mesh fields as MuJoCo 3.14.0 compiles them
+// (npm package @mujoco/mujoco 3.14.0, WebAssembly), for the mesh suites (tests/mesh/*.c, through
 // tu_mjs3Json).
 //
-//   node inertia_ref.mjs DIR MODEL.xml...
+//   node inertia_ref.mjs [--mujoco 3.3.8] DIR MODEL.xml...
 //
+// (--mujoco 3.3.8: MuJoCo 3.3.8, mujoco-js 0.0.7, where a test documents a difference.)
 // Every file of DIR and of its subfolders (models and the mesh files they name) is copied into the
 // in-memory file system and each MODEL.xml (a path relative to DIR) is compiled. Output on stdout, one JSON object:
 //   {"version", "models": [{"file", "error": "MuJoCo's message"} |
@@ -11,60 +12,27 @@
 //                           "body_iquat": [...], "geom_type", "geom_pos", "geom_quat",
 //                           "geom_size", "geom_rbound", "mesh_vertadr", "mesh_vertnum",
 //                           "mesh_vert": [...]}]}
-// with every body (world included), geom and mesh, flattened as in mjModel. mujoco-js is loaded by
-// tests/mjs3/mujoco.mjs (status 3 and a message when it is missing).
-import fs from 'node:fs';
-import path from 'node:path';
-
-import { copyFolder, fail, loadMujoco, writeFile } from '../mjs3/mujoco.mjs';
+// with every body (world included), geom and mesh, flattened as in mjModel. The MuJoCo module is
+// loaded by tests/mjs3/harness.mjs (status 3 and a message when it is missing).
+import { harnessFromArgs } from '../mjs3/harness.mjs';
+import { fail } from '../mjs3/mujoco314.mjs';
 
 const NAME = 'inertia_ref.mjs';
 
-// the text of a C++ exception thrown by the compiler (mjCError starts with its message); mem: a
-// function returning the current wasm memory buffer
-function exceptionText(e, mem) {
-  if (!e || typeof e.excPtr !== 'number') {
-    return String(e && e.message ? e.message : e);
-  }
-  const bytes = new Uint8Array(mem());
-  let s = '';
-  for (let i = e.excPtr; i < bytes.length && bytes[i] && s.length < 1000; i++) {
-    s += String.fromCharCode(bytes[i]);
-  }
-  return s.split('\n')[0];
-}
-
-// copy host folder dir into vdir with its subfolders
-function copyTree(mj, dir, vdir) {
-  copyFolder(mj, dir, vdir);
-  for (const name of fs.readdirSync(dir)) {
-    if (fs.statSync(path.join(dir, name)).isDirectory()) {
-      copyTree(mj, path.join(dir, name), `${vdir}/${name}`);
-    }
-  }
-}
-
 const main = async () => {
-  const [dir, ...models] = process.argv.slice(2);
-  if (!models.length) {
-    fail(NAME, `usage: node ${NAME} DIR MODEL.xml...`);
+  const { h, rest } = harnessFromArgs(process.argv.slice(2));
+  const [dir, ...models] = rest;
+  if (!h || !models.length) {
+    fail(NAME, `usage: node ${NAME} [--mujoco 3.3.8] DIR MODEL.xml...`);
   }
-  const mj = await loadMujoco(NAME);
-
-  // a model kept alive for a view of the wasm memory (where exceptions keep their message)
-  writeFile(mj, '/probe/empty.xml', '<mujoco><worldbody><body><geom size="1"/></body>' +
-            '</worldbody></mujoco>');
-  const keep = mj.MjModel.loadFromXML('/probe/empty.xml');
-  const mem = () => keep.body_mass.buffer;
-
-  copyTree(mj, dir, '/models');
+  const mj = await h.loadMujoco(NAME);
+  h.copyTree(mj, dir, '/models');
   const out = { version: mj.mj_versionString(), models: [] };
   for (const file of models) {
-    let m = null;
-    try {
-      m = mj.MjModel.loadFromXML(`/models/${file}`);
-    } catch (e) {
-      out.models.push({ file, error: exceptionText(e, mem) || 'error' });
+    const err = {};
+    const m = h.loadFile(mj, `/models/${file}`, err);
+    if (!m) {
+      out.models.push({ file, error: err.message });
       continue;
     }
     try {
@@ -87,7 +55,6 @@ const main = async () => {
       m.delete();
     }
   }
-  keep.delete();
   process.stdout.write(`${JSON.stringify(out)}\n`);
 };
 main().catch((e) => fail(NAME, e.stack || e));

@@ -290,11 +290,14 @@ cJSON* mt_reference3(const char* dir, const char* const* models) {
   while (models[n]) {
     n++;
   }
-  const char** args = calloc((size_t)n + 2, sizeof(char*));
+  // MuJoCo 3.3.8: the mesh frames follow its eigen-solver (docs/mujoco3.md, "mesh frames")
+  const char** args = calloc((size_t)n + 4, sizeof(char*));
   cr_assert_not_null(args);
-  args[0] = dir;
+  args[0] = "--mujoco";
+  args[1] = "3.3.8";
+  args[2] = dir;
   for (int i = 0; i < n; i++) {
-    args[1 + i] = models[i];
+    args[3 + i] = models[i];
   }
   char err[1024] = "";
   cJSON* out = tu_mjs3Json("tests/mesh/inertia_ref.mjs", args, NULL, err, sizeof(err));

@@ -160,12 +160,12 @@ static void flipped(const int* f, int nf, int k, int* out) {
 // run inertia_ref.mjs on every model of the set
 static cJSON* reference(const MtSet* s) {
   TU_MJS3_REQUIRE();
-  const char* args[NMAX + 2];
-  args[0] = s->dir;
+  // MuJoCo 3.3.8: the mesh frames follow its eigen-solver (docs/mujoco3.md, "mesh frames")
+  const char* args[NMAX + 4] = {"--mujoco", "3.3.8", s->dir};
   for (int i = 0; i < s->n; i++) {
-    args[1 + i] = s->m[i].name;
+    args[3 + i] = s->m[i].name;
   }
-  args[1 + s->n] = NULL;
+  args[3 + s->n] = NULL;
   char err[1024] = "";
   cJSON* out = tu_mjs3Json(REF_SCRIPT, args, NULL, err, sizeof(err));
   cr_assert_not_null(out, "MuJoCo 3.3.8 reference: %s", err);

@@ -57,11 +57,47 @@ export function copyFolder(mj, dir, vdir, keep = () => true) {
   }
 }
 
+// copy host folder dir into vdir with its subfolders
+export function copyTree(mj, dir, vdir) {
+  copyFolder(mj, dir, vdir);
+  for (const name of fs.readdirSync(dir)) {
+    if (fs.statSync(path.join(dir, name)).isDirectory()) {
+      copyTree(mj, path.join(dir, name), `${vdir}/${name}`);
+    }
+  }
+}
+
 // compile the MJCF text xml, written to vpath (default /model.xml); the model, or null with the
 // first line of MuJoCo's message in err.message when it does not compile
 export function loadXML(mj, xml, vpath = '/model.xml', err = {}) {
   writeFile(mj, vpath, xml);
   return loadFile(mj, vpath, err);
+}
+
+// a model kept alive per module, for a view of the wasm memory (where 3.3.8's C++ exceptions keep
+// their message)
+const probes = new WeakMap();
+function wasmMemory(mj) {
+  if (!probes.has(mj)) {
+    writeFile(mj, '/.probe/one.xml', '<mujoco><worldbody><body><geom size="1"/></body>' +
+              '</worldbody></mujoco>');
+    probes.set(mj, mj.MjModel.loadFromXML('/.probe/one.xml'));
+  }
+  return probes.get(mj).body_mass.buffer;
+}
+
+// the first line of an exception thrown by 3.3.8's compiler (a C++ exception whose object starts
+// with the message, at e.excPtr in the wasm memory), or of any other error
+function exceptionText(mj, e) {
+  if (!e || typeof e.excPtr !== 'number') {
+    return String(e && e.message ? e.message : e).split('\n')[0];
+  }
+  const bytes = new Uint8Array(wasmMemory(mj));
+  let s = '';
+  for (let i = e.excPtr; i < bytes.length && bytes[i] && s.length < 1000; i++) {
+    s += String.fromCharCode(bytes[i]);
+  }
+  return s.split('\n')[0];
 }
 
 // compile vpath of the in-memory file system; as loadXML
@@ -70,12 +106,29 @@ export function loadFile(mj, vpath, err = {}) {
   try {
     m = mj.MjModel.loadFromXML(vpath);
   } catch (e) {
-    err.message = String(e && e.message ? e.message : e).split('\n')[0];
+    err.message = exceptionText(mj, e);
   }
   if (!m && !err.message) {
     err.message = `MuJoCo ${VERSION} did not compile ${vpath}`;
   }
   return m || null;
+}
+
+// the dense nv x nv inertia of d (after mj_forward or mj_step) as an array, row-major, built from
+// 3.3.8's tree-sparse qM (row i: M(i,i), then its ancestors)
+export function fullM(mj, m, d) {
+  const nv = m.nv;
+  const M = new Array(nv * nv).fill(0);
+  for (let i = 0; i < nv; i++) {
+    let adr = m.dof_Madr[i];
+    M[i * nv + i] = d.qM[adr++];
+    for (let j = m.dof_parentid[i]; j >= 0; j = m.dof_parentid[j]) {
+      M[i * nv + j] = d.qM[adr];
+      M[j * nv + i] = d.qM[adr];
+      adr++;
+    }
+  }
+  return M;
 }
 
 // the whole of a script run as `node NAME DIR MODEL.xml...`: every regular file of DIR (models

@@ -9,9 +9,9 @@
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 
-import { fail, forwardModels as forwardWith } from './mujoco.mjs';
+import { fail, forwardModels as forwardWith, writeFile } from './mujoco.mjs';
 
-export { copyFolder, fail, writeFile } from './mujoco.mjs';
+export { copyFolder, copyTree, fail, writeFile } from './mujoco.mjs';
 
 export const VERSION = '3.14.0';
 
@@ -35,8 +35,14 @@ export async function loadMujoco(name) {
   return mj;
 }
 
-// compile vpath of the in-memory file system; the model, or null with the first line of
-// MuJoCo's message in err.message when it does not compile
+// compile the MJCF text xml, written to vpath (default /model.xml); the model, or null with the
+// first line of MuJoCo's message in err.message when it does not compile
+export function loadXML(mj, xml, vpath = '/model.xml', err = {}) {
+  writeFile(mj, vpath, xml);
+  return loadFile(mj, vpath, err);
+}
+
+// compile vpath of the in-memory file system; as loadXML
 export function loadFile(mj, vpath, err = {}) {
   let m = null;
   try {
@@ -66,4 +72,22 @@ export function fullM(mj, m, d) {
 // compiled and run through mj_forward at qpos0, record(m, d)'s fields printed per model
 export function forwardModels(name, record) {
   forwardWith(name, record, { loadMujoco, loadFile });
+}
+
+// the values of model field name (one per object, in order) as MuJoCo's printed model lists them.
+// For the mjtByte fields (jnt_limited, jnt_actfrclimited, ...): reading them from the MjModel
+// throws in 3.14.0 (its bindings have no type for a bool memory view), mj_printModel has them.
+export function printedField(mj, m, name) {
+  const vpath = '/.printed_model.txt';
+  mj.mj_printModel(m, vpath);
+  const text = mj.FS.readFile(vpath, { encoding: 'utf8' });
+  mj.FS.unlink(vpath);
+  const out = [];
+  for (const line of text.split('\n')) {
+    const words = line.trim().split(/\s+/);
+    if (words[0] === name) {
+      out.push(...words.slice(1).map(Number));
+    }
+  }
+  return out;
 }

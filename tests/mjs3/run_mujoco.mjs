@@ -1,8 +1,10 @@
-// Reference trajectories from MuJoCo 3.3.8 (npm package mujoco-js 0.0.7, WebAssembly).
+// Reference trajectories from MuJoCo 3.14.0 (npm package @mujoco/mujoco 3.14.0, WebAssembly).
 //
-//   node run_mujoco.mjs MANIFEST.json [OUT.json]    (no OUT.json: the output goes to stdout)
-//   node run_mujoco.mjs --version
+//   node run_mujoco.mjs [--mujoco 3.3.8] MANIFEST.json [OUT.json]  (no OUT.json: to stdout)
+//   node run_mujoco.mjs [--mujoco 3.3.8] --version
 //
+// --mujoco 3.3.8: MuJoCo 3.3.8 (mujoco-js 0.0.7) instead, for the cases that document a difference
+// between 3.3.8 and 3.14 (tests/mjs3/harness.mjs, docs/mujoco3.md).
 // MANIFEST.json: {"cases": [{"name", "file", "integrator", "nstep", "smooth", "timestep"?,
 //                            "qpos"?, "qvel"?, "act"?, "ctrl"?}]}
 //   file        MJCF path on the host file system (read here, written to the in-memory FS)
@@ -13,37 +15,22 @@
 //            "actuator_lengthrange", "actuator_gainprm", "actuator_biasprm", "steps": [...]}]}
 // with one record per mj_step: the state after the step (qpos, qvel, act) and the forward
 // quantities of the state before it, as mj_step leaves them in mjData (qacc, qfrc_passive,
-// qfrc_bias, qfrc_actuator, ten_length, and M, the dense mass matrix built from qM); also the
-// compiled constants that come from numerical procedures (fluid added mass, muscle length ranges
+// qfrc_bias, qfrc_actuator, ten_length, and M, the dense mass matrix from the harness's fullM); also
+// the compiled constants that come from numerical procedures (fluid added mass, muscle length ranges
 // and the muscle parameters derived from them).
 // A case that fails to load is reported as {"name", "error"}; the exit status is then 2.
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { loadMujoco, loadXML } from './mujoco.mjs';
+import { harnessFromArgs } from './harness.mjs';
 
 const INTEGRATORS = { euler: 0, rk4: 1, implicit: 2, implicitfast: 3 };
 
 function usage(msg) {
   process.stderr.write(`run_mujoco.mjs: ${msg}\n` +
-                       'usage: node run_mujoco.mjs MANIFEST.json [OUT.json] | --version\n');
+                       'usage: node run_mujoco.mjs [--mujoco 3.3.8] MANIFEST.json [OUT.json] | ' +
+                       '--version\n');
   process.exit(1);
-}
-
-// dense nv x nv mass matrix from the tree-sparse qM (row i: M(i,i), then its ancestors)
-function denseM(m, d) {
-  const nv = m.nv;
-  const M = new Array(nv * nv).fill(0);
-  for (let i = 0; i < nv; i++) {
-    let adr = m.dof_Madr[i];
-    M[i * nv + i] = d.qM[adr++];
-    for (let j = m.dof_parentid[i]; j >= 0; j = m.dof_parentid[j]) {
-      M[i * nv + j] = d.qM[adr];
-      M[j * nv + i] = d.qM[adr];
-      adr++;
-    }
-  }
-  return M;
 }
 
 function setArray(dst, src, n, what, name) {
@@ -56,12 +43,12 @@ function setArray(dst, src, n, what, name) {
   dst.set(src);
 }
 
-function runCase(mj, c, index) {
+function runCase(h, mj, c, index) {
   if (!(c.integrator in INTEGRATORS)) {
     throw new Error(`case '${c.name}': unknown integrator '${c.integrator}'`);
   }
   const xml = fs.readFileSync(c.file, 'utf8');
-  const m = loadXML(mj, xml, `/work/case${index}_${path.basename(c.file)}`);
+  const m = h.loadXML(mj, xml, `/work/case${index}_${path.basename(c.file)}`);
   if (!m) {
     return { name: c.name, error: `MuJoCo could not load ${c.file}` };
   }
@@ -87,7 +74,7 @@ function runCase(mj, c, index) {
         qpos: Array.from(d.qpos), qvel: Array.from(d.qvel), act: Array.from(d.act),
         qacc: Array.from(d.qacc), qfrc_passive: Array.from(d.qfrc_passive),
         qfrc_bias: Array.from(d.qfrc_bias), qfrc_actuator: Array.from(d.qfrc_actuator),
-        ten_length: Array.from(d.ten_length), M: denseM(m, d),
+        ten_length: Array.from(d.ten_length), M: Array.from(h.fullM(mj, m, d)),
       });
     }
     return {
@@ -104,8 +91,11 @@ function runCase(mj, c, index) {
 }
 
 async function main() {
-  const args = process.argv.slice(2);
-  const mj = await loadMujoco('run_mujoco.mjs');
+  const { h, rest: args } = harnessFromArgs(process.argv.slice(2));
+  if (!h) {
+    usage('--mujoco takes 3.3.8 or 3.14.0');
+  }
+  const mj = await h.loadMujoco('run_mujoco.mjs');
   if (args.length === 1 && args[0] === '--version') {
     process.stdout.write(`${mj.mj_versionString()}\n`);
     return;
@@ -125,7 +115,7 @@ async function main() {
   const out = { version: mj.mj_versionString(), cases: [] };
   let failed = false;
   manifest.cases.forEach((c, i) => {
-    const r = runCase(mj, c, i);
+    const r = runCase(h, mj, c, i);
     failed ||= 'error' in r;
     out.cases.push(r);
   });

@@ -1,4 +1,5 @@
-// Conformance against MuJoCo 3.3.8 (npm package mujoco-js 0.0.7, WebAssembly, run by Node).
+// Conformance against MuJoCo 3.14.0 (npm package @mujoco/mujoco 3.14.0, WebAssembly, run by Node;
+// MuJoCo 3.3.8, mujoco-js 0.0.7, where a case documents a difference between the two).
 //
 // For each model, the same random initial state and constant controls go to both engines;
 // tests/mjs3/run_mujoco.mjs steps MuJoCo, this file steps Moduco, and every recorded field of
@@ -112,7 +113,7 @@ static void freeState(State* s) {
 }
 
 
-//---------------------------------- running MuJoCo 3.3.8 ------------------------------------------
+//---------------------------------- running MuJoCo 3 ----------------------------------------------
 
 static void printArray(FILE* f, const char* key, const double* x, int n) {
   fprintf(f, ",\"%s\":[", key);
@@ -123,9 +124,9 @@ static void printArray(FILE* f, const char* key, const double* x, int n) {
 }
 
 
-// run MuJoCo 3.3.8 on file once per integrator (NULL state: its defaults, nstep 1); return the
-// parsed output (caller deletes) and the exit status of node in *status
-static cJSON* runMujoco(const char* file, const mcModel* m, const State* s,
+// run MuJoCo version ("3.14.0" or "3.3.8") on file once per integrator (NULL state: its defaults,
+// nstep 1); return the parsed output (caller deletes) and the exit status of node in *status
+static cJSON* runMujoco(const char* version, const char* file, const mcModel* m, const State* s,
                         const char* const* integ, int ninteg, int nstep, int* status) {
   char manifest[64];
   FILE* f = tu_tempFile(manifest, sizeof(manifest));
@@ -145,11 +146,12 @@ static cJSON* runMujoco(const char* file, const mcModel* m, const State* s,
   fprintf(f, "]}\n");
   fclose(f);
 
-  const char* args[] = {manifest, NULL};
+  const char* args[] = {"--mujoco", version, manifest, NULL};
   char err[1024];
   cJSON* out = tu_mjs3Json("tests/mjs3/run_mujoco.mjs", args, status, err, sizeof(err));
   remove(manifest);
   cr_assert(out, "%s", err);
+  cr_assert_str_eq(cJSON_GetObjectItem(out, "version")->valuestring, version);
   cr_assert(*status == 0 || *status == 2, "run_mujoco.mjs failed (status %d)", *status);
   return out;
 }
@@ -191,9 +193,18 @@ typedef struct {
   double tol;                     // bound on the worst relative error of every field
   const char* mjfile;             // the model MuJoCo loads, if not file
   int no_implicitfast;            // implicitfast measured and printed, not checked (simple bodies)
+  int ifast_338;                  // implicitfast against 3.3.8 (3.14 printed): the model has a
+                                  // childless free body, which 3.14 integrates by the midpoint
+                                  // rule (docs/mujoco3.md)
   double fluid_tol;               // > 0: check geom_fluid to this, then use MuJoCo's (see below)
   double lengthrange_tol;         // > 0: same for the muscles' lengthrange (and gain/bias prm)
 } Case;
+
+// the MuJoCo version compared with (3.3.8 only where a case says why)
+static const char* version(const Case* c) {
+  (void)c;
+  return "3.14.0";
+}
 
 
 // compare a compiled constant with MuJoCo's (relative error), print it, then use MuJoCo's
@@ -210,7 +221,60 @@ static void adoptConstant(const Case* c, const char* name, mcNum* mine, const cJ
     fprintf(stderr, "mjs3 %-28s %s worst relative difference %.3g\n", strrchr(c->file, '/') + 1,
             name, err);
   }
-  cr_expect_leq(err, tol, "%s: %s differs from MuJoCo 3.3.8 by %.3g", c->file, name, err);
+  cr_expect_leq(err, tol, "%s: %s differs from MuJoCo %s by %.3g", c->file, name, version(c), err);
+}
+
+
+// Moduco stepped from state s with integrator k against MuJoCo's record ref of the same run
+// (MuJoCo version); the worst relative error over the fields and steps, printed, its field in *wf
+static double compareRun(const Case* c, mcModel* m, const State* s, int k, const cJSON* ref,
+                         const char* mjversion, int* wf) {
+  char error[1024] = "";
+  int nv = m->nv;
+  double* M = malloc(sizeof(double) * (size_t)(nv * nv + 1));
+  cr_assert(M);
+  cr_assert_eq(mc_setIntegrator(m, integrators[k], error, sizeof(error)), 0, "%s", error);
+  m->opt.disableflags |= mcDSBL_CONTACT | mcDSBL_CONSTRAINT;
+  mcData* d = mc_makeData(m);
+  cr_assert(d);
+  memcpy(d->qpos, s->qpos, sizeof(double) * m->nq);
+  memcpy(d->qvel, s->qvel, sizeof(double) * m->nv);
+  memcpy(d->act, s->act, sizeof(double) * m->na);
+  memcpy(d->ctrl, s->ctrl, sizeof(double) * m->nu);
+
+  Worst w = {{0}, {0}};
+  const cJSON* steps = cJSON_GetObjectItem(ref, "steps");
+  cr_assert_eq(cJSON_GetArraySize(steps), NSTEP);
+  int t = 0;
+  for (const cJSON* st = steps->child; st; st = st->next, t++) {
+    mc_step(m, d);
+    mc_fullM(m, M, d->qM);
+    const double* got[NFIELD] = {d->qpos, d->qvel, d->act, d->qacc, d->qfrc_passive,
+                                 d->qfrc_bias, d->qfrc_actuator, d->ten_length, M};
+    int n[NFIELD] = {m->nq, nv, m->na, nv, nv, nv, nv, m->ntendon, nv * nv};
+    for (int f = 0; f < NFIELD; f++) {
+      compareArray(&w, f, t, got[f], cJSON_GetObjectItem(st, field_names[f]), n[f]);
+    }
+    if (getenv("MJS3_TRACE")) {
+      fprintf(stderr, "  %s step %d: worst qvel %.3g qacc %.3g M %.3g\n", integrators[k], t,
+              w.err[F_QVEL], w.err[F_QACC], w.err[F_M]);
+    }
+  }
+  mc_deleteData(d);
+  free(M);
+
+  double worst = 0;
+  *wf = 0;
+  for (int f = 0; f < NFIELD; f++) {
+    if (w.err[f] > worst) {
+      worst = w.err[f];
+      *wf = f;
+    }
+  }
+  fprintf(stderr, "mjs3 %-28s %-12s worst %.3g (%s, step %d); qpos %.3g qvel %.3g M %.3g "
+          "(MuJoCo %s)\n", strrchr(c->file, '/') + 1, integrators[k], worst, field_names[*wf],
+          w.step[*wf], w.err[F_QPOS], w.err[F_QVEL], w.err[F_M], mjversion);
+  return worst;
 }
 
 
@@ -225,14 +289,16 @@ static double compareModel(const Case* c) {
 
   int status;
   const char* mjfile = c->mjfile ? c->mjfile : c->file;
-  cJSON* out = runMujoco(mjfile, m, &s, integrators, NINTEGRATOR, NSTEP, &status);
-  cr_assert_eq(status, 0, "MuJoCo 3.3.8 could not run %s", mjfile);
+  cJSON* out = runMujoco(version(c), mjfile, m, &s, integrators, NINTEGRATOR, NSTEP, &status);
+  cr_assert_eq(status, 0, "MuJoCo %s could not run %s", version(c), mjfile);
   const cJSON* cases = cJSON_GetObjectItem(out, "cases");
   cr_assert_eq(cJSON_GetArraySize(cases), NINTEGRATOR);
+  cJSON* out338 = NULL;  // implicitfast on 3.3.8 (ifast_338)
+  if (c->ifast_338) {
+    out338 = runMujoco("3.3.8", mjfile, m, &s, integrators + 3, 1, NSTEP, &status);
+    cr_assert_eq(status, 0, "MuJoCo 3.3.8 could not run %s", mjfile);
+  }
 
-  int nv = m->nv;
-  double* M = malloc(sizeof(double) * (size_t)(nv * nv + 1));
-  cr_assert(M);
   double worst_all = 0;
   for (int k = 0; k < NINTEGRATOR; k++) {
     const cJSON* ref = cJSON_GetArrayItem(cases, k);
@@ -265,60 +331,29 @@ static double compareModel(const Case* c) {
                     c->lengthrange_tol, k == 0);
     }
 
-    // same integrator, flags and state
-    cr_assert_eq(mc_setIntegrator(m, integrators[k], error, sizeof(error)), 0, "%s", error);
-    m->opt.disableflags |= mcDSBL_CONTACT | mcDSBL_CONSTRAINT;
-    mcData* d = mc_makeData(m);
-    cr_assert(d);
-    memcpy(d->qpos, s.qpos, sizeof(double) * m->nq);
-    memcpy(d->qvel, s.qvel, sizeof(double) * m->nv);
-    memcpy(d->act, s.act, sizeof(double) * m->na);
-    memcpy(d->ctrl, s.ctrl, sizeof(double) * m->nu);
-
-    int nfield = NFIELD;
-    Worst w = {{0}, {0}};
-    const cJSON* steps = cJSON_GetObjectItem(ref, "steps");
-    cr_assert_eq(cJSON_GetArraySize(steps), NSTEP);
-    int t = 0;
-    for (const cJSON* st = steps->child; st; st = st->next, t++) {
-      mc_step(m, d);
-      mc_fullM(m, M, d->qM);
-      const double* got[NFIELD] = {d->qpos, d->qvel, d->act, d->qacc, d->qfrc_passive,
-                                   d->qfrc_bias, d->qfrc_actuator, d->ten_length, M};
-      int n[NFIELD] = {m->nq, nv, m->na, nv, nv, nv, nv, m->ntendon, nv * nv};
-      for (int f = 0; f < nfield; f++) {
-        compareArray(&w, f, t, got[f], cJSON_GetObjectItem(st, field_names[f]), n[f]);
-      }
-      if (getenv("MJS3_TRACE")) {
-        fprintf(stderr, "  %s step %d: worst qvel %.3g qacc %.3g M %.3g\n", integrators[k], t,
-                w.err[F_QVEL], w.err[F_QACC], w.err[F_M]);
-      }
-    }
-    mc_deleteData(d);
-
-    // report, then check
-    double worst = 0;
-    int wf = 0;
-    for (int f = 0; f < nfield; f++) {
-      if (w.err[f] > worst) {
-        worst = w.err[f];
-        wf = f;
-      }
-    }
-    fprintf(stderr, "mjs3 %-28s %-12s worst %.3g (%s, step %d); qpos %.3g qvel %.3g M %.3g\n",
-            strrchr(c->file, '/') + 1, integrators[k], worst, field_names[wf], w.step[wf],
-            w.err[F_QPOS], w.err[F_QVEL], w.err[F_M]);
+    // same integrator, flags and state; report, then check
+    int wf;
+    double worst = compareRun(c, m, &s, k, ref, version(c), &wf);
+    const char* against = version(c);
     if (k == 3 && c->no_implicitfast) {
-      fprintf(stderr, "mjs3 %-28s implicitfast not checked: MuJoCo 3.3.8 drops D between the "
-              "dofs of its 'simple' bodies (docs/mujoco3.md)\n", strrchr(c->file, '/') + 1);
+      fprintf(stderr, "mjs3 %-28s implicitfast not checked: MuJoCo 3.14 and 3.3.8 drop D between "
+              "the dofs of their 'simple' bodies (docs/mujoco3.md)\n", strrchr(c->file, '/') + 1);
       continue;
     }
-    cr_expect_leq(worst, c->tol, "%s, %s: %s differs from MuJoCo 3.3.8 by %.3g (step %d)",
-                  c->file, integrators[k], field_names[wf], worst, w.step[wf]);
+    if (k == 3 && c->ifast_338) {
+      fprintf(stderr, "mjs3 %-28s implicitfast checked against 3.3.8: MuJoCo 3.14 integrates "
+              "childless free bodies by the midpoint rule (docs/mujoco3.md)\n",
+              strrchr(c->file, '/') + 1);
+      against = "3.3.8";
+      worst = compareRun(c, m, &s, k, cJSON_GetArrayItem(cJSON_GetObjectItem(out338, "cases"), 0),
+                         against, &wf);
+    }
+    cr_expect_leq(worst, c->tol, "%s, %s: %s differs from MuJoCo %s by %.3g", c->file,
+                  integrators[k], field_names[wf], against, worst);
     worst_all = fmax(worst_all, worst);
   }
 
-  free(M);
+  cJSON_Delete(out338);
   cJSON_Delete(out);
   freeState(&s);
   mc_deleteModel(m);
@@ -356,23 +391,25 @@ MJS3_MODEL_TEST(pulley, .file = MODEL_DIR "/pulley.xml", .seed = 3, .qscale = 0.
 MJS3_MODEL_TEST(slider_crank, .file = MODEL_DIR "/slider_crank.xml", .seed = 4, .qscale = 0.3,
                 .vscale = 1, .tol = TOL)
 
+// site_transmission, gravcomp, fluid_box, fluid_ellipsoid, tendon_armature: a free body without
+// children, which MuJoCo 3.14's implicitfast integrates by the midpoint rule (ifast_338)
 MJS3_MODEL_TEST(site_transmission, .file = MODEL_DIR "/site_transmission.xml", .seed = 5,
-                .qscale = 0.3, .vscale = 1, .tol = TOL)
+                .qscale = 0.3, .vscale = 1, .tol = TOL, .ifast_338 = 1)
 
 MJS3_MODEL_TEST(gravcomp, .file = MODEL_DIR "/gravcomp.xml", .seed = 6, .qscale = 0.3, .vscale = 1,
-                .tol = TOL)
+                .tol = TOL, .ifast_338 = 1)
 
 MJS3_MODEL_TEST(fluid_box, .file = MODEL_DIR "/fluid_box.xml", .seed = 7, .qscale = 0.3,
-                .vscale = 1, .tol = TOL)
+                .vscale = 1, .tol = TOL, .ifast_338 = 1)
 
 MJS3_MODEL_TEST(fluid_ellipsoid, .file = MODEL_DIR "/fluid_ellipsoid.xml", .seed = 8, .qscale = 0.3,
-                .vscale = 1, .tol = TOL, .fluid_tol = FLUID_TOL)
+                .vscale = 1, .tol = TOL, .fluid_tol = FLUID_TOL, .ifast_338 = 1)
 
 MJS3_MODEL_TEST(actuators, .file = MODEL_DIR "/actuators.xml", .seed = 9, .qscale = 0.3,
                 .vscale = 1, .tol = TOL)
 
 MJS3_MODEL_TEST(tendon_armature, .file = MODEL_DIR "/tendon_armature.xml", .seed = 10,
-                .qscale = 0.3, .vscale = 1, .tol = TOL)
+                .qscale = 0.3, .vscale = 1, .tol = TOL, .ifast_338 = 1)
 
 // arm26.xml has an exact tie built in (world sites s0 and x0 perpendicular as seen from the
 // shoulder axis): behind a shoulder angle near -1.8 the tendon BE either wraps or not (0.47 of
@@ -396,8 +433,8 @@ MJS3_MODEL_TEST(simple_bodies, .file = MODEL_DIR "/simple_bodies.xml", .seed = 3
 
 //---------------------------------- tendon armature: compiler -------------------------------------
 
-// armature from a default class (MuJoCo 3.3.8's schema refuses it there) against MuJoCo running
-// the same model with the values written out
+// armature from a default class (the schema of MuJoCo 3.14, as 3.3.8's, refuses it there) against
+// MuJoCo running the same model with the values written out
 Test(mjs3, tendon_armature_default_class) {
   Case c = {.file = MODEL_DIR "/tendon_armature_default.xml", .seed = 13, .qscale = 0.3,
             .vscale = 1, .tol = TOL, .mjfile = MODEL_DIR "/tendon_armature_explicit.xml"};
@@ -422,19 +459,19 @@ Test(mjs3, tendon_armature_wrap_rejected) {
   cr_expect(strstr(error, "armature_wrap.xml:") && strstr(error, "armature"),
             "unclear error: %s", error);
 
-  // MuJoCo 3.3.8 reports the case as failed to load (exit status 2)
+  // MuJoCo 3.14 reports the case as failed to load (exit status 2)
   const char* one[] = {"euler"};
   int status;
-  cJSON* out = runMujoco(file, NULL, NULL, one, 1, 1, &status);
+  cJSON* out = runMujoco("3.14.0", file, NULL, NULL, one, 1, 1, &status);
   const cJSON* r = cJSON_GetArrayItem(cJSON_GetObjectItem(out, "cases"), 0);
   cr_expect_eq(status, 2);
-  cr_expect(cJSON_IsString(cJSON_GetObjectItem(r, "error")), "MuJoCo 3.3.8 loaded %s", file);
+  cr_expect(cJSON_IsString(cJSON_GetObjectItem(r, "error")), "MuJoCo 3.14 loaded %s", file);
   cJSON_Delete(out);
 }
 
 
-// negative armature: refused by Moduco with the tendon's location (MuJoCo 3.3.8 accepts it and
-// builds an indefinite inertia; see docs/mujoco3.md)
+// negative armature: refused by Moduco with the tendon's location (MuJoCo 3.14, as 3.3.8, accepts
+// it and builds an indefinite inertia; see docs/mujoco3.md)
 Test(mjs3, tendon_armature_negative_rejected) {
   const char* xml =
     "<mujoco><worldbody><body><joint name='j' axis='0 1 0'/><geom size='0.1'/></body>"
