@@ -47,4 +47,16 @@ int mci_boundingFilter(const mcModel* m, const mcData* d, int g1, int g2, mcNum 
 // mcDSBL_FILTERPARENT or the parent is the world), <exclude>. Return 1 if the pair is removed.
 int mci_bodyFilter(const mcModel* m, int b1, int b2);
 
+// One step of the narrow phase: collide candidate i of list and append its contacts to d's arena
+// (scratch: mcMAXCONPAIR zeroed contacts, left zeroed); 0 when the arena or nconmax is full.
+typedef int (*mciNarrowFn)(const mcModel* m, mcData* d, mcContact* scratch, const void* list,
+                           int i);
+
+// The narrow phase over candidates 0 .. n-1 on d's bound thread pool (core/engine/
+// collision_narrow.c): chunks of candidates are collided into each thread's own memory, then
+// appended to d in candidate order, so d->contact is bitwise what the serial loop makes; a chunk
+// that does not fit a thread's memory is collided again on the caller. Return 0 if the arena or
+// nconmax filled up (the serial loop stops at the same contact).
+int mci_narrowParallel(const mcModel* m, mcData* d, const void* list, int n, mciNarrowFn fn);
+
 #endif  // MODUCO_CORE_ENGINE_COLLISION_H_

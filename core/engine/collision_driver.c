@@ -14,6 +14,7 @@
 #include "engine/engine.h"
 #include "engine/io.h"
 #include "engine/plugin_check.h"
+#include "engine/threadpool.h"
 #include "plugin/registry.h"
 
 // a candidate geom pair: explicit pairs (kind 0) sort before dynamic pairs (kind 1) of the same
@@ -1053,6 +1054,15 @@ static int collideGeoms(const mcModel* m, mcData* d, mcContact* scratch, int g1,
 }
 
 
+// candidate i of list (an mciCandidate array) through collideGeoms (an mciNarrowFn)
+static int narrowOne(const mcModel* m, mcData* d, mcContact* scratch, const void* list, int i) {
+  const mciCandidate* c = (const mciCandidate*)list + i;
+  return c->kind == 0 ?
+         collideGeoms(m, d, scratch, m->pair_geom1[c->a], m->pair_geom2[c->a], c->a) :
+         collideGeoms(m, d, scratch, c->a, c->b, -1);
+}
+
+
 int mci_collisionPairs(const mcModel* m, mcData* d) {
   if ((m->opt.disableflags & (mcDSBL_CONTACT | mcDSBL_CONSTRAINT)) || m->ngeom < 1 ||
       (m->ngeom < 2 && m->npair == 0)) {
@@ -1092,14 +1102,14 @@ void mc_collision(const mcModel* m, mcData* d) {
     return;
   }
 
-  // narrow phase in signature order
-  for (int i = 0; i < n; i++) {
-    const mciCandidate* c = list + i;
-    int ok = c->kind == 0 ?
-             collideGeoms(m, d, scratch, m->pair_geom1[c->a], m->pair_geom2[c->a], c->a) :
-             collideGeoms(m, d, scratch, c->a, c->b, -1);
-    if (!ok) {
-      break;
+  // narrow phase in signature order (on the thread pool when one is bound; same contacts)
+  if (mci_threads(d) > 1 && !d->plugin_check && n > 1) {
+    mci_narrowParallel(m, d, list, n, narrowOne);
+  } else {
+    for (int i = 0; i < n; i++) {
+      if (!narrowOne(m, d, scratch, list, i)) {
+        break;
+      }
     }
   }
   if (d->ncon > d->maxuse_con) {

@@ -9,6 +9,7 @@
 #include "engine/constraint.h"
 #include "engine/engine.h"
 #include "engine/io.h"
+#include "engine/island.h"
 #include "engine/plugin_check.h"
 #include "engine/sensor.h"
 #include "engine/solver_contract.h"
@@ -140,13 +141,16 @@ void mc_fwdConstraint(const mcModel* m, mcData* d) {
     mcu_copy(d->qacc, d->qacc_smooth, m->nv);
     mcu_zero(d->qfrc_constraint, m->nv);
     d->solver_iter = 0;
+    d->island_solved = 0;
   } else {
     // every input of the solver contract (efc_b; the rest is done by assembly and the smooth
     // dynamics), for built-in and third-party solvers alike
     mc_solverInputs(m, d);
     const mcpHost* host = mcp_host();
     double t1 = mc_clockNow(d);
-    m->solver->solve(host, m, d, m->opt.iterations);
+    if (!mc_solveIslands(m, d, m->opt.iterations)) {
+      m->solver->solve(host, m, d, m->opt.iterations);
+    }
     mc_clockAddPlugin(d, mcTIMERPLUGIN_SOLVER, t1);
     if (d->plugin_check) {
       mci_checkSolver(m, d, mcTIMERPLUGIN_SOLVER);
