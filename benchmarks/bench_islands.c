@@ -2,11 +2,12 @@
 //
 //   moduco-bench-islands threads [--steps N] [--repeat R] [--threads T] MODEL...
 //     per model: interleaved rounds of N steps without a pool and on a pool of T threads (islands
-//     on), wall clock; prints the median step times, the median of the per-round ratios and its
-//     range, and checks that both runs end in the same state bit for bit.
+//     on); prints the median wall-clock step times, the median of the per-round ratios and its
+//     range, the median CPU time per step of both (all threads), and checks that both runs end in
+//     the same state bit for bit.
 //   moduco-bench-islands scale [--steps N] [--repeat R] [--max N]
 //     piles of n free bodies (stacks of five on a plane: spheres, capsules, boxes) for n = 300 ..
-//     10,000 (up to --max), islands on, Newton; prints the median step time per n, nisland,
+//     10,000 (up to --max), islands on, Newton; prints the median CPU time per step, nisland,
 //     contacts and rows, and the least-squares exponent p of t ~ n^p; then the peak memory.
 #include <math.h>
 #include <stdio.h>
@@ -17,9 +18,11 @@
 
 #include <moduco/moduco.h>
 
-static double now(void) {
+// wall clock, or the CPU time of the process (all threads): on a machine shared with other jobs the
+// CPU time of a single-threaded run is the figure that does not inflate with the load
+static double now(int cpu) {
   struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
+  clock_gettime(cpu ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
@@ -36,14 +39,15 @@ static double median(double* v, int n) {
 }
 
 
-// time nstep steps from the reset state
-static double run(const mcModel* m, mcData* d, int nstep) {
+// time nstep steps from the reset state: wall clock, and CPU time into *cpu
+static double run(const mcModel* m, mcData* d, int nstep, double* cpu) {
   mc_resetData(m, d);
-  double t0 = now();
+  double t0 = now(0), c0 = now(1);
   for (int i = 0; i < nstep; i++) {
     mc_step(m, d);
   }
-  return now() - t0;
+  *cpu = now(1) - c0;
+  return now(0) - t0;
 }
 
 
@@ -64,14 +68,14 @@ static int benchThreads(const char* file, int nstep, int repeat, int nthread) {
     fprintf(stderr, "%s: cannot make data or pool\n", file);
     return 1;
   }
-  double t1[64], tn[64], ratio[64];
+  double t1[64], tn[64], ratio[64], c1[64], cn[64];
   int same = 1;
   repeat = repeat > 64 ? 64 : repeat;
-  run(m, d1, nstep);                                 // warm-up
-  run(m, dn, nstep);
+  run(m, d1, nstep, c1);                             // warm-up
+  run(m, dn, nstep, cn);
   for (int r = 0; r < repeat; r++) {
-    t1[r] = run(m, d1, nstep);
-    tn[r] = run(m, dn, nstep);
+    t1[r] = run(m, d1, nstep, c1 + r);
+    tn[r] = run(m, dn, nstep, cn + r);
     ratio[r] = t1[r] / tn[r];
     same = same && !memcmp(d1->qpos, dn->qpos, sizeof(mcNum) * (size_t)m->nq) &&
            !memcmp(d1->qvel, dn->qvel, sizeof(mcNum) * (size_t)m->nv);
@@ -81,10 +85,11 @@ static int benchThreads(const char* file, int nstep, int repeat, int nthread) {
     lo = fmin(lo, ratio[r]);
     hi = fmax(hi, ratio[r]);
   }
-  printf("%-60s nisland %3d  1 thread %8.3f ms/step  %d threads %8.3f ms/step  ratio %.2f "
-         "(%.2f-%.2f)  %s\n", file, d1->nisland, 1e3 * median(t1, repeat) / nstep, nthread,
-         1e3 * median(tn, repeat) / nstep, median(ratio, repeat), lo, hi,
-         same ? "bitwise same" : "DIFFERENT");
+  printf("%s\n  nisland %d  wall: 1 thread %.3f ms/step, %d threads %.3f ms/step, ratio %.2f "
+         "(%.2f-%.2f)  CPU: %.3f / %.3f ms/step  %s\n", file, d1->nisland,
+         1e3 * median(t1, repeat) / nstep, nthread, 1e3 * median(tn, repeat) / nstep,
+         median(ratio, repeat), lo, hi, 1e3 * median(c1, repeat) / nstep,
+         1e3 * median(cn, repeat) / nstep, same ? "bitwise same" : "DIFFERENT");
   mc_bindThreadPool(dn, NULL);
   mc_threadPoolDelete(pool);
   mc_deleteData(d1);
@@ -141,7 +146,8 @@ static int benchScale(int nstep, int repeat, int nmax) {
     }
     double t[64];
     for (int r = 0; r < repeat; r++) {
-      t[r] = run(m, d, nstep) / nstep;
+      run(m, d, nstep, t + r);                       // CPU time (one thread)
+      t[r] /= nstep;
     }
     double tm = median(t, repeat);
     printf("%8d %8d %8d %8d %8d %12.3f %14.3f\n", sizes[k], m->nv, d->nisland, d->ncon, d->nefc,

@@ -22,12 +22,15 @@ struct mcThreadPool_ {
   pthread_t* thread;              // helpers 1 .. nthread-1
   Helper* helper;                 // their arguments
 
-  // job hand-off
-  pthread_mutex_t lock;           // guards generation, pending, quit and the job
+  // job hand-off: a helper joins the current job only while it is open; the caller closes it
+  // once it has run out of tasks and then waits only for the helpers that joined, so a helper
+  // that is slow to wake (a loaded machine) never delays the step
+  pthread_mutex_t lock;           // guards generation, open, active, quit and the job
   pthread_cond_t wake;            // a new generation was posted
-  pthread_cond_t done;            // pending reached zero
+  pthread_cond_t done;            // active reached zero
   unsigned long generation;
-  int pending;                    // helpers still in the current generation
+  int open;                       // helpers may still join the current job
+  int active;                     // helpers working on the current job
   int quit;
   mciTaskFn fn;
   void* ctx;
@@ -71,6 +74,11 @@ static void* helperMain(void* arg) {
       return NULL;
     }
     seen = pool->generation;
+    if (!pool->open) {            // woke after the caller finished: nothing to join
+      pthread_mutex_unlock(&pool->lock);
+      continue;
+    }
+    pool->active++;
     mciTaskFn fn = pool->fn;
     void* ctx = pool->ctx;
     int ntask = pool->ntask;
@@ -79,7 +87,7 @@ static void* helperMain(void* arg) {
     drain(pool, fn, ctx, ntask, h->id);
 
     pthread_mutex_lock(&pool->lock);
-    if (--pool->pending == 0) {
+    if (--pool->active == 0) {
       pthread_cond_signal(&pool->done);
     }
     pthread_mutex_unlock(&pool->lock);
@@ -100,15 +108,18 @@ void mci_poolRun(mcThreadPool* pool, int ntask, mciTaskFn fn, void* ctx) {
   pool->ctx = ctx;
   pool->ntask = ntask;
   atomic_store(&pool->next, 0);
-  pool->pending = pool->nthread - 1;
+  pool->open = 1;
+  pool->active = 0;
   pool->generation++;
   pthread_cond_broadcast(&pool->wake);
   pthread_mutex_unlock(&pool->lock);
 
   drain(pool, fn, ctx, ntask, 0);
 
+  // no task left to take: close the job, wait for the helpers still running one
   pthread_mutex_lock(&pool->lock);
-  while (pool->pending > 0) {
+  pool->open = 0;
+  while (pool->active > 0) {
     pthread_cond_wait(&pool->done, &pool->lock);
   }
   pthread_mutex_unlock(&pool->lock);
