@@ -5,9 +5,10 @@
 //     on); prints the median wall-clock step times, the median of the per-round ratios and its
 //     range, the median CPU time per step of both (all threads), and checks that both runs end in
 //     the same state bit for bit.
-//   moduco-bench-islands scale [--steps N] [--repeat R] [--max N]
+//   moduco-bench-islands scale [--steps N] [--repeat R] [--max N] [--no-island]
 //     piles of n free bodies (stacks of five on a plane: spheres, capsules, boxes) for n = 300 ..
-//     10,000 (up to --max), islands on, Newton; prints the median CPU time per step, nisland,
+//     10,000 (up to --max), islands on (--no-island: off), Newton; prints the median CPU time per
+//     step, nisland,
 //     contacts and rows, and the least-squares exponent p of t ~ n^p; then the peak memory.
 #include <math.h>
 #include <stdio.h>
@@ -102,12 +103,12 @@ static int benchThreads(const char* file, int nstep, int repeat, int nthread) {
 //---------------------------------- scale ---------------------------------------------------------
 
 // n free bodies in stacks of five on a plane (a square grid of stacks 0.5 apart)
-static char* pileXml(int n) {
+static char* pileXml(int n, int island) {
   size_t cap = 512 + (size_t)n * 200;
   char* xml = malloc(cap);
   size_t len = (size_t)snprintf(xml, cap,
-    "<mujoco><option solver='Newton' jacobian='sparse'><flag island='enable'/></option>"
-    "<worldbody><geom type='plane' size='0 0 1'/>");
+    "<mujoco><option solver='Newton' jacobian='sparse'><flag island='%s'/></option>"
+    "<worldbody><geom type='plane' size='0 0 1'/>", island ? "enable" : "disable");
   int nstack = (n + 4) / 5, side = (int)ceil(sqrt((double)nstack));
   double z = 0;
   for (int i = 0; i < n; i++) {
@@ -127,7 +128,7 @@ static char* pileXml(int n) {
 }
 
 
-static int benchScale(int nstep, int repeat, int nmax) {
+static int benchScale(int nstep, int repeat, int nmax, int island) {
   const int sizes[] = {300, 1000, 3000, 10000};
   double lx[4], ly[4];
   int npoint = 0;
@@ -136,7 +137,7 @@ static int benchScale(int nstep, int repeat, int nmax) {
          "ms/step", "us/step/body");
   for (int k = 0; k < 4 && sizes[k] <= nmax; k++) {
     char error[1024] = "";
-    char* xml = pileXml(sizes[k]);
+    char* xml = pileXml(sizes[k], island);
     mcModel* m = mc_loadXMLString(xml, NULL, error, sizeof(error));
     free(xml);
     mcData* d = m ? mc_makeData(m) : NULL;
@@ -150,8 +151,12 @@ static int benchScale(int nstep, int repeat, int nmax) {
       t[r] /= nstep;
     }
     double tm = median(t, repeat);
-    printf("%8d %8d %8d %8d %8d %12.3f %14.3f\n", sizes[k], m->nv, d->nisland, d->ncon, d->nefc,
-           1e3 * tm, 1e6 * tm / sizes[k]);
+    int nwarn = 0;
+    for (int w = 0; w < mcNWARNING; w++) {
+      nwarn += d->warning[w].number;
+    }
+    printf("%8d %8d %8d %8d %8d %12.3f %14.3f %s\n", sizes[k], m->nv, d->nisland, d->ncon,
+           d->nefc, 1e3 * tm, 1e6 * tm / sizes[k], nwarn ? "(warnings: stack full)" : "");
     lx[npoint] = log((double)sizes[k]);
     ly[npoint++] = log(tm);
     mc_deleteData(d);
@@ -180,10 +185,10 @@ static int benchScale(int nstep, int repeat, int nmax) {
 int main(int argc, char** argv) {
   if (argc < 2 || (strcmp(argv[1], "threads") && strcmp(argv[1], "scale"))) {
     fprintf(stderr, "usage: %s threads [--steps N] [--repeat R] [--threads T] MODEL...\n"
-                    "       %s scale [--steps N] [--repeat R] [--max N]\n", argv[0], argv[0]);
+                    "       %s scale [--steps N] [--repeat R] [--max N] [--no-island]\n", argv[0], argv[0]);
     return 2;
   }
-  int nstep = 200, repeat = 5, nthread = 2, nmax = 10000, status = 0;
+  int nstep = 200, repeat = 5, nthread = 2, nmax = 10000, island = 1, status = 0;
   int first = argc;
   for (int i = 2; i < argc; i++) {
     if (i + 1 < argc && !strcmp(argv[i], "--steps")) {
@@ -194,6 +199,8 @@ int main(int argc, char** argv) {
       nthread = atoi(argv[++i]);
     } else if (i + 1 < argc && !strcmp(argv[i], "--max")) {
       nmax = atoi(argv[++i]);
+    } else if (!strcmp(argv[i], "--no-island")) {
+      island = 0;
     } else {
       first = i < first ? i : first;
       break;
@@ -204,7 +211,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (!strcmp(argv[1], "scale")) {
-    return benchScale(nstep, repeat, nmax);
+    return benchScale(nstep, repeat, nmax, island);
   }
   for (int i = first; i < argc; i++) {
     status |= benchThreads(argv[i], nstep, repeat, nthread);
