@@ -47,6 +47,10 @@ int mci_boundingFilter(const mcModel* m, const mcData* d, int g1, int g2, mcNum 
 // mcDSBL_FILTERPARENT or the parent is the world), <exclude>. Return 1 if the pair is removed.
 int mci_bodyFilter(const mcModel* m, int b1, int b2);
 
+// A new contact at the end of d's list (arena; d->ncon not yet counted), or NULL with
+// mcWARN_CONTACTFULL when nconmax or the arena is reached.
+mcContact* mci_newContact(const mcModel* m, mcData* d);
+
 // One step of the narrow phase: collide candidate i of list and append its contacts to d's arena
 // (scratch: mcMAXCONPAIR zeroed contacts, left zeroed); 0 when the arena or nconmax is full.
 typedef int (*mciNarrowFn)(const mcModel* m, mcData* d, mcContact* scratch, const void* list,

@@ -953,6 +953,18 @@ static void clearOutput(mcContact* con) {
 }
 
 
+mcContact* mci_newContact(const mcModel* m, mcData* d) {
+  mcContact* con = NULL;
+  if (m->nconmax <= 0 || d->ncon < m->nconmax) {
+    con = (mcContact*)mci_arenaAlloc(d, sizeof(mcContact), _Alignof(mcContact));
+  }
+  if (!con) {
+    mc_warning(d, mcWARN_CONTACTFULL, d->ncon);
+  }
+  return con;
+}
+
+
 // append num contacts from scratch with the mixed parameters; return 0 when the arena is full
 static int appendContacts(const mcModel* m, mcData* d, const mcContact* scratch, int num,
                           const mcContact* par, mcNum margin, mcNum gap, int g1, int g2) {
@@ -960,12 +972,8 @@ static int appendContacts(const mcModel* m, mcData* d, const mcContact* scratch,
 
   // append with the mixed parameters
   for (int i = 0; i < num; i++) {
-    mcContact* con = NULL;
-    if (m->nconmax <= 0 || d->ncon < m->nconmax) {
-      con = (mcContact*)mci_arenaAlloc(d, sizeof(mcContact), _Alignof(mcContact));
-    }
+    mcContact* con = mci_newContact(m, d);
     if (!con) {
-      mc_warning(d, mcWARN_CONTACTFULL, d->ncon);
       return 0;
     }
     memset(con, 0, sizeof(mcContact));

@@ -61,12 +61,8 @@ static void chunkTask(void* ctx, int t, int thread) {
 // append count contacts to d as the serial loop would; 0 when full
 static int appendChunk(const mcModel* m, mcData* d, const mcContact* con, int count) {
   for (int i = 0; i < count; i++) {
-    mcContact* dst = NULL;
-    if (m->nconmax <= 0 || d->ncon < m->nconmax) {
-      dst = (mcContact*)mci_arenaAlloc(d, sizeof(mcContact), _Alignof(mcContact));
-    }
+    mcContact* dst = mci_newContact(m, d);
     if (!dst) {
-      mc_warning(d, mcWARN_CONTACTFULL, d->ncon);
       return 0;
     }
     *dst = con[i];

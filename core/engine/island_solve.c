@@ -39,30 +39,23 @@ static int isNv(const char* name) {
 }
 
 
-// gather n entries of src at ind into a new array of the view's arena
+// gather n entries of src at ind into a new array of the view's arena (ok cleared if full)
+#define DEFINE_GATHER(type)                                                                        \
+  static type* gather##type(mcData* v, const type* src, const int* ind, int n, int* ok) {         \
+    type* res = mci_arenaAlloc(v, sizeof(type) * (size_t)(n > 0 ? n : 1), _Alignof(type));        \
+    if (!res) {                                                                                    \
+      *ok = 0;                                                                                     \
+      return NULL;                                                                                 \
+    }                                                                                              \
+    for (int k = 0; k < n; k++) {                                                                  \
+      res[k] = src[ind[k]];                                                                        \
+    }                                                                                              \
+    return res;                                                                                    \
+  }
+DEFINE_GATHER(mcNum)
+DEFINE_GATHER(int)
+#undef DEFINE_GATHER
 #define GATHER(v, type, src, ind, n, ok) gather##type(v, src, ind, n, &(ok))
-static mcNum* gathermcNum(mcData* v, const mcNum* src, const int* ind, int n, int* ok) {
-  mcNum* res = mci_arenaAlloc(v, sizeof(mcNum) * (size_t)(n > 0 ? n : 1), _Alignof(mcNum));
-  if (!res) {
-    *ok = 0;
-    return NULL;
-  }
-  for (int k = 0; k < n; k++) {
-    res[k] = src[ind[k]];
-  }
-  return res;
-}
-static int* gatherint(mcData* v, const int* src, const int* ind, int n, int* ok) {
-  int* res = mci_arenaAlloc(v, sizeof(int) * (size_t)(n > 0 ? n : 1), _Alignof(int));
-  if (!res) {
-    *ok = 0;
-    return NULL;
-  }
-  for (int k = 0; k < n; k++) {
-    res[k] = src[ind[k]];
-  }
-  return res;
-}
 
 
 // model view of an island's dofs: tree layout of M in local indices (g2l: global -> local); the
@@ -236,6 +229,8 @@ static void prepareWorker(mciWorker* w, const mcModel* m, const mcData* d) {
   }
   MC_DATA_POINTERS(X)
 #undef X
+  v->contact = d->contact;        // efc_id keeps pointing into the full contact list
+  v->ncon = d->ncon;
   v->island_model = m;
   v->island_M0trace = 0;
   for (int i = 0; i < m->nv; i++) {

@@ -264,10 +264,7 @@ void mci_workerView(mciWorker* w, const mcData* d) {
   *v = *d;
   v->arena = w->stack;
   v->narena = w->nstack;
-  v->parena = 0;
-  v->pstack = w->nstack;
-  v->pbase = w->nstack;
-  v->stack_marks = 0;
+  mci_clearArena(v);              // empty arena and stack; no contacts or rows in the view
   v->maxuse_stack = 0;
   v->maxuse_arena = 0;
   v->threadpool = NULL;           // no nested parallel runs

@@ -29,8 +29,9 @@ int mci_threads(const mcData* d);
 // Workspace of thread t of d's bound pool (NULL when none is bound).
 mciWorker* mci_worker(const mcData* d, int t);
 
-// Make w->view a copy of d whose arena and stack are the worker's own memory (empty), with the
-// plugin timers zeroed; the warning counts of d are remembered for mci_mergeView.
+// Make w->view a copy of d whose arena and stack are the worker's own memory (empty: no contacts
+// or rows), with the plugin timers zeroed; the warning counts of d are remembered for
+// mci_mergeView.
 void mci_workerView(mciWorker* w, const mcData* d);
 
 // Add what the view counted since mci_workerView (warnings, escalation, plugin timers) into d.
