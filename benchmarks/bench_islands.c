@@ -3,8 +3,9 @@
 //   moduco-bench-islands threads [--steps N] [--repeat R] [--threads T] MODEL...
 //     per model: interleaved rounds of N steps without a pool and on a pool of T threads (islands
 //     on); prints the median wall-clock step times, the median of the per-round ratios and its
-//     range, the median CPU time per step of both (all threads), and checks that both runs end in
-//     the same state bit for bit.
+//     range, the median CPU time per step of both (all threads, and the calling thread's alone:
+//     1 thread / caller is what the step could gain on idle cores, an upper bound that a loaded
+//     machine does not distort), and checks that both runs end in the same state bit for bit.
 //   moduco-bench-islands scale [--steps N] [--repeat R] [--max N] [--no-island]
 //     piles of n free bodies (stacks of five on a plane: spheres, capsules, boxes) for n = 300 ..
 //     10,000 (up to --max), islands on (--no-island: off), Newton; prints the median CPU time per
@@ -19,11 +20,12 @@
 
 #include <moduco/moduco.h>
 
-// wall clock, or the CPU time of the process (all threads): on a machine shared with other jobs the
-// CPU time of a single-threaded run is the figure that does not inflate with the load
+// wall clock (0), the CPU time of the process (1: all threads) or of the calling thread (2): on a
+// machine shared with other jobs CPU times are the figures that do not inflate with the load
 static double now(int cpu) {
   struct timespec t;
-  clock_gettime(cpu ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &t);
+  clock_gettime(cpu == 2 ? CLOCK_THREAD_CPUTIME_ID :
+                cpu ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
@@ -40,14 +42,18 @@ static double median(double* v, int n) {
 }
 
 
-// time nstep steps from the reset state: wall clock, and CPU time into *cpu
-static double run(const mcModel* m, mcData* d, int nstep, double* cpu) {
+// time nstep steps from the reset state: wall clock, the process's CPU time into *cpu and the
+// calling thread's into *own (nullable)
+static double run(const mcModel* m, mcData* d, int nstep, double* cpu, double* own) {
   mc_resetData(m, d);
-  double t0 = now(0), c0 = now(1);
+  double t0 = now(0), c0 = now(1), o0 = now(2);
   for (int i = 0; i < nstep; i++) {
     mc_step(m, d);
   }
   *cpu = now(1) - c0;
+  if (own) {
+    *own = now(2) - o0;
+  }
   return now(0) - t0;
 }
 
@@ -69,15 +75,16 @@ static int benchThreads(const char* file, int nstep, int repeat, int nthread) {
     fprintf(stderr, "%s: cannot make data or pool\n", file);
     return 1;
   }
-  double t1[64], tn[64], ratio[64], c1[64], cn[64];
+  double t1[64], tn[64], ratio[64], c1[64], cn[64], on[64], oratio[64];
   int same = 1;
   repeat = repeat > 64 ? 64 : repeat;
-  run(m, d1, nstep, c1);                             // warm-up
-  run(m, dn, nstep, cn);
+  run(m, d1, nstep, c1, NULL);                       // warm-up
+  run(m, dn, nstep, cn, NULL);
   for (int r = 0; r < repeat; r++) {
-    t1[r] = run(m, d1, nstep, c1 + r);
-    tn[r] = run(m, dn, nstep, cn + r);
+    t1[r] = run(m, d1, nstep, c1 + r, NULL);
+    tn[r] = run(m, dn, nstep, cn + r, on + r);
     ratio[r] = t1[r] / tn[r];
+    oratio[r] = c1[r] / on[r];
     same = same && !memcmp(d1->qpos, dn->qpos, sizeof(mcNum) * (size_t)m->nq) &&
            !memcmp(d1->qvel, dn->qvel, sizeof(mcNum) * (size_t)m->nv);
   }
@@ -87,10 +94,12 @@ static int benchThreads(const char* file, int nstep, int repeat, int nthread) {
     hi = fmax(hi, ratio[r]);
   }
   printf("%s\n  nisland %d  wall: 1 thread %.3f ms/step, %d threads %.3f ms/step, ratio %.2f "
-         "(%.2f-%.2f)  CPU: %.3f / %.3f ms/step  %s\n", file, d1->nisland,
+         "(%.2f-%.2f)\n  CPU: 1 thread %.3f ms/step; %d threads %.3f ms/step in all, %.3f on the "
+         "caller (1 thread / caller: %.2f)  %s\n", file, d1->nisland,
          1e3 * median(t1, repeat) / nstep, nthread, 1e3 * median(tn, repeat) / nstep,
-         median(ratio, repeat), lo, hi, 1e3 * median(c1, repeat) / nstep,
-         1e3 * median(cn, repeat) / nstep, same ? "bitwise same" : "DIFFERENT");
+         median(ratio, repeat), lo, hi, 1e3 * median(c1, repeat) / nstep, nthread,
+         1e3 * median(cn, repeat) / nstep, 1e3 * median(on, repeat) / nstep,
+         median(oratio, repeat), same ? "bitwise same" : "DIFFERENT");
   mc_bindThreadPool(dn, NULL);
   mc_threadPoolDelete(pool);
   mc_deleteData(d1);
@@ -147,7 +156,7 @@ static int benchScale(int nstep, int repeat, int nmax, int island) {
     }
     double t[64];
     for (int r = 0; r < repeat; r++) {
-      run(m, d, nstep, t + r);                       // CPU time (one thread)
+      run(m, d, nstep, t + r, NULL);                 // CPU time (one thread)
       t[r] /= nstep;
     }
     double tm = median(t, repeat);

@@ -21,6 +21,7 @@ typedef struct {
   int nstat;                      // statistics kept per island (first nstat iterations)
   mcSolverStat* stat;             // nisland x nstat, NULL: none kept
   int* failed;                    // per island: 1 if its view ran out of scratch memory
+  int* nnz;                       // per island: the solver's solver_nnz
 } Job;
 
 
@@ -288,6 +289,7 @@ static int solveIsland(const Job* job, mciWorker* w, int isl) {
     d->efc_state[row[i]] = v->efc_state[i];
   }
   d->island_iter[isl] = v->solver_iter;
+  job->nnz[isl] = v->solver_nnz;
   if (job->stat) {
     int keep = v->solver_iter < job->nstat ? v->solver_iter : job->nstat;
     memcpy(job->stat + (size_t)isl * job->nstat, v->solver, sizeof(mcSolverStat) * (size_t)keep);
@@ -308,11 +310,13 @@ static void islandTask(void* ctx, int task, int thread) {
 //---------------------------------- statistics ----------------------------------------------------
 
 // d->solver[k] over the islands, in island order: improvements, counts and evaluations summed,
-// gradients combined as a norm, the largest line slope; solver_iter the most iterations
-static void mergeStats(mcData* d, const Job* job, int nnz) {
-  int iter = 0;
+// gradients combined as a norm, the largest line slope; solver_iter the most iterations,
+// solver_nnz the sum
+static void mergeStats(mcData* d, const Job* job) {
+  int iter = 0, nnz = 0;
   for (int i = 0; i < d->nisland; i++) {
     iter = d->island_iter[i] > iter ? d->island_iter[i] : iter;
+    nnz += job->nnz[i];
   }
   d->solver_iter = iter;
   d->solver_nnz = nnz;
@@ -358,9 +362,10 @@ int mc_solveIslands(const mcModel* m, mcData* d, int maxiter) {
   job.maxiter = maxiter;
   job.nstat = maxiter < mcNSOLVER ? (maxiter > 0 ? maxiter : 1) : mcNSOLVER;
   job.failed = mc_stackAlloc(d, sizeof(int) * (size_t)nisland, _Alignof(int));
+  job.nnz = mc_stackAlloc(d, sizeof(int) * (size_t)nisland, _Alignof(int));
   job.stat = mc_stackAlloc(d, sizeof(mcSolverStat) * (size_t)nisland * job.nstat,
                            _Alignof(mcSolverStat));
-  if (!job.failed || !job.stat) {
+  if (!job.failed || !job.nnz || !job.stat) {
     mc_freeStack(d);
     return 0;
   }
@@ -407,7 +412,7 @@ int mc_solveIslands(const mcModel* m, mcData* d, int maxiter) {
       d->qfrc_constraint[k] = 0;
     }
   }
-  mergeStats(d, &job, 0);
+  mergeStats(d, &job);
   mc_freeStack(d);
   d->island_solved = 1;
   return 1;

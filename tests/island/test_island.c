@@ -110,6 +110,18 @@ Test(island, discovery_known_scene) {
   cr_expect_eq(d->island_dofnum[2], 12);
   checkInvariants(m, d);
 
+  // solved island by island: statistics merged (most iterations, summed Hessian non-zeros)
+  cr_expect_eq(d->island_solved, 1);
+  int most = 0;
+  for (int i = 0; i < d->nisland; i++) {
+    cr_expect(d->island_iter[i] >= 1);
+    most = d->island_iter[i] > most ? d->island_iter[i] : most;
+  }
+  cr_expect_eq(d->solver_iter, most);
+  cr_expect(d->solver_nnz > 0);
+  cr_expect_eq(d->qacc[26], d->qacc_smooth[26]);     // E: unconstrained, falls freely
+  cr_expect_eq(d->qfrc_constraint[26], 0);
+
   // the flag off: no islands, the whole problem
   m->opt.enableflags &= ~mcENBL_ISLAND;
   mc_forward(m, d);
