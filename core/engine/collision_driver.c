@@ -1085,6 +1085,11 @@ int mci_collisionPairs(const mcModel* m, mcData* d) {
 
 
 void mc_collision(const mcModel* m, mcData* d) {
+  mci_collisionWith(m, d, NULL);
+}
+
+
+void mci_collisionWith(const mcModel* m, mcData* d, mciStageFn extra) {
   // contacts start the arena
   d->ncon = 0;
   d->parena = 0;
@@ -1093,6 +1098,9 @@ void mc_collision(const mcModel* m, mcData* d) {
   // disabled (contacts, or the whole constraint solver, as MuJoCo), or nothing to collide
   if ((m->opt.disableflags & (mcDSBL_CONTACT | mcDSBL_CONSTRAINT)) || m->ngeom < 1 ||
       (m->ngeom < 2 && m->npair == 0)) {
+    if (extra) {
+      extra(m, d);
+    }
     return;
   }
 
@@ -1107,13 +1115,20 @@ void mc_collision(const mcModel* m, mcData* d) {
   if (n < 0) {
     mci_message("mc_collision: scratch stack full; increase <size memory>");
     mc_freeStack(d);
+    if (extra) {
+      extra(m, d);
+    }
     return;
   }
 
-  // narrow phase in signature order (on the thread pool when one is bound; same contacts)
-  if (mci_threads(d) > 1 && !d->plugin_check && n > 1) {
-    mci_narrowParallel(m, d, list, n, narrowOne);
+  // narrow phase in signature order (on the thread pool when one is bound; same contacts), with
+  // the extra stage as one more task
+  if (mci_threads(d) > 1 && !d->plugin_check && (n > 1 || extra)) {
+    mci_narrowParallel(m, d, list, n, narrowOne, extra);
   } else {
+    if (extra) {
+      extra(m, d);
+    }
     for (int i = 0; i < n; i++) {
       if (!narrowOne(m, d, scratch, list, i)) {
         break;

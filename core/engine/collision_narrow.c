@@ -16,6 +16,7 @@ typedef struct {
   int n;                          // candidates
   int chunk;                      // candidates per task
   mciNarrowFn fn;
+  mciStageFn extra;               // run as task 0 when set (then chunk t is task t + 1)
   const mcContact** out;          // per task: its contacts (in a worker's arena)
   int* nout;                      // per task: how many
   int* ok;                        // per task: 1 if complete
@@ -32,9 +33,16 @@ static mcContact* chunkScratch(mcData* v) {
 }
 
 
-// pool task: collide chunk t into the thread's view
+// pool task: the extra stage on the data, or collide a chunk into the thread's view
 static void chunkTask(void* ctx, int t, int thread) {
   Job* job = (Job*)ctx;
+  if (job->extra) {
+    if (t == 0) {
+      job->extra(job->m, job->d);
+      return;
+    }
+    t--;
+  }
   mcData* v = &mci_worker(job->d, thread)->view;
   int first = t * job->chunk, last = first + job->chunk < job->n ? first + job->chunk : job->n;
   mcWarningStat warn0[mcNWARNING];
@@ -72,7 +80,8 @@ static int appendChunk(const mcModel* m, mcData* d, const mcContact* con, int co
 }
 
 
-int mci_narrowParallel(const mcModel* m, mcData* d, const void* list, int n, mciNarrowFn fn) {
+int mci_narrowParallel(const mcModel* m, mcData* d, const void* list, int n, mciNarrowFn fn,
+                       mciStageFn extra) {
   int nthread = mci_threads(d);
   Job job;
   job.m = m;
@@ -80,6 +89,7 @@ int mci_narrowParallel(const mcModel* m, mcData* d, const void* list, int n, mci
   job.list = list;
   job.n = n;
   job.fn = fn;
+  job.extra = NULL;
   job.chunk = (n + 8 * nthread - 1) / (8 * nthread);
   if (job.chunk < 4) {
     job.chunk = 4;
@@ -92,8 +102,12 @@ int mci_narrowParallel(const mcModel* m, mcData* d, const void* list, int n, mci
   job.ok = mc_stackAlloc(d, sizeof(int) * (size_t)ntask, _Alignof(int));
   mcContact* scratch = chunkScratch(d);
   if (!job.out || !job.nout || !job.ok || !scratch) {
+    if (extra) {
+      extra(m, d);
+    }
     return 0;
   }
+  job.extra = extra;
 
   // collide in parallel, each thread into its own view (contacts from the start of its arena)
   for (int t = 0; t < nthread; t++) {
@@ -102,7 +116,7 @@ int mci_narrowParallel(const mcModel* m, mcData* d, const void* list, int n, mci
     w->view.ncon = 0;
     w->view.contact = (mcContact*)w->view.arena;
   }
-  mci_poolRun(d->threadpool, ntask, chunkTask, &job);
+  mci_poolRun(d->threadpool, ntask + (extra != NULL), chunkTask, &job);
   for (int t = 0; t < nthread; t++) {
     mci_mergeView(d, mci_worker(d, t));
   }
