@@ -79,7 +79,8 @@ install: build
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_FUZZ) build-tsan
 
-# ThreadSanitizer run of the batch-rollout tests (core/engine/rollout.c) in $(BUILD_TSAN)
+# ThreadSanitizer run of the batch-rollout tests (core/engine/rollout.c) and of the in-step thread
+# pool tests (core/engine/threadpool.c, island_solve.c, collision_narrow.c) in $(BUILD_TSAN)
 BUILD_TSAN ?= build-tsan
 TSAN_FLAGS = -fsanitize=thread -fno-omit-frame-pointer -g
 build-tsan:
@@ -87,8 +88,8 @@ build-tsan:
 	  "-DCMAKE_C_FLAGS=$(TSAN_FLAGS)" "-DCMAKE_CXX_FLAGS=$(TSAN_FLAGS)" \
 	  -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread -DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=thread \
 	  -DCMAKE_MODULE_LINKER_FLAGS=-fsanitize=thread
-	cmake --build $(BUILD_TSAN) -j $(JOBS) --target test_rollout_plain
+	cmake --build $(BUILD_TSAN) -j $(JOBS) --target test_rollout_plain test_island_plain
 
 test-tsan: build-tsan
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-	  ctest --test-dir $(BUILD_TSAN) -R '^test_rollout_plain$$' --output-on-failure
+	  ctest --test-dir $(BUILD_TSAN) -R '^test_(rollout|island)_plain$$' --output-on-failure

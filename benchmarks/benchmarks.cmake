@@ -26,3 +26,8 @@ target_compile_definitions(moduco-bench-collision PRIVATE
 add_executable(moduco-bench-derivative ${CMAKE_CURRENT_LIST_DIR}/bench_derivative.c)
 target_link_libraries(moduco-bench-derivative PRIVATE moduco ${MUJOCO_LIB} m)
 target_compile_definitions(moduco-bench-derivative PRIVATE MODUCO_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+
+# moduco-bench-islands: in-step thread pool (1 vs T threads, islands on) and the scaling of the
+# step with the number of free bodies (issue 15)
+add_executable(moduco-bench-islands ${CMAKE_CURRENT_LIST_DIR}/bench_islands.c)
+target_link_libraries(moduco-bench-islands PRIVATE moduco m)

@@ -17,6 +17,14 @@
 // Detect all contacts: d->ncon, d->contact (arena start). Needs geom_xpos and geom_xmat.
 void mc_collision(const mcModel* m, mcData* d);
 
+// A pipeline stage that can run beside the narrow phase (it must not use d's scratch stack, nor
+// read or write what collision does).
+typedef void (*mciStageFn)(const mcModel* m, mcData* d);
+
+// mc_collision, also running extra (nullable) once: with a thread pool bound, as one more task of
+// the parallel narrow phase (mc_fwdPosition overlaps the inertia stage with it), else first.
+void mci_collisionWith(const mcModel* m, mcData* d, mciStageFn extra);
+
 // The broad phase and the filters alone (no narrow phase, d->contact untouched): the number of
 // candidate pairs mc_collision would collide, -1 if the stack is full. For benchmarks and tests.
 int mci_collisionPairs(const mcModel* m, mcData* d);
@@ -50,5 +58,23 @@ int mci_boundingFilter(const mcModel* m, const mcData* d, int g1, int g2, mcNum 
 // Body-pair filters of dynamically generated pairs: same weld body, parent-child (unless
 // mcDSBL_FILTERPARENT or the parent is the world), <exclude>. Return 1 if the pair is removed.
 int mci_bodyFilter(const mcModel* m, int b1, int b2);
+
+// A new contact at the end of d's list (arena; d->ncon not yet counted), or NULL with
+// mcWARN_CONTACTFULL when nconmax or the arena is reached.
+mcContact* mci_newContact(const mcModel* m, mcData* d);
+
+// One step of the narrow phase: collide candidate i of list and append its contacts to d's arena
+// (scratch: mcMAXCONPAIR zeroed contacts, left zeroed); 0 when the arena or nconmax is full.
+typedef int (*mciNarrowFn)(const mcModel* m, mcData* d, mcContact* scratch, const void* list,
+                           int i);
+
+// The narrow phase over candidates 0 .. n-1 on d's bound thread pool (core/engine/
+// collision_narrow.c): chunks of candidates are collided into each thread's own memory, then
+// appended to d in candidate order, so d->contact is bitwise what the serial loop makes; a chunk
+// that does not fit a thread's memory is collided again on the caller. extra (nullable) runs
+// once, on d, as the first task. Return 0 if the arena or nconmax filled up (the serial loop
+// stops at the same contact).
+int mci_narrowParallel(const mcModel* m, mcData* d, const void* list, int n, mciNarrowFn fn,
+                       mciStageFn extra);
 
 #endif  // MODUCO_CORE_ENGINE_COLLISION_H_

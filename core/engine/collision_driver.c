@@ -14,6 +14,7 @@
 #include "engine/engine.h"
 #include "engine/io.h"
 #include "engine/plugin_check.h"
+#include "engine/threadpool.h"
 #include "plugin/registry.h"
 
 // a candidate geom pair: explicit pairs (kind 0) sort before dynamic pairs (kind 1) of the same
@@ -964,6 +965,18 @@ static void clearOutput(mcContact* con) {
 }
 
 
+mcContact* mci_newContact(const mcModel* m, mcData* d) {
+  mcContact* con = NULL;
+  if (m->nconmax <= 0 || d->ncon < m->nconmax) {
+    con = (mcContact*)mci_arenaAlloc(d, sizeof(mcContact), _Alignof(mcContact));
+  }
+  if (!con) {
+    mc_warning(d, mcWARN_CONTACTFULL, d->ncon);
+  }
+  return con;
+}
+
+
 // append num contacts from scratch with the mixed parameters; return 0 when the arena is full
 static int appendContacts(const mcModel* m, mcData* d, const mcContact* scratch, int num,
                           const mcContact* par, mcNum margin, mcNum gap, int g1, int g2) {
@@ -971,12 +984,8 @@ static int appendContacts(const mcModel* m, mcData* d, const mcContact* scratch,
 
   // append with the mixed parameters
   for (int i = 0; i < num; i++) {
-    mcContact* con = NULL;
-    if (m->nconmax <= 0 || d->ncon < m->nconmax) {
-      con = (mcContact*)mci_arenaAlloc(d, sizeof(mcContact), _Alignof(mcContact));
-    }
+    mcContact* con = mci_newContact(m, d);
     if (!con) {
-      mc_warning(d, mcWARN_CONTACTFULL, d->ncon);
       return 0;
     }
     memset(con, 0, sizeof(mcContact));
@@ -1065,6 +1074,15 @@ static int collideGeoms(const mcModel* m, mcData* d, mcContact* scratch, int g1,
 }
 
 
+// candidate i of list (an mciCandidate array) through collideGeoms (an mciNarrowFn)
+static int narrowOne(const mcModel* m, mcData* d, mcContact* scratch, const void* list, int i) {
+  const mciCandidate* c = (const mciCandidate*)list + i;
+  return c->kind == 0 ?
+         collideGeoms(m, d, scratch, m->pair_geom1[c->a], m->pair_geom2[c->a], c->a) :
+         collideGeoms(m, d, scratch, c->a, c->b, -1);
+}
+
+
 int mci_collisionPairs(const mcModel* m, mcData* d) {
   if ((m->opt.disableflags & (mcDSBL_CONTACT | mcDSBL_CONSTRAINT)) || m->ngeom < 1 ||
       (m->ngeom < 2 && m->npair == 0)) {
@@ -1079,6 +1097,11 @@ int mci_collisionPairs(const mcModel* m, mcData* d) {
 
 
 void mc_collision(const mcModel* m, mcData* d) {
+  mci_collisionWith(m, d, NULL);
+}
+
+
+void mci_collisionWith(const mcModel* m, mcData* d, mciStageFn extra) {
   // contacts start the arena
   d->ncon = 0;
   d->parena = 0;
@@ -1087,6 +1110,9 @@ void mc_collision(const mcModel* m, mcData* d) {
   // disabled (contacts, or the whole constraint solver, as MuJoCo), or nothing to collide
   if ((m->opt.disableflags & (mcDSBL_CONTACT | mcDSBL_CONSTRAINT)) || m->ngeom < 1 ||
       (m->ngeom < 2 && m->npair == 0)) {
+    if (extra) {
+      extra(m, d);
+    }
     return;
   }
 
@@ -1101,17 +1127,24 @@ void mc_collision(const mcModel* m, mcData* d) {
   if (n < 0) {
     mci_message("mc_collision: scratch stack full; increase <size memory>");
     mc_freeStack(d);
+    if (extra) {
+      extra(m, d);
+    }
     return;
   }
 
-  // narrow phase in signature order
-  for (int i = 0; i < n; i++) {
-    const mciCandidate* c = list + i;
-    int ok = c->kind == 0 ?
-             collideGeoms(m, d, scratch, m->pair_geom1[c->a], m->pair_geom2[c->a], c->a) :
-             collideGeoms(m, d, scratch, c->a, c->b, -1);
-    if (!ok) {
-      break;
+  // narrow phase in signature order (on the thread pool when one is bound; same contacts), with
+  // the extra stage as one more task
+  if (mci_threads(d) > 1 && !d->plugin_check && (n > 1 || extra)) {
+    mci_narrowParallel(m, d, list, n, narrowOne, extra);
+  } else {
+    if (extra) {
+      extra(m, d);
+    }
+    for (int i = 0; i < n; i++) {
+      if (!narrowOne(m, d, scratch, list, i)) {
+        break;
+      }
     }
   }
   if (d->ncon > d->maxuse_con) {

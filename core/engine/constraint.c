@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "engine/io.h"
+#include "engine/island.h"
 #include "math/math.h"
 
 // row builder: one pass counts, the second fills the arena arrays
@@ -952,6 +953,8 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
   d->efc_J_val = NULL;
   d->efc_AR = NULL;
   d->efc_AR_rownnz = d->efc_AR_rowadr = d->efc_AR_colind = NULL;
+  d->nisland = 0;
+  d->efc_island = d->island_efcind = NULL;
   for (int i = 0; i < d->ncon; i++) {
     d->contact[i].efc_address = -1;
   }
@@ -1037,6 +1040,9 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
   diagApprox(m, d);
   makeImpedance(m, d);
   mc_referenceConstraint(m, d);
+
+  // constraint islands of the rows (core/engine/island.c)
+  mc_island(m, d);
 }
 
 

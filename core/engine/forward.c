@@ -9,8 +9,10 @@
 #include "engine/constraint.h"
 #include "engine/engine.h"
 #include "engine/io.h"
+#include "engine/island.h"
 #include "engine/plugin_check.h"
 #include "engine/sensor.h"
+#include "engine/threadpool.h"
 #include "engine/solver_contract.h"
 #include "math/math.h"
 #include "plugin/registry.h"
@@ -62,6 +64,15 @@ void mc_xfrcAccumulate(const mcModel* m, const mcData* d, mcNum* qfrc) {
 
 //---------------------------------- pipeline stages -----------------------------------------------
 
+// joint-space inertia and its factorization (no scratch stack: may run beside the narrow phase)
+static void inertiaStage(const mcModel* m, mcData* d) {
+  double t0 = mc_clockNow(d);
+  mc_crb(m, d);
+  mc_factorM(m, d);
+  mc_clockAdd(d, mcTIMER_POS_INERTIA, t0);
+}
+
+
 void mc_fwdPosition(const mcModel* m, mcData* d) {
   double t0 = mc_clockNow(d), t1;
 
@@ -72,15 +83,17 @@ void mc_fwdPosition(const mcModel* m, mcData* d) {
   mc_tendon(m, d);
   mc_clockAdd(d, mcTIMER_POS_KINEMATICS, t0);
 
-  // joint-space inertia and its factorization
+  // joint-space inertia and its factorization, then collision detection (core/engine/
+  // collision_driver.c); with a thread pool bound the inertia stage runs beside the narrow phase
+  // (the collision timer then includes the overlap)
   t1 = mc_clockNow(d);
-  mc_crb(m, d);
-  mc_factorM(m, d);
-  mc_clockAdd(d, mcTIMER_POS_INERTIA, t1);
-
-  // collision detection (core/engine/collision_driver.c)
-  t1 = mc_clockNow(d);
-  mc_collision(m, d);
+  if (mci_threads(d) > 1 && !d->plugin_check) {
+    mci_collisionWith(m, d, inertiaStage);
+  } else {
+    inertiaStage(m, d);
+    t1 = mc_clockNow(d);
+    mc_collision(m, d);
+  }
   mc_clockAdd(d, mcTIMER_POS_COLLISION, t1);
 
   // constraint assembly (core/engine/constraint.c); projection is done by the solver plugins
@@ -140,13 +153,16 @@ void mc_fwdConstraint(const mcModel* m, mcData* d) {
     mcu_copy(d->qacc, d->qacc_smooth, m->nv);
     mcu_zero(d->qfrc_constraint, m->nv);
     d->solver_iter = 0;
+    d->island_solved = 0;
   } else {
     // every input of the solver contract (efc_b; the rest is done by assembly and the smooth
     // dynamics), for built-in and third-party solvers alike
     mc_solverInputs(m, d);
     const mcpHost* host = mcp_host();
     double t1 = mc_clockNow(d);
-    m->solver->solve(host, m, d, m->opt.iterations);
+    if (!mc_solveIslands(m, d, m->opt.iterations)) {
+      m->solver->solve(host, m, d, m->opt.iterations);
+    }
     mc_clockAddPlugin(d, mcTIMERPLUGIN_SOLVER, t1);
     if (d->plugin_check) {
       mci_checkSolver(m, d, mcTIMERPLUGIN_SOLVER);

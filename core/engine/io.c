@@ -570,6 +570,7 @@ mcData* mc_makeData(const mcModel* m) {
   dataSetPointers(m, d);
   d->nplugin = m->nplugin;
   d->model_signature = modelSignature(m);
+  d->island_view = -1;
 
   // plugin instances
   if (initPlugins(m, d) != 0) {
@@ -591,6 +592,7 @@ void mc_deleteData(mcData* d) {
     return;
   }
   destroyPlugins(d);
+  mc_bindThreadPool(d, NULL);
   free(d->buffer);
   free(d);
 }
@@ -630,6 +632,10 @@ void mci_clearArena(mcData* d) {
   d->efc_AR_rownnz = NULL;
   d->efc_AR_rowadr = NULL;
   d->efc_AR_colind = NULL;
+  d->nisland = 0;
+  d->island_solved = 0;
+  d->efc_island = NULL;
+  d->island_efcind = NULL;
 }
 
 
@@ -735,10 +741,14 @@ mcData* mc_copyData(mcData* dest, const mcModel* m, const mcData* src) {
     return NULL;
   }
 
-  // keep dest's own buffer, copy everything else (plugin state and data included)
+  // keep dest's own buffer and thread pool, copy everything else (plugin state and data included)
   void* buffer = dest->buffer;
+  struct mcThreadPool_* pool = dest->threadpool;
+  void* work = dest->threadwork;
   *dest = *src;
   dest->buffer = buffer;
+  dest->threadpool = pool;
+  dest->threadwork = work;
   memcpy(dest->buffer, src->buffer, src->nbuffer);
 
   // rebase every pointer into dest's buffer
@@ -772,6 +782,8 @@ mcData* mc_copyData(mcData* dest, const mcModel* m, const mcData* src) {
   dest->efc_AR_rownnz = (int*)rebase(src->efc_AR_rownnz, src, dest);
   dest->efc_AR_rowadr = (int*)rebase(src->efc_AR_rowadr, src, dest);
   dest->efc_AR_colind = (int*)rebase(src->efc_AR_colind, src, dest);
+  dest->efc_island = (int*)rebase(src->efc_island, src, dest);
+  dest->island_efcind = (int*)rebase(src->island_efcind, src, dest);
 
   // per-instance plugin data lives in the buffer: its contents were copied, point into dest's
   for (int i = 0; i < dest->nplugin; i++) {

@@ -15,6 +15,8 @@ static const mcpSolver g_cg = {
              "CG constraint solver (primal, Polak-Ribiere, exact line search)",
              mcSOL_CG),
   solve,
+  NULL,
+  1,                              // island views accepted (ABI 1.4)
 };
 
 static const mcpHeader* const g_list[] = {&g_cg.hdr};

@@ -13,8 +13,9 @@
 // which primal algorithm
 typedef enum { MCS_NEWTON = 0, MCS_CG } mcsPrimal;
 
-// scale of the solver statistics: 1 / (mean diagonal inertia at qpos0 * max(1, nv))
-mcNum mcs_scale(const mcModel* m);
+// scale of the solver statistics: 1 / (mean diagonal inertia at qpos0 * max(1, nv)), of the full
+// model also in an island view (so an island meets at least the whole problem's tolerance)
+mcNum mcs_scale(const mcModel* m, const mcData* d);
 
 // Sparse Hessian of Newton (row-sparse efc_J): L' L factor of H = M + J' D J with the pattern of
 // M and all constraint rows; arrays on the host stack (solver_sparse.c)

@@ -6,16 +6,22 @@
 #include "solver_internal.h"
 
 
-mcNum mcs_scale(const mcModel* m) {
+mcNum mcs_scale(const mcModel* m, const mcData* d) {
   mcNum tr = 0;
-  for (int i = 0; i < m->nv; i++) {
-    tr += m->dof_M0[i];
+  int nv = m->nv;
+  if (d->island_view >= 0 && d->island_model) {
+    nv = d->island_model->nv;     // the full problem's scale, its trace summed by the core
+    tr = d->island_M0trace;
+  } else {
+    for (int i = 0; i < nv; i++) {
+      tr += m->dof_M0[i];
+    }
   }
-  mcNum mean = m->nv > 0 ? tr / m->nv : 1;
+  mcNum mean = nv > 0 ? tr / nv : 1;
   if (!(mean > mcMINVAL)) {
     mean = 1;
   }
-  return 1 / (mean * (m->nv > 1 ? m->nv : 1));
+  return 1 / (mean * (nv > 1 ? nv : 1));
 }
 
 

@@ -558,7 +558,7 @@ void mcs_pgs(const mcpHost* host, const mcModel* m, mcData* d, int maxiter) {
 
   mcNum* f = d->efc_force;
   const mcNum* b = d->efc_b;
-  mcNum scale = mcs_scale(m), tol = m->opt.tolerance;
+  mcNum scale = mcs_scale(m, d), tol = m->opt.tolerance;
   int iter = 0;
   while (iter < maxiter) {
     // one sweep in row order; the cost decrease is summed over the row updates
@@ -646,7 +646,7 @@ void mcs_noslip(const mcpHost* host, const mcModel* m, mcData* d, int maxiter) {
   makeAR(host, m, d, AR, AR + (size_t)nefc * nefc, 0);
   mcNum* f = d->efc_force;
   const mcNum* b = d->efc_b;
-  mcNum scale = mcs_scale(m), tol = m->opt.noslip_tolerance;
+  mcNum scale = mcs_scale(m, d), tol = m->opt.noslip_tolerance;
 
   // the first sweep's improvement is measured from the main solver's regularized dual cost
   mcNum cost = dualCost(AR, f, b, nefc);

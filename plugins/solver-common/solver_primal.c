@@ -797,7 +797,7 @@ void mcs_primal(const mcpHost* host, const mcModel* m, mcData* d, int maxiter, m
   }
 
   // iterate
-  mcNum scale = mcs_scale(m), tol = m->opt.tolerance;
+  mcNum scale = mcs_scale(m, d), tol = m->opt.tolerance;
   int iter = 0;
   while (iter < maxiter) {
     mcSolverStat* stat = d->solver + (iter < mcNSOLVER ? iter : mcNSOLVER - 1);

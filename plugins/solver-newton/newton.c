@@ -15,6 +15,8 @@ static const mcpSolver g_newton = {
              "Newton constraint solver (primal, Cholesky of the Hessian, exact line search)",
              mcSOL_NEWTON),
   solve,
+  NULL,
+  1,                              // island views accepted (ABI 1.4)
 };
 
 static const mcpHeader* const g_list[] = {&g_newton.hdr};

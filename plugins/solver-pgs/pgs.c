@@ -15,6 +15,8 @@ static const mcpSolver g_pgs = {
              "PGS constraint solver (dual, projected Gauss-Seidel, elliptic cone blocks)",
              mcSOL_PGS),
   solve,
+  NULL,
+  1,                              // island views accepted (ABI 1.4)
 };
 
 static const mcpHeader* const g_list[] = {&g_pgs.hdr};

@@ -1,6 +1,7 @@
 // Moduco command-line tool: 'run' simulates a model and prints a summary.
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -63,6 +64,8 @@ int cmd_run(int argc, char** argv) {
   long nstep = -1;
   int profile = 0;
   int check = 0;
+  int island = -1;                // --island on|off; -1: the model's flag
+  long nthread = 0;               // --threads N: in-step thread pool of N threads; 0: none
 
   // parse arguments
   for (int i = 0; i < argc; i++) {
@@ -85,9 +88,24 @@ int cmd_run(int argc, char** argv) {
       profile = 1;
     } else if (!strcmp(a, "--check")) {
       check = 1;
+    } else if (!strcmp(a, "--island") && has) {
+      const char* v = argv[++i];
+      island = !strcmp(v, "on") ? 1 : !strcmp(v, "off") ? 0 : -2;
+      if (island < -1) {
+        cli_error("--island needs 'on' or 'off', got '%s'", v);
+        return CLI_USAGE;
+      }
+    } else if (!strcmp(a, "--threads") && has) {
+      char* end = NULL;
+      nthread = strtol(argv[++i], &end, 10);
+      if (!end || *end || nthread < 1 || nthread > 256) {
+        cli_error("--threads needs a count 1..256, got '%s'", argv[i]);
+        return CLI_USAGE;
+      }
     } else if (a[0] == '-' && a[1]) {
       cli_error("unknown or incomplete option '%s' (usage: moduco run MODEL [--duration T | "
-                "--steps N] [--integrator NAME] [--solver NAME] [--profile] [--check])", a);
+                "--steps N] [--integrator NAME] [--solver NAME] [--island on|off] [--threads N] "
+                "[--profile] [--check])", a);
       return CLI_USAGE;
     } else if (!file) {
       file = a;
@@ -98,7 +116,7 @@ int cmd_run(int argc, char** argv) {
   }
   if (!file) {
     cli_error("usage: moduco run MODEL [--duration T | --steps N] [--integrator NAME] "
-              "[--solver NAME] [--profile] [--check]");
+              "[--solver NAME] [--island on|off] [--threads N] [--profile] [--check]");
     return CLI_USAGE;
   }
   if (duration >= 0 && nstep >= 0) {
@@ -116,9 +134,21 @@ int cmd_run(int argc, char** argv) {
     return CLI_FAIL;
   }
   m->opt.enableflags |= mcENBL_ENERGY;
+  if (island >= 0) {
+    m->opt.enableflags = island ? m->opt.enableflags | mcENBL_ISLAND
+                                : m->opt.enableflags & ~mcENBL_ISLAND;
+  }
   mcData* d = mc_makeData(m);
   if (!d) {
     cli_error("could not allocate data for %s", file);
+    mc_deleteModel(m);
+    return CLI_FAIL;
+  }
+  mcThreadPool* pool = nthread > 0 ? mc_threadPoolCreate((int)nthread) : NULL;
+  if (nthread > 0 && (!pool || mc_bindThreadPool(d, pool) != 0)) {
+    cli_error("could not make a thread pool of %ld threads", nthread);
+    mc_threadPoolDelete(pool);
+    mc_deleteData(d);
     mc_deleteModel(m);
     return CLI_FAIL;
   }
@@ -144,6 +174,8 @@ int cmd_run(int argc, char** argv) {
   if (check) {
     mc_setPluginCheck(d, 1);
   }
+  long nisland_sum = 0, island_solves = 0;
+  int nisland_max = 0;
   double start = cli_now();
   double period = g_progress.tty ? 0.1 : 1e300;
   double nextdraw = start + period;
@@ -153,6 +185,9 @@ int cmd_run(int argc, char** argv) {
     double before = d->time;
     mc_step(m, d);
     simtime += d->time >= before ? d->time - before : m->opt.timestep;
+    nisland_sum += d->nisland;
+    nisland_max = d->nisland > nisland_max ? d->nisland : nisland_max;
+    island_solves += d->island_solved;
     if ((i & 15) == 15 && g_progress.tty) {
       double now = cli_now();
       if (now >= nextdraw) {
@@ -225,10 +260,15 @@ int cmd_run(int argc, char** argv) {
 
   if (profile) {
     cli_printProfile(m, d, nstep);
+    printf("islands          %.2f per step (max %d), solved by island in %ld of %ld steps, "
+           "%d thread%s\n", nstep > 0 ? (double)nisland_sum / (double)nstep : 0.0, nisland_max,
+           island_solves, nstep, nthread > 0 ? (int)nthread : 1, nthread > 1 ? "s" : "");
   }
 
   // --check: a plugin that failed a check fails the run
   int failed = check && d->warning[mcWARN_PLUGINCHECK].number > 0;
+  mc_bindThreadPool(d, NULL);
+  mc_threadPoolDelete(pool);
   mc_deleteData(d);
   mc_deleteModel(m);
   return failed ? CLI_FAIL : CLI_OK;

@@ -13,7 +13,7 @@
 
 Test(plugin_abi, constants) {
   cr_expect_eq(MCP_ABI_MAJOR, 1);
-  cr_expect_eq(MCP_ABI_MINOR, 3);
+  cr_expect_eq(MCP_ABI_MINOR, 4);
   cr_expect_str_eq(MCP_ENTRY_SYMBOL, "mcp_library");
   cr_expect_eq(MCP_PRECISION, 8);
   cr_expect_eq(MCP_MAXNAME, 64);
@@ -69,10 +69,22 @@ Test(plugin_abi, layout_mcpIntegrator) {
 
 
 Test(plugin_abi, layout_mcpSolver) {
-  cr_expect_eq(sizeof(mcpSolver), 96);
+  cr_expect_eq(sizeof(mcpSolver), 104);
   cr_expect_eq(offsetof(mcpSolver, ext), 88);
   cr_expect_eq(offsetof(mcpSolver, hdr), 0);
   cr_expect_eq(offsetof(mcpSolver, solve), 80);
+  cr_expect_eq(offsetof(mcpSolver, islands), 96);   // ABI 1.4
+}
+
+
+Test(plugin_abi, island_fields_of_abi_1_4_appended) {
+  // mcData ends with the ABI 1.4 island and thread-pool fields, after every field of 1.3
+  cr_expect_gt(offsetof(mcData, nisland), offsetof(mcData, timer_plugin));
+  cr_expect_lt(offsetof(mcData, nisland), offsetof(mcData, efc_island));
+  cr_expect_lt(offsetof(mcData, efc_island), offsetof(mcData, island_view));
+  cr_expect_lt(offsetof(mcData, island_model), offsetof(mcData, island_M0trace));
+  cr_expect_lt(offsetof(mcData, island_view), offsetof(mcData, threadpool));
+  cr_expect_eq(offsetof(mcData, threadwork) + sizeof(void*), sizeof(mcData));
 }
 
 

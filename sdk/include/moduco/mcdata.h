@@ -216,7 +216,15 @@ typedef struct mcContact_ {       // result of collision detection functions
   /* computed by mc_rnePostConstraint (sensors) */                                                 \
   X(mcNum,  cacc,              nbody,    6)  /* com-based acceleration */                          \
   X(mcNum,  cfrc_int,          nbody,    6)  /* com-based interaction force with parent */         \
-  X(mcNum,  cfrc_ext,          nbody,    6)  /* com-based external force on body */
+  X(mcNum,  cfrc_ext,          nbody,    6)  /* com-based external force on body */          \
+  /* computed by mc_fwdPosition / mc_island (ABI 1.4); nisland <= nv islands */                   \
+  X(int,    dof_island,        nv,       1)  /* island of each dof; -1: no constraint row */   \
+  X(int,    island_dofadr,     nv,       1)  /* island i: start in island_dofind */            \
+  X(int,    island_dofnum,     nv,       1)  /* island i: number of dofs */                    \
+  X(int,    island_dofind,     nv,       1)  /* dofs of the islands, ascending in each */      \
+  X(int,    island_efcadr,     nv,       1)  /* island i: start in island_efcind */            \
+  X(int,    island_efcnum,     nv,       1)  /* island i: number of constraint rows */         \
+  X(int,    island_iter,       nv,       1)  /* island i: solver iterations (island solve) */
 
 // Simulation data. Create with mc_makeData, free with mc_deleteData.
 typedef struct mcData_ {
@@ -315,6 +323,24 @@ typedef struct mcData_ {
 
   // per-plugin timers (mctTimerPlugin slots; filled only when profile is set, like timer[])
   mcTimerStat timer_plugin[mcNTIMERPLUGIN];
+
+  // ABI 1.4: constraint islands (mc_island, after constraint assembly; docs/performance.md).
+  // An island is a set of kinematic trees coupled by constraint rows, numbered by first dof.
+  int nisland;                    // number of islands (0 when the model has no rows)
+  int island_solved;              // 1 if the last solve went island by island, else 0
+  int*   efc_island;              // arena: island of each row                     (nefc x 1)
+  int*   island_efcind;           // arena: rows of the islands, ascending in each (nefc x 1)
+
+  // ABI 1.4: island view. In the full data: island_view -1, island_model NULL. In the view the
+  // core hands to an island-capable solver (mcpSolver.islands): the island's index and the full
+  // model (the view's model holds the island's dofs only; docs/plugins.md, "Island solves")
+  int island_view;
+  const struct mcModel_* island_model;
+  mcNum island_M0trace;           // island view: sum of the full model's dof_M0, in dof order
+
+  // ABI 1.4: in-step thread pool (mc_bindThreadPool; NULL: the step runs on the caller only)
+  struct mcThreadPool_* threadpool;
+  void* threadwork;               // per-thread workspace of the bound pool (core-private)
 } mcData;
 
 #ifdef __cplusplus

@@ -36,7 +36,7 @@ extern "C" {
 #endif
 
 #define MCP_ABI_MAJOR 1
-#define MCP_ABI_MINOR 3
+#define MCP_ABI_MINOR 4
 #define MCP_ENTRY_SYMBOL "mcp_library"
 #define MCP_PRECISION ((uint32_t)sizeof(mcNum))
 #define MCP_MAXNAME 64            // longest plugin name, including the terminating 0
@@ -135,12 +135,28 @@ typedef struct mcpIntegrator_ {
 // compute d->qacc, d->efc_force, d->efc_state and d->qfrc_constraint; record statistics in
 // d->solver[] and d->solver_iter. maxiter is m->opt.iterations (or a caller's override). What
 // the core guarantees on entry and what must be written: docs/plugins.md, "The solver contract".
+//
+// Island solves (ABI 1.4): a solver that sets 'islands' may be called once per constraint island
+// (mcData.nisland >= 2 and the model's island flag on) instead of once on the whole problem, on
+// several threads at once when an in-step thread pool is bound (mc_bindThreadPool). Each call gets
+// an island view: a model whose nv, nM, dof_parentid, dof_Madr, dof_M0, dof_damping, dof_armature
+// and dof_invweight0 hold the island's dofs only, and a data whose nefc/ne/nf, efc_* rows,
+// qacc, qacc_smooth, qacc_warmstart, qfrc_smooth, qfrc_constraint, qM, qLD, qLDiagInv and
+// qLDiagSqrtInv are the island's (local indices; efc_id and contact stay global), with
+// island_view set to the island's index, island_model to the full model and island_M0trace to
+// the sum of its dof_M0 (for statistics scaled like the whole problem's). Other dof-sized
+// arrays are NULL in the view. The host table works on the view as on full data (stack, mulM,
+// solveM, mulJ, makeAR, ...). Such a solver must not write plugin_state or plugin_data, and must
+// write only the island's own contacts (the cone Hessian H). docs/plugins.md, "Island solves".
 typedef struct mcpSolver_ {
   mcpHeader hdr;
   void (*solve)(const struct mcpHost_* host, const mcModel* m, mcData* d, int maxiter);
 
   // ABI 1.3 (read only when struct_size covers it)
   const mcpPluginExt* ext;        // configuration, state and warnings; NULL: none
+
+  // ABI 1.4 (read only when struct_size covers it)
+  int islands;                    // 1: solve accepts island views (above); 0: whole problem
 } mcpSolver;
 
 // Postsolver: refines the solver's result (noslip); same contract as a solver.

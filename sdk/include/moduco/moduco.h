@@ -346,6 +346,30 @@ MCAPI int mc_setIntegrator(mcModel* m, const char* name, char* error, int error_
 // Nullable: error.
 MCAPI int mc_setSolver(mcModel* m, const char* name, char* error, int error_sz);
 
+//---------------------------------- in-step thread pool -------------------------------------------
+
+// A pthread pool that runs parts of one mc_step in parallel (core/engine/threadpool.c): the narrow
+// phase of collision (pairs in chunks, contacts merged in pair order) and the solves of the
+// constraint islands. Results are bitwise identical for any thread count, including no pool.
+// Opt-in per mcData, like MuJoCo's mju_threadpool. A pool may be bound to several mcData that are
+// stepped one at a time (not concurrently). See docs/performance.md.
+typedef struct mcThreadPool_ mcThreadPool;
+
+// Create a pool of nthread threads, the caller of mc_step counting as one (1 .. 256); NULL on
+// failure (message printed).
+MCAPI mcThreadPool* mc_threadPoolCreate(int nthread);
+
+// Stop the threads and free the pool. Unbind it from every mcData first. Nullable: pool.
+MCAPI void mc_threadPoolDelete(mcThreadPool* pool);
+
+// Number of threads of the pool, the caller included (0 for NULL).
+MCAPI int mc_threadPoolThreads(const mcThreadPool* pool);
+
+// Bind pool to d (NULL: unbind, the step runs on the caller only). Allocates the per-thread
+// workspace (a view of d and a scratch stack of narena / nthread bytes, at least 1 MiB, per
+// thread) here, never in the step. Return 0, or -1 with d unbound on allocation failure.
+MCAPI int mc_bindThreadPool(mcData* d, mcThreadPool* pool);
+
 //---------------------------------- batch rollouts ------------------------------------------------
 
 // A persistent pthread pool stepping many data instances of one model (core/engine/rollout.c).

@@ -1,0 +1,229 @@
+// moduco-bench-islands: constraint islands and the in-step thread pool (issue 15).
+//
+//   moduco-bench-islands threads [--steps N] [--repeat R] [--threads T] MODEL...
+//     per model: interleaved rounds of N steps without a pool and on a pool of T threads (islands
+//     on); prints the median wall-clock step times, the median of the per-round ratios and its
+//     range, the median CPU time per step of both (all threads, and the calling thread's alone:
+//     1 thread / caller is what the step could gain on idle cores, an upper bound that a loaded
+//     machine does not distort), and checks that both runs end in the same state bit for bit.
+//   moduco-bench-islands scale [--steps N] [--repeat R] [--max N] [--no-island]
+//     piles of n free bodies (stacks of five on a plane: spheres, capsules, boxes) for n = 300 ..
+//     10,000 (up to --max), islands on (--no-island: off), Newton; prints the median CPU time per
+//     step, nisland,
+//     contacts and rows, and the least-squares exponent p of t ~ n^p; then the peak memory.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include <moduco/moduco.h>
+
+// wall clock (0), the CPU time of the process (1: all threads) or of the calling thread (2): on a
+// machine shared with other jobs CPU times are the figures that do not inflate with the load
+static double now(int cpu) {
+  struct timespec t;
+  clock_gettime(cpu == 2 ? CLOCK_THREAD_CPUTIME_ID :
+                cpu ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+
+static int cmpDouble(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : x > y;
+}
+
+
+static double median(double* v, int n) {
+  qsort(v, (size_t)n, sizeof(double), cmpDouble);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+
+// time nstep steps from the reset state: wall clock, the process's CPU time into *cpu and the
+// calling thread's into *own (nullable)
+static double run(const mcModel* m, mcData* d, int nstep, double* cpu, double* own) {
+  mc_resetData(m, d);
+  double t0 = now(0), c0 = now(1), o0 = now(2);
+  for (int i = 0; i < nstep; i++) {
+    mc_step(m, d);
+  }
+  *cpu = now(1) - c0;
+  if (own) {
+    *own = now(2) - o0;
+  }
+  return now(0) - t0;
+}
+
+
+//---------------------------------- threads -------------------------------------------------------
+
+static int benchThreads(const char* file, int nstep, int repeat, int nthread) {
+  char error[1024] = "";
+  mcModel* m = mc_loadXML(file, error, sizeof(error));
+  if (!m) {
+    fprintf(stderr, "%s: %s\n", file, error);
+    return 1;
+  }
+  m->opt.enableflags |= mcENBL_ISLAND;
+  mcData* d1 = mc_makeData(m);
+  mcData* dn = mc_makeData(m);
+  mcThreadPool* pool = mc_threadPoolCreate(nthread);
+  if (!d1 || !dn || !pool || mc_bindThreadPool(dn, pool) != 0) {
+    fprintf(stderr, "%s: cannot make data or pool\n", file);
+    return 1;
+  }
+  double t1[64], tn[64], ratio[64], c1[64], cn[64], on[64], oratio[64];
+  int same = 1;
+  repeat = repeat > 64 ? 64 : repeat;
+  run(m, d1, nstep, c1, NULL);                       // warm-up
+  run(m, dn, nstep, cn, NULL);
+  for (int r = 0; r < repeat; r++) {
+    t1[r] = run(m, d1, nstep, c1 + r, NULL);
+    tn[r] = run(m, dn, nstep, cn + r, on + r);
+    ratio[r] = t1[r] / tn[r];
+    oratio[r] = c1[r] / on[r];
+    same = same && !memcmp(d1->qpos, dn->qpos, sizeof(mcNum) * (size_t)m->nq) &&
+           !memcmp(d1->qvel, dn->qvel, sizeof(mcNum) * (size_t)m->nv);
+  }
+  double lo = ratio[0], hi = ratio[0];
+  for (int r = 1; r < repeat; r++) {
+    lo = fmin(lo, ratio[r]);
+    hi = fmax(hi, ratio[r]);
+  }
+  printf("%s\n  nisland %d  wall: 1 thread %.3f ms/step, %d threads %.3f ms/step, ratio %.2f "
+         "(%.2f-%.2f)\n  CPU: 1 thread %.3f ms/step; %d threads %.3f ms/step in all, %.3f on the "
+         "caller (1 thread / caller: %.2f)  %s\n", file, d1->nisland,
+         1e3 * median(t1, repeat) / nstep, nthread, 1e3 * median(tn, repeat) / nstep,
+         median(ratio, repeat), lo, hi, 1e3 * median(c1, repeat) / nstep, nthread,
+         1e3 * median(cn, repeat) / nstep, 1e3 * median(on, repeat) / nstep,
+         median(oratio, repeat), same ? "bitwise same" : "DIFFERENT");
+  mc_bindThreadPool(dn, NULL);
+  mc_threadPoolDelete(pool);
+  mc_deleteData(d1);
+  mc_deleteData(dn);
+  mc_deleteModel(m);
+  return same ? 0 : 1;
+}
+
+
+//---------------------------------- scale ---------------------------------------------------------
+
+// n free bodies in stacks of five on a plane (a square grid of stacks 0.5 apart)
+static char* pileXml(int n, int island) {
+  size_t cap = 512 + (size_t)n * 200;
+  char* xml = malloc(cap);
+  size_t len = (size_t)snprintf(xml, cap,
+    "<mujoco><option solver='Newton' jacobian='sparse'><flag island='%s'/></option>"
+    "<worldbody><geom type='plane' size='0 0 1'/>", island ? "enable" : "disable");
+  int nstack = (n + 4) / 5, side = (int)ceil(sqrt((double)nstack));
+  double z = 0;
+  for (int i = 0; i < n; i++) {
+    int s = i / 5, kind = i % 3;
+    double x = 0.5 * (s % side), y = 0.5 * (s / side), half = kind == 0 ? 0.09 : 0.06;
+    z = i % 5 == 0 ? 0 : z;
+    z += half - 0.002;                               // each body slightly into the one below
+    const char* geom = kind == 0 ? "<geom type='sphere' size='.09'/>" :
+                       kind == 1 ? "<geom type='capsule' size='.06' fromto='-.06 0 0 .06 0 0'/>" :
+                                   "<geom type='box' size='.08 .07 .06'/>";
+    len += (size_t)snprintf(xml + len, cap - len,
+                            "<body pos='%.3f %.3f %.3f'><freejoint/>%s</body>", x, y, z, geom);
+    z += half;
+  }
+  snprintf(xml + len, cap - len, "</worldbody></mujoco>");
+  return xml;
+}
+
+
+static int benchScale(int nstep, int repeat, int nmax, int island) {
+  const int sizes[] = {300, 1000, 3000, 10000};
+  double lx[4], ly[4];
+  int npoint = 0;
+  repeat = repeat > 64 ? 64 : repeat;
+  printf("%8s %8s %8s %8s %8s %12s %14s\n", "bodies", "nv", "nisland", "ncon", "nefc",
+         "ms/step", "us/step/body");
+  for (int k = 0; k < 4 && sizes[k] <= nmax; k++) {
+    char error[1024] = "";
+    char* xml = pileXml(sizes[k], island);
+    mcModel* m = mc_loadXMLString(xml, NULL, error, sizeof(error));
+    free(xml);
+    mcData* d = m ? mc_makeData(m) : NULL;
+    if (!d) {
+      fprintf(stderr, "pile of %d: %s\n", sizes[k], m ? "cannot make data" : error);
+      return 1;
+    }
+    double t[64];
+    for (int r = 0; r < repeat; r++) {
+      run(m, d, nstep, t + r, NULL);                 // CPU time (one thread)
+      t[r] /= nstep;
+    }
+    double tm = median(t, repeat);
+    int nwarn = 0;
+    for (int w = 0; w < mcNWARNING; w++) {
+      nwarn += d->warning[w].number;
+    }
+    printf("%8d %8d %8d %8d %8d %12.3f %14.3f %s\n", sizes[k], m->nv, d->nisland, d->ncon,
+           d->nefc, 1e3 * tm, 1e6 * tm / sizes[k], nwarn ? "(warnings: stack full)" : "");
+    lx[npoint] = log((double)sizes[k]);
+    ly[npoint++] = log(tm);
+    mc_deleteData(d);
+    mc_deleteModel(m);
+  }
+
+  // least-squares slope of log t over log n
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (int i = 0; i < npoint; i++) {
+    sx += lx[i];
+    sy += ly[i];
+    sxx += lx[i] * lx[i];
+    sxy += lx[i] * ly[i];
+  }
+  if (npoint >= 2) {
+    printf("fitted exponent p (t ~ n^p): %.2f\n",
+           (npoint * sxy - sx * sy) / (npoint * sxx - sx * sx));
+  }
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  printf("peak resident memory: %.0f MB\n", (double)ru.ru_maxrss / 1024);
+  return 0;
+}
+
+
+int main(int argc, char** argv) {
+  if (argc < 2 || (strcmp(argv[1], "threads") && strcmp(argv[1], "scale"))) {
+    fprintf(stderr, "usage: %s threads [--steps N] [--repeat R] [--threads T] MODEL...\n"
+                    "       %s scale [--steps N] [--repeat R] [--max N] [--no-island]\n", argv[0], argv[0]);
+    return 2;
+  }
+  int nstep = 200, repeat = 5, nthread = 2, nmax = 10000, island = 1, status = 0;
+  int first = argc;
+  for (int i = 2; i < argc; i++) {
+    if (i + 1 < argc && !strcmp(argv[i], "--steps")) {
+      nstep = atoi(argv[++i]);
+    } else if (i + 1 < argc && !strcmp(argv[i], "--repeat")) {
+      repeat = atoi(argv[++i]);
+    } else if (i + 1 < argc && !strcmp(argv[i], "--threads")) {
+      nthread = atoi(argv[++i]);
+    } else if (i + 1 < argc && !strcmp(argv[i], "--max")) {
+      nmax = atoi(argv[++i]);
+    } else if (!strcmp(argv[i], "--no-island")) {
+      island = 0;
+    } else {
+      first = i < first ? i : first;
+      break;
+    }
+  }
+  if (nstep < 1 || repeat < 1 || nthread < 1) {
+    fprintf(stderr, "--steps, --repeat and --threads must be positive\n");
+    return 2;
+  }
+  if (!strcmp(argv[1], "scale")) {
+    return benchScale(nstep, repeat, nmax, island);
+  }
+  for (int i = first; i < argc; i++) {
+    status |= benchThreads(argv[i], nstep, repeat, nthread);
+  }
+  return status;
+}

@@ -1,0 +1,419 @@
+// Moduco core: island solves. Each island is gathered into a view (a model and a data holding the
+// island's dofs and rows only, in local indices) and handed to the solver plugin; the results are
+// scattered back. With a thread pool bound, islands are solved in parallel, each thread building
+// its views in its own scratch memory; an island that runs out of it there is solved again on the
+// caller, so results never depend on the thread count.
+#include <math.h>
+#include <string.h>
+
+#include <moduco/mcplugin.h>
+
+#include "engine/engine.h"
+#include "engine/io.h"
+#include "engine/island.h"
+#include "engine/threadpool.h"
+#include "plugin/registry.h"
+
+typedef struct {
+  const mcModel* m;
+  mcData* d;
+  int maxiter;
+  int nstat;                      // statistics kept per island (first nstat iterations)
+  mcSolverStat* stat;             // nisland x nstat, NULL: none kept
+  int* failed;                    // per island: 1 if its view ran out of scratch memory
+  int* nnz;                       // per island: the solver's solver_nnz
+} Job;
+
+
+//---------------------------------- island views --------------------------------------------------
+
+// does the solver accept island views (ABI 1.4)?
+static int islandSolver(const mcpSolver* s) {
+  return s && s->hdr.abi_minor >= 4 &&
+         s->hdr.struct_size >= offsetof(mcpSolver, islands) + sizeof(int) && s->islands == 1;
+}
+
+
+// is a size name nv (the dof-indexed arrays)?
+static int isNv(const char* name) {
+  return name[0] == 'n' && name[1] == 'v' && name[2] == 0;
+}
+
+
+// gather n entries of src at ind into a new array of the view's arena (ok cleared if full)
+#define DEFINE_GATHER(type)                                                                        \
+  static type* gather##type(mcData* v, const type* src, const int* ind, int n, int* ok) {         \
+    type* res = mci_arenaAlloc(v, sizeof(type) * (size_t)(n > 0 ? n : 1), _Alignof(type));        \
+    if (!res) {                                                                                    \
+      *ok = 0;                                                                                     \
+      return NULL;                                                                                 \
+    }                                                                                              \
+    for (int k = 0; k < n; k++) {                                                                  \
+      res[k] = src[ind[k]];                                                                        \
+    }                                                                                              \
+    return res;                                                                                    \
+  }
+DEFINE_GATHER(mcNum)
+DEFINE_GATHER(int)
+#undef DEFINE_GATHER
+#define GATHER(v, type, src, ind, n, ok) gather##type(v, src, ind, n, &(ok))
+
+
+// model view of an island's dofs: tree layout of M in local indices (g2l: global -> local); the
+// rest of mv was set by prepareWorker
+static int modelView(const mcModel* m, mcModel* mv, mcData* v, const int* dof, int n,
+                     const int* g2l) {
+  int ok = 1;
+  int* parent = mci_arenaAlloc(v, sizeof(int) * (size_t)n, _Alignof(int));
+  int* Madr = mci_arenaAlloc(v, sizeof(int) * (size_t)n, _Alignof(int));
+  if (!parent || !Madr) {
+    return 0;
+  }
+  int nM = 0;
+  for (int k = 0; k < n; k++) {
+    int p = m->dof_parentid[dof[k]];
+    parent[k] = p < 0 ? -1 : g2l[p];
+    Madr[k] = nM;
+    nM++;
+    for (; p >= 0; p = m->dof_parentid[p]) {
+      nM++;
+    }
+  }
+  mv->nv = n;
+  mv->nM = nM;
+  mv->dof_parentid = parent;
+  mv->dof_Madr = Madr;
+  mv->dof_M0 = GATHER(v, mcNum, m->dof_M0, dof, n, ok);
+  mv->dof_damping = GATHER(v, mcNum, m->dof_damping, dof, n, ok);
+  mv->dof_armature = GATHER(v, mcNum, m->dof_armature, dof, n, ok);
+  mv->dof_invweight0 = GATHER(v, mcNum, m->dof_invweight0, dof, n, ok);
+  return ok;
+}
+
+
+// qM-layout array of the island's dofs (each dof's diagonal and ancestors, in order)
+static mcNum* gatherM(const mcModel* m, const mcModel* mv, mcData* v, const mcNum* src,
+                      const int* dof, int n) {
+  mcNum* res = mci_arenaAlloc(v, sizeof(mcNum) * (size_t)mv->nM, _Alignof(mcNum));
+  if (!res) {
+    return NULL;
+  }
+  for (int k = 0; k < n; k++) {
+    int cnt = (k + 1 < n ? mv->dof_Madr[k + 1] : mv->nM) - mv->dof_Madr[k];
+    memcpy(res + mv->dof_Madr[k], src + m->dof_Madr[dof[k]], sizeof(mcNum) * (size_t)cnt);
+  }
+  return res;
+}
+
+
+// the island's rows of efc_J in local columns (dense or row-sparse like the data's)
+static int gatherJ(const mcModel* m, const mcData* d, mcData* v, const int* row, int r,
+                   const int* dof, int n, const int* g2l) {
+  if (!d->efc_J_rownnz) {
+    v->efc_J = mci_arenaAlloc(v, sizeof(mcNum) * ((size_t)r * n + 1), _Alignof(mcNum));
+    if (!v->efc_J) {
+      return 0;
+    }
+    for (int i = 0; i < r; i++) {
+      const mcNum* src = d->efc_J + (size_t)row[i] * m->nv;
+      for (int k = 0; k < n; k++) {
+        v->efc_J[(size_t)i * n + k] = src[dof[k]];
+      }
+    }
+    return 1;
+  }
+  int nnz = 0;
+  for (int i = 0; i < r; i++) {
+    nnz += d->efc_J_rownnz[row[i]];
+  }
+  int ok = 1;
+  v->efc_J_rownnz = GATHER(v, int, d->efc_J_rownnz, row, r, ok);
+  v->efc_J_rowadr = mci_arenaAlloc(v, sizeof(int) * (size_t)(r + 1), _Alignof(int));
+  v->efc_J_colind = mci_arenaAlloc(v, sizeof(int) * (size_t)(nnz + 1), _Alignof(int));
+  v->efc_J_val = mci_arenaAlloc(v, sizeof(mcNum) * (size_t)(nnz + 1), _Alignof(mcNum));
+  if (!ok || !v->efc_J_rowadr || !v->efc_J_colind || !v->efc_J_val) {
+    return 0;
+  }
+  for (int i = 0, adr = 0; i < r; i++) {
+    int src = d->efc_J_rowadr[row[i]], cnt = d->efc_J_rownnz[row[i]];
+    v->efc_J_rowadr[i] = adr;
+    for (int k = 0; k < cnt; k++) {
+      v->efc_J_colind[adr + k] = g2l[d->efc_J_colind[src + k]];
+    }
+    memcpy(v->efc_J_val + adr, d->efc_J_val + src, sizeof(mcNum) * (size_t)cnt);
+    adr += cnt;
+  }
+  return 1;
+}
+
+
+// the view data of island isl (v: prepared by prepareWorker, emptied); 0 if its arena is too
+// small
+static int dataView(const mcModel* m, const mcData* d, const mcModel* mv, mcData* v, int isl,
+                    const int* g2l) {
+  const int* dof = d->island_dofind + d->island_dofadr[isl];
+  const int* row = d->island_efcind + d->island_efcadr[isl];
+  int n = d->island_dofnum[isl], r = d->island_efcnum[isl], ok = 1;
+  v->island_view = isl;
+  v->efc_AR = NULL;
+  v->efc_AR_rownnz = v->efc_AR_rowadr = v->efc_AR_colind = NULL;
+  v->efc_J = NULL;
+  v->efc_J_rownnz = v->efc_J_rowadr = v->efc_J_colind = NULL;
+  v->efc_J_val = NULL;
+  v->solver_iter = 0;
+  v->solver_nnz = 0;
+
+  // dofs
+  v->qacc = GATHER(v, mcNum, d->qacc, dof, n, ok);
+  v->qacc_smooth = GATHER(v, mcNum, d->qacc_smooth, dof, n, ok);
+  v->qacc_warmstart = GATHER(v, mcNum, d->qacc_warmstart, dof, n, ok);
+  v->qfrc_smooth = GATHER(v, mcNum, d->qfrc_smooth, dof, n, ok);
+  v->qfrc_constraint = GATHER(v, mcNum, d->qfrc_constraint, dof, n, ok);
+  v->qLDiagInv = GATHER(v, mcNum, d->qLDiagInv, dof, n, ok);
+  v->qLDiagSqrtInv = GATHER(v, mcNum, d->qLDiagSqrtInv, dof, n, ok);
+  v->qM = ok ? gatherM(m, mv, v, d->qM, dof, n) : NULL;
+  v->qLD = ok ? gatherM(m, mv, v, d->qLD, dof, n) : NULL;
+  if (!ok || !v->qM || !v->qLD) {
+    return 0;
+  }
+
+  // rows (efc_id keeps pointing into the full contact list)
+  int ne = 0, nf = 0;
+  for (int i = 0; i < r; i++) {
+    int t = d->efc_type[row[i]];
+    ne += t == mcCNSTR_EQUALITY;
+    nf += t == mcCNSTR_FRICTION_DOF || t == mcCNSTR_FRICTION_TENDON;
+  }
+  v->nefc = r;
+  v->ne = ne;
+  v->nf = nf;
+  v->efc_type = GATHER(v, int, d->efc_type, row, r, ok);
+  v->efc_id = GATHER(v, int, d->efc_id, row, r, ok);
+  v->efc_state = GATHER(v, int, d->efc_state, row, r, ok);
+  v->efc_pos = GATHER(v, mcNum, d->efc_pos, row, r, ok);
+  v->efc_margin = GATHER(v, mcNum, d->efc_margin, row, r, ok);
+  v->efc_frictionloss = GATHER(v, mcNum, d->efc_frictionloss, row, r, ok);
+  v->efc_diagApprox = GATHER(v, mcNum, d->efc_diagApprox, row, r, ok);
+  v->efc_D = GATHER(v, mcNum, d->efc_D, row, r, ok);
+  v->efc_R = GATHER(v, mcNum, d->efc_R, row, r, ok);
+  v->efc_vel = GATHER(v, mcNum, d->efc_vel, row, r, ok);
+  v->efc_aref = GATHER(v, mcNum, d->efc_aref, row, r, ok);
+  v->efc_b = GATHER(v, mcNum, d->efc_b, row, r, ok);
+  v->efc_force = GATHER(v, mcNum, d->efc_force, row, r, ok);
+  v->efc_KBIP = mci_arenaAlloc(v, sizeof(mcNum) * 4 * (size_t)(r + 1), _Alignof(mcNum));
+  if (!ok || !v->efc_KBIP) {
+    return 0;
+  }
+  for (int i = 0; i < r; i++) {
+    memcpy(v->efc_KBIP + 4 * i, d->efc_KBIP + 4 * row[i], 4 * sizeof(mcNum));
+  }
+  return gatherJ(m, d, v, row, r, dof, n, g2l);
+}
+
+
+// a worker's views for the island solves of d: its data view (mci_workerView) and model view
+// with every dof-sized array NULL until an island fills the ones it holds
+static void prepareWorker(mciWorker* w, const mcModel* m, const mcData* d) {
+  mci_workerView(w, d);
+  mcModel* mv = &w->mview;
+  mcData* v = &w->view;
+  *mv = *m;
+#define X(type, name, nr, nc)                                                                      \
+  if (isNv(#nr) || isNv(#nc)) {                                                                    \
+    mv->name = NULL;                                                                               \
+  }
+  MC_MODEL_POINTERS(X)
+#undef X
+#define X(type, name, nr, nc)                                                                      \
+  if (isNv(#nr) || isNv(#nc)) {                                                                    \
+    v->name = NULL;                                                                                \
+  }
+  MC_DATA_POINTERS(X)
+#undef X
+  v->contact = d->contact;        // efc_id keeps pointing into the full contact list
+  v->ncon = d->ncon;
+  v->island_model = m;
+  v->island_M0trace = 0;
+  for (int i = 0; i < m->nv; i++) {
+    v->island_M0trace += m->dof_M0[i];
+  }
+  v->nisland = 0;
+  v->efc_island = v->island_efcind = NULL;
+}
+
+
+//---------------------------------- one island ----------------------------------------------------
+
+// solve island isl in worker w's view and scatter the results into d; 0 if the worker's memory
+// was too small (nothing written to d, the view's warnings undone)
+static int solveIsland(const Job* job, mciWorker* w, int isl) {
+  const mcModel* m = job->m;
+  mcData* d = job->d;
+  mcData* v = &w->view;
+  const int* dof = d->island_dofind + d->island_dofadr[isl];
+  const int* row = d->island_efcind + d->island_efcadr[isl];
+  int n = d->island_dofnum[isl], r = d->island_efcnum[isl];
+
+  // empty the view's arena and stack; remember its warnings
+  v->parena = 0;
+  v->pstack = v->pbase = v->narena;
+  v->stack_marks = 0;
+  mcWarningStat warn0[mcNWARNING];
+  memcpy(warn0, v->warning, sizeof(warn0));
+  int stop0 = v->warning_stop;
+
+  // global -> local dof index (only the island's entries are written and read)
+  int* g2l = mci_arenaAlloc(v, sizeof(int) * (size_t)m->nv, _Alignof(int));
+  int ok = g2l != NULL;
+  for (int k = 0; ok && k < n; k++) {
+    g2l[dof[k]] = k;
+  }
+  ok = ok && modelView(m, &w->mview, v, dof, n, g2l) && dataView(m, d, &w->mview, v, isl, g2l);
+  if (ok) {
+    m->solver->solve(mcp_host(), &w->mview, v, job->maxiter);
+  }
+  if (!ok || v->warning[mcWARN_CNSTRFULL].number != warn0[mcWARN_CNSTRFULL].number) {
+    memcpy(v->warning, warn0, sizeof(warn0));
+    v->warning_stop = stop0;
+    return 0;
+  }
+
+  // scatter (each island writes its own dofs and rows only)
+  for (int k = 0; k < n; k++) {
+    d->qacc[dof[k]] = v->qacc[k];
+    d->qacc_warmstart[dof[k]] = v->qacc_warmstart[k];
+    d->qfrc_constraint[dof[k]] = v->qfrc_constraint[k];
+  }
+  for (int i = 0; i < r; i++) {
+    d->efc_force[row[i]] = v->efc_force[i];
+    d->efc_state[row[i]] = v->efc_state[i];
+  }
+  d->island_iter[isl] = v->solver_iter;
+  job->nnz[isl] = v->solver_nnz;
+  if (job->stat) {
+    int keep = v->solver_iter < job->nstat ? v->solver_iter : job->nstat;
+    memcpy(job->stat + (size_t)isl * job->nstat, v->solver, sizeof(mcSolverStat) * (size_t)keep);
+  }
+  job->failed[isl] = 0;
+  return 1;
+}
+
+
+// pool task: island task on the thread's worker
+static void islandTask(void* ctx, int task, int thread) {
+  Job* job = (Job*)ctx;
+  mciWorker* w = mci_worker(job->d, thread);
+  job->failed[task] = !solveIsland(job, w, task);
+}
+
+
+//---------------------------------- statistics ----------------------------------------------------
+
+// d->solver[k] over the islands, in island order: improvements, counts and evaluations summed,
+// gradients combined as a norm, the largest line slope; solver_iter the most iterations,
+// solver_nnz the sum
+static void mergeStats(mcData* d, const Job* job) {
+  int iter = 0, nnz = 0;
+  for (int i = 0; i < d->nisland; i++) {
+    iter = d->island_iter[i] > iter ? d->island_iter[i] : iter;
+    nnz += job->nnz[i];
+  }
+  d->solver_iter = iter;
+  d->solver_nnz = nnz;
+  int nk = iter < job->nstat ? iter : job->nstat;
+  for (int k = 0; k < nk && job->stat; k++) {
+    mcSolverStat s;
+    memset(&s, 0, sizeof(s));
+    mcNum g2 = 0;
+    for (int i = 0; i < d->nisland; i++) {
+      if (k >= d->island_iter[i]) {
+        continue;
+      }
+      const mcSolverStat* t = job->stat + (size_t)i * job->nstat + k;
+      s.improvement += t->improvement;
+      g2 += t->gradient * t->gradient;
+      s.lineslope = t->lineslope > s.lineslope ? t->lineslope : s.lineslope;
+      s.nactive += t->nactive;
+      s.nchange += t->nchange;
+      s.neval += t->neval;
+      s.nupdate += t->nupdate;
+    }
+    s.gradient = sqrt(g2);
+    d->solver[k] = s;
+  }
+}
+
+
+//---------------------------------- the island solve ----------------------------------------------
+
+int mc_solveIslands(const mcModel* m, mcData* d, int maxiter) {
+  int nisland = d->nisland, nv = m->nv;
+  d->island_solved = 0;
+  if (nisland < 2 || !islandSolver(m->solver) || d->island_view >= 0) {
+    return 0;
+  }
+
+  // per-island statistics and flags on the data's stack; the caller's worker uses the rest of
+  // the data's free memory (the same whether or not a pool is bound)
+  mc_markStack(d);
+  Job job;
+  job.m = m;
+  job.d = d;
+  job.maxiter = maxiter;
+  job.nstat = maxiter < mcNSOLVER ? (maxiter > 0 ? maxiter : 1) : mcNSOLVER;
+  job.failed = mc_stackAlloc(d, sizeof(int) * (size_t)nisland, _Alignof(int));
+  job.nnz = mc_stackAlloc(d, sizeof(int) * (size_t)nisland, _Alignof(int));
+  job.stat = mc_stackAlloc(d, sizeof(mcSolverStat) * (size_t)nisland * job.nstat,
+                           _Alignof(mcSolverStat));
+  if (!job.failed || !job.nnz || !job.stat) {
+    mc_freeStack(d);
+    return 0;
+  }
+  for (int i = 0; i < nisland; i++) {
+    job.failed[i] = 1;
+  }
+
+  // parallel first (workers' own memory), then on the caller what did not fit there
+  int nthread = mci_threads(d);
+  if (nthread > 1) {
+    for (int t = 0; t < nthread; t++) {
+      prepareWorker(mci_worker(d, t), m, d);
+    }
+    mci_poolRun(d->threadpool, nisland, islandTask, &job);
+    for (int t = 0; t < nthread; t++) {
+      mci_mergeView(d, mci_worker(d, t));
+    }
+  }
+  mciWorker local;
+  size_t start = (d->parena + 63) & ~(size_t)63;
+  local.stack = (char*)d->arena + start;
+  local.nstack = d->pstack > start ? d->pstack - start : 0;
+  prepareWorker(&local, m, d);
+  int ok = 1;
+  for (int i = 0; i < nisland; i++) {
+    if (job.failed[i] && !solveIsland(&job, &local, i)) {
+      ok = 0;                     // not even there: the whole problem is solved instead
+      break;
+    }
+  }
+  mci_mergeView(d, &local);
+  size_t used = d->narena - d->pstack + local.view.maxuse_stack + local.view.maxuse_arena;
+  d->maxuse_stack = used > d->maxuse_stack ? used : d->maxuse_stack;
+  if (!ok) {
+    mc_freeStack(d);
+    return 0;
+  }
+
+  // dofs of no island: unconstrained
+  for (int k = 0; k < nv; k++) {
+    if (d->dof_island[k] < 0) {
+      d->qacc[k] = d->qacc_smooth[k];
+      d->qacc_warmstart[k] = d->qacc_smooth[k];
+      d->qfrc_constraint[k] = 0;
+    }
+  }
+  mergeStats(d, &job);
+  mc_freeStack(d);
+  d->island_solved = 1;
+  return 1;
+}

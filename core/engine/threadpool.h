@@ -1,0 +1,40 @@
+// Moduco core: the in-step thread pool (private to libmoduco; public API in moduco.h).
+//
+// mci_poolRun hands tasks 0 .. ntask-1 to the pool's threads through an atomic counter and
+// returns when all are done; the caller works as thread 0. Which thread runs a task must never
+// change its result: a task writes only its own outputs, and merges happen on the caller in task
+// order. Each thread has a workspace (mciWorker) made by mc_bindThreadPool: a copy of the mcData
+// struct whose scratch stack is the thread's own, so host->stackAlloc works in parallel.
+#ifndef MODUCO_CORE_ENGINE_THREADPOOL_H_
+#define MODUCO_CORE_ENGINE_THREADPOOL_H_
+
+#include <moduco/moduco.h>
+
+typedef void (*mciTaskFn)(void* ctx, int task, int thread);
+
+typedef struct {
+  mcData view;                    // the data's struct with its own stack (mci_workerView)
+  mcModel mview;                  // room for a model view (island solves)
+  char* stack;                    // the thread's scratch memory
+  size_t nstack;                  // its size in bytes
+  int warnbase[mcNWARNING];       // warning counts of the data when the view was made
+} mciWorker;
+
+// Run fn(ctx, task, thread) for every task on the pool (pool NULL: all on the caller, in order).
+void mci_poolRun(mcThreadPool* pool, int ntask, mciTaskFn fn, void* ctx);
+
+// Number of threads of d's bound pool, 1 when none.
+int mci_threads(const mcData* d);
+
+// Workspace of thread t of d's bound pool (NULL when none is bound).
+mciWorker* mci_worker(const mcData* d, int t);
+
+// Make w->view a copy of d whose arena and stack are the worker's own memory (empty: no contacts
+// or rows), with the plugin timers zeroed; the warning counts of d are remembered for
+// mci_mergeView.
+void mci_workerView(mciWorker* w, const mcData* d);
+
+// Add what the view counted since mci_workerView (warnings, escalation, plugin timers) into d.
+void mci_mergeView(mcData* d, const mciWorker* w);
+
+#endif  // MODUCO_CORE_ENGINE_THREADPOOL_H_

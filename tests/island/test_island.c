@@ -1,0 +1,297 @@
+// Constraint islands (core/engine/island.c, island_solve.c) and the in-step thread pool
+// (core/engine/threadpool.c, collision_narrow.c): discovery on a scene with a known answer, the
+// invariants of the island lists, island solves against the whole-problem solve, and bitwise
+// identical results for any thread count (built-in solvers, islands on and off). Built twice: as
+// a Criterion suite and, with ROLLOUT_PLAIN, as a plain program for ThreadSanitizer (make
+// test-tsan).
+#ifdef ROLLOUT_PLAIN
+#include "plain_test.h"
+#else
+#include <criterion/criterion.h>
+#endif
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <moduco/moduco.h>
+
+#define HUMANOID22 "/usr/share/mujoco/model/humanoid/22_humanoids.xml"
+
+// under ThreadSanitizer (make test-tsan, 10-20x slower) the threaded tests run one solver and
+// the single-threaded comparison is left to the other builds
+#ifdef __SANITIZE_THREAD__
+#define NSOLVER_THREADED 1
+#define TSAN_SKIP() return
+#else
+#define NSOLVER_THREADED 3
+#define TSAN_SKIP() (void)0
+#endif
+
+// five free bodies: A and B rest on the floor apart, C and D are welded together (one island
+// through the equality rows, first dof after A and B), E floats far away (no rows: no island)
+static const char* g_scene =
+  "<mujoco>"
+  "  <option><flag island='enable'/></option>"
+  "  <worldbody>"
+  "    <geom type='plane' size='5 5 .1'/>"
+  "    <body name='A' pos='-1 0 .099'><freejoint/><geom type='sphere' size='.1'/></body>"
+  "    <body name='B' pos='1 0 .099'><freejoint/><geom type='sphere' size='.1'/></body>"
+  "    <body name='C' pos='0 2 1'><freejoint/><geom type='box' size='.1 .1 .1'/></body>"
+  "    <body name='D' pos='0 2.3 1'><freejoint/><geom type='box' size='.1 .1 .1'/></body>"
+  "    <body name='E' pos='3 3 3'><freejoint/><geom type='sphere' size='.1'/></body>"
+  "  </worldbody>"
+  "  <equality><weld body1='C' body2='D'/></equality>"
+  "</mujoco>";
+
+
+static mcModel* loadString(const char* xml) {
+  char error[1024] = "";
+  mcModel* m = mc_loadXMLString(xml, NULL, error, sizeof(error));
+  cr_assert(m, "%s", error);
+  return m;
+}
+
+
+static mcModel* loadFile(const char* file) {
+  char error[1024] = "";
+  mcModel* m = mc_loadXML(file, error, sizeof(error));
+  cr_assert(m, "%s: %s", file, error);
+  return m;
+}
+
+
+// every list of the islands is consistent with the rows and the trees
+static void checkInvariants(const mcModel* m, const mcData* d) {
+  int ndof = 0, nrow = 0;
+  for (int i = 0; i < d->nisland; i++) {
+    const int* dof = d->island_dofind + d->island_dofadr[i];
+    const int* row = d->island_efcind + d->island_efcadr[i];
+    cr_expect(d->island_dofnum[i] > 0 && d->island_efcnum[i] > 0);
+    if (i > 0) {
+      cr_expect(dof[0] > d->island_dofind[d->island_dofadr[i - 1]]);   // numbered by first dof
+    }
+    for (int k = 0; k < d->island_dofnum[i]; k++) {
+      cr_expect(k == 0 || dof[k] > dof[k - 1]);
+      cr_expect_eq(d->dof_island[dof[k]], i);
+      int p = m->dof_parentid[dof[k]];
+      cr_expect(p < 0 || d->dof_island[p] == i);                         // whole trees
+    }
+    for (int k = 0; k < d->island_efcnum[i]; k++) {
+      cr_expect(k == 0 || row[k] > row[k - 1]);
+      cr_expect_eq(d->efc_island[row[k]], i);
+      const int* col = d->efc_J_colind + d->efc_J_rowadr[row[k]];
+      for (int c = 0; d->efc_J_rownnz && c < d->efc_J_rownnz[row[k]]; c++) {
+        cr_expect_eq(d->dof_island[col[c]], i);                          // rows stay inside
+      }
+    }
+    ndof += d->island_dofnum[i];
+    nrow += d->island_efcnum[i];
+  }
+  for (int k = 0; k < m->nv; k++) {
+    ndof -= d->dof_island[k] < 0;
+  }
+  cr_expect_eq(nrow, d->nefc);
+  cr_expect(ndof <= m->nv);
+}
+
+
+Test(island, discovery_known_scene) {
+  mcModel* m = loadString(g_scene);
+  m->opt.jacobian = mcJAC_SPARSE;
+  mcData* d = mc_makeData(m);
+  mc_forward(m, d);
+  cr_assert_eq(d->nisland, 3);
+  cr_expect_eq(d->dof_island[0], 0);                 // A
+  cr_expect_eq(d->dof_island[6], 1);                 // B
+  cr_expect_eq(d->dof_island[12], 2);                // C and D
+  cr_expect_eq(d->dof_island[18], 2);
+  cr_expect_eq(d->dof_island[24], -1);               // E: no rows
+  cr_expect_eq(d->island_dofnum[2], 12);
+  checkInvariants(m, d);
+
+  // solved island by island: statistics merged (most iterations, summed Hessian non-zeros)
+  cr_expect_eq(d->island_solved, 1);
+  int most = 0;
+  for (int i = 0; i < d->nisland; i++) {
+    cr_expect(d->island_iter[i] >= 1);
+    most = d->island_iter[i] > most ? d->island_iter[i] : most;
+  }
+  cr_expect_eq(d->solver_iter, most);
+  cr_expect(d->solver_nnz > 0);
+  cr_expect_eq(d->qacc[26], d->qacc_smooth[26]);     // E: unconstrained, falls freely
+  cr_expect_eq(d->qfrc_constraint[26], 0);
+
+  // the flag off: no islands, the whole problem
+  m->opt.enableflags &= ~mcENBL_ISLAND;
+  mc_forward(m, d);
+  cr_expect_eq(d->nisland, 0);
+  cr_expect_eq(d->island_solved, 0);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
+Test(island, dense_jacobian_same_islands) {
+  mcModel* m = loadString(g_scene);
+  m->opt.jacobian = mcJAC_DENSE;
+  mcData* d = mc_makeData(m);
+  mc_forward(m, d);
+  cr_expect_eq(d->nisland, 3);
+  cr_expect_eq(d->island_solved, 1);
+  cr_expect_eq(d->dof_island[24], -1);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
+// with solver selected: 150 steps from the start (humanoids on the floor, islands on), then one
+// forward at that state with islands on and off; the largest difference of the accelerations
+// relative to the largest acceleration
+static double islandGap(mcModel* m, const char* solver) {
+  char error[256];
+  cr_assert(mc_setSolver(m, solver, error, sizeof(error)) == 0, "%s", error);
+  m->opt.enableflags |= mcENBL_ISLAND;
+  mcData* a = mc_makeData(m);
+  for (int i = 0; i < 150; i++) {
+    mc_step(m, a);
+  }
+  cr_assert(a->nisland >= 2, "nisland %d", a->nisland);
+  checkInvariants(m, a);
+  mcData* b = mc_copyData(NULL, m, a);
+  cr_assert(b);
+  mc_forward(m, a);
+  cr_expect(a->island_solved, "%s: nisland %d", solver, a->nisland);
+  m->opt.enableflags &= ~mcENBL_ISLAND;
+  mc_forward(m, b);
+  cr_expect(!b->island_solved);
+  double gap = 0, scale = 1e-9;
+  for (int i = 0; i < m->nv; i++) {
+    gap = fmax(gap, fabs(a->qacc[i] - b->qacc[i]));
+    scale = fmax(scale, fabs(b->qacc[i]));
+  }
+  mc_deleteData(a);
+  mc_deleteData(b);
+  return gap / scale;
+}
+
+
+Test(island, island_solve_matches_whole_problem) {
+  TSAN_SKIP();
+  mcModel* m = loadFile(HUMANOID22);
+
+  // a tight tolerance: both solves converge to the same optimum (PGS slowest)
+  m->opt.tolerance = 1e-10;
+  m->opt.iterations = 200;
+  double gnewton = islandGap(m, "newton");
+  double gcg = islandGap(m, "cg");
+  double gpgs = islandGap(m, "pgs");
+  fprintf(stderr, "relative gaps: newton %g cg %g pgs %g\n", gnewton, gcg, gpgs);
+  cr_expect(gnewton < 1e-6, "newton: relative gap %g", gnewton);
+  cr_expect(gcg < 1e-3, "cg: relative gap %g", gcg);
+  cr_expect(gpgs < 1e-3, "pgs: relative gap %g", gpgs);
+  mc_deleteModel(m);
+}
+
+
+// hash of the state and the solver outputs after nstep steps on a pool of nthread (0: none)
+static unsigned long long runHash(const mcModel* m, int nthread, int nstep, int* nisland) {
+  mcData* d = mc_makeData(m);
+  mcThreadPool* pool = NULL;
+  if (nthread > 0) {
+    pool = mc_threadPoolCreate(nthread);
+    cr_assert(pool);
+    cr_assert_eq(mc_bindThreadPool(d, pool), 0);
+  }
+  unsigned long long h = 1469598103934665603ULL;
+  for (int s = 0; s < nstep; s++) {
+    mc_step(m, d);
+    const mcNum* arr[3] = {d->qpos, d->qvel, d->qacc};
+    int len[3] = {m->nq, m->nv, m->nv};
+    for (int a = 0; a < 3; a++) {
+      for (int i = 0; i < len[a]; i++) {
+        unsigned long long x;
+        memcpy(&x, arr[a] + i, sizeof(x));
+        h = (h ^ x) * 1099511628211ULL;
+      }
+    }
+    for (int i = 0; i < d->nefc; i++) {
+      unsigned long long x;
+      memcpy(&x, d->efc_force + i, sizeof(x));
+      h = (h ^ x ^ (unsigned long long)d->efc_state[i]) * 1099511628211ULL;
+    }
+    h = (h ^ (unsigned long long)d->ncon ^ ((unsigned long long)d->solver_iter << 32)) *
+        1099511628211ULL;
+  }
+  *nisland = d->nisland;
+  mc_bindThreadPool(d, NULL);
+  mc_threadPoolDelete(pool);
+  mc_deleteData(d);
+  return h;
+}
+
+
+// the same hash without a pool and with 1, 2 and 3 threads
+static void sameForAnyThreads(mcModel* m, int nstep, int island) {
+  if (island) {
+    m->opt.enableflags |= mcENBL_ISLAND;
+  } else {
+    m->opt.enableflags &= ~mcENBL_ISLAND;
+  }
+  int nisland = 0;
+  unsigned long long h0 = runHash(m, 0, nstep, &nisland);
+  cr_expect(!island || nisland >= 2, "nisland %d", nisland);
+  for (int t = 1; t <= 3; t++) {
+    int n;
+    cr_expect(runHash(m, t, nstep, &n) == h0, "%d threads differ (island %d)", t, island);
+  }
+}
+
+
+Test(island, bitwise_any_thread_count_22_humanoids) {
+  mcModel* m = loadFile(HUMANOID22);
+  const char* solver[3] = {"newton", "cg", "pgs"};
+  for (int s = 0; s < NSOLVER_THREADED; s++) {
+    char error[256];
+    cr_assert(mc_setSolver(m, solver[s], error, sizeof(error)) == 0, "%s", error);
+    sameForAnyThreads(m, 120, 1);
+  }
+  sameForAnyThreads(m, 120, 0);                      // collision on the pool, whole solve
+  mc_deleteModel(m);
+}
+
+
+Test(island, bitwise_any_thread_count_humanoid100) {
+  mcModel* m = loadFile(MODUCO_SOURCE_DIR "/../../shared/corpus/mj_humanoid100/humanoid100.xml");
+  sameForAnyThreads(m, 130, 1);
+  mc_deleteModel(m);
+}
+
+
+Test(island, pool_api) {
+  cr_expect(mc_threadPoolCreate(0) == NULL);
+  cr_expect(mc_threadPoolCreate(257) == NULL);
+  cr_expect_eq(mc_threadPoolThreads(NULL), 0);
+  mcThreadPool* pool = mc_threadPoolCreate(3);
+  cr_assert(pool);
+  cr_expect_eq(mc_threadPoolThreads(pool), 3);
+  mcModel* m = loadString(g_scene);
+  mcData* d = mc_makeData(m);
+  cr_expect_eq(mc_bindThreadPool(d, pool), 0);
+  cr_expect(d->threadpool == pool);
+
+  // a copy keeps its own binding (none), the original keeps the pool
+  mcData* c = mc_copyData(NULL, m, d);
+  cr_assert(c);
+  cr_expect(c->threadpool == NULL);
+  mc_step(m, d);
+  mc_step(m, c);
+  cr_expect(!memcmp(d->qpos, c->qpos, sizeof(mcNum) * (size_t)m->nq));
+  cr_expect_eq(mc_bindThreadPool(d, NULL), 0);
+  cr_expect(d->threadpool == NULL);
+  mc_deleteData(c);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+  mc_threadPoolDelete(pool);
+  mc_threadPoolDelete(NULL);
+}
