@@ -262,7 +262,7 @@ Test(island, bitwise_any_thread_count_22_humanoids) {
 
 
 Test(island, bitwise_any_thread_count_humanoid100) {
-  mcModel* m = loadFile(MODUCO_SOURCE_DIR "/../../shared/corpus/mj_humanoid100/humanoid100.xml");
+  mcModel* m = loadFile("/work/shared/corpus/mj_humanoid100/humanoid100.xml");
   sameForAnyThreads(m, 130, 1);
   mc_deleteModel(m);
 }
