@@ -216,7 +216,11 @@ typedef struct mcContact_ {       // result of collision detection functions
   /* computed by mc_rnePostConstraint (sensors) */                                                 \
   X(mcNum,  cacc,              nbody,    6)  /* com-based acceleration */                          \
   X(mcNum,  cfrc_int,          nbody,    6)  /* com-based interaction force with parent */         \
-  X(mcNum,  cfrc_ext,          nbody,    6)  /* com-based external force on body */
+  X(mcNum,  cfrc_ext,          nbody,    6)  /* com-based external force on body */                \
+  /* computed by mc_tendon, mc_transmission (appended in ABI 1.3): columns [span0, span1) hold     \
+     every nonzero of a row of ten_J / actuator_moment; the rest of the row is zero */             \
+  X(int,    ten_J_span,        ntendon,  2)  /* nonzero column range of each ten_J row */          \
+  X(int,    actuator_moment_span, nu,    2)  /* nonzero column range of each moment row */
 
 // Simulation data. Create with mc_makeData, free with mc_deleteData.
 typedef struct mcData_ {
