@@ -91,7 +91,8 @@ rows, stages, bars, machine, date = [], [], [], {}, None
 keys = ["pos_kinematics", "pos_inertia", "pos_collision", "pos_make", "velocity", "actuation",
         "acceleration", "constraint", "integrator", "step"]
 for name, file, steps, target in table:
-    docs = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(out, f"round-*-{name}.json")))]
+    paths = sorted(glob.glob(os.path.join(out, f"round-*-{name}.json")))
+    docs = [json.load(open(p)) for p in paths]
     arms = [(d["arms"][0], d["arms"][1]) for d in docs if len(d["arms"]) == 2
             and not d["arms"][0]["error"] and not d["arms"][1]["error"]]
     if not arms:

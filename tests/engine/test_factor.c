@@ -214,7 +214,8 @@ Test(factor, simpleBodiesDiagonal) {
       "<mujoco><worldbody>"
       "<body pos='0 0 1'><freejoint/><geom type='box' size='.1 .2 .3'/></body>"
       "<body pos='1 0 1' euler='10 20 30'><freejoint/><geom type='capsule' size='.1 .3'/></body>"
-      "<body pos='0 1 1'><joint type='hinge' axis='1 0 0'/><geom type='sphere' size='.1' pos='0 0 .2'/>"
+      "<body pos='0 1 1'><joint type='hinge' axis='1 0 0'/>"
+      "<geom type='sphere' size='.1' pos='0 0 .2'/>"
       "<body pos='0 0 .4'><joint type='hinge' axis='0 1 0'/><geom type='sphere' size='.1'/>"
       "</body></body></worldbody></mujoco>";
   char err[256] = "";
