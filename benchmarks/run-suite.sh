@@ -2,6 +2,11 @@
 # Run the Moduco benchmark suite against MuJoCo 2.2.2 in one run and write a markdown table.
 #
 #   benchmarks/run-suite.sh [--build DIR] [--out DIR] [--steps N] [--repeat R] [--quick]
+#                           [--speed] [--rounds K] [--pin CPU]
+#
+# --speed runs only the speed table of issue 15 (benchmarks/speed-table.sh: the twelve models of
+# that issue with its step counts, zero controls, whole step and per stage, K rounds); without it
+# the speed table runs after everything below.
 #
 # Models: the Debian MuJoCo sample models (/usr/share/mujoco/model, those Moduco loads; the others
 # are listed as skipped), benchmarks/models/*.xml and models/humanoid.xml. Each model runs in its
@@ -19,14 +24,19 @@ build=$root/build
 out=$root/build/bench-suite
 steps=2000
 repeat=5
+speed=0
+speedargs=()
 while [ $# -gt 0 ]; do
   case $1 in
     --build) build=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --steps) steps=$2; shift 2 ;;
     --repeat) repeat=$2; shift 2 ;;
-    --quick) steps=200; repeat=3; shift ;;
-    *) echo "usage: $0 [--build DIR] [--out DIR] [--steps N] [--repeat R] [--quick]" >&2; exit 2 ;;
+    --quick) steps=200; repeat=3; speedargs+=(--quick); shift ;;
+    --speed) speed=1; shift ;;
+    --rounds|--pin) speedargs+=("$1" "$2"); shift 2 ;;
+    *) echo "usage: $0 [--build DIR] [--out DIR] [--steps N] [--repeat R] [--quick]" \
+         "[--speed] [--rounds K] [--pin CPU]" >&2; exit 2 ;;
   esac
 done
 cli=$build/bin/moduco
@@ -36,6 +46,9 @@ if [ ! -x "$cli" ]; then
 fi
 export MODUCO_PLUGIN_PATH=${MODUCO_PLUGIN_PATH:-$build/lib/moduco/plugins}
 mkdir -p "$out"
+if [ "$speed" = 1 ]; then
+  exec "$here/speed-table.sh" --build "$build" --out "$out/speed" "${speedargs[@]}"
+fi
 rm -f "$out"/*.json
 
 # the model list: Debian samples (not the conformance suite's scratch files), our scenes
@@ -157,3 +170,6 @@ for p in sorted(glob.glob(os.path.join(out, "integrators-*.json"))):
 open(os.path.join(out, "integrators.md"), "w").write("\n".join(lines) + "\n")
 PY
 cat "$out/suite.md" "$out/scaling.md" "$out/integrators.md"
+
+# the speed table of issue 15 (its own models, step counts and rounds)
+"$here/speed-table.sh" --build "$build" --out "$out/speed" "${speedargs[@]}"

@@ -198,7 +198,8 @@ void mc_fwdActuation(const mcModel* m, mcData* d) {
       d->qfrc_actuator[dof] += m->actuator_gear[6 * i] * f;
     } else {
       const mcNum* moment = d->actuator_moment + (size_t)i * nv;
-      for (int c = 0; c < nv; c++) {
+      const int* span = d->actuator_moment_span + 2 * i;
+      for (int c = span[0]; c < span[1]; c++) {
         if (moment[c] != 0) {
           d->qfrc_actuator[c] += moment[c] * f;
         }

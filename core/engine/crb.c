@@ -25,14 +25,18 @@ void mc_crb(const mcModel* m, mcData* d) {
     }
   }
 
-  // each row: force of the composite body moved along dof i, projected on the ancestor dofs
+  // each row: force of the composite body moved along dof i, projected on the ancestor dofs;
+  // a simple body (dof_simplenum: no child, inertial frame on the body frame, joints through its
+  // origin along orthogonal axes, hanging from the world) has a diagonal block, whose
+  // off-diagonal entries are zero but for rounding: they are stored as exact zeros
   for (int i = 0; i < nv; i++) {
     mcNum f[6];
     mcu_mulInertVec(f, crb + 10 * m->dof_bodyid[i], d->cdof + 6 * i);
     int adr = Madr[i];
     M[adr] = m->dof_armature[i] + mcu_dot6(f, d->cdof + 6 * i);
+    int simple = m->dof_simplenum[i] > 0;
     for (int j = parent[i]; j >= 0; j = parent[j]) {
-      M[++adr] = mcu_dot6(f, d->cdof + 6 * j);
+      M[++adr] = simple ? 0 : mcu_dot6(f, d->cdof + 6 * j);
     }
   }
   mc_tendonArmatureM(m, d);
@@ -71,10 +75,15 @@ static void factorSparse(const mcModel* m, mcData* d, const mcNum* M, mcNum* LD,
     }
     mcNum invD = 1 / LD[kk];
 
-    // length of row k: k and its ancestors
-    int len = 1;
-    for (int i = parent[k]; i >= 0; i = parent[i]) {
-      len++;
+    // length of row k (k and its ancestors; rows are stored one after the other); a row without
+    // off-diagonal entries (simple bodies, roots) updates nothing
+    int len = (k + 1 < nv ? Madr[k + 1] : m->nM) - kk;
+    int off = 1;
+    while (off < len && LD[kk + off] == 0) {
+      off++;
+    }
+    if (off == len) {
+      continue;
     }
 
     // update every ancestor row i with the outer product of row k: the ancestors of i (i

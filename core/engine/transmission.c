@@ -1,5 +1,6 @@
 // Moduco core: tendons (mc_tendon), actuator transmissions (mc_transmission), and tendon and
 // actuator velocities.
+#include <math.h>
 #include <string.h>
 
 #include <moduco/moduco.h>
@@ -11,19 +12,58 @@
 
 //---------------------------------- tendons and transmissions -------------------------------------
 
+// row spans: columns [span[0], span[1]) of a dense row hold all its nonzeros; the rest is zero
+// (kept from the previous step, so a row costs its span, not nv)
+static void clearSpan(mcNum* row, int* span) {
+  if (span[1] > span[0]) {
+    mcu_zero(row + span[0], span[1] - span[0]);
+  }
+  span[0] = span[1] = 0;
+}
+
+
+// the tight span of a row written anywhere: from its first to its last entry that is not +0 (a
+// -0 counts, so that the next clear restores the +0 of a freshly made data bit for bit)
+static void scanSpan(const mcNum* row, int n, int* span) {
+  int lo = 0, hi = n;
+  while (lo < hi && row[lo] == 0 && !signbit(row[lo])) {
+    lo++;
+  }
+  while (hi > lo && row[hi - 1] == 0 && !signbit(row[hi - 1])) {
+    hi--;
+  }
+  span[0] = lo;
+  span[1] = hi;
+}
+
+
+// widen a span to hold column c
+static void growSpan(int* span, int c) {
+  if (span[1] <= span[0]) {
+    span[0] = c;
+    span[1] = c + 1;
+  } else {
+    span[0] = c < span[0] ? c : span[0];
+    span[1] = c + 1 > span[1] ? c + 1 : span[1];
+  }
+}
+
+
 void mc_tendon(const mcModel* m, mcData* d) {
   int nv = m->nv;
 
-  // dense Jacobian rows start at zero
-  mcu_zero(d->ten_J, m->ntendon * nv);
-
   for (int i = 0; i < m->ntendon; i++) {
     mcNum* J = d->ten_J + (size_t)i * nv;
+    int* span = d->ten_J_span + 2 * i;
     int adr = m->tendon_adr[i], num = m->tendon_num[i];
+
+    // the previous row's nonzeros go back to zero
+    clearSpan(J, span);
 
     // spatial tendons: paths through sites, wrapping geoms and pulleys
     if (num && m->wrap_type[adr] != mcWRAP_JOINT) {
       d->ten_length[i] = mc_spatialTendon(m, d, i, J);
+      scanSpan(J, nv, span);
       continue;
     }
 
@@ -34,6 +74,7 @@ void mc_tendon(const mcModel* m, mcData* d) {
       mcNum coef = m->wrap_prm[w];
       len += coef * d->qpos[m->jnt_qposadr[jnt]];
       J[m->jnt_dofadr[jnt]] += coef;
+      growSpan(span, m->jnt_dofadr[jnt]);
     }
     d->ten_length[i] = len;
   }
@@ -276,9 +317,6 @@ static void transmissionBody(const mcModel* m, mcData* d, int i, mcNum* moment) 
 void mc_transmission(const mcModel* m, mcData* d) {
   int nv = m->nv;
 
-  // dense moment rows start at zero
-  mcu_zero(d->actuator_moment, m->nu * nv);
-
   // scratch for point Jacobians (slider-crank and site transmissions)
   mc_markStack(d);
   mcNum* jac = NULL;
@@ -294,43 +332,59 @@ void mc_transmission(const mcModel* m, mcData* d) {
     int id = m->actuator_trnid[2 * i];
     mcNum g = m->actuator_gear[6 * i];
     mcNum* moment = d->actuator_moment + (size_t)i * nv;
+    int* span = d->actuator_moment_span + 2 * i;
+
+    // the previous row's nonzeros go back to zero; the row is dense, its span is what is written
+    clearSpan(moment, span);
 
     switch (m->actuator_trntype[i]) {
     case mcTRN_JOINT:
-    case mcTRN_JOINTINPARENT:
+    case mcTRN_JOINTINPARENT: {
       // hinge and slide: scalar gear; ball and free: vector gear
-      if (m->jnt_type[id] == mcJNT_HINGE || m->jnt_type[id] == mcJNT_SLIDE) {
+      int dof = m->jnt_dofadr[id], type = m->jnt_type[id];
+      if (type == mcJNT_HINGE || type == mcJNT_SLIDE) {
         d->actuator_length[i] = d->qpos[m->jnt_qposadr[id]] * g;
-        moment[m->jnt_dofadr[id]] = g;
+        moment[dof] = g;
+        span[1] = 1;
       } else {
         transmissionQuat(m, d, i, id, moment);
+        span[1] = type == mcJNT_FREE ? 6 : 3;
       }
+      span[0] = dof;
+      span[1] += dof;
       break;
+    }
 
     case mcTRN_TENDON: {
-      // scaled tendon length and Jacobian
+      // scaled tendon length and Jacobian, over the tendon row's span
       const mcNum* J = d->ten_J + (size_t)id * nv;
+      const int* tspan = d->ten_J_span + 2 * id;
       d->actuator_length[i] = d->ten_length[id] * g;
-      for (int c = 0; c < nv; c++) {
+      for (int c = tspan[0]; c < tspan[1]; c++) {
         moment[c] = J[c] * g;
       }
+      span[0] = tspan[0];
+      span[1] = tspan[1];
       break;
     }
 
     case mcTRN_SLIDERCRANK:
       if (jac) {
         transmissionSliderCrank(m, d, i, moment, jac);
+        scanSpan(moment, nv, span);
       }
       break;
 
     case mcTRN_SITE:
       if (jac) {
         transmissionSite(m, d, i, moment, jac);
+        scanSpan(moment, nv, span);
       }
       break;
 
     case mcTRN_BODY:
       transmissionBody(m, d, i, moment);
+      scanSpan(moment, nv, span);
       break;
 
     default:
@@ -345,9 +399,11 @@ void mc_transmission(const mcModel* m, mcData* d) {
 void mc_fwdVelocityTendonActuator(const mcModel* m, mcData* d) {
   int nv = m->nv;
 
-  // tendon velocities
+  // tendon velocities, over each row's nonzero span
   for (int i = 0; i < m->ntendon; i++) {
-    d->ten_velocity[i] = mcu_dot(d->ten_J + (size_t)i * nv, d->qvel, nv);
+    const int* span = d->ten_J_span + 2 * i;
+    d->ten_velocity[i] = mcu_dot(d->ten_J + (size_t)i * nv + span[0], d->qvel + span[0],
+                                 span[1] - span[0]);
   }
 
   // actuator velocities, with a shortcut for scalar joint transmissions
@@ -356,7 +412,9 @@ void mc_fwdVelocityTendonActuator(const mcModel* m, mcData* d) {
       int dof = m->jnt_dofadr[m->actuator_trnid[2 * i]];
       d->actuator_velocity[i] = m->actuator_gear[6 * i] * d->qvel[dof];
     } else {
-      d->actuator_velocity[i] = mcu_dot(d->actuator_moment + (size_t)i * nv, d->qvel, nv);
+      const int* span = d->actuator_moment_span + 2 * i;
+      d->actuator_velocity[i] = mcu_dot(d->actuator_moment + (size_t)i * nv + span[0],
+                                        d->qvel + span[0], span[1] - span[0]);
     }
   }
 }

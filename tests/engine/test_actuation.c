@@ -200,3 +200,100 @@ Test(actuation, ballAndFreeJoint) {
   mc_deleteData(d);
   mc_deleteModel(m);
 }
+
+
+// the dense moment and tendon rows are cleared over their previous span only: a row must still
+// hold exactly its new entries after the model's transmission targets change between calls
+Test(actuation, momentRowsFollowTransmissionEdits) {
+  mcModel* m = chain(2, 0);
+  m->actuator_trntype[0] = mcTRN_JOINT;
+  m->actuator_trnid[0] = 0;
+  m->actuator_gear[0] = 2;
+  m->actuator_trntype[1] = mcTRN_TENDON;
+  m->actuator_trnid[2] = 0;
+  m->actuator_gear[6] = 1;
+  mcData* d = mc_makeData(m);
+  mc_forward(m, d);
+  cr_assert(d->actuator_moment[0] == 2 && d->actuator_moment[1] == 0);
+  cr_assert(d->actuator_moment_span[0] == 0 && d->actuator_moment_span[1] == 1);
+  cr_assert(d->ten_J_span[0] == 0 && d->ten_J_span[1] == 3);
+
+  // retarget the joint actuator to the slide, the tendon to q1 alone
+  m->actuator_trnid[0] = 2;
+  m->tendon_num[0] = 1;
+  m->wrap_objid[0] = 1;
+  mc_forward(m, d);
+  const mcNum want0[3] = {0, 0, 2}, wantJ[3] = {0, 0.5, 0};
+  for (int c = 0; c < 3; c++) {
+    cr_assert(d->actuator_moment[c] == want0[c], "moment(0, %d) = %g", c, d->actuator_moment[c]);
+    cr_assert(d->ten_J[c] == wantJ[c], "ten_J(0, %d) = %g", c, d->ten_J[c]);
+    cr_assert(d->actuator_moment[3 + c] == wantJ[c]);
+  }
+  cr_assert(d->ten_J_span[0] == 1 && d->ten_J_span[1] == 2);
+  cr_assert(d->actuator_moment_span[2] == 1 && d->actuator_moment_span[3] == 2);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
+// every nonzero of a row lies in its span, and stepping gives the rows a fresh data computes
+static void checkRowsAgainstFresh(const mcModel* m, mcData* d, mcData* fresh) {
+  mc_resetData(m, fresh);
+  mcu_copy(fresh->qpos, d->qpos, m->nq);
+  mcu_copy(fresh->qvel, d->qvel, m->nv);
+  mc_fwdPosition(m, fresh);
+  mc_fwdPosition(m, d);
+  size_t n = (size_t)m->nu * m->nv, nt = (size_t)m->ntendon * m->nv;
+  cr_assert(!memcmp(d->actuator_moment, fresh->actuator_moment, sizeof(mcNum) * n));
+  cr_assert(!memcmp(d->ten_J, fresh->ten_J, sizeof(mcNum) * nt));
+  for (int i = 0; i < m->nu; i++) {
+    const int* span = d->actuator_moment_span + 2 * i;
+    for (int c = 0; c < m->nv; c++) {
+      cr_assert((c >= span[0] && c < span[1]) || d->actuator_moment[(size_t)i * m->nv + c] == 0);
+    }
+  }
+  for (int i = 0; i < m->ntendon; i++) {
+    const int* span = d->ten_J_span + 2 * i;
+    for (int c = 0; c < m->nv; c++) {
+      cr_assert((c >= span[0] && c < span[1]) || d->ten_J[(size_t)i * m->nv + c] == 0);
+    }
+  }
+}
+
+
+// a box with an adhesion actuator (body transmission: rows from the changing contacts) and a site
+// actuator, bouncing on a plane; and the spatial-tendon arm of MuJoCo's samples
+static const char* kAdhesion =
+    "<mujoco><worldbody><geom type='plane' size='2 2 .1'/>"
+    "<body name='box' pos='0 0 .3'><freejoint/><geom type='box' size='.1 .1 .05' margin='.02'/>"
+    "<site name='s' pos='.05 0 0'/></body></worldbody>"
+    "<actuator><adhesion body='box' ctrlrange='0 1' gain='5'/>"
+    "<general site='s' gear='0 0 1 0 1 0'/></actuator></mujoco>";
+
+
+Test(actuation, momentRowsMatchFreshData) {
+  for (int f = 0; f < 2; f++) {
+    char err[512] = "";
+    mcModel* m = f ? mc_loadXML("/usr/share/mujoco/model/tendon_arm/arm26.xml", err, sizeof(err))
+                   : mc_loadXMLString(kAdhesion, NULL, err, sizeof(err));
+    cr_assert(m, "model %d: %s", f, err);
+    mcData* d = mc_makeData(m);
+    mcData* fresh = mc_makeData(m);
+    int touched = 0;
+    for (int s = 0; s < 400; s++) {
+      for (int i = 0; i < m->nu; i++) {
+        d->ctrl[i] = 0.5 + 0.5 * sin(0.05 * s + i);
+      }
+      d->qfrc_applied[2] = f ? 0 : 30 * sin(0.03 * s);  // lift the box off and back on
+      mc_step(m, d);
+      touched += f == 0 && d->ncon > 0;
+      if (s % 10 == 0) {
+        checkRowsAgainstFresh(m, d, fresh);
+      }
+    }
+    cr_assert(f || touched > 0, "the box never touched the plane");
+    mc_deleteData(fresh);
+    mc_deleteData(d);
+    mc_deleteModel(m);
+  }
+}

@@ -205,3 +205,50 @@ Test(factor, crbMatchesRne) {
     mc_deleteModel(m);
   }
 }
+
+
+// simple bodies (free bodies whose inertial frame is the body frame): the inertia block is stored
+// diagonal with exact zeros, and M^-1 M x = x still holds on a model mixing them with a tree
+Test(factor, simpleBodiesDiagonal) {
+  const char* xml =
+      "<mujoco><worldbody>"
+      "<body pos='0 0 1'><freejoint/><geom type='box' size='.1 .2 .3'/></body>"
+      "<body pos='1 0 1' euler='10 20 30'><freejoint/><geom type='capsule' size='.1 .3'/></body>"
+      "<body pos='0 1 1'><joint type='hinge' axis='1 0 0'/>"
+      "<geom type='sphere' size='.1' pos='0 0 .2'/>"
+      "<body pos='0 0 .4'><joint type='hinge' axis='0 1 0'/><geom type='sphere' size='.1'/>"
+      "</body></body></worldbody></mujoco>";
+  char err[256] = "";
+  mcModel* m = mc_loadXMLString(xml, NULL, err, sizeof(err));
+  cr_assert(m, "%s", err);
+  cr_assert(m->dof_simplenum[0] == 12 && m->dof_simplenum[12] == 0);
+  mcData* d = mc_makeData(m);
+  for (int i = 0; i < m->nv; i++) {
+    d->qvel[i] = 0.3 * i - 1;
+  }
+  for (int s = 0; s < 20; s++) {
+    mc_step(m, d);
+  }
+  mc_forward(m, d);
+
+  // off-diagonal entries of the two free bodies: exact zeros
+  for (int i = 0; i < 12; i++) {
+    int len = m->dof_Madr[i + 1] - m->dof_Madr[i];
+    for (int k = 1; k < len; k++) {
+      cr_assert(d->qM[m->dof_Madr[i] + k] == 0, "M row %d entry %d", i, k);
+    }
+  }
+
+  // the factorization still inverts M
+  mcNum x[16], y[16], z[16];
+  for (int i = 0; i < m->nv; i++) {
+    x[i] = sin(1.0 + i);
+  }
+  mc_mulM(m, d, y, x);
+  mc_solveM(m, d, z, y, 1);
+  for (int i = 0; i < m->nv; i++) {
+    cr_assert(fabs(z[i] - x[i]) < 1e-12, "dof %d: %g vs %g", i, z[i], x[i]);
+  }
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}

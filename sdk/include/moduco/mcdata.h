@@ -224,7 +224,11 @@ typedef struct mcContact_ {       // result of collision detection functions
   X(int,    island_dofind,     nv,       1)  /* dofs of the islands, ascending in each */      \
   X(int,    island_efcadr,     nv,       1)  /* island i: start in island_efcind */            \
   X(int,    island_efcnum,     nv,       1)  /* island i: number of constraint rows */         \
-  X(int,    island_iter,       nv,       1)  /* island i: solver iterations (island solve) */
+  X(int,    island_iter,       nv,       1)  /* island i: solver iterations (island solve) */  \
+  /* computed by mc_tendon, mc_transmission (ABI 1.4): columns [span0, span1) hold every        \
+     nonzero of a row of ten_J / actuator_moment; the rest of the row is zero */                  \
+  X(int,    ten_J_span,        ntendon,  2)  /* nonzero column range of each ten_J row */     \
+  X(int,    actuator_moment_span, nu,    2)  /* nonzero column range of each moment row */
 
 // Simulation data. Create with mc_makeData, free with mc_deleteData.
 typedef struct mcData_ {
