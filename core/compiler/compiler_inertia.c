@@ -251,8 +251,9 @@ void mcc_bodyInertia(mcc* c) {
   // inertia from geoms where the compiler says so
   for (int b = 1; b < nbody; b++) {
     mccBody* body = MCC_AT(c->bodies, mccBody, b);
-    int fromgeom = c->inertiafromgeom == MCC_TRUE ||
-                   (c->inertiafromgeom == MCC_AUTO && !body->has_inertial);
+    const mccScope* sc = mcc_scope(c, body->elem);
+    int fromgeom = sc->inertiafromgeom == MCC_TRUE ||
+                   (sc->inertiafromgeom == MCC_AUTO && !body->has_inertial);
     if (!fromgeom) {
       if (!body->has_inertial) {
         body->mass = 0;
@@ -267,7 +268,7 @@ void mcc_bodyInertia(mcc* c) {
     for (int i = body->geomadr; i >= 0 && i < body->geomadr + body->geomnum; i++) {
       const mccGeomObj* g = MCC_AT(c->geoms, mccGeomObj, i);
       if (g->s.mass == 0 || (g->s.mass < 0 && g->s.density == 0) ||
-          g->s.group < c->inertiagroup[0] || g->s.group > c->inertiagroup[1]) {
+          g->s.group < sc->inertiagroup[0] || g->s.group > sc->inertiagroup[1]) {
         continue;  // massless, or outside inertiagrouprange
       }
       mcNum mass, I[3];
@@ -293,15 +294,16 @@ void mcc_bodyInertia(mcc* c) {
   mcNum total = 0;
   for (int b = 1; b < nbody; b++) {
     mccBody* body = MCC_AT(c->bodies, mccBody, b);
-    if (body->mass < c->boundmass) {
-      body->mass = c->boundmass;
+    const mccScope* sc = mcc_scope(c, body->elem);
+    if (body->mass < sc->boundmass) {
+      body->mass = sc->boundmass;
     }
     for (int i = 0; i < 3; i++) {
-      if (body->inertia[i] < c->boundinertia) {
-        body->inertia[i] = c->boundinertia;
+      if (body->inertia[i] < sc->boundinertia) {
+        body->inertia[i] = sc->boundinertia;
       }
     }
-    if (c->balanceinertia) {
+    if (sc->balanceinertia) {
       mcNum* I = body->inertia;
       if (I[0] + I[1] < I[2] || I[0] + I[2] < I[1] || I[1] + I[2] < I[0]) {
         mcNum mean = (I[0] + I[1] + I[2]) / 3;
@@ -310,8 +312,9 @@ void mcc_bodyInertia(mcc* c) {
     }
     total += body->mass;
   }
-  if (c->settotalmass > 0 && total > mcMINVAL) {
-    mcNum scale = c->settotalmass / total;
+  mcNum settotal = mcc_scope(c, NULL)->settotalmass;
+  if (settotal > 0 && total > mcMINVAL) {
+    mcNum scale = settotal / total;
     for (int b = 1; b < nbody; b++) {
       mccBody* body = MCC_AT(c->bodies, mccBody, b);
       body->mass *= scale;
@@ -379,3 +382,4 @@ void mcc_bodyInertia(mcc* c) {
   free(end);
   c->scratch = NULL;
 }
+

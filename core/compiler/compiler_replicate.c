@@ -40,6 +40,7 @@ static mcxElem* repNew(const char* name, int nattr, int nchild, const mcxElem* l
   e->cchild = nchild;
   e->line = like->line;
   e->file = like->file;
+  e->scope = like->scope;
   if (!e->name || !e->attr || (nchild && !e->child)) {
     mcx_freeElem(e);
     return NULL;
@@ -226,9 +227,8 @@ static void repExpandChildren(mcc* c, mcxElem* e, mccRep* rep) {
   }
 }
 
-void mcc_expandReplicate(mcc* c) {
+void mcc_expandReplicate(mcc* c, mcxElem* root) {
   mccRep rep = {0};
-  mcxElem* root = c->tree->root;
   for (int k = 0; k < root->nchild; k++) {
     if (!strcmp(root->child[k]->name, "worldbody")) {
       repExpandChildren(c, root->child[k], &rep);
