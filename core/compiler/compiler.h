@@ -153,6 +153,7 @@ typedef struct mccJointObj_ {
   const mcxElem* elem;
   int body;
   mccJoint s;
+  int align;                      // a free joint whose body moves to its inertial frame
 } mccJointObj;
 
 typedef struct mccGeomObj_ {
@@ -280,6 +281,7 @@ typedef struct mccScope_ {
   int balanceinertia;
   int inertiagroup[2];            // inertiagrouprange: geom groups that contribute to inertia
   int fitaabb;                    // mesh-sized primitives fit the mesh's bounding box
+  int alignfree;                  // default of <freejoint align>
   int strippath;
   char meshdir[1024], assetdir[1024];
   char dir[1024];                 // folder of the model file (relative asset paths start there)
@@ -522,6 +524,7 @@ int mcc_lookup(mcc* c, const mcxElem* e, const char* key, int objtype, int requi
 
 void mcc_geomInertia(mcc* c, const mccGeomObj* g, mcNum* mass, mcNum inertia[3]);  // inertia
 void mcc_bodyInertia(mcc* c);
+void mcc_alignFree(mcc* c);                                   // after mcc_bodyInertia
 mcNum mcc_geomRbound(const mccGeomObj* g);
 
 void mcc_readActuators(mcc* c, const mcxElem* e);             // compiler_actuator.c

@@ -270,7 +270,8 @@ static void mcc_readJointElem(mcc* c, const mcxElem* e, int body, int cls, const
     j->s = fresh.joint;
     j->s.type = mcJNT_FREE;
     mcc_readInt(c, e, "group", &j->s.group);
-    mcc_refuseTrue(c, e, "align", "the free body aligned with its inertial frame");
+    int align = mcc_readBool(c, e, "align");
+    j->align = align >= 0 ? align : mcc_scope(c, e)->alignfree;
     j->s.limited = MCC_FALSE;
     j->s.has_range = 0;
   } else {

@@ -383,3 +383,65 @@ void mcc_bodyInertia(mcc* c) {
   c->scratch = NULL;
 }
 
+
+//---------------------------------- alignfree -----------------------------------------------------
+
+// express a local pose (pos, quat) of body b in b's inertial frame (ipos, iquat)
+static void mcc_toInertial(const mccBody* b, mcNum pos[3], mcNum quat[4]) {
+  mcNum inv[4] = {b->iquat[0], -b->iquat[1], -b->iquat[2], -b->iquat[3]}, d[3], q[4];
+  for (int i = 0; i < 3; i++) {
+    d[i] = pos[i] - b->ipos[i];
+  }
+  mcc_rotVecQuat(pos, d, inv);
+  mcc_quatMul(q, inv, quat);
+  mcc_normalize4(q);
+  memcpy(quat, q, sizeof(q));
+}
+
+void mcc_alignFree(mcc* c) {
+  // a body with an aligned free joint and no child body (as MuJoCo 3.14): its frame moves to its
+  // inertial frame, its geoms, sites and cameras keep their world poses
+  for (int j = 0; j < c->joints.n; j++) {
+    const mccJointObj* jo = MCC_AT(c->joints, mccJointObj, j);
+    if (jo->s.type != mcJNT_FREE || !jo->align) {
+      continue;
+    }
+    int b = jo->body, leaf = 1;
+    for (int k = b + 1; k < c->bodies.n && leaf; k++) {
+      leaf = MCC_AT(c->bodies, mccBody, k)->parent != b;
+    }
+    if (!leaf) {
+      continue;
+    }
+    mccBody* body = MCC_AT(c->bodies, mccBody, b);
+    for (int g = 0; g < c->geoms.n; g++) {
+      mccGeomObj* go = MCC_AT(c->geoms, mccGeomObj, g);
+      if (go->body == b) {
+        mcc_toInertial(body, go->s.pos, go->s.quat);
+      }
+    }
+    for (int s = 0; s < c->sites.n; s++) {
+      mccSiteObj* so = MCC_AT(c->sites, mccSiteObj, s);
+      if (so->body == b) {
+        mcc_toInertial(body, so->s.pos, so->s.quat);
+      }
+    }
+    for (int k = 0; k < c->cameras.n; k++) {
+      mccCameraObj* co = MCC_AT(c->cameras, mccCameraObj, k);
+      if (co->body == b) {
+        mcc_toInertial(body, co->s.pos, co->s.quat);
+      }
+    }
+    mcNum d[3], q[4];
+    mcc_rotVecQuat(d, body->ipos, body->quat);
+    for (int i = 0; i < 3; i++) {
+      body->pos[i] += d[i];
+      body->ipos[i] = 0;
+    }
+    mcc_quatMul(q, body->quat, body->iquat);
+    mcc_normalize4(q);
+    memcpy(body->quat, q, sizeof(q));
+    body->iquat[0] = 1;
+    body->iquat[1] = body->iquat[2] = body->iquat[3] = 0;
+  }
+}

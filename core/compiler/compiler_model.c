@@ -192,6 +192,7 @@ mcModel* mcc_buildModel(mcc* c) {
   mcc_compileHfields(c);
   mcc_topology(c);
   mcc_bodyInertia(c);
+  mcc_alignFree(c);
   mcc_resolvePlugins(c);
   mcc_pluginSingletons(c);
 

@@ -54,7 +54,9 @@ void mcc_readCompiler(mcc* c, const mcxElem* e) {
   if ((v = mcc_readBool(c, e, "fitaabb")) >= 0) {
     sc->fitaabb = v;
   }
-  mcc_refuseTrue(c, e, "alignfree", "free bodies aligned with their inertial frame");
+  if ((v = mcc_readBool(c, e, "alignfree")) >= 0) {
+    sc->alignfree = v;
+  }
   // asset folders are joined into fixed path buffers: refuse what would be cut
   static const char* const dirs[3] = {"meshdir", "texturedir", "assetdir"};
   for (int i = 0; i < 3; i++) {

@@ -270,3 +270,37 @@ Test(attach, errors_name_file_and_line) {
   attachError("<body><geom size='1'/></body></worldbody><contact><attach model='arm' "
               "prefix='x'/></contact><worldbody>", "string:4:", "attach");
 }
+
+//---------------------------------- alignfree -----------------------------------------------------
+
+// body a's inertial frame comes from a 3x3 eigen decomposition: MuJoCo's and Moduco's frames
+// agree to 1e-10, the poses expressed in them to 1e-9
+#define TOL_EIG 1e-8
+
+Test(alignfree, leaf_free_bodies_as_mujoco) {
+  mrCase k;
+  cpOpen(&k, "alignfree.xml");
+  const mcModel* m = k.m;
+  int nb = m->nbody;
+  mr_compare(&k, NULL, "body_pos", m->body_pos, 3 * nb, TOL_EIG);
+  mr_compare(&k, NULL, "body_quat", m->body_quat, 4 * nb, TOL_EIG);
+  mr_compare(&k, NULL, "body_ipos", m->body_ipos, 3 * nb, TOL_EIG);
+  mr_compare(&k, NULL, "body_iquat", m->body_iquat, 4 * nb, TOL_EIG);
+  mr_compare(&k, NULL, "geom_pos", m->geom_pos, 3 * m->ngeom, TOL_EIG);
+  mr_compare(&k, NULL, "geom_quat", m->geom_quat, 4 * m->ngeom, TOL_EIG);
+  mr_compare(&k, NULL, "site_pos", m->site_pos, 3 * m->nsite, TOL_EIG);
+  mr_compare(&k, NULL, "site_quat", m->site_quat, 4 * m->nsite, TOL_EIG);
+  mr_compare(&k, NULL, "cam_pos", m->cam_pos, 3 * m->ncam, TOL_EIG);
+  mr_compare(&k, NULL, "cam_quat", m->cam_quat, 4 * m->ncam, TOL_EIG);
+  mr_compare(&k, NULL, "qpos0", m->qpos0, m->nq, TOL_EIG);
+  // a and b moved to their inertial frames; c (a child body) and d (align="false") did not
+  cr_assert_neq(m->body_pos[3], 0);
+  cr_assert_eq(m->body_ipos[3 * 1], 0);
+  cr_assert_eq(m->body_ipos[3 * 2], 0);
+  cr_assert_neq(m->body_ipos[3 * 3], 0);
+  cr_assert_neq(m->body_ipos[3 * 5], 0);
+  mr_compare(&k, "forward", "xpos", k.d->xpos, 3 * nb, TOL_EIG);
+  mr_compare(&k, "forward", "sensordata", k.d->sensordata, m->nsensordata, TOL_EIG);
+  mr_compare(&k, "forward", "qacc", k.d->qacc, m->nv, 1e-8);
+  mr_close(&k);
+}

@@ -99,16 +99,13 @@ static void refused(const char* body, const char* want) {
 }
 
 Test(audit, physics_attributes_not_implemented_are_refused) {
-  refused("<compiler alignfree='true'/>", "alignfree");
-  refused("<worldbody><body><freejoint align='true'/><geom size='1'/></body></worldbody>",
-          "align");
   refused("<worldbody><geom name='a' size='1'/><geom name='b' size='1'/></worldbody><contact>"
           "<pair geom1='a' geom2='b' solreffriction='0.01 1'/></contact>", "solreffriction");
   refused("<worldbody><geom size='1' adhesion='1'/></worldbody>", "adhesion");
   refused("<worldbody><geom size='1' surfacevel='1 0 0'/></worldbody>", "surfacevel");
   refused("<option sleep_tolerance='1e-4'/>", "sleep_tolerance");
   refused("<option><flag sleep='enable'/></option>", "sleep");
-  // <attach>, weld sites, tendon actuatorfrcrange: test_compose.c (MuJoCo 3.14)
+  // <attach>, weld sites, tendon actuatorfrcrange, alignfree: test_compose.c (MuJoCo 3.14)
 }
 
 Test(audit, deformables_are_out_of_scope) {
