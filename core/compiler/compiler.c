@@ -48,6 +48,11 @@ static void mcc_init(mcc* c, mcxTree* tree, char* error, int error_sz) {
   mcc_vecInit(&c->scopes, sizeof(mccScope));
   mcc_vecInit(&c->attached, sizeof(mcxTree*));
   mcc_vecInit(&c->keymaps, sizeof(mccKeyMap));
+  for (int i = 0; i < MCC_ATTACH_NKIND; i++) {
+    mcc_vecInit(&c->attnames[i], sizeof(const char*));
+  }
+  mcc_vecInit(&c->attjoints, sizeof(void*) + 2 * sizeof(int));  // mcaJoint (compiler_attach.c)
+  mcc_vecInit(&c->attacts, sizeof(const mcxElem*));
 }
 
 static void mcc_free(mcc* c) {
@@ -72,6 +77,11 @@ static void mcc_free(mcc* c) {
   for (size_t i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++) {
     mcc_vecFree(vecs[i]);
   }
+  for (int i = 0; i < MCC_ATTACH_NKIND; i++) {
+    mcc_vecFree(&c->attnames[i]);
+  }
+  mcc_vecFree(&c->attjoints);
+  mcc_vecFree(&c->attacts);
   free(c->scratch);
   c->scratch = NULL;
 }

@@ -270,6 +270,9 @@ typedef struct mccVec_ {
 
 #define MCC_AT(vec, type, i) (((type*)(vec).data) + (i))
 
+// kinds of objects an attached element may name (compiler_attach.c)
+#define MCC_ATTACH_NKIND 7
+
 // the <compiler> settings of one model file: scope 0 is the model's, each <attach> adds one for
 // the attached file (compiler_attach.c); an element reads those of its scope (mcc_scope)
 typedef struct mccScope_ {
@@ -305,6 +308,9 @@ typedef struct mcc_ {
   mccVec scopes;
   mccVec attached;
   mccVec keymaps;
+  size_t attached_bytes;          // XML read for attached files (bounded as includes are)
+  mccVec attnames[MCC_ATTACH_NKIND];  // scratch of one attach: names of the attached objects
+  mccVec attjoints, attacts;      // scratch: the attached file's joints and actuators in order
 
   // <option>, <size>
   mcOption opt;

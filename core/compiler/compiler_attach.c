@@ -27,6 +27,8 @@
 #include "compiler/compiler_mesh.h"
 
 #define MCC_ATTACH_MAXDEPTH 16     // nested attaches
+#define MCC_ATTACH_MAXCOUNT 4096   // attached files in one model (as <include> elements)
+#define MCC_ATTACH_MAXBYTES ((size_t)64 << 20)  // their XML together (as a model's includes)
 
 // attributes holding a name (prefixed); "world" is never prefixed
 static const char* const mca_refAttrs =
@@ -35,13 +37,11 @@ static const char* const mca_refAttrs =
     "geom2 actuator objname refname camera";
 
 // kinds of the objects an element may name
-enum { MCA_BODY, MCA_JOINT, MCA_GEOM, MCA_SITE, MCA_CAMERA, MCA_TENDON, MCA_ACTUATOR, MCA_ANY,
-       MCA_NKIND };
+enum { MCA_BODY, MCA_JOINT, MCA_GEOM, MCA_SITE, MCA_CAMERA, MCA_TENDON, MCA_ACTUATOR, MCA_ANY };
+_Static_assert(MCA_ANY == MCC_ATTACH_NKIND, "kinds of attached objects");
 
-// the names (prefixed) of the attached objects, per kind
-typedef struct mcaNames_ {
-  mccVec names[MCA_ANY];          // const char*
-} mcaNames;
+// the names (prefixed) of the attached objects, per kind: c->attnames
+typedef mccVec mcaNames;
 
 // the files being attached (cycle check)
 typedef struct mcaChain_ {
@@ -175,7 +175,7 @@ static void mca_prefix(mcc* c, mcxElem* e, const char* prefix) {
 
 static void mca_addName(mcc* c, mcaNames* nm, int kind, const char* name) {
   if (name && name[0]) {
-    *(const char**)mcc_push(c, &nm->names[kind]) = name;
+    *(const char**)mcc_push(c, &nm[kind]) = name;
   }
 }
 
@@ -213,8 +213,8 @@ static int mca_kind(const mcxElem* e, const char* key) {
 
 static int mca_has(const mcaNames* nm, int kind, const char* name) {
   for (int k = kind == MCA_ANY ? 0 : kind; k < (kind == MCA_ANY ? MCA_ANY : kind + 1); k++) {
-    for (int i = 0; i < nm->names[k].n; i++) {
-      if (!strcmp(*MCC_AT(nm->names[k], const char*, i), name)) {
+    for (int i = 0; i < nm[k].n; i++) {
+      if (!strcmp(*MCC_AT(nm[k], const char*, i), name)) {
         return 1;
       }
     }
@@ -340,10 +340,6 @@ static const mcNum* mca_keyNums(mcc* c, const mcxElem* e, const char* key, int n
 
 // turn the keys of the attached file (root) into key maps of the model's layout
 static void mca_keys(mcc* c, mcxElem* root, int scope) {
-  mccVec joints, acts;
-  mcc_vecInit(&joints, sizeof(mcaJoint));
-  mcc_vecInit(&acts, sizeof(const mcxElem*));
-  int nq = 0, nv = 0;
   int have = 0;
   for (int k = 0; k < root->nchild; k++) {
     const mcxElem* s = root->child[k];
@@ -352,21 +348,22 @@ static void mca_keys(mcc* c, mcxElem* root, int scope) {
   if (!have) {
     return;
   }
-  // the vectors hold pointers only: their storage joins the context's strings on the way out
+  _Static_assert(sizeof(mcaJoint) == sizeof(void*) + 2 * sizeof(int), "c->attjoints layout");
+  c->attjoints.n = c->attacts.n = 0;  // the context's scratch (freed with it)
+  int nq = 0, nv = 0;
   for (int k = 0; k < root->nchild; k++) {
     const mcxElem* s = root->child[k];
     if (!strcmp(s->name, "worldbody")) {
       const char* cc = mcx_attr(s, "childclass");
-      mca_joints(c, root, s, cc ? cc : "main", 0, &joints);
-      mca_joints(c, root, s, cc ? cc : "main", 1, &joints);
+      mca_joints(c, root, s, cc ? cc : "main", 0, &c->attjoints);
+      mca_joints(c, root, s, cc ? cc : "main", 1, &c->attjoints);
     } else if (!strcmp(s->name, "actuator")) {
       for (int i = 0; i < s->nchild; i++) {
-        *(const mcxElem**)mcc_push(c, &acts) = s->child[i];
+        *(const mcxElem**)mcc_push(c, &c->attacts) = s->child[i];
       }
     }
   }
-  *(char**)mcc_push(c, &c->strs) = (char*)joints.data;
-  *(char**)mcc_push(c, &c->strs) = (char*)acts.data;
+  const mccVec joints = c->attjoints, acts = c->attacts;
   for (int i = 0; i < joints.n; i++) {
     nq += MCC_AT(joints, mcaJoint, i)->nq;
     nv += MCC_AT(joints, mcaJoint, i)->nv;
@@ -482,6 +479,11 @@ static mcxTree* mca_readFile(mcc* c, const mcxElem* at, const mcxElem* asset,
     mcc_error(c, at, "could not read the attached model (%s)", err);
   }
   *(mcxTree**)mcc_push(c, &c->attached) = tree;
+  c->attached_bytes += tree->nbytes;
+  if (c->attached.n > MCC_ATTACH_MAXCOUNT || c->attached_bytes > MCC_ATTACH_MAXBYTES) {
+    mcc_error(c, at, "more than %d attached models or %zu MiB of attached XML",
+              MCC_ATTACH_MAXCOUNT, MCC_ATTACH_MAXBYTES >> 20);
+  }
 
   // its scope: compiler settings and main class
   int scope = c->scopes.n;
@@ -596,11 +598,11 @@ static void mca_attach(mcc* c, mcxElem* root, mcxElem* parent, int k, const mcaC
   }
 
   mca_prefix(c, sub, prefix);
-  mcaNames nm;
+  mcaNames* nm = c->attnames;
   for (int i = 0; i < MCA_ANY; i++) {
-    mcc_vecInit(&nm.names[i], sizeof(const char*));
+    nm[i].n = 0;
   }
-  mca_collect(c, sub, &nm);
+  mca_collect(c, sub, nm);
 
   // the other sections follow the model's own: tendons before the actuators naming them,
   // actuators before the sensors
@@ -627,13 +629,10 @@ static void mca_attach(mcc* c, mcxElem* root, mcxElem* parent, int k, const mcaC
       }
       if (adds[o] >= 0 || !strcmp(sec->name, "sensor") || !strcmp(sec->name, "equality") ||
           !strcmp(sec->name, "contact")) {
-        mca_filter(c, sec, &nm, adds[o]);
+        mca_filter(c, sec, nm, adds[o]);
       }
       mca_append(c, root, sec);
     }
-  }
-  for (int i = 0; i < MCA_ANY; i++) {
-    mcc_vecFree(&nm.names[i]);
   }
 }
 

@@ -12,10 +12,8 @@
 //                          {"file", "nq", "nv", "nu", "nbody", "ngeom", <model fields>,
 //                           "forward": {<data fields>}, "stepped": {<data fields>}}]}
 // mujoco-js is loaded by tests/mjs3/mujoco.mjs (status 3 and a message when it is missing).
-import fs from 'node:fs';
-import path from 'node:path';
 
-import { copyFolder, fail, loadFile, loadMujoco } from '../mjs3/mujoco.mjs';
+import { copyTree, fail, loadFile, loadMujoco } from '../mjs3/mujoco.mjs';
 
 const NAME = 'forward_ref.mjs';
 
@@ -27,15 +25,6 @@ const MODEL_FIELDS = ['body_mass', 'body_inertia', 'body_ipos', 'body_iquat', 'g
   'eq_data'];
 const DATA_FIELDS = ['qpos', 'qvel', 'qacc', 'qfrc_actuator', 'actuator_force', 'qfrc_bias',
   'qfrc_passive', 'qfrc_constraint', 'xpos', 'sensordata'];
-
-function copyTree(mj, dir, vdir) {
-  copyFolder(mj, dir, vdir);
-  for (const name of fs.readdirSync(dir)) {
-    if (fs.statSync(path.join(dir, name)).isDirectory()) {
-      copyTree(mj, path.join(dir, name), `${vdir}/${name}`);
-    }
-  }
-}
 
 function record(m, d) {
   const out = { ncon: d.ncon, contacts: [], energy: Array.from(d.energy) };

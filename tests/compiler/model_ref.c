@@ -8,17 +8,16 @@
 #include "model_ref.h"
 #include "testutil.h"
 
-void mr_open(mrCase* k, const char* file, int nstep) {
-  TU_MJS3_REQUIRE();
-  char steps[32], err[1024] = "", path[1024];
-  snprintf(steps, sizeof(steps), "%d", nstep);
-  const char* args[] = {MR_MODEL_DIR, steps, file, NULL};
-  k->out = tu_mjs3Json("tests/compiler/forward_ref.mjs", args, NULL, err, sizeof(err));
-  cr_assert_not_null(k->out, "MuJoCo 3.3.8 reference: %s", err);
+void mr_openRef(mrCase* k, const char* script, const char* const* args, const char* dir,
+                const char* file, const char* version) {
+  char err[1024] = "", path[1024];
+  k->out = tu_mjs3Json(script, args, NULL, err, sizeof(err));
+  cr_assert_not_null(k->out, "MuJoCo %s reference: %s", version, err);
   k->ref = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(k->out, "models"), 0);
   const cJSON* e = cJSON_GetObjectItemCaseSensitive(k->ref, "error");
-  cr_assert(!e, "MuJoCo 3.3.8 does not load %s: %s", file, cJSON_IsString(e) ? e->valuestring : "");
-  snprintf(path, sizeof(path), "%s/%s", MR_MODEL_DIR, file);
+  cr_assert(!e, "MuJoCo %s does not load %s: %s", version, file,
+            cJSON_IsString(e) ? e->valuestring : "");
+  snprintf(path, sizeof(path), "%s/%s", dir, file);
   k->m = mc_loadXML(path, err, sizeof(err));
   cr_assert_not_null(k->m, "Moduco does not load %s: %s", file, err);
   k->d = mc_makeData(k->m);
@@ -27,6 +26,14 @@ void mr_open(mrCase* k, const char* file, int nstep) {
     cr_assert_eq(mc_resetDataKeyframe(k->m, k->d, 0), 0);
   }
   mc_forward(k->m, k->d);
+}
+
+void mr_open(mrCase* k, const char* file, int nstep) {
+  TU_MJS3_REQUIRE();
+  char steps[32];
+  snprintf(steps, sizeof(steps), "%d", nstep);
+  const char* args[] = {MR_MODEL_DIR, steps, file, NULL};
+  mr_openRef(k, "tests/compiler/forward_ref.mjs", args, MR_MODEL_DIR, file, "3.3.8");
 }
 
 void mr_close(mrCase* k) {

@@ -21,6 +21,11 @@ typedef struct {
 
 // load file (relative to MR_MODEL_DIR) in both engines; the reference steps nstep times
 void mr_open(mrCase* k, const char* file, int nstep);
+
+// the same with another reference script (run with args; its first model is file's record) on
+// the models of dir, naming MuJoCo version in messages
+void mr_openRef(mrCase* k, const char* script, const char* const* args, const char* dir,
+                const char* file, const char* version);
 void mr_close(mrCase* k);
 
 // step Moduco nstep times, then mc_forward (as the reference did for "stepped")

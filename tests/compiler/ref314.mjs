@@ -10,10 +10,8 @@
 //   {"version", "models": [{"file", "error": "MuJoCo's first line"} |
 //                          {"file", <sizes>, "names": {<type>: [names, "" when unnamed]},
 //                           <model fields>, "forward": {<data fields>}}]}
-import fs from 'node:fs';
-import path from 'node:path';
 
-import { copyFolder, fail, loadFile, loadMujoco } from '../mjs3/mujoco314.mjs';
+import { copyTree, fail, loadFile, loadMujoco } from '../mjs3/mujoco314.mjs';
 
 const NAME = 'ref314.mjs';
 
@@ -39,15 +37,6 @@ const MODEL_FIELDS = ['body_parentid', 'body_pos', 'body_quat', 'body_mass', 'bo
   'tendon_actfrcrange', 'numeric_data'];
 const DATA_FIELDS = ['qacc', 'actuator_force', 'qfrc_actuator', 'qfrc_constraint', 'xpos',
   'sensordata', 'efc_pos'];
-
-function copyTree(mj, dir, vdir) {
-  copyFolder(mj, dir, vdir);
-  for (const name of fs.readdirSync(dir)) {
-    if (fs.statSync(path.join(dir, name)).isDirectory()) {
-      copyTree(mj, path.join(dir, name), `${vdir}/${name}`);
-    }
-  }
-}
 
 // the 0-terminated string of the names buffer at adr
 function nameAt(names, adr) {

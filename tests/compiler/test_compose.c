@@ -3,7 +3,9 @@
 // force clamp, welds between sites and model composition with <attach>; and their refusals.
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
 
@@ -20,22 +22,8 @@
 // (qpos0 without one) and run through forward
 static void cpOpen(mrCase* k, const char* file) {
   TU_MJS314_REQUIRE();
-  char err[1024] = "", path[1024];
   const char* args[] = {CP_DIR, file, NULL};
-  k->out = tu_mjs3Json("tests/compiler/ref314.mjs", args, NULL, err, sizeof(err));
-  cr_assert_not_null(k->out, "MuJoCo 3.14 reference: %s", err);
-  k->ref = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(k->out, "models"), 0);
-  const cJSON* e = cJSON_GetObjectItemCaseSensitive(k->ref, "error");
-  cr_assert(!e, "MuJoCo 3.14 does not load %s: %s", file, cJSON_IsString(e) ? e->valuestring : "");
-  snprintf(path, sizeof(path), "%s/%s", CP_DIR, file);
-  k->m = mc_loadXML(path, err, sizeof(err));
-  cr_assert_not_null(k->m, "Moduco does not load %s: %s", file, err);
-  k->d = mc_makeData(k->m);
-  cr_assert_not_null(k->d);
-  if (k->m->nkey > 0) {
-    cr_assert_eq(mc_resetDataKeyframe(k->m, k->d, 0), 0);
-  }
-  mc_forward(k->m, k->d);
+  mr_openRef(k, "tests/compiler/ref314.mjs", args, CP_DIR, file, "3.14");
 }
 
 // a size of the reference record equals Moduco's
@@ -303,4 +291,40 @@ Test(alignfree, leaf_free_bodies_as_mujoco) {
   mr_compare(&k, "forward", "sensordata", k.d->sensordata, m->nsensordata, TOL_EIG);
   mr_compare(&k, "forward", "qacc", k.d->qacc, m->nv, 1e-8);
   mr_close(&k);
+}
+
+Test(attach, fan_out_is_bounded) {
+  // a file attaching another 64 times, which attaches a third 64 times: 4160 attached files,
+  // over the bound of 4096 (as <include> elements are bounded): an error, not a memory bomb
+  char dir[] = "/tmp/moduco_attach_XXXXXX";
+  cr_assert_not_null(mkdtemp(dir));
+  const char* names[3] = {"top.xml", "mid.xml", "leaf.xml"};
+  for (int f = 0; f < 3; f++) {
+    char path[256];
+    snprintf(path, sizeof(path), "%s/%s", dir, names[f]);
+    FILE* out = fopen(path, "w");
+    cr_assert_not_null(out);
+    if (f == 2) {
+      fprintf(out, "<mujoco><worldbody><body name='b'><geom size='1'/></body></worldbody>"
+                   "</mujoco>\n");
+    } else {
+      fprintf(out, "<mujoco><asset><model name='m' file='%s'/></asset><worldbody>"
+                   "<body name='b'><geom size='1'/>\n", names[f + 1]);
+      for (int i = 0; i < 64; i++) {
+        fprintf(out, "<attach model='m' body='b' prefix='%d_'/>\n", i);
+      }
+      fprintf(out, "</body></worldbody></mujoco>\n");
+    }
+    fclose(out);
+  }
+  char path[256], err[1024] = "";
+  snprintf(path, sizeof(path), "%s/top.xml", dir);
+  mcModel* m = mc_loadXML(path, err, sizeof(err));
+  cr_assert_null(m);
+  cr_assert(strstr(err, "more than 4096 attached models"), "got '%s'", err);
+  for (int f = 0; f < 3; f++) {
+    snprintf(path, sizeof(path), "%s/%s", dir, names[f]);
+    remove(path);
+  }
+  rmdir(dir);
 }

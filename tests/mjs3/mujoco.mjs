@@ -57,6 +57,16 @@ export function copyFolder(mj, dir, vdir, keep = () => true) {
   }
 }
 
+// copy host folder dir and its subfolders into vdir
+export function copyTree(mj, dir, vdir) {
+  copyFolder(mj, dir, vdir);
+  for (const name of fs.readdirSync(dir)) {
+    if (fs.statSync(path.join(dir, name)).isDirectory()) {
+      copyTree(mj, path.join(dir, name), `${vdir}/${name}`);
+    }
+  }
+}
+
 // compile the MJCF text xml, written to vpath (default /model.xml); the model, or null with the
 // first line of MuJoCo's message in err.message when it does not compile
 export function loadXML(mj, xml, vpath = '/model.xml', err = {}) {

@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 
 import { fail } from './mujoco.mjs';
 
-export { copyFolder, fail, writeFile } from './mujoco.mjs';
+export { copyFolder, copyTree, fail, writeFile } from './mujoco.mjs';
 
 export const VERSION = '3.14.0';
 
