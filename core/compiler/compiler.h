@@ -508,7 +508,9 @@ void mcc_pluginStorage(mcc* c, mcModel* m);                  // nstate, ndata wi
 
 void mcc_readAsset(mcc* c, const mcxElem* e);                 // compiler_body.c
 void mcc_readWorldbody(mcc* c, const mcxElem* root);
-// <replicate> -> frames in the worldbody of root (compiler_replicate.c)
+// <replicate> -> frames in the worldbody of root (compiler_replicate.c); a replicated <attach>
+// gets the replica's suffix for the names it brings in this attribute (a name no XML can write)
+#define MCC_REPLICATE_SUFFIX "replicate suffix"
 void mcc_expandReplicate(mcc* c, mcxElem* root);
 // <attach>: replicates and attached model files expanded in the tree (compiler_attach.c)
 void mcc_expandAttach(mcc* c);

@@ -144,15 +144,18 @@ static void mca_setScope(mcxElem* e, int scope) {
 
 //---------------------------------- names ---------------------------------------------------------
 
-// prefix every name and reference below e (e included); an unnamed mesh or height field takes
-// its file's stem, prefixed
-static void mca_prefix(mcc* c, mcxElem* e, const char* prefix) {
+// prefix (and suffix: a replicated attach) every name and reference below e (e included); an
+// unnamed mesh or height field takes its file's stem; a key's name takes no suffix (MuJoCo 3.14)
+static void mca_prefix(mcc* c, mcxElem* e, const char* prefix, const char* suffix) {
   char buf[4096];
+  if (!strcmp(e->name, "key")) {
+    suffix = "";
+  }
   for (int i = 0; i < e->nattr; i++) {
     const char* key = e->attr[2 * i];
     const char* val = e->attr[2 * i + 1];
     if (mcc_wordIn(mca_refAttrs, key) && strcmp(val, "world") && val[0]) {
-      if (snprintf(buf, sizeof(buf), "%s%s", prefix, val) >= (int)sizeof(buf)) {
+      if (snprintf(buf, sizeof(buf), "%s%s%s", prefix, val, suffix) >= (int)sizeof(buf)) {
         mcc_error(c, e, "name '%s' with prefix '%s' is too long", val, prefix);
       }
       mca_setAttr(c, e, key, buf);
@@ -165,11 +168,11 @@ static void mca_prefix(mcc* c, mcxElem* e, const char* prefix) {
     base = base ? base + 1 : file;
     const char* dot = strrchr(base, '.');
     int n = dot ? (int)(dot - base) : (int)strlen(base);
-    snprintf(buf, sizeof(buf), "%s%.*s", prefix, n, base);
+    snprintf(buf, sizeof(buf), "%s%.*s%s", prefix, n, base, suffix);
     mca_setAttr(c, e, "name", buf);
   }
   for (int k = 0; k < e->nchild; k++) {
-    mca_prefix(c, e->child[k], prefix);
+    mca_prefix(c, e->child[k], prefix, suffix);
   }
 }
 
@@ -338,8 +341,9 @@ static const mcNum* mca_keyNums(mcc* c, const mcxElem* e, const char* key, int n
   return v;
 }
 
-// turn the keys of the attached file (root) into key maps of the model's layout
-static void mca_keys(mcc* c, mcxElem* root, int scope) {
+// turn the keys of the attached file (root) into key maps of the model's layout; a replicated
+// attach keeps no ctrl (as MuJoCo 3.14)
+static void mca_keys(mcc* c, mcxElem* root, int scope, int replicated) {
   int have = 0;
   for (int k = 0; k < root->nchild; k++) {
     const mcxElem* s = root->child[k];
@@ -408,13 +412,36 @@ static void mca_keys(mcc* c, mcxElem* root, int scope) {
         aq += jt->nq;
         av += jt->nv;
       }
-      for (int a = 0; ctrl && a < acts.n; a++) {
+      for (int a = 0; ctrl && !replicated && a < acts.n; a++) {
         mccKeyValue* kv = (mccKeyValue*)mcc_push(c, &map->values);
         kv->obj = *MCC_AT(acts, const mcxElem*, a);
         kv->field = 2;
         kv->n = 1;
         kv->v[0] = ctrl[a];
       }
+    }
+  }
+}
+
+// the keys of a later replica of a replicated attach carry the first replica's names: MuJoCo 3.14
+// keeps the first replica's keys only, so drop those of sec whose name a key of root has
+static void mca_dropReplicaKeys(mcc* c, mcxElem* root, mcxElem* sec) {
+  for (int i = 0; i < sec->nchild; i++) {
+    const char* name = mcx_attr(sec->child[i], "name");
+    int dup = 0;
+    for (int s = 0; s < root->nchild && name && !dup; s++) {
+      const mcxElem* ks = root->child[s];
+      for (int j = 0; !strcmp(ks->name, "keyframe") && j < ks->nchild && !dup; j++) {
+        const char* other = mcx_attr(ks->child[j], "name");
+        dup = other && !strcmp(other, name);
+      }
+    }
+    if (dup) {
+      for (int m = 0; m < c->keymaps.n; m++) {
+        mccKeyMap* map = MCC_AT(c->keymaps, mccKeyMap, m);
+        map->key = map->key == sec->child[i] ? NULL : map->key;
+      }
+      mcx_freeElem(mca_detach(sec, i--));
     }
   }
 }
@@ -529,6 +556,19 @@ static mcxTree* mca_readFile(mcc* c, const mcxElem* at, const mcxElem* asset,
 static void mca_attach(mcc* c, mcxElem* root, mcxElem* parent, int k, const mcaChain* chain,
                        int depth) {
   mcxElem* at = parent->child[k];
+  char suffix[256] = "";
+  for (int i = 0; i < at->nattr; i++) {
+    if (!strcmp(at->attr[2 * i], MCC_REPLICATE_SUFFIX)) {
+      snprintf(suffix, sizeof(suffix), "%s", at->attr[2 * i + 1]);
+      free(at->attr[2 * i]);
+      free(at->attr[2 * i + 1]);
+      // the later pairs and the NULL that ends the list
+      memmove(at->attr + 2 * i, at->attr + 2 * i + 2,
+              sizeof(char*) * (size_t)(2 * (at->nattr - i) - 1));
+      at->nattr--;
+      break;
+    }
+  }
   mcc_checkAttrs(c, at, "model body prefix");
   if (at->nchild) {
     mcc_error(c, at, "<attach> cannot have child elements");
@@ -545,7 +585,7 @@ static void mca_attach(mcc* c, mcxElem* root, mcxElem* parent, int k, const mcaC
   mcxTree* tree = mca_readFile(c, at, asset, chain, depth, path, sizeof(path));
   mcxElem* croot = tree->root;
   int scope = croot->scope;
-  mca_keys(c, croot, scope);  // in the file's layout, before anything moves
+  mca_keys(c, croot, scope, suffix[0] != 0);  // in the file's layout, before anything moves
 
   // the attached subtree: the body (from the class its ancestors give it), or the whole
   // worldbody as a frame
@@ -597,7 +637,7 @@ static void mca_attach(mcc* c, mcxElem* root, mcxElem* parent, int k, const mcaC
     }
   }
 
-  mca_prefix(c, sub, prefix);
+  mca_prefix(c, sub, prefix, suffix);
   mcaNames* nm = c->attnames;
   for (int i = 0; i < MCA_ANY; i++) {
     nm[i].n = 0;
@@ -625,7 +665,10 @@ static void mca_attach(mcc* c, mcxElem* root, mcxElem* parent, int k, const mcaC
       }
       // the keys of files attached inside this one keep their own prefix only (MuJoCo 3.14)
       if (strcmp(sec->name, "keyframe") || sec->scope == scope) {
-        mca_prefix(c, sec, prefix);
+        mca_prefix(c, sec, prefix, suffix);
+      }
+      if (!strcmp(sec->name, "keyframe") && suffix[0]) {
+        mca_dropReplicaKeys(c, root, sec);
       }
       if (adds[o] >= 0 || !strcmp(sec->name, "sensor") || !strcmp(sec->name, "equality") ||
           !strcmp(sec->name, "contact")) {

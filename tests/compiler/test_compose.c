@@ -221,6 +221,10 @@ Test(attach, three_humanoids_in_a_scene_as_mujoco) {
   attachCase("humanoids.xml");
 }
 
+Test(attach, replicated_attach_as_mujoco) {
+  attachCase("replicated.xml");
+}
+
 Test(attach, whole_worldbody_and_nested_attach_as_mujoco) {
   attachCase("nested.xml");
 }
