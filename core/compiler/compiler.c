@@ -20,11 +20,6 @@ static void mcc_init(mcc* c, mcxTree* tree, char* error, int error_sz) {
   c->tree = tree;
   c->error = error;
   c->error_sz = error_sz;
-  c->degree = 1;
-  memcpy(c->eulerseq, "xyz", 4);
-  c->inertiafromgeom = MCC_AUTO;
-  c->autolimits = 1;
-  c->inertiagroup[1] = 5;
   c->njmax = -1;
   c->nconmax = -1;
   mci_defaultOption(&c->opt);
@@ -50,6 +45,14 @@ static void mcc_init(mcc* c, mcxTree* tree, char* error, int error_sz) {
   mcc_vecInit(&c->extconfig, sizeof(mccExtConfig));
   mcc_vecInit(&c->plugdefs, sizeof(mccPluginDefault));
   mcc_vecInit(&c->strs, sizeof(char*));
+  mcc_vecInit(&c->scopes, sizeof(mccScope));
+  mcc_vecInit(&c->attached, sizeof(mcxTree*));
+  mcc_vecInit(&c->keymaps, sizeof(mccKeyMap));
+  for (int i = 0; i < MCC_ATTACH_NKIND; i++) {
+    mcc_vecInit(&c->attnames[i], sizeof(const char*));
+  }
+  mcc_vecInit(&c->attjoints, sizeof(void*) + 2 * sizeof(int));  // mcaJoint (compiler_attach.c)
+  mcc_vecInit(&c->attacts, sizeof(const mcxElem*));
 }
 
 static void mcc_free(mcc* c) {
@@ -60,14 +63,25 @@ static void mcc_free(mcc* c) {
   for (int i = 0; i < c->strs.n; i++) {
     free(*MCC_AT(c->strs, char*, i));
   }
+  for (int i = 0; i < c->attached.n; i++) {
+    mcx_freeTree(*MCC_AT(c->attached, mcxTree*, i));
+  }
+  for (int i = 0; i < c->keymaps.n; i++) {
+    mcc_vecFree(&MCC_AT(c->keymaps, mccKeyMap, i)->values);
+  }
   mccVec* vecs[] = {&c->classes, &c->bodies, &c->joints, &c->geoms, &c->sites, &c->meshes,
                     &c->hfields, &c->actuators, &c->tendons, &c->wraps, &c->eqs, &c->pairs,
                     &c->excludes, &c->sensors, &c->numerics, &c->keys, &c->plugins, &c->strs,
                     &c->config, &c->extconfig, &c->plugdefs,
-                    &c->cameras};
+                    &c->cameras, &c->scopes, &c->attached, &c->keymaps};
   for (size_t i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++) {
     mcc_vecFree(vecs[i]);
   }
+  for (int i = 0; i < MCC_ATTACH_NKIND; i++) {
+    mcc_vecFree(&c->attnames[i]);
+  }
+  mcc_vecFree(&c->attjoints);
+  mcc_vecFree(&c->attacts);
   free(c->scratch);
   c->scratch = NULL;
 }
@@ -144,6 +158,9 @@ static mcModel* mcc_compile(mcc* c) {
   world->elem = root;
   world->quat[0] = 1;
   world->iquat[0] = 1;
+  mccScope* sc0 = (mccScope*)mcc_push(c, &c->scopes);
+  mcc_scopeInit(sc0);
+  snprintf(sc0->dir, sizeof(sc0->dir), "%s", c->tree->dir ? c->tree->dir : "");
 
   // sections in dependency order (all <worldbody> sections are read together)
   for (int s = 0; mcc_sections[s]; s++) {
@@ -155,6 +172,10 @@ static mcModel* mcc_compile(mcc* c) {
       if (!strcmp(root->child[k]->name, mcc_sections[s])) {
         mcc_section(c, root->child[k]);
       }
+    }
+    // with the model's settings known: replicates and attached files into the tree
+    if (!strcmp(mcc_sections[s], "compiler")) {
+      mcc_expandAttach(c);
     }
   }
 

@@ -84,7 +84,8 @@ typedef struct mccTendon_ {
   mcNum armature;                 // tendon_armature: inertia of the tendon's length coordinate
   mcNum springlength[2];
   int group;
-  int actfrclimited, has_actfrcrange;  // tendon actuator-force clamp (refused when active)
+  int actfrclimited, has_actfrcrange;  // clamp of the total actuator force on the tendon
+  mcNum actfrcrange[2];
 } mccTendon;
 
 typedef struct mccEquality_ {
@@ -120,6 +121,7 @@ typedef struct mccCamera_ {
 typedef struct mccClass_ {
   const char* name;
   int parent;                     // index of the parent class; -1 for "main"
+  int scope;                      // the model file it belongs to (mccScope)
   mccJoint joint;
   mccGeom geom;
   mccSite site;
@@ -151,6 +153,7 @@ typedef struct mccJointObj_ {
   const mcxElem* elem;
   int body;
   mccJoint s;
+  int align;                      // a free joint whose body moves to its inertial frame
 } mccJointObj;
 
 typedef struct mccGeomObj_ {
@@ -209,6 +212,7 @@ typedef struct mccEqObj_ {
   const mcxElem* elem;
   mccEquality s;
   int type, obj1, obj2;
+  int objtype;                    // mcOBJ_BODY, _SITE (a weld between sites), _JOINT, _TENDON
   mcNum data[mcNEQDATA];
 } mccEqObj;
 
@@ -266,6 +270,27 @@ typedef struct mccVec_ {
 
 #define MCC_AT(vec, type, i) (((type*)(vec).data) + (i))
 
+// kinds of objects an attached element may name (compiler_attach.c)
+#define MCC_ATTACH_NKIND 7
+
+// the <compiler> settings of one model file: scope 0 is the model's, each <attach> adds one for
+// the attached file (compiler_attach.c); an element reads those of its scope (mcc_scope)
+typedef struct mccScope_ {
+  int degree;                     // angles in degrees
+  char eulerseq[4];
+  int inertiafromgeom;            // MCC_FALSE / MCC_TRUE / MCC_AUTO
+  int autolimits;
+  mcNum boundmass, boundinertia, settotalmass;
+  int balanceinertia;
+  int inertiagroup[2];            // inertiagrouprange: geom groups that contribute to inertia
+  int fitaabb;                    // mesh-sized primitives fit the mesh's bounding box
+  int alignfree;                  // default of <freejoint align>
+  int strippath;
+  char meshdir[1024], assetdir[1024];
+  char dir[1024];                 // folder of the model file (relative asset paths start there)
+  int mainclass;                  // the file's "main" default class
+} mccScope;
+
 //---------------------------------- the compiler context ------------------------------------------
 
 typedef struct mcc_ {
@@ -278,16 +303,14 @@ typedef struct mcc_ {
   mcxTree* tree;
   const char* modelname;
 
-  // <compiler>
-  int degree;                     // angles in degrees
-  char eulerseq[4];
-  int inertiafromgeom;            // MCC_FALSE / MCC_TRUE / MCC_AUTO
-  int autolimits;
-  mcNum boundmass, boundinertia, settotalmass;
-  int balanceinertia;
-  int inertiagroup[2];            // inertiagrouprange: geom groups that contribute to inertia
-  int fitaabb;                    // mesh-sized primitives fit the mesh's bounding box
-  char meshdir[1024];
+  // <compiler> settings per model file (mccScope), the attached files' trees (mcxTree*, freed
+  // with the context) and their keyframes in the model's layout (mccKeyMap, compiler_attach.c)
+  mccVec scopes;
+  mccVec attached;
+  mccVec keymaps;
+  size_t attached_bytes;          // XML read for attached files (bounded as includes are)
+  mccVec attnames[MCC_ATTACH_NKIND];  // scratch of one attach: names of the attached objects
+  mccVec attjoints, attacts;      // scratch: the attached file's joints and actuators in order
 
   // <option>, <size>
   mcOption opt;
@@ -393,8 +416,12 @@ int mcc_readTri(mcc* c, const mcxElem* e, const char* key);
 // read an orientation (quat/axisangle/euler/xyaxes/zaxis); return 1 if one was given
 int mcc_readOrient(mcc* c, const mcxElem* e, mcNum quat[4]);
 
-// convert an angle from the model's unit to radians
-mcNum mcc_angle(const mcc* c, mcNum a);
+// convert an angle of element e from its model file's unit to radians
+mcNum mcc_angle(mcc* c, const mcxElem* e, mcNum a);
+
+// the compiler settings of element e's model file (NULL: the model's)
+mccScope* mcc_scope(const mcc* c, const mcxElem* e);
+void mcc_scopeInit(mccScope* s);
 
 // required attribute: its value or an error
 const char* mcc_require(mcc* c, const mcxElem* e, const char* key);
@@ -481,12 +508,31 @@ void mcc_pluginStorage(mcc* c, mcModel* m);                  // nstate, ndata wi
 
 void mcc_readAsset(mcc* c, const mcxElem* e);                 // compiler_body.c
 void mcc_readWorldbody(mcc* c, const mcxElem* root);
-void mcc_expandReplicate(mcc* c);  // <replicate> -> frames in the tree (compiler_replicate.c)
+// <replicate> -> frames in the worldbody of root (compiler_replicate.c); a replicated <attach>
+// gets the replica's suffix for the names it brings in this attribute (a name no XML can write)
+#define MCC_REPLICATE_SUFFIX "replicate suffix"
+void mcc_expandReplicate(mcc* c, mcxElem* root);
+// <attach>: replicates and attached model files expanded in the tree (compiler_attach.c)
+void mcc_expandAttach(mcc* c);
+// the keyframes of attached files in the model's layout (compiler_attach.c)
+typedef struct mccKeyMap_ {
+  const mcxElem* key;             // the <key> element (its own attributes hold name and time)
+  mccVec values;                  // mccKeyValue
+} mccKeyMap;
+typedef struct mccKeyValue_ {
+  const mcxElem* obj;             // a <joint>/<freejoint> (qpos, qvel) or an actuator (ctrl)
+  int field;                      // 0 qpos, 1 qvel, 2 ctrl
+  int n;
+  mcNum v[7];
+} mccKeyValue;
+// write the values of keymap into key k of m
+void mcc_keyMapFill(mcc* c, mcModel* m, const mccKeyMap* map, int k);
 int mcc_findName(mcc* c, int objtype, const char* name);
 int mcc_lookup(mcc* c, const mcxElem* e, const char* key, int objtype, int required);
 
 void mcc_geomInertia(mcc* c, const mccGeomObj* g, mcNum* mass, mcNum inertia[3]);  // inertia
 void mcc_bodyInertia(mcc* c);
+void mcc_alignFree(mcc* c);                                   // after mcc_bodyInertia
 mcNum mcc_geomRbound(const mccGeomObj* g);
 
 void mcc_readActuators(mcc* c, const mcxElem* e);             // compiler_actuator.c

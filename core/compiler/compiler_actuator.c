@@ -18,7 +18,7 @@ static const char* const mcc_coreActAttr =
 static int mcc_actLimited(mcc* c, const mcxElem* e, int limited, int has_range, const mcNum* r,
                           const char* what) {
   if (limited == MCC_AUTO) {
-    if (c->autolimits) {
+    if (mcc_scope(c, e)->autolimits) {
       limited = has_range;
     } else if (has_range) {
       mcc_error(c, e, "actuator has %s but no '%slimited' attribute and autolimits is false", what,

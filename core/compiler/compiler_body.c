@@ -160,8 +160,13 @@ void mcc_readAsset(mcc* c, const mcxElem* e) {
                    (type == mcOBJ_MESH ? c->meshes.n : c->hfields.n) - 1);
         a->name = stem;
       }
+    } else if (!strcmp(ch->name, "model")) {
+      // a model file for <attach> (compiler_attach.c)
+      mcc_checkAttrs(c, ch, "name file content_type");
+      mcc_require(c, ch, "name");
+      mcc_require(c, ch, "file");
     } else if (!strcmp(ch->name, "texture") || !strcmp(ch->name, "material") ||
-               !strcmp(ch->name, "skin") || !strcmp(ch->name, "model")) {
+               !strcmp(ch->name, "skin")) {
       // visual assets: accepted, no physics meaning
       continue;
     } else {
@@ -233,7 +238,7 @@ static void mcc_checkGeomSize(mcc* c, const mcxElem* e, const mccGeom* g) {
 // 'auto' rule; MuJoCo applies it to hinge and slide joints only)
 static void mcc_jointActuatorForce(mcc* c, const mcxElem* e, mccJoint* s) {
   if (s->actfrclimited == MCC_AUTO) {
-    if (c->autolimits) {
+    if (mcc_scope(c, e)->autolimits) {
       s->actfrclimited = s->has_actfrcrange ? MCC_TRUE : MCC_FALSE;
     } else if (s->has_actfrcrange) {
       mcc_error(c, e, "joint has an actuatorfrcrange but no 'actuatorfrclimited' attribute and "
@@ -265,7 +270,8 @@ static void mcc_readJointElem(mcc* c, const mcxElem* e, int body, int cls, const
     j->s = fresh.joint;
     j->s.type = mcJNT_FREE;
     mcc_readInt(c, e, "group", &j->s.group);
-    mcc_refuseTrue(c, e, "align", "the free body aligned with its inertial frame");
+    int align = mcc_readBool(c, e, "align");
+    j->align = align >= 0 ? align : mcc_scope(c, e)->alignfree;
     j->s.limited = MCC_FALSE;
     j->s.has_range = 0;
   } else {
@@ -292,18 +298,18 @@ static void mcc_readJointElem(mcc* c, const mcxElem* e, int body, int cls, const
 
   // angular units
   if (j->s.type == mcJNT_HINGE) {
-    j->s.range[0] = mcc_angle(c, j->s.range[0]);
-    j->s.range[1] = mcc_angle(c, j->s.range[1]);
-    j->s.ref = mcc_angle(c, j->s.ref);
-    j->s.springref = mcc_angle(c, j->s.springref);
+    j->s.range[0] = mcc_angle(c, e, j->s.range[0]);
+    j->s.range[1] = mcc_angle(c, e, j->s.range[1]);
+    j->s.ref = mcc_angle(c, e, j->s.ref);
+    j->s.springref = mcc_angle(c, e, j->s.springref);
   } else if (j->s.type == mcJNT_BALL) {
-    j->s.range[0] = mcc_angle(c, j->s.range[0]);
-    j->s.range[1] = mcc_angle(c, j->s.range[1]);
+    j->s.range[0] = mcc_angle(c, e, j->s.range[0]);
+    j->s.range[1] = mcc_angle(c, e, j->s.range[1]);
   }
 
   // limits: autolimits makes 'auto' follow the presence of a range
   if (j->s.limited == MCC_AUTO) {
-    if (c->autolimits) {
+    if (mcc_scope(c, e)->autolimits) {
       j->s.limited = j->s.has_range ? MCC_TRUE : MCC_FALSE;
     } else if (j->s.has_range && j->s.type != mcJNT_FREE) {
       mcc_error(c, e, "joint has a range but no 'limited' attribute and autolimits is false");
@@ -494,8 +500,7 @@ static void mcc_readContents(mcc* c, const mcxElem* e, int body, int cls, const 
     } else if (!strcmp(n, "composite") || !strcmp(n, "flexcomp")) {
       mcc_error(c, ch, "%s", mcc_deformableMsg(n));
     } else if (!strcmp(n, "attach")) {
-      mcc_error(c, ch, "not supported yet: <attach> (a model attached from another file); "
-                "paste the attached body into the model instead");
+      mcc_error(c, ch, "<attach> is only allowed in <worldbody>, <body> and <frame>");
     } else if (!strcmp(n, "replicate") || !strcmp(n, "plugin")) {
       mcc_error(c, ch, "not supported yet: <%s>", n);
     } else {
@@ -546,7 +551,6 @@ static void mcc_readBody(mcc* c, const mcxElem* e, int parent, int cls, const mc
 }
 
 void mcc_readWorldbody(mcc* c, const mcxElem* root) {
-  mcc_expandReplicate(c);
   // every <worldbody> section: the world's own objects first, then the bodies
   mccFrame f;
   memset(&f, 0, sizeof(f));

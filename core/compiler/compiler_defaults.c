@@ -480,8 +480,7 @@ void mcc_readTendon(mcc* c, const mcxElem* e, mccTendon* s, int in_default) {
   if ((v = mcc_readTri(c, e, "actuatorfrclimited")) >= 0) {
     s->actfrclimited = v;
   }
-  mcNum afr[2];
-  if (mcc_readNums(c, e, "actuatorfrcrange", afr, 2, 2)) {
+  if (mcc_readNums(c, e, "actuatorfrcrange", s->actfrcrange, 2, 2)) {
     s->has_actfrcrange = 1;
   }
   (void)in_default;
@@ -532,7 +531,8 @@ void mcc_readPair(mcc* c, const mcxElem* e, mccPair* s, int in_default) {
 
 int mcc_findClass(mcc* c, const mcxElem* e, const char* name) {
   for (int i = 0; i < c->classes.n; i++) {
-    if (!strcmp(MCC_AT(c->classes, mccClass, i)->name, name)) {
+    const mccClass* cls = MCC_AT(c->classes, mccClass, i);
+    if (cls->scope == e->scope && !strcmp(cls->name, name)) {
       return i;
     }
   }
@@ -541,7 +541,15 @@ int mcc_findClass(mcc* c, const mcxElem* e, const char* name) {
 
 int mcc_elemClass(mcc* c, const mcxElem* e, int inherited) {
   const char* cls = mcx_attr(e, "class");
-  return cls ? mcc_findClass(c, e, cls) : inherited;
+  if (cls) {
+    return mcc_findClass(c, e, cls);
+  }
+  // an element of an attached file below the model's bodies (or outside the body tree) starts
+  // from its own file's main class
+  if (MCC_AT(c->classes, mccClass, inherited)->scope != e->scope) {
+    return mcc_scope(c, e)->mainclass;
+  }
+  return inherited;
 }
 
 // read the non-default children of a <default> into class ci
@@ -600,17 +608,18 @@ void mcc_readDefaults(mcc* c, const mcxElem* e, int parent) {
   mcc_checkAttrs(c, e, "class");
   const char* name = mcx_attr(e, "class");
   if (parent < 0) {
-    // top level: the main class
+    // top level: the main class (of the element's model file)
     if (name && strcmp(name, "main")) {
       mcc_error(c, e, "top-level <default> must be class 'main', not '%s'", name);
     }
-    ci = 0;
+    ci = mcc_scope(c, e)->mainclass;
   } else {
     if (!name) {
       mcc_error(c, e, "nested <default> requires attribute 'class'");
     }
     for (int i = 0; i < c->classes.n; i++) {
-      if (!strcmp(MCC_AT(c->classes, mccClass, i)->name, name)) {
+      const mccClass* other = MCC_AT(c->classes, mccClass, i);
+      if (other->scope == e->scope && !strcmp(other->name, name)) {
         mcc_error(c, e, "duplicate default class '%s'", name);
       }
     }

@@ -251,8 +251,9 @@ void mcc_bodyInertia(mcc* c) {
   // inertia from geoms where the compiler says so
   for (int b = 1; b < nbody; b++) {
     mccBody* body = MCC_AT(c->bodies, mccBody, b);
-    int fromgeom = c->inertiafromgeom == MCC_TRUE ||
-                   (c->inertiafromgeom == MCC_AUTO && !body->has_inertial);
+    const mccScope* sc = mcc_scope(c, body->elem);
+    int fromgeom = sc->inertiafromgeom == MCC_TRUE ||
+                   (sc->inertiafromgeom == MCC_AUTO && !body->has_inertial);
     if (!fromgeom) {
       if (!body->has_inertial) {
         body->mass = 0;
@@ -267,7 +268,7 @@ void mcc_bodyInertia(mcc* c) {
     for (int i = body->geomadr; i >= 0 && i < body->geomadr + body->geomnum; i++) {
       const mccGeomObj* g = MCC_AT(c->geoms, mccGeomObj, i);
       if (g->s.mass == 0 || (g->s.mass < 0 && g->s.density == 0) ||
-          g->s.group < c->inertiagroup[0] || g->s.group > c->inertiagroup[1]) {
+          g->s.group < sc->inertiagroup[0] || g->s.group > sc->inertiagroup[1]) {
         continue;  // massless, or outside inertiagrouprange
       }
       mcNum mass, I[3];
@@ -293,15 +294,16 @@ void mcc_bodyInertia(mcc* c) {
   mcNum total = 0;
   for (int b = 1; b < nbody; b++) {
     mccBody* body = MCC_AT(c->bodies, mccBody, b);
-    if (body->mass < c->boundmass) {
-      body->mass = c->boundmass;
+    const mccScope* sc = mcc_scope(c, body->elem);
+    if (body->mass < sc->boundmass) {
+      body->mass = sc->boundmass;
     }
     for (int i = 0; i < 3; i++) {
-      if (body->inertia[i] < c->boundinertia) {
-        body->inertia[i] = c->boundinertia;
+      if (body->inertia[i] < sc->boundinertia) {
+        body->inertia[i] = sc->boundinertia;
       }
     }
-    if (c->balanceinertia) {
+    if (sc->balanceinertia) {
       mcNum* I = body->inertia;
       if (I[0] + I[1] < I[2] || I[0] + I[2] < I[1] || I[1] + I[2] < I[0]) {
         mcNum mean = (I[0] + I[1] + I[2]) / 3;
@@ -310,8 +312,9 @@ void mcc_bodyInertia(mcc* c) {
     }
     total += body->mass;
   }
-  if (c->settotalmass > 0 && total > mcMINVAL) {
-    mcNum scale = c->settotalmass / total;
+  mcNum settotal = mcc_scope(c, NULL)->settotalmass;
+  if (settotal > 0 && total > mcMINVAL) {
+    mcNum scale = settotal / total;
     for (int b = 1; b < nbody; b++) {
       mccBody* body = MCC_AT(c->bodies, mccBody, b);
       body->mass *= scale;
@@ -378,4 +381,67 @@ void mcc_bodyInertia(mcc* c) {
   }
   free(end);
   c->scratch = NULL;
+}
+
+
+//---------------------------------- alignfree -----------------------------------------------------
+
+// express a local pose (pos, quat) of body b in b's inertial frame (ipos, iquat)
+static void mcc_toInertial(const mccBody* b, mcNum pos[3], mcNum quat[4]) {
+  mcNum inv[4] = {b->iquat[0], -b->iquat[1], -b->iquat[2], -b->iquat[3]}, d[3], q[4];
+  for (int i = 0; i < 3; i++) {
+    d[i] = pos[i] - b->ipos[i];
+  }
+  mcc_rotVecQuat(pos, d, inv);
+  mcc_quatMul(q, inv, quat);
+  mcc_normalize4(q);
+  memcpy(quat, q, sizeof(q));
+}
+
+void mcc_alignFree(mcc* c) {
+  // a body with an aligned free joint and no child body (as MuJoCo 3.14): its frame moves to its
+  // inertial frame, its geoms, sites and cameras keep their world poses
+  for (int j = 0; j < c->joints.n; j++) {
+    const mccJointObj* jo = MCC_AT(c->joints, mccJointObj, j);
+    if (jo->s.type != mcJNT_FREE || !jo->align) {
+      continue;
+    }
+    int b = jo->body, leaf = 1;
+    for (int k = b + 1; k < c->bodies.n && leaf; k++) {
+      leaf = MCC_AT(c->bodies, mccBody, k)->parent != b;
+    }
+    if (!leaf) {
+      continue;
+    }
+    mccBody* body = MCC_AT(c->bodies, mccBody, b);
+    for (int g = 0; g < c->geoms.n; g++) {
+      mccGeomObj* go = MCC_AT(c->geoms, mccGeomObj, g);
+      if (go->body == b) {
+        mcc_toInertial(body, go->s.pos, go->s.quat);
+      }
+    }
+    for (int s = 0; s < c->sites.n; s++) {
+      mccSiteObj* so = MCC_AT(c->sites, mccSiteObj, s);
+      if (so->body == b) {
+        mcc_toInertial(body, so->s.pos, so->s.quat);
+      }
+    }
+    for (int k = 0; k < c->cameras.n; k++) {
+      mccCameraObj* co = MCC_AT(c->cameras, mccCameraObj, k);
+      if (co->body == b) {
+        mcc_toInertial(body, co->s.pos, co->s.quat);
+      }
+    }
+    mcNum d[3], q[4];
+    mcc_rotVecQuat(d, body->ipos, body->quat);
+    for (int i = 0; i < 3; i++) {
+      body->pos[i] += d[i];
+      body->ipos[i] = 0;
+    }
+    mcc_quatMul(q, body->quat, body->iquat);
+    mcc_normalize4(q);
+    memcpy(body->quat, q, sizeof(q));
+    body->iquat[0] = 1;
+    body->iquat[1] = body->iquat[2] = body->iquat[3] = 0;
+  }
 }

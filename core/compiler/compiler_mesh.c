@@ -93,7 +93,7 @@ static int mcc_assetNums(mcc* c, const mcxElem* e, const char* key, mcNum* out, 
 
 //---------------------------------- setup ---------------------------------------------------------
 
-// attribute of the last <compiler> element that has it
+// attribute of the model's last <compiler> element that has it
 static const char* mcc_compilerAttr(mcc* c, const char* key) {
   const char* v = NULL;
   const mcxElem* root = c->tree->root;
@@ -106,16 +106,17 @@ static const char* mcc_compilerAttr(mcc* c, const char* key) {
 }
 
 
-// resolve a mesh file: model folder + meshdir (or assetdir) + file
+// resolve a mesh file: model folder + meshdir (or assetdir) + file, with the settings of the
+// element's model file
 static void mcc_assetPath(mcc* c, const mcxElem* e, const char* file, char* out, int out_sz) {
-  const char* dir = c->meshdir[0] ? c->meshdir : mcc_compilerAttr(c, "assetdir");
-  const char* strip = mcc_compilerAttr(c, "strippath");
-  if (strip && !strcmp(strip, "true")) {
+  const mccScope* sc = mcc_scope(c, e);
+  const char* dir = sc->meshdir[0] ? sc->meshdir : sc->assetdir;
+  if (sc->strippath) {
     const char* base = strrchr(file, '/');
     file = base ? base + 1 : file;
   }
   char tmp[1024];
-  mcx_joinPath(dir ? dir : "", file, tmp, sizeof(tmp));
+  mcx_joinPath(dir, file, tmp, sizeof(tmp));
   mcc_assetFile(c, e, tmp, out, out_sz);
 }
 
@@ -144,8 +145,9 @@ static int mcc_hasExt(const char* path, const char* ext) {
 // of the vertices in the inertial frame (the geom then moves to the box centre), then times
 // fitscale
 static void mcc_fitPrimitive(mcc* c, mccGeomObj* go, const mccMeshData* md) {
+  int fitaabb = mcc_scope(c, go->elem)->fitaabb;
   mcNum half[3];
-  if (!c->fitaabb) {
+  if (!fitaabb) {
     // half sides of the box of the same volume and principal inertia (unit density)
     const mcNum* I = md->inertia1;
     for (int k = 0; k < 3; k++) {
@@ -172,14 +174,14 @@ static void mcc_fitPrimitive(mcc* c, mccGeomObj* go, const mccMeshData* md) {
     }
   }
   mcNum* size = go->s.size;
-  mcNum radial = c->fitaabb ? fmax(half[0], half[1]) : (half[0] + half[1]) / 2;
+  mcNum radial = fitaabb ? fmax(half[0], half[1]) : (half[0] + half[1]) / 2;
   switch (go->s.type) {
   case mcGEOM_SPHERE:
-    size[0] = c->fitaabb ? fmax(radial, half[2]) : (half[0] + half[1] + half[2]) / 3;
+    size[0] = fitaabb ? fmax(radial, half[2]) : (half[0] + half[1] + half[2]) / 3;
     break;
   case mcGEOM_CAPSULE:
     size[0] = radial;
-    size[1] = fmax(0, half[2] - (c->fitaabb ? radial : radial / 2));
+    size[1] = fmax(0, half[2] - (fitaabb ? radial : radial / 2));
     break;
   case mcGEOM_CYLINDER:
     size[0] = radial;

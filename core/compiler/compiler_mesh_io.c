@@ -75,7 +75,7 @@ static int mcc_fileExists(const char* path) {
 }
 
 void mcc_assetFile(const mcc* c, const mcxElem* e, const char* rel, char* out, int out_sz) {
-  mcx_joinPath(c->tree->dir ? c->tree->dir : "", rel, out, out_sz);
+  mcx_joinPath(mcc_scope(c, e)->dir, rel, out, out_sz);
   if (mcc_fileExists(out) || !e->file || rel[0] == '/') {
     return;
   }

@@ -24,7 +24,7 @@ static int mcc_resolveLimited(mcc* c, const mcxElem* e, int limited, int has_ran
   if (limited != MCC_AUTO) {
     return limited;
   }
-  if (c->autolimits) {
+  if (mcc_scope(c, e)->autolimits) {
     return has_range;
   }
   if (has_range) {
@@ -55,9 +55,18 @@ void mcc_readTendons(mcc* c, const mcxElem* e) {
     t->spatial = spatial;
     t->wrapadr = c->wraps.n;
     t->s.limited = mcc_resolveLimited(c, te, s.limited, s.has_range, "tendon");
-    if (mcc_resolveLimited(c, te, s.actfrclimited, s.has_actfrcrange, "tendon actuatorfrc")) {
-      mcc_error(c, te, "not supported yet: tendon attribute 'actuatorfrcrange' (the clamp of the "
-                "total actuator force on a tendon)");
+    // actuator-force clamp: 'auto' limits only a proper range (MuJoCo 3.14 leaves [0 0] or an
+    // inverted range unlimited); a limited range must hold 0
+    if (s.actfrclimited == MCC_AUTO && mcc_scope(c, te)->autolimits) {
+      t->s.actfrclimited = s.actfrcrange[0] < s.actfrcrange[1];
+    } else {
+      t->s.actfrclimited = mcc_resolveLimited(c, te, s.actfrclimited, s.has_actfrcrange,
+                                              "tendon actuatorfrc");
+    }
+    if (t->s.actfrclimited && !(s.actfrcrange[0] < s.actfrcrange[1] && s.actfrcrange[0] <= 0 &&
+                                s.actfrcrange[1] >= 0)) {
+      mcc_error(c, te, "invalid tendon actuatorfrcrange [%g, %g]: range[0] < range[1] and the "
+                "range must contain 0", s.actfrcrange[0], s.actfrcrange[1]);
     }
     if (t->s.limited && !(t->s.range[0] < t->s.range[1])) {
       mcc_error(c, te, "invalid tendon range [%g, %g]: range[0] must be smaller than range[1]",
@@ -173,6 +182,25 @@ static void mcc_connectSites(mcc* c, const mcxElem* ee, mccEqObj* eq) {
   memcpy(eq->data + 3, s[1]->s.pos, 3 * sizeof(mcNum));
 }
 
+// <weld site1 site2> (MuJoCo 3): the two sites' frames held together, kept as sites (eq_objtype
+// site) as MuJoCo 3.14 does: the engine reads their frames, eq_data holds only torquescale
+static void mcc_weldSites(mcc* c, const mcxElem* ee, mccEqObj* eq) {
+  if (mcx_attr(ee, "body1") || mcx_attr(ee, "body2") || mcx_attr(ee, "anchor") ||
+      mcx_attr(ee, "relpose")) {
+    mcc_error(c, ee, "<weld> takes either body1 (body2, anchor, relpose), or site1 and site2");
+  }
+  eq->objtype = mcOBJ_SITE;
+  eq->obj1 = mcc_lookup(c, ee, "site1", mcOBJ_SITE, 1);
+  eq->obj2 = mcc_lookup(c, ee, "site2", mcOBJ_SITE, 1);
+  if (MCC_AT(c->sites, mccSiteObj, eq->obj1)->body ==
+      MCC_AT(c->sites, mccSiteObj, eq->obj2)->body) {
+    mcc_error(c, ee, "site1 and site2 of <weld> must be on different bodies");
+  }
+  mcNum ts = 1;
+  mcc_readNum(c, ee, "torquescale", &ts);
+  eq->data[10] = ts;
+}
+
 void mcc_readEqualities(mcc* c, const mcxElem* e) {
   mcc_checkAttrs(c, e, "");
   for (int k = 0; k < e->nchild; k++) {
@@ -186,10 +214,6 @@ void mcc_readEqualities(mcc* c, const mcxElem* e) {
       type = mcEQ_WELD;
       mcc_checkAttrs(c, ee, "name class active solref solimp body1 body2 anchor relpose "
                             "torquescale site1 site2");
-      if (mcx_attr(ee, "site1") || mcx_attr(ee, "site2")) {
-        mcc_error(c, ee, "not supported yet: <weld> between sites (site1, site2); use body1, "
-                  "body2 and relpose");
-      }
     } else if (!strcmp(t, "joint")) {
       type = mcEQ_JOINT;
       mcc_checkAttrs(c, ee, "name class active solref solimp joint1 joint2 polycoef");
@@ -211,8 +235,12 @@ void mcc_readEqualities(mcc* c, const mcxElem* e) {
     eq.s = s;
     eq.type = type;
 
+    eq.objtype = type == mcEQ_JOINT ? mcOBJ_JOINT : type == mcEQ_TENDON ? mcOBJ_TENDON
+                                                                       : mcOBJ_BODY;
     if (type == mcEQ_CONNECT && (mcx_attr(ee, "site1") || mcx_attr(ee, "site2"))) {
       mcc_connectSites(c, ee, &eq);
+    } else if (type == mcEQ_WELD && (mcx_attr(ee, "site1") || mcx_attr(ee, "site2"))) {
+      mcc_weldSites(c, ee, &eq);
     } else if (type == mcEQ_CONNECT || type == mcEQ_WELD) {
       eq.obj1 = mcc_lookup(c, ee, "body1", mcOBJ_BODY, 1);
       eq.obj2 = mcx_attr(ee, "body2") ? mcc_lookup(c, ee, "body2", mcOBJ_BODY, 1) : 0;
@@ -488,6 +516,14 @@ void mcc_fillKeys(mcc* c, mcModel* m) {
     }
     const mcxElem* e = MCC_AT(c->keys, mccNamed, k)->elem;
     mcc_readNum(c, e, "time", m->key_time + k);
+    const mccKeyMap* map = NULL;
+    for (int i = 0; i < c->keymaps.n && !map; i++) {
+      map = MCC_AT(c->keymaps, mccKeyMap, i)->key == e ? MCC_AT(c->keymaps, mccKeyMap, i) : NULL;
+    }
+    if (map) {
+      mcc_keyMapFill(c, m, map, k);  // a key of an attached file
+      continue;
+    }
     mcc_keyVec(c, e, "qpos", m->key_qpos + (size_t)k * m->nq, m->nq, "nq");
     mcc_keyVec(c, e, "qvel", m->key_qvel + (size_t)k * m->nv, m->nv, "nv");
     mcc_keyVec(c, e, "act", m->key_act + (size_t)k * m->na, m->na, "na");

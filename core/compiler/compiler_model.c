@@ -192,6 +192,7 @@ mcModel* mcc_buildModel(mcc* c) {
   mcc_compileHfields(c);
   mcc_topology(c);
   mcc_bodyInertia(c);
+  mcc_alignFree(c);
   mcc_resolvePlugins(c);
   mcc_pluginSingletons(c);
 
@@ -513,6 +514,7 @@ mcModel* mcc_buildModel(mcc* c) {
     m->eq_type[i] = e->type;
     m->eq_obj1id[i] = e->obj1;
     m->eq_obj2id[i] = e->obj2;
+    m->eq_objtype[i] = e->objtype;
     m->eq_active0[i] = (mcByte)e->s.active;
     memcpy(m->eq_solref + mcNREF * i, e->s.solref, sizeof(e->s.solref));
     memcpy(m->eq_solimp + mcNIMP * i, e->s.solimp, sizeof(e->s.solimp));
@@ -536,6 +538,8 @@ mcModel* mcc_buildModel(mcc* c) {
     m->tendon_damping[i] = s->damping;
     m->tendon_frictionloss[i] = s->frictionloss;
     m->tendon_armature[i] = s->armature;
+    m->tendon_actfrclimited[i] = (mcByte)(s->actfrclimited == MCC_TRUE);
+    memcpy(m->tendon_actfrcrange + 2 * i, s->actfrcrange, sizeof(s->actfrcrange));
 
     // fixed tendons: lengths at qpos0 and qpos_spring are linear in the joint references
     mcNum len = 0, len_spring = 0;

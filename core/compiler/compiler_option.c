@@ -16,28 +16,29 @@ void mcc_readCompiler(mcc* c, const mcxElem* e) {
                  "meshdir texturedir assetdir balanceinertia coordinate fusestatic discardvisual "
                  "strippath convexhull usethread exactmeshinertia inertiagrouprange fitaabb "
                  "alignfree saveinertial");
+  mccScope* sc = mcc_scope(c, e);
   int v;
   if ((v = mcc_readEnum(c, e, "angle", "radian degree")) >= 0) {
-    c->degree = v;
+    sc->degree = v;
   }
   const char* seq = mcx_attr(e, "eulerseq");
   if (seq) {
     if (strlen(seq) != 3 || strspn(seq, "xyzXYZ") != 3) {
       mcc_error(c, e, "invalid eulerseq '%s' (expected 3 characters from xyzXYZ)", seq);
     }
-    memcpy(c->eulerseq, seq, 4);
+    memcpy(sc->eulerseq, seq, 4);
   }
   if ((v = mcc_readTri(c, e, "inertiafromgeom")) >= 0) {
-    c->inertiafromgeom = v;
+    sc->inertiafromgeom = v;
   }
   if ((v = mcc_readBool(c, e, "autolimits")) >= 0) {
-    c->autolimits = v;
+    sc->autolimits = v;
   }
-  mcc_readNum(c, e, "boundmass", &c->boundmass);
-  mcc_readNum(c, e, "boundinertia", &c->boundinertia);
-  mcc_readNum(c, e, "settotalmass", &c->settotalmass);
+  mcc_readNum(c, e, "boundmass", &sc->boundmass);
+  mcc_readNum(c, e, "boundinertia", &sc->boundinertia);
+  mcc_readNum(c, e, "settotalmass", &sc->settotalmass);
   if ((v = mcc_readBool(c, e, "balanceinertia")) >= 0) {
-    c->balanceinertia = v;
+    sc->balanceinertia = v;
   }
   if (mcc_readEnum(c, e, "coordinate", "local global") == 1) {
     mcc_error(c, e, "coordinate=\"global\" is not supported (removed in MuJoCo 2.3); use local");
@@ -47,31 +48,39 @@ void mcc_readCompiler(mcc* c, const mcxElem* e) {
     if (igr[0] != (int)igr[0] || igr[1] != (int)igr[1]) {
       mcc_error(c, e, "inertiagrouprange must hold two integers");
     }
-    c->inertiagroup[0] = (int)igr[0];
-    c->inertiagroup[1] = (int)igr[1];
+    sc->inertiagroup[0] = (int)igr[0];
+    sc->inertiagroup[1] = (int)igr[1];
   }
   if ((v = mcc_readBool(c, e, "fitaabb")) >= 0) {
-    c->fitaabb = v;
+    sc->fitaabb = v;
   }
-  mcc_refuseTrue(c, e, "alignfree", "free bodies aligned with their inertial frame");
+  if ((v = mcc_readBool(c, e, "alignfree")) >= 0) {
+    sc->alignfree = v;
+  }
   // asset folders are joined into fixed path buffers: refuse what would be cut
   static const char* const dirs[3] = {"meshdir", "texturedir", "assetdir"};
   for (int i = 0; i < 3; i++) {
     const char* d = mcx_attr(e, dirs[i]);
-    if (d && strlen(d) >= sizeof(c->meshdir)) {
+    if (d && strlen(d) >= sizeof(sc->meshdir)) {
       mcc_error(c, e, "attribute '%s' of <compiler> is %zu characters long; at most %zu are "
-                "supported", dirs[i], strlen(d), sizeof(c->meshdir) - 1);
+                "supported", dirs[i], strlen(d), sizeof(sc->meshdir) - 1);
     }
   }
   const char* md = mcx_attr(e, "meshdir");
   if (md) {
-    snprintf(c->meshdir, sizeof(c->meshdir), "%s", md);
+    snprintf(sc->meshdir, sizeof(sc->meshdir), "%s", md);
+  }
+  const char* ad = mcx_attr(e, "assetdir");
+  if (ad) {
+    snprintf(sc->assetdir, sizeof(sc->assetdir), "%s", ad);
+  }
+  if ((v = mcc_readBool(c, e, "strippath")) >= 0) {
+    sc->strippath = v;
   }
 
   // accepted, no effect here
   mcc_readBool(c, e, "fusestatic");
   mcc_readBool(c, e, "discardvisual");
-  mcc_readBool(c, e, "strippath");
   mcc_readBool(c, e, "convexhull");
   mcc_readBool(c, e, "usethread");
   for (int k = 0; k < e->nchild; k++) {

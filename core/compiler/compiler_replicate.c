@@ -40,6 +40,7 @@ static mcxElem* repNew(const char* name, int nattr, int nchild, const mcxElem* l
   e->cchild = nchild;
   e->line = like->line;
   e->file = like->file;
+  e->scope = like->scope;
   if (!e->name || !e->attr || (nchild && !e->child)) {
     mcx_freeElem(e);
     return NULL;
@@ -47,9 +48,12 @@ static mcxElem* repNew(const char* name, int nattr, int nchild, const mcxElem* l
   return e;
 }
 
-// deep copy of e with suffix appended to every "name" attribute; NULL if out of memory
+// deep copy of e with suffix appended to every "name" attribute (an <attach> keeps it for the
+// names it brings: MCC_REPLICATE_SUFFIX); NULL if out of memory
 static mcxElem* repCopy(const mcxElem* e, const char* suffix) {
-  mcxElem* r = repNew(e->name, e->nattr, e->nchild, e);
+  int attach = !strcmp(e->name, "attach");
+  const char* had = attach ? mcx_attr(e, MCC_REPLICATE_SUFFIX) : NULL;
+  mcxElem* r = repNew(e->name, e->nattr + (attach && !had), e->nchild, e);
   if (!r) {
     return NULL;
   }
@@ -57,7 +61,7 @@ static mcxElem* repCopy(const mcxElem* e, const char* suffix) {
     const char* key = e->attr[2 * i];
     const char* val = e->attr[2 * i + 1];
     r->attr[2 * i] = mcx_strdup(key);
-    if (!strcmp(key, "name")) {
+    if (!strcmp(key, "name") || (attach && !strcmp(key, MCC_REPLICATE_SUFFIX))) {
       size_t n = strlen(val) + strlen(suffix) + 1;
       r->attr[2 * i + 1] = (char*)malloc(n);
       if (r->attr[2 * i + 1]) {
@@ -68,6 +72,15 @@ static mcxElem* repCopy(const mcxElem* e, const char* suffix) {
     }
     r->nattr = i + 1;
     if (!r->attr[2 * i] || !r->attr[2 * i + 1]) {
+      mcx_freeElem(r);
+      return NULL;
+    }
+  }
+  if (attach && !had) {
+    r->attr[2 * r->nattr] = mcx_strdup(MCC_REPLICATE_SUFFIX);
+    r->attr[2 * r->nattr + 1] = mcx_strdup(suffix);
+    r->nattr++;
+    if (!r->attr[2 * r->nattr - 2] || !r->attr[2 * r->nattr - 1]) {
       mcx_freeElem(r);
       return NULL;
     }
@@ -226,9 +239,8 @@ static void repExpandChildren(mcc* c, mcxElem* e, mccRep* rep) {
   }
 }
 
-void mcc_expandReplicate(mcc* c) {
+void mcc_expandReplicate(mcc* c, mcxElem* root) {
   mccRep rep = {0};
-  mcxElem* root = c->tree->root;
   for (int k = 0; k < root->nchild; k++) {
     if (!strcmp(root->child[k]->name, "worldbody")) {
       repExpandChildren(c, root->child[k], &rep);

@@ -323,8 +323,22 @@ int mcc_readTri(mcc* c, const mcxElem* e, const char* key) {
 
 //---------------------------------- orientation ---------------------------------------------------
 
-mcNum mcc_angle(const mcc* c, mcNum a) {
-  return c->degree ? a * mcPI / 180.0 : a;
+mccScope* mcc_scope(const mcc* c, const mcxElem* e) {
+  int k = e ? e->scope : 0;
+  return MCC_AT(c->scopes, mccScope, k >= 0 && k < c->scopes.n ? k : 0);
+}
+
+void mcc_scopeInit(mccScope* s) {
+  memset(s, 0, sizeof(*s));
+  s->degree = 1;
+  memcpy(s->eulerseq, "xyz", 4);
+  s->inertiafromgeom = MCC_AUTO;
+  s->autolimits = 1;
+  s->inertiagroup[1] = 5;
+}
+
+mcNum mcc_angle(mcc* c, const mcxElem* e, mcNum a) {
+  return mcc_scope(c, e)->degree ? a * mcPI / 180.0 : a;
 }
 
 int mcc_readOrient(mcc* c, const mcxElem* e, mcNum quat[4]) {
@@ -360,7 +374,7 @@ int mcc_readOrient(mcc* c, const mcxElem* e, mcNum quat[4]) {
     if (!mcc_normalize3(v)) {
       mcc_error(c, e, "axis of zero length in attribute 'axisangle' of <%s>", e->name);
     }
-    mcc_axisAngle2Quat(quat, v, mcc_angle(c, v[3]));
+    mcc_axisAngle2Quat(quat, v, mcc_angle(c, e, v[3]));
     break;
 
   case 2: {
@@ -368,11 +382,11 @@ int mcc_readOrient(mcc* c, const mcxElem* e, mcNum quat[4]) {
     mcc_readNums(c, e, "euler", v, 3, 3);
     mcNum q[4] = {1, 0, 0, 0};
     for (int i = 0; i < 3; i++) {
-      char ax = c->eulerseq[i];
+      char ax = mcc_scope(c, e)->eulerseq[i];
       mcNum axis[3] = {0, 0, 0};
       axis[tolower((unsigned char)ax) - 'x'] = 1;
       mcNum qi[4], tmp[4];
-      mcc_axisAngle2Quat(qi, axis, mcc_angle(c, v[i]));
+      mcc_axisAngle2Quat(qi, axis, mcc_angle(c, e, v[i]));
       if (islower((unsigned char)ax)) {
         mcc_quatMul(tmp, q, qi);
       } else {

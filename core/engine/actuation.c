@@ -123,6 +123,29 @@ static mcNum coreForce(const mcModel* m, const mcData* d, int i) {
 }
 
 
+
+// tendon t's actuatorfrcrange (MuJoCo 3.x): the sum of the forces of the actuators transmitting
+// through t (gears not counted), when outside the range, scales each of them by bound / sum
+static void clampTendonForce(const mcModel* m, mcData* d, int t) {
+  mcNum total = 0;
+  for (int i = 0; i < m->nu; i++) {
+    if (m->actuator_trntype[i] == mcTRN_TENDON && m->actuator_trnid[2 * i] == t) {
+      total += d->actuator_force[i];
+    }
+  }
+  const mcNum* range = m->tendon_actfrcrange + 2 * t;
+  mcNum bound = mcu_clip(total, range[0], range[1]);
+  if (bound == total) {
+    return;
+  }
+  mcNum scale = bound / total;  // the range holds 0 (compiler), so total is not 0 here
+  for (int i = 0; i < m->nu; i++) {
+    if (m->actuator_trntype[i] == mcTRN_TENDON && m->actuator_trnid[2 * i] == t) {
+      d->actuator_force[i] *= scale;
+    }
+  }
+}
+
 void mc_fwdActuation(const mcModel* m, mcData* d) {
   int nu = m->nu, nv = m->nv;
   const mcpHost* host = NULL;
@@ -185,6 +208,13 @@ void mc_fwdActuation(const mcModel* m, mcData* d) {
       f = mcu_clip(f, m->actuator_forcerange[2 * i], m->actuator_forcerange[2 * i + 1]);
     }
     d->actuator_force[i] = f;
+  }
+
+  // tendon-level limits: the actuator forces on a tendon scaled so their sum is in its range
+  for (int t = 0; t < m->ntendon; t++) {
+    if (m->tendon_actfrclimited[t]) {
+      clampTendonForce(m, d, t);
+    }
   }
 
   // generalized forces: moment' * force, sparse for scalar joint transmissions

@@ -162,7 +162,6 @@ static void equalityWeld(Builder* b, int i) {
   const mcModel* m = b->m;
   mcData* d = b->d;
   int nv = m->nv;
-  int b1 = m->eq_obj1id[i], b2 = m->eq_obj2id[i];
   const mcNum* data = m->eq_data + (size_t)mcNEQDATA * i;
   mcNum torquescale = data[10];
   int row = reserve(b, 6, 1);
@@ -170,10 +169,25 @@ static void equalityWeld(Builder* b, int i) {
     return;
   }
 
-  // position part: relpose point on body1 against the anchor on body2
+  // the two frames: the relpose frame on body1 against the anchor on body2, or two sites (their
+  // frames must coincide)
+  static const mcNum unitquat[4] = {1, 0, 0, 0};
+  int b1 = m->eq_obj1id[i], b2 = m->eq_obj2id[i];
+  const mcNum *lpos1 = data + 3, *lpos2 = data, *lquat1 = data + 6, *lquat2 = unitquat;
+  if (m->eq_objtype[i] == mcOBJ_SITE) {
+    int s1 = b1, s2 = b2;
+    b1 = m->site_bodyid[s1];
+    b2 = m->site_bodyid[s2];
+    lpos1 = m->site_pos + 3 * s1;
+    lpos2 = m->site_pos + 3 * s2;
+    lquat1 = m->site_quat + 4 * s1;
+    lquat2 = m->site_quat + 4 * s2;
+  }
+
+  // position part
   mcNum p1[3], p2[3];
-  localToGlobal(d, b1, data + 3, p1);
-  localToGlobal(d, b2, data, p2);
+  localToGlobal(d, b1, lpos1, p1);
+  localToGlobal(d, b2, lpos2, p2);
   mc_jacPoint(m, d, b->jp1, b->jr1, p1, b1);
   mc_jacPoint(m, d, b->jp2, b->jr2, p2, b2);
   for (int k = 0; k < 3; k++) {
@@ -184,10 +198,11 @@ static void equalityWeld(Builder* b, int i) {
     }
   }
 
-  // orientation error e = vec(conj(q2) * q1 * relquat): sin(theta/2) * axis
-  mcNum q1[4], q2c[4], qe[4];
-  mcu_mulQuat(q1, d->xquat + 4 * b1, data + 6);
-  mcu_negQuat(q2c, d->xquat + 4 * b2);
+  // orientation error e = vec(conj(q2) * q1) of the two frames' global orientations
+  mcNum q1[4], q2[4], q2c[4], qe[4];
+  mcu_mulQuat(q1, d->xquat + 4 * b1, lquat1);
+  mcu_mulQuat(q2, d->xquat + 4 * b2, lquat2);
+  mcu_negQuat(q2c, q2);
   mcu_mulQuat(qe, q2c, q1);
   for (int k = 0; k < 3; k++) {
     setRow(b, row + 3 + k, mcCNSTR_EQUALITY, i, torquescale * qe[1 + k], 0, 0);
@@ -744,17 +759,21 @@ static void diagApprox(const mcModel* m, mcData* d) {
   for (int i = 0; i < d->nefc; i++) {
     int id = d->efc_id[i];
     mcNum v = 0;
+    int same = i > 0 && d->efc_type[i - 1] == d->efc_type[i] && d->efc_id[i - 1] == id;
+    eqrow = same ? eqrow + 1 : 0;
     switch (d->efc_type[i]) {
     case mcCNSTR_EQUALITY: {
       int o1 = m->eq_obj1id[id], o2 = m->eq_obj2id[id];
-      eqrow = i > 0 && d->efc_type[i - 1] == mcCNSTR_EQUALITY && d->efc_id[i - 1] == id ?
-              eqrow + 1 : 0;
       switch (m->eq_type[id]) {
       case mcEQ_CONNECT:
         v = m->body_invweight0[2 * o1] + m->body_invweight0[2 * o2];
         break;
       case mcEQ_WELD: {
         int rot = eqrow >= 3;
+        if (m->eq_objtype[id] == mcOBJ_SITE) {   // a weld between sites: their bodies
+          o1 = m->site_bodyid[o1];
+          o2 = m->site_bodyid[o2];
+        }
         v = m->body_invweight0[2 * o1 + rot] + m->body_invweight0[2 * o2 + rot];
         break;
       }

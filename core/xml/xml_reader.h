@@ -21,6 +21,8 @@ typedef struct mcxElem_ {
   struct mcxElem_** child;        // children in document order
   int nchild;                     // number of children
   int cchild;                     // capacity of child
+  int scope;                      // compiler scope: 0 for the model, one per <attach> (set by
+                                  // the compiler; the reader leaves 0)
 } mcxElem;
 
 // A parsed document.

@@ -8,20 +8,13 @@
 #include "model_ref.h"
 #include "testutil.h"
 
-// run script (arguments DIR NSTEP FILE, after "--mujoco VERSION" when version is given) on file
-// of folder dir, then load the same file in Moduco at its first keyframe (or qpos0)
-static void openRef(mrCase* k, const char* script, const char* dir, const char* file, int nstep,
-                    const char* version) {
-  char steps[32], err[1024] = "", path[1024];
-  snprintf(steps, sizeof(steps), "%d", nstep);
-  const char* withVersion[] = {"--mujoco", version, dir, steps, file, NULL};
-  const char* plain[] = {dir, steps, file, NULL};
-  k->out = tu_mjs3Json(script, version ? withVersion : plain, NULL, err, sizeof(err));
-  cr_assert_not_null(k->out, "MuJoCo reference (%s): %s", script, err);
+void mr_openRef(mrCase* k, const char* script, const char* const* args, const char* dir,
+                const char* file, const char* version) {
+  char err[1024] = "", path[1024];
+  k->out = tu_mjs3Json(script, args, NULL, err, sizeof(err));
+  cr_assert_not_null(k->out, "MuJoCo %s reference (%s): %s", version ? version : "3", script,
+                     err);
   const char* got = cJSON_GetObjectItemCaseSensitive(k->out, "version")->valuestring;
-  if (version) {
-    cr_assert_str_eq(got, version);
-  }
   k->ref = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(k->out, "models"), 0);
   const cJSON* e = cJSON_GetObjectItemCaseSensitive(k->ref, "error");
   cr_assert(!e, "MuJoCo %s does not load %s: %s", got, file,
@@ -37,18 +30,30 @@ static void openRef(mrCase* k, const char* script, const char* dir, const char* 
   mc_forward(k->m, k->d);
 }
 
+// forward_ref.mjs on MuJoCo version ("3.14.0" or "3.3.8"), which it must report
+static void openVersion(mrCase* k, const char* file, int nstep, const char* version) {
+  char steps[32];
+  snprintf(steps, sizeof(steps), "%d", nstep);
+  const char* args[] = {"--mujoco", version, MR_MODEL_DIR, steps, file, NULL};
+  mr_openRef(k, "tests/compiler/forward_ref.mjs", args, MR_MODEL_DIR, file, version);
+  cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(k->out, "version")->valuestring, version);
+}
+
 void mr_open(mrCase* k, const char* file, int nstep) {
   TU_MJS314_REQUIRE();
-  openRef(k, "tests/compiler/forward_ref.mjs", MR_MODEL_DIR, file, nstep, "3.14.0");
+  openVersion(k, file, nstep, "3.14.0");
 }
 
 void mr_open338(mrCase* k, const char* file, int nstep) {
   TU_MJS3_REQUIRE();
-  openRef(k, "tests/compiler/forward_ref.mjs", MR_MODEL_DIR, file, nstep, "3.3.8");
+  openVersion(k, file, nstep, "3.3.8");
 }
 
 void mr_openScript(mrCase* k, const char* script, const char* dir, const char* file, int nstep) {
-  openRef(k, script, dir, file, nstep, NULL);
+  char steps[32];
+  snprintf(steps, sizeof(steps), "%d", nstep);
+  const char* args[] = {dir, steps, file, NULL};
+  mr_openRef(k, script, args, dir, file, NULL);
 }
 
 void mr_close(mrCase* k) {

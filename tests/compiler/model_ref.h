@@ -29,6 +29,11 @@ void mr_openScript(mrCase* k, const char* script, const char* dir, const char* f
 
 // mr_open against MuJoCo 3.3.8, for the checks that document where 3.3.8 and 3.14 differ
 void mr_open338(mrCase* k, const char* file, int nstep);
+
+// the same with another reference script (run with args; its first model is file's record) on
+// the models of dir, naming MuJoCo version in messages
+void mr_openRef(mrCase* k, const char* script, const char* const* args, const char* dir,
+                const char* file, const char* version);
 void mr_close(mrCase* k);
 
 // step Moduco nstep times, then mc_forward (as the reference did for "stepped")

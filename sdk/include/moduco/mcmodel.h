@@ -551,7 +551,11 @@ typedef struct mcOption_ {
   X(int,    name_sensoradr,        nsensor,     1)  /* sensor name pointers */                     \
   X(int,    name_numericadr,       nnumeric,    1)  /* numeric name pointers */                    \
   X(int,    name_keyadr,           nkey,        1)  /* keyframe name pointers */                   \
-  X(char,   names,                 nnames,      1)  /* names of all objects, 0-terminated */
+  X(char,   names,                 nnames,      1)  /* names of all objects, 0-terminated */      \
+  /* appended after ABI 1.3 */                                                                   \
+  X(mcByte, tendon_actfrclimited,  ntendon,     1)  /* clamp the total actuator force */           \
+  X(mcNum,  tendon_actfrcrange,    ntendon,     2)  /* range of the total actuator force */      \
+  X(int,    eq_objtype,            neq,         1)  /* type of both objects (mctObj) */
 
 // Pointer to a resolved plugin descriptor (see mcplugin.h).
 struct mcpHeader_;

@@ -1,0 +1,334 @@
+// MuJoCo 3.x MJCF features compared field by field with MuJoCo 3.14.0 (tests/compiler/ref314.mjs
+// under Node, through tu_mjs3Json) on the models of tests/compiler/compose: the tendon actuator-
+// force clamp, welds between sites and model composition with <attach>; and their refusals.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+
+#include <moduco/moduco.h>
+
+#include "model_ref.h"
+#include "testutil.h"
+
+#define CP_DIR MODUCO_SOURCE_DIR "/tests/compiler/compose"
+#define TOL_COMPILE 1e-12   // compiled constants: same formulas
+#define TOL_FORWARD 1e-9    // one forward pass
+
+// load file (relative to CP_DIR) in MuJoCo 3.14 and Moduco, both reset to the first keyframe
+// (qpos0 without one) and run through forward
+static void cpOpen(mrCase* k, const char* file) {
+  TU_MJS314_REQUIRE();
+  const char* args[] = {CP_DIR, file, NULL};
+  mr_openRef(k, "tests/compiler/ref314.mjs", args, CP_DIR, file, "3.14");
+}
+
+// a size of the reference record equals Moduco's
+static void cpSize(const mrCase* k, const char* field, int ours) {
+  cr_assert_eq((int)mr_number(k, NULL, field), ours, "%s: Moduco %d, MuJoCo %d", field, ours,
+               (int)mr_number(k, NULL, field));
+}
+
+// the names of n objects of type (Moduco) equal the reference list names.<key> ("" unnamed)
+static void cpNames(const mrCase* k, const char* key, int type, int n) {
+  const cJSON* list = cJSON_GetObjectItemCaseSensitive(
+      cJSON_GetObjectItemCaseSensitive(k->ref, "names"), key);
+  cr_assert_eq(cJSON_GetArraySize(list), n, "%s: %d names in MuJoCo, %d objects in Moduco", key,
+               cJSON_GetArraySize(list), n);
+  for (int i = 0; i < n; i++) {
+    const char* ours = mc_id2name(k->m, type, i);
+    const char* ref = cJSON_GetArrayItem(list, i)->valuestring;
+    cr_assert_str_eq(ours ? ours : "", ref, "%s %d: Moduco '%s', MuJoCo '%s'", key, i,
+                     ours ? ours : "", ref);
+  }
+}
+
+//---------------------------------- tendon actuatorfrcrange ---------------------------------------
+
+Test(tendon_actfrc, clamp_as_mujoco) {
+  mrCase k;
+  cpOpen(&k, "tendon_actfrc.xml");
+  int nt = k.m->ntendon;
+  cr_assert_eq(k.m->tendon_actfrclimited[0], 1);
+  cr_assert_eq(k.m->tendon_actfrclimited[1], 0);  // actuatorfrclimited="false"
+  mr_compare(&k, NULL, "tendon_actfrcrange", k.m->tendon_actfrcrange, 2 * nt, 0);
+  // m1 and m2 sum to 1.6 on tendon t, limited to 1.5: both scaled by 15/16 (gears not counted)
+  cr_assert_float_eq(k.d->actuator_force[0], 0.6 * 1.5 / 1.6, 1e-15);
+  cr_assert_float_eq(k.d->actuator_force[1], 1.5 / 1.6, 1e-15);
+  cr_assert_eq(k.d->actuator_force[3], 5);  // the unlimited tendon t2
+  mr_compare(&k, "forward", "actuator_force", k.d->actuator_force, k.m->nu, TOL_FORWARD);
+  mr_compare(&k, "forward", "qfrc_actuator", k.d->qfrc_actuator, k.m->nv, TOL_FORWARD);
+  mr_compare(&k, "forward", "sensordata", k.d->sensordata, k.m->nsensordata, TOL_FORWARD);
+  mr_compare(&k, "forward", "qacc", k.d->qacc, k.m->nv, TOL_FORWARD);
+  mr_close(&k);
+}
+
+Test(tendon_actfrc, ranges_as_mujoco) {
+  static const struct {
+    const char* attrs;
+    int limited;                  // -1: refused
+  } cases[] = {
+    {"actuatorfrcrange='-1 1'", 1},
+    {"actuatorfrcrange='0 1'", 1},
+    {"actuatorfrcrange='0 0'", 0},      // auto: not a range
+    {"actuatorfrcrange='1 -1'", 0},
+    {"actuatorfrcrange='0.5 1'", -1},   // must hold 0
+    {"actuatorfrcrange='-1 -0.5'", -1},
+    {"actuatorfrcrange='0 0' actuatorfrclimited='true'", -1},
+    {"actuatorfrcrange='0.5 1' actuatorfrclimited='false'", 0},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    char xml[1024], err[512] = "";
+    snprintf(xml, sizeof(xml), "<mujoco><worldbody><body><joint name='j'/><geom size='1'/>"
+             "</body></worldbody><tendon><fixed %s><joint joint='j' coef='1'/></fixed></tendon>"
+             "</mujoco>", cases[i].attrs);
+    mcModel* m = mc_loadXMLString(xml, NULL, err, sizeof(err));
+    if (cases[i].limited < 0) {
+      cr_assert_null(m, "%s compiled", cases[i].attrs);
+      cr_assert(strstr(err, "string:1: invalid tendon actuatorfrcrange"), "got '%s'", err);
+      continue;
+    }
+    cr_assert_not_null(m, "%s: %s", cases[i].attrs, err);
+    cr_assert_eq(m->tendon_actfrclimited[0], cases[i].limited, "%s", cases[i].attrs);
+    mc_deleteModel(m);
+  }
+  // autolimits="false" needs actuatorfrclimited
+  char err[512] = "";
+  mcModel* m = mc_loadXMLString("<mujoco><compiler autolimits='false'/><worldbody><body><joint "
+                                "name='j'/><geom size='1'/></body></worldbody><tendon><fixed "
+                                "actuatorfrcrange='-1 1'><joint joint='j' coef='1'/></fixed>"
+                                "</tendon></mujoco>", NULL, err, sizeof(err));
+  cr_assert_null(m);
+  cr_assert(strstr(err, "actuatorfrc"), "got '%s'", err);
+}
+
+//---------------------------------- weld between sites --------------------------------------------
+
+Test(weld_sites, constraint_as_mujoco) {
+  mrCase k;
+  cpOpen(&k, "weld_sites.xml");
+  cr_assert_eq(k.m->neq, 3);
+  cr_assert_eq(k.m->eq_objtype[0], mcOBJ_SITE);
+  cr_assert_eq(k.m->eq_objtype[1], mcOBJ_SITE);
+  cr_assert_eq(k.m->eq_objtype[2], mcOBJ_BODY);  // a connect
+  int ids[6] = {k.m->eq_obj1id[0], k.m->eq_obj1id[1], k.m->eq_obj1id[2], k.m->eq_obj2id[0],
+                k.m->eq_obj2id[1], k.m->eq_obj2id[2]};
+  mr_compareInt(&k, NULL, "eq_obj1id", ids, 3);
+  mr_compareInt(&k, NULL, "eq_obj2id", ids + 3, 3);
+  cr_assert_eq((int)mr_number(&k, "forward", "nefc"), k.d->nefc);
+  mr_compare(&k, "forward", "efc_pos", k.d->efc_pos, k.d->nefc, TOL_FORWARD);
+  mr_compare(&k, "forward", "qfrc_constraint", k.d->qfrc_constraint, k.m->nv, 1e-8);
+  mr_compare(&k, "forward", "qacc", k.d->qacc, k.m->nv, 1e-8);
+  mr_close(&k);
+}
+
+Test(weld_sites, refusals) {
+  static const char* const bad[][2] = {
+    {"site1='s1' site2='s2' body1='a'", "either body1"},
+    {"site1='s1' site2='s2' relpose='0 0 0 1 0 0 0'", "either body1"},
+    {"site1='s1' site2='t'", "must be on different bodies"},
+    {"site1='s1' site2='nope'", "unknown site 'nope'"},
+    {"site1='s1'", "requires attribute 'site2'"},
+  };
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    char xml[1024], err[512] = "";
+    snprintf(xml, sizeof(xml), "<mujoco><worldbody><body name='a'><freejoint/><geom size='1'/>"
+             "<site name='s1'/><site name='t'/></body><body name='b'><freejoint/><geom size='1'/>"
+             "<site name='s2'/></body></worldbody><equality>\n<weld %s/></equality></mujoco>",
+             bad[i][0]);
+    mcModel* m = mc_loadXMLString(xml, NULL, err, sizeof(err));
+    cr_assert_null(m, "%s compiled", bad[i][0]);
+    cr_assert(strstr(err, "string:2: ") && strstr(err, bad[i][1]), "%s: got '%s'", bad[i][0], err);
+  }
+}
+
+//---------------------------------- <attach> ------------------------------------------------------
+
+// the composed model against MuJoCo 3.14: sizes, names, compiled bodies, keys and forward
+// dynamics at the first key
+static void attachCase(const char* file) {
+  mrCase k;
+  cpOpen(&k, file);
+  const mcModel* m = k.m;
+  static const char* const sizes[] = {"nq", "nv", "nu", "na", "nbody", "njnt", "ngeom", "nsite",
+                                      "nmesh", "ntendon", "neq", "npair", "nexclude", "nsensor",
+                                      "nsensordata", "nkey", "nnumeric", "nmocap"};
+  const int ours[] = {m->nq, m->nv, m->nu, m->na, m->nbody, m->njnt, m->ngeom, m->nsite,
+                      m->nmesh, m->ntendon, m->neq, m->npair, m->nexclude, m->nsensor,
+                      m->nsensordata, m->nkey, m->nnumeric, m->nmocap};
+  for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+    cpSize(&k, sizes[i], ours[i]);
+  }
+  cpNames(&k, "body", mcOBJ_BODY, m->nbody);
+  cpNames(&k, "joint", mcOBJ_JOINT, m->njnt);
+  cpNames(&k, "geom", mcOBJ_GEOM, m->ngeom);
+  cpNames(&k, "site", mcOBJ_SITE, m->nsite);
+  cpNames(&k, "mesh", mcOBJ_MESH, m->nmesh);
+  cpNames(&k, "tendon", mcOBJ_TENDON, m->ntendon);
+  cpNames(&k, "equality", mcOBJ_EQUALITY, m->neq);
+  cpNames(&k, "actuator", mcOBJ_ACTUATOR, m->nu);
+  cpNames(&k, "sensor", mcOBJ_SENSOR, m->nsensor);
+  cpNames(&k, "key", mcOBJ_KEY, m->nkey);
+
+  int nb = m->nbody, nj = m->njnt, ng = m->ngeom;
+  mr_compareInt(&k, NULL, "body_parentid", m->body_parentid, nb);
+  mr_compareInt(&k, NULL, "jnt_type", m->jnt_type, nj);
+  mr_compare(&k, NULL, "body_pos", m->body_pos, 3 * nb, TOL_COMPILE);
+  mr_compare(&k, NULL, "body_quat", m->body_quat, 4 * nb, TOL_COMPILE);
+  mr_compare(&k, NULL, "body_mass", m->body_mass, nb, 1e-10);
+  mr_compare(&k, NULL, "body_inertia", m->body_inertia, 3 * nb, 1e-10);
+  mr_compare(&k, NULL, "body_ipos", m->body_ipos, 3 * nb, 1e-10);
+  mr_compare(&k, NULL, "jnt_range", m->jnt_range, 2 * nj, TOL_COMPILE);
+  mr_compare(&k, NULL, "dof_damping", m->dof_damping, m->nv, 0);
+  mr_compare(&k, NULL, "dof_armature", m->dof_armature, m->nv, 0);
+  mr_compare(&k, NULL, "geom_size", m->geom_size, 3 * ng, 1e-10);
+  mr_compare(&k, NULL, "geom_pos", m->geom_pos, 3 * ng, 1e-10);
+  mr_compare(&k, NULL, "geom_friction", m->geom_friction, 3 * ng, 0);
+  mr_compare(&k, NULL, "qpos0", m->qpos0, m->nq, TOL_COMPILE);
+  mr_compare(&k, NULL, "key_qpos", m->key_qpos, m->nkey * m->nq, 0);
+  mr_compare(&k, NULL, "key_qvel", m->key_qvel, m->nkey * m->nv, 0);
+  mr_compare(&k, NULL, "key_ctrl", m->key_ctrl, m->nkey * m->nu, 0);
+  mr_compareInt(&k, NULL, "actuator_trnid", m->actuator_trnid, 2 * m->nu);
+  mr_compare(&k, NULL, "actuator_gear", m->actuator_gear, 6 * m->nu, 0);
+  mr_compareInt(&k, NULL, "eq_obj1id", m->eq_obj1id, m->neq);
+  // exclude signatures: Moduco keeps MuJoCo 2.2.2's (body1 + 1) << 16 | (body2 + 1), 3.x drops
+  // the + 1s
+  int sig[64];
+  cr_assert_leq(m->nexclude, 64);
+  for (int i = 0; i < m->nexclude; i++) {
+    sig[i] = m->exclude_signature[i] - (1 << 16) - 1;
+  }
+  mr_compareInt(&k, NULL, "exclude_signature", sig, m->nexclude);
+  mr_compareInt(&k, NULL, "tendon_num", m->tendon_num, m->ntendon);
+
+  cr_assert_eq((int)mr_number(&k, "forward", "nefc"), k.d->nefc);
+  mr_compare(&k, "forward", "xpos", k.d->xpos, 3 * nb, TOL_FORWARD);
+  mr_compare(&k, "forward", "sensordata", k.d->sensordata, m->nsensordata, TOL_FORWARD);
+  mr_compare(&k, "forward", "actuator_force", k.d->actuator_force, m->nu, TOL_FORWARD);
+  // the constraint solver stops at its tolerance (the arm's joint equality and limits)
+  mr_compare(&k, "forward", "qacc", k.d->qacc, m->nv, 1e-6);
+  mr_close(&k);
+}
+
+Test(attach, arm_twice_with_two_prefixes_as_mujoco) {
+  attachCase("arms.xml");
+}
+
+Test(attach, three_humanoids_in_a_scene_as_mujoco) {
+  attachCase("humanoids.xml");
+}
+
+Test(attach, replicated_attach_as_mujoco) {
+  attachCase("replicated.xml");
+}
+
+Test(attach, whole_worldbody_and_nested_attach_as_mujoco) {
+  attachCase("nested.xml");
+}
+
+// the compile error of an MJCF text whose files resolve from CP_DIR
+static void attachError(const char* body, const char* want1, const char* want2) {
+  char xml[2048], err[1024] = "";
+  snprintf(xml, sizeof(xml), "<mujoco>\n<asset><model name='arm' file='parts/arm.xml'/>"
+           "<model name='bad' file='parts/bad.xml'/><model name='cycle' "
+           "file='parts/selfattach.xml'/><model name='short' file='parts/shortkey.xml'/>"
+           "</asset>\n<worldbody>\n%s\n</worldbody></mujoco>", body);
+  mcModel* m = mc_loadXMLString(xml, CP_DIR, err, sizeof(err));
+  cr_assert_null(m, "'%s' compiled", body);
+  cr_assert(strstr(err, want1) && (!want2 || strstr(err, want2)), "'%s': got '%s'", body, err);
+}
+
+Test(attach, errors_name_file_and_line) {
+  // an error inside the attached file names that file and its line
+  attachError("<attach model='bad' body='b' prefix='x'/>", "parts/bad.xml:4:", "stiffnes");
+  attachError("<attach model='nope' body='b' prefix='x'/>", "string:4:", "unknown model asset");
+  attachError("<attach model='arm' body='elbow' prefix='x'/>", "string:4:",
+              "could not find body 'elbow'");
+  attachError("<attach model='arm' body='base'/>", "string:4:", "'prefix'");
+  attachError("<attach model='arm' body='base' prefix='p' pos='1 0 0'/>", "string:4:", "pos");
+  attachError("<attach model='cycle' body='b' prefix='x'/>", "parts/selfattach.xml:5:",
+              "attach cycle");
+  // one prefix twice: the second copy's names collide (its assets first), at their line in the
+  // arm's file
+  attachError("<attach model='arm' body='base' prefix='p'/><attach model='arm' body='base' "
+              "prefix='p'/>", "parts/arm.xml:17:", "duplicate mesh name 'ptet'");
+  // keys of an attached file must have its full sizes (MuJoCo 3.14 refuses them too)
+  attachError("<attach model='short' body='b' prefix='x'/>", "parts/shortkey.xml:6:",
+              "expected 2");
+  // <attach> outside the body tree
+  attachError("<body><geom size='1'/></body></worldbody><contact><attach model='arm' "
+              "prefix='x'/></contact><worldbody>", "string:4:", "attach");
+}
+
+//---------------------------------- alignfree -----------------------------------------------------
+
+// body a's inertial frame comes from a 3x3 eigen decomposition: MuJoCo's and Moduco's frames
+// agree to 1e-10, the poses expressed in them to 1e-9
+#define TOL_EIG 1e-8
+
+Test(alignfree, leaf_free_bodies_as_mujoco) {
+  mrCase k;
+  cpOpen(&k, "alignfree.xml");
+  const mcModel* m = k.m;
+  int nb = m->nbody;
+  mr_compare(&k, NULL, "body_pos", m->body_pos, 3 * nb, TOL_EIG);
+  mr_compare(&k, NULL, "body_quat", m->body_quat, 4 * nb, TOL_EIG);
+  mr_compare(&k, NULL, "body_ipos", m->body_ipos, 3 * nb, TOL_EIG);
+  mr_compare(&k, NULL, "body_iquat", m->body_iquat, 4 * nb, TOL_EIG);
+  mr_compare(&k, NULL, "geom_pos", m->geom_pos, 3 * m->ngeom, TOL_EIG);
+  mr_compare(&k, NULL, "geom_quat", m->geom_quat, 4 * m->ngeom, TOL_EIG);
+  mr_compare(&k, NULL, "site_pos", m->site_pos, 3 * m->nsite, TOL_EIG);
+  mr_compare(&k, NULL, "site_quat", m->site_quat, 4 * m->nsite, TOL_EIG);
+  mr_compare(&k, NULL, "cam_pos", m->cam_pos, 3 * m->ncam, TOL_EIG);
+  mr_compare(&k, NULL, "cam_quat", m->cam_quat, 4 * m->ncam, TOL_EIG);
+  mr_compare(&k, NULL, "qpos0", m->qpos0, m->nq, TOL_EIG);
+  // a and b moved to their inertial frames; c (a child body) and d (align="false") did not
+  cr_assert_neq(m->body_pos[3], 0);
+  cr_assert_eq(m->body_ipos[3 * 1], 0);
+  cr_assert_eq(m->body_ipos[3 * 2], 0);
+  cr_assert_neq(m->body_ipos[3 * 3], 0);
+  cr_assert_neq(m->body_ipos[3 * 5], 0);
+  mr_compare(&k, "forward", "xpos", k.d->xpos, 3 * nb, TOL_EIG);
+  mr_compare(&k, "forward", "sensordata", k.d->sensordata, m->nsensordata, TOL_EIG);
+  mr_compare(&k, "forward", "qacc", k.d->qacc, m->nv, 1e-8);
+  mr_close(&k);
+}
+
+Test(attach, fan_out_is_bounded) {
+  // a file attaching another 64 times, which attaches a third 64 times: 4160 attached files,
+  // over the bound of 4096 (as <include> elements are bounded): an error, not a memory bomb
+  char dir[] = "/tmp/moduco_attach_XXXXXX";
+  cr_assert_not_null(mkdtemp(dir));
+  const char* names[3] = {"top.xml", "mid.xml", "leaf.xml"};
+  for (int f = 0; f < 3; f++) {
+    char path[256];
+    snprintf(path, sizeof(path), "%s/%s", dir, names[f]);
+    FILE* out = fopen(path, "w");
+    cr_assert_not_null(out);
+    if (f == 2) {
+      fprintf(out, "<mujoco><worldbody><body name='b'><geom size='1'/></body></worldbody>"
+                   "</mujoco>\n");
+    } else {
+      fprintf(out, "<mujoco><asset><model name='m' file='%s'/></asset><worldbody>"
+                   "<body name='b'><geom size='1'/>\n", names[f + 1]);
+      for (int i = 0; i < 64; i++) {
+        fprintf(out, "<attach model='m' body='b' prefix='%d_'/>\n", i);
+      }
+      fprintf(out, "</body></worldbody></mujoco>\n");
+    }
+    fclose(out);
+  }
+  char path[256], err[1024] = "";
+  snprintf(path, sizeof(path), "%s/top.xml", dir);
+  mcModel* m = mc_loadXML(path, err, sizeof(err));
+  cr_assert_null(m);
+  cr_assert(strstr(err, "more than 4096 attached models"), "got '%s'", err);
+  for (int f = 0; f < 3; f++) {
+    snprintf(path, sizeof(path), "%s/%s", dir, names[f]);
+    remove(path);
+  }
+  rmdir(dir);
+}
