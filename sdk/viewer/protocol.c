@@ -7,7 +7,8 @@
 
 #include <cjson/cJSON.h>
 
-static const char* kCmdNames[] = {"pause", "play", "step", "reset", "speed", "ctrl"};
+static const char* kCmdNames[] = {"pause", "play", "step", "reset", "speed", "ctrl", "seek",
+                                  "loop"};
 #define NCMD ((int)(sizeof(kCmdNames) / sizeof(kCmdNames[0])))
 
 
@@ -21,7 +22,7 @@ static int parseType(const cJSON* root, mcvCommand* cmd, char* err, size_t errsz
   const cJSON* name = cJSON_GetObjectItemCaseSensitive(root, "cmd");
   if (!cJSON_IsString(name)) {
     snprintf(err, errsz, "a control message needs a string member \"cmd\" (one of pause, play, "
-             "step, reset, speed, ctrl)");
+             "step, reset, speed, ctrl, seek, loop)");
     return -1;
   }
   for (int i = 0; i < NCMD; i++) {
@@ -31,7 +32,7 @@ static int parseType(const cJSON* root, mcvCommand* cmd, char* err, size_t errsz
     }
   }
   snprintf(err, errsz, "unknown command \"%.64s\" (expected one of pause, play, step, reset, "
-           "speed, ctrl)", name->valuestring);
+           "speed, ctrl, seek, loop)", name->valuestring);
   return -1;
 }
 
@@ -90,6 +91,21 @@ static int parseArgs(const cJSON* root, const mcModel* m, mcvCommand* cmd, char*
       return -1;
     }
     cmd->speed = s;
+  } else if (cmd->type == MCV_CMD_SEEK) {
+    const cJSON* f = cJSON_GetObjectItemCaseSensitive(root, "frame");
+    double x = cJSON_IsNumber(f) ? f->valuedouble : -1;
+    if (!(x >= 0 && x <= 1e15 && x == floor(x))) {
+      snprintf(err, errsz, "seek: \"frame\" must be a whole number, a recorded frame index");
+      return -1;
+    }
+    cmd->frame = (long)x;
+  } else if (cmd->type == MCV_CMD_LOOP) {
+    const cJSON* b = cJSON_GetObjectItemCaseSensitive(root, "value");
+    if (!cJSON_IsBool(b)) {
+      snprintf(err, errsz, "loop: \"value\" must be true or false");
+      return -1;
+    }
+    cmd->loop = cJSON_IsTrue(b);
   }
   return 0;
 }

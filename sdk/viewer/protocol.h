@@ -24,6 +24,8 @@ typedef enum {
   MCV_CMD_RESET,
   MCV_CMD_SPEED,
   MCV_CMD_CTRL,
+  MCV_CMD_SEEK,                   // replay only: go to a recorded frame
+  MCV_CMD_LOOP,                   // replay only: loop at the end or stop there
 } mcvCmdType;
 
 typedef struct {
@@ -33,6 +35,8 @@ typedef struct {
   int key;                        // RESET: keyframe index, -1: the model's default state
   int index;                      // CTRL: actuator index
   double value;                   // CTRL: control value
+  long frame;                     // SEEK: recorded frame index (checked by the server)
+  int loop;                       // LOOP: 1 loop, 0 stop at the end
 } mcvCommand;
 
 // Name of a command type ("pause", ...).

@@ -42,6 +42,8 @@ typedef struct {
   int need_frame;                 // send one frame even if paused (new client)
   double* ctrl;                   // controls asked for (nu), applied where ctrl_set
   unsigned char* ctrl_set;
+  long seek;                      // replay: frame asked for (-1: none)
+  int loop;                       // replay: loop at the end
 
   pthread_mutex_t send_lock;      // clients and every WebSocket write
   struct mg_connection* clients[MAXCLIENT];
@@ -143,7 +145,9 @@ static void onReady(struct mg_connection* conn, void* cbdata) {
   if (v->nclient < MAXCLIENT) {
     v->clients[v->nclient++] = conn;
     sendText(conn, "{\"type\":\"hello\",\"model\":\"%s\",\"paused\":%s,\"speed\":%.17g,"
-             "\"fps\":%g}", name, v->paused ? "true" : "false", v->speed, v->opt->fps);
+             "\"fps\":%g,\"replay\":%s,\"frames\":%ld,\"loop\":%s}", name,
+             v->paused ? "true" : "false", v->speed, v->opt->fps,
+             v->opt->replay ? "true" : "false", v->opt->nreplay, v->loop ? "true" : "false");
     v->need_frame = 1;
   }
   pthread_mutex_unlock(&v->send_lock);
@@ -204,11 +208,39 @@ static void apply(Viewer* v, struct mg_connection* conn, const mcvCommand* c) {
       v->ctrl[c->index] = c->value;
       v->ctrl_set[c->index] = 1;
       break;
+    case MCV_CMD_SEEK:
+      v->paused = 1;
+      v->seek = c->frame;
+      v->nstep = 0;
+      break;
+    case MCV_CMD_LOOP:
+      v->loop = c->loop;
+      v->need_frame = 1;                  // the next position message reports it
+      break;
   }
   pthread_mutex_lock(&v->send_lock);
   sendText(conn, "{\"type\":\"ack\",\"cmd\":\"%s\",\"paused\":%s,\"speed\":%.17g}",
            mcv_cmdName(c->type), v->paused ? "true" : "false", v->speed);
   pthread_mutex_unlock(&v->send_lock);
+}
+
+
+// a command that does not fit the mode (live or replay): the reason, else NULL
+static const char* replayConflict(const Viewer* v, const mcvCommand* c) {
+  int replay = v->opt->replay != NULL;
+  if (!replay && (c->type == MCV_CMD_SEEK || c->type == MCV_CMD_LOOP)) {
+    return "seek and loop need a recording (moduco view --replay FILE)";
+  }
+  if (replay && c->type == MCV_CMD_CTRL) {
+    return "ctrl: a recording is played, controls cannot change it";
+  }
+  if (replay && c->type == MCV_CMD_RESET && c->key >= 0) {
+    return "reset: a recording is played, keyframes cannot be loaded";
+  }
+  if (replay && c->type == MCV_CMD_SEEK && c->frame >= v->opt->nreplay) {
+    return "seek: \"frame\" is past the last recorded frame";
+  }
+  return NULL;
 }
 
 
@@ -231,6 +263,11 @@ static int onData(struct mg_connection* conn, int bits, char* data, size_t len, 
   char err[512];
   if (mcv_parseCommand(data, len, v->m, &c, err, sizeof(err))) {
     reject(v, conn, err);
+    return 1;
+  }
+  const char* why = replayConflict(v, &c);
+  if (why) {
+    reject(v, conn, why);
     return 1;
   }
   pthread_mutex_lock(&v->ctl_lock);
@@ -391,6 +428,69 @@ static void simulate(Viewer* v, mcData* d, uint8_t* frame, size_t framesize,
 }
 
 
+// put recorded frame k into d (time, qpos) and run kinematics
+static void showRecorded(Viewer* v, mcData* d, long k) {
+  const double* f = v->opt->replay + k * (1 + (long)v->m->nq);
+  d->time = f[0];
+  memcpy(d->qpos, f + 1, sizeof(double) * (size_t)v->m->nq);
+  mc_kinematics(v->m, d);
+}
+
+
+// the replay loop: a play head in recorded frames (one per timestep of the recording) moves at
+// the speed asked for; pause, step (frames), reset (to frame 0), seek and loop act on it
+static void playback(Viewer* v, mcData* d, uint8_t* frame, size_t framesize,
+                     volatile sig_atomic_t* stop) {
+  double period = 1.0 / v->opt->fps;
+  long last = v->opt->nreplay - 1;
+  double head = 0, wall = now();
+  long shown = -1;
+  while (!*stop) {
+    double t0 = now();
+    pthread_mutex_lock(&v->ctl_lock);
+    int changed = v->reset || v->seek >= 0 || v->nstep > 0;
+    if (v->reset) {
+      head = 0;
+    }
+    if (v->seek >= 0) {
+      head = (double)v->seek;
+    }
+    head += v->nstep;
+    v->reset = 0;
+    v->seek = -1;
+    v->nstep = 0;
+    if (!v->paused) {
+      head += (t0 - wall) * v->speed / v->m->opt.timestep;
+    }
+    wall = t0;
+    if (head > last) {
+      if (v->loop && last > 0 && !v->paused) {
+        head = fmod(head, (double)(last + 1));
+      } else {
+        head = (double)last;
+        v->paused = 1;                     // the end of the recording: stop there
+        changed = changed || shown != last;
+      }
+    }
+    long k = (long)head;
+    if (!v->paused || changed || v->need_frame) {
+      showRecorded(v, d, k);
+      char pos[160];
+      int n = snprintf(pos, sizeof(pos), "{\"type\":\"replay\",\"frame\":%ld,\"frames\":%ld,"
+                       "\"loop\":%s}", k, last + 1, v->loop ? "true" : "false");
+      sendAll(v, MG_WEBSOCKET_OPCODE_TEXT, pos, (size_t)n);
+      mcv_encodeFrame(v->m, d, v->paused ? 0.0 : v->speed, v->paused, frame);
+      sendAll(v, MG_WEBSOCKET_OPCODE_BINARY, (const char*)frame, framesize);
+      v->need_frame = 0;
+      shown = k;
+    }
+    pthread_mutex_unlock(&v->ctl_lock);
+    double wake = t0 + period;
+    sleepUntil(wake > now() + MINSLEEP ? wake : now() + MINSLEEP);
+  }
+}
+
+
 int mcv_serve(const mcModel* m, mcData* d, const mcvOptions* opt, volatile sig_atomic_t* stop) {
   if (!(opt->fps > 0 && opt->fps <= 1000)) {
     fprintf(stderr, "moduco view: frame rate %g out of range (0, 1000]\n", opt->fps);
@@ -415,6 +515,8 @@ int mcv_serve(const mcModel* m, mcData* d, const mcvOptions* opt, volatile sig_a
   v->opt = opt;
   v->paused = opt->paused;
   v->speed = 1.0;
+  v->seek = -1;
+  v->loop = 1;
   pthread_mutex_init(&v->ctl_lock, NULL);
   pthread_mutex_init(&v->send_lock, NULL);
 
@@ -430,8 +532,12 @@ int mcv_serve(const mcModel* m, mcData* d, const mcvOptions* opt, volatile sig_a
     mg_init_library(0);
     ctx = startServer(v);
     if (ctx) {
-      mc_forward(m, d);
-      simulate(v, d, frame, framesize, stop);
+      if (opt->replay) {
+        playback(v, d, frame, framesize, stop);
+      } else {
+        mc_forward(m, d);
+        simulate(v, d, frame, framesize, stop);
+      }
       mg_stop(ctx);
       rc = 0;
     }

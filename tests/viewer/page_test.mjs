@@ -2,10 +2,12 @@
 // the model, receive pose frames, and obey pause / step / reset. Called by test_page in
 // test_viewer.c as: node page_test.mjs URL SCREENSHOT.png [--draw-only]. Prints one line per
 // check; exits 0 when all pass, 1 otherwise. --draw-only: the drawing checks and the screenshot.
+// --replay: the server plays a recording; the scrub bar and loop switch are checked.
 import { chromium } from 'playwright-core';
 
 const [url, shot, mode] = process.argv.slice(2);
-const drawOnly = mode === '--draw-only';
+const drawOnly = mode === '--draw-only' || mode === '--replay';
+const replay = mode === '--replay';
 const failures = [];
 function check(ok, what) {
   console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`);
@@ -38,6 +40,28 @@ try {
   const sliders = await page.locator('#ctrls input[type=range]').count();
   check(sliders === model.actuators.length,
         `one slider per actuator (${sliders} of ${model.actuators.length})`);
+  if (replay) {
+    // the scrub bar covers the recording; moving it shows that frame (recorded at k timesteps)
+    check(await page.isVisible('#scrub') && !(await page.isVisible('#ctrls')),
+          'replay: scrub bar shown, actuator sliders hidden');
+    const nframe = await page.evaluate(() => window.moducoViewer.state.nframe);
+    const max = Number(await page.getAttribute('#scrub', 'max'));
+    check(nframe > 10 && max === nframe - 1, `scrub bar over ${nframe} frames (max ${max})`);
+    const k = Math.floor(nframe / 2);
+    await page.evaluate((v) => {
+      const s = document.getElementById('scrub');
+      s.value = String(v);
+      s.dispatchEvent(new Event('input'));
+    }, k);
+    await page.waitForFunction((v) => window.moducoViewer.state.frame === v &&
+                               window.moducoViewer.state.paused, k, { timeout: 10000 });
+    const t = await page.evaluate(() => window.moducoViewer.state.time);
+    check(Math.abs(t - k * model.timestep) < 1e-9, `scrubbed to frame ${k}: time ${t}`);
+    await page.click('#loop');
+    await page.waitForFunction(() => window.moducoViewer.state.loop === false, null,
+                               { timeout: 10000 });
+    check(true, 'loop switched off');
+  }
   const nonblank = await page.evaluate(() => window.moducoViewer.nonBlankPixels());
   check(nonblank > 0.05 * 800 * 600, `canvas not blank (${nonblank} non-background pixels)`);
 

@@ -8,7 +8,8 @@ const FRAME_MAGIC = 0x4656434d;             // "MCVF"
 const $ = (id) => document.getElementById(id);
 
 const warnings = new Map();                 // warning id -> its latest line
-const state = { frames: 0, time: 0, rtf: 0, paused: false, ncon: 0, speed: 1, fps: 0 };
+const state = { frames: 0, time: 0, rtf: 0, paused: false, ncon: 0, speed: 1, fps: 0,
+                replay: false, frame: 0, nframe: 0, loop: true };
 let socket = null;
 
 function showError(text) {
@@ -76,6 +77,12 @@ function onText(text) {
     state.paused = msg.paused;
     state.speed = msg.speed;
   }
+  if (msg.type === 'hello' && msg.replay) startReplay(msg);
+  if (msg.type === 'replay') {
+    state.frame = msg.frame;
+    state.loop = msg.loop;
+    if (!scrubbing) $('scrub').value = msg.frame;
+  }
   if (msg.type === 'ack' && msg.cmd === 'reset') resetSliders();
 }
 
@@ -117,6 +124,28 @@ function makeSliders(model) {
   });
 }
 
+// replay of a recording: a scrub bar over the recorded frames and a loop switch instead of the
+// actuator sliders and keyframes
+let scrubbing = false;
+function startReplay(hello) {
+  state.replay = true;
+  state.nframe = hello.frames;
+  state.loop = hello.loop;
+  $('replayrow').hidden = false;
+  $('ctrls').hidden = true;
+  $('keyrow').hidden = true;
+  $('scrub').max = String(hello.frames - 1);
+  $('loop').checked = hello.loop;
+}
+
+function wireReplay() {
+  const scrub = $('scrub');
+  scrub.onpointerdown = () => { scrubbing = true; };
+  scrub.onpointerup = () => { scrubbing = false; };
+  scrub.oninput = () => send({ cmd: 'seek', frame: Number(scrub.value) });
+  $('loop').onchange = (e) => send({ cmd: 'loop', value: e.target.checked });
+}
+
 // after a reset the controls are 0 again (mc_resetData)
 function resetSliders() {
   for (const input of $('ctrls').querySelectorAll('input')) {
@@ -136,8 +165,9 @@ function wireControls(model) {
   $('step').onclick = () => send({ cmd: 'step', n: 1 });
   $('reset').onclick = () => send({ cmd: 'reset' });
   $('speed').onchange = (e) => send({ cmd: 'speed', value: Number(e.target.value) });
+  wireReplay();
   window.addEventListener('keydown', (e) => {
-    if (e.target.tagName === 'SELECT') return;
+    if (e.target.tagName === 'SELECT' || e.target.type === 'range') return;
     if (e.code === 'Space') $('play').click();
     else if (e.code === 'ArrowRight') $('step').click();
     else if (e.code === 'Backspace') $('reset').click();
@@ -210,6 +240,7 @@ async function main() {
     $('play').textContent = state.paused ? 'play' : 'pause';
     $('status').textContent =
       `time      ${state.time.toFixed(3)} s\n` +
+      (state.replay ? `frame     ${state.frame} / ${state.nframe - 1}\n` : '') +
       `realtime  ${state.paused ? 'paused' : state.rtf.toFixed(2) + 'x'}\n` +
       `contacts  ${state.ncon}\n` +
       `page fps  ${state.fps.toFixed(0)}`;
