@@ -14,6 +14,7 @@ static const mcvAsset kAssets[] = {
   {"/style.css", "style.css", "text/css; charset=utf-8", NULL, 0},
   {"/viewer.js", "viewer.js", "text/javascript; charset=utf-8", NULL, 0},
   {"/scene.js", "scene.js", "text/javascript; charset=utf-8", NULL, 0},
+  {"/overlays.js", "overlays.js", "text/javascript; charset=utf-8", NULL, 0},
   {"/three.module.js", "three.module.js", "text/javascript; charset=utf-8", NULL, 0},
   {"/three.core.js", "three.core.js", "text/javascript; charset=utf-8", NULL, 0},
   {"/OrbitControls.js", "OrbitControls.js", "text/javascript; charset=utf-8", NULL, 0},

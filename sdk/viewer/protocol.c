@@ -8,7 +8,7 @@
 #include <cjson/cJSON.h>
 
 static const char* kCmdNames[] = {"pause", "play", "step", "reset", "speed", "ctrl", "seek",
-                                  "loop"};
+                                  "loop", "contacts"};
 #define NCMD ((int)(sizeof(kCmdNames) / sizeof(kCmdNames[0])))
 
 
@@ -22,7 +22,7 @@ static int parseType(const cJSON* root, mcvCommand* cmd, char* err, size_t errsz
   const cJSON* name = cJSON_GetObjectItemCaseSensitive(root, "cmd");
   if (!cJSON_IsString(name)) {
     snprintf(err, errsz, "a control message needs a string member \"cmd\" (one of pause, play, "
-             "step, reset, speed, ctrl, seek, loop)");
+             "step, reset, speed, ctrl, seek, loop, contacts)");
     return -1;
   }
   for (int i = 0; i < NCMD; i++) {
@@ -32,7 +32,7 @@ static int parseType(const cJSON* root, mcvCommand* cmd, char* err, size_t errsz
     }
   }
   snprintf(err, errsz, "unknown command \"%.64s\" (expected one of pause, play, step, reset, "
-           "speed, ctrl, seek, loop)", name->valuestring);
+           "speed, ctrl, seek, loop, contacts)", name->valuestring);
   return -1;
 }
 
@@ -99,10 +99,10 @@ static int parseArgs(const cJSON* root, const mcModel* m, mcvCommand* cmd, char*
       return -1;
     }
     cmd->frame = (long)x;
-  } else if (cmd->type == MCV_CMD_LOOP) {
+  } else if (cmd->type == MCV_CMD_LOOP || cmd->type == MCV_CMD_CONTACTS) {
     const cJSON* b = cJSON_GetObjectItemCaseSensitive(root, "value");
     if (!cJSON_IsBool(b)) {
-      snprintf(err, errsz, "loop: \"value\" must be true or false");
+      snprintf(err, errsz, "%s: \"value\" must be true or false", mcv_cmdName(cmd->type));
       return -1;
     }
     cmd->loop = cJSON_IsTrue(b);
@@ -186,6 +186,35 @@ void mcv_encodeFrame(const mcModel* m, const mcData* d, double rtf, int paused, 
       putF32(p, (float)d->xquat[4 * b + k]);
     }
   }
+}
+
+
+size_t mcv_contactsCapacity(void) {
+  return 8 + (size_t)MCV_MAXCONTACTS * 6 * sizeof(float);
+}
+
+
+size_t mcv_encodeContacts(const mcModel* m, const mcData* d, uint8_t* buf) {
+  int n = d->ncon < MCV_MAXCONTACTS ? d->ncon : MCV_MAXCONTACTS;
+  putU32(buf, MCV_CONTACT_MAGIC);
+  putU32(buf + 4, (uint32_t)n);
+  uint8_t* p = buf + 8;
+  for (int i = 0; i < n; i++) {
+    const mcContact* c = d->contact + i;
+    mcNum f[6];
+    mc_contactForce(m, d, i, f);   // in the contact frame: rotate to the world
+    for (int k = 0; k < 3; k++, p += 4) {
+      putF32(p, (float)c->pos[k]);
+    }
+    for (int k = 0; k < 3; k++, p += 4) {
+      double w = 0;
+      for (int r = 0; r < 3; r++) {
+        w += f[r] * c->frame[3 * r + k];
+      }
+      putF32(p, (float)w);
+    }
+  }
+  return (size_t)(p - buf);
 }
 
 

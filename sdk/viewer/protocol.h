@@ -26,6 +26,7 @@ typedef enum {
   MCV_CMD_CTRL,
   MCV_CMD_SEEK,                   // replay only: go to a recorded frame
   MCV_CMD_LOOP,                   // replay only: loop at the end or stop there
+  MCV_CMD_CONTACTS,               // live only: send the contacts after each pose frame or not
 } mcvCmdType;
 
 typedef struct {
@@ -36,7 +37,7 @@ typedef struct {
   int index;                      // CTRL: actuator index
   double value;                   // CTRL: control value
   long frame;                     // SEEK: recorded frame index (checked by the server)
-  int loop;                       // LOOP: 1 loop, 0 stop at the end
+  int loop;                       // LOOP, CONTACTS: the boolean "value"
 } mcvCommand;
 
 // Name of a command type ("pause", ...).
@@ -47,6 +48,17 @@ const char* mcv_cmdName(mcvCmdType type);
 // one-line reason to err and return -1.
 int mcv_parseCommand(const char* msg, size_t len, const mcModel* m, mcvCommand* cmd, char* err,
                      size_t errsz);
+
+// contact message (binary, little-endian): magic, ncon sent, then per contact 6 float32: the
+// position and the contact force in the world frame; at most MCV_MAXCONTACTS contacts
+#define MCV_CONTACT_MAGIC 0x4B56434Du  // "MCVK"
+#define MCV_MAXCONTACTS 2000
+
+// Bytes of a contact message with room for MCV_MAXCONTACTS contacts.
+size_t mcv_contactsCapacity(void);
+
+// Encode the contacts of d (after mc_forward or mc_step) into buf; return the bytes used.
+size_t mcv_encodeContacts(const mcModel* m, const mcData* d, uint8_t* buf);
 
 // Bytes of a pose frame for a model with nbody bodies.
 size_t mcv_frameSize(int nbody);

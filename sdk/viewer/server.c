@@ -44,6 +44,8 @@ typedef struct {
   unsigned char* ctrl_set;
   long seek;                      // replay: frame asked for (-1: none)
   int loop;                       // replay: loop at the end
+  int contacts;                   // send the contacts after each pose frame
+  uint8_t* conbuf;                // their message (mcv_contactsCapacity bytes)
 
   pthread_mutex_t send_lock;      // clients and every WebSocket write
   struct mg_connection* clients[MAXCLIENT];
@@ -217,6 +219,10 @@ static void apply(Viewer* v, struct mg_connection* conn, const mcvCommand* c) {
       v->loop = c->loop;
       v->need_frame = 1;                  // the next position message reports it
       break;
+    case MCV_CMD_CONTACTS:
+      v->contacts = c->loop;
+      v->need_frame = 1;                  // the contacts of the state shown now
+      break;
   }
   pthread_mutex_lock(&v->send_lock);
   sendText(conn, "{\"type\":\"ack\",\"cmd\":\"%s\",\"paused\":%s,\"speed\":%.17g}",
@@ -228,6 +234,9 @@ static void apply(Viewer* v, struct mg_connection* conn, const mcvCommand* c) {
 // a command that does not fit the mode (live or replay): the reason, else NULL
 static const char* replayConflict(const Viewer* v, const mcvCommand* c) {
   int replay = v->opt->replay != NULL;
+  if (replay && c->type == MCV_CMD_CONTACTS) {
+    return "contacts: a recording holds no contacts";
+  }
   if (!replay && (c->type == MCV_CMD_SEEK || c->type == MCV_CMD_LOOP)) {
     return "seek and loop need a recording (moduco view --replay FILE)";
   }
@@ -416,6 +425,10 @@ static void simulate(Viewer* v, mcData* d, uint8_t* frame, size_t framesize,
     if (!paused || changed || v->need_frame) {
       mcv_encodeFrame(m, d, paused ? 0.0 : rtf, paused, frame);
       sendAll(v, MG_WEBSOCKET_OPCODE_BINARY, (const char*)frame, framesize);
+      if (v->contacts) {
+        size_t n = mcv_encodeContacts(m, d, v->conbuf);
+        sendAll(v, MG_WEBSOCKET_OPCODE_BINARY, (const char*)v->conbuf, n);
+      }
       v->need_frame = 0;
     }
     pthread_mutex_unlock(&v->ctl_lock);
@@ -501,14 +514,17 @@ int mcv_serve(const mcModel* m, mcData* d, const mcvOptions* opt, volatile sig_a
   uint8_t* frame = malloc(framesize);
   double* ctrl = calloc((size_t)m->nu + 1, sizeof(double));
   unsigned char* ctrl_set = calloc((size_t)m->nu + 1, 1);
-  if (!v || !frame || !ctrl || !ctrl_set) {
+  uint8_t* conbuf = malloc(mcv_contactsCapacity());
+  if (!v || !frame || !ctrl || !ctrl_set || !conbuf) {
     fprintf(stderr, "moduco view: out of memory\n");
     free(v);
     free(frame);
     free(ctrl);
     free(ctrl_set);
+    free(conbuf);
     return -1;
   }
+  v->conbuf = conbuf;
   v->ctrl = ctrl;
   v->ctrl_set = ctrl_set;
   v->m = m;
@@ -550,6 +566,7 @@ int mcv_serve(const mcModel* m, mcData* d, const mcvOptions* opt, volatile sig_a
   free(frame);
   free(ctrl);
   free(ctrl_set);
+  free(conbuf);
   free(v);
   return rc;
 }

@@ -100,6 +100,29 @@ try {
     check(run.speed === 0.5, `speed acknowledged (${run.speed})`);
     check(run.rtf > 0.2 && run.rtf < 0.8, `real-time factor near 0.5 (${run.rtf})`);
     console.log(`page fps ${run.fps.toFixed(1)} (software rendering)`);
+
+    // overlays: body frames, centres of mass, joint axes, contacts from the server
+    for (const k of ['frames', 'com', 'joints', 'contacts']) await page.check(`#show-${k}`);
+    const hinges = model.joints.filter((j) => j.type === 'hinge' || j.type === 'slide').length;
+    const massive = model.bodies.filter((b, i) => i > 0 && b.mass > 0).length;
+    await page.waitForFunction(() => window.moducoViewer.state.contactMessages > 2, null,
+                               { timeout: 20000 });
+    const o = await page.evaluate(() => window.moducoViewer.overlays());
+    check(o.frames === model.nbody - 1 && o.com === massive && o.joints === hinges,
+          `overlays: ${o.frames} body frames, ${o.com} centres of mass, ${o.joints} joint axes`);
+    await page.waitForFunction(() => {
+      const v = window.moducoViewer;
+      return v.state.ncon > 0 && v.overlays().contacts === v.state.ncon;
+    }, null, { timeout: 20000 });
+    check(true, 'contacts: one point per contact of the pose frame');
+
+    // tracking: the orbit target follows the chosen body
+    await page.selectOption('#track', '1');
+    await page.waitForTimeout(1000);
+    const [tgt, pos] = await page.evaluate(() => [window.moducoViewer.target(),
+                                                  window.moducoViewer.bodyPosition(1)]);
+    check(Math.hypot(tgt[0] - pos[0], tgt[1] - pos[1], tgt[2] - pos[2]) < 0.05,
+          `tracking body 1: target ${tgt.map((x) => x.toFixed(2))} at ${pos.map((x) => x.toFixed(2))}`);
   }
   await page.waitForTimeout(300);
   if (shot) await page.screenshot({ path: shot });

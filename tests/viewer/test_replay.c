@@ -259,6 +259,7 @@ Test(replay, reproduces_the_recorded_poses, .timeout = 120) {
   expectReply(c, "{\"cmd\":\"ctrl\",\"index\":0,\"value\":1}", "error");
   expectReply(c, "{\"cmd\":\"reset\",\"key\":0}", "error");
   expectReply(c, "{\"cmd\":\"loop\",\"value\":1}", "error");
+  expectReply(c, "{\"cmd\":\"contacts\",\"value\":true}", "error");
 
   // play with loop: from near the end, the play head comes back to the start
   expectReply(c, "{\"cmd\":\"seek\",\"frame\":90}", "ack");

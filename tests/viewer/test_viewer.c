@@ -357,6 +357,74 @@ Test(view_ws, ctrl_drives_the_actuator) {
 }
 
 
+Test(view_ws, contacts_when_asked) {
+  // humanoid.xml, paused, 150 steps (it lies on the floor): the contact message after the pose
+  // frame holds the contacts of the same steps in this process
+  mg_init_library(0);
+  ViewServer s;
+  cr_assert_eq(vs_start(&s, HUMANOID, "--paused", 20), 0);
+  expectInModel(s.port, "\"joints\":[{\"name\":\"root\",\"type\":\"free\",\"body\":1");
+  WsClient* c = ws_open(s.port);
+  cr_assert_not_null(c);
+  expectAck(c, "{\"cmd\":\"contacts\",\"value\":true}", "contacts", 1);
+  ws_drain(c);
+  expectAck(c, "{\"cmd\":\"step\",\"n\":150}", "step", 1);
+  WsMessage pose, con;
+  cr_assert(ws_nextBinary(c, &pose, 5) && ws_nextBinary(c, &con, 5), "pose and contacts");
+  uint32_t magic, n, ncon;
+  memcpy(&magic, con.data, 4);
+  memcpy(&n, con.data + 4, 4);
+  memcpy(&ncon, pose.data + 28, 4);
+  cr_assert_eq(magic, 0x4B56434Du, "contact message magic");
+  cr_assert_eq(con.len, 8 + 24 * n);
+
+  char err[512];
+  mcModel* m = mc_loadXML(HUMANOID, err, sizeof(err));
+  cr_assert_not_null(m, "%s", err);
+  mcData* d = mc_makeData(m);
+  mc_forward(m, d);
+  for (int i = 0; i < 150; i++) {
+    mc_step(m, d);
+  }
+  cr_assert_gt(d->ncon, 0, "the humanoid touches the floor");
+  cr_expect_eq((int)n, d->ncon);
+  cr_expect_eq(ncon, n, "the pose frame counts the same contacts");
+  for (int i = 0; i < d->ncon && i < (int)n; i++) {
+    float p[6];
+    memcpy(p, con.data + 8 + 24 * i, sizeof(p));
+    mcNum f[6];
+    mc_contactForce(m, d, i, f);
+    const mcNum* nrm = d->contact[i].frame;
+    for (int k = 0; k < 3; k++) {
+      cr_expect_eq(p[k], (float)d->contact[i].pos[k], "contact %d position %d", i, k);
+    }
+    double fn = p[3] * nrm[0] + p[4] * nrm[1] + p[5] * nrm[2];
+    cr_expect(fabs(fn - f[0]) <= 1e-4 * (1 + fabs(f[0])), "contact %d normal force %g, %g",
+              i, fn, f[0]);
+    cr_expect_geq(f[0], 0);
+  }
+  free(pose.data);
+  free(con.data);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+
+  // off again: pose frames only
+  expectAck(c, "{\"cmd\":\"contacts\",\"value\":false}", "contacts", 1);
+  ws_drain(c);
+  expectAck(c, "{\"cmd\":\"step\"}", "step", 1);
+  cr_assert(ws_nextBinary(c, &pose, 5));
+  free(pose.data);
+  cr_expect(!ws_nextBinary(c, &con, 0.5), "no contact message once switched off");
+  const char* bad[] = {"{\"cmd\":\"contacts\"}", "{\"cmd\":\"contacts\",\"value\":1}"};
+  for (int i = 0; i < 2; i++) {
+    expectError(c, 1, bad[i], strlen(bad[i]), bad[i]);
+  }
+  ws_close(c);
+  cr_expect_eq(vs_stop(&s, 10), 0);
+  mg_exit_library();
+}
+
+
 Test(view_ws, warnings_reach_the_page) {
   // tests/viewer/unstable.xml diverges within a few steps: the engine resets it with a warning
   mg_init_library(0);

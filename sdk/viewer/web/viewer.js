@@ -3,13 +3,14 @@
 import * as THREE from 'three';
 import { OrbitControls } from './OrbitControls.js';
 import { buildScene } from './scene.js';
+import { buildOverlays } from './overlays.js';
 
 const FRAME_MAGIC = 0x4656434d;             // "MCVF"
 const $ = (id) => document.getElementById(id);
 
 const warnings = new Map();                 // warning id -> its latest line
 const state = { frames: 0, time: 0, rtf: 0, paused: false, ncon: 0, speed: 1, fps: 0,
-                replay: false, frame: 0, nframe: 0, loop: true };
+                replay: false, frame: 0, nframe: 0, loop: true, contactMessages: 0 };
 let socket = null;
 
 function showError(text) {
@@ -86,12 +87,17 @@ function onText(text) {
   if (msg.type === 'ack' && msg.cmd === 'reset') resetSliders();
 }
 
-function connect(bodies, onFirstFrame) {
+function connect(bodies, overlays, onFirstFrame) {
   socket = new WebSocket(`ws://${location.host}/ws`);
   socket.binaryType = 'arraybuffer';
   socket.onmessage = (ev) => {
     if (typeof ev.data === 'string') {
       onText(ev.data);
+      return;
+    }
+    if (overlays.isContacts(ev.data)) {
+      if (!overlays.setContacts(ev.data)) showError('bad contact message from the server');
+      state.contactMessages++;
       return;
     }
     applyFrame(ev.data, bodies);
@@ -133,6 +139,7 @@ function startReplay(hello) {
   state.loop = hello.loop;
   $('replayrow').hidden = false;
   $('ctrls').hidden = true;
+  $('show-contacts').parentElement.hidden = true;     // a recording holds no contacts
   $('keyrow').hidden = true;
   $('scrub').max = String(hello.frames - 1);
   $('loop').checked = hello.loop;
@@ -174,6 +181,30 @@ function wireControls(model) {
     else return;
     e.preventDefault();
   });
+}
+
+// overlay switches (contacts are asked from the server) and the body the camera tracks
+function wireOverlays(model, overlays) {
+  for (const kind of ['frames', 'com', 'joints', 'contacts']) {
+    $(`show-${kind}`).onchange = (e) => {
+      overlays.show(kind, e.target.checked);
+      if (kind === 'contacts' && !state.replay) send({ cmd: 'contacts', value: e.target.checked });
+    };
+  }
+  model.bodies.forEach((b, i) => {
+    if (i > 0) $('track').add(new Option(b.name || `body ${i}`, String(i)));
+  });
+}
+
+// keep the tracked body at the orbit target: move target and camera by its displacement
+function track(bodies, camera, controls) {
+  const b = Number($('track').value);
+  if (!(b > 0)) return;
+  const p = bodies[b].getWorldPosition(new THREE.Vector3());
+  const delta = p.sub(controls.target);
+  controls.target.add(delta);
+  camera.position.add(delta);
+  controls.update();
 }
 
 // count the pixels that differ from the background (for the headless test)
@@ -224,11 +255,18 @@ async function main() {
     state, scene, camera, meshes: bodies.reduce((n, b) => n + b.children.length, 0),
     nonBlankPixels: () => nonBlankPixels(renderer),
   };
+  const overlays = buildOverlays(model, scene, bodies, extent);
+  window.moducoViewer.overlays = overlays.counts;
+  window.moducoViewer.target = () => controls.target.toArray();
+  window.moducoViewer.bodyPosition =
+    (b) => bodies[b].getWorldPosition(new THREE.Vector3()).toArray();
   wireControls(model);
-  connect(bodies, () => frameBodies(bodies, camera, controls));
+  wireOverlays(model, overlays);
+  connect(bodies, overlays, () => frameBodies(bodies, camera, controls));
 
   let fpsFrames = 0, fpsStart = performance.now();
   renderer.setAnimationLoop(() => {
+    track(bodies, camera, controls);
     renderer.render(scene, camera);
     fpsFrames++;
     const t = performance.now();
