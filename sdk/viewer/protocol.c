@@ -8,7 +8,7 @@
 #include <cjson/cJSON.h>
 
 static const char* kCmdNames[] = {"pause", "play", "step", "reset", "speed", "ctrl", "seek",
-                                  "loop", "contacts"};
+                                  "loop", "contacts", "perturb"};
 #define NCMD ((int)(sizeof(kCmdNames) / sizeof(kCmdNames[0])))
 
 
@@ -22,7 +22,7 @@ static int parseType(const cJSON* root, mcvCommand* cmd, char* err, size_t errsz
   const cJSON* name = cJSON_GetObjectItemCaseSensitive(root, "cmd");
   if (!cJSON_IsString(name)) {
     snprintf(err, errsz, "a control message needs a string member \"cmd\" (one of pause, play, "
-             "step, reset, speed, ctrl, seek, loop, contacts)");
+             "step, reset, speed, ctrl, seek, loop, contacts, perturb)");
     return -1;
   }
   for (int i = 0; i < NCMD; i++) {
@@ -32,7 +32,7 @@ static int parseType(const cJSON* root, mcvCommand* cmd, char* err, size_t errsz
     }
   }
   snprintf(err, errsz, "unknown command \"%.64s\" (expected one of pause, play, step, reset, "
-           "speed, ctrl, seek, loop, contacts)", name->valuestring);
+           "speed, ctrl, seek, loop, contacts, perturb)", name->valuestring);
   return -1;
 }
 
@@ -48,6 +48,52 @@ static int wholeMember(const cJSON* root, const char* key, double lo, double hi,
     return -1;
   }
   *out = (int)v;
+  return 0;
+}
+
+
+// an array member of exactly 3 finite numbers of magnitude at most MCV_MAXCOORD; -1 if not
+static int vec3Member(const cJSON* root, const char* key, double out[3]) {
+  const cJSON* a = cJSON_GetObjectItemCaseSensitive(root, key);
+  if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != 3) {
+    return -1;
+  }
+  for (int i = 0; i < 3; i++) {
+    const cJSON* x = cJSON_GetArrayItem(a, i);
+    out[i] = cJSON_IsNumber(x) ? x->valuedouble : NAN;
+    if (!(fabs(out[i]) <= MCV_MAXCOORD)) {
+      return -1;
+    }
+  }
+  return 0;
+}
+
+
+// perturb: {"body":B} with B = 0 lets go; else "anchor" and "target" (3 numbers each) and
+// "mode" ("move" or "rotate")
+static int parsePerturb(const cJSON* root, const mcModel* m, mcvPerturb* p, char* err,
+                        size_t errsz) {
+  p->body = -1;
+  if (wholeMember(root, "body", 0, m->nbody - 1, &p->body) || p->body < 0) {
+    snprintf(err, errsz, "perturb: \"body\" must be a body index from 1 to %d (0 lets go)",
+             m->nbody - 1);
+    return -1;
+  }
+  if (p->body == 0) {
+    return 0;
+  }
+  const cJSON* mode = cJSON_GetObjectItemCaseSensitive(root, "mode");
+  if (!cJSON_IsString(mode) ||
+      (strcmp(mode->valuestring, "move") && strcmp(mode->valuestring, "rotate"))) {
+    snprintf(err, errsz, "perturb: \"mode\" must be \"move\" or \"rotate\"");
+    return -1;
+  }
+  p->rotate = !strcmp(mode->valuestring, "rotate");
+  if (vec3Member(root, "anchor", p->anchor) || vec3Member(root, "target", p->target)) {
+    snprintf(err, errsz, "perturb: \"anchor\" and \"target\" must be arrays of 3 finite "
+             "numbers of magnitude at most %g", MCV_MAXCOORD);
+    return -1;
+  }
   return 0;
 }
 
@@ -99,6 +145,8 @@ static int parseArgs(const cJSON* root, const mcModel* m, mcvCommand* cmd, char*
       return -1;
     }
     cmd->frame = (long)x;
+  } else if (cmd->type == MCV_CMD_PERTURB) {
+    return parsePerturb(root, m, &cmd->perturb, err, errsz);
   } else if (cmd->type == MCV_CMD_LOOP || cmd->type == MCV_CMD_CONTACTS) {
     const cJSON* b = cJSON_GetObjectItemCaseSensitive(root, "value");
     if (!cJSON_IsBool(b)) {

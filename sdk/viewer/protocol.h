@@ -7,6 +7,8 @@
 
 #include <moduco/moduco.h>
 
+#include "perturb.h"
+
 #define MCV_MAXMESSAGE 4096       // longest control message accepted (bytes)
 #define MCV_MAXSTEPS 10000        // most steps one "step" message may ask for
 #define MCV_MINSPEED 1.0 / 64     // real-time speed range of "speed"
@@ -27,6 +29,7 @@ typedef enum {
   MCV_CMD_SEEK,                   // replay only: go to a recorded frame
   MCV_CMD_LOOP,                   // replay only: loop at the end or stop there
   MCV_CMD_CONTACTS,               // live only: send the contacts after each pose frame or not
+  MCV_CMD_PERTURB,                // live only: pull a body with the mouse, or let go
 } mcvCmdType;
 
 typedef struct {
@@ -38,6 +41,7 @@ typedef struct {
   double value;                   // CTRL: control value
   long frame;                     // SEEK: recorded frame index (checked by the server)
   int loop;                       // LOOP, CONTACTS: the boolean "value"
+  mcvPerturb perturb;             // PERTURB
 } mcvCommand;
 
 // Name of a command type ("pause", ...).

@@ -45,6 +45,8 @@ typedef struct {
   long seek;                      // replay: frame asked for (-1: none)
   int loop;                       // replay: loop at the end
   int contacts;                   // send the contacts after each pose frame
+  mcvPerturb perturb;             // the mouse's spring (body 0: none)
+  int perturbed;                  // the body whose xfrc_applied the spring set last
   uint8_t* conbuf;                // their message (mcv_contactsCapacity bytes)
 
   pthread_mutex_t send_lock;      // clients and every WebSocket write
@@ -199,6 +201,7 @@ static void apply(Viewer* v, struct mg_connection* conn, const mcvCommand* c) {
       break;
     case MCV_CMD_RESET:
       memset(v->ctrl_set, 0, (size_t)v->m->nu);   // controls asked before are reset too
+      v->perturb.body = 0;                         // and the mouse lets go
       v->reset = 1;
       v->reset_key = c->key;
       v->nstep = 0;
@@ -219,6 +222,9 @@ static void apply(Viewer* v, struct mg_connection* conn, const mcvCommand* c) {
       v->loop = c->loop;
       v->need_frame = 1;                  // the next position message reports it
       break;
+    case MCV_CMD_PERTURB:
+      v->perturb = c->perturb;
+      break;
     case MCV_CMD_CONTACTS:
       v->contacts = c->loop;
       v->need_frame = 1;                  // the contacts of the state shown now
@@ -236,6 +242,9 @@ static const char* replayConflict(const Viewer* v, const mcvCommand* c) {
   int replay = v->opt->replay != NULL;
   if (replay && c->type == MCV_CMD_CONTACTS) {
     return "contacts: a recording holds no contacts";
+  }
+  if (replay && c->type == MCV_CMD_PERTURB) {
+    return "perturb: a recording is played, forces cannot change it";
   }
   if (!replay && (c->type == MCV_CMD_SEEK || c->type == MCV_CMD_LOOP)) {
     return "seek and loop need a recording (moduco view --replay FILE)";
@@ -386,6 +395,7 @@ static void simulate(Viewer* v, mcData* d, uint8_t* frame, size_t framesize,
     }
     applyControls(v, d);
     for (int i = 0; i < nstep; i++) {
+      mcv_applyPerturb(m, d, &v->perturb, &v->perturbed);
       mc_step(m, d);
       simclock += dt;
     }
@@ -400,6 +410,7 @@ static void simulate(Viewer* v, mcData* d, uint8_t* frame, size_t framesize,
     if (!paused && dt > 0) {
       double target = anchor_sim + (t0 - anchor_wall) * speed;
       while (simclock + 0.5 * dt < target && !*stop && now() - t0 < period) {
+        mcv_applyPerturb(m, d, &v->perturb, &v->perturbed);
         mc_step(m, d);
         simclock += dt;
       }

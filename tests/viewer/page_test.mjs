@@ -116,6 +116,25 @@ try {
     }, null, { timeout: 20000 });
     check(true, 'contacts: one point per contact of the pose frame');
 
+    // perturbation: double-click the torso, Ctrl + right drag upwards lifts it
+    await page.selectOption('#speed', '1');
+    const [px, py] = await page.evaluate(() => window.moducoViewer.project(1));
+    await page.mouse.dblclick(px, py);
+    const selected = await page.evaluate(() => window.moducoViewer.state.selected);
+    check(selected === 1, `double-click selects the torso (${selected})`);
+    const z0 = await page.evaluate(() => window.moducoViewer.bodyPosition(1)[2]);
+    await page.keyboard.down('Control');
+    await page.mouse.move(px, py);
+    await page.mouse.down({ button: 'right' });
+    await page.mouse.move(px, py - 150, { steps: 5 });
+    await page.waitForTimeout(2000);
+    const z1 = await page.evaluate(() => window.moducoViewer.bodyPosition(1)[2]);
+    await page.mouse.up({ button: 'right' });
+    await page.keyboard.up('Control');
+    const sent = await page.evaluate(() => window.moducoViewer.state.perturbs);
+    check(z1 > z0 + 0.2,
+          `Ctrl + right drag lifts the torso (z ${z0.toFixed(2)} -> ${z1.toFixed(2)}, ${sent} sent)`);
+
     // tracking: the orbit target follows the chosen body
     await page.selectOption('#track', '1');
     await page.waitForTimeout(1000);

@@ -425,6 +425,73 @@ Test(view_ws, contacts_when_asked) {
 }
 
 
+Test(view_ws, perturbation_pulls_a_body) {
+  // humanoid.xml, paused: the torso pulled 0.6 m above where it starts, for 100 steps, ends
+  // well above where the same steps without the pull leave it; a rotate pull turns it
+  char err[512];
+  mcModel* m = mc_loadXML(HUMANOID, err, sizeof(err));
+  cr_assert_not_null(m, "%s", err);
+  mcData* d = mc_makeData(m);
+  mc_forward(m, d);
+  double x0 = d->xpos[3], y0 = d->xpos[4], z0 = d->xpos[5];
+  for (int i = 0; i < 100; i++) {
+    mc_step(m, d);
+  }
+  mc_kinematics(m, d);
+  double zfree = d->xpos[5];
+  mc_deleteData(d);
+  mc_deleteModel(m);
+
+  mg_init_library(0);
+  ViewServer s;
+  cr_assert_eq(vs_start(&s, HUMANOID, "--paused", 20), 0);
+  WsClient* c = ws_open(s.port);
+  cr_assert_not_null(c);
+  char msg[256];
+  snprintf(msg, sizeof(msg), "{\"cmd\":\"perturb\",\"body\":1,\"mode\":\"move\","
+           "\"anchor\":[0,0,0],\"target\":[%.17g,%.17g,%.17g]}", x0, y0, z0 + 0.6);
+  expectAck(c, msg, "perturb", 1);
+
+  // malformed perturbations: errors, and nothing moves
+  const char* bad[] = {"{\"cmd\":\"perturb\"}",
+                       "{\"cmd\":\"perturb\",\"body\":13,\"mode\":\"move\","
+                       "\"anchor\":[0,0,0],\"target\":[0,0,0]}",
+                       "{\"cmd\":\"perturb\",\"body\":1,\"mode\":\"push\","
+                       "\"anchor\":[0,0,0],\"target\":[0,0,0]}",
+                       "{\"cmd\":\"perturb\",\"body\":1,\"mode\":\"move\","
+                       "\"anchor\":[0,0],\"target\":[0,0,0]}",
+                       "{\"cmd\":\"perturb\",\"body\":1,\"mode\":\"move\","
+                       "\"anchor\":[0,0,0],\"target\":[0,0,1e7]}",
+                       "{\"cmd\":\"perturb\",\"body\":1,\"mode\":\"move\","
+                       "\"anchor\":[0,0,0],\"target\":[0,\"x\",0]}",
+                       "{\"cmd\":\"perturb\",\"body\":1.5}"};
+  for (int i = 0; i < 7; i++) {
+    expectError(c, 1, bad[i], strlen(bad[i]), bad[i]);
+  }
+  ws_drain(c);
+  expectAck(c, "{\"cmd\":\"step\",\"n\":100}", "step", 1);
+  WsMessage f;
+  cr_assert(ws_nextBinary(c, &f, 5));
+  Frame h = decode(&f);
+  cr_expect_float_eq(h.time, 100 * 0.005, 1e-9, "100 steps, no more");
+  float z = bodyZ(&f, 1);
+  free(f.data);
+  cr_expect_gt(z, zfree + 0.2, "pulled torso at %g, unpulled at %g", z, zfree);
+  cr_expect(fabs(z - (z0 + 0.6)) < 0.3, "torso near the target: %g, target %g", z, z0 + 0.6);
+
+  // let go: it falls again
+  expectAck(c, "{\"cmd\":\"perturb\",\"body\":0}", "perturb", 1);
+  ws_drain(c);
+  expectAck(c, "{\"cmd\":\"step\",\"n\":100}", "step", 1);
+  cr_assert(ws_nextBinary(c, &f, 5));
+  cr_expect_lt(bodyZ(&f, 1), z - 0.1, "released: the torso falls");
+  free(f.data);
+  ws_close(c);
+  cr_expect_eq(vs_stop(&s, 10), 0);
+  mg_exit_library();
+}
+
+
 Test(view_ws, warnings_reach_the_page) {
   // tests/viewer/unstable.xml diverges within a few steps: the engine resets it with a warning
   mg_init_library(0);

@@ -10,7 +10,8 @@ const $ = (id) => document.getElementById(id);
 
 const warnings = new Map();                 // warning id -> its latest line
 const state = { frames: 0, time: 0, rtf: 0, paused: false, ncon: 0, speed: 1, fps: 0,
-                replay: false, frame: 0, nframe: 0, loop: true, contactMessages: 0 };
+                replay: false, frame: 0, nframe: 0, loop: true, contactMessages: 0,
+                selected: 0, anchor: [0, 0, 0], perturbs: 0 };
 let socket = null;
 
 function showError(text) {
@@ -207,6 +208,57 @@ function track(bodies, camera, controls) {
   controls.update();
 }
 
+// mouse perturbation as in MuJoCo's simulate: double-click selects a body (the point clicked is
+// the anchor), Ctrl + right drag pulls the anchor to the mouse (a spring force), Ctrl + left drag
+// turns the body (a torque); the server applies the spring through xfrc_applied
+function wirePerturb(canvas, bodies, pickable, camera, controls) {
+  const ray = new THREE.Raycaster();
+  const ndc = (e) => {
+    const r = canvas.getBoundingClientRect();
+    return new THREE.Vector2(((e.clientX - r.left) / r.width) * 2 - 1,
+                             -((e.clientY - r.top) / r.height) * 2 + 1);
+  };
+  let drag = null;
+  canvas.addEventListener('dblclick', (e) => {
+    ray.setFromCamera(ndc(e), camera);
+    const hit = ray.intersectObjects(pickable, false)[0];
+    state.selected = 0;
+    if (!hit) return;
+    const b = bodies.indexOf(hit.object.parent);
+    if (b > 0) {
+      state.selected = b;
+      state.anchor = bodies[b].worldToLocal(hit.point.clone()).toArray();
+    }
+  });
+  canvas.addEventListener('contextmenu', (e) => { if (e.ctrlKey) e.preventDefault(); });
+  canvas.addEventListener('pointerdown', (e) => {
+    if (!e.ctrlKey || !(state.selected > 0) || state.replay) return;
+    controls.enabled = false;
+    const b = state.selected;
+    const p = bodies[b].localToWorld(new THREE.Vector3().fromArray(state.anchor));
+    const normal = camera.getWorldDirection(new THREE.Vector3());
+    drag = { b, mode: e.button === 2 ? 'move' : 'rotate',
+             plane: new THREE.Plane().setFromNormalAndCoplanarPoint(normal, p) };
+    canvas.setPointerCapture(e.pointerId);
+  });
+  canvas.addEventListener('pointermove', (e) => {
+    if (!drag) return;
+    ray.setFromCamera(ndc(e), camera);
+    const t = ray.ray.intersectPlane(drag.plane, new THREE.Vector3());
+    if (t) {
+      send({ cmd: 'perturb', body: drag.b, mode: drag.mode, anchor: state.anchor,
+             target: t.toArray() });
+      state.perturbs++;
+    }
+  });
+  canvas.addEventListener('pointerup', () => {
+    if (!drag) return;
+    drag = null;
+    controls.enabled = true;
+    send({ cmd: 'perturb', body: 0 });
+  });
+}
+
 // count the pixels that differ from the background (for the headless test)
 function nonBlankPixels(renderer) {
   const gl = renderer.getContext();
@@ -255,6 +307,7 @@ async function main() {
     state, scene, camera, meshes: bodies.reduce((n, b) => n + b.children.length, 0),
     nonBlankPixels: () => nonBlankPixels(renderer),
   };
+  const pickable = bodies.slice(1).flatMap((b) => [...b.children]);   // the geoms, no overlay
   const overlays = buildOverlays(model, scene, bodies, extent);
   window.moducoViewer.overlays = overlays.counts;
   window.moducoViewer.target = () => controls.target.toArray();
@@ -262,6 +315,11 @@ async function main() {
     (b) => bodies[b].getWorldPosition(new THREE.Vector3()).toArray();
   wireControls(model);
   wireOverlays(model, overlays);
+  wirePerturb(renderer.domElement, bodies, pickable, camera, controls);
+  window.moducoViewer.project = (b) => {
+    const p = bodies[b].getWorldPosition(new THREE.Vector3()).project(camera);
+    return [(p.x + 1) / 2 * window.innerWidth, (1 - p.y) / 2 * window.innerHeight];
+  };
   connect(bodies, overlays, () => frameBodies(bodies, camera, controls));
 
   let fpsFrames = 0, fpsStart = performance.now();
@@ -281,6 +339,8 @@ async function main() {
       (state.replay ? `frame     ${state.frame} / ${state.nframe - 1}\n` : '') +
       `realtime  ${state.paused ? 'paused' : state.rtf.toFixed(2) + 'x'}\n` +
       `contacts  ${state.ncon}\n` +
+      (state.selected > 0 ? `selected  ${model.bodies[state.selected].name || state.selected}\n`
+                          : '') +
       `page fps  ${state.fps.toFixed(0)}`;
   });
 }
