@@ -127,6 +127,9 @@ int cmd_view(int argc, char** argv) {
     file = rec.model;
   }
   mcModel* m = loadViewed(file, replay ? &rec : NULL, replay);
+  if (m) {
+    m->opt.enableflags |= mcENBL_ENERGY;   // for the energy plot
+  }
   mcData* d = m ? mc_makeData(m) : NULL;
   if (!d) {
     if (m) {
@@ -149,7 +152,7 @@ int cmd_view(int argc, char** argv) {
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
   signal(SIGPIPE, SIG_IGN);
-  int rc = mcv_serve(m, d, &opt, &g_stop) ? CLI_FAIL : CLI_OK;
+  int rc = mcv_serve(m, &d, &opt, &g_stop) ? CLI_FAIL : CLI_OK;
   if (rc == CLI_OK) {
     fprintf(stderr, "moduco view: stopped\n");
   }

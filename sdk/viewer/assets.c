@@ -15,6 +15,7 @@ static const mcvAsset kAssets[] = {
   {"/viewer.js", "viewer.js", "text/javascript; charset=utf-8", NULL, 0},
   {"/scene.js", "scene.js", "text/javascript; charset=utf-8", NULL, 0},
   {"/overlays.js", "overlays.js", "text/javascript; charset=utf-8", NULL, 0},
+  {"/plots.js", "plots.js", "text/javascript; charset=utf-8", NULL, 0},
   {"/three.module.js", "three.module.js", "text/javascript; charset=utf-8", NULL, 0},
   {"/three.core.js", "three.core.js", "text/javascript; charset=utf-8", NULL, 0},
   {"/OrbitControls.js", "OrbitControls.js", "text/javascript; charset=utf-8", NULL, 0},

@@ -8,7 +8,7 @@
 #include <cjson/cJSON.h>
 
 static const char* kCmdNames[] = {"pause", "play", "step", "reset", "speed", "ctrl", "seek",
-                                  "loop", "contacts", "perturb"};
+                                  "loop", "contacts", "perturb", "solver", "integrator"};
 #define NCMD ((int)(sizeof(kCmdNames) / sizeof(kCmdNames[0])))
 
 
@@ -22,7 +22,7 @@ static int parseType(const cJSON* root, mcvCommand* cmd, char* err, size_t errsz
   const cJSON* name = cJSON_GetObjectItemCaseSensitive(root, "cmd");
   if (!cJSON_IsString(name)) {
     snprintf(err, errsz, "a control message needs a string member \"cmd\" (one of pause, play, "
-             "step, reset, speed, ctrl, seek, loop, contacts, perturb)");
+             "step, reset, speed, ctrl, seek, loop, contacts, perturb, solver, integrator)");
     return -1;
   }
   for (int i = 0; i < NCMD; i++) {
@@ -32,7 +32,7 @@ static int parseType(const cJSON* root, mcvCommand* cmd, char* err, size_t errsz
     }
   }
   snprintf(err, errsz, "unknown command \"%.64s\" (expected one of pause, play, step, reset, "
-           "speed, ctrl, seek, loop, contacts, perturb)", name->valuestring);
+           "speed, ctrl, seek, loop, contacts, perturb, solver, integrator)", name->valuestring);
   return -1;
 }
 
@@ -145,6 +145,14 @@ static int parseArgs(const cJSON* root, const mcModel* m, mcvCommand* cmd, char*
       return -1;
     }
     cmd->frame = (long)x;
+  } else if (cmd->type == MCV_CMD_SOLVER || cmd->type == MCV_CMD_INTEGRATOR) {
+    const cJSON* n = cJSON_GetObjectItemCaseSensitive(root, "name");
+    if (!cJSON_IsString(n) || !n->valuestring[0] || strlen(n->valuestring) >= sizeof(cmd->name)) {
+      snprintf(err, errsz, "%s: \"name\" must be a plugin name (a string of 1 to %zu bytes)",
+               mcv_cmdName(cmd->type), sizeof(cmd->name) - 1);
+      return -1;
+    }
+    snprintf(cmd->name, sizeof(cmd->name), "%s", n->valuestring);
   } else if (cmd->type == MCV_CMD_PERTURB) {
     return parsePerturb(root, m, &cmd->perturb, err, errsz);
   } else if (cmd->type == MCV_CMD_LOOP || cmd->type == MCV_CMD_CONTACTS) {

@@ -30,6 +30,8 @@ typedef enum {
   MCV_CMD_LOOP,                   // replay only: loop at the end or stop there
   MCV_CMD_CONTACTS,               // live only: send the contacts after each pose frame or not
   MCV_CMD_PERTURB,                // live only: pull a body with the mouse, or let go
+  MCV_CMD_SOLVER,                 // live only: choose the constraint solver plugin
+  MCV_CMD_INTEGRATOR,             // live only: choose the integrator plugin
 } mcvCmdType;
 
 typedef struct {
@@ -42,6 +44,7 @@ typedef struct {
   long frame;                     // SEEK: recorded frame index (checked by the server)
   int loop;                       // LOOP, CONTACTS: the boolean "value"
   mcvPerturb perturb;             // PERTURB
+  char name[64];                  // SOLVER, INTEGRATOR: the plugin's name
 } mcvCommand;
 
 // Name of a command type ("pause", ...).

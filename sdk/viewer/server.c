@@ -22,12 +22,15 @@
 
 #include "assets.h"
 #include "protocol.h"
+#include "swap.h"
 
 #define MAXCLIENT 8               // WebSocket clients served at once
 #define MINSLEEP 1e-4             // seconds the simulation sleeps at least between iterations
 
 typedef struct {
   const mcModel* m;
+  mcModel* mw;                    // the same model, changed only by a solver/integrator swap
+  mcData* d;                      // the data (replaced by a swap; both under ctl_lock)
   const mcvOptions* opt;
   mcvAsset* assets;
   char* description;              // GET /model.json
@@ -148,10 +151,15 @@ static void onReady(struct mg_connection* conn, void* cbdata) {
   pthread_mutex_lock(&v->send_lock);
   if (v->nclient < MAXCLIENT) {
     v->clients[v->nclient++] = conn;
+    char solvers[400], integrators[400];
+    mcv_pluginList("solver", solvers, sizeof(solvers));
+    mcv_pluginList("integrator", integrators, sizeof(integrators));
     sendText(conn, "{\"type\":\"hello\",\"model\":\"%s\",\"paused\":%s,\"speed\":%.17g,"
-             "\"fps\":%g,\"replay\":%s,\"frames\":%ld,\"loop\":%s}", name,
+             "\"fps\":%g,\"replay\":%s,\"frames\":%ld,\"loop\":%s,\"solver\":\"%s\","
+             "\"integrator\":\"%s\",\"solvers\":%s,\"integrators\":%s}", name,
              v->paused ? "true" : "false", v->speed, v->opt->fps,
-             v->opt->replay ? "true" : "false", v->opt->nreplay, v->loop ? "true" : "false");
+             v->opt->replay ? "true" : "false", v->opt->nreplay, v->loop ? "true" : "false",
+             mcv_solverName(v->m), mcv_integratorName(v->m), solvers, integrators);
     v->need_frame = 1;
   }
   pthread_mutex_unlock(&v->send_lock);
@@ -225,6 +233,19 @@ static void apply(Viewer* v, struct mg_connection* conn, const mcvCommand* c) {
     case MCV_CMD_PERTURB:
       v->perturb = c->perturb;
       break;
+    case MCV_CMD_SOLVER:
+    case MCV_CMD_INTEGRATOR: {
+      // the simulation waits for ctl_lock, so the model and data can be swapped here
+      char err[512];
+      if (mcv_swapPlugin(v->mw, &v->d, c->type == MCV_CMD_INTEGRATOR, c->name, err,
+                         sizeof(err))) {
+        reject(v, conn, err);
+        return;
+      }
+      v->perturbed = 0;
+      v->need_frame = 1;
+      break;
+    }
     case MCV_CMD_CONTACTS:
       v->contacts = c->loop;
       v->need_frame = 1;                  // the contacts of the state shown now
@@ -242,6 +263,9 @@ static const char* replayConflict(const Viewer* v, const mcvCommand* c) {
   int replay = v->opt->replay != NULL;
   if (replay && c->type == MCV_CMD_CONTACTS) {
     return "contacts: a recording holds no contacts";
+  }
+  if (replay && (c->type == MCV_CMD_SOLVER || c->type == MCV_CMD_INTEGRATOR)) {
+    return "a recording is played: there is no solver or integrator to choose";
   }
   if (replay && c->type == MCV_CMD_PERTURB) {
     return "perturb: a recording is played, forces cannot change it";
@@ -365,9 +389,21 @@ static void reportWarnings(Viewer* v, const mcData* d) {
 }
 
 
+// the statistics of the last step for the plots: energy, solver iterations, contacts, wall
+// time per step (0 when no step was taken since the last frame)
+static void sendStats(Viewer* v, const mcData* d, double steptime) {
+  char msg[400];
+  double e = d->energy[0] + d->energy[1];
+  int n = snprintf(msg, sizeof(msg), "{\"type\":\"stats\",\"time\":%.17g,\"energy\":%.9g,"
+                   "\"iter\":%d,\"ncon\":%d,\"steptime\":%.6g,\"solver\":\"%s\","
+                   "\"integrator\":\"%s\"}", d->time, isfinite(e) ? e : 0.0, d->solver_iter,
+                   d->ncon, steptime, mcv_solverName(v->m), mcv_integratorName(v->m));
+  sendAll(v, MG_WEBSOCKET_OPCODE_TEXT, msg, (size_t)(n < (int)sizeof(msg) ? n : 0));
+}
+
+
 // the simulation loop: one iteration per display frame
-static void simulate(Viewer* v, mcData* d, uint8_t* frame, size_t framesize,
-                     volatile sig_atomic_t* stop) {
+static void simulate(Viewer* v, uint8_t* frame, size_t framesize, volatile sig_atomic_t* stop) {
   const mcModel* m = v->m;
   double period = 1.0 / v->opt->fps;
   double dt = m->opt.timestep;
@@ -380,6 +416,7 @@ static void simulate(Viewer* v, mcData* d, uint8_t* frame, size_t framesize,
     // the whole iteration but the sleep holds ctl_lock: a request lands between two
     // iterations, after the frame of the last steps was sent
     pthread_mutex_lock(&v->ctl_lock);
+    mcData* d = v->d;
     int reset = v->reset, key = v->reset_key, nstep = v->nstep, paused = v->paused;
     double want = v->speed;
     v->reset = 0;
@@ -394,6 +431,8 @@ static void simulate(Viewer* v, mcData* d, uint8_t* frame, size_t framesize,
       mc_forward(m, d);
     }
     applyControls(v, d);
+    double steps_start = now();
+    long steps_done = nstep;
     for (int i = 0; i < nstep; i++) {
       mcv_applyPerturb(m, d, &v->perturb, &v->perturbed);
       mc_step(m, d);
@@ -413,6 +452,7 @@ static void simulate(Viewer* v, mcData* d, uint8_t* frame, size_t framesize,
         mcv_applyPerturb(m, d, &v->perturb, &v->perturbed);
         mc_step(m, d);
         simclock += dt;
+        steps_done++;
       }
       // slower than asked: keep at most one frame of debt, so it runs as fast as it can
       // without sleeping and without a burst when it could catch up
@@ -436,6 +476,7 @@ static void simulate(Viewer* v, mcData* d, uint8_t* frame, size_t framesize,
     if (!paused || changed || v->need_frame) {
       mcv_encodeFrame(m, d, paused ? 0.0 : rtf, paused, frame);
       sendAll(v, MG_WEBSOCKET_OPCODE_BINARY, (const char*)frame, framesize);
+      sendStats(v, d, steps_done ? (now() - steps_start) / (double)steps_done : 0.0);
       if (v->contacts) {
         size_t n = mcv_encodeContacts(m, d, v->conbuf);
         sendAll(v, MG_WEBSOCKET_OPCODE_BINARY, (const char*)v->conbuf, n);
@@ -463,8 +504,8 @@ static void showRecorded(Viewer* v, mcData* d, long k) {
 
 // the replay loop: a play head in recorded frames (one per timestep of the recording) moves at
 // the speed asked for; pause, step (frames), reset (to frame 0), seek and loop act on it
-static void playback(Viewer* v, mcData* d, uint8_t* frame, size_t framesize,
-                     volatile sig_atomic_t* stop) {
+static void playback(Viewer* v, uint8_t* frame, size_t framesize, volatile sig_atomic_t* stop) {
+  mcData* d = v->d;
   double period = 1.0 / v->opt->fps;
   long last = v->opt->nreplay - 1;
   double head = 0, wall = now();
@@ -515,7 +556,7 @@ static void playback(Viewer* v, mcData* d, uint8_t* frame, size_t framesize,
 }
 
 
-int mcv_serve(const mcModel* m, mcData* d, const mcvOptions* opt, volatile sig_atomic_t* stop) {
+int mcv_serve(mcModel* m, mcData** dp, const mcvOptions* opt, volatile sig_atomic_t* stop) {
   if (!(opt->fps > 0 && opt->fps <= 1000)) {
     fprintf(stderr, "moduco view: frame rate %g out of range (0, 1000]\n", opt->fps);
     return -1;
@@ -539,6 +580,8 @@ int mcv_serve(const mcModel* m, mcData* d, const mcvOptions* opt, volatile sig_a
   v->ctrl = ctrl;
   v->ctrl_set = ctrl_set;
   v->m = m;
+  v->mw = m;
+  v->d = *dp;
   v->opt = opt;
   v->paused = opt->paused;
   v->speed = 1.0;
@@ -560,16 +603,17 @@ int mcv_serve(const mcModel* m, mcData* d, const mcvOptions* opt, volatile sig_a
     ctx = startServer(v);
     if (ctx) {
       if (opt->replay) {
-        playback(v, d, frame, framesize, stop);
+        playback(v, frame, framesize, stop);
       } else {
-        mc_forward(m, d);
-        simulate(v, d, frame, framesize, stop);
+        mc_forward(m, v->d);
+        simulate(v, frame, framesize, stop);
       }
       mg_stop(ctx);
       rc = 0;
     }
     mg_exit_library();
   }
+  *dp = v->d;
   pthread_mutex_destroy(&v->ctl_lock);
   pthread_mutex_destroy(&v->send_lock);
   free(v->description);

@@ -135,6 +135,20 @@ try {
     check(z1 > z0 + 0.2,
           `Ctrl + right drag lifts the torso (z ${z0.toFixed(2)} -> ${z1.toFixed(2)}, ${sent} sent)`);
 
+    // solver switch: the stats name the new solver and the plot marks the change
+    const solvers = await page.$$eval('#solver option', (os) => os.map((o) => o.value));
+    const current = await page.inputValue('#solver');
+    const other = solvers.find((n) => n !== current);
+    check(solvers.length >= 2 && other !== undefined, `solvers offered: ${solvers.join(', ')}`);
+    await page.selectOption('#solver', other);
+    await page.waitForFunction((n) => window.moducoViewer.state.solver === n, other,
+                               { timeout: 10000 });
+    await page.waitForTimeout(500);
+    const marks = await page.evaluate(() => window.moducoViewer.plots.marks());
+    const samples = await page.evaluate(() => window.moducoViewer.plots.samples());
+    check(marks.some((m) => m.startsWith(other)) && samples > 10,
+          `the plot marks the switch to ${other} (${marks.join('; ')}; ${samples} samples)`);
+
     // tracking: the orbit target follows the chosen body
     await page.selectOption('#track', '1');
     await page.waitForTimeout(1000);

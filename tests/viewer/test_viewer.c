@@ -492,6 +492,75 @@ Test(view_ws, perturbation_pulls_a_body) {
 }
 
 
+// the next stats message, parsed
+static cJSON* nextStats(WsClient* c) {
+  for (;;) {
+    WsMessage m;
+    cr_assert(ws_nextText(c, &m, 5), "no stats message");
+    cJSON* j = cJSON_Parse(m.data);
+    free(m.data);
+    if (j && !strcmp(typeOf(j), "stats")) {
+      return j;
+    }
+    cJSON_Delete(j);
+  }
+}
+
+Test(view_ws, solver_and_integrator_swap_live) {
+  // humanoid.xml, paused: every loaded solver in turn, then an integrator; the state (time)
+  // is kept across a swap and the stats name the new plugin
+  mg_init_library(0);
+  ViewServer s;
+  cr_assert_eq(vs_start(&s, HUMANOID, "--paused", 20), 0);
+  WsClient* c = ws_open(s.port);
+  cr_assert_not_null(c);
+  WsMessage m;
+  cr_assert(ws_nextText(c, &m, 5));
+  cJSON* hello = cJSON_Parse(m.data);
+  free(m.data);
+  cr_assert_str_eq(typeOf(hello), "hello");
+  const cJSON* solvers = cJSON_GetObjectItem(hello, "solvers");
+  cr_assert_geq(cJSON_GetArraySize(solvers), 2, "at least two solver plugins loaded");
+  expectAck(c, "{\"cmd\":\"step\",\"n\":60}", "step", 1);
+  double t = 60 * 0.005;
+  const cJSON* name;
+  cJSON_ArrayForEach(name, solvers) {
+    char msg[128];
+    snprintf(msg, sizeof(msg), "{\"cmd\":\"solver\",\"name\":\"%s\"}", name->valuestring);
+    expectAck(c, msg, "solver", 1);
+    ws_drain(c);
+    expectAck(c, "{\"cmd\":\"step\",\"n\":2}", "step", 1);
+    t += 2 * 0.005;
+    cJSON* st = nextStats(c);
+    cr_expect_str_eq(cJSON_GetObjectItem(st, "solver")->valuestring, name->valuestring);
+    cr_expect_float_eq(cJSON_GetObjectItem(st, "time")->valuedouble, t, 1e-9,
+                       "the time goes on across the swap to %s", name->valuestring);
+    cr_expect(cJSON_IsNumber(cJSON_GetObjectItem(st, "iter")) &&
+              cJSON_IsNumber(cJSON_GetObjectItem(st, "energy")) &&
+              cJSON_GetObjectItem(st, "steptime")->valuedouble > 0, "stats of %s",
+              name->valuestring);
+    cJSON_Delete(st);
+  }
+  cJSON_Delete(hello);
+  expectAck(c, "{\"cmd\":\"integrator\",\"name\":\"rk4\"}", "integrator", 1);
+  ws_drain(c);
+  expectAck(c, "{\"cmd\":\"step\"}", "step", 1);
+  cJSON* st = nextStats(c);
+  cr_expect_str_eq(cJSON_GetObjectItem(st, "integrator")->valuestring, "rk4");
+  cJSON_Delete(st);
+  const char* bad[] = {"{\"cmd\":\"solver\",\"name\":\"nope\"}",
+                       "{\"cmd\":\"solver\",\"name\":5}", "{\"cmd\":\"solver\"}",
+                       "{\"cmd\":\"integrator\",\"name\":\"\"}",
+                       "{\"cmd\":\"integrator\",\"name\":\"pgs\"}"};
+  for (int i = 0; i < 5; i++) {
+    expectError(c, 1, bad[i], strlen(bad[i]), bad[i]);
+  }
+  ws_close(c);
+  cr_expect_eq(vs_stop(&s, 10), 0);
+  mg_exit_library();
+}
+
+
 Test(view_ws, warnings_reach_the_page) {
   // tests/viewer/unstable.xml diverges within a few steps: the engine resets it with a warning
   mg_init_library(0);

@@ -4,6 +4,7 @@ import * as THREE from 'three';
 import { OrbitControls } from './OrbitControls.js';
 import { buildScene } from './scene.js';
 import { buildOverlays } from './overlays.js';
+import { makePlots } from './plots.js';
 
 const FRAME_MAGIC = 0x4656434d;             // "MCVF"
 const $ = (id) => document.getElementById(id);
@@ -13,6 +14,7 @@ const state = { frames: 0, time: 0, rtf: 0, paused: false, ncon: 0, speed: 1, fp
                 replay: false, frame: 0, nframe: 0, loop: true, contactMessages: 0,
                 selected: 0, anchor: [0, 0, 0], perturbs: 0 };
 let socket = null;
+let plots = null;
 
 function showError(text) {
   $('error').textContent = text;
@@ -80,6 +82,13 @@ function onText(text) {
     state.speed = msg.speed;
   }
   if (msg.type === 'hello' && msg.replay) startReplay(msg);
+  if (msg.type === 'hello' && !msg.replay) listPlugins(msg);
+  if (msg.type === 'stats') {
+    state.solver = msg.solver;
+    state.integrator = msg.integrator;
+    state.iter = msg.iter;
+    plots.add(msg);
+  }
   if (msg.type === 'replay') {
     state.frame = msg.frame;
     state.loop = msg.loop;
@@ -131,6 +140,16 @@ function makeSliders(model) {
   });
 }
 
+// the solvers and integrators the server has loaded, the current one selected
+function listPlugins(hello) {
+  for (const kind of ['solver', 'integrator']) {
+    const sel = $(kind);
+    sel.replaceChildren(...hello[`${kind}s`].map((n) => new Option(n, n)));
+    sel.value = hello[kind];
+    sel.onchange = () => send({ cmd: kind, name: sel.value });
+  }
+}
+
 // replay of a recording: a scrub bar over the recorded frames and a loop switch instead of the
 // actuator sliders and keyframes
 let scrubbing = false;
@@ -140,6 +159,8 @@ function startReplay(hello) {
   state.loop = hello.loop;
   $('replayrow').hidden = false;
   $('ctrls').hidden = true;
+  $('plugins').hidden = true;
+  $('plots').hidden = true;
   $('show-contacts').parentElement.hidden = true;     // a recording holds no contacts
   $('keyrow').hidden = true;
   $('scrub').max = String(hello.frames - 1);
@@ -309,6 +330,8 @@ async function main() {
   };
   const pickable = bodies.slice(1).flatMap((b) => [...b.children]);   // the geoms, no overlay
   const overlays = buildOverlays(model, scene, bodies, extent);
+  plots = makePlots($('plots'));
+  window.moducoViewer.plots = plots;
   window.moducoViewer.overlays = overlays.counts;
   window.moducoViewer.target = () => controls.target.toArray();
   window.moducoViewer.bodyPosition =
@@ -326,6 +349,7 @@ async function main() {
   renderer.setAnimationLoop(() => {
     track(bodies, camera, controls);
     renderer.render(scene, camera);
+    if (!state.replay) plots.draw();
     fpsFrames++;
     const t = performance.now();
     if (t - fpsStart >= 1000) {
