@@ -29,8 +29,7 @@ try {
 
   // the model description, to know what must be drawn
   const model = await (await fetch(new URL('model.json', url))).json();
-  const drawable = model.geoms.filter((g) => g.group <= 2 && g.rgba[3] > 0 &&
-                                             g.type !== 'hfield').length;
+  const drawable = model.geoms.filter((g) => g.group <= 2 && g.rgba[3] > 0).length;
 
   // frames arrive and the scene is drawn
   await page.waitForFunction(() => window.moducoViewer && window.moducoViewer.state.frames >= 5,

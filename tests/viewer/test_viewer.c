@@ -165,11 +165,11 @@ Test(view_http, every_geom_type) {
   cr_assert_eq(vs_http(s.port, "GET", "/model.json", &body, NULL), 200);
   cJSON* j = cJSON_Parse(body);
   cr_assert_not_null(j);
-  const char* want[] = {"plane", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh",
-                        "sphere"};
+  const char* want[] = {"plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box",
+                        "mesh", "sphere"};
   const cJSON* geoms = cJSON_GetObjectItem(j, "geoms");
-  cr_assert_eq(cJSON_GetArraySize(geoms), 8);
-  for (int g = 0; g < 8; g++) {
+  cr_assert_eq(cJSON_GetArraySize(geoms), 9);
+  for (int g = 0; g < 9; g++) {
     const cJSON* gj = cJSON_GetArrayItem(geoms, g);
     cr_expect_str_eq(cJSON_GetObjectItem(gj, "type")->valuestring, want[g], "geom %d", g);
   }
@@ -179,7 +179,20 @@ Test(view_http, every_geom_type) {
   int nface = cJSON_GetArraySize(cJSON_GetObjectItem(mesh, "face"));
   cr_expect(nvert == 12 && nface == 12, "tetrahedron: %d vertex and %d face numbers", nvert,
             nface);
-  cr_expect_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(geoms, 6), "data")->valueint, 0);
+  cr_expect_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(geoms, 7), "data")->valueint, 0);
+  // the height field: its grid and elevation (0 1 0 1 / 1 0 1 0 / 0 1 0 1, row-major)
+  const cJSON* hf = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "hfields"), 0);
+  cr_assert_not_null(hf, "the height field is described");
+  cr_expect_eq(cJSON_GetObjectItem(hf, "nrow")->valueint, 3);
+  cr_expect_eq(cJSON_GetObjectItem(hf, "ncol")->valueint, 4);
+  const cJSON* hd = cJSON_GetObjectItem(hf, "data");
+  cr_assert_eq(cJSON_GetArraySize(hd), 12);
+  for (int i = 0; i < 12; i++) {
+    cr_expect_float_eq(cJSON_GetArrayItem(hd, i)->valuedouble, (i / 4 + i % 4) % 2, 1e-6,
+                       "elevation %d", i);
+  }
+  cr_expect_float_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(hf, "size"), 2)->valuedouble, 0.1,
+                     1e-12);
   cJSON_Delete(j);
   free(body);
   cr_expect_eq(vs_stop(&s, 10), 0);
