@@ -499,6 +499,22 @@ Test(view_ws, perturbation_pulls_a_body) {
   cr_assert(ws_nextBinary(c, &f, 5));
   cr_expect_lt(bodyZ(&f, 1), z - 0.1, "released: the torso falls");
   free(f.data);
+
+  // rotate: from the reset pose (torso upright, x axis level), a point 0.3 m along the torso's x
+  // pulled up turns it: within 20 steps its x axis tips up
+  expectAck(c, "{\"cmd\":\"reset\"}", "reset", 1);
+  snprintf(msg, sizeof(msg), "{\"cmd\":\"perturb\",\"body\":1,\"mode\":\"rotate\","
+           "\"anchor\":[0.3,0,0],\"target\":[%.17g,%.17g,%.17g]}", x0 + 0.3, y0, z0 + 0.3);
+  expectAck(c, msg, "perturb", 1);
+  ws_drain(c);
+  expectAck(c, "{\"cmd\":\"step\",\"n\":20}", "step", 1);
+  cr_assert(ws_nextBinary(c, &f, 5));
+  float q[4];
+  memcpy(q, f.data + 32 + 28 + 12, sizeof(q));
+  free(f.data);
+  // z component of the torso's x axis: 2 (x z - w y)
+  float xz = 2 * (q[1] * q[3] - q[0] * q[2]);
+  cr_expect_gt(xz, 0.3f, "rotate: the torso's x axis tipped up (z component %g)", (double)xz);
   ws_close(c);
   cr_expect_eq(vs_stop(&s, 10), 0);
   mg_exit_library();
