@@ -301,19 +301,22 @@ static int onData(struct mg_connection* conn, int bits, char* data, size_t len, 
                         : "fragmented or unknown WebSocket frames are not accepted");
     return 1;
   }
+  // parsed under ctl_lock too: the model is read, and a solver swap in another handler may be
+  // rewriting it
   mcvCommand c;
   char err[512];
+  pthread_mutex_lock(&v->ctl_lock);
+  const char* why = NULL;
   if (mcv_parseCommand(data, len, v->m, &c, err, sizeof(err))) {
-    reject(v, conn, err);
-    return 1;
+    why = err;
+  } else {
+    why = replayConflict(v, &c);
   }
-  const char* why = replayConflict(v, &c);
   if (why) {
     reject(v, conn, why);
-    return 1;
+  } else {
+    apply(v, conn, &c);
   }
-  pthread_mutex_lock(&v->ctl_lock);
-  apply(v, conn, &c);
   pthread_mutex_unlock(&v->ctl_lock);
   return 1;
 }
