@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "record.h"
 
 #define BAR_WIDTH 32
 
@@ -66,6 +67,7 @@ int cmd_run(int argc, char** argv) {
   int check = 0;
   int island = -1;                // --island on|off; -1: the model's flag
   long nthread = 0;               // --threads N: in-step thread pool of N threads; 0: none
+  const char* record = NULL;
 
   // parse arguments
   for (int i = 0; i < argc; i++) {
@@ -102,10 +104,12 @@ int cmd_run(int argc, char** argv) {
         cli_error("--threads needs a count 1..256, got '%s'", argv[i]);
         return CLI_USAGE;
       }
+    } else if (!strcmp(a, "--record") && has) {
+      record = argv[++i];
     } else if (a[0] == '-' && a[1]) {
       cli_error("unknown or incomplete option '%s' (usage: moduco run MODEL [--duration T | "
                 "--steps N] [--integrator NAME] [--solver NAME] [--island on|off] [--threads N] "
-                "[--profile] [--check])", a);
+                "[--profile] [--check] [--record FILE])", a);
       return CLI_USAGE;
     } else if (!file) {
       file = a;
@@ -116,7 +120,8 @@ int cmd_run(int argc, char** argv) {
   }
   if (!file) {
     cli_error("usage: moduco run MODEL [--duration T | --steps N] [--integrator NAME] "
-              "[--solver NAME] [--island on|off] [--threads N] [--profile] [--check]");
+              "[--solver NAME] [--island on|off] [--threads N] [--profile] [--check] "
+              "[--record FILE]");
     return CLI_USAGE;
   }
   if (duration >= 0 && nstep >= 0) {
@@ -164,6 +169,15 @@ int cmd_run(int argc, char** argv) {
           "%ld steps\n", file, m->nq, m->nv, m->nu, cli_integratorName(m), cli_solverName(m),
           m->opt.timestep, nstep);
 
+  // --record: the initial state, then one frame per step (docs/viewer.md, "Recordings")
+  RecWriter rec;
+  if (record && rec_open(&rec, record, file, m)) {
+    mc_deleteData(d);
+    mc_deleteModel(m);
+    return CLI_FAIL;
+  }
+  int recfail = record ? rec_frame(&rec, d) : 0;
+
   // step with progress
   memset(&g_progress, 0, sizeof(g_progress));
   g_progress.tty = isatty(STDERR_FILENO);
@@ -180,10 +194,13 @@ int cmd_run(int argc, char** argv) {
   double period = g_progress.tty ? 0.1 : 1e300;
   double nextdraw = start + period;
   long nextmark = nstep / 10;
-  for (long i = 0; i < nstep; i++) {
+  for (long i = 0; i < nstep && !recfail; i++) {
     // simulated time survives automatic resets (which set d->time back)
     double before = d->time;
     mc_step(m, d);
+    if (record) {
+      recfail = rec_frame(&rec, d);
+    }
     simtime += d->time >= before ? d->time - before : m->opt.timestep;
     nisland_sum += d->nisland;
     nisland_max = d->nisland > nisland_max ? d->nisland : nisland_max;
@@ -205,6 +222,12 @@ int cmd_run(int argc, char** argv) {
     fprintf(stderr, "\n");
   }
   g_progress.drawn = 0;
+  if (record && (rec_close(&rec) || recfail)) {
+    mc_setMessageHandler(NULL, NULL);
+    mc_deleteData(d);
+    mc_deleteModel(m);
+    return CLI_FAIL;
+  }
 
   // final state: forward once so energy matches it (not profiled)
   d->profile = 0;

@@ -8,8 +8,10 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "record.h"
 
-#define VIEW_USAGE "usage: moduco view MODEL [--port P] [--bind ADDR] [--fps F] [--paused]"
+#define VIEW_USAGE "usage: moduco view MODEL [--port P] [--bind ADDR] [--fps F] [--paused], " \
+                   "or moduco view --replay FILE [MODEL] [--port P] ..."
 
 #ifdef MODUCO_HAVE_VIEWER
 #include "viewer.h"
@@ -43,9 +45,29 @@ static int isLoopback(const char* addr) {
 }
 
 
+// load the model to view: MODEL, else the one named by the recording; with a recording, check
+// that the model has its nq (and warn when the timestep differs)
+static mcModel* loadViewed(const char* file, const Recording* rec, const char* recfile) {
+  mcModel* m = cli_loadModel(file);
+  if (m && rec && m->nq != rec->nq) {
+    cli_error("recording %s has nq=%d but the model %s has nq=%d: not a recording of it",
+              recfile, rec->nq, file, m->nq);
+    mc_deleteModel(m);
+    return NULL;
+  }
+  if (m && rec && m->opt.timestep != rec->timestep) {
+    fprintf(stderr, "moduco view: note: recording %s was made with timestep %g, the model has "
+            "%g (played at the recording's)\n", recfile, rec->timestep, m->opt.timestep);
+    m->opt.timestep = rec->timestep;
+  }
+  return m;
+}
+
+
 int cmd_view(int argc, char** argv) {
   const char* file = NULL;
-  mcvOptions opt = {NULL, NULL, "127.0.0.1", 8080, 60.0, 0};
+  const char* replay = NULL;
+  mcvOptions opt = {NULL, NULL, "127.0.0.1", 8080, 60.0, 0, NULL, 0};
   for (int i = 0; i < argc; i++) {
     const char* a = argv[i];
     int has = i + 1 < argc;
@@ -65,6 +87,8 @@ int cmd_view(int argc, char** argv) {
       }
     } else if (!strcmp(a, "--paused")) {
       opt.paused = 1;
+    } else if (!strcmp(a, "--replay") && has) {
+      replay = argv[++i];
     } else if (a[0] == '-' && a[1]) {
       cli_error("unknown or incomplete option '%s' (" VIEW_USAGE ")", a);
       return CLI_USAGE;
@@ -75,7 +99,7 @@ int cmd_view(int argc, char** argv) {
       return CLI_USAGE;
     }
   }
-  if (!file) {
+  if (!file && !replay) {
     cli_error(VIEW_USAGE);
     return CLI_USAGE;
   }
@@ -94,16 +118,29 @@ int cmd_view(int argc, char** argv) {
   }
   opt.asset_dir = dir;
 
-  mcModel* m = cli_loadModel(file);
-  if (!m) {
+  Recording rec;
+  memset(&rec, 0, sizeof(rec));
+  if (replay && rec_read(replay, &rec)) {
     return CLI_FAIL;
   }
-  mcData* d = mc_makeData(m);
+  if (!file) {
+    file = rec.model;
+  }
+  mcModel* m = loadViewed(file, replay ? &rec : NULL, replay);
+  if (m) {
+    m->opt.enableflags |= mcENBL_ENERGY;   // for the energy plot
+  }
+  mcData* d = m ? mc_makeData(m) : NULL;
   if (!d) {
-    cli_error("could not allocate data for %s", file);
+    if (m) {
+      cli_error("could not allocate data for %s", file);
+    }
     mc_deleteModel(m);
+    rec_free(&rec);
     return CLI_FAIL;
   }
+  opt.replay = rec.frames;
+  opt.nreplay = rec.nframe;
   char namebuf[PATH_MAX];
   snprintf(namebuf, sizeof(namebuf), "%s", file);
   opt.model_name = basename(namebuf);
@@ -115,12 +152,13 @@ int cmd_view(int argc, char** argv) {
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
   signal(SIGPIPE, SIG_IGN);
-  int rc = mcv_serve(m, d, &opt, &g_stop) ? CLI_FAIL : CLI_OK;
+  int rc = mcv_serve(m, &d, &opt, &g_stop) ? CLI_FAIL : CLI_OK;
   if (rc == CLI_OK) {
     fprintf(stderr, "moduco view: stopped\n");
   }
   mc_deleteData(d);
   mc_deleteModel(m);
+  rec_free(&rec);
   return rc;
 }
 

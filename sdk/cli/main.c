@@ -19,7 +19,7 @@ static const Command kCommands[] = {
   {"bench", cmd_bench, "bench MODEL... [--solver A,B] [--integrator A,B] [--steps N] [--repeat R] "
    "[--threads T,..] [--accuracy N] [--allow-divergence] [--json FILE] [--plot FILE.svg] "
    "[--reference mujoco] [--profile]"},
-  {"view", cmd_view, "view MODEL [--port P] [--bind ADDR] [--fps F] [--paused]"},
+  {"view", cmd_view, "view MODEL [--port P] [--bind ADDR] [--fps F] [--paused] [--replay FILE]"},
 };
 static const int kNumCommands = (int)(sizeof(kCommands) / sizeof(kCommands[0]));
 

@@ -63,7 +63,29 @@ static int addBodies(cJSON* root, const mcModel* m) {
     cJSON* o = addItem(arr);
     if (!o ||
         !cJSON_AddStringToObject(o, "name", nameAt(m, m->name_bodyadr, b)) ||
-        !cJSON_AddNumberToObject(o, "parent", m->body_parentid[b])) {
+        !cJSON_AddNumberToObject(o, "parent", m->body_parentid[b]) ||
+        !cJSON_AddNumberToObject(o, "mass", m->body_mass[b]) ||
+        addArray(o, "ipos", m->body_ipos + 3 * b, 3, getNum)) {
+      return -1;
+    }
+  }
+  return arr ? 0 : -1;
+}
+
+
+// joints: type, body, anchor and axis in the body's frame (the page draws the axes)
+static int addJoints(cJSON* root, const mcModel* m) {
+  static const char* types[] = {"free", "ball", "slide", "hinge"};
+  cJSON* arr = cJSON_AddArrayToObject(root, "joints");
+  for (int j = 0; arr && j < m->njnt; j++) {
+    int t = m->jnt_type[j];
+    cJSON* o = addItem(arr);
+    if (!o ||
+        !cJSON_AddStringToObject(o, "name", nameAt(m, m->name_jntadr, j)) ||
+        !cJSON_AddStringToObject(o, "type", t >= 0 && t < 4 ? types[t] : "unknown") ||
+        !cJSON_AddNumberToObject(o, "body", m->jnt_bodyid[j]) ||
+        addArray(o, "pos", m->jnt_pos + 3 * j, 3, getNum) ||
+        addArray(o, "axis", m->jnt_axis + 3 * j, 3, getNum)) {
       return -1;
     }
   }
@@ -143,6 +165,25 @@ static int addMeshes(cJSON* root, const mcModel* m) {
 }
 
 
+// height fields: grid size, size (x, y, z_top, z_bottom) and the elevation data (row-major)
+static int addHfields(cJSON* root, const mcModel* m) {
+  cJSON* arr = cJSON_AddArrayToObject(root, "hfields");
+  for (int k = 0; arr && k < m->nhfield; k++) {
+    cJSON* o = addItem(arr);
+    if (!o ||
+        !cJSON_AddStringToObject(o, "name", nameAt(m, m->name_hfieldadr, k)) ||
+        !cJSON_AddNumberToObject(o, "nrow", m->hfield_nrow[k]) ||
+        !cJSON_AddNumberToObject(o, "ncol", m->hfield_ncol[k]) ||
+        addArray(o, "size", m->hfield_size + 4 * k, 4, getNum) ||
+        addArray(o, "data", m->hfield_data + m->hfield_adr[k],
+                 m->hfield_nrow[k] * m->hfield_ncol[k], getFloat)) {
+      return -1;
+    }
+  }
+  return arr ? 0 : -1;
+}
+
+
 char* mcv_describeModel(const mcModel* m, const char* name) {
   cJSON* root = cJSON_CreateObject();
   char* text = NULL;
@@ -153,7 +194,7 @@ char* mcv_describeModel(const mcModel* m, const char* name) {
       cJSON_AddNumberToObject(root, "nq", m->nq) &&
       cJSON_AddNumberToObject(root, "nv", m->nv) &&
       cJSON_AddNumberToObject(root, "nu", m->nu) &&
-      !addBodies(root, m) && !addGeoms(root, m) && !addMeshes(root, m) &&
+      !addBodies(root, m) && !addJoints(root, m) && !addGeoms(root, m) && !addMeshes(root, m) && !addHfields(root, m) &&
       !addKeys(root, m) && !addActuators(root, m)) {
     text = cJSON_PrintUnformatted(root);
   }

@@ -7,7 +7,8 @@
 
 #include <cjson/cJSON.h>
 
-static const char* kCmdNames[] = {"pause", "play", "step", "reset", "speed", "ctrl"};
+static const char* kCmdNames[] = {"pause", "play", "step", "reset", "speed", "ctrl", "seek",
+                                  "loop", "contacts", "perturb", "solver", "integrator"};
 #define NCMD ((int)(sizeof(kCmdNames) / sizeof(kCmdNames[0])))
 
 
@@ -21,7 +22,7 @@ static int parseType(const cJSON* root, mcvCommand* cmd, char* err, size_t errsz
   const cJSON* name = cJSON_GetObjectItemCaseSensitive(root, "cmd");
   if (!cJSON_IsString(name)) {
     snprintf(err, errsz, "a control message needs a string member \"cmd\" (one of pause, play, "
-             "step, reset, speed, ctrl)");
+             "step, reset, speed, ctrl, seek, loop, contacts, perturb, solver, integrator)");
     return -1;
   }
   for (int i = 0; i < NCMD; i++) {
@@ -31,7 +32,7 @@ static int parseType(const cJSON* root, mcvCommand* cmd, char* err, size_t errsz
     }
   }
   snprintf(err, errsz, "unknown command \"%.64s\" (expected one of pause, play, step, reset, "
-           "speed, ctrl)", name->valuestring);
+           "speed, ctrl, seek, loop, contacts, perturb, solver, integrator)", name->valuestring);
   return -1;
 }
 
@@ -47,6 +48,52 @@ static int wholeMember(const cJSON* root, const char* key, double lo, double hi,
     return -1;
   }
   *out = (int)v;
+  return 0;
+}
+
+
+// an array member of exactly 3 finite numbers of magnitude at most MCV_MAXCOORD; -1 if not
+static int vec3Member(const cJSON* root, const char* key, double out[3]) {
+  const cJSON* a = cJSON_GetObjectItemCaseSensitive(root, key);
+  if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != 3) {
+    return -1;
+  }
+  for (int i = 0; i < 3; i++) {
+    const cJSON* x = cJSON_GetArrayItem(a, i);
+    out[i] = cJSON_IsNumber(x) ? x->valuedouble : NAN;
+    if (!(fabs(out[i]) <= MCV_MAXCOORD)) {
+      return -1;
+    }
+  }
+  return 0;
+}
+
+
+// perturb: {"body":B} with B = 0 lets go; else "anchor" and "target" (3 numbers each) and
+// "mode" ("move" or "rotate")
+static int parsePerturb(const cJSON* root, const mcModel* m, mcvPerturb* p, char* err,
+                        size_t errsz) {
+  p->body = -1;
+  if (wholeMember(root, "body", 0, m->nbody - 1, &p->body) || p->body < 0) {
+    snprintf(err, errsz, "perturb: \"body\" must be a body index from 1 to %d (0 lets go)",
+             m->nbody - 1);
+    return -1;
+  }
+  if (p->body == 0) {
+    return 0;
+  }
+  const cJSON* mode = cJSON_GetObjectItemCaseSensitive(root, "mode");
+  if (!cJSON_IsString(mode) ||
+      (strcmp(mode->valuestring, "move") && strcmp(mode->valuestring, "rotate"))) {
+    snprintf(err, errsz, "perturb: \"mode\" must be \"move\" or \"rotate\"");
+    return -1;
+  }
+  p->rotate = !strcmp(mode->valuestring, "rotate");
+  if (vec3Member(root, "anchor", p->anchor) || vec3Member(root, "target", p->target)) {
+    snprintf(err, errsz, "perturb: \"anchor\" and \"target\" must be arrays of 3 finite "
+             "numbers of magnitude at most %g", MCV_MAXCOORD);
+    return -1;
+  }
   return 0;
 }
 
@@ -90,6 +137,31 @@ static int parseArgs(const cJSON* root, const mcModel* m, mcvCommand* cmd, char*
       return -1;
     }
     cmd->speed = s;
+  } else if (cmd->type == MCV_CMD_SEEK) {
+    const cJSON* f = cJSON_GetObjectItemCaseSensitive(root, "frame");
+    double x = cJSON_IsNumber(f) ? f->valuedouble : -1;
+    if (!(x >= 0 && x <= 1e15 && x == floor(x))) {
+      snprintf(err, errsz, "seek: \"frame\" must be a whole number, a recorded frame index");
+      return -1;
+    }
+    cmd->frame = (long)x;
+  } else if (cmd->type == MCV_CMD_SOLVER || cmd->type == MCV_CMD_INTEGRATOR) {
+    const cJSON* n = cJSON_GetObjectItemCaseSensitive(root, "name");
+    if (!cJSON_IsString(n) || !n->valuestring[0] || strlen(n->valuestring) >= sizeof(cmd->name)) {
+      snprintf(err, errsz, "%s: \"name\" must be a plugin name (a string of 1 to %zu bytes)",
+               mcv_cmdName(cmd->type), sizeof(cmd->name) - 1);
+      return -1;
+    }
+    snprintf(cmd->name, sizeof(cmd->name), "%s", n->valuestring);
+  } else if (cmd->type == MCV_CMD_PERTURB) {
+    return parsePerturb(root, m, &cmd->perturb, err, errsz);
+  } else if (cmd->type == MCV_CMD_LOOP || cmd->type == MCV_CMD_CONTACTS) {
+    const cJSON* b = cJSON_GetObjectItemCaseSensitive(root, "value");
+    if (!cJSON_IsBool(b)) {
+      snprintf(err, errsz, "%s: \"value\" must be true or false", mcv_cmdName(cmd->type));
+      return -1;
+    }
+    cmd->loop = cJSON_IsTrue(b);
   }
   return 0;
 }
@@ -170,6 +242,35 @@ void mcv_encodeFrame(const mcModel* m, const mcData* d, double rtf, int paused, 
       putF32(p, (float)d->xquat[4 * b + k]);
     }
   }
+}
+
+
+size_t mcv_contactsCapacity(void) {
+  return 8 + (size_t)MCV_MAXCONTACTS * 6 * sizeof(float);
+}
+
+
+size_t mcv_encodeContacts(const mcModel* m, const mcData* d, uint8_t* buf) {
+  int n = d->ncon < MCV_MAXCONTACTS ? d->ncon : MCV_MAXCONTACTS;
+  putU32(buf, MCV_CONTACT_MAGIC);
+  putU32(buf + 4, (uint32_t)n);
+  uint8_t* p = buf + 8;
+  for (int i = 0; i < n; i++) {
+    const mcContact* c = d->contact + i;
+    mcNum f[6];
+    mc_contactForce(m, d, i, f);   // in the contact frame: rotate to the world
+    for (int k = 0; k < 3; k++, p += 4) {
+      putF32(p, (float)c->pos[k]);
+    }
+    for (int k = 0; k < 3; k++, p += 4) {
+      double w = 0;
+      for (int r = 0; r < 3; r++) {
+        w += f[r] * c->frame[3 * r + k];
+      }
+      putF32(p, (float)w);
+    }
+  }
+  return (size_t)(p - buf);
 }
 
 

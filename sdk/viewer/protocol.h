@@ -7,6 +7,8 @@
 
 #include <moduco/moduco.h>
 
+#include "perturb.h"
+
 #define MCV_MAXMESSAGE 4096       // longest control message accepted (bytes)
 #define MCV_MAXSTEPS 10000        // most steps one "step" message may ask for
 #define MCV_MINSPEED 1.0 / 64     // real-time speed range of "speed"
@@ -24,6 +26,12 @@ typedef enum {
   MCV_CMD_RESET,
   MCV_CMD_SPEED,
   MCV_CMD_CTRL,
+  MCV_CMD_SEEK,                   // replay only: go to a recorded frame
+  MCV_CMD_LOOP,                   // replay only: loop at the end or stop there
+  MCV_CMD_CONTACTS,               // live only: send the contacts after each pose frame or not
+  MCV_CMD_PERTURB,                // live only: pull a body with the mouse, or let go
+  MCV_CMD_SOLVER,                 // live only: choose the constraint solver plugin
+  MCV_CMD_INTEGRATOR,             // live only: choose the integrator plugin
 } mcvCmdType;
 
 typedef struct {
@@ -33,6 +41,10 @@ typedef struct {
   int key;                        // RESET: keyframe index, -1: the model's default state
   int index;                      // CTRL: actuator index
   double value;                   // CTRL: control value
+  long frame;                     // SEEK: recorded frame index (checked by the server)
+  int loop;                       // LOOP, CONTACTS: the boolean "value"
+  mcvPerturb perturb;             // PERTURB
+  char name[64];                  // SOLVER, INTEGRATOR: the plugin's name
 } mcvCommand;
 
 // Name of a command type ("pause", ...).
@@ -43,6 +55,17 @@ const char* mcv_cmdName(mcvCmdType type);
 // one-line reason to err and return -1.
 int mcv_parseCommand(const char* msg, size_t len, const mcModel* m, mcvCommand* cmd, char* err,
                      size_t errsz);
+
+// contact message (binary, little-endian): magic, ncon sent, then per contact 6 float32: the
+// position and the contact force in the world frame; at most MCV_MAXCONTACTS contacts
+#define MCV_CONTACT_MAGIC 0x4B56434Du  // "MCVK"
+#define MCV_MAXCONTACTS 2000
+
+// Bytes of a contact message with room for MCV_MAXCONTACTS contacts.
+size_t mcv_contactsCapacity(void);
+
+// Encode the contacts of d (after mc_forward or mc_step) into buf; return the bytes used.
+size_t mcv_encodeContacts(const mcModel* m, const mcData* d, uint8_t* buf);
 
 // Bytes of a pose frame for a model with nbody bodies.
 size_t mcv_frameSize(int nbody);

@@ -22,12 +22,15 @@
 
 #include "assets.h"
 #include "protocol.h"
+#include "swap.h"
 
 #define MAXCLIENT 8               // WebSocket clients served at once
 #define MINSLEEP 1e-4             // seconds the simulation sleeps at least between iterations
 
 typedef struct {
   const mcModel* m;
+  mcModel* mw;                    // the same model, changed only by a solver/integrator swap
+  mcData* d;                      // the data (replaced by a swap; both under ctl_lock)
   const mcvOptions* opt;
   mcvAsset* assets;
   char* description;              // GET /model.json
@@ -42,6 +45,12 @@ typedef struct {
   int need_frame;                 // send one frame even if paused (new client)
   double* ctrl;                   // controls asked for (nu), applied where ctrl_set
   unsigned char* ctrl_set;
+  long seek;                      // replay: frame asked for (-1: none)
+  int loop;                       // replay: loop at the end
+  int contacts;                   // send the contacts after each pose frame
+  mcvPerturb perturb;             // the mouse's spring (body 0: none)
+  int perturbed;                  // the body whose xfrc_applied the spring set last
+  uint8_t* conbuf;                // their message (mcv_contactsCapacity bytes)
 
   pthread_mutex_t send_lock;      // clients and every WebSocket write
   struct mg_connection* clients[MAXCLIENT];
@@ -142,8 +151,15 @@ static void onReady(struct mg_connection* conn, void* cbdata) {
   pthread_mutex_lock(&v->send_lock);
   if (v->nclient < MAXCLIENT) {
     v->clients[v->nclient++] = conn;
+    char solvers[400], integrators[400];
+    mcv_pluginList("solver", solvers, sizeof(solvers));
+    mcv_pluginList("integrator", integrators, sizeof(integrators));
     sendText(conn, "{\"type\":\"hello\",\"model\":\"%s\",\"paused\":%s,\"speed\":%.17g,"
-             "\"fps\":%g}", name, v->paused ? "true" : "false", v->speed, v->opt->fps);
+             "\"fps\":%g,\"replay\":%s,\"frames\":%ld,\"loop\":%s,\"solver\":\"%s\","
+             "\"integrator\":\"%s\",\"solvers\":%s,\"integrators\":%s}", name,
+             v->paused ? "true" : "false", v->speed, v->opt->fps,
+             v->opt->replay ? "true" : "false", v->opt->nreplay, v->loop ? "true" : "false",
+             mcv_solverName(v->m), mcv_integratorName(v->m), solvers, integrators);
     v->need_frame = 1;
   }
   pthread_mutex_unlock(&v->send_lock);
@@ -193,6 +209,7 @@ static void apply(Viewer* v, struct mg_connection* conn, const mcvCommand* c) {
       break;
     case MCV_CMD_RESET:
       memset(v->ctrl_set, 0, (size_t)v->m->nu);   // controls asked before are reset too
+      v->perturb.body = 0;                         // and the mouse lets go
       v->reset = 1;
       v->reset_key = c->key;
       v->nstep = 0;
@@ -204,11 +221,68 @@ static void apply(Viewer* v, struct mg_connection* conn, const mcvCommand* c) {
       v->ctrl[c->index] = c->value;
       v->ctrl_set[c->index] = 1;
       break;
+    case MCV_CMD_SEEK:
+      v->paused = 1;
+      v->seek = c->frame;
+      v->nstep = 0;
+      break;
+    case MCV_CMD_LOOP:
+      v->loop = c->loop;
+      v->need_frame = 1;                  // the next position message reports it
+      break;
+    case MCV_CMD_PERTURB:
+      v->perturb = c->perturb;
+      break;
+    case MCV_CMD_SOLVER:
+    case MCV_CMD_INTEGRATOR: {
+      // the simulation waits for ctl_lock, so the model and data can be swapped here
+      char err[512];
+      if (mcv_swapPlugin(v->mw, &v->d, c->type == MCV_CMD_INTEGRATOR, c->name, err,
+                         sizeof(err))) {
+        reject(v, conn, err);
+        return;
+      }
+      v->perturbed = 0;
+      v->need_frame = 1;
+      break;
+    }
+    case MCV_CMD_CONTACTS:
+      v->contacts = c->loop;
+      v->need_frame = 1;                  // the contacts of the state shown now
+      break;
   }
   pthread_mutex_lock(&v->send_lock);
   sendText(conn, "{\"type\":\"ack\",\"cmd\":\"%s\",\"paused\":%s,\"speed\":%.17g}",
            mcv_cmdName(c->type), v->paused ? "true" : "false", v->speed);
   pthread_mutex_unlock(&v->send_lock);
+}
+
+
+// a command that does not fit the mode (live or replay): the reason, else NULL
+static const char* replayConflict(const Viewer* v, const mcvCommand* c) {
+  int replay = v->opt->replay != NULL;
+  if (replay && c->type == MCV_CMD_CONTACTS) {
+    return "contacts: a recording holds no contacts";
+  }
+  if (replay && (c->type == MCV_CMD_SOLVER || c->type == MCV_CMD_INTEGRATOR)) {
+    return "a recording is played: there is no solver or integrator to choose";
+  }
+  if (replay && c->type == MCV_CMD_PERTURB) {
+    return "perturb: a recording is played, forces cannot change it";
+  }
+  if (!replay && (c->type == MCV_CMD_SEEK || c->type == MCV_CMD_LOOP)) {
+    return "seek and loop need a recording (moduco view --replay FILE)";
+  }
+  if (replay && c->type == MCV_CMD_CTRL) {
+    return "ctrl: a recording is played, controls cannot change it";
+  }
+  if (replay && c->type == MCV_CMD_RESET && c->key >= 0) {
+    return "reset: a recording is played, keyframes cannot be loaded";
+  }
+  if (replay && c->type == MCV_CMD_SEEK && c->frame >= v->opt->nreplay) {
+    return "seek: \"frame\" is past the last recorded frame";
+  }
+  return NULL;
 }
 
 
@@ -227,14 +301,22 @@ static int onData(struct mg_connection* conn, int bits, char* data, size_t len, 
                         : "fragmented or unknown WebSocket frames are not accepted");
     return 1;
   }
+  // parsed under ctl_lock too: the model is read, and a solver swap in another handler may be
+  // rewriting it
   mcvCommand c;
   char err[512];
-  if (mcv_parseCommand(data, len, v->m, &c, err, sizeof(err))) {
-    reject(v, conn, err);
-    return 1;
-  }
   pthread_mutex_lock(&v->ctl_lock);
-  apply(v, conn, &c);
+  const char* why = NULL;
+  if (mcv_parseCommand(data, len, v->m, &c, err, sizeof(err))) {
+    why = err;
+  } else {
+    why = replayConflict(v, &c);
+  }
+  if (why) {
+    reject(v, conn, why);
+  } else {
+    apply(v, conn, &c);
+  }
   pthread_mutex_unlock(&v->ctl_lock);
   return 1;
 }
@@ -310,9 +392,21 @@ static void reportWarnings(Viewer* v, const mcData* d) {
 }
 
 
+// the statistics of the last step for the plots: energy, solver iterations, contacts, wall
+// time per step (0 when no step was taken since the last frame)
+static void sendStats(Viewer* v, const mcData* d, double steptime) {
+  char msg[400];
+  double e = d->energy[0] + d->energy[1];
+  int n = snprintf(msg, sizeof(msg), "{\"type\":\"stats\",\"time\":%.17g,\"energy\":%.9g,"
+                   "\"iter\":%d,\"ncon\":%d,\"steptime\":%.6g,\"solver\":\"%s\","
+                   "\"integrator\":\"%s\"}", d->time, isfinite(e) ? e : 0.0, d->solver_iter,
+                   d->ncon, steptime, mcv_solverName(v->m), mcv_integratorName(v->m));
+  sendAll(v, MG_WEBSOCKET_OPCODE_TEXT, msg, (size_t)(n < (int)sizeof(msg) ? n : 0));
+}
+
+
 // the simulation loop: one iteration per display frame
-static void simulate(Viewer* v, mcData* d, uint8_t* frame, size_t framesize,
-                     volatile sig_atomic_t* stop) {
+static void simulate(Viewer* v, uint8_t* frame, size_t framesize, volatile sig_atomic_t* stop) {
   const mcModel* m = v->m;
   double period = 1.0 / v->opt->fps;
   double dt = m->opt.timestep;
@@ -325,6 +419,7 @@ static void simulate(Viewer* v, mcData* d, uint8_t* frame, size_t framesize,
     // the whole iteration but the sleep holds ctl_lock: a request lands between two
     // iterations, after the frame of the last steps was sent
     pthread_mutex_lock(&v->ctl_lock);
+    mcData* d = v->d;
     int reset = v->reset, key = v->reset_key, nstep = v->nstep, paused = v->paused;
     double want = v->speed;
     v->reset = 0;
@@ -339,7 +434,10 @@ static void simulate(Viewer* v, mcData* d, uint8_t* frame, size_t framesize,
       mc_forward(m, d);
     }
     applyControls(v, d);
+    double steps_start = now();
+    long steps_done = nstep;
     for (int i = 0; i < nstep; i++) {
+      mcv_applyPerturb(m, d, &v->perturb, &v->perturbed);
       mc_step(m, d);
       simclock += dt;
     }
@@ -354,8 +452,10 @@ static void simulate(Viewer* v, mcData* d, uint8_t* frame, size_t framesize,
     if (!paused && dt > 0) {
       double target = anchor_sim + (t0 - anchor_wall) * speed;
       while (simclock + 0.5 * dt < target && !*stop && now() - t0 < period) {
+        mcv_applyPerturb(m, d, &v->perturb, &v->perturbed);
         mc_step(m, d);
         simclock += dt;
+        steps_done++;
       }
       // slower than asked: keep at most one frame of debt, so it runs as fast as it can
       // without sleeping and without a burst when it could catch up
@@ -379,6 +479,11 @@ static void simulate(Viewer* v, mcData* d, uint8_t* frame, size_t framesize,
     if (!paused || changed || v->need_frame) {
       mcv_encodeFrame(m, d, paused ? 0.0 : rtf, paused, frame);
       sendAll(v, MG_WEBSOCKET_OPCODE_BINARY, (const char*)frame, framesize);
+      sendStats(v, d, steps_done ? (now() - steps_start) / (double)steps_done : 0.0);
+      if (v->contacts) {
+        size_t n = mcv_encodeContacts(m, d, v->conbuf);
+        sendAll(v, MG_WEBSOCKET_OPCODE_BINARY, (const char*)v->conbuf, n);
+      }
       v->need_frame = 0;
     }
     pthread_mutex_unlock(&v->ctl_lock);
@@ -391,7 +496,70 @@ static void simulate(Viewer* v, mcData* d, uint8_t* frame, size_t framesize,
 }
 
 
-int mcv_serve(const mcModel* m, mcData* d, const mcvOptions* opt, volatile sig_atomic_t* stop) {
+// put recorded frame k into d (time, qpos) and run kinematics
+static void showRecorded(Viewer* v, mcData* d, long k) {
+  const double* f = v->opt->replay + k * (1 + (long)v->m->nq);
+  d->time = f[0];
+  memcpy(d->qpos, f + 1, sizeof(double) * (size_t)v->m->nq);
+  mc_kinematics(v->m, d);
+}
+
+
+// the replay loop: a play head in recorded frames (one per timestep of the recording) moves at
+// the speed asked for; pause, step (frames), reset (to frame 0), seek and loop act on it
+static void playback(Viewer* v, uint8_t* frame, size_t framesize, volatile sig_atomic_t* stop) {
+  mcData* d = v->d;
+  double period = 1.0 / v->opt->fps;
+  long last = v->opt->nreplay - 1;
+  double head = 0, wall = now();
+  long shown = -1;
+  while (!*stop) {
+    double t0 = now();
+    pthread_mutex_lock(&v->ctl_lock);
+    int changed = v->reset || v->seek >= 0 || v->nstep > 0;
+    if (v->reset) {
+      head = 0;
+    }
+    if (v->seek >= 0) {
+      head = (double)v->seek;
+    }
+    head += v->nstep;
+    v->reset = 0;
+    v->seek = -1;
+    v->nstep = 0;
+    if (!v->paused) {
+      head += (t0 - wall) * v->speed / v->m->opt.timestep;
+    }
+    wall = t0;
+    if (head > last) {
+      if (v->loop && last > 0 && !v->paused) {
+        head = fmod(head, (double)(last + 1));
+      } else {
+        head = (double)last;
+        v->paused = 1;                     // the end of the recording: stop there
+        changed = changed || shown != last;
+      }
+    }
+    long k = (long)head;
+    if (!v->paused || changed || v->need_frame) {
+      showRecorded(v, d, k);
+      char pos[160];
+      int n = snprintf(pos, sizeof(pos), "{\"type\":\"replay\",\"frame\":%ld,\"frames\":%ld,"
+                       "\"loop\":%s}", k, last + 1, v->loop ? "true" : "false");
+      sendAll(v, MG_WEBSOCKET_OPCODE_TEXT, pos, (size_t)n);
+      mcv_encodeFrame(v->m, d, v->paused ? 0.0 : v->speed, v->paused, frame);
+      sendAll(v, MG_WEBSOCKET_OPCODE_BINARY, (const char*)frame, framesize);
+      v->need_frame = 0;
+      shown = k;
+    }
+    pthread_mutex_unlock(&v->ctl_lock);
+    double wake = t0 + period;
+    sleepUntil(wake > now() + MINSLEEP ? wake : now() + MINSLEEP);
+  }
+}
+
+
+int mcv_serve(mcModel* m, mcData** dp, const mcvOptions* opt, volatile sig_atomic_t* stop) {
   if (!(opt->fps > 0 && opt->fps <= 1000)) {
     fprintf(stderr, "moduco view: frame rate %g out of range (0, 1000]\n", opt->fps);
     return -1;
@@ -401,20 +569,27 @@ int mcv_serve(const mcModel* m, mcData* d, const mcvOptions* opt, volatile sig_a
   uint8_t* frame = malloc(framesize);
   double* ctrl = calloc((size_t)m->nu + 1, sizeof(double));
   unsigned char* ctrl_set = calloc((size_t)m->nu + 1, 1);
-  if (!v || !frame || !ctrl || !ctrl_set) {
+  uint8_t* conbuf = malloc(mcv_contactsCapacity());
+  if (!v || !frame || !ctrl || !ctrl_set || !conbuf) {
     fprintf(stderr, "moduco view: out of memory\n");
     free(v);
     free(frame);
     free(ctrl);
     free(ctrl_set);
+    free(conbuf);
     return -1;
   }
+  v->conbuf = conbuf;
   v->ctrl = ctrl;
   v->ctrl_set = ctrl_set;
   v->m = m;
+  v->mw = m;
+  v->d = *dp;
   v->opt = opt;
   v->paused = opt->paused;
   v->speed = 1.0;
+  v->seek = -1;
+  v->loop = 1;
   pthread_mutex_init(&v->ctl_lock, NULL);
   pthread_mutex_init(&v->send_lock, NULL);
 
@@ -430,13 +605,18 @@ int mcv_serve(const mcModel* m, mcData* d, const mcvOptions* opt, volatile sig_a
     mg_init_library(0);
     ctx = startServer(v);
     if (ctx) {
-      mc_forward(m, d);
-      simulate(v, d, frame, framesize, stop);
+      if (opt->replay) {
+        playback(v, frame, framesize, stop);
+      } else {
+        mc_forward(m, v->d);
+        simulate(v, frame, framesize, stop);
+      }
       mg_stop(ctx);
       rc = 0;
     }
     mg_exit_library();
   }
+  *dp = v->d;
   pthread_mutex_destroy(&v->ctl_lock);
   pthread_mutex_destroy(&v->send_lock);
   free(v->description);
@@ -444,6 +624,7 @@ int mcv_serve(const mcModel* m, mcData* d, const mcvOptions* opt, volatile sig_a
   free(frame);
   free(ctrl);
   free(ctrl_set);
+  free(conbuf);
   free(v);
   return rc;
 }

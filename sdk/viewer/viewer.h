@@ -18,11 +18,14 @@ typedef struct {
   int port;                       // TCP port; 0: any free port (printed)
   double fps;                     // pose frames per second sent to the page
   int paused;                     // start paused
+  const double* replay;           // a recording to play instead of simulating: nreplay frames of
+  long nreplay;                   // (1 + nq) doubles (time, qpos); NULL: simulate live
 } mcvOptions;
 
-// Serve the simulation of m (whose data is d) until *stop becomes non-zero (set it from a signal
+// Serve the simulation (or with opt->replay, the recording) of m, whose data is *d (the page
+// may swap the solver or integrator: m changes and *d is replaced; delete the final *d) (whose data is d) until *stop becomes non-zero (set it from a signal
 // handler). Print the URL on stdout once listening. Return 0 on a clean stop, -1 with a message
 // on stderr if the server could not start.
-int mcv_serve(const mcModel* m, mcData* d, const mcvOptions* opt, volatile sig_atomic_t* stop);
+int mcv_serve(mcModel* m, mcData** d, const mcvOptions* opt, volatile sig_atomic_t* stop);
 
 #endif  // MODUCO_SDK_VIEWER_VIEWER_H_

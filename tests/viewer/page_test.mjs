@@ -2,10 +2,12 @@
 // the model, receive pose frames, and obey pause / step / reset. Called by test_page in
 // test_viewer.c as: node page_test.mjs URL SCREENSHOT.png [--draw-only]. Prints one line per
 // check; exits 0 when all pass, 1 otherwise. --draw-only: the drawing checks and the screenshot.
+// --replay: the server plays a recording; the scrub bar and loop switch are checked.
 import { chromium } from 'playwright-core';
 
 const [url, shot, mode] = process.argv.slice(2);
-const drawOnly = mode === '--draw-only';
+const drawOnly = mode === '--draw-only' || mode === '--replay';
+const replay = mode === '--replay';
 const failures = [];
 function check(ok, what) {
   console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`);
@@ -27,8 +29,7 @@ try {
 
   // the model description, to know what must be drawn
   const model = await (await fetch(new URL('model.json', url))).json();
-  const drawable = model.geoms.filter((g) => g.group <= 2 && g.rgba[3] > 0 &&
-                                             g.type !== 'hfield').length;
+  const drawable = model.geoms.filter((g) => g.group <= 2 && g.rgba[3] > 0).length;
 
   // frames arrive and the scene is drawn
   await page.waitForFunction(() => window.moducoViewer && window.moducoViewer.state.frames >= 5,
@@ -38,6 +39,28 @@ try {
   const sliders = await page.locator('#ctrls input[type=range]').count();
   check(sliders === model.actuators.length,
         `one slider per actuator (${sliders} of ${model.actuators.length})`);
+  if (replay) {
+    // the scrub bar covers the recording; moving it shows that frame (recorded at k timesteps)
+    check(await page.isVisible('#scrub') && !(await page.isVisible('#ctrls')),
+          'replay: scrub bar shown, actuator sliders hidden');
+    const nframe = await page.evaluate(() => window.moducoViewer.state.nframe);
+    const max = Number(await page.getAttribute('#scrub', 'max'));
+    check(nframe > 10 && max === nframe - 1, `scrub bar over ${nframe} frames (max ${max})`);
+    const k = Math.floor(nframe / 2);
+    await page.evaluate((v) => {
+      const s = document.getElementById('scrub');
+      s.value = String(v);
+      s.dispatchEvent(new Event('input'));
+    }, k);
+    await page.waitForFunction((v) => window.moducoViewer.state.frame === v &&
+                               window.moducoViewer.state.paused, k, { timeout: 10000 });
+    const t = await page.evaluate(() => window.moducoViewer.state.time);
+    check(Math.abs(t - k * model.timestep) < 1e-9, `scrubbed to frame ${k}: time ${t}`);
+    await page.click('#loop');
+    await page.waitForFunction(() => window.moducoViewer.state.loop === false, null,
+                               { timeout: 10000 });
+    check(true, 'loop switched off');
+  }
   const nonblank = await page.evaluate(() => window.moducoViewer.nonBlankPixels());
   check(nonblank > 0.05 * 800 * 600, `canvas not blank (${nonblank} non-background pixels)`);
 
@@ -76,6 +99,62 @@ try {
     check(run.speed === 0.5, `speed acknowledged (${run.speed})`);
     check(run.rtf > 0.2 && run.rtf < 0.8, `real-time factor near 0.5 (${run.rtf})`);
     console.log(`page fps ${run.fps.toFixed(1)} (software rendering)`);
+
+    // overlays: body frames, centres of mass, joint axes, contacts from the server
+    for (const k of ['frames', 'com', 'joints', 'contacts']) await page.check(`#show-${k}`);
+    const hinges = model.joints.filter((j) => j.type === 'hinge' || j.type === 'slide').length;
+    const massive = model.bodies.filter((b, i) => i > 0 && b.mass > 0).length;
+    await page.waitForFunction(() => window.moducoViewer.state.contactMessages > 2, null,
+                               { timeout: 20000 });
+    const o = await page.evaluate(() => window.moducoViewer.overlays());
+    check(o.frames === model.nbody - 1 && o.com === massive && o.joints === hinges,
+          `overlays: ${o.frames} body frames, ${o.com} centres of mass, ${o.joints} joint axes`);
+    await page.waitForFunction(() => {
+      const v = window.moducoViewer;
+      return v.state.ncon > 0 && v.overlays().contacts === v.state.ncon;
+    }, null, { timeout: 20000 });
+    check(true, 'contacts: one point per contact of the pose frame');
+
+    // perturbation: double-click the torso, Ctrl + right drag upwards lifts it
+    await page.selectOption('#speed', '1');
+    const [px, py] = await page.evaluate(() => window.moducoViewer.project(1));
+    await page.mouse.dblclick(px, py);
+    const selected = await page.evaluate(() => window.moducoViewer.state.selected);
+    check(selected === 1, `double-click selects the torso (${selected})`);
+    const z0 = await page.evaluate(() => window.moducoViewer.bodyPosition(1)[2]);
+    await page.keyboard.down('Control');
+    await page.mouse.move(px, py);
+    await page.mouse.down({ button: 'right' });
+    await page.mouse.move(px, py - 150, { steps: 5 });
+    await page.waitForTimeout(2000);
+    const z1 = await page.evaluate(() => window.moducoViewer.bodyPosition(1)[2]);
+    await page.mouse.up({ button: 'right' });
+    await page.keyboard.up('Control');
+    const sent = await page.evaluate(() => window.moducoViewer.state.perturbs);
+    check(z1 > z0 + 0.2,
+          `Ctrl + right drag lifts the torso (z ${z0.toFixed(2)} -> ${z1.toFixed(2)}, ${sent} sent)`);
+
+    // solver switch: the stats name the new solver and the plot marks the change
+    const solvers = await page.$$eval('#solver option', (os) => os.map((o) => o.value));
+    const current = await page.inputValue('#solver');
+    const other = solvers.find((n) => n !== current);
+    check(solvers.length >= 2 && other !== undefined, `solvers offered: ${solvers.join(', ')}`);
+    await page.selectOption('#solver', other);
+    await page.waitForFunction((n) => window.moducoViewer.state.solver === n, other,
+                               { timeout: 10000 });
+    await page.waitForTimeout(500);
+    const marks = await page.evaluate(() => window.moducoViewer.plots.marks());
+    const samples = await page.evaluate(() => window.moducoViewer.plots.samples());
+    check(marks.some((m) => m.startsWith(other)) && samples > 10,
+          `the plot marks the switch to ${other} (${marks.join('; ')}; ${samples} samples)`);
+
+    // tracking: the orbit target follows the chosen body
+    await page.selectOption('#track', '1');
+    await page.waitForTimeout(1000);
+    const [tgt, pos] = await page.evaluate(() => [window.moducoViewer.target(),
+                                                  window.moducoViewer.bodyPosition(1)]);
+    check(Math.hypot(tgt[0] - pos[0], tgt[1] - pos[1], tgt[2] - pos[2]) < 0.05,
+          `tracking body 1: target ${tgt.map((x) => x.toFixed(2))} at ${pos.map((x) => x.toFixed(2))}`);
   }
   await page.waitForTimeout(300);
   if (shot) await page.screenshot({ path: shot });

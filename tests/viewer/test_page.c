@@ -15,8 +15,9 @@
 
 #define HERE MODUCO_SOURCE_DIR "/tests/viewer"
 
-// serve model, run page_test.mjs on it with mode ("" or "--draw-only"), expect a screenshot
-static void runPage(const char* model, const char* shot, const char* mode) {
+// serve model (with extra options), run page_test.mjs on it with mode ("", "--draw-only" or
+// "--replay"), expect a screenshot
+static void runPage(const char* model, const char* extra, const char* shot, const char* mode) {
   struct stat st;
   cr_assert(!stat(HERE "/node_modules/playwright-core/package.json", &st),
             "tests/viewer/node_modules is missing: run scripts/setup-debian.sh (npm ci there)");
@@ -24,7 +25,7 @@ static void runPage(const char* model, const char* shot, const char* mode) {
             "chromium is missing: run scripts/setup-debian.sh (apt-get install chromium)");
   mg_init_library(0);
   ViewServer s;
-  cr_assert_eq(vs_start(&s, model, NULL, 20), 0);
+  cr_assert_eq(vs_start(&s, model, extra, 20), 0);
   unlink(shot);
   char cmd[2048];
   snprintf(cmd, sizeof(cmd), "timeout 150 node '%s/page_test.mjs' http://127.0.0.1:%d/ '%s' %s",
@@ -38,10 +39,27 @@ static void runPage(const char* model, const char* shot, const char* mode) {
 }
 
 Test(view_page, humanoid_controls, .timeout = 170) {
-  runPage(MODUCO_SOURCE_DIR "/models/humanoid.xml",
+  runPage(MODUCO_SOURCE_DIR "/models/humanoid.xml", NULL,
           MODUCO_BINARY_DIR "/tests/viewer/viewer-humanoid.png", "");
 }
 
 Test(view_page, every_geom_type, .timeout = 170) {
-  runPage(HERE "/shapes.xml", MODUCO_BINARY_DIR "/tests/viewer/viewer-shapes.png", "--draw-only");
+  runPage(HERE "/shapes.xml", NULL, MODUCO_BINARY_DIR "/tests/viewer/viewer-shapes.png",
+          "--draw-only");
+}
+
+Test(view_page, replay_scrub_and_loop, .timeout = 170) {
+  char rec[] = "/tmp/moduco_page_replay_XXXXXX";
+  int fd = mkstemp(rec);
+  cr_assert_geq(fd, 0);
+  close(fd);
+  char cmd[1024];
+  snprintf(cmd, sizeof(cmd), "'%s' run '%s' --steps 400 --record '%s' >/dev/null 2>&1",
+           MODUCO_CLI, MODUCO_SOURCE_DIR "/models/humanoid.xml", rec);
+  cr_assert_eq(system(cmd), 0, "%s", cmd);
+  char extra[128];
+  snprintf(extra, sizeof(extra), "--replay '%s'", rec);
+  runPage(MODUCO_SOURCE_DIR "/models/humanoid.xml", extra,
+          MODUCO_BINARY_DIR "/tests/viewer/viewer-replay.png", "--replay");
+  unlink(rec);
 }

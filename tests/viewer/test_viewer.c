@@ -165,11 +165,11 @@ Test(view_http, every_geom_type) {
   cr_assert_eq(vs_http(s.port, "GET", "/model.json", &body, NULL), 200);
   cJSON* j = cJSON_Parse(body);
   cr_assert_not_null(j);
-  const char* want[] = {"plane", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh",
-                        "sphere"};
+  const char* want[] = {"plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box",
+                        "mesh", "sphere"};
   const cJSON* geoms = cJSON_GetObjectItem(j, "geoms");
-  cr_assert_eq(cJSON_GetArraySize(geoms), 8);
-  for (int g = 0; g < 8; g++) {
+  cr_assert_eq(cJSON_GetArraySize(geoms), 9);
+  for (int g = 0; g < 9; g++) {
     const cJSON* gj = cJSON_GetArrayItem(geoms, g);
     cr_expect_str_eq(cJSON_GetObjectItem(gj, "type")->valuestring, want[g], "geom %d", g);
   }
@@ -179,7 +179,20 @@ Test(view_http, every_geom_type) {
   int nface = cJSON_GetArraySize(cJSON_GetObjectItem(mesh, "face"));
   cr_expect(nvert == 12 && nface == 12, "tetrahedron: %d vertex and %d face numbers", nvert,
             nface);
-  cr_expect_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(geoms, 6), "data")->valueint, 0);
+  cr_expect_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(geoms, 7), "data")->valueint, 0);
+  // the height field: its grid and elevation (0 1 0 1 / 1 0 1 0 / 0 1 0 1, row-major)
+  const cJSON* hf = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "hfields"), 0);
+  cr_assert_not_null(hf, "the height field is described");
+  cr_expect_eq(cJSON_GetObjectItem(hf, "nrow")->valueint, 3);
+  cr_expect_eq(cJSON_GetObjectItem(hf, "ncol")->valueint, 4);
+  const cJSON* hd = cJSON_GetObjectItem(hf, "data");
+  cr_assert_eq(cJSON_GetArraySize(hd), 12);
+  for (int i = 0; i < 12; i++) {
+    cr_expect_float_eq(cJSON_GetArrayItem(hd, i)->valuedouble, (i / 4 + i % 4) % 2, 1e-6,
+                       "elevation %d", i);
+  }
+  cr_expect_float_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(hf, "size"), 2)->valuedouble, 0.1,
+                     1e-12);
   cJSON_Delete(j);
   free(body);
   cr_expect_eq(vs_stop(&s, 10), 0);
@@ -349,6 +362,226 @@ Test(view_ws, ctrl_drives_the_actuator) {
                        "{\"cmd\":\"ctrl\",\"index\":0,\"value\":1e11}",
                        "{\"cmd\":\"ctrl\",\"index\":0}"};
   for (int i = 0; i < 6; i++) {
+    expectError(c, 1, bad[i], strlen(bad[i]), bad[i]);
+  }
+  ws_close(c);
+  cr_expect_eq(vs_stop(&s, 10), 0);
+  mg_exit_library();
+}
+
+
+Test(view_ws, contacts_when_asked) {
+  // humanoid.xml, paused, 150 steps (it lies on the floor): the contact message after the pose
+  // frame holds the contacts of the same steps in this process
+  mg_init_library(0);
+  ViewServer s;
+  cr_assert_eq(vs_start(&s, HUMANOID, "--paused", 20), 0);
+  expectInModel(s.port, "\"joints\":[{\"name\":\"root\",\"type\":\"free\",\"body\":1");
+  WsClient* c = ws_open(s.port);
+  cr_assert_not_null(c);
+  expectAck(c, "{\"cmd\":\"contacts\",\"value\":true}", "contacts", 1);
+  ws_drain(c);
+  expectAck(c, "{\"cmd\":\"step\",\"n\":150}", "step", 1);
+  WsMessage pose, con;
+  cr_assert(ws_nextBinary(c, &pose, 5) && ws_nextBinary(c, &con, 5), "pose and contacts");
+  uint32_t magic, n, ncon;
+  memcpy(&magic, con.data, 4);
+  memcpy(&n, con.data + 4, 4);
+  memcpy(&ncon, pose.data + 28, 4);
+  cr_assert_eq(magic, 0x4B56434Du, "contact message magic");
+  cr_assert_eq(con.len, 8 + 24 * n);
+
+  char err[512];
+  mcModel* m = mc_loadXML(HUMANOID, err, sizeof(err));
+  cr_assert_not_null(m, "%s", err);
+  mcData* d = mc_makeData(m);
+  mc_forward(m, d);
+  for (int i = 0; i < 150; i++) {
+    mc_step(m, d);
+  }
+  cr_assert_gt(d->ncon, 0, "the humanoid touches the floor");
+  cr_expect_eq((int)n, d->ncon);
+  cr_expect_eq(ncon, n, "the pose frame counts the same contacts");
+  for (int i = 0; i < d->ncon && i < (int)n; i++) {
+    float p[6];
+    memcpy(p, con.data + 8 + 24 * i, sizeof(p));
+    mcNum f[6];
+    mc_contactForce(m, d, i, f);
+    const mcNum* nrm = d->contact[i].frame;
+    for (int k = 0; k < 3; k++) {
+      cr_expect_eq(p[k], (float)d->contact[i].pos[k], "contact %d position %d", i, k);
+    }
+    double fn = p[3] * nrm[0] + p[4] * nrm[1] + p[5] * nrm[2];
+    cr_expect(fabs(fn - f[0]) <= 1e-4 * (1 + fabs(f[0])), "contact %d normal force %g, %g",
+              i, fn, f[0]);
+    cr_expect_geq(f[0], 0);
+  }
+  free(pose.data);
+  free(con.data);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+
+  // off again: pose frames only
+  expectAck(c, "{\"cmd\":\"contacts\",\"value\":false}", "contacts", 1);
+  ws_drain(c);
+  expectAck(c, "{\"cmd\":\"step\"}", "step", 1);
+  cr_assert(ws_nextBinary(c, &pose, 5));
+  free(pose.data);
+  cr_expect(!ws_nextBinary(c, &con, 0.5), "no contact message once switched off");
+  const char* bad[] = {"{\"cmd\":\"contacts\"}", "{\"cmd\":\"contacts\",\"value\":1}"};
+  for (int i = 0; i < 2; i++) {
+    expectError(c, 1, bad[i], strlen(bad[i]), bad[i]);
+  }
+  ws_close(c);
+  cr_expect_eq(vs_stop(&s, 10), 0);
+  mg_exit_library();
+}
+
+
+Test(view_ws, perturbation_pulls_a_body) {
+  // humanoid.xml, paused: the torso pulled 0.6 m above where it starts, for 100 steps, ends
+  // well above where the same steps without the pull leave it; a rotate pull turns it
+  char err[512];
+  mcModel* m = mc_loadXML(HUMANOID, err, sizeof(err));
+  cr_assert_not_null(m, "%s", err);
+  mcData* d = mc_makeData(m);
+  mc_forward(m, d);
+  double x0 = d->xpos[3], y0 = d->xpos[4], z0 = d->xpos[5];
+  for (int i = 0; i < 100; i++) {
+    mc_step(m, d);
+  }
+  mc_kinematics(m, d);
+  double zfree = d->xpos[5];
+  mc_deleteData(d);
+  mc_deleteModel(m);
+
+  mg_init_library(0);
+  ViewServer s;
+  cr_assert_eq(vs_start(&s, HUMANOID, "--paused", 20), 0);
+  WsClient* c = ws_open(s.port);
+  cr_assert_not_null(c);
+  char msg[256];
+  snprintf(msg, sizeof(msg), "{\"cmd\":\"perturb\",\"body\":1,\"mode\":\"move\","
+           "\"anchor\":[0,0,0],\"target\":[%.17g,%.17g,%.17g]}", x0, y0, z0 + 0.6);
+  expectAck(c, msg, "perturb", 1);
+
+  // malformed perturbations: errors, and nothing moves
+  const char* bad[] = {"{\"cmd\":\"perturb\"}",
+                       "{\"cmd\":\"perturb\",\"body\":13,\"mode\":\"move\","
+                       "\"anchor\":[0,0,0],\"target\":[0,0,0]}",
+                       "{\"cmd\":\"perturb\",\"body\":1,\"mode\":\"push\","
+                       "\"anchor\":[0,0,0],\"target\":[0,0,0]}",
+                       "{\"cmd\":\"perturb\",\"body\":1,\"mode\":\"move\","
+                       "\"anchor\":[0,0],\"target\":[0,0,0]}",
+                       "{\"cmd\":\"perturb\",\"body\":1,\"mode\":\"move\","
+                       "\"anchor\":[0,0,0],\"target\":[0,0,1e7]}",
+                       "{\"cmd\":\"perturb\",\"body\":1,\"mode\":\"move\","
+                       "\"anchor\":[0,0,0],\"target\":[0,\"x\",0]}",
+                       "{\"cmd\":\"perturb\",\"body\":1.5}"};
+  for (int i = 0; i < 7; i++) {
+    expectError(c, 1, bad[i], strlen(bad[i]), bad[i]);
+  }
+  ws_drain(c);
+  expectAck(c, "{\"cmd\":\"step\",\"n\":100}", "step", 1);
+  WsMessage f;
+  cr_assert(ws_nextBinary(c, &f, 5));
+  Frame h = decode(&f);
+  cr_expect_float_eq(h.time, 100 * 0.005, 1e-9, "100 steps, no more");
+  float z = bodyZ(&f, 1);
+  free(f.data);
+  cr_expect_gt(z, zfree + 0.2, "pulled torso at %g, unpulled at %g", z, zfree);
+  cr_expect(fabs(z - (z0 + 0.6)) < 0.3, "torso near the target: %g, target %g", z, z0 + 0.6);
+
+  // let go: it falls again
+  expectAck(c, "{\"cmd\":\"perturb\",\"body\":0}", "perturb", 1);
+  ws_drain(c);
+  expectAck(c, "{\"cmd\":\"step\",\"n\":100}", "step", 1);
+  cr_assert(ws_nextBinary(c, &f, 5));
+  cr_expect_lt(bodyZ(&f, 1), z - 0.1, "released: the torso falls");
+  free(f.data);
+
+  // rotate: from the reset pose (torso upright, x axis level), a point 0.3 m along the torso's x
+  // pulled up turns it: within 20 steps its x axis tips up
+  expectAck(c, "{\"cmd\":\"reset\"}", "reset", 1);
+  snprintf(msg, sizeof(msg), "{\"cmd\":\"perturb\",\"body\":1,\"mode\":\"rotate\","
+           "\"anchor\":[0.3,0,0],\"target\":[%.17g,%.17g,%.17g]}", x0 + 0.3, y0, z0 + 0.3);
+  expectAck(c, msg, "perturb", 1);
+  ws_drain(c);
+  expectAck(c, "{\"cmd\":\"step\",\"n\":20}", "step", 1);
+  cr_assert(ws_nextBinary(c, &f, 5));
+  float q[4];
+  memcpy(q, f.data + 32 + 28 + 12, sizeof(q));
+  free(f.data);
+  // z component of the torso's x axis: 2 (x z - w y)
+  float xz = 2 * (q[1] * q[3] - q[0] * q[2]);
+  cr_expect_gt(xz, 0.3f, "rotate: the torso's x axis tipped up (z component %g)", (double)xz);
+  ws_close(c);
+  cr_expect_eq(vs_stop(&s, 10), 0);
+  mg_exit_library();
+}
+
+
+// the next stats message, parsed
+static cJSON* nextStats(WsClient* c) {
+  for (;;) {
+    WsMessage m;
+    cr_assert(ws_nextText(c, &m, 5), "no stats message");
+    cJSON* j = cJSON_Parse(m.data);
+    free(m.data);
+    if (j && !strcmp(typeOf(j), "stats")) {
+      return j;
+    }
+    cJSON_Delete(j);
+  }
+}
+
+Test(view_ws, solver_and_integrator_swap_live) {
+  // humanoid.xml, paused: every loaded solver in turn, then an integrator; the state (time)
+  // is kept across a swap and the stats name the new plugin
+  mg_init_library(0);
+  ViewServer s;
+  cr_assert_eq(vs_start(&s, HUMANOID, "--paused", 20), 0);
+  WsClient* c = ws_open(s.port);
+  cr_assert_not_null(c);
+  WsMessage m;
+  cr_assert(ws_nextText(c, &m, 5));
+  cJSON* hello = cJSON_Parse(m.data);
+  free(m.data);
+  cr_assert_str_eq(typeOf(hello), "hello");
+  const cJSON* solvers = cJSON_GetObjectItem(hello, "solvers");
+  cr_assert_geq(cJSON_GetArraySize(solvers), 2, "at least two solver plugins loaded");
+  expectAck(c, "{\"cmd\":\"step\",\"n\":60}", "step", 1);
+  double t = 60 * 0.005;
+  const cJSON* name;
+  cJSON_ArrayForEach(name, solvers) {
+    char msg[128];
+    snprintf(msg, sizeof(msg), "{\"cmd\":\"solver\",\"name\":\"%s\"}", name->valuestring);
+    expectAck(c, msg, "solver", 1);
+    ws_drain(c);
+    expectAck(c, "{\"cmd\":\"step\",\"n\":2}", "step", 1);
+    t += 2 * 0.005;
+    cJSON* st = nextStats(c);
+    cr_expect_str_eq(cJSON_GetObjectItem(st, "solver")->valuestring, name->valuestring);
+    cr_expect_float_eq(cJSON_GetObjectItem(st, "time")->valuedouble, t, 1e-9,
+                       "the time goes on across the swap to %s", name->valuestring);
+    cr_expect(cJSON_IsNumber(cJSON_GetObjectItem(st, "iter")) &&
+              cJSON_IsNumber(cJSON_GetObjectItem(st, "energy")) &&
+              cJSON_GetObjectItem(st, "steptime")->valuedouble > 0, "stats of %s",
+              name->valuestring);
+    cJSON_Delete(st);
+  }
+  cJSON_Delete(hello);
+  expectAck(c, "{\"cmd\":\"integrator\",\"name\":\"rk4\"}", "integrator", 1);
+  ws_drain(c);
+  expectAck(c, "{\"cmd\":\"step\"}", "step", 1);
+  cJSON* st = nextStats(c);
+  cr_expect_str_eq(cJSON_GetObjectItem(st, "integrator")->valuestring, "rk4");
+  cJSON_Delete(st);
+  const char* bad[] = {"{\"cmd\":\"solver\",\"name\":\"nope\"}",
+                       "{\"cmd\":\"solver\",\"name\":5}", "{\"cmd\":\"solver\"}",
+                       "{\"cmd\":\"integrator\",\"name\":\"\"}",
+                       "{\"cmd\":\"integrator\",\"name\":\"pgs\"}"};
+  for (int i = 0; i < 5; i++) {
     expectError(c, 1, bad[i], strlen(bad[i]), bad[i]);
   }
   ws_close(c);

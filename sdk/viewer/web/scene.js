@@ -44,9 +44,36 @@ function geometry(g, model, extent) {
       geo.computeVertexNormals();
       return geo;
     }
+    case 'hfield':
+      return model.hfields[g.data] ? heightField(model.hfields[g.data]) : null;
     default:
-      return null;                             // hfield: not drawn yet (docs/viewer.md)
+      return null;
   }
+}
+
+// a height field's top surface: an nrow x ncol grid over [-x, x] x [-y, y] (row r at
+// y = (2r / (nrow - 1) - 1) y), elevation data (in [0, 1]) times z_top; the base (z_bottom)
+// is not drawn
+function heightField(h) {
+  const [sx, sy, sz] = h.size;
+  const pos = [], idx = [];
+  for (let r = 0; r < h.nrow; r++) {
+    for (let c = 0; c < h.ncol; c++) {
+      pos.push((2 * c / (h.ncol - 1) - 1) * sx, (2 * r / (h.nrow - 1) - 1) * sy,
+               h.data[r * h.ncol + c] * sz);
+    }
+  }
+  for (let r = 0; r + 1 < h.nrow; r++) {
+    for (let c = 0; c + 1 < h.ncol; c++) {
+      const a = r * h.ncol + c, b = a + 1, d = a + h.ncol, e = d + 1;
+      idx.push(a, b, e, a, e, d);
+    }
+  }
+  const geo = new THREE.BufferGeometry();
+  geo.setAttribute('position', new THREE.Float32BufferAttribute(pos, 3));
+  geo.setIndex(idx);
+  geo.computeVertexNormals();
+  return geo;
 }
 
 // a grid of lines in the XY plane, each line cut into short segments (long lines that pass
@@ -112,7 +139,8 @@ export function buildScene(model) {
     }
     const mat = new THREE.MeshStandardMaterial({
       color: new THREE.Color(r, gr, b), roughness: 0.6, metalness: 0.05,
-      transparent: a < 1, opacity: a, side: g.type === 'plane' ? THREE.DoubleSide : THREE.FrontSide,
+      transparent: a < 1, opacity: a,
+      side: g.type === 'plane' || g.type === 'hfield' ? THREE.DoubleSide : THREE.FrontSide,
     });
     const mesh = new THREE.Mesh(geo, mat);
     if (g.type === 'plane') mesh.renderOrder = -2;

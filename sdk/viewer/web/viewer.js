@@ -3,13 +3,18 @@
 import * as THREE from 'three';
 import { OrbitControls } from './OrbitControls.js';
 import { buildScene } from './scene.js';
+import { buildOverlays } from './overlays.js';
+import { makePlots } from './plots.js';
 
 const FRAME_MAGIC = 0x4656434d;             // "MCVF"
 const $ = (id) => document.getElementById(id);
 
 const warnings = new Map();                 // warning id -> its latest line
-const state = { frames: 0, time: 0, rtf: 0, paused: false, ncon: 0, speed: 1, fps: 0 };
+const state = { frames: 0, time: 0, rtf: 0, paused: false, ncon: 0, speed: 1, fps: 0,
+                replay: false, frame: 0, nframe: 0, loop: true, contactMessages: 0,
+                selected: 0, anchor: [0, 0, 0], perturbs: 0 };
 let socket = null;
+let plots = null;
 
 function showError(text) {
   $('error').textContent = text;
@@ -76,15 +81,33 @@ function onText(text) {
     state.paused = msg.paused;
     state.speed = msg.speed;
   }
+  if (msg.type === 'hello' && msg.replay) startReplay(msg);
+  if (msg.type === 'hello' && !msg.replay) listPlugins(msg);
+  if (msg.type === 'stats') {
+    state.solver = msg.solver;
+    state.integrator = msg.integrator;
+    state.iter = msg.iter;
+    plots.add(msg);
+  }
+  if (msg.type === 'replay') {
+    state.frame = msg.frame;
+    state.loop = msg.loop;
+    if (!scrubbing) $('scrub').value = msg.frame;
+  }
   if (msg.type === 'ack' && msg.cmd === 'reset') resetSliders();
 }
 
-function connect(bodies, onFirstFrame) {
+function connect(bodies, overlays, onFirstFrame) {
   socket = new WebSocket(`ws://${location.host}/ws`);
   socket.binaryType = 'arraybuffer';
   socket.onmessage = (ev) => {
     if (typeof ev.data === 'string') {
       onText(ev.data);
+      return;
+    }
+    if (overlays.isContacts(ev.data)) {
+      if (!overlays.setContacts(ev.data)) showError('bad contact message from the server');
+      state.contactMessages++;
       return;
     }
     applyFrame(ev.data, bodies);
@@ -117,6 +140,41 @@ function makeSliders(model) {
   });
 }
 
+// the solvers and integrators the server has loaded, the current one selected
+function listPlugins(hello) {
+  for (const kind of ['solver', 'integrator']) {
+    const sel = $(kind);
+    sel.replaceChildren(...hello[`${kind}s`].map((n) => new Option(n, n)));
+    sel.value = hello[kind];
+    sel.onchange = () => send({ cmd: kind, name: sel.value });
+  }
+}
+
+// replay of a recording: a scrub bar over the recorded frames and a loop switch instead of the
+// actuator sliders and keyframes
+let scrubbing = false;
+function startReplay(hello) {
+  state.replay = true;
+  state.nframe = hello.frames;
+  state.loop = hello.loop;
+  $('replayrow').hidden = false;
+  $('ctrls').hidden = true;
+  $('plugins').hidden = true;
+  $('plots').hidden = true;
+  $('show-contacts').parentElement.hidden = true;     // a recording holds no contacts
+  $('keyrow').hidden = true;
+  $('scrub').max = String(hello.frames - 1);
+  $('loop').checked = hello.loop;
+}
+
+function wireReplay() {
+  const scrub = $('scrub');
+  scrub.onpointerdown = () => { scrubbing = true; };
+  scrub.onpointerup = () => { scrubbing = false; };
+  scrub.oninput = () => send({ cmd: 'seek', frame: Number(scrub.value) });
+  $('loop').onchange = (e) => send({ cmd: 'loop', value: e.target.checked });
+}
+
 // after a reset the controls are 0 again (mc_resetData)
 function resetSliders() {
   for (const input of $('ctrls').querySelectorAll('input')) {
@@ -136,13 +194,89 @@ function wireControls(model) {
   $('step').onclick = () => send({ cmd: 'step', n: 1 });
   $('reset').onclick = () => send({ cmd: 'reset' });
   $('speed').onchange = (e) => send({ cmd: 'speed', value: Number(e.target.value) });
+  wireReplay();
   window.addEventListener('keydown', (e) => {
-    if (e.target.tagName === 'SELECT') return;
+    if (e.target.tagName === 'SELECT' || e.target.type === 'range') return;
     if (e.code === 'Space') $('play').click();
     else if (e.code === 'ArrowRight') $('step').click();
     else if (e.code === 'Backspace') $('reset').click();
     else return;
     e.preventDefault();
+  });
+}
+
+// overlay switches (contacts are asked from the server) and the body the camera tracks
+function wireOverlays(model, overlays) {
+  for (const kind of ['frames', 'com', 'joints', 'contacts']) {
+    $(`show-${kind}`).onchange = (e) => {
+      overlays.show(kind, e.target.checked);
+      if (kind === 'contacts' && !state.replay) send({ cmd: 'contacts', value: e.target.checked });
+    };
+  }
+  model.bodies.forEach((b, i) => {
+    if (i > 0) $('track').add(new Option(b.name || `body ${i}`, String(i)));
+  });
+}
+
+// keep the tracked body at the orbit target: move target and camera by its displacement
+function track(bodies, camera, controls) {
+  const b = Number($('track').value);
+  if (!(b > 0)) return;
+  const p = bodies[b].getWorldPosition(new THREE.Vector3());
+  const delta = p.sub(controls.target);
+  controls.target.add(delta);
+  camera.position.add(delta);
+  controls.update();
+}
+
+// mouse perturbation as in MuJoCo's simulate: double-click selects a body (the point clicked is
+// the anchor), Ctrl + right drag pulls the anchor to the mouse (a spring force), Ctrl + left drag
+// turns the body (a torque); the server applies the spring through xfrc_applied
+function wirePerturb(canvas, bodies, pickable, camera, controls) {
+  const ray = new THREE.Raycaster();
+  const ndc = (e) => {
+    const r = canvas.getBoundingClientRect();
+    return new THREE.Vector2(((e.clientX - r.left) / r.width) * 2 - 1,
+                             -((e.clientY - r.top) / r.height) * 2 + 1);
+  };
+  let drag = null;
+  canvas.addEventListener('dblclick', (e) => {
+    ray.setFromCamera(ndc(e), camera);
+    const hit = ray.intersectObjects(pickable, false)[0];
+    state.selected = 0;
+    if (!hit) return;
+    const b = bodies.indexOf(hit.object.parent);
+    if (b > 0) {
+      state.selected = b;
+      state.anchor = bodies[b].worldToLocal(hit.point.clone()).toArray();
+    }
+  });
+  canvas.addEventListener('contextmenu', (e) => { if (e.ctrlKey) e.preventDefault(); });
+  canvas.addEventListener('pointerdown', (e) => {
+    if (!e.ctrlKey || !(state.selected > 0) || state.replay) return;
+    controls.enabled = false;
+    const b = state.selected;
+    const p = bodies[b].localToWorld(new THREE.Vector3().fromArray(state.anchor));
+    const normal = camera.getWorldDirection(new THREE.Vector3());
+    drag = { b, mode: e.button === 2 ? 'move' : 'rotate',
+             plane: new THREE.Plane().setFromNormalAndCoplanarPoint(normal, p) };
+    canvas.setPointerCapture(e.pointerId);
+  });
+  canvas.addEventListener('pointermove', (e) => {
+    if (!drag) return;
+    ray.setFromCamera(ndc(e), camera);
+    const t = ray.ray.intersectPlane(drag.plane, new THREE.Vector3());
+    if (t) {
+      send({ cmd: 'perturb', body: drag.b, mode: drag.mode, anchor: state.anchor,
+             target: t.toArray() });
+      state.perturbs++;
+    }
+  });
+  canvas.addEventListener('pointerup', () => {
+    if (!drag) return;
+    drag = null;
+    controls.enabled = true;
+    send({ cmd: 'perturb', body: 0 });
   });
 }
 
@@ -194,12 +328,28 @@ async function main() {
     state, scene, camera, meshes: bodies.reduce((n, b) => n + b.children.length, 0),
     nonBlankPixels: () => nonBlankPixels(renderer),
   };
+  const pickable = bodies.slice(1).flatMap((b) => [...b.children]);   // the geoms, no overlay
+  const overlays = buildOverlays(model, scene, bodies, extent);
+  plots = makePlots($('plots'));
+  window.moducoViewer.plots = plots;
+  window.moducoViewer.overlays = overlays.counts;
+  window.moducoViewer.target = () => controls.target.toArray();
+  window.moducoViewer.bodyPosition =
+    (b) => bodies[b].getWorldPosition(new THREE.Vector3()).toArray();
   wireControls(model);
-  connect(bodies, () => frameBodies(bodies, camera, controls));
+  wireOverlays(model, overlays);
+  wirePerturb(renderer.domElement, bodies, pickable, camera, controls);
+  window.moducoViewer.project = (b) => {
+    const p = bodies[b].getWorldPosition(new THREE.Vector3()).project(camera);
+    return [(p.x + 1) / 2 * window.innerWidth, (1 - p.y) / 2 * window.innerHeight];
+  };
+  connect(bodies, overlays, () => frameBodies(bodies, camera, controls));
 
   let fpsFrames = 0, fpsStart = performance.now();
   renderer.setAnimationLoop(() => {
+    track(bodies, camera, controls);
     renderer.render(scene, camera);
+    if (!state.replay) plots.draw();
     fpsFrames++;
     const t = performance.now();
     if (t - fpsStart >= 1000) {
@@ -210,8 +360,11 @@ async function main() {
     $('play').textContent = state.paused ? 'play' : 'pause';
     $('status').textContent =
       `time      ${state.time.toFixed(3)} s\n` +
+      (state.replay ? `frame     ${state.frame} / ${state.nframe - 1}\n` : '') +
       `realtime  ${state.paused ? 'paused' : state.rtf.toFixed(2) + 'x'}\n` +
       `contacts  ${state.ncon}\n` +
+      (state.selected > 0 ? `selected  ${model.bodies[state.selected].name || state.selected}\n`
+                          : '') +
       `page fps  ${state.fps.toFixed(0)}`;
   });
 }
