@@ -79,18 +79,31 @@ int rec_open(RecWriter* w, const char* path, const char* model_file, const mcMod
 
 int rec_frame(RecWriter* w, const mcData* d) {
   unsigned char b[8];
+  errno = 0;
   putF64(b, d->time);
-  fwrite(b, 1, 8, w->f);
-  for (int i = 0; i < w->nq; i++) {
+  int ok = fwrite(b, 1, 8, w->f) == 8;
+  for (int i = 0; i < w->nq && ok; i++) {
     putF64(b, d->qpos[i]);
-    fwrite(b, 1, 8, w->f);
+    ok = fwrite(b, 1, 8, w->f) == 8;
   }
-  return ferror(w->f) ? -1 : 0;
+  if (!ok || ferror(w->f)) {
+    // report now, while errno still tells why (the buffer flush that failed set it)
+    cli_error("cannot write %s: %s", w->path, errno ? strerror(errno) : "write error");
+    w->reported = 1;
+    return -1;
+  }
+  return 0;
 }
 
 
 int rec_close(RecWriter* w) {
-  int rc = cli_closeOutput(w->f, w->path);
+  int rc;
+  if (w->reported) {
+    fclose(w->f);
+    rc = -1;
+  } else {
+    rc = cli_closeOutput(w->f, w->path);
+  }
   w->f = NULL;
   return rc;
 }

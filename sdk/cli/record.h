@@ -26,6 +26,7 @@ typedef struct {
   FILE* f;
   const char* path;               // for messages
   int nq;
+  int reported;                   // a write error was already printed (with its errno)
 } RecWriter;
 
 // Create path and write the header for model m loaded from model_file. On failure print
