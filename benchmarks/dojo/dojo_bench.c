@@ -10,6 +10,9 @@
 // a violation already present is removed in one step, which injects energy at large h); the soft
 // arms keep the model's margins, since a soft solver treats margin as the distance it pushes
 // back at. Height fields are left out of every arm (see loadArm).
+// With MODUCO_DOJO_CSV=DIR, cone, stability and convergence also write their series to
+// DIR/cone-box.csv, DIR/stability-MODEL.csv and DIR/convergence-MODEL.csv, which benchmarks/dojo/plot.py turns into
+// the SVG plots of docs/dojo.md.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,6 +112,27 @@ static int diverged(const mcModel* m, const mcData* d) {
 }
 
 
+// DIR/<kind>-<model file name without .xml>.csv open for writing when MODUCO_DOJO_CSV=DIR is set;
+// NULL otherwise (or with a message when it cannot be written)
+static FILE* csvOpen(const char* kind, const char* file) {
+  const char* dir = getenv("MODUCO_DOJO_CSV");
+  if (!dir || !*dir) {
+    return NULL;
+  }
+  const char* base = strrchr(file, '/');
+  base = base ? base + 1 : file;
+  char path[1024];
+  int n = snprintf(path, sizeof(path), "%s/%s-%.*s.csv", dir, kind,
+                   (int)(strstr(base, ".xml") ? strstr(base, ".xml") - base : (long)strlen(base)),
+                   base);
+  FILE* f = n > 0 && n < (int)sizeof(path) ? fopen(path, "w") : NULL;
+  if (!f) {
+    fprintf(stderr, "moduco-bench-dojo: cannot write the series to %s\n", path);
+  }
+  return f;
+}
+
+
 //---------------------------------- friction cone (Fig. 5) ----------------------------------------
 
 static const char* kBox =
@@ -134,6 +158,10 @@ static void coneExperiment(void) {
     printf("---|");
   }
   printf("\n");
+  FILE* csv = csvOpen("cone", "box");
+  if (csv) {
+    fprintf(csv, "solver,angle,along,lateral\n");
+  }
   for (int k = 0; k < NARM; k++) {
     printf("| %s |", kArms[k].label);
     for (int a = 0; a < 5; a++) {
@@ -150,7 +178,12 @@ static void coneExperiment(void) {
       int n = 0;
       while (n < 3 / h && (n < 5 || hypot(d->qvel[0], d->qvel[1]) > 1e-6)) {
         mc_step(m, d);
-        drift = fmax(drift, fabs(-uy * (d->qpos[0] - x0) + ux * (d->qpos[1] - y0)));
+        double lateral = -uy * (d->qpos[0] - x0) + ux * (d->qpos[1] - y0);
+        drift = fmax(drift, fabs(lateral));
+        if (csv && n % 5 == 0) {
+          fprintf(csv, "%s,%g,%.6f,%.6e\n", kArms[k].label, angles[a],
+                  ux * (d->qpos[0] - x0) + uy * (d->qpos[1] - y0), lateral);
+        }
         n++;
       }
       double along = ux * (d->qpos[0] - x0) + uy * (d->qpos[1] - y0);
@@ -164,6 +197,9 @@ static void coneExperiment(void) {
       mc_deleteModel(m);
     }
     printf("\n");
+  }
+  if (csv) {
+    fclose(csv);
   }
   printf("\n");
 }
@@ -217,6 +253,10 @@ static void stabilityExperiment(const char* file) {
          lift);
   printf("| solver | rate | t = 0.25 | 0.5 | 0.75 | 1.0 | 1.5 | 2.0 |\n");
   printf("|---|---|---|---|---|---|---|---|\n");
+  FILE* csv = csvOpen("stability", file);
+  if (csv) {
+    fprintf(csv, "solver,rate,t,height\n");
+  }
   for (int a = 0; a < 2; a++) {
     for (int r = 0; r < 4; r++) {
       double h = 1 / rates[r];
@@ -229,6 +269,9 @@ static void stabilityExperiment(const char* file) {
       for (int s = 1; s <= (int)lround(duration / h) && !failed; s++) {
         mc_step(m, d);
         failed = diverged(m, d);
+        if (csv && !failed) {
+          fprintf(csv, "%s,%g,%.6f,%.6f\n", kArms[arms[a]].label, rates[r], s * h, d->qpos[2]);
+        }
         while (next < 6 && s * h >= marks[next] - 1e-9) {
           printf(" %.3f |", d->qpos[2]);
           next++;
@@ -242,6 +285,9 @@ static void stabilityExperiment(const char* file) {
       mc_deleteData(d);
       mc_deleteModel(m);
     }
+  }
+  if (csv) {
+    fclose(csv);
   }
   printf("\n");
 }
@@ -284,9 +330,20 @@ static void convergenceExperiment(const char* file, double h) {
          "(%d), largest condition number %.2e\n\n", base ? base + 1 : file, m->opt.timestep, n,
          (double)total / n, nworst, wstep, unconverged, m->opt.iterations, maxcond);
   printf("| iteration | r_vio | kappa_vio | alpha | cond_1(K) |\n|---|---|---|---|---|\n");
+  FILE* csv = csvOpen("convergence", file);
+  if (csv) {
+    fprintf(csv, "iteration,r_vio,kappa_vio,alpha,cond\n");
+  }
   for (int i = 0; i < nworst; i++) {
     printf("| %d | %.2e | %.2e | %.3f | %.2e |\n", i + 1, worst[i].improvement,
            worst[i].gradient, worst[i].lineslope, wcond[i]);
+    if (csv) {
+      fprintf(csv, "%d,%.6e,%.6e,%.6f,%.6e\n", i + 1, worst[i].improvement, worst[i].gradient,
+              worst[i].lineslope, wcond[i]);
+    }
+  }
+  if (csv) {
+    fclose(csv);
   }
   printf("\n");
   mc_deleteData(d);
