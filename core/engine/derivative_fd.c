@@ -307,7 +307,7 @@ static int allocWorker(mcData* d, const Layout* L, const mcNum* state0, int skip
 
 
 // evaluate the full state w->state from skipstage on into x (physics) and sens; return the number
-// of warnings raised
+// of warnings raised, at least 1 while an escalated warning stops d (stepSkip then does not step)
 static int evaluate(const mcModel* m, mcData* d, const Worker* w, int skipstage, mcNum* x,
                     mcNum* sens) {
   int w0 = warningTotal(d);
@@ -320,7 +320,8 @@ static int evaluate(const mcModel* m, mcData* d, const Worker* w, int skipstage,
   if (!w->skipsensor && m->nsensordata) {
     mcu_copy(sens, d->sensordata, m->nsensordata);
   }
-  return warningTotal(d) - w0;
+  int raised = warningTotal(d) - w0;
+  return raised > 0 ? raised : d->warning_stop != 0;
 }
 
 

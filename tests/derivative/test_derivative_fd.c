@@ -419,6 +419,29 @@ Test(derivative_fd, bad_arguments) {
 }
 
 
+// warnings escalated to errors: the first failing column stops the data, and no later column is
+// taken from a step the stop prevented. With eps 6e9 the geared motor's column (evaluated first)
+// gives a huge qacc; every later evaluation finds the data stopped and must fail rather than give
+// the unstepped perturbed state (which would read as A = identity)
+Test(derivative_fd, escalated_warning_stops_columns) {
+  mcModel* m = loadString(
+    "<mujoco><worldbody><body><joint name='s' type='slide' axis='1 0 0'/>"
+    "<geom size='.1' mass='1'/></body></worldbody><actuator><motor joint='s' gear='10'/>"
+    "<motor joint='s' ctrlrange='-1 1'/></actuator></mujoco>");
+  mcData* d = mc_makeData(m);
+  d->qvel[0] = 1;
+  mc_setWarningPolicy(d, mcWARNING_ALL);
+  double A[4] = {1, 1, 1, 1}, B[4] = {1, 1, 1, 1};
+  int rc = mcd_transitionFD(m, d, 6e9, 0, A, B, NULL, NULL);
+  cr_expect_eq(rc, 4, "%d failed columns", rc);
+  cr_expect_eq(fd_maxAbs(A, 4), 0, "A = %g %g %g %g", A[0], A[1], A[2], A[3]);
+  cr_expect_eq(fd_maxAbs(B, 4), 0);
+  cr_expect_geq(mc_warningError(d), 0, "the escalated warning is left for the caller");
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
 // a state that diverges (auto-reset) zeroes every column and says so; no NaN escapes
 Test(derivative_fd, divergence_zeroes_columns, .timeout = 120) {
   Scene s = contactScene(0);
