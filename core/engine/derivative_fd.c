@@ -15,8 +15,13 @@
 // perturbing qvel from the velocity stage, as MuJoCo does. This is valid only when the integrator
 // leaves the position and velocity stages of the step's start in d: the built-in single-stage
 // schemes (Euler, implicit, implicitfast) do; RK4 and third-party integrators (which may call
-// forward at other states) are evaluated without reuse. Reuse changes no bit of the result: the
-// pool version, which runs every evaluation in full on fresh data, returns identical numbers.
+// forward at other states) are evaluated without reuse. Reuse changes no bit of the result.
+//
+// The pool version hands the columns, in the same order, to the pool's threads one at a time. A
+// thread resets its data once per call, runs the nominal step, then its columns as the serial
+// loop does (the items it takes come in increasing order, so its reused stages are the nominal's):
+// every column is computed from the same inputs and stages as in the serial version, so the
+// result is bitwise the serial one for any thread count.
 //
 // An evaluation that raises a warning (divergence, auto-reset, full arena, ...) or gives a
 // non-finite output makes its column zero; the functions return how many columns failed.
@@ -29,6 +34,7 @@
 #include "engine/engine.h"
 #include "engine/io.h"
 #include "engine/plugin_check.h"
+#include "engine/rollout.h"
 #include "engine/sensor.h"
 #include "math/math.h"
 #include "plugin/registry.h"
@@ -262,29 +268,60 @@ static int reusesStages(const mcModel* m) {
 }
 
 
-typedef struct {                  // scratch of one serial transitionFD call
+typedef struct {                  // scratch of one evaluator: the serial call, or one pool thread
   const mcNum* state0;            // nominal full state
-  mcNum* state;                   // perturbed full state
-  const mcNum* sens0;             // sensors of the nominal evaluation (for skipped stages)
+  mcNum* state;                   // perturbed full state (nfull)
+  mcNum *x0, *xp, *xm;            // physics after the nominal, plus and minus steps (nphys each)
+  mcNum *s0, *sp, *sm;            // sensors after them (ns each)
+  mcNum* dq;                      // nv scratch
+  mcNum* tmp;                     // ndx scratch
   int skipsensor;
-} Serial;
+  int ready;                      // d holds the nominal evaluation's stages (x0, s0, bad0 valid)
+  int bad0;                       // the nominal evaluation raised a warning
+  int nfailed;                    // columns this evaluator zeroed
+} Worker;
 
 
-// evaluate the full state s->state from skipstage on into x (physics) and sens; return the number
-// of warnings raised
-static int evaluate(const mcModel* m, mcData* d, const Serial* s, int skipstage, mcNum* x,
+// scratch of an evaluator from d's stack; 0 or -1 (stack full)
+static int allocWorker(mcData* d, const Layout* L, const mcNum* state0, int skipsensor,
+                       Worker* w) {
+  size_t nx = (size_t)L->nphys, ns = (size_t)L->ns;
+  mcNum* buf = mcSTACKALLOC(d, (size_t)L->nfull + 3 * (nx + ns) + L->nv + L->ndx + 1, mcNum);
+  if (!buf) {
+    return -1;
+  }
+  memset(w, 0, sizeof(*w));
+  w->state0 = state0;
+  w->state = buf;
+  w->x0 = buf + L->nfull;
+  w->xp = w->x0 + nx;
+  w->xm = w->xp + nx;
+  w->s0 = w->xm + nx;
+  w->sp = w->s0 + ns;
+  w->sm = w->sp + ns;
+  w->dq = w->sm + ns;
+  w->tmp = w->dq + L->nv;
+  w->skipsensor = skipsensor;
+  return 0;
+}
+
+
+// evaluate the full state w->state from skipstage on into x (physics) and sens; return the number
+// of warnings raised, at least 1 while an escalated warning stops d (stepSkip then does not step)
+static int evaluate(const mcModel* m, mcData* d, const Worker* w, int skipstage, mcNum* x,
                     mcNum* sens) {
   int w0 = warningTotal(d);
-  mc_setState(m, d, s->state, FULL);
-  if (skipstage > mcSTAGE_NONE && !s->skipsensor && m->nsensordata) {
-    mcu_copy(d->sensordata, s->sens0, m->nsensordata);
+  mc_setState(m, d, w->state, FULL);
+  if (skipstage > mcSTAGE_NONE && !w->skipsensor && m->nsensordata) {
+    mcu_copy(d->sensordata, w->s0, m->nsensordata);
   }
-  stepSkip(m, d, skipstage, s->skipsensor);
+  stepSkip(m, d, skipstage, w->skipsensor);
   mc_getState(m, d, x, mcSTATE_PHYSICS);
-  if (!s->skipsensor && m->nsensordata) {
+  if (!w->skipsensor && m->nsensordata) {
     mcu_copy(sens, d->sensordata, m->nsensordata);
   }
-  return warningTotal(d) - w0;
+  int raised = warningTotal(d) - w0;
+  return raised > 0 ? raised : d->warning_stop != 0;
 }
 
 
@@ -297,6 +334,74 @@ static int skipStageOf(const mcModel* m, const Layout* L, int col) {
 }
 
 
+// the nominal step in d: its outputs, and the stages the next columns reuse
+static void nominal(const mcModel* m, mcData* d, const Layout* L, Worker* w) {
+  mcu_copy(w->state, w->state0, L->nfull);
+  w->bad0 = evaluate(m, d, w, mcSTAGE_NONE, w->x0, w->s0) > 0;
+  w->ready = 1;
+}
+
+
+typedef struct {                  // what every column of one call shares
+  const Layout* L;
+  mcNum eps;
+  int centered;
+  mcNum *A, *B, *C, *D;
+} Outputs;
+
+
+// column col into the outputs. Columns must come in the order of columnOrder (ctrl, act, qvel,
+// qpos) after the nominal step in d, so the stages they skip are the nominal's. A failed column
+// makes the next one redo the nominal step, so no state a failure left behind is reused
+static void runColumn(const mcModel* m, mcData* d, const Outputs* o, Worker* w, int col) {
+  const Layout* L = o->L;
+  if (!w->ready) {
+    nominal(m, d, L, w);
+  }
+  Column c = planColumn(m, L, w->state0, col, o->eps, o->centered);
+  int skip = skipStageOf(m, L, col), bad = 0;
+
+  // the two sides
+  if (c.plus) {
+    mcu_copy(w->state, w->state0, L->nfull);
+    perturb(m, L, w->state, col, o->eps, w->dq);
+    bad |= evaluate(m, d, w, skip, w->xp, w->sp) > 0;
+  }
+  if (c.minus) {
+    mcu_copy(w->state, w->state0, L->nfull);
+    perturb(m, L, w->state, col, -o->eps, w->dq);
+    bad |= evaluate(m, d, w, skip, w->xm, w->sm) > 0;
+  }
+  bad |= (!c.plus || !c.minus) && w->bad0;
+
+  // difference
+  const mcNum *xhi = c.plus ? w->xp : w->x0, *shi = c.plus ? w->sp : w->s0;
+  const mcNum *xlo = c.minus ? w->xm : w->x0, *slo = c.minus ? w->sm : w->s0;
+  bad |= badOutputs(L, xhi, shi, xlo, slo, !w->skipsensor);
+  w->nfailed += bad;
+  w->ready = !bad;
+  storeColumn(m, L, col, c.scale, bad, xhi, shi, xlo, slo, o->A, o->B, o->C, o->D, w->tmp);
+}
+
+
+// the columns asked for, in the order that keeps reused stages valid: ctrl, act, qvel, qpos;
+// return their number
+static int columnOrder(const Layout* L, int doX, int doU, int* cols) {
+  int n = 0;
+  int range[4][2] = {{L->ndx, L->ndx + L->nu}, {2 * L->nv, L->ndx}, {L->nv, 2 * L->nv},
+                     {0, L->nv}};
+  for (int g = 0; g < 4; g++) {
+    if ((g == 0 && !doU) || (g > 0 && !doX)) {
+      continue;
+    }
+    for (int col = range[g][0]; col < range[g][1]; col++) {
+      cols[n++] = col;
+    }
+  }
+  return n;
+}
+
+
 int mcd_transitionFD(const mcModel* m, mcData* d, mcNum eps, int flg_centered, mcNum* A,
                      mcNum* B, mcNum* C, mcNum* D) {
   if (checkArgs("mcd_transitionFD", m, d, eps)) {
@@ -304,69 +409,33 @@ int mcd_transitionFD(const mcModel* m, mcData* d, mcNum eps, int flg_centered, m
   }
   Layout L;
   layoutOf(m, &L);
-  int nx = L.nphys, ns = L.ns, ndx = L.ndx;
   int doX = A || C, doU = (B || D) && L.nu > 0;
 
-  // scratch: states, outputs (nominal, plus, minus), work vectors
+  // scratch: nominal state, column order, the evaluator
   mc_markStack(d);
   mcNum* state0 = mcSTACKALLOC(d, L.nfull, mcNum);
-  mcNum* state = mcSTACKALLOC(d, L.nfull, mcNum);
-  mcNum* x = mcSTACKALLOC(d, 3 * (size_t)nx + 1, mcNum);
-  mcNum* sens = mcSTACKALLOC(d, 3 * (size_t)ns + 1, mcNum);
-  mcNum* dq = mcSTACKALLOC(d, (size_t)L.nv + 1, mcNum);
-  mcNum* tmp = mcSTACKALLOC(d, (size_t)ndx + 1, mcNum);
-  if (!state0 || !state || !x || !sens || !dq || !tmp) {
+  int* cols = mcSTACKALLOC(d, (size_t)L.ndx + L.nu + 1, int);
+  Worker w;
+  if (!state0 || !cols || allocWorker(d, &L, state0, !C && !D, &w)) {
     mc_freeStack(d);
     mci_message("mcd_transitionFD: stack full; increase <size memory>");
     return -1;
   }
   mc_getState(m, d, state0, FULL);
-  mcNum *x0 = x, *xp = x + nx, *xm = x + 2 * nx;
-  mcNum *s0 = sens, *sp = sens + ns, *sm = sens + 2 * ns;
-  Serial s = {state0, state, s0, !C && !D};
 
-  // nominal step
-  mcu_copy(state, state0, L.nfull);
-  int bad0 = evaluate(m, d, &s, mcSTAGE_NONE, x0, s0) > 0;
-
-  // columns in the order that keeps reused stages valid: ctrl, act, qvel, qpos
-  int nfailed = 0;
-  int order[4][2] = {{ndx, ndx + L.nu}, {2 * L.nv, ndx}, {L.nv, 2 * L.nv}, {0, L.nv}};
-  for (int g = 0; g < 4; g++) {
-    if ((g == 0 && !doU) || (g > 0 && !doX)) {
-      continue;
-    }
-    for (int col = order[g][0]; col < order[g][1]; col++) {
-      Column c = planColumn(m, &L, state0, col, eps, flg_centered);
-      int skip = skipStageOf(m, &L, col), bad = 0;
-
-      // the two sides
-      if (c.plus) {
-        mcu_copy(state, state0, L.nfull);
-        perturb(m, &L, state, col, eps, dq);
-        bad |= evaluate(m, d, &s, skip, xp, sp) > 0;
-      }
-      if (c.minus) {
-        mcu_copy(state, state0, L.nfull);
-        perturb(m, &L, state, col, -eps, dq);
-        bad |= evaluate(m, d, &s, skip, xm, sm) > 0;
-      }
-      bad |= (!c.plus || !c.minus) && bad0;
-
-      // difference
-      const mcNum *xhi = c.plus ? xp : x0, *shi = c.plus ? sp : s0;
-      const mcNum *xlo = c.minus ? xm : x0, *slo = c.minus ? sm : s0;
-      bad |= badOutputs(&L, xhi, shi, xlo, slo, !s.skipsensor);
-      nfailed += bad;
-      storeColumn(m, &L, col, c.scale, bad, xhi, shi, xlo, slo, A, B, C, D, tmp);
-    }
+  // the nominal step, then the columns
+  Outputs o = {&L, eps, flg_centered, A, B, C, D};
+  int ncol = columnOrder(&L, doX, doU, cols);
+  nominal(m, d, &L, &w);
+  for (int k = 0; k < ncol; k++) {
+    runColumn(m, d, &o, &w, cols[k]);
   }
 
   // restore the caller's state
   mc_setState(m, d, state0, FULL);
   mc_freeStack(d);
-  reportFailed("mcd_transitionFD", nfailed);
-  return nfailed;
+  reportFailed("mcd_transitionFD", w.nfailed);
+  return w.nfailed;
 }
 
 
@@ -380,30 +449,25 @@ int mcd_transitionFDItems(const mcModel* m, int flg_centered) {
 }
 
 
-typedef struct {                  // one column of a pool chunk
-  int col;
-  Column c;
-  int ip, im;                     // item of the plus / minus side (or 0: the nominal)
-} PoolColumn;
+typedef struct {                  // argument of the pool task
+  const mcModel* m;
+  const Outputs* o;
+  const int* cols;                // column of each item
+  Worker* w;                      // one per thread
+  int* started;                   // per thread: its data was reset in this call
+} PoolTask;
 
 
-// store the columns of a finished chunk from the pool's outputs (nitem items)
-static int storeChunk(const mcModel* m, const Layout* L, mcRolloutPool* pool,
-                      const PoolColumn* pc, int ncol, const mcNum* out, const mcNum* sout,
-                      int sensors, mcNum* A, mcNum* B, mcNum* C, mcNum* D, mcNum* tmp) {
-  const int* warn = mc_rolloutWarnings(pool);
-  int nfailed = 0;
-  for (int k = 0; k < ncol; k++) {
-    int ih = pc[k].ip, il = pc[k].im;
-    const mcNum* xhi = out + (size_t)ih * L->nfull + L->oqpos;
-    const mcNum* xlo = out + (size_t)il * L->nfull + L->oqpos;
-    const mcNum* shi = sensors ? sout + (size_t)ih * L->ns : NULL;
-    const mcNum* slo = sensors ? sout + (size_t)il * L->ns : NULL;
-    int bad = warn[ih] > 0 || warn[il] > 0 || badOutputs(L, xhi, shi, xlo, slo, sensors);
-    nfailed += bad;
-    storeColumn(m, L, pc[k].col, pc[k].c.scale, bad, xhi, shi, xlo, slo, A, B, C, D, tmp);
+// one column on a pool thread: the thread's data starts clean once per call, then it runs its
+// columns in increasing order like the serial loop, reusing the nominal step's stages
+static void poolColumn(void* arg, mcData* d, int thread, int item) {
+  PoolTask* t = arg;
+  Worker* w = t->w + thread;
+  if (!t->started[thread]) {
+    mc_resetData(t->m, d);
+    t->started[thread] = 1;
   }
-  return nfailed;
+  runColumn(t->m, d, t->o, w, t->cols[item]);
 }
 
 
@@ -420,68 +484,39 @@ int mcd_transitionFDPool(mcRolloutPool* pool, const mcModel* m, mcData* d, mcNum
   }
   Layout L;
   layoutOf(m, &L);
-  int ndx = L.ndx, ncolumn = ndx + L.nu;
-  int sensors = (C || D) && L.ns > 0;
-  int first = (A || C) ? 0 : ndx, last = (B || D) ? ncolumn : ndx;
+  int doX = A || C, doU = (B || D) && L.nu > 0;
+  int nthread = mc_rolloutThreads(pool);
 
-  // chunk size: what the pool takes and the stack holds (inputs, outputs, sensors per item)
-  int cap = mcd_transitionFDItems(m, flg_centered);
-  size_t item = sizeof(mcNum) * (2 * (size_t)L.nfull + (size_t)L.ns);
-  size_t room = d->pstack > d->parena ? d->pstack - d->parena : 0;
-  size_t fixed = sizeof(mcNum) * (2 * (size_t)L.nfull + (size_t)ndx + (size_t)L.nv + 8) +
-                 sizeof(PoolColumn) * (size_t)(ncolumn + 1) + 1024;
-  if (room > fixed && (room - fixed) / 2 / item < (size_t)cap) {
-    cap = (int)((room - fixed) / 2 / item);
-  }
-  if (room <= fixed || cap < 3) {
-    mci_message("%s: stack full; increase <size memory>", fn);
-    return -1;
-  }
-
-  // scratch
+  // scratch from the caller's stack: nominal state, column order, one evaluator per thread
   mc_markStack(d);
   mcNum* state0 = mcSTACKALLOC(d, L.nfull, mcNum);
-  mcNum* in = mcSTACKALLOC(d, (size_t)cap * L.nfull, mcNum);
-  mcNum* out = mcSTACKALLOC(d, (size_t)cap * L.nfull, mcNum);
-  mcNum* sout = mcSTACKALLOC(d, (size_t)cap * L.ns + 1, mcNum);
-  mcNum* dq = mcSTACKALLOC(d, (size_t)L.nv + 1, mcNum);
-  mcNum* tmp = mcSTACKALLOC(d, (size_t)ndx + 1, mcNum);
-  PoolColumn* pc = mcSTACKALLOC(d, (size_t)ncolumn + 1, PoolColumn);
-  if (!state0 || !in || !out || !sout || !dq || !tmp || !pc) {
+  int* cols = mcSTACKALLOC(d, (size_t)L.ndx + L.nu + 1, int);
+  int* started = mcSTACKALLOC(d, nthread, int);
+  Worker* w = mcSTACKALLOC(d, nthread, Worker);
+  int ok = state0 && cols && started && w;
+  for (int i = 0; ok && i < nthread; i++) {
+    ok = !allocWorker(d, &L, state0, !C && !D, w + i);
+    started[i] = 0;
+  }
+  if (!ok) {
     mc_freeStack(d);
     mci_message("%s: stack full; increase <size memory>", fn);
     return -1;
   }
   mc_getState(m, d, state0, FULL);
 
-  // chunks: item 0 is the nominal state, then the sides of as many columns as fit
-  int nfailed = 0, rc = 0;
-  for (int col = first; col < last && rc == 0;) {
-    int nitem = 1, ncol = 0;
-    mcu_copy(in, state0, L.nfull);
-    while (col < last && nitem + 2 <= cap) {
-      PoolColumn* p = pc + ncol++;
-      p->col = col;
-      p->c = planColumn(m, &L, state0, col, eps, flg_centered);
-      p->ip = p->im = 0;
-      for (int side = 0; side < 2; side++) {
-        if (side ? p->c.minus : p->c.plus) {
-          mcNum* st = in + (size_t)nitem * L.nfull;
-          mcu_copy(st, state0, L.nfull);
-          perturb(m, &L, st, col, side ? -eps : eps, dq);
-          *(side ? &p->im : &p->ip) = nitem++;
-        }
-      }
-      col++;
-    }
-    rc = mc_rollout(pool, nitem, 1, FULL, in, NULL, out, sensors ? sout : NULL);
-    if (rc == 0) {
-      nfailed += storeChunk(m, &L, pool, pc, ncol, out, sout, sensors, A, B, C, D, tmp);
-    }
+  // the columns across the threads
+  Outputs o = {&L, eps, flg_centered, A, B, C, D};
+  PoolTask task = {m, &o, cols, w, started};
+  int ncol = columnOrder(&L, doX, doU, cols);
+  int rc = mci_rolloutTasks(pool, ncol, poolColumn, &task);
+  int nfailed = 0;
+  for (int i = 0; i < nthread; i++) {
+    nfailed += w[i].nfailed;
   }
   mc_freeStack(d);
   if (rc) {
-    mci_message("%s: the pool takes fewer items than a chunk (create it with nbatch >= "
+    mci_message("%s: the pool takes fewer items than a call needs (create it with nbatch >= "
                 "mcd_transitionFDItems)", fn);
     return -1;
   }

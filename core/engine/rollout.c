@@ -1,4 +1,5 @@
-// Moduco core: batch rollouts and batch forward dynamics on a persistent pthread pool.
+// Moduco core: batch rollouts, batch forward dynamics and internal tasks (engine/rollout.h) on a
+// persistent pthread pool.
 //
 // A pool owns one mcData per thread, made once by mc_rolloutCreate. A call hands out work items
 // (one rollout, or one forward evaluation) through an atomic counter; every item starts from
@@ -14,11 +15,13 @@
 #include <moduco/moduco.h>
 
 #include "engine/io.h"
+#include "engine/rollout.h"
 
 typedef enum {                    // kinds of job handed to the workers
   JOB_NONE = 0,
   JOB_ROLLOUT,
   JOB_FORWARD,
+  JOB_TASK,
   JOB_EXIT
 } JobKind;
 
@@ -32,6 +35,8 @@ typedef struct {                  // one job: the arguments of mc_rollout / mc_f
   const mcNum* ctrl;              // n x nstep x nu, nullable
   mcNum* out;                     // rollout: n x nstep x nstate; forward: n x nv (qacc)
   mcNum* sensor;                  // n x nstep x nsensordata (forward: n x nsensordata), nullable
+  mciRolloutTask task;            // JOB_TASK: the function run per item, and its argument
+  void* arg;
 } Job;
 
 struct mcRolloutPool_ {
@@ -126,6 +131,8 @@ static void work(mcRolloutPool* p, int tid) {
     }
     if (p->job.kind == JOB_ROLLOUT) {
       runRollout(p, d, i);
+    } else if (p->job.kind == JOB_TASK) {
+      p->job.task(p->job.arg, d, tid, i);
     } else {
       runForward(p, d, i);
     }
@@ -315,8 +322,16 @@ const int* mc_rolloutWarnings(const mcRolloutPool* pool) {
 }
 
 
-// check the common arguments of a batch call
-static int checkCall(const mcRolloutPool* pool, const char* fn, int n, const mcNum* state) {
+// run one job, one caller at a time
+static void callJob(mcRolloutPool* pool, const Job* job) {
+  pthread_mutex_lock(&pool->call);
+  runJob(pool, job);
+  pthread_mutex_unlock(&pool->call);
+}
+
+
+// check the common arguments of a batch call (have: the inputs, a state or a task, are given)
+static int checkCall(const mcRolloutPool* pool, const char* fn, int n, int have) {
   if (!pool) {
     mci_message("%s: pool is NULL", fn);
     return -1;
@@ -325,8 +340,8 @@ static int checkCall(const mcRolloutPool* pool, const char* fn, int n, const mcN
     mci_message("%s: %d items, the pool was made for 0..%d", fn, n, pool->nbatch);
     return -1;
   }
-  if (n > 0 && !state) {
-    mci_message("%s: state is NULL", fn);
+  if (n > 0 && !have) {
+    mci_message("%s: %s is NULL", fn, strcmp(fn, "mci_rolloutTasks") ? "state" : "task");
     return -1;
   }
   return 0;
@@ -335,27 +350,33 @@ static int checkCall(const mcRolloutPool* pool, const char* fn, int n, const mcN
 
 int mc_rollout(mcRolloutPool* pool, int nroll, int nstep, unsigned int spec,
                const mcNum* state0, const mcNum* ctrl, mcNum* states_out, mcNum* sensor_out) {
-  if (checkCall(pool, "mc_rollout", nroll, state0) || nstep < 0) {
+  if (checkCall(pool, "mc_rollout", nroll, state0 != NULL) || nstep < 0) {
     return -1;
   }
   Job job = {JOB_ROLLOUT, nroll, nstep, spec, mc_stateSize(pool->m, spec), state0, ctrl,
-             states_out, sensor_out};
-  pthread_mutex_lock(&pool->call);
-  runJob(pool, &job);
-  pthread_mutex_unlock(&pool->call);
+             states_out, sensor_out, NULL, NULL};
+  callJob(pool, &job);
   return 0;
 }
 
 
 int mc_forwardBatch(mcRolloutPool* pool, int n, unsigned int spec, const mcNum* states,
                     mcNum* qacc_out, mcNum* sensor_out) {
-  if (checkCall(pool, "mc_forwardBatch", n, states)) {
+  if (checkCall(pool, "mc_forwardBatch", n, states != NULL)) {
     return -1;
   }
   Job job = {JOB_FORWARD, n, 0, spec, mc_stateSize(pool->m, spec), states, NULL, qacc_out,
-             sensor_out};
-  pthread_mutex_lock(&pool->call);
-  runJob(pool, &job);
-  pthread_mutex_unlock(&pool->call);
+             sensor_out, NULL, NULL};
+  callJob(pool, &job);
+  return 0;
+}
+
+
+int mci_rolloutTasks(mcRolloutPool* pool, int n, mciRolloutTask task, void* arg) {
+  if (checkCall(pool, "mci_rolloutTasks", n, task != NULL)) {
+    return -1;
+  }
+  Job job = {JOB_TASK, n, 0, 0, 0, NULL, NULL, NULL, NULL, task, arg};
+  callJob(pool, &job);
   return 0;
 }

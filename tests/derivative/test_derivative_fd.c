@@ -419,6 +419,29 @@ Test(derivative_fd, bad_arguments) {
 }
 
 
+// warnings escalated to errors: the first failing column stops the data, and no later column is
+// taken from a step the stop prevented. With eps 6e9 the geared motor's column (evaluated first)
+// gives a huge qacc; every later evaluation finds the data stopped and must fail rather than give
+// the unstepped perturbed state (which would read as A = identity)
+Test(derivative_fd, escalated_warning_stops_columns) {
+  mcModel* m = loadString(
+    "<mujoco><worldbody><body><joint name='s' type='slide' axis='1 0 0'/>"
+    "<geom size='.1' mass='1'/></body></worldbody><actuator><motor joint='s' gear='10'/>"
+    "<motor joint='s' ctrlrange='-1 1'/></actuator></mujoco>");
+  mcData* d = mc_makeData(m);
+  d->qvel[0] = 1;
+  mc_setWarningPolicy(d, mcWARNING_ALL);
+  double A[4] = {1, 1, 1, 1}, B[4] = {1, 1, 1, 1};
+  int rc = mcd_transitionFD(m, d, 6e9, 0, A, B, NULL, NULL);
+  cr_expect_eq(rc, 4, "%d failed columns", rc);
+  cr_expect_eq(fd_maxAbs(A, 4), 0, "A = %g %g %g %g", A[0], A[1], A[2], A[3]);
+  cr_expect_eq(fd_maxAbs(B, 4), 0);
+  cr_expect_geq(mc_warningError(d), 0, "the escalated warning is left for the caller");
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
 // a state that diverges (auto-reset) zeroes every column and says so; no NaN escapes
 Test(derivative_fd, divergence_zeroes_columns, .timeout = 120) {
   Scene s = contactScene(0);
@@ -437,7 +460,64 @@ Test(derivative_fd, divergence_zeroes_columns, .timeout = 120) {
 
 //---------------------------------- rollout pool --------------------------------------------------
 
-// the pool's result is bitwise the serial one, for 1 and 2 threads, forward and centered
+// forward-difference A and C with no stage reuse at all, for models without quaternions (nq ==
+// nv): every evaluation is one mc_rollout step from fresh data. The same arithmetic as
+// mcd_transitionFD ((hi - lo) * (1 / eps)), so a reuse that changed anything shows as a bit
+static void fullRecompute(const mcModel* m, mcData* d, double eps, double* A, double* C) {
+  cr_assert_eq(m->nq, m->nv, "fullRecompute: no quaternions");
+  int nfull = mc_stateSize(m, mcSTATE_INTEGRATION);
+  int oq = mc_stateSize(m, mcSTATE_INTEGRATION & (mcSTATE_QPOS - 1));
+  int ndx = 2 * m->nv + m->na, ns = m->nsensordata, n = ndx + 1;
+  double* in = malloc(sizeof(double) * (size_t)n * nfull);
+  double* out = malloc(sizeof(double) * (size_t)n * nfull);
+  double* sens = malloc(sizeof(double) * ((size_t)n * ns + 1));
+  for (int k = 0; k < n; k++) {
+    mc_getState(m, d, in + (size_t)k * nfull, mcSTATE_INTEGRATION);
+    if (k > 0) {
+      in[(size_t)k * nfull + oq + k - 1] += eps;  // qpos (hinge/slide), qvel, act follow
+    }
+  }
+  mcRolloutPool* pool = mc_rolloutCreate(m, 1, n);
+  cr_assert_eq(mc_rollout(pool, n, 1, mcSTATE_INTEGRATION, in, NULL, out, sens), 0);
+  double scale = 1 / (eps * 1);
+  for (int c = 0; c < ndx; c++) {
+    const double *x1 = out + (size_t)(c + 1) * nfull + oq, *x0 = out + oq;
+    for (int r = 0; r < ndx; r++) {
+      A[r * ndx + c] = (x1[r] - x0[r]) * scale;
+    }
+    for (int r = 0; r < ns; r++) {
+      C[r * ndx + c] = (sens[(size_t)(c + 1) * ns + r] - sens[r]) * scale;
+    }
+  }
+  mc_rolloutDelete(pool);
+  free(in);
+  free(out);
+  free(sens);
+}
+
+
+// the stage reuse of mcd_transitionFD (serial and pool) changes no bit of A and C: against
+// fullRecompute, forward differences
+static void reuseChangesNothing(const mcModel* m, mcData* d, const char* what) {
+  FdMats ref, got;
+  fd_alloc(&ref, m->nv, m->na, m->nu, m->nsensordata);
+  fd_alloc(&got, m->nv, m->na, m->nu, m->nsensordata);
+  int ndx = ref.ndx, ns = m->nsensordata;
+  fullRecompute(m, d, 1e-6, ref.A, ref.C);
+  cr_assert_eq(mcd_transitionFD(m, d, 1e-6, 0, got.A, got.B, got.C, got.D), 0);
+  cr_expect(memcmp(ref.A, got.A, sizeof(double) * ndx * ndx) == 0,
+            "%s: A with stage reuse differs by %.3g", what, fd_matErr(got.A, ref.A, ndx * ndx));
+  cr_expect(memcmp(ref.C, got.C, sizeof(double) * ns * ndx) == 0,
+            "%s: C with stage reuse differs by %.3g", what, fd_matErr(got.C, ref.C, ns * ndx));
+  fd_free(&ref);
+  fd_free(&got);
+}
+
+
+
+// the pool's result is bitwise the serial one, for 1 to 4 threads (more threads than cores, so
+// the columns fall to the threads differently from call to call), forward and centered, on the
+// first call of a pool and on a second one (the threads' data then holds the first call's stages)
 static void poolMatchesScene(Scene s, const char* what) {
   FdMats ser, par;
   fd_alloc(&ser, s.m->nv, s.m->na, s.nu, s.ns);
@@ -445,19 +525,21 @@ static void poolMatchesScene(Scene s, const char* what) {
   int n[4] = {s.ndx * s.ndx, s.ndx * s.nu, s.ns * s.ndx, s.ns * s.nu};
   for (int centered = 0; centered < 2; centered++) {
     cr_assert_eq(mcd_transitionFD(s.m, s.d, 1e-6, centered, ser.A, ser.B, ser.C, ser.D), 0);
-    for (int nthread = 1; nthread <= 2; nthread++) {
+    for (int nthread = 1; nthread <= 4; nthread++) {
       mcRolloutPool* pool = mc_rolloutCreate(s.m, nthread, mcd_transitionFDItems(s.m, centered));
       cr_assert_not_null(pool);
-      memset(par.A, 0, sizeof(double) * n[0]);
-      int rc = mcd_transitionFDPool(pool, s.m, s.d, 1e-6, centered, par.A, par.B, par.C, par.D);
-      cr_expect_eq(rc, 0);
-      double* sm[4] = {ser.A, ser.B, ser.C, ser.D};
-      double* pm[4] = {par.A, par.B, par.C, par.D};
-      for (int k = 0; k < 4; k++) {
-        cr_expect(memcmp(sm[k], pm[k], sizeof(double) * n[k]) == 0,
-                  "%s, %d thread(s), %s: output %d differs from the serial one (by %.3g)",
-                  what, nthread, centered ? "centered" : "forward", k,
-                  fd_matErr(pm[k], sm[k], n[k]));
+      for (int call = 0; call < 2; call++) {
+        memset(par.A, 0, sizeof(double) * n[0]);
+        int rc = mcd_transitionFDPool(pool, s.m, s.d, 1e-6, centered, par.A, par.B, par.C, par.D);
+        cr_expect_eq(rc, 0);
+        double* sm[4] = {ser.A, ser.B, ser.C, ser.D};
+        double* pm[4] = {par.A, par.B, par.C, par.D};
+        for (int k = 0; k < 4; k++) {
+          cr_expect(memcmp(sm[k], pm[k], sizeof(double) * n[k]) == 0,
+                    "%s, %d thread(s), call %d, %s: output %d differs from the serial one "
+                    "(by %.3g)", what, nthread, call, centered ? "centered" : "forward", k,
+                    fd_matErr(pm[k], sm[k], n[k]));
+        }
       }
       mc_rolloutDelete(pool);
     }
@@ -513,19 +595,15 @@ Test(derivative_fd, pool_bitwise_implicit_actuators, .timeout = 300) {
   s.ndx = 2 * s.m->nv + s.m->na;
   s.nu = s.m->nu;
   s.ns = s.m->nsensordata;
+  reuseChangesNothing(s.m, s.d, "implicit");
   poolMatchesScene(s, "implicit");
 }
 
 
-// a stack too small for all the evaluations at once: the pool version works in chunks, with the
+// a small stack (the pool version's scratch, one evaluator per thread, lives on the caller's):
 // same bits
-Test(derivative_fd, pool_chunks_on_a_small_stack, .timeout = 300) {
+Test(derivative_fd, pool_on_a_small_stack, .timeout = 300) {
   Scene s = contactSceneSized(0, "400K");
-  int nfull = mc_stateSize(s.m, mcSTATE_INTEGRATION);
-  size_t item = sizeof(mcNum) * (2 * (size_t)nfull + (size_t)s.ns);
-  size_t room = s.d->pstack - s.d->parena;
-  cr_assert_lt(room / 2 / item, (size_t)mcd_transitionFDItems(s.m, 1), "the stack holds every "
-               "item: this test would not exercise the chunks");
   FdMats ser, par;
   fd_alloc(&ser, s.m->nv, s.m->na, s.nu, s.ns);
   fd_alloc(&par, s.m->nv, s.m->na, s.nu, s.ns);
@@ -543,8 +621,8 @@ Test(derivative_fd, pool_chunks_on_a_small_stack, .timeout = 300) {
 
 
 // a dcmotor with five activation states (slew, current, temperature, LuGre bristle, integral):
-// the serial version restarts activation columns at the actuation stage, the pool version
-// recomputes everything; equal bits show no earlier stage reads the activations
+// both versions restart activation columns at the actuation stage; equal bits with fullRecompute
+// show no earlier stage reads the activations
 Test(derivative_fd, stateful_actuator_pool_matches_serial, .timeout = 120) {
   mcModel* m = loadString(
     "<mujoco><option timestep='0.001'/><worldbody><body><joint name='j' axis='0 0 1'/>"
@@ -562,6 +640,7 @@ Test(derivative_fd, stateful_actuator_pool_matches_serial, .timeout = 120) {
   fd_alloc(&ser, m->nv, m->na, m->nu, m->nsensordata);
   fd_alloc(&par, m->nv, m->na, m->nu, m->nsensordata);
   int ndx = ser.ndx, n[4] = {ndx * ndx, ndx * m->nu, m->nsensordata * ndx, m->nsensordata * m->nu};
+  reuseChangesNothing(m, d, "dcmotor");
   mcRolloutPool* pool = mc_rolloutCreate(m, 2, mcd_transitionFDItems(m, 1));
   for (int centered = 0; centered < 2; centered++) {
     cr_assert_eq(mcd_transitionFD(m, d, 1e-6, centered, ser.A, ser.B, ser.C, ser.D), 0);

@@ -430,10 +430,10 @@ MCAPI int mc_forwardBatch(mcRolloutPool* pool, int n, unsigned int spec, const m
 MCAPI int mcd_transitionFD(const mcModel* m, mcData* d, mcNum eps, int flg_centered, mcNum* A,
                            mcNum* B, mcNum* C, mcNum* D);
 
-// mcd_transitionFD with the evaluations spread over a rollout pool made for m (the columns are
-// independent; results are bitwise identical to mcd_transitionFD for any thread count). The pool
-// must take at least mcd_transitionFDItems(m, flg_centered) items per call. Scratch comes from
-// d's stack (the work is chunked to fit). Same return values. Nullable: A, B, C, D.
+// mcd_transitionFD with the columns spread over a rollout pool made for m, with the same stage
+// reuse per thread (results are bitwise identical to mcd_transitionFD for any thread count). The
+// pool must take at least mcd_transitionFDItems(m, flg_centered) items per call. Scratch comes
+// from d's stack (one evaluator per thread). Same return values. Nullable: A, B, C, D.
 MCAPI int mcd_transitionFDPool(mcRolloutPool* pool, const mcModel* m, mcData* d, mcNum eps,
                                int flg_centered, mcNum* A, mcNum* B, mcNum* C, mcNum* D);
 
