@@ -70,6 +70,7 @@ static void mcc_free(mcc* c) {
   }
   free(c->scratch);
   c->scratch = NULL;
+  mcc_nameIndexFree(c);
 }
 
 //---------------------------------- compile -------------------------------------------------------

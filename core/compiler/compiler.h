@@ -266,6 +266,14 @@ typedef struct mccVec_ {
 
 #define MCC_AT(vec, type, i) (((type*)(vec).data) + (i))
 
+// hash index of the names in one object vector (compiler_names.c): positions [0, nindexed) are
+// in the table, the rest (at least the newest object, whose name is set after its duplicate
+// check) are compared one by one
+typedef struct mccNameIndex_ {
+  int* slot;                      // cap entries: -1 empty, else a position in the vector
+  int cap, count, nindexed;
+} mccNameIndex;
+
 //---------------------------------- the compiler context ------------------------------------------
 
 typedef struct mcc_ {
@@ -326,6 +334,7 @@ typedef struct mcc_ {
   const mcpPostsolver* postsolver;
   int plugin_integrator, plugin_solver, plugin_postsolver;  // their instances
   mccVec strs;                    // char*: strings owned by the context
+  mccNameIndex nameindex[mcOBJ_PLUGIN + 1];  // by object type (mcc_findName)
 
   // compiled mesh and height-field assets (compiler_mesh.c, compiler_hfield.c)
   struct mccMeshData_* meshdata;          // c->meshes.n entries
@@ -483,6 +492,11 @@ void mcc_readAsset(mcc* c, const mcxElem* e);                 // compiler_body.c
 void mcc_readWorldbody(mcc* c, const mcxElem* root);
 void mcc_expandReplicate(mcc* c);  // <replicate> -> frames in the tree (compiler_replicate.c)
 int mcc_findName(mcc* c, int objtype, const char* name);
+
+// position of the first object of vector v named name (-1 if none), through index ix, which is
+// brought up to date with the objects added since the last call; freed by mcc_nameIndexFree
+int mcc_nameIndexFind(mcc* c, mccNameIndex* ix, const mccVec* v, const char* name);
+void mcc_nameIndexFree(mcc* c);
 int mcc_lookup(mcc* c, const mcxElem* e, const char* key, int objtype, int required);
 
 void mcc_geomInertia(mcc* c, const mccGeomObj* g, mcNum* mass, mcNum inertia[3]);  // inertia
