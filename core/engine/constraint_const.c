@@ -32,6 +32,9 @@ static mcNum meanDiagInvM(const mcModel* m, mcData* d, const mcNum* J, int k, mc
 // same order: results are those of the dense solve, bit for bit, at O(depth) instead of O(nv)
 // per vector (10,000 free bodies no longer cost nv^2).
 
+// dof chains up to this long are solved directly (see mc_setConst)
+#define MCI_SHALLOWDEPTH 64
+
 // the dofs from i to the root (decreasing indices) into chain; return how many
 static int dofChain(const mcModel* m, int i, int* chain) {
   int n = 0;
@@ -320,14 +323,19 @@ void mc_setConst(mcModel* m, mcData* d) {
     return;
   }
 
-  // inverse weights of dofs and bodies: by the articulated-body recursion, unless tendon
-  // armature couples dofs outside the tree (or the stack is short): then by chain solves
-  int tendonArmature = 0;
+  // inverse weights of dofs and bodies: by chain solves in shallow trees (O(nv) for a bounded
+  // depth, and the constants of every model of earlier releases stay bit for bit: the CG
+  // conformance scenes amplify the last bit), and always under tendon armature, which couples
+  // dofs outside the tree; else by the articulated-body recursion
+  int tendonArmature = 0, deep = 0;
   for (int i = 0; i < m->ntendon; i++) {
     tendonArmature |= m->tendon_armature[i] != 0;
   }
+  for (int i = 0; i < nv && !deep; i++) {
+    deep = dofChain(m, i, chain) > MCI_SHALLOWDEPTH;
+  }
   mc_markStack(d);
-  int done = !tendonArmature && nv && invWeightArticulated(m, d) == 0;
+  int done = deep && !tendonArmature && invWeightArticulated(m, d) == 0;
   mc_freeStack(d);
   if (!done) {
     dofInvWeight(m, d, jac, tmp, chain);
