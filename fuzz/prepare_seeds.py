@@ -15,12 +15,6 @@ import shutil
 import struct
 import sys
 
-# regression inputs replayed by make test but not used as fuzz seeds: a 990-body chain compiles in
-# about 2 s in Release (setConst is cubic in chain depth) and over the fuzzers' 20 s per-input
-# limit under ASan and coverage on a loaded machine; the nesting-limit check it guards is covered
-# by the refused 1,100-deep inputs, which stay seeds
-SLOW_INPUTS = {"deep-bodies-990.xml"}
-
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED = os.environ.get("MODUCO_SHARED_CORPUS",
                         os.path.join(os.path.dirname(ROOT), "shared", "corpus"))
@@ -100,7 +94,7 @@ def main():
         d = os.path.join(inputs, sub)
         if os.path.isdir(d):
             for f in os.listdir(d):
-                if f != "README.md" and f not in SLOW_INPUTS:
+                if f != "README.md":
                     shutil.copy(os.path.join(d, f), os.path.join(out, sub, "saved_" + f))
 
     # plugin descriptors

@@ -84,6 +84,7 @@ static void mcc_free(mcc* c) {
   mcc_vecFree(&c->attacts);
   free(c->scratch);
   c->scratch = NULL;
+  mcc_nameIndexFree(c);
 }
 
 //---------------------------------- compile -------------------------------------------------------

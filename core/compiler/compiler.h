@@ -291,6 +291,14 @@ typedef struct mccScope_ {
   int mainclass;                  // the file's "main" default class
 } mccScope;
 
+// hash index of the names in one object vector (compiler_names.c): positions [0, nindexed) are
+// in the table, the rest (at least the newest object, whose name is set after its duplicate
+// check) are compared one by one
+typedef struct mccNameIndex_ {
+  int* slot;                      // cap entries: -1 empty, else a position in the vector
+  int cap, count, nindexed;
+} mccNameIndex;
+
 //---------------------------------- the compiler context ------------------------------------------
 
 typedef struct mcc_ {
@@ -349,6 +357,7 @@ typedef struct mcc_ {
   const mcpPostsolver* postsolver;
   int plugin_integrator, plugin_solver, plugin_postsolver;  // their instances
   mccVec strs;                    // char*: strings owned by the context
+  mccNameIndex nameindex[mcOBJ_PLUGIN + 1];  // by object type (mcc_findName)
 
   // compiled mesh and height-field assets (compiler_mesh.c, compiler_hfield.c)
   struct mccMeshData_* meshdata;          // c->meshes.n entries
@@ -528,6 +537,11 @@ typedef struct mccKeyValue_ {
 // write the values of keymap into key k of m
 void mcc_keyMapFill(mcc* c, mcModel* m, const mccKeyMap* map, int k);
 int mcc_findName(mcc* c, int objtype, const char* name);
+
+// position of the first object of vector v named name (-1 if none), through index ix, which is
+// brought up to date with the objects added since the last call; freed by mcc_nameIndexFree
+int mcc_nameIndexFind(mcc* c, mccNameIndex* ix, const mccVec* v, const char* name);
+void mcc_nameIndexFree(mcc* c);
 int mcc_lookup(mcc* c, const mcxElem* e, const char* key, int objtype, int required);
 
 void mcc_geomInertia(mcc* c, const mccGeomObj* g, mcNum* mass, mcNum inertia[3]);  // inertia

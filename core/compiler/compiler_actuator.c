@@ -365,7 +365,9 @@ void mcc_readActuators(mcc* c, const mcxElem* e) {
 // acceleration M^-1 J' f has norm 'accel', and after the step the velocity decays by
 // exp(-timestep / timeconst) (MuJoCo 2.2.2's scheme, found by probing mj_setLengthRange: a
 // damping force -M qvel / timeconst instead moves arm26's lengths by up to 1.4e-6); the result is
-// the extreme length over the last 'interval' seconds
+// the extreme length over the last 'interval' seconds. Return 0, -1 (out of memory), 1 (not
+// converged) or 2 (diverged: a bad qpos/qvel/qacc reset the state, time included, so the loop
+// would never end)
 static int mcc_lengthRangeSide(mcModel* m, int i, int side, mcNum* result) {
   const mcNum accel = 20, timeconst = 1, inttotal = 10, interval = 2, tolrange = 0.05;
   int nv = m->nv;
@@ -394,6 +396,12 @@ static int mcc_lengthRangeSide(mcModel* m, int i, int side, mcNum* result) {
       d->qfrc_applied[k] = f * mom[k];
     }
     mc_step2(m, d);
+    if (d->warning[mcWARN_BADQPOS].number || d->warning[mcWARN_BADQVEL].number ||
+        d->warning[mcWARN_BADQACC].number) {
+      mc_deleteData(d);
+      free(tmp);
+      return 2;
+    }
 
     // velocity decay
     for (int k = 0; k < nv; k++) {
@@ -447,6 +455,10 @@ void mcc_finishActuators(mcc* c, mcModel* m) {
       if (rc < 0) {
         m->opt = saved;
         mcc_error(c, a->elem, "out of memory computing the actuator length range");
+      } else if (rc == 2) {
+        m->opt = saved;
+        mcc_error(c, a->elem, "actuator length range: the simulation that measures it diverged "
+                  "(non-finite or huge qpos, qvel or qacc); set 'lengthrange'");
       } else if (rc > 0) {
         m->opt = saved;
         mcc_error(c, a->elem, "actuator length range did not converge; set 'lengthrange'");

@@ -93,13 +93,8 @@ int mcc_findName(mcc* c, int objtype, const char* name) {
   if (!v || !name || !name[0]) {
     return -1;
   }
-  for (int i = 0; i < v->n; i++) {
-    const char* n = *(const char**)((char*)v->data + v->elsz * (size_t)i);
-    if (n && !strcmp(n, name)) {
-      return i;
-    }
-  }
-  return -1;
+  int type = objtype == mcOBJ_XBODY ? mcOBJ_BODY : objtype;  // one vector, one index
+  return mcc_nameIndexFind(c, &c->nameindex[type], v, name);
 }
 
 int mcc_lookup(mcc* c, const mcxElem* e, const char* key, int objtype, int required) {

@@ -639,15 +639,20 @@ mcModel* mcc_buildModel(mcc* c) {
       mcc_error(c, c->memory_elem, "cannot allocate the %zu-byte arena that <size memory='%s'> "
                 "asks for", c->narena, mcx_attr(c->memory_elem, "memory"));
     }
-    const mcxElem* root = c->tree->root;  // a <size> count that sized the arena
+    // the <size> counts that sized the data, as written
+    const mcxElem* root = c->tree->root;
     for (int k = 0; k < root->nchild; k++) {
       const mcxElem* e = root->child[k];
-      static const char* const keys[3] = {"nconmax", "njmax", "nstack"};
-      for (int i = 0; i < 3 && !strcmp(e->name, "size"); i++) {
+      static const char* const keys[4] = {"nconmax", "njmax", "nstack", "nuserdata"};
+      char given[512] = "";
+      for (int i = 0; i < 4 && !strcmp(e->name, "size"); i++) {
         if (mcx_attr(e, keys[i])) {
-          mcc_error(c, e, "cannot allocate the arena sized by <size %s='%s'>", keys[i],
-                    mcx_attr(e, keys[i]));
+          size_t n = strlen(given);
+          snprintf(given + n, sizeof(given) - n, " %s='%.80s'", keys[i], mcx_attr(e, keys[i]));
         }
+      }
+      if (given[0]) {
+        mcc_error(c, e, "cannot allocate the data sized by <size%s>", given);
       }
     }
     mcc_error(c, NULL, "out of memory computing the model constants");

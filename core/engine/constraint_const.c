@@ -32,6 +32,9 @@ static mcNum meanDiagInvM(const mcModel* m, mcData* d, const mcNum* J, int k, mc
 // same order: results are those of the dense solve, bit for bit, at O(depth) instead of O(nv)
 // per vector (10,000 free bodies no longer cost nv^2).
 
+// dof chains up to this long are solved directly (see mc_setConst)
+#define MCI_SHALLOWDEPTH 64
+
 // the dofs from i to the root (decreasing indices) into chain; return how many
 static int dofChain(const mcModel* m, int i, int* chain) {
   int n = 0;
@@ -148,6 +151,148 @@ static void bodyInvWeight(const mcModel* m, mcData* d, mcNum* x, mcNum* w, int* 
 }
 
 
+// Without tendon armature, M is the joint-space inertia of the kinematic tree plus the dof
+// armature, and the articulated-body recursion gives the same inverse weights in O(nv) 6x6 work
+// whatever the depth (the chain solves above cost O(depth^2) per dof: a 990-body chain took
+// seconds). Each dof i is a link carrying the inertia of the bodies it moves last (its body if
+// it is the body's last dof, and the bodies welded below it), in the common com-based frame:
+//   backward:  U_i = IA_i S_i, D_i = S_i' U_i + armature_i, IA_parent += IA_i - U_i U_i' / D_i
+//   forward:   Om_i = A_i' Om_parent A_i + S_i S_i' / D_i, A_i = 1 - U_i S_i' / D_i
+// where S_i is cdof_i and Om_i = J_i inv(M) J_i' maps a spatial force on link i to its
+// acceleration (J_i: cdof over i's chain); then inv(M)_ii = 1/D_i + U_i' Om_parent U_i / D_i^2.
+// Pivots are guarded as in the L'DL factorization (mcMINVAL).
+
+// the 6x6 matrix (row-major) of a com-based inertia (10 numbers)
+static void inertMat(mcNum r[36], const mcNum I[10]) {
+  for (int c = 0; c < 6; c++) {
+    mcNum e[6] = {0, 0, 0, 0, 0, 0}, col[6];
+    e[c] = 1;
+    mcu_mulInertVec(col, I, e);
+    for (int k = 0; k < 6; k++) {
+      r[6 * k + c] = col[k];
+    }
+  }
+}
+
+
+// y = A x for a 6x6 row-major A
+static void mulMat6(mcNum y[6], const mcNum A[36], const mcNum x[6]) {
+  for (int k = 0; k < 6; k++) {
+    y[k] = mcu_dot6(A + 6 * k, x);
+  }
+}
+
+
+// x' A x for a 6x6 row-major A
+static mcNum quadMat6(const mcNum A[36], const mcNum x[6]) {
+  mcNum y[6];
+  mulMat6(y, A, x);
+  return mcu_dot6(x, y);
+}
+
+
+// dof_invweight0 (from the diagonal of inv(M)) and body_invweight0 by the articulated-body
+// recursion; 0 on success, -1 if the scratch stack is too small (nothing written)
+static int invWeightArticulated(const mcModel* m, mcData* d) {
+  int nv = m->nv, nbody = m->nbody;
+  const int* parent = m->dof_parentid;
+  mcNum* IA = mc_stackAlloc(d, sizeof(mcNum) * 36 * (size_t)nv, 16);  // then Om
+  mcNum* U = mc_stackAlloc(d, sizeof(mcNum) * 6 * (size_t)nv, 16);
+  mcNum* Dinv = mc_stackAlloc(d, sizeof(mcNum) * (size_t)nv, 16);
+  mcNum* diag = mc_stackAlloc(d, sizeof(mcNum) * (size_t)nv, 16);
+  int* owner = mc_stackAlloc(d, sizeof(int) * (size_t)nbody, 16);
+  if (!IA || !U || !Dinv || !diag || !owner) {
+    return -1;
+  }
+
+  // the dof moving each body last (-1: welded to the world), and the link inertias
+  mcu_zero(IA, 36 * nv);
+  owner[0] = -1;
+  for (int b = 1; b < nbody; b++) {
+    int n = m->body_dofnum[b];
+    owner[b] = n ? m->body_dofadr[b] + n - 1 : owner[m->body_parentid[b]];
+    if (owner[b] >= 0) {
+      mcNum I[36];
+      inertMat(I, d->cinert + 10 * b);
+      mcu_addTo(IA + 36 * (size_t)owner[b], I, 36);
+    }
+  }
+
+  // backward pass: articulated inertias, U and D
+  for (int i = nv - 1; i >= 0; i--) {
+    const mcNum* S = d->cdof + 6 * (size_t)i;
+    mcNum* I = IA + 36 * (size_t)i;
+    mcNum* u = U + 6 * (size_t)i;
+    mulMat6(u, I, S);
+    mcNum D = mcu_dot6(S, u) + m->dof_armature[i];
+    if (D < mcMINVAL) {
+      D = mcMINVAL;
+    }
+    Dinv[i] = 1 / D;
+    if (parent[i] >= 0) {
+      mcNum* P = IA + 36 * (size_t)parent[i];
+      for (int r = 0; r < 6; r++) {
+        for (int c = 0; c < 6; c++) {
+          P[6 * r + c] += I[6 * r + c] - u[r] * u[c] * Dinv[i];
+        }
+      }
+    }
+  }
+
+  // forward pass: Om_i over IA_i (the parent's is final before its children), diag of inv(M)
+  for (int i = 0; i < nv; i++) {
+    const mcNum* S = d->cdof + 6 * (size_t)i;
+    const mcNum* u = U + 6 * (size_t)i;
+    mcNum* Om = IA + 36 * (size_t)i;
+    mcNum g[6] = {0, 0, 0, 0, 0, 0}, alpha = 0;
+    const mcNum* Op = parent[i] >= 0 ? IA + 36 * (size_t)parent[i] : NULL;
+    if (Op) {
+      mulMat6(g, Op, u);
+      alpha = mcu_dot6(u, g);
+    }
+    mcNum h = Dinv[i], ss = alpha * h * h + h;
+    for (int r = 0; r < 6; r++) {
+      for (int c = 0; c < 6; c++) {
+        Om[6 * r + c] = (Op ? Op[6 * r + c] : 0) - (g[r] * S[c] + S[r] * g[c]) * h +
+                        ss * S[r] * S[c];
+      }
+    }
+    diag[i] = h + alpha * h * h;
+  }
+
+  // dofs: free and ball joints average their translational and rotational triples
+  for (int j = 0; j < m->njnt; j++) {
+    int adr = m->jnt_dofadr[j], type = m->jnt_type[j];
+    int n = type == mcJNT_FREE ? 6 : type == mcJNT_BALL ? 3 : 1;
+    for (int a = adr; a < adr + n; a += n > 1 ? 3 : 1) {
+      int k = n > 1 ? 3 : 1;
+      mcNum w0 = k == 3 ? (diag[a] + diag[a + 1] + diag[a + 2]) / 3 : diag[a];
+      for (int q = 0; q < k; q++) {
+        m->dof_invweight0[a + q] = w0;
+      }
+    }
+  }
+
+  // bodies: the mean diagonals of T Om T' for the point Jacobian T of the center of mass
+  m->body_invweight0[0] = m->body_invweight0[1] = 0;
+  for (int b = 1; b < nbody; b++) {
+    if (owner[b] < 0 || m->body_weldid[b] == 0) {
+      m->body_invweight0[2 * b] = m->body_invweight0[2 * b + 1] = 0;
+      continue;
+    }
+    const mcNum* Om = IA + 36 * (size_t)owner[b];
+    mcNum o[3];
+    mcu_sub3(o, d->xipos + 3 * b, d->subtree_com + 3 * m->body_rootid[b]);
+    const mcNum t[3][6] = {{0, o[2], -o[1], 1, 0, 0}, {-o[2], 0, o[0], 0, 1, 0},
+                           {o[1], -o[0], 0, 0, 0, 1}};
+    m->body_invweight0[2 * b] = (quadMat6(Om, t[0]) + quadMat6(Om, t[1]) +
+                                 quadMat6(Om, t[2])) / 3;
+    m->body_invweight0[2 * b + 1] = (Om[0] + Om[7] + Om[14]) / 3;
+  }
+  return 0;
+}
+
+
 void mc_setConst(mcModel* m, mcData* d) {
   int nv = m->nv;
 
@@ -178,9 +323,24 @@ void mc_setConst(mcModel* m, mcData* d) {
     return;
   }
 
-  // inverse weights of dofs and bodies
-  dofInvWeight(m, d, jac, tmp, chain);
-  bodyInvWeight(m, d, jac, tmp, chain);
+  // inverse weights of dofs and bodies: by chain solves in shallow trees (O(nv) for a bounded
+  // depth, and the constants of every model of earlier releases stay bit for bit: the CG
+  // conformance scenes amplify the last bit), and always under tendon armature, which couples
+  // dofs outside the tree; else by the articulated-body recursion
+  int tendonArmature = 0, deep = 0;
+  for (int i = 0; i < m->ntendon; i++) {
+    tendonArmature |= m->tendon_armature[i] != 0;
+  }
+  for (int i = 0; i < nv && !deep; i++) {
+    deep = dofChain(m, i, chain) > MCI_SHALLOWDEPTH;
+  }
+  mc_markStack(d);
+  int done = deep && !tendonArmature && invWeightArticulated(m, d) == 0;
+  mc_freeStack(d);
+  if (!done) {
+    dofInvWeight(m, d, jac, tmp, chain);
+    bodyInvWeight(m, d, jac, tmp, chain);
+  }
 
   // tendons: length, and inverse weight of the moment-arm vector
   for (int i = 0; i < m->ntendon; i++) {

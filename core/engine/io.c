@@ -562,7 +562,9 @@ mcData* mc_makeData(const mcModel* m) {
   d->nbuffer = bytes + d->narena;
   d->buffer = aligned_alloc(MCI_ALIGN, alignUp(d->nbuffer, MCI_ALIGN));
   if (!d->buffer) {
-    mci_message("mc_makeData: could not allocate %zu bytes", d->nbuffer);
+    mci_message("mc_makeData: cannot allocate the data of the model: %zu bytes (arrays %zu, arena "
+                "%zu; see <size> memory, nconmax, njmax, nstack, nuserdata)", d->nbuffer, bytes,
+                d->narena);
     free(d);
     return NULL;
   }

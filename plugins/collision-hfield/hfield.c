@@ -124,12 +124,13 @@ static void localGeomCenter(const void* obj, mcNum res[3]) {
 // [-half, half]; return 0 when empty
 static int cellRange(mcNum a, mcNum b, mcNum half, int n, int* lo, int* hi) {
   mcNum step = 2*half / (n - 1);
-  if (b < -half || a > half) {
+  if (!(b >= -half) || !(a <= half)) {  // also NaN
     return 0;
   }
-  int i0 = (int)floor((a + half) / step), i1 = (int)floor((b + half) / step);
-  *lo = i0 < 0 ? 0 : i0;
-  *hi = i1 > n - 2 ? n - 2 : i1;
+  // clamp before converting: a far-away (or huge) bound is outside the range of int
+  mcNum f0 = floor((a + half) / step), f1 = floor((b + half) / step);
+  *lo = f0 < 0 ? 0 : (int)f0;
+  *hi = f1 > n - 2 ? n - 2 : (int)f1;
   return *lo <= *hi;
 }
 

@@ -14,6 +14,10 @@
 // Print "moduco: <message>" on one line to stderr (newlines in the message become spaces).
 void cli_error(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 
+// The library's message handler of every command (main installs it; a command that installs its
+// own restores this one): each message printed by cli_error, so it carries the "moduco: " prefix.
+void cli_onMessage(void* user, const char* message);
+
 // Flush and close an output stream (stdout or a file the command wrote) and check that every
 // write reached it: the stream's error flag (set by any failed fprintf/fwrite before), fflush and
 // fclose. On failure print "moduco: cannot write <name>: <reason>" and return -1; else 0. Every

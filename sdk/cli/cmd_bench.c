@@ -179,7 +179,7 @@ static void onMessage(void* user, const char* message) {
   }
   pthread_mutex_unlock(&seen->lock);
   if (!found) {
-    fprintf(stderr, "%s\n", message);
+    cli_onMessage(NULL, message);
   }
 }
 
@@ -267,7 +267,7 @@ int cmd_bench(int argc, char** argv) {
   mcbBench* b = mcb_create(&o.c);
   if (!b) {
     cli_error("out of memory");
-    mc_setMessageHandler(NULL, NULL);
+    mc_setMessageHandler(cli_onMessage, NULL);
     if (json && json != stdout) {
       fclose(json);
     }
@@ -289,6 +289,6 @@ int cmd_bench(int argc, char** argv) {
     rc = CLI_FAIL;
   }
   mcb_delete(b);
-  mc_setMessageHandler(NULL, NULL);
+  mc_setMessageHandler(cli_onMessage, NULL);
   return rc;
 }

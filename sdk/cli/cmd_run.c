@@ -53,7 +53,7 @@ static void progressShow(long step, double simtime, double wall) {
 // warnings and plugin messages: print without breaking the progress bar
 static void onMessage(void* user, const char* message) {
   progressClear();
-  fprintf(stderr, "%s\n", message);
+  cli_onMessage(user, message);
 }
 
 
@@ -232,7 +232,7 @@ int cmd_run(int argc, char** argv) {
   // final state: forward once so energy matches it (not profiled)
   d->profile = 0;
   mc_forward(m, d);
-  mc_setMessageHandler(NULL, NULL);
+  mc_setMessageHandler(cli_onMessage, NULL);
 
   // summary
   printf("steps            %ld\n", nstep);

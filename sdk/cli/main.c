@@ -67,6 +67,7 @@ static int dispatch(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   // every command's results go to stdout: nothing lost there without an error and a failure
+  mc_setMessageHandler(cli_onMessage, NULL);
   int rc = dispatch(argc, argv);
   if (cli_closeOutput(stdout, "standard output") && rc == CLI_OK) {
     rc = CLI_FAIL;

@@ -38,6 +38,12 @@ void cli_error(const char* fmt, ...) {
 }
 
 
+void cli_onMessage(void* user, const char* message) {
+  (void)user;
+  cli_error("%s", message);
+}
+
+
 int cli_closeOutput(FILE* f, const char* name) {
   // a write failed earlier (its errno is gone), or the last buffer cannot be written
   int failed = ferror(f) != 0;

@@ -841,3 +841,26 @@ Test(cli, bench_exit_status) {
             "usage: %s%s", r.out, r.err);
   freeRun(&r);
 }
+
+
+// an unallocatable data block (huge <size> counts): every stderr line carries the "moduco: "
+// prefix (the library's own message too) and the error names the attributes as written
+Test(cli, data_allocation_failure_prefixed_and_named) {
+  const char* model = writeFile(0, "hugesize.xml",
+                                "<mujoco>\n<size nconmax=\"268435456\" njmax=\"268435456\"/>\n"
+                                "<worldbody><body><freejoint/><geom size=\"0.1\"/></body>"
+                                "</worldbody></mujoco>");
+  char args[700];
+  snprintf(args, sizeof(args), "compile '%s'", model);
+  Run r = runWith("ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1", args, NULL);
+  cr_expect_eq(r.status, 1, "exit %d: %s", r.status, r.err);
+  cr_expect(strstr(r.err, "hugesize.xml:2: cannot allocate the data sized by <size "
+                          "nconmax='268435456' njmax='268435456'>"), "stderr:\n%s", r.err);
+  int lines = 0;
+  for (const char* line = r.err; *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : "") {
+    cr_expect(!strncmp(line, "moduco: ", 8), "line without the prefix in:\n%s", r.err);
+    lines++;
+  }
+  cr_expect_geq(lines, 1);
+  freeRun(&r);
+}

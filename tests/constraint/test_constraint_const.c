@@ -151,3 +151,10 @@ Test(constraint_const, test_models) {
   compareConst(MODEL_DIR "box_elliptic.xml");
   compareConst(MODEL_DIR "setconst.xml");
 }
+
+
+// the articulated-body recursion on a deep chain mixing hinge, slide, ball, double hinges,
+// armature and welded bodies under a free root
+Test(constraint_const, deep_chain) {
+  compareConst(MODEL_DIR "deep_chain.xml");
+}
