@@ -44,7 +44,8 @@ bench: build
 # every model of CORPUS in Moduco and MuJoCo 3.14, compared at the keyframe and after 50 steps
 # (docs/corpus.md); fails only on a regression against CORPUS_EXPECT. Refresh that file after an
 # improvement with: scripts/corpus-check $(CORPUS) --write-expect $(CORPUS_EXPECT)
-CORPUS        ?= ../shared/corpus
+# the shared corpus beside the clone, else where the test suites find it (tests/corpus/corpus.h)
+CORPUS        ?= $(firstword $(wildcard ../shared/corpus) /work/shared/corpus)
 CORPUS_EXPECT ?= tests/corpus/expected.json
 corpus-check: build
 	python3 scripts/corpus-check $(CORPUS) --moduco $(BUILD)/bin/moduco --expect $(CORPUS_EXPECT)
