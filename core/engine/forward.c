@@ -349,6 +349,41 @@ void mc_integratePos(const mcModel* m, mcNum* qpos, const mcNum* qvel, mcNum dt)
 }
 
 
+void mc_differentiatePos(const mcModel* m, mcNum* qvel, mcNum dt, const mcNum* qpos1,
+                         const mcNum* qpos2) {
+  for (int j = 0; j < m->njnt; j++) {
+    int padr = m->jnt_qposadr[j], vadr = m->jnt_dofadr[j];
+    switch (m->jnt_type[j]) {
+    case mcJNT_FREE:
+      for (int c = 0; c < 3; c++) {
+        qvel[vadr + c] = (qpos2[padr + c] - qpos1[padr + c]) / dt;
+      }
+      padr += 3;
+      vadr += 3;
+      // fall through
+    case mcJNT_BALL: {
+      // the local rotation from unit copies of both quaternions, as mc_integratePos applies it
+      mcNum q1[4], q2[4];
+      for (int c = 0; c < 4; c++) {
+        q1[c] = qpos1[padr + c];
+        q2[c] = qpos2[padr + c];
+      }
+      mcu_normalize4(q1);
+      mcu_normalize4(q2);
+      mcu_subQuat(qvel + vadr, q2, q1);
+      for (int c = 0; c < 3; c++) {
+        qvel[vadr + c] /= dt;
+      }
+      break;
+    }
+    default:
+      qvel[vadr] = (qpos2[padr] - qpos1[padr]) / dt;
+      break;
+    }
+  }
+}
+
+
 void mc_normalizeQuat(const mcModel* m, mcNum* qpos) {
   for (int j = 0; j < m->njnt; j++) {
     int type = m->jnt_type[j];

@@ -471,6 +471,11 @@ uint64_t mci_modelSignature(const mcModel* m) {
 }
 
 
+int mc_dataMatches(const mcModel* m, const mcData* d) {
+  return d->model_signature == modelSignature(m);
+}
+
+
 // bytes of the data arrays (without the arena)
 static size_t dataBytes(const mcModel* m) {
 #define X(name) const size_t name = (size_t)(m->name > 0 ? m->name : 0); (void)name;

@@ -167,6 +167,38 @@ Test(dynamics, integratePos) {
 }
 
 
+Test(dynamics, differentiatePos_inverts_integratePos) {
+  // a free joint and a ball joint: differentiating an integrated step gives the velocity back,
+  // and an unnormalized quaternion is read as its unit copy
+  tbBody b[3];
+  memset(b, 0, sizeof(b));
+  b[1].jtype = mcJNT_FREE;
+  b[1].mass = 1;
+  b[2].parent = 1;
+  b[2].jtype = mcJNT_BALL;
+  b[2].mass = 1;
+  mcModel* m = tb_build(3, b);
+  cr_assert_eq(m->nq, 11);
+  double q1[11] = {1, 2, 3, 0.5, 0.5, 0.5, 0.5, 0.8, 0, 0.6, 0};
+  double v[9] = {0.1, -0.2, 0.3, 0.4, -1, 2, 0.7, 0.1, -0.3}, q2[11], back[9];
+  memcpy(q2, q1, sizeof(q1));
+  mc_integratePos(m, q2, v, 0.25);
+  q2[3] *= 2;
+  q2[4] *= 2;
+  q2[5] *= 2;
+  q2[6] *= 2;
+  mc_differentiatePos(m, back, 0.25, q1, q2);
+  for (int k = 0; k < 9; k++) {
+    cr_assert(fabs(back[k] - v[k]) < 1e-12, "qvel[%d] %g, expected %g", k, back[k], v[k]);
+  }
+  mc_differentiatePos(m, back, 0.25, q1, q1);
+  for (int k = 0; k < 9; k++) {
+    cr_assert_eq(back[k], 0.0);
+  }
+  mc_deleteModel(m);
+}
+
+
 // one RK4 step with the forward dynamics (qpos on the manifold through integratePos)
 static void rk4(const mcModel* m, mcData* d, double h) {
   int nq = m->nq, nv = m->nv;

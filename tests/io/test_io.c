@@ -117,6 +117,30 @@ Test(io, copy_data_is_deep) {
 }
 
 
+Test(io, data_matches_only_its_model_sizes) {
+  mcModel* m = makeSmall();
+  mcModel* same = mc_copyModel(NULL, m);
+  mcData* d = mc_makeData(m);
+  cr_assert_not_null(same);
+  cr_expect_eq(mc_dataMatches(m, d), 1);
+  cr_expect_eq(mc_dataMatches(same, d), 1);      // a copy has the same sizes
+  mcModel sizes;
+  memset(&sizes, 0, sizeof(sizes));
+  mci_defaultOption(&sizes.opt);
+  sizes.nq = 1;
+  sizes.nv = 1;
+  sizes.nbody = 2;
+  sizes.njnt = 1;
+  mcModel* other = mci_makeModel(&sizes);
+  cr_assert_not_null(other);
+  cr_expect_eq(mc_dataMatches(other, d), 0);
+  mc_deleteData(d);
+  mc_deleteModel(other);
+  mc_deleteModel(same);
+  mc_deleteModel(m);
+}
+
+
 Test(io, stack_frames_nest_and_restore) {
   mcModel* m = makeSmall();
   mcData* d = mc_makeData(m);

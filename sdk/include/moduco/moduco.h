@@ -65,6 +65,11 @@ MCAPI int mc_resetDataKeyframe(const mcModel* m, mcData* d, int key);
 // Copy data; dest NULL allocates. Return dest (or the new data).
 MCAPI mcData* mc_copyData(mcData* dest, const mcModel* m, const mcData* src);
 
+// Return 1 if d was made for a model of m's sizes and plugin instances (mcData.model_signature),
+// else 0. The stepping and derivative functions refuse data that does not match; bindings check
+// this before handing a data/model pair to them.
+MCAPI int mc_dataMatches(const mcModel* m, const mcData* d);
+
 //---------------------------------- simulation ----------------------------------------------------
 
 // Advance the simulation by one timestep: checks, forward dynamics, integrator plugin.
@@ -146,6 +151,12 @@ MCAPI void mc_fullM(const mcModel* m, mcNum* dst, const mcNum* M);
 
 // qpos = qpos + dt * qvel, with quaternions integrated on SO(3).
 MCAPI void mc_integratePos(const mcModel* m, mcNum* qpos, const mcNum* qvel, mcNum dt);
+
+// qvel = (qpos2 - qpos1) / dt, the inverse of mc_integratePos: the velocity that integrates
+// qpos1 to qpos2 in time dt (quaternions: the local rotation from qpos1 to qpos2, both normalized
+// first, angle wrapped to [-pi, pi]).
+MCAPI void mc_differentiatePos(const mcModel* m, mcNum* qvel, mcNum dt, const mcNum* qpos1,
+                               const mcNum* qpos2);
 
 // Normalize all quaternions in qpos.
 MCAPI void mc_normalizeQuat(const mcModel* m, mcNum* qpos);

@@ -446,6 +446,31 @@ static PyObject* fn_mj_integratePos(PyObject* self, PyObject* args) {
 }
 
 
+// mj_differentiatePos(m, qvel, dt, qpos1, qpos2): qvel written
+static PyObject* fn_mj_differentiatePos(PyObject* self, PyObject* args) {
+  PyObject *m, *qvel, *qpos1, *qpos2;
+  double dt;
+  if (!PyArg_ParseTuple(args, "OOdOO:mj_differentiatePos", &m, &qvel, &dt, &qpos1, &qpos2) ||
+      pm_checkModel(m, "mj_differentiatePos") < 0) {
+    return NULL;
+  }
+  const mcModel* mm = MODEL(m);
+  PyArrayObject* out = pm_output(qvel, mm->nv, "mj_differentiatePos: qvel");
+  PyArrayObject* a = out ? pm_input(qpos1, mm->nq, "mj_differentiatePos: qpos1") : NULL;
+  PyArrayObject* b = a ? pm_input(qpos2, mm->nq, "mj_differentiatePos: qpos2") : NULL;
+  if (b) {
+    mc_differentiatePos(mm, PyArray_DATA(out), dt, PyArray_DATA(a), PyArray_DATA(b));
+  }
+  Py_XDECREF(out);
+  Py_XDECREF(a);
+  Py_XDECREF(b);
+  if (!b) {
+    return NULL;
+  }
+  Py_RETURN_NONE;
+}
+
+
 // mj_normalizeQuat(m, qpos): in place
 static PyObject* fn_mj_normalizeQuat(PyObject* self, PyObject* args) {
   PyObject *m, *qpos;
@@ -498,6 +523,8 @@ PyMethodDef pm_functionMethods[] = {
   {"mj_jacSite", fn_mj_jacSite, METH_VARARGS, "Jacobian of a site"},
   {"mj_jacSubtreeCom", fn_mj_jacSubtreeCom, METH_VARARGS, "Jacobian of a subtree com"},
   {"mj_integratePos", fn_mj_integratePos, METH_VARARGS, "integrate qpos by qvel*dt"},
+  {"mj_differentiatePos", fn_mj_differentiatePos, METH_VARARGS,
+   "qvel = (qpos2 - qpos1) / dt, the inverse of mj_integratePos"},
   {"mj_normalizeQuat", fn_mj_normalizeQuat, METH_VARARGS, "normalize the quaternions in qpos"},
   {"mj_version", fn_mj_version, METH_NOARGS, "library version"},
   {"mj_versionString", fn_mj_versionString, METH_NOARGS, "library version string"},

@@ -1,8 +1,6 @@
 // Moduco Python extension: numpy views, checked assignment and argument checks.
 #include "pymoduco.h"
 
-#include "engine/io.h"
-
 
 PyObject* pm_view(PyObject* owner, void* ptr, int type, int nd, const npy_intp* dims) {
   PyObject* arr = PyArray_New(&PyArray_Type, nd, (npy_intp*)dims, type, NULL, ptr, 0,
@@ -147,7 +145,7 @@ int pm_checkPair(PyObject* m, PyObject* d, const char* fn) {
     return -1;
   }
   const mcModel* mm = ((pmModel*)m)->m;
-  if (((pmData*)d)->d->model_signature != mci_modelSignature(mm)) {
+  if (!mc_dataMatches(mm, ((pmData*)d)->d)) {
     PyErr_Format(PyExc_ValueError, "%s: the MjData was made for a model of other sizes", fn);
     return -1;
   }
