@@ -197,3 +197,31 @@ def test_rollout_object_as_in_mujoco_3():
   assert np.array_equal(got[0], ref[0]) and np.array_equal(got[1], ref[1])
   with pytest.raises(ValueError):
     mujoco.rollout.Rollout(nthread=0)
+
+
+def test_rollout_with_one_model_per_rollout():
+  """MuJoCo's sequence of models (e.g. randomized masses): each rollout uses its own model,
+  results in input order, bitwise those of stepping each model."""
+  path = os.path.join(SOURCE, "models", "humanoid.xml")
+  base = mujoco.MjModel.from_xml_path(path)
+  heavy = mujoco.MjModel.from_xml_path(path)
+  heavy.body_mass[:] *= 1.5
+  x0, ctrl = rollout_inputs(base, nroll=4, nstep=6)
+  models = [base, heavy, heavy, base]
+  state, sens = mujoco.rollout.rollout(models, [mujoco.MjData(base)] * 2, x0, ctrl,
+                                       persistent_pool=True)
+  for r, m in enumerate(models):
+    ref_s, ref_d = sequential(m, x0[r:r + 1], ctrl[r:r + 1])
+    assert np.array_equal(state[r], ref_s[0]) and np.array_equal(sens[r], ref_d[0]), r
+  assert not np.array_equal(state[0], state[1])            # the mass change mattered
+  mujoco.rollout.shutdown_persistent_pool()
+  assert "_rollout_pools" not in base.__dict__
+  again, _ = mujoco.rollout.rollout([base], mujoco.MjData(base), x0, ctrl)
+  assert np.array_equal(again[0], state[0]) and np.array_equal(again[3], state[3])
+  with pytest.raises(ValueError):
+    mujoco.rollout.rollout([base, heavy], mujoco.MjData(base), x0, ctrl)   # 2 models, 4 rollouts
+  other = mujoco.MjModel.from_xml_path(os.path.join(SOURCE, "models", "pendulum.xml"))
+  with pytest.raises(ValueError):
+    mujoco.rollout.rollout([base, other, base, base], mujoco.MjData(base), x0, ctrl)
+  with pytest.raises(TypeError):
+    mujoco.rollout.rollout([base, "x", base, base], mujoco.MjData(base), x0, ctrl)

@@ -238,3 +238,17 @@ def test_jac_subtree_com_against_finite_differences():
     assert np.allclose(J, fd, atol=1e-5), body
   with pytest.raises(ValueError):
     mujoco.mj_jacSubtreeCom(m, d, J, m.nbody)
+
+
+def test_differentiate_pos_inverts_integrate_pos(model_path):
+  m, d = stepped(model_path, 10)
+  v = np.random.default_rng(3).uniform(-1, 1, m.nv)
+  q2 = d.qpos.copy()
+  mujoco.mj_integratePos(m, q2, v, 0.01)
+  back = np.zeros(m.nv)
+  mujoco.mj_differentiatePos(m, back, 0.01, d.qpos, q2)
+  assert np.allclose(back, v, rtol=0, atol=1e-9)
+  with pytest.raises(ValueError):
+    mujoco.mj_differentiatePos(m, np.zeros(m.nv + 1), 0.01, d.qpos, q2)
+  with pytest.raises(TypeError):
+    mujoco.mj_differentiatePos(m, np.zeros(m.nv, dtype=np.float32), 0.01, d.qpos, q2)
