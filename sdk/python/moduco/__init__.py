@@ -35,7 +35,7 @@ def _accessors(kinds):
   """Methods body(key), joint(key), ... returning named-access views, for the given kinds."""
 
   def make(kind):
-    def access(self, key):
+    def access(self, key=""):       # no key: the name "" (KeyError listing the names, as MuJoCo)
       return _Accessor(self, kind, key)
     access.__name__ = kind
     access.__doc__ = f"The {kind} with this name or id: attributes are views into its arrays."

@@ -93,6 +93,8 @@ def test_bad_names_and_ids(every):
   m, d = every
   with pytest.raises(KeyError):
     m.body("nope")
+  with pytest.raises(KeyError, match="Valid names.*'floor'"):
+    m.geom()                                     # no key: the name "", as in MuJoCo
   with pytest.raises(ValueError, match="Valid names"):
     d.joint("nope")
   with pytest.raises(IndexError):
