@@ -120,3 +120,17 @@ def plugins():
 _atexit.register(_moduco.set_message_handler, None)
 
 from . import rollout  # noqa: E402  (moduco.rollout.rollout, as mujoco.rollout.rollout)
+
+
+def install_as_mujoco():
+  """Make ``import mujoco`` and ``from mujoco import rollout`` give this package, so scripts
+  written for MuJoCo's bindings run without edits: call it before they import mujoco. Refused
+  (RuntimeError) if another module is already imported as mujoco."""
+  import sys
+  this = sys.modules[__name__]
+  current = sys.modules.get("mujoco")
+  if current is not None and current is not this:
+    raise RuntimeError(f"install_as_mujoco: 'mujoco' is already imported from "
+                       f"{getattr(current, '__file__', current)!r}")
+  sys.modules["mujoco"] = this
+  sys.modules["mujoco.rollout"] = rollout

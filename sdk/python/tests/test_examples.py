@@ -102,3 +102,37 @@ def test_mujoco_style_code_runs_unchanged(tmp_path):
   assert "ok 100" in out.stdout
   z = float(out.stdout.split()[2])
   assert 0.05 < z < 0.15                              # the box rests on the floor
+
+
+def test_install_as_mujoco_runs_import_mujoco_code(tmp_path):
+  """`import mujoco` / `from mujoco import rollout` code, unchanged, after install_as_mujoco()
+  (run as a script through runpy, as a user's file would be)."""
+  script = tmp_path / "uses_mujoco.py"
+  script.write_text(
+      "import numpy as np\n"
+      "import mujoco\n"
+      "from mujoco import rollout\n"
+      "m = mujoco.MjModel.from_xml_string('<mujoco><worldbody><body><freejoint/>"
+      "<geom size=\".1\"/></body></worldbody></mujoco>')\n"
+      "d = mujoco.MjData(m)\n"
+      "x0 = np.zeros((2, mujoco.mj_stateSize(m, mujoco.mjtState.mjSTATE_FULLPHYSICS)))\n"
+      "for i in range(2):\n"
+      "  mujoco.mj_getState(m, d, x0[i], mujoco.mjtState.mjSTATE_FULLPHYSICS)\n"
+      "state, sensordata = rollout.rollout(m, d, x0, nstep=10)\n"
+      "print(mujoco.__name__, state.shape, state[0, -1, 3])\n")
+  runner = ("import runpy, sys, moduco; moduco.install_as_mujoco(); "
+            "runpy.run_path(sys.argv[1], run_name='__main__')")
+  out = subprocess.run([sys.executable, "-c", runner, str(script)], check=True,
+                       capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))).stdout
+  name, shape, z = out.split(" ", 1)[0], out[out.index("("):out.index(")") + 1], out.split()[-1]
+  assert name == "moduco" and shape == "(2, 10, 14)" and float(z) < 0   # it fell under gravity
+  import moduco
+  import types
+  fake = types.ModuleType("mujoco")
+  sys.modules["mujoco"] = fake
+  try:
+    with pytest.raises(RuntimeError, match="already imported"):
+      moduco.install_as_mujoco()
+  finally:
+    del sys.modules["mujoco"]
