@@ -18,6 +18,9 @@ from ._moduco import (RolloutPool, clear_warning_error, contact_dtype, plugin_me
 from ._named import ALIASES as _ALIASES
 from ._named import Accessor as _Accessor
 from ._named import InvalidIdError, UnknownNameError
+from ._keywords import wrap_all as _wrap_all
+
+globals().update(_wrap_all(_moduco))   # mj_* functions also take MuJoCo's keyword arguments
 
 __version__ = _moduco.mj_versionString()
 mjVERSION_HEADER = _moduco.mj_version()

@@ -252,3 +252,40 @@ def test_differentiate_pos_inverts_integrate_pos(model_path):
     mujoco.mj_differentiatePos(m, np.zeros(m.nv + 1), 0.01, d.qpos, q2)
   with pytest.raises(TypeError):
     mujoco.mj_differentiatePos(m, np.zeros(m.nv, dtype=np.float32), 0.01, d.qpos, q2)
+
+
+def test_keyword_arguments_as_in_mujoco():
+  """Keywords named as MuJoCo's C parameters give the positional results; bad keywords are
+  TypeErrors."""
+  m, d = stepped(HUMANOID, 5)
+  assert mujoco.mj_name2id(m, type=mujoco.mjtObj.mjOBJ_BODY, name="torso") == \
+      mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, "torso")
+  assert mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, id=1) == "torso"
+  a, b = np.zeros((3, m.nv)), np.zeros((3, m.nv))
+  mujoco.mj_jac(m, d, a, None, d.xpos[2], 2)
+  mujoco.mj_jac(m=m, d=d, jacp=b, jacr=None, point=d.xpos[2], body=2)
+  assert np.array_equal(a, b)
+  n = mujoco.mj_stateSize(m, sig=mujoco.mjtState.mjSTATE_PHYSICS)
+  assert n == mujoco.mj_stateSize(m, spec=mujoco.mjtState.mjSTATE_PHYSICS)
+  s1, s2 = np.zeros(n), np.zeros(n)
+  mujoco.mj_getState(m, d, s1, mujoco.mjtState.mjSTATE_PHYSICS)
+  mujoco.mj_getState(m, d, state=s2, sig=mujoco.mjtState.mjSTATE_PHYSICS)
+  assert np.array_equal(s1, s2)
+  e, f = mujoco.MjData(m), mujoco.MjData(m)
+  mujoco.mj_resetData(m, e)
+  mujoco.mj_resetData(m=m, d=f)
+  mujoco.mj_step(m, e, 3)
+  mujoco.mj_step(m=m, d=f, nstep=3)
+  assert np.array_equal(e.qpos, f.qpos)
+  nv = m.nv
+  A = np.zeros((2 * nv + m.na, 2 * nv + m.na))
+  A2 = np.zeros_like(A)
+  mujoco.mjd_transitionFD(m, d, 1e-6, True, A, None, None, None)
+  mujoco.mjd_transitionFD(m, d, eps=1e-6, flg_centered=True, A=A2, B=None, C=None, D=None)
+  assert np.array_equal(A, A2)
+  with pytest.raises(TypeError, match="unexpected keyword"):
+    mujoco.mj_forward(m, d, nope=1)
+  with pytest.raises(TypeError, match="multiple values"):
+    mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, "torso", m=m)
+  with pytest.raises(TypeError, match="missing argument 'type'"):
+    mujoco.mj_name2id(m, name="torso")
