@@ -136,16 +136,22 @@ Test(dynamics, freeBodyEuler) {
 }
 
 
-Test(dynamics, integratePos) {
-  // a free joint and a hinge: translation and hinge add, the quaternion rotates locally
+// a free body with one child on a joint of type child
+static mcModel* freeWithChild(int child) {
   tbBody b[3];
   memset(b, 0, sizeof(b));
   b[1].jtype = mcJNT_FREE;
   b[1].mass = 1;
   b[2].parent = 1;
-  b[2].jtype = mcJNT_HINGE;
+  b[2].jtype = child;
   b[2].mass = 1;
-  mcModel* m = tb_build(3, b);
+  return tb_build(3, b);
+}
+
+
+Test(dynamics, integratePos) {
+  // a free joint and a hinge: translation and hinge add, the quaternion rotates locally
+  mcModel* m = freeWithChild(mcJNT_HINGE);
   double qpos[8] = {1, 2, 3, 0.5, 0.5, 0.5, 0.5, 0.2};
   double qvel[7] = {0.1, 0.2, 0.3, 0, 0, 2, -1};
   mc_integratePos(m, qpos, qvel, 0.5);
@@ -170,14 +176,7 @@ Test(dynamics, integratePos) {
 Test(dynamics, differentiatePos_inverts_integratePos) {
   // a free joint and a ball joint: differentiating an integrated step gives the velocity back,
   // and an unnormalized quaternion is read as its unit copy
-  tbBody b[3];
-  memset(b, 0, sizeof(b));
-  b[1].jtype = mcJNT_FREE;
-  b[1].mass = 1;
-  b[2].parent = 1;
-  b[2].jtype = mcJNT_BALL;
-  b[2].mass = 1;
-  mcModel* m = tb_build(3, b);
+  mcModel* m = freeWithChild(mcJNT_BALL);
   cr_assert_eq(m->nq, 11);
   double q1[11] = {1, 2, 3, 0.5, 0.5, 0.5, 0.5, 0.8, 0, 0.6, 0};
   double v[9] = {0.1, -0.2, 0.3, 0.4, -1, 2, 0.7, 0.1, -0.3}, q2[11], back[9];
