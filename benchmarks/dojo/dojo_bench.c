@@ -41,6 +41,13 @@ static const Arm kArms[] = {
 #define NARM ((int)(sizeof(kArms) / sizeof(kArms[0])))
 
 
+// whether arm k runs: all, or those of the solver named by MODUCO_DOJO_SOLVER (quick reruns)
+static int armWanted(int k) {
+  const char* only = getenv("MODUCO_DOJO_SOLVER");
+  return !only || !*only || !strcmp(only, kArms[k].solver);
+}
+
+
 static double now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);  // CPU time: the machine is shared
@@ -76,6 +83,11 @@ static mcModel* loadArm(const char* file, const char* xml, const Arm* arm, doubl
     m->opt.timestep = h;
   }
   if (!strcmp(arm->solver, "ipm")) {
+    // the paired integrator: end-of-step collision check and position projection
+    if (!getenv("MODUCO_DOJO_EULER") && mc_setIntegrator(m, "ipm-euler", error, sizeof(error))) {
+      fprintf(stderr, "moduco-bench-dojo: %s\n", error);
+      exit(1);
+    }
     for (int g = 0; g < m->ngeom; g++) {
       m->geom_margin[g] = fmax(m->geom_margin[g], lookahead);
     }
@@ -163,6 +175,9 @@ static void coneExperiment(void) {
     fprintf(csv, "solver,angle,along,lateral\n");
   }
   for (int k = 0; k < NARM; k++) {
+    if (!armWanted(k)) {
+      continue;
+    }
     printf("| %s |", kArms[k].label);
     for (int a = 0; a < 5; a++) {
       mcModel* m = loadArm(NULL, kBox, kArms + k, h, 0.05);
@@ -216,6 +231,9 @@ static void impactExperiment(const char* file) {
          "max(0.1, 10 rad/s * h).\n\n");
   printf("| solver | h = 0.1 | h = 0.01 | h = 0.001 |\n|---|---|---|---|\n");
   for (int k = 0; k < NARM; k++) {
+    if (!armWanted(k)) {
+      continue;
+    }
     printf("| %s |", kArms[k].label);
     for (int i = 0; i < 3; i++) {
       double h = hs[i];

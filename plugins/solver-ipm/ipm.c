@@ -190,8 +190,8 @@ static void solve(const mcpHost* host, const mcModel* m, mcData* d, int maxiter)
 }
 
 
-static const mcpHeader* const g_list[] = {&g_ipm.hdr};
-static const mcpLibrary g_library = MCP_LIBRARY("solver-ipm", 1, g_list);
+static const mcpHeader* const g_list[] = {&g_ipm.hdr, &ipm_eulerIntegrator.hdr};
+static const mcpLibrary g_library = MCP_LIBRARY("solver-ipm", 2, g_list);
 
 
 MCP_EXPORT const mcpLibrary* mcp_library(const mcpHost* host) {

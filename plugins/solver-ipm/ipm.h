@@ -175,4 +175,13 @@ int ipm_centered(const ipmProblem* P, mcNum alpha, mcNum gamma);
 // Solve from the start point (Algorithm 2); return the number of iterations.
 int ipm_optimize(mcData* d, ipmProblem* P, const ipmParam* prm, mcNum* r_vio, mcNum* kappa_vio);
 
+// Position projection at the configuration whose rows d holds (ipm_project.c): dq (nv) with
+// pos + J dq >= 0 for contacts and limits, J dq = 0 for equalities, smallest in M; return the
+// iterations (-1: host stack full, dq = 0).
+int ipm_project(const mcpHost* host, const mcModel* m, mcData* d, const ipmParam* prm,
+                mcNum* dq, mcNum* r_vio, mcNum* kappa_vio);
+
+// The paired integrator "ipm-euler" (ipm_euler.c); the step's problem uses its implicit damping.
+extern const mcpIntegrator ipm_eulerIntegrator;
+
 #endif  // MODUCO_PLUGINS_SOLVER_IPM_IPM_H_
