@@ -57,6 +57,7 @@ typedef struct {                  // parameters (plugin config keys, else defaul
   mcNum residual_tol;
   mcNum kappa_init;
   int max_iter;
+  mcNum recovery;                 // speed removing a violation present at the start (m/s, rad/s)
   mcNum* cond;                    // condition number per iteration (mcNSOLVER), or NULL
 } ipmParam;
 
@@ -117,6 +118,11 @@ void ipm_solveLU(const mcNum* A, const int* piv, mcNum* x, int n);
 
 // Blocks and rows from the efc arrays; 0 if the host stack is full. (ipm_problem.c)
 int ipm_build(const mcpHost* host, const mcModel* m, mcData* d, ipmProblem* P);
+
+// A violation present at the start of the step (pos < 0 on a limit or contact) is removed at
+// most at 'speed' (m/s or rad/s): the gap constant becomes max(pos, -speed h) + h J v.
+// (ipm_problem.c)
+void ipm_recovery(ipmProblem* P, const mcData* d, mcNum speed);
 
 // Starting point: a = qacc_smooth, interior cone variables at complementarity ~ kappa0.
 void ipm_start(ipmProblem* P, mcNum kappa0);

@@ -109,22 +109,30 @@ static mcNum worstGap(const mcData* d) {
 }
 
 
-// check q+ and project it; return the deepest penetration left (0: none)
+// check q+ and project it, keeping a projection only while it makes the deepest penetration
+// smaller (a projection from a deep violation, a contact that the step's rows did not hold, can
+// overshoot: without a limit margin it turns joints past limits it does not see; a halved step
+// was tried and diverged on the hopper); qprev (nq) is scratch; return the deepest penetration
+// left (0: none)
 static mcNum checkAndProject(const mcpHost* host, const mcModel* m, mcData* d, int inst,
-                             mcNum* dq) {
+                             mcNum* dq, mcNum* qprev) {
   int maxproj = (int)keyValue(host, m, inst, 0);
   mcNum tol = keyValue(host, m, inst, 1);
-  ipmParam prm = {1e-8, 1e-10, 100, 100, NULL};
+  ipmParam prm = {.kappa_tol = 1e-8, .residual_tol = 1e-10, .kappa_init = 100, .max_iter = 100};
+  mcNum best = 0;
   for (int k = 0;; k++) {
     host->fwdPosition(m, d);
     mcNum worst = worstGap(d);
-    if (worst >= -tol || k >= maxproj) {
-      return worst;
+    if (k > 0 && !(worst > best)) {  // no better: back to the previous configuration
+      memcpy(d->qpos, qprev, sizeof(mcNum) * (size_t)m->nq);
+      return best;
     }
+    best = worst;
     mcNum rv, kv;
-    if (ipm_project(host, m, d, &prm, dq, &rv, &kv) < 0) {
+    if (worst >= -tol || k >= maxproj || ipm_project(host, m, d, &prm, dq, &rv, &kv) < 0) {
       return worst;
     }
+    memcpy(qprev, d->qpos, sizeof(mcNum) * (size_t)m->nq);
     host->integratePos(m, d->qpos, dq, 1);
   }
 }
@@ -146,8 +154,10 @@ static void ipmEulerStep(const mcpHost* host, const mcModel* m, mcData* d) {
   int* state = host->stackAlloc(d, sizeof(int) * (size_t)(nefc + 1), _Alignof(int));
   mcNum* const efc[NKEEP] = {d->efc_vel, d->efc_aref, d->efc_b, d->efc_force};
   check = check && q0 && q1 && dq && keep && state;
-  if (check && nefc > 0) {
+  if (check) {
     memcpy(q0, d->qpos, sizeof(mcNum) * (size_t)nq);
+  }
+  if (check && nefc > 0) {
     for (int k = 0; k < NKEEP; k++) {
       memcpy(keep + (size_t)k * nefc, efc[k], sizeof(mcNum) * (size_t)nefc);
     }
@@ -165,7 +175,7 @@ static void ipmEulerStep(const mcpHost* host, const mcModel* m, mcData* d) {
 
   // the end-of-step configuration: check, project; then the start's position stage again
   if (check) {
-    mcNum worst = checkAndProject(host, m, d, inst, dq);
+    mcNum worst = checkAndProject(host, m, d, inst, dq, q1);
     if (worst < -keyValue(host, m, inst, 1) && inst >= 0 && host->pluginWarning) {
       host->pluginWarning(m, d, inst, 0, (int)fmin(-worst * 1e9, 2e9));
     }

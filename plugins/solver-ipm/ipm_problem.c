@@ -251,3 +251,13 @@ int ipm_blockForce(const ipmBlock* b, const mcNum* loc, mcNum* F) {
   }
   return 1;
 }
+
+
+void ipm_recovery(ipmProblem* P, const mcData* d, mcNum speed) {
+  for (int i = 0; i < P->nb; i++) {
+    ipmBlock* b = P->block + i;
+    if (b->kind == IPM_ORTH || b->kind == IPM_CONTACT) {
+      b->c = fmax(d->efc_pos[b->efc], -speed * P->h) + P->h * P->Jv[b->row];
+    }
+  }
+}

@@ -349,9 +349,9 @@ Test(ipm, config_keys_declared) {
   const mcpPluginExt* ext = m->solver->ext;
   cr_assert_not_null(ext);
   static const char* const names[] = {"kappa_tol", "residual_tol", "max_iter", "kappa_init",
-                                      "condition"};
-  cr_assert_eq(ext->nconfig, 5);
-  for (int i = 0; i < 5; i++) {
+                                      "condition", "recovery"};
+  cr_assert_eq(ext->nconfig, 6);
+  for (int i = 0; i < 6; i++) {
     cr_expect_str_eq(ext->config[i].name, names[i]);
     cr_expect_eq(ext->config[i].count, 1);
     char* end = NULL;
@@ -412,7 +412,7 @@ Test(ipm, condition_number_diagnostic) {
     mcModel* m = load("ipm_stack5.xml");
     cr_assert(m->nq <= 64);
     int inst = m->plugin_solver;
-    cr_assert(inst >= 0 && m->plugin_confignum[inst] == 5);
+    cr_assert(inst >= 0 && m->plugin_confignum[inst] == 6);
     m->plugin_config[m->plugin_configadr[inst] + 4] = pass;
     mcData* d = mc_makeData(m);
     for (int k = 0; k < 50; k++) {

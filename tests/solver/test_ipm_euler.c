@@ -12,6 +12,8 @@
 #define HUMANOID MODUCO_SOURCE_DIR "/models/humanoid.xml"
 #define H1 "/work/shared/corpus/menagerie_unitree_h1/scene.xml"
 #define STACK MODUCO_SOURCE_DIR "/tests/solver/models/ipm_stack5.xml"
+#define BOX MODUCO_SOURCE_DIR "/tests/solver/models/ipm_box_drop.xml"
+#define HOPPER "/work/shared/corpus/dm_hopper/hopper.xml"
 
 
 // a model under ipm with the given integrator and timestep, and lookahead margins (geoms: the
@@ -69,8 +71,9 @@ static double drop(const char* file, const char* integrator, double h, double T,
 }
 
 
-// the humanoid tumbles (rotating contact points): without the check it ends steps 10-100 um
-// inside the floor; with it, at most 1e-6 m at h = 0.01 and 0.001
+// the humanoid tumbles (rotating contact points): without the check it ends steps inside the floor
+// (the linearized gap's error; with recovery 0 it is not pushed out later: 7 mm); with it, at
+// most 1e-6 m at h = 0.01 and 0.001
 Test(ipm_euler, humanoid_drop_no_penetration) {
   double without = drop(HUMANOID, "ipm-euler", 0.01, 1.5, 0);
   double coarse = drop(HUMANOID, "ipm-euler", 0.01, 1.5, -1);
@@ -94,10 +97,10 @@ Test(ipm_euler, h1_drop_no_penetration) {
 }
 
 
-// a translating stack needs no projection: ipm-euler steps it exactly as euler (qpos, qvel and
-// the solve's efc results after mc_step, bit for bit)
-Test(ipm_euler, stack_unchanged_and_data_as_euler) {
-  mcModel* m[2] = {loadIpm(STACK, "euler", 0), loadIpm(STACK, "ipm-euler", 0)};
+// translating boxes need no projection: ipm-euler steps a falling box and a stack exactly as
+// euler (qpos, qvel, and the solve's efc results after mc_step, bit for bit)
+static void sameAsEuler(const char* file) {
+  mcModel* m[2] = {loadIpm(file, "euler", 0), loadIpm(file, "ipm-euler", 0)};
   mcData* d[2] = {mc_makeData(m[0]), mc_makeData(m[1])};
   for (int k = 0; k < 200; k++) {
     for (int i = 0; i < 2; i++) {
@@ -117,6 +120,12 @@ Test(ipm_euler, stack_unchanged_and_data_as_euler) {
 }
 
 
+Test(ipm_euler, boxes_unchanged_and_data_as_euler) {
+  sameAsEuler(BOX);
+  sameAsEuler(STACK);
+}
+
+
 // two runs of the humanoid (projections on every landing step) are bitwise equal
 Test(ipm_euler, deterministic) {
   mcNum q[2][64] = {{0}};
@@ -133,4 +142,70 @@ Test(ipm_euler, deterministic) {
     mc_deleteModel(m);
   }
   cr_expect_eq(memcmp(q[0], q[1], sizeof(q[0])), 0);
+}
+
+
+// largest |qvel| over a run of n steps of the model under ipm (zero controls, the model's own
+// cone and margins unless lookahead), the time reached (an engine reset on a bad qacc sets it
+// back) and the bad-qacc count
+static double run(const char* file, const char* integrator, double h, int n, int lookahead,
+                  double lift, double recovery, double* time, int* bad) {
+  mcModel* m = loadIpm(file, integrator, lookahead ? h : 0);
+  m->opt.timestep = h;
+  m->plugin_config[m->plugin_configadr[m->plugin_solver] + 5] = recovery;
+  if (!lookahead) {
+    m->opt.cone = mcCONE_PYRAMIDAL;
+  }
+  mcData* d = mc_makeData(m);
+  d->qpos[2] += lift;
+  double vmax = 0;
+  for (int k = 0; k < n; k++) {
+    mc_step(m, d);
+    for (int i = 0; i < m->nv; i++) {
+      vmax = fmax(vmax, fabs(d->qvel[i]));
+    }
+  }
+  *time = d->time;
+  *bad = d->warning[mcWARN_BADQACC].number;
+  mc_deleteData(d);
+  mc_deleteModel(m);
+  return vmax;
+}
+
+
+// the dm_control hopper at h = 0.05 without lookahead (its margins are 0): contacts and limits
+// appear a whole step deep. Removing such a violation within the step (recovery unbounded, as
+// before) drove |qvel| to 1e5 and reset the engine; with the default recovery 0 the step only
+// stops it from deepening, and 20 s run without a reset under both integrators
+Test(ipm_euler, hopper_h005_no_divergence) {
+  double t, v;
+  int bad;
+  v = run(HOPPER, "euler", 0.05, 400, 0, 0, 1e10, &t, &bad);
+  printf("hopper h = 0.05, unbounded recovery: max |qvel| %g, t %g, bad qacc %d\n", v, t, bad);
+  cr_expect(bad > 0 || v > 1e3, "the old rule no longer diverges: the test shows nothing");
+  const char* integ[2] = {"euler", "ipm-euler"};
+  for (int i = 0; i < 2; i++) {
+    v = run(HOPPER, integ[i], 0.05, 400, 0, 0, 0, &t, &bad);
+    printf("hopper h = 0.05, %s: max |qvel| %g, t %g\n", integ[i], v, t);
+    cr_expect(bad == 0 && fabs(t - 20) < 1e-9, "%s: reset (t = %g, bad qacc %d)", integ[i], t,
+              bad);
+    cr_expect(v < 50, "%s: max |qvel| %g", integ[i], v);
+  }
+}
+
+
+// the H1 dropped 0.3 m at h = 0.1 with lookahead: a failed solve (singular Newton matrix) used to
+// apply its last iterate and diverge; with recovery 0 and restarts from a more central point it
+// lands without diverging, under both integrators
+Test(ipm_euler, h1_h01_no_divergence) {
+  const char* integ[2] = {"euler", "ipm-euler"};
+  for (int i = 0; i < 2; i++) {
+    double t;
+    int bad;
+    double v = run(H1, integ[i], 0.1, 30, 1, 0.3, 0, &t, &bad);
+    printf("H1 h = 0.1, %s: max |qvel| %g, t %g\n", integ[i], v, t);
+    cr_expect(bad == 0 && fabs(t - 3) < 1e-9, "%s: reset (t = %g, bad qacc %d)", integ[i], t,
+              bad);
+    cr_expect(v < 20, "%s: max |qvel| %g", integ[i], v);
+  }
 }
