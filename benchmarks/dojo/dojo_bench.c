@@ -9,7 +9,7 @@
 // limit margin (the lookahead a hard solver needs to see a contact or limit before it closes:
 // a violation already present is removed in one step, which injects energy at large h); the soft
 // arms keep the model's margins, since a soft solver treats margin as the distance it pushes
-// back at. Height fields are left out of every arm (see loadArm).
+// back at.
 // With MODUCO_DOJO_CSV=DIR, cone, stability and convergence also write their series to
 // DIR/cone-box.csv, DIR/stability-MODEL.csv and DIR/convergence-MODEL.csv, which benchmarks/dojo/plot.py turns into
 // the SVG plots of docs/dojo.md.
@@ -71,14 +71,6 @@ static mcModel* loadArm(const char* file, const char* xml, const Arm* arm, doubl
   }
   m->opt.cone = arm->cone;
 
-  // height fields are left out (every arm): with a geom margin, hfield-sphere contacts currently
-  // report a sphere 0.13 m above a flat hfield as penetrating it by 0.15-0.2 m (the corpus
-  // quadruped's flat terrain hfield would inject that violation into ipm; collision-hfield bug)
-  for (int g = 0; g < m->ngeom; g++) {
-    if (m->geom_type[g] == mcGEOM_HFIELD) {
-      m->geom_contype[g] = m->geom_conaffinity[g] = 0;
-    }
-  }
   if (h > 0) {
     m->opt.timestep = h;
   }
