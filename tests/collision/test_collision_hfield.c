@@ -218,3 +218,65 @@ Test(hfield, mesh) {
   cr_expect(agree >= HFIELD_MESH_FLOOR, "hfield-mesh: %d of %d poses differ from MuJoCo",
             hs.nfail, hs.nposes);
 }
+
+
+// A geom within the margin over a flat and a sloped field (5 x 5, size 1 1 0.5 0.1, the slope
+// rising 0.25 along x): one contact at the true distance along the face normal (2.2.2 and 3.14
+// report a sphere 0.13 m above the flat field with margin 0.15 as 0.1-0.2 m deep, with tilted
+// normals), and nothing beyond the margin.
+static void marginScene(int slope, const char* geom, double lift, double margin, int* ncon,
+                        double* dist, double* nrm) {
+  char elev[256] = "", xml[1024], err[512] = "";
+  for (int i = 0; i < 25; i++) {
+    snprintf(elev + strlen(elev), sizeof(elev) - strlen(elev), "%g ", slope ? (i % 5) / 4.0 : 0);
+  }
+  snprintf(xml, sizeof(xml),
+           "<mujoco><asset><hfield name='h' nrow='5' ncol='5' size='1 1 0.5 0.1' elevation='%s'/>"
+           "</asset><worldbody><geom type='hfield' hfield='h' margin='%g'/><body pos='0.05 0.02 "
+           "%.17g'><freejoint/><geom %s margin='%g'/></body></worldbody></mujoco>", elev, margin,
+           lift, geom, margin);
+  mcModel* m = mc_loadXMLString(xml, NULL, err, sizeof(err));
+  cr_assert(m, "%s", err);
+  mcData* d = mc_makeData(m);
+  mc_forward(m, d);
+  *ncon = d->ncon;
+  if (d->ncon) {
+    *dist = d->contact[0].dist;
+    for (int k = 0; k < 3; k++) {
+      nrm[k] = d->contact[0].frame[k];
+    }
+  }
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
+Test(hfield, margin_true_distance) {
+  static const char* const geoms[3] = {"type='sphere' size='0.1'", "type='box' size='0.1 0.1 0.1'",
+                                       "type='capsule' size='0.05 0.1' euler='0 90 0'"};
+  static const double bottom[3] = {0.1, 0.1, 0.05};  // centre to lowest point (flat field)
+  for (int g = 0; g < 3; g++) {
+    for (int slope = 0; slope < 2; slope++) {
+      // centre height; the field under it at x = 0.05: 0 (flat), (1.05 / 2) 0.5 (slope)
+      double under = slope ? 0.2625 : 0, c = 0.970142500145332, gap = 0.13;
+      double z = under + gap / (slope ? c : 1) + (slope ? 0.1 / c : bottom[g]);
+      if (slope && g == 1) {  // the box's lowest edge (x = +0.1, z = -0.1) over the slope
+        z = under + gap / c + 0.1 + 0.1 * 0.25;
+      }
+      if (slope && g == 2) {  // the capsule's lowest end cap over the slope
+        z = under + (gap + 0.05) / c + 0.1 * 0.25;
+      }
+      int n = 0;
+      double dist = 0, nrm[3] = {0};
+      marginScene(slope, geoms[g], z, 0.15, &n, &dist, nrm);
+      cr_expect_eq(n, 1, "geom %d slope %d: %d contacts", g, slope, n);
+      cr_expect(fabs(dist - gap) < 1e-9, "geom %d slope %d: dist %.12g, not %g", g, slope, dist,
+                gap);
+      double ez = slope ? c : 1, ex = slope ? -0.242535625036333 : 0;
+      cr_expect(fabs(nrm[0] - ex) < 1e-9 && fabs(nrm[1]) < 1e-9 && fabs(nrm[2] - ez) < 1e-9,
+                "geom %d slope %d: normal %g %g %g", g, slope, nrm[0], nrm[1], nrm[2]);
+      marginScene(slope, geoms[g], z + 0.1, 0.15, &n, &dist, nrm);
+      cr_expect_eq(n, 0, "geom %d slope %d: a contact beyond the margin", g, slope);
+    }
+  }
+}
