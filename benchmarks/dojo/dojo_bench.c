@@ -92,6 +92,16 @@ static mcModel* loadArm(const char* file, const char* xml, const Arm* arm, doubl
 }
 
 
+// raise every free body by dz (a stack is lifted whole, not its first box into the second)
+static void liftFree(const mcModel* m, mcData* d, double dz) {
+  for (int j = 0; j < m->njnt; j++) {
+    if (m->jnt_type[j] == mcJNT_FREE) {
+      d->qpos[m->jnt_qposadr[j] + 2] += dz;
+    }
+  }
+}
+
+
 // smallest distance of the contacts that involve a plane, at the current positions
 static double floorDist(const mcModel* m, mcData* d) {
   mc_fwdPosition(m, d);
@@ -231,7 +241,7 @@ static void impactExperiment(const char* file) {
       double h = hs[i];
       mcModel* m = loadArm(file, NULL, kArms + k, h, fmax(0.05, 3 * h));
       mcData* d = mc_makeData(m);
-      d->qpos[2] += lift;
+      liftFree(m, d, lift);
       double worst = INFINITY;
       int failed = 0, n = (int)lround(duration / h);
       for (int s = 0; s < n && !failed; s++) {
@@ -272,7 +282,7 @@ static void stabilityExperiment(const char* file) {
       double h = 1 / rates[r];
       mcModel* m = loadArm(file, NULL, kArms + arms[a], h, fmax(0.05, 3 * h));
       mcData* d = mc_makeData(m);
-      d->qpos[2] += lift;
+      liftFree(m, d, lift);
       printf("| %s | %g Hz |", kArms[arms[a]].label, rates[r]);
       const double marks[] = {0.25, 0.5, 0.75, 1.0, 1.5, 2.0};
       int next = 0, failed = 0;
@@ -314,7 +324,7 @@ static void convergenceExperiment(const char* file, double h) {
   int inst = m->plugin_solver;
   m->plugin_config[m->plugin_configadr[inst] + 4] = 1;  // key 'condition'
   mcData* d = mc_makeData(m);
-  d->qpos[2] += 0.3;
+  liftFree(m, d, 0.3);
   mcSolverStat worst[mcNSOLVER];
   double wcond[mcNSOLVER], maxcond = 0;
   int nworst = 0, wstep = -1, n = (int)lround(1.5 / m->opt.timestep), unconverged = 0;
