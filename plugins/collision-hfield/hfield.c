@@ -264,7 +264,8 @@ static int hfieldConvex(const mcpHost* host, const mcModel* m, const mcData* d, 
   // ties) 0 (r,c), 1 (r,c+1), 2 (r+1,c), 3 (r+1,c+1)
   static const int tri[2][3] = {{2, 0, 3}, {0, 3, 1}};
   mcNum dx = 2*hs[0] / (ncol - 1), dy = 2*hs[1] / (nrow - 1);
-  mcmQuery q = {NULL, margin > 0 ? &bare : &lg, prismSupport, localGeomSupport, prismCenter, localGeomCenter,
+  mcmQuery q = {NULL, margin > 0 ? &bare : &lg, prismSupport, localGeomSupport, prismCenter,
+                localGeomCenter,
                 m->opt.mpr_tolerance > 0 ? m->opt.mpr_tolerance : 1e-6,
                 m->opt.mpr_iterations > 0 ? m->opt.mpr_iterations : 50};
   int cnt = 0;

@@ -100,9 +100,10 @@ static mcNum worstGap(const mcData* d) {
   mcNum worst = 0;
   for (int i = 0; i < d->nefc; i++) {
     int t = d->efc_type[i];
-    if (t == mcCNSTR_LIMIT_JOINT || t == mcCNSTR_LIMIT_TENDON || t >= mcCNSTR_CONTACT_FRICTIONLESS) {
-      worst = fmin(worst, t >= mcCNSTR_CONTACT_FRICTIONLESS ? d->contact[d->efc_id[i]].dist
-                                                               : d->efc_pos[i]);
+    if (t >= mcCNSTR_CONTACT_FRICTIONLESS) {
+      worst = fmin(worst, d->contact[d->efc_id[i]].dist);
+    } else if (t == mcCNSTR_LIMIT_JOINT || t == mcCNSTR_LIMIT_TENDON) {
+      worst = fmin(worst, d->efc_pos[i]);
     }
   }
   return worst;
