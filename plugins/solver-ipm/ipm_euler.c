@@ -58,8 +58,9 @@ static mcNum keyValue(const mcpHost* host, const mcModel* m, int inst, int k) {
 }
 
 
-// v+ = v + h Me^-1 (qfrc_smooth + qfrc_constraint), act and time; 0 if the stack is full
-static int advanceVelocity(const mcpHost* host, const mcModel* m, mcData* d) {
+// v+ = v + h Me^-1 (qfrc_smooth + qfrc_constraint), act and time (explicit damping, d->qacc,
+// if the stack is full)
+static void advanceVelocity(const mcpHost* host, const mcModel* m, mcData* d) {
   int nv = m->nv;
   mcNum h = m->opt.timestep;
   int damped = 0;
@@ -71,17 +72,16 @@ static int advanceVelocity(const mcpHost* host, const mcModel* m, mcData* d) {
     mcNum* H = host->stackAlloc(d, sizeof(mcNum) * (size_t)m->nM, _Alignof(mcNum));
     mcNum* Hdi = host->stackAlloc(d, sizeof(mcNum) * (size_t)nv, _Alignof(mcNum));
     mcNum* a = host->stackAlloc(d, sizeof(mcNum) * (size_t)nv, _Alignof(mcNum));
-    if (!H || !Hdi || !a) {
-      return 0;
+    if (H && Hdi && a) {
+      memcpy(H, d->qM, sizeof(mcNum) * (size_t)m->nM);
+      for (int i = 0; i < nv; i++) {
+        H[m->dof_Madr[i]] += h * m->dof_damping[i];
+        a[i] = d->qfrc_smooth[i] + d->qfrc_constraint[i];
+      }
+      host->factorI(m, H, H, Hdi);
+      host->solveLD(m, a, 1, H, Hdi);
+      acc = a;
     }
-    memcpy(H, d->qM, sizeof(mcNum) * (size_t)m->nM);
-    for (int i = 0; i < nv; i++) {
-      H[m->dof_Madr[i]] += h * m->dof_damping[i];
-      a[i] = d->qfrc_smooth[i] + d->qfrc_constraint[i];
-    }
-    host->factorI(m, H, H, Hdi);
-    host->solveLD(m, a, 1, H, Hdi);
-    acc = a;
   }
   memcpy(d->qacc_warmstart, d->qacc, sizeof(mcNum) * (size_t)nv);
   if (m->na) {
@@ -91,7 +91,6 @@ static int advanceVelocity(const mcpHost* host, const mcModel* m, mcData* d) {
     d->qvel[i] += h * acc[i];
   }
   d->time += h;
-  return 1;
 }
 
 
@@ -165,13 +164,8 @@ static void ipmEulerStep(const mcpHost* host, const mcModel* m, mcData* d) {
     memcpy(state, d->efc_state, sizeof(int) * (size_t)nefc);
   }
 
-  // Euler: velocities, then positions with them (explicit damping if the stack is full)
-  if (!advanceVelocity(host, m, d)) {
-    for (int i = 0; i < nv; i++) {
-      d->qvel[i] += m->opt.timestep * d->qacc[i];
-    }
-    d->time += m->opt.timestep;
-  }
+  // Euler: velocities, then positions with them
+  advanceVelocity(host, m, d);
   host->integratePos(m, d->qpos, d->qvel, m->opt.timestep);
 
   // the end-of-step configuration: check, project; then the start's position stage again

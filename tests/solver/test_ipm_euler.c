@@ -13,6 +13,7 @@
 #define H1 "/work/shared/corpus/menagerie_unitree_h1/scene.xml"
 #define STACK MODUCO_SOURCE_DIR "/tests/solver/models/ipm_stack5.xml"
 #define BOX MODUCO_SOURCE_DIR "/tests/solver/models/ipm_box_drop.xml"
+#define PENDULUM MODUCO_SOURCE_DIR "/tests/solver/models/ipm_damped_pendulum.xml"
 #define HOPPER "/work/shared/corpus/dm_hopper/hopper.xml"
 
 
@@ -97,8 +98,8 @@ Test(ipm_euler, h1_drop_no_penetration) {
 }
 
 
-// translating boxes need no projection: ipm-euler steps a falling box and a stack exactly as
-// euler (qpos, qvel, and the solve's efc results after mc_step, bit for bit)
+// translating boxes need no projection: ipm-euler steps a falling box, a stack and a damped
+// pendulum exactly as euler (qpos, qvel, and the solve's efc results after mc_step, bit for bit)
 static void sameAsEuler(const char* file) {
   mcModel* m[2] = {loadIpm(file, "euler", 0), loadIpm(file, "ipm-euler", 0)};
   mcData* d[2] = {mc_makeData(m[0]), mc_makeData(m[1])};
@@ -125,6 +126,7 @@ static void sameAsEuler(const char* file) {
 Test(ipm_euler, boxes_unchanged_and_data_as_euler) {
   sameAsEuler(BOX);
   sameAsEuler(STACK);
+  sameAsEuler(PENDULUM);  // implicit damping as euler's
 }
 
 
