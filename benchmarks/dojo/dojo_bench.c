@@ -9,7 +9,7 @@
 // limit margin (the lookahead a hard solver needs to see a contact or limit before it closes:
 // a violation already present is removed in one step, which injects energy at large h); the soft
 // arms keep the model's margins, since a soft solver treats margin as the distance it pushes
-// back at. Height fields are left out of every arm (see loadArm).
+// back at.
 // With MODUCO_DOJO_CSV=DIR, cone, stability and convergence also write their series to
 // DIR/cone-box.csv, DIR/stability-MODEL.csv and DIR/convergence-MODEL.csv, which benchmarks/dojo/plot.py turns into
 // the SVG plots of docs/dojo.md.
@@ -41,6 +41,13 @@ static const Arm kArms[] = {
 #define NARM ((int)(sizeof(kArms) / sizeof(kArms[0])))
 
 
+// whether arm k runs: all, or those of the solver named by MODUCO_DOJO_SOLVER (quick reruns)
+static int armWanted(int k) {
+  const char* only = getenv("MODUCO_DOJO_SOLVER");
+  return !only || !*only || !strcmp(only, kArms[k].solver);
+}
+
+
 static double now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);  // CPU time: the machine is shared
@@ -64,18 +71,15 @@ static mcModel* loadArm(const char* file, const char* xml, const Arm* arm, doubl
   }
   m->opt.cone = arm->cone;
 
-  // height fields are left out (every arm): with a geom margin, hfield-sphere contacts currently
-  // report a sphere 0.13 m above a flat hfield as penetrating it by 0.15-0.2 m (the corpus
-  // quadruped's flat terrain hfield would inject that violation into ipm; collision-hfield bug)
-  for (int g = 0; g < m->ngeom; g++) {
-    if (m->geom_type[g] == mcGEOM_HFIELD) {
-      m->geom_contype[g] = m->geom_conaffinity[g] = 0;
-    }
-  }
   if (h > 0) {
     m->opt.timestep = h;
   }
   if (!strcmp(arm->solver, "ipm")) {
+    // the paired integrator: end-of-step collision check and position projection
+    if (!getenv("MODUCO_DOJO_EULER") && mc_setIntegrator(m, "ipm-euler", error, sizeof(error))) {
+      fprintf(stderr, "moduco-bench-dojo: %s\n", error);
+      exit(1);
+    }
     for (int g = 0; g < m->ngeom; g++) {
       m->geom_margin[g] = fmax(m->geom_margin[g], lookahead);
     }
@@ -85,6 +89,16 @@ static mcModel* loadArm(const char* file, const char* xml, const Arm* arm, doubl
     }
   }
   return m;
+}
+
+
+// raise every free body by dz (a stack is lifted whole, not its first box into the second)
+static void liftFree(const mcModel* m, mcData* d, double dz) {
+  for (int j = 0; j < m->njnt; j++) {
+    if (m->jnt_type[j] == mcJNT_FREE) {
+      d->qpos[m->jnt_qposadr[j] + 2] += dz;
+    }
+  }
 }
 
 
@@ -163,6 +177,9 @@ static void coneExperiment(void) {
     fprintf(csv, "solver,angle,along,lateral\n");
   }
   for (int k = 0; k < NARM; k++) {
+    if (!armWanted(k)) {
+      continue;
+    }
     printf("| %s |", kArms[k].label);
     for (int a = 0; a < 5; a++) {
       mcModel* m = loadArm(NULL, kBox, kArms + k, h, 0.05);
@@ -216,12 +233,15 @@ static void impactExperiment(const char* file) {
          "max(0.1, 10 rad/s * h).\n\n");
   printf("| solver | h = 0.1 | h = 0.01 | h = 0.001 |\n|---|---|---|---|\n");
   for (int k = 0; k < NARM; k++) {
+    if (!armWanted(k)) {
+      continue;
+    }
     printf("| %s |", kArms[k].label);
     for (int i = 0; i < 3; i++) {
       double h = hs[i];
       mcModel* m = loadArm(file, NULL, kArms + k, h, fmax(0.05, 3 * h));
       mcData* d = mc_makeData(m);
-      d->qpos[2] += lift;
+      liftFree(m, d, lift);
       double worst = INFINITY;
       int failed = 0, n = (int)lround(duration / h);
       for (int s = 0; s < n && !failed; s++) {
@@ -262,7 +282,7 @@ static void stabilityExperiment(const char* file) {
       double h = 1 / rates[r];
       mcModel* m = loadArm(file, NULL, kArms + arms[a], h, fmax(0.05, 3 * h));
       mcData* d = mc_makeData(m);
-      d->qpos[2] += lift;
+      liftFree(m, d, lift);
       printf("| %s | %g Hz |", kArms[arms[a]].label, rates[r]);
       const double marks[] = {0.25, 0.5, 0.75, 1.0, 1.5, 2.0};
       int next = 0, failed = 0;
@@ -304,7 +324,7 @@ static void convergenceExperiment(const char* file, double h) {
   int inst = m->plugin_solver;
   m->plugin_config[m->plugin_configadr[inst] + 4] = 1;  // key 'condition'
   mcData* d = mc_makeData(m);
-  d->qpos[2] += 0.3;
+  liftFree(m, d, 0.3);
   mcSolverStat worst[mcNSOLVER];
   double wcond[mcNSOLVER], maxcond = 0;
   int nworst = 0, wstep = -1, n = (int)lround(1.5 / m->opt.timestep), unconverged = 0;

@@ -49,6 +49,7 @@ static const mcpHost g_host = {
   .instance = mcp_instance,
   .config = mcp_config,
   .pluginWarning = mcp_pluginWarning,
+  .fwdPosition = mc_fwdPosition,
 };
 
 

@@ -12,8 +12,13 @@
 //   dx = 2 size0 / (ncol - 1), dy likewise; MPR's position and direction turned back to the world;
 // - the geom's bounding box (not grown by the margin) picks the cells, and a prism whose top
 //   corners all lie below the box is skipped;
-// - the margin raises the prism's top by the full margin and grows the geom by half of it; dist is
-//   minus the MPR depth (not corrected by the margin);
+// - with margin 0 (MuJoCo 2.2.2, bit for bit): dist is minus the MPR depth. With a margin, 2.2.2
+//   (and 3.14 alike) raises the prism's top by the margin and grows the geom by half of it, and
+//   MPR then escapes through the prisms' side walls: a sphere 0.13 m above a flat field reads
+//   0.1-0.2 m deep with tilted normals. Here instead MPR runs on the bare shapes (a penetration
+//   as with margin 0), and a geom that does not overlap a prism but comes within the margin of
+//   its top face gets a contact at its true distance over that face, along the face normal
+//   (topFace), when its lowest point lies above the face;
 // - the prism's centre is its vertex average, its support the top (or base) triangle by the sign
 //   of the direction's vertical component, first corner with the largest projection;
 // - the contact normal is the one 2.2.2 reports for MPR contacts (smoothContactNormal, support.h:
@@ -135,6 +140,73 @@ static int cellRange(mcNum a, mcNum b, mcNum half, int n, int* lo, int* hi) {
 }
 
 
+// A geom that does not overlap the bare prism p but comes within the margin of its top face:
+// its support point along minus the face's upward normal n lies above the face's footprint at
+// height h < margin over the face's plane. Then depth = -h, dir = n and pos the point h/2 below
+// the support point (the middle of the gap), in the hfield frame; return 1. The prism's side walls
+// are not surfaces of the field (neighbouring prisms share them), so a geom beside a prism is left
+// to the prisms it is above: raising the prism by the margin and growing the geom instead (2.2.2,
+// and 3.14 the same) lets MPR find the shorter way out through a side wall, reporting a sphere
+// 0.05 m above a flat field with margin 0.1 as 0.08 m deep with tilted or horizontal normals.
+static int topFace(const Prism* p, const LocalGeom* bare, mcNum margin, mcNum* depth,
+                   mcNum dir[3], mcNum pos[3]) {
+  const mcNum* a = p->v[3];
+  const mcNum* b = p->v[4];
+  const mcNum* c = p->v[5];
+  mcNum e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+  mcNum e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+  mcNum n[3] = {e1[1]*e2[2] - e1[2]*e2[1], e1[2]*e2[0] - e1[0]*e2[2], e1[0]*e2[1] - e1[1]*e2[0]};
+  if (n[2] < 0) {
+    n[0] = -n[0], n[1] = -n[1], n[2] = -n[2];
+  }
+  mcNum len = sqrt(n[0]*n[0] + n[1]*n[1] + n[2]*n[2]);
+  if (!(len > mcMINVAL)) {
+    return 0;
+  }
+  mcNum neg[3], sp[3];
+  for (int k = 0; k < 3; k++) {
+    n[k] /= len;
+    neg[k] = -n[k];
+  }
+  localGeomSupport(bare, neg, sp);
+  mcNum h = n[0]*(sp[0] - a[0]) + n[1]*(sp[1] - a[1]) + n[2]*(sp[2] - a[2]);
+  if (!(h >= 0 && h < margin)) {
+    return 0;
+  }
+
+  // the support point's footprint inside the triangle's (barycentric in x, y)
+  mcNum det = e1[0]*e2[1] - e1[1]*e2[0];
+  mcNum px = sp[0] - a[0], py = sp[1] - a[1];
+  mcNum u = (px*e2[1] - py*e2[0]) / det, w = (e1[0]*py - e1[1]*px) / det;
+  if (!(u >= 0 && w >= 0 && u + w <= 1)) {
+    return 0;
+  }
+  *depth = -h;
+  for (int k = 0; k < 3; k++) {
+    dir[k] = n[k];
+    pos[k] = sp[k] - 0.5*h*n[k];
+  }
+  return 1;
+}
+
+
+// one contact from the hfield frame's depth, direction and position, turned back to the world;
+// smooth: the normal as 2.2.2 reports MPR contacts (support.h), else dir itself
+static void addContact(const mcModel* m, const mcData* d, mcContact* cn, const mcNum* hpos,
+                       const mcNum* hmat, int g1, int g2, mcNum depth, const mcNum dir[3],
+                       const mcNum pos[3], int smooth) {
+  cn->dist = -depth;
+  for (int k = 0; k < 3; k++) {
+    cn->pos[k] = hmat[3*k]*pos[0] + hmat[3*k + 1]*pos[1] + hmat[3*k + 2]*pos[2] + hpos[k];
+    cn->frame[k] = hmat[3*k]*dir[0] + hmat[3*k + 1]*dir[1] + hmat[3*k + 2]*dir[2];
+  }
+  if (smooth) {
+    smoothContactNormal(m, d, g1, g2, cn->pos, cn->frame);
+  }
+  memset(cn->frame + 3, 0, sizeof(mcNum) * 6);
+}
+
+
 // hfield geom g1 against convex geom g2. As MuJoCo 2.2.2 does, everything happens in the hfield
 // frame (the geom posed relative to it, contact position and normal turned back to the world).
 static int hfieldConvex(const mcpHost* host, const mcModel* m, const mcData* d, mcContact* con,
@@ -192,7 +264,8 @@ static int hfieldConvex(const mcpHost* host, const mcModel* m, const mcData* d, 
   // ties) 0 (r,c), 1 (r,c+1), 2 (r+1,c), 3 (r+1,c+1)
   static const int tri[2][3] = {{2, 0, 3}, {0, 3, 1}};
   mcNum dx = 2*hs[0] / (ncol - 1), dy = 2*hs[1] / (nrow - 1);
-  mcmQuery q = {NULL, &lg, prismSupport, localGeomSupport, prismCenter, localGeomCenter,
+  mcmQuery q = {NULL, margin > 0 ? &bare : &lg, prismSupport, localGeomSupport, prismCenter,
+                localGeomCenter,
                 m->opt.mpr_tolerance > 0 ? m->opt.mpr_tolerance : 1e-6,
                 m->opt.mpr_iterations > 0 ? m->opt.mpr_iterations : 50};
   int cnt = 0;
@@ -217,25 +290,28 @@ static int hfieldConvex(const mcpHost* host, const mcModel* m, const mcData* d, 
           continue;
         }
 
+        // with a margin: MPR on the bare shapes (prism not raised, geom not grown), and the
+        // top face's distance when they do not overlap (topFace)
+        if (margin > 0) {
+          for (int k = 0; k < 3; k++) {
+            p.v[k + 3][2] = hs[2]*data[(r + tri[t][k] / 2)*ncol + c + tri[t][k] % 2];
+          }
+        }
+
         // MPR between the prism and the geom
         mcNum depth, dir[3], pos[3];
         q.obj1 = &p;
         if (mcm_penetration(&q, &depth, dir, pos) != 0) {
+          if (margin > 0 && topFace(&p, &bare, margin, &depth, dir, pos)) {
+            addContact(m, d, con + cnt++, hpos, hmat, g1, g2, depth, dir, pos, 0);
+          }
           continue;
         }
         if (dir[0] == 0 && dir[1] == 0 && dir[2] == 0) {
           continue;
         }
 
-        // back to the world; the normal as 2.2.2 reports it (support.h)
-        mcContact* cn = con + cnt++;
-        cn->dist = -depth;
-        for (int k = 0; k < 3; k++) {
-          cn->pos[k] = hmat[3*k]*pos[0] + hmat[3*k + 1]*pos[1] + hmat[3*k + 2]*pos[2] + hpos[k];
-          cn->frame[k] = hmat[3*k]*dir[0] + hmat[3*k + 1]*dir[1] + hmat[3*k + 2]*dir[2];
-        }
-        smoothContactNormal(m, d, g1, g2, cn->pos, cn->frame);
-        memset(cn->frame + 3, 0, sizeof(mcNum) * 6);
+        addContact(m, d, con + cnt++, hpos, hmat, g1, g2, depth, dir, pos, 1);
       }
     }
   }

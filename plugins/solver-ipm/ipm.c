@@ -26,6 +26,8 @@ static const mcpConfigKey g_keys[] = {
    "complementarity of the starting point"},
   {"condition", mcpCONFIG_BOOL, 1, "0", 0, 0, NULL,
    "diagnostics: 1-norm condition number of the Newton matrix per iteration in plugin_data"},
+  {"recovery", mcpCONFIG_REAL, 1, "0", 0, 1e10, NULL,
+   "speed (m/s, rad/s) removing a violation present at the start of a step (0: only stopped)"},
 };
 
 // warnings of an instance (counted in plugin_warncount; info: the iterations taken)
@@ -45,6 +47,9 @@ static const mcpPluginExt g_ext = {
 };
 
 static void solve(const mcpHost* host, const mcModel* m, mcData* d, int maxiter);
+
+#define IPM_RESTARTS 2            // restarts of a failed solve from a more central point
+#define IPM_FAILED 1e-3           // r_vio or kappa_vio above this after a solve: failed
 
 static const mcpSolver g_ipm = {
   MCP_HEADER(mcpKIND_SOLVER, mcpSolver, "ipm", "0.1.0",
@@ -75,6 +80,7 @@ static void readParams(const mcpHost* host, const mcModel* m, mcData* d, int max
   int it = (int)param(host, m, inst, 2);
   prm->kappa_init = param(host, m, inst, 3);
   prm->max_iter = it > 0 ? it : (maxiter > 0 ? maxiter : 100);
+  prm->recovery = param(host, m, inst, 5);
   prm->cond = NULL;
   if (param(host, m, inst, 4) != 0 && inst >= 0 && d->plugin_data && d->plugin_data[inst] &&
       m->plugin_datasize[inst] >= (int)(sizeof(mcNum) * mcNSOLVER)) {
@@ -159,11 +165,22 @@ static void solve(const mcpHost* host, const mcModel* m, mcData* d, int maxiter)
   mcNum r_vio = 0, kappa_vio = 0;
   int iter = 0;
   if (ipm_build(host, m, d, &P)) {
-    memcpy(P.a, d->qacc_smooth, sizeof(mcNum) * (size_t)nv);
-    ipm_start(&P, prm.kappa_init);
-    iter = ipm_optimize(d, &P, &prm, &r_vio, &kappa_vio);
+    // a solve that fails (singular Newton matrix or iteration limit far from the solution)
+    // starts again from a more central point, kappa_init 100 and 10^4 times larger: the path
+    // from a point closer to the central path avoids the jam (H1 at h = 0.1)
+    int converged = 0;
+    mcNum kappa0 = prm.kappa_init;
+    ipm_recovery(&P, d, prm.recovery);
+    for (int attempt = 0; attempt < IPM_RESTARTS + 1 && !converged; attempt++) {
+      memcpy(P.a, d->qacc_smooth, sizeof(mcNum) * (size_t)nv);
+      ipm_start(&P, kappa0);
+      iter += ipm_optimize(d, &P, &prm, &r_vio, &kappa_vio);
+      converged = r_vio < prm.residual_tol && kappa_vio < prm.kappa_tol;
+      converged |= !(r_vio > IPM_FAILED || kappa_vio > IPM_FAILED);  // usable: keep it
+      kappa0 *= 100;
+    }
+    converged = r_vio < prm.residual_tol && kappa_vio < prm.kappa_tol;
     int inst = host->instance ? host->instance(m, &g_ipm.hdr) : -1;
-    int converged = r_vio < prm.residual_tol && kappa_vio < prm.kappa_tol;
     if (P.nb && !converged && inst >= 0 && host->pluginWarning) {
       host->pluginWarning(m, d, inst, 0, iter);  // the unconverged forces are applied
     }
@@ -190,8 +207,8 @@ static void solve(const mcpHost* host, const mcModel* m, mcData* d, int maxiter)
 }
 
 
-static const mcpHeader* const g_list[] = {&g_ipm.hdr};
-static const mcpLibrary g_library = MCP_LIBRARY("solver-ipm", 1, g_list);
+static const mcpHeader* const g_list[] = {&g_ipm.hdr, &ipm_eulerIntegrator.hdr};
+static const mcpLibrary g_library = MCP_LIBRARY("solver-ipm", 2, g_list);
 
 
 MCP_EXPORT const mcpLibrary* mcp_library(const mcpHost* host) {

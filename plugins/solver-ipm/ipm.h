@@ -57,6 +57,7 @@ typedef struct {                  // parameters (plugin config keys, else defaul
   mcNum residual_tol;
   mcNum kappa_init;
   int max_iter;
+  mcNum recovery;                 // speed removing a violation present at the start (m/s, rad/s)
   mcNum* cond;                    // condition number per iteration (mcNSOLVER), or NULL
 } ipmParam;
 
@@ -118,6 +119,11 @@ void ipm_solveLU(const mcNum* A, const int* piv, mcNum* x, int n);
 // Blocks and rows from the efc arrays; 0 if the host stack is full. (ipm_problem.c)
 int ipm_build(const mcpHost* host, const mcModel* m, mcData* d, ipmProblem* P);
 
+// A violation present at the start of the step (pos < 0 on a limit or contact) is removed at
+// most at 'speed' (m/s or rad/s): the gap constant becomes max(pos, -speed h) + h J v.
+// (ipm_problem.c)
+void ipm_recovery(ipmProblem* P, const mcData* d, mcNum speed);
+
 // Starting point: a = qacc_smooth, interior cone variables at complementarity ~ kappa0.
 void ipm_start(ipmProblem* P, mcNum kappa0);
 
@@ -174,5 +180,14 @@ int ipm_centered(const ipmProblem* P, mcNum alpha, mcNum gamma);
 
 // Solve from the start point (Algorithm 2); return the number of iterations.
 int ipm_optimize(mcData* d, ipmProblem* P, const ipmParam* prm, mcNum* r_vio, mcNum* kappa_vio);
+
+// Position projection at the configuration whose rows d holds (ipm_project.c): dq (nv) with
+// pos + J dq >= 0 for contacts and limits, J dq = 0 for equalities, smallest in M; return the
+// iterations (-1: host stack full, dq = 0).
+int ipm_project(const mcpHost* host, const mcModel* m, mcData* d, const ipmParam* prm,
+                mcNum* dq, mcNum* r_vio, mcNum* kappa_vio);
+
+// The paired integrator "ipm-euler" (ipm_euler.c); the step's problem uses its implicit damping.
+extern const mcpIntegrator ipm_eulerIntegrator;
 
 #endif  // MODUCO_PLUGINS_SOLVER_IPM_IPM_H_

@@ -111,11 +111,13 @@ static void contactBlock(const mcpHost* host, const mcModel* m, const mcData* d,
 }
 
 
-// dense effective inertia: M, plus h D on the diagonal when the Euler integrator damps implicitly
+// dense effective inertia: M, plus h D on the diagonal when the Euler integrator (or ipm-euler)
+// damps implicitly
 static void denseInertia(const mcpHost* host, const mcModel* m, const mcData* d, mcNum* M,
                          mcNum* e, mcNum* col) {
   int nv = m->nv;
-  int damp = m->opt.integrator == mcINT_EULER && !(m->opt.disableflags & mcDSBL_EULERDAMP);
+  int euler = m->opt.integrator == mcINT_EULER || m->integrator == &ipm_eulerIntegrator;
+  int damp = euler && !(m->opt.disableflags & mcDSBL_EULERDAMP);
   memset(e, 0, sizeof(mcNum) * (size_t)nv);
   for (int j = 0; j < nv; j++) {
     e[j] = 1;
@@ -248,4 +250,14 @@ int ipm_blockForce(const ipmBlock* b, const mcNum* loc, mcNum* F) {
     return b->nrow;
   }
   return 1;
+}
+
+
+void ipm_recovery(ipmProblem* P, const mcData* d, mcNum speed) {
+  for (int i = 0; i < P->nb; i++) {
+    ipmBlock* b = P->block + i;
+    if (b->kind == IPM_ORTH || b->kind == IPM_CONTACT) {
+      b->c = fmax(d->efc_pos[b->efc], -speed * P->h) + P->h * P->Jv[b->row];
+    }
+  }
 }

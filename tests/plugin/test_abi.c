@@ -183,7 +183,7 @@ Test(plugin_abi, layout_mcpSensor) {
 
 
 Test(plugin_abi, layout_mcpHost) {
-  cr_expect_eq(sizeof(mcpHost), 192);
+  cr_expect_eq(sizeof(mcpHost), 200);
   cr_expect_eq(offsetof(mcpHost, mulJ), 136);
   cr_expect_eq(offsetof(mcpHost, mulJT), 144);
   cr_expect_eq(offsetof(mcpHost, rowJ), 152);
@@ -191,6 +191,7 @@ Test(plugin_abi, layout_mcpHost) {
   cr_expect_eq(offsetof(mcpHost, instance), 168);
   cr_expect_eq(offsetof(mcpHost, config), 176);
   cr_expect_eq(offsetof(mcpHost, pluginWarning), 184);
+  cr_expect_eq(offsetof(mcpHost, fwdPosition), 192);
   cr_expect_eq(offsetof(mcpHost, abi_major), 0);
   cr_expect_eq(offsetof(mcpHost, abi_minor), 4);
   cr_expect_eq(offsetof(mcpHost, struct_size), 8);

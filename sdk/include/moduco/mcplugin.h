@@ -339,6 +339,11 @@ typedef struct mcpHost_ {
   int   (*instance)(const mcModel* m, const mcpHeader* desc);
   const mcNum* (*config)(const mcModel* m, int instance, const char* key, int* count);
   void  (*pluginWarning)(const mcModel* m, mcData* d, int instance, int warning, int info);
+
+  // appended after 1.4 (issue 16; read only when struct_size covers it): the position stage
+  // alone (kinematics, inertia, collision, constraint rows) at d->qpos, for an integrator that
+  // checks the configuration it produces (the ipm solver's paired integrator "ipm-euler")
+  void  (*fwdPosition)(const mcModel* m, mcData* d);
 } mcpHost;
 
 //---------------------------------- the library ---------------------------------------------------
