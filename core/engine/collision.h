@@ -2,8 +2,9 @@
 //
 // mc_collision fills d->contact / d->ncon from the geom poses of mc_kinematics: candidate pairs
 // come from the explicit <contact><pair> list and from a broad phase over the bounding cubes of the
-// geoms (a hashed uniform grid, O(n) expected; planes and the few geoms much larger than the rest
-// are tested against all), filtered once per pair, cheapest filter first, and put in MuJoCo's
+// geoms (sweep and prune, engine/broadphase.c, or for many geoms a hashed uniform grid, O(n)
+// expected; planes and the few geoms much larger than the rest are tested against all), filtered
+// once per pair, cheapest filter first, and put in MuJoCo's
 // order by a counting sort on the body-pair signature; the narrow phase is a table of collide
 // functions indexed by geom type, filled once per process from the registered collision plugins
 // (highest priority wins). Contacts are allocated from the start of the arena, scratch from the

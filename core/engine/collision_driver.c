@@ -1,5 +1,5 @@
-// Moduco core: collision driver. Pair generation (explicit pairs and a hashed-grid broad phase
-// over bounding cubes), the four filters, contact parameter mixing and the collide-function table
+// Moduco core: collision driver. Pair generation (explicit pairs and a broad phase over bounding
+// cubes: sweep and prune, engine/broadphase.c, or a hashed grid for many geoms), the four filters, contact parameter mixing and the collide-function table
 // built from the collision plugins.
 #include <math.h>
 #include <pthread.h>
@@ -10,6 +10,7 @@
 #include <moduco/moduco.h>
 #include <moduco/mcplugin.h>
 
+#include "engine/broadphase.h"
 #include "engine/collision.h"
 #include "engine/engine.h"
 #include "engine/io.h"
@@ -467,15 +468,6 @@ static void sortCandidates(const mciCandidate* src, mciCandidate* dst, int n, in
 
 //---------------------------------- broad phase ---------------------------------------------------
 
-// a bounded geom of the broad phase: centre and half size of its axis-aligned bounding cube (the
-// bounding sphere grown by the geom's own margin)
-typedef struct {
-  mcNum c[3];
-  mcNum r;
-  int geom;
-} mciBox;
-
-
 // context of the candidate tests (built once per call)
 typedef struct {
   const mcModel* m;
@@ -587,9 +579,7 @@ static inline int gridBox(const mciBox* b, mcNum rcell) {
 
 // do two boxes overlap?
 static inline int boxOverlap(const mciBox* x, const mciBox* y) {
-  mcNum r = x->r + y->r;
-  return fabs(x->c[0] - y->c[0]) <= r && fabs(x->c[1] - y->c[1]) <= r &&
-         fabs(x->c[2] - y->c[2]) <= r;
+  return mci_boxOverlap(x, y);
 }
 
 
@@ -814,13 +804,20 @@ static int gridPairs(mciBroad* ctx, mcData* d, const mciBox* box, int nbox) {
 }
 
 
+// the overlapping pairs of the sweep into the filters
+static void sweptPair(void* ctx, int g1, int g2) {
+  testPair((mciBroad*)ctx, g1, g2);
+}
+
+
 // geoms that take part in dynamic collisions
 static int collidable(const mcModel* m, int g) {
   return m->geom_contype[g] || m->geom_conaffinity[g];
 }
 
 
-// all dynamic pairs through the filters into ctx (planes against all geoms, then the grid);
+// all dynamic pairs through the filters into ctx (planes against all geoms, then the sweep or,
+// for many geoms, the grid: the same pairs either way);
 // return 0 if the stack is full
 static int dynamicPairs(mciBroad* ctx, mcData* d, const mciBox* box, int nbox,
                         const int* planes, int nplane) {
@@ -841,7 +838,8 @@ static int dynamicPairs(mciBroad* ctx, mcData* d, const mciBox* box, int nbox,
 
   // bounded geoms
   mc_markStack(d);
-  int ok = gridPairs(ctx, d, box, nbox);
+  int ok = nbox <= MCI_SWEEP_MAXBOX ? mci_sweepPairs(d, box, nbox, sweptPair, ctx) :
+           gridPairs(ctx, d, box, nbox);
   mc_freeStack(d);
   return ok;
 }

@@ -24,6 +24,7 @@ typedef struct {
   mcNum* block;                   // sparse: dense rows of the pending constraint (6 x nv)
   int blockrow;                   // sparse: first pending row in block
   int blockn;                     // sparse: pending rows in block
+  int blocklo, blockhi;           // sparse: columns of block that may be non-zero (rest is zero)
   int nnz;                        // sparse: non-zeros stored so far (fill pass)
   int nnzcap;                     // sparse: non-zeros that fit (fill pass)
   int* cols;                      // scratch: dof columns of a contact (nv)
@@ -39,19 +40,23 @@ static int isSparse(const mcModel* m) {
 
 //---------------------------------- rows ----------------------------------------------------------
 
-// sparse: store the pending dense rows of block as row-sparse rows (their non-zero entries)
+// sparse: store the pending dense rows of block as row-sparse rows (their non-zero entries in
+// the columns blocklo..blockhi-1), and zero those columns again (block stays zero between rows)
 static void flushBlock(Builder* b) {
   mcData* d = b->d;
-  int nv = b->m->nv;
+  int nv = b->m->nv, lo = b->blocklo, hi = b->blockhi;
   for (int r = 0; r < b->blockn; r++) {
-    const mcNum* J = b->block + (size_t)r * nv;
+    mcNum* J = b->block + (size_t)r * nv;
     int row = b->blockrow + r, adr = b->nnz, n = 0;
-    for (int j = 0; j < nv; j++) {
+    for (int j = lo; j < hi; j++) {
       if (J[j] != 0) {
         d->efc_J_colind[adr + n] = j;
         d->efc_J_val[adr + n] = J[j];
         n++;
       }
+    }
+    if (hi > lo) {
+      mcu_zero(J + lo, hi - lo);
     }
     d->efc_J_rowadr[row] = adr;
     d->efc_J_rownnz[row] = n;
@@ -63,7 +68,8 @@ static void flushBlock(Builder* b) {
 
 // reserve k rows of one conceptual constraint: index of the first, or -1 (count pass or full).
 // Dense: the rows of efc_J are zeroed. Sparse: the previous constraint's rows are flushed; with
-// dense != 0 the rows get zeroed dense storage in block (k <= 6), filled through rowJ
+// dense != 0 the rows get zeroed dense storage in block (k <= 6), filled through rowJ (all
+// columns) or rowJIn (a column range)
 static int reserve(Builder* b, int k, int dense) {
   if (!b->fill) {
     b->n += k;
@@ -82,7 +88,8 @@ static int reserve(Builder* b, int k, int dense) {
     if (dense) {
       b->blockrow = start;
       b->blockn = k;
-      mcu_zero(b->block, k * nv);
+      b->blocklo = 0;
+      b->blockhi = nv;
     }
   }
   return start;
@@ -96,6 +103,15 @@ static mcNum* rowJ(Builder* b, int row) {
     return b->block + (size_t)(row - b->blockrow) * nv;
   }
   return b->d->efc_J + (size_t)row * nv;
+}
+
+
+// rowJ of a single-row constraint whose entries all lie in the columns lo..hi-1: the sparse
+// builder then scans and clears only those
+static mcNum* rowJIn(Builder* b, int row, int lo, int hi) {
+  b->blocklo = lo;
+  b->blockhi = hi;
+  return rowJ(b, row);
 }
 
 
@@ -312,7 +328,7 @@ static void addFriction(Builder* b) {
       int row = reserve(b, 1, 1);
       if (row >= 0) {
         setRow(b, row, mcCNSTR_FRICTION_DOF, i, 0, 0, m->dof_frictionloss[i]);
-        rowJ(b, row)[i] = 1;
+        rowJIn(b, row, i, i + 1)[i] = 1;
       }
     }
   }
@@ -379,7 +395,7 @@ static void addLimit(Builder* b) {
           int row = reserve(b, 1, 1);
           if (row >= 0) {
             setRow(b, row, mcCNSTR_LIMIT_JOINT, i, dist, margin, 0);
-            rowJ(b, row)[dadr] = side ? -1 : 1;
+            rowJIn(b, row, dadr, dadr + 1)[dadr] = side ? -1 : 1;
           }
         }
       }
@@ -396,7 +412,7 @@ static void addLimit(Builder* b) {
         int row = reserve(b, 1, 1);
         if (row >= 0) {
           setRow(b, row, mcCNSTR_LIMIT_JOINT, i, dist, margin, 0);
-          mcNum* J = rowJ(b, row);
+          mcNum* J = rowJIn(b, row, dadr, dadr + 3);
           for (int k = 0; k < 3; k++) {
             J[dadr + k] = -axis[k];
           }
@@ -998,6 +1014,9 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
   if (!b.jp1 || !b.jr1 || !b.jp2 || !b.jr2 || !b.cols || !b.side || (b.sparse && !b.block)) {
     mc_freeStack(d);
     return;
+  }
+  if (b.sparse) {
+    mcu_zero(b.block, 6 * nv);
   }
 
   // count

@@ -6,7 +6,7 @@
 
 // entry of the plugin
 static void solve(const mcpHost* host, const mcModel* m, mcData* d, int maxiter) {
-  mcs_primal(host, m, d, maxiter, MCS_CG);
+  mcs_primal(host, m, d, maxiter, MCS_CG, NULL);
 }
 
 
@@ -15,7 +15,7 @@ static const mcpSolver g_cg = {
              "CG constraint solver (primal, Polak-Ribiere, exact line search)",
              mcSOL_CG),
   solve,
-  NULL,
+  &mcs_solverExt,                 // plugin_data as Newton's (swaps keep the data usable)
   1,                              // island views accepted (ABI 1.4)
 };
 

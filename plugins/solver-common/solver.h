@@ -33,8 +33,27 @@ typedef struct {
   int* map;                       // scratch                                             (3 nv)
 } mcsSparseH;
 
-// Pattern of L from M and every efc row; 0 if the host stack is full.
-int mcs_sparseSymbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSparseH* S);
+// Symbolic cache of Newton across steps: an int buffer in the solver instance's plugin_data
+// holding the row structure of the efc_J it was made for (the key) and the arrays of mcsSparseH
+// that depend only on that structure. A step whose efc_J has the same rows with the same columns
+// reuses the arrays (same pattern, same operations: bitwise the same result); any other step
+// recomputes them and stores them when they fit. Zeroed memory is an empty cache.
+typedef struct {
+  int* buf;                       // the buffer (NULL: no cache)
+  size_t cap;                     // its size in ints
+} mcsSymbolicCache;
+
+// ints of the cache for a model: 0 for models that use a dense efc_J by default
+size_t mcs_symbolicCacheSize(const mcModel* m);
+
+// ext of the built-in solvers newton, cg and pgs: plugin_data of the size of the symbolic cache.
+// Only Newton uses it; all three declare it, so swapping among them (mc_setSolver) keeps data
+// made before the swap usable, as with MuJoCo's opt.solver.
+extern const mcpPluginExt mcs_solverExt;
+
+// Pattern of L from M and every efc row; 0 if the host stack is full. cache may be NULL.
+int mcs_sparseSymbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSparseH* S,
+                       const mcsSymbolicCache* cache);
 
 // Assemble H from qM, the active rows (efc_state, efc_D) and cone Hessians, and factor it.
 void mcs_sparseFactor(const mcModel* m, const mcData* d, mcsSparseH* S);
@@ -57,8 +76,9 @@ mcNum mcs_constraintUpdate(const mcModel* m, mcData* d, const mcNum* jar, int fl
 // or qacc_smooth if warmstart is disabled. Writes d->qacc; for PGS also the starting forces.
 void mcs_warmstart(const mcpHost* host, const mcModel* m, mcData* d, int dual);
 
-// Run a primal solver (Newton or CG) from d->qacc.
-void mcs_primal(const mcpHost* host, const mcModel* m, mcData* d, int maxiter, mcsPrimal kind);
+// Run a primal solver (Newton or CG) from d->qacc; cache: Newton's symbolic cache or NULL.
+void mcs_primal(const mcpHost* host, const mcModel* m, mcData* d, int maxiter, mcsPrimal kind,
+                const mcsSymbolicCache* cache);
 
 // Run PGS on the dual from d->efc_force; fills d->qacc.
 void mcs_pgs(const mcpHost* host, const mcModel* m, mcData* d, int maxiter);

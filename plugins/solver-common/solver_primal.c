@@ -739,7 +739,8 @@ static void fallback(const mcpHost* host, const mcModel* m, mcData* d) {
 }
 
 
-void mcs_primal(const mcpHost* host, const mcModel* m, mcData* d, int maxiter, mcsPrimal kind) {
+void mcs_primal(const mcpHost* host, const mcModel* m, mcData* d, int maxiter, mcsPrimal kind,
+                const mcsSymbolicCache* cache) {
   int nv = m->nv, nefc = d->nefc;
   d->solver_iter = 0;
   if (nefc == 0) {
@@ -764,7 +765,7 @@ void mcs_primal(const mcpHost* host, const mcModel* m, mcData* d, int maxiter, m
   nvec += nH;
   mcNum* buf = host->stackAlloc(d, sizeof(mcNum) * nvec, 16);
   int* ibuf = host->stackAlloc(d, sizeof(int) * (size_t)nefc, 16);
-  if (!buf || !ibuf || (p.sparse && !mcs_sparseSymbolic(host, m, d, &p.S)) || !makeRows(&p)) {
+  if (!buf || !ibuf || (p.sparse && !mcs_sparseSymbolic(host, m, d, &p.S, cache)) || !makeRows(&p)) {
     host->freeStack(d);
     fallback(host, m, d);
     return;

@@ -3,8 +3,9 @@
 // H is factored as L' L with L lower triangular, eliminating the dofs from the last to the first.
 // Dof parents come before their children, so this order gives no fill on the tree structure of M;
 // the fill of the constraint rows is found once per solve by a symbolic pass over all rows (not
-// only the active ones), so the pattern stays fixed while the active set changes. Row k of L holds
-// its columns j < k in ascending order followed by the diagonal.
+// only the active ones), so the pattern stays fixed while the active set changes; Newton keeps it
+// across steps while the rows keep their columns (symbolic cache). Row k of L holds its columns
+// j < k in ascending order followed by the diagonal.
 #include <math.h>
 #include <string.h>
 
@@ -25,7 +26,8 @@ static void sortInts(int* a, int n) {
 }
 
 
-int mcs_sparseSymbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSparseH* S) {
+// the symbolic pass proper, arrays on the host stack
+static int symbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSparseH* S) {
   int nv = m->nv, nefc = d->nefc;
   const int* rownnz = d->efc_J_rownnz;
   const int* rowadr = d->efc_J_rowadr;
@@ -144,8 +146,133 @@ int mcs_sparseSymbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSpar
   }
   S->colind = cols;
   S->nnz = (int)used;
-  S->val = host->stackAlloc(d, sizeof(mcNum) * used, 16);
-  return S->val != NULL;
+  return 1;
+}
+
+
+
+//---------------------------------- symbolic cache ------------------------------------------------
+
+// header of the cache buffer: valid flag, nv, nefc, nnz of efc_J, nnz of L; then the key
+// (efc_J_rownnz, the columns of every row), jcoladr + jcolnnz, jrow, jpos, rowadr + rownnz, colind
+enum { CACHE_VALID = 0, CACHE_NV, CACHE_NEFC, CACHE_NNZJ, CACHE_NNZL, CACHE_HEADER };
+
+
+size_t mcs_symbolicCacheSize(const mcModel* m) {
+  int sparse = m->opt.jacobian == mcJAC_SPARSE || (m->opt.jacobian == mcJAC_AUTO && m->nv >= 60);
+  if (!sparse || m->nv <= 0) {
+    return 0;
+  }
+
+  // fixed part, then room for the rows, their columns and the factor's pattern: a few times the
+  // tree pattern of M (a step that does not fit is computed without the cache)
+  size_t n = CACHE_HEADER + 4 * (size_t)m->nv + 1 + 8 * ((size_t)m->nM + (size_t)m->nv) + 4096;
+  return n <= (size_t)1 << 26 ? n : 0;
+}
+
+
+static size_t solverNdata(const mcpHost* host, const mcModel* m, int instance) {
+  (void)host;
+  (void)instance;
+  return sizeof(int) * mcs_symbolicCacheSize(m);
+}
+
+const mcpPluginExt mcs_solverExt = {0, NULL, NULL, solverNdata, NULL};
+
+
+// ints the cache needs for nefc rows, nnzJ Jacobian entries and nnzL factor entries
+static size_t cacheNeed(int nv, int nefc, int nnzJ, int nnzL) {
+  return CACHE_HEADER + (size_t)nefc + 3 * (size_t)nnzJ + 4 * (size_t)nv + 1 + (size_t)nnzL;
+}
+
+
+// does the cache hold the pattern of the current efc_J? then point S at it
+static int cacheHit(const mcsSymbolicCache* c, const mcData* d, int nv, int nnzJ, mcsSparseH* S) {
+  const int* h = c->buf;
+  int nefc = d->nefc;
+  if (!h[CACHE_VALID] || h[CACHE_NV] != nv || h[CACHE_NEFC] != nefc || h[CACHE_NNZJ] != nnzJ) {
+    return 0;
+  }
+  const int* keyNnz = h + CACHE_HEADER;
+  const int* keyCol = keyNnz + nefc;
+  if (memcmp(keyNnz, d->efc_J_rownnz, sizeof(int) * (size_t)nefc)) {
+    return 0;
+  }
+  for (int r = 0, t = 0; r < nefc; t += keyNnz[r], r++) {
+    if (memcmp(keyCol + t, d->efc_J_colind + d->efc_J_rowadr[r], sizeof(int) * keyNnz[r])) {
+      return 0;
+    }
+  }
+  int* p = c->buf + CACHE_HEADER + nefc + nnzJ;
+  S->nv = nv;
+  S->nnz = h[CACHE_NNZL];
+  S->jcoladr = p;
+  S->jcolnnz = p + nv + 1;
+  p += 2 * nv + 1;
+  S->jrow = p;
+  S->jpos = p + nnzJ;
+  p += 2 * nnzJ;
+  S->rowadr = p;
+  S->rownnz = p + nv;
+  S->colind = p + 2 * nv;
+  return 1;
+}
+
+
+// store the pattern just computed in S with its key, when it fits
+static void cacheStore(const mcsSymbolicCache* c, const mcData* d, int nv, int nnzJ,
+                       const mcsSparseH* S) {
+  int nefc = d->nefc;
+  int* h = c->buf;
+  h[CACHE_VALID] = 0;
+  if (cacheNeed(nv, nefc, nnzJ, S->nnz) > c->cap) {
+    return;
+  }
+  int* p = h + CACHE_HEADER;
+  memcpy(p, d->efc_J_rownnz, sizeof(int) * (size_t)nefc);
+  p += nefc;
+  for (int r = 0; r < nefc; r++) {
+    memcpy(p, d->efc_J_colind + d->efc_J_rowadr[r], sizeof(int) * d->efc_J_rownnz[r]);
+    p += d->efc_J_rownnz[r];
+  }
+  memcpy(p, S->jcoladr, sizeof(int) * ((size_t)nv + 1));
+  memcpy(p + nv + 1, S->jcolnnz, sizeof(int) * (size_t)nv);
+  p += 2 * nv + 1;
+  memcpy(p, S->jrow, sizeof(int) * (size_t)nnzJ);
+  memcpy(p + nnzJ, S->jpos, sizeof(int) * (size_t)nnzJ);
+  p += 2 * nnzJ;
+  memcpy(p, S->rowadr, sizeof(int) * (size_t)nv);
+  memcpy(p + nv, S->rownnz, sizeof(int) * (size_t)nv);
+  memcpy(p + 2 * nv, S->colind, sizeof(int) * (size_t)S->nnz);
+  h[CACHE_NV] = nv;
+  h[CACHE_NEFC] = nefc;
+  h[CACHE_NNZJ] = nnzJ;
+  h[CACHE_NNZL] = S->nnz;
+  h[CACHE_VALID] = 1;
+}
+
+
+int mcs_sparseSymbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSparseH* S,
+                       const mcsSymbolicCache* cache) {
+  int nv = m->nv, nnzJ = 0;
+  for (int r = 0; r < d->nefc; r++) {
+    nnzJ += d->efc_J_rownnz[r];
+  }
+  int cached = cache && cache->buf && cache->cap >= CACHE_HEADER;
+  if (cached && cacheHit(cache, d, nv, nnzJ, S)) {
+    S->map = host->stackAlloc(d, sizeof(int) * 3 * (size_t)nv, 16);
+  } else {
+    if (!symbolic(host, m, d, S)) {
+      return 0;
+    }
+    if (cached) {
+      cacheStore(cache, d, nv, nnzJ, S);
+    }
+  }
+
+  // values of L (and S->map, scratch of the numeric factorization)
+  S->val = host->stackAlloc(d, sizeof(mcNum) * (size_t)S->nnz, 16);
+  return S->map && S->val;
 }
 
 

@@ -3,21 +3,44 @@
 
 #include "solver.h"
 
-
-// entry of the plugin
-static void solve(const mcpHost* host, const mcModel* m, mcData* d, int maxiter) {
-  mcs_primal(host, m, d, maxiter, MCS_NEWTON);
-}
-
+static void solve(const mcpHost* host, const mcModel* m, mcData* d, int maxiter);
 
 static const mcpSolver g_newton = {
   MCP_HEADER(mcpKIND_SOLVER, mcpSolver, "newton", "1.0.0",
              "Newton constraint solver (primal, Cholesky of the Hessian, exact line search)",
              mcSOL_NEWTON),
   solve,
-  NULL,
+  &mcs_solverExt,
   1,                              // island views accepted (ABI 1.4)
 };
+
+
+// the symbolic cache of the whole problem's solve: none on a dense efc_J, in an island view
+// (which must not write plugin_data), or without plugin_data of the right size
+static mcsSymbolicCache symbolicCache(const mcpHost* host, const mcModel* m, mcData* d) {
+  mcsSymbolicCache c = {NULL, 0};
+  if (!d->efc_J_rownnz || d->nefc == 0 || d->island_view >= 0 || !host->instance ||
+      !d->plugin_data) {
+    return c;
+  }
+  int inst = host->instance(m, &g_newton.hdr);
+  if (inst < 0 || !d->plugin_data[inst]) {
+    return c;
+  }
+  size_t cap = (size_t)m->plugin_datasize[inst] / sizeof(int);
+  if (cap == mcs_symbolicCacheSize(m)) {
+    c.buf = (int*)d->plugin_data[inst];
+    c.cap = cap;
+  }
+  return c;
+}
+
+
+// entry of the plugin
+static void solve(const mcpHost* host, const mcModel* m, mcData* d, int maxiter) {
+  mcsSymbolicCache cache = symbolicCache(host, m, d);
+  mcs_primal(host, m, d, maxiter, MCS_NEWTON, &cache);
+}
 
 static const mcpHeader* const g_list[] = {&g_newton.hdr};
 static const mcpLibrary g_library = MCP_LIBRARY("solver-newton", 1, g_list);

@@ -15,7 +15,7 @@ static const mcpSolver g_pgs = {
              "PGS constraint solver (dual, projected Gauss-Seidel, elliptic cone blocks)",
              mcSOL_PGS),
   solve,
-  NULL,
+  &mcs_solverExt,                 // plugin_data as Newton's (swaps keep the data usable)
   1,                              // island views accepted (ABI 1.4)
 };
 

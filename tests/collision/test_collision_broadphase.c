@@ -1,7 +1,8 @@
 // Collision tests: the broad phase. Scenes whose geom sizes span four orders of magnitude (so the
 // grid has both crowded cells and geoms far larger than a cell), compared with MuJoCo 2.2.2
-// contact for contact, and with a brute-force pass over all geom pairs; and the arena of a model
-// too large for dense nv x nv work.
+// contact for contact, and with a brute-force pass over all geom pairs (the sweep below
+// MCI_SWEEP_MAXBOX geoms, the grid above); and the arena of a model too large for dense nv x nv
+// work.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 #include <criterion/criterion.h>
 
+#include "engine/broadphase.h"
 #include "engine/collision.h"
 #include "engine/io.h"
 #include "oracle.h"
@@ -17,8 +19,8 @@
 
 // free spheres and capsules of log-uniform size, two-geom bodies, huge static spheres and
 // capsules, a plane, contype variations, an exclude and explicit pairs
-static char* mixedScene(void) {
-  size_t cap = 1 << 17, len = 0;
+static char* mixedScene(int nbody) {
+  size_t cap = (size_t)1 << 20, len = 0;
   char* s = malloc(cap);
   cr_assert(s);
   OrcRng r = {777};
@@ -27,7 +29,7 @@ static char* mixedScene(void) {
       "<geom name='floor' type='plane' size='5 5 .1'/>"
       "<geom name='bigball' type='sphere' size='2' pos='3 0 -1.6'/>"
       "<geom name='bigcap' type='capsule' size='0.3 3' pos='0 -1.2 0.1' euler='0 90 0'/>");
-  for (int i = 0; i < NBODY; i++) {
+  for (int i = 0; i < nbody; i++) {
     double size = 0.004 * pow(50.0, orc_uniform(&r, 0, 1));
     PUT("<body name='b%d'><freejoint/>", i);
     if (i % 3 == 0) {
@@ -94,7 +96,7 @@ static int bruteForcePairs(const mcModel* m, const mcData* d) {
 
 
 Test(broadphase, mixed_sizes_against_mujoco_and_brute_force) {
-  char* xml = mixedScene();
+  char* xml = mixedScene(NBODY);
   mjModel* mm = orc_loadMj(xml);
   free(xml);
   cr_assert(mm, "MuJoCo could not load the scene");
@@ -133,6 +135,42 @@ Test(broadphase, mixed_sizes_against_mujoco_and_brute_force) {
   mc_deleteModel(m);
   mj_deleteData(md);
   mj_deleteModel(mm);
+}
+
+
+// more geoms than the sweep takes: the uniform grid (dense and hashed) against brute force
+Test(broadphase, many_geoms_grid_against_brute_force) {
+  int nbody = MCI_SWEEP_MAXBOX + 100;
+  char* xml = mixedScene(nbody);
+  char err[500] = "";
+  mcModel* m = mc_loadXMLString(xml, NULL, err, sizeof(err));
+  free(xml);
+  cr_assert(m, "load: %s", err);
+  cr_assert_gt(m->ngeom, MCI_SWEEP_MAXBOX + 3);
+  mcData* d = mc_makeData(m);
+  cr_assert(d);
+  OrcRng r = {99};
+  int npairfail = 0, total = 0;
+  for (int i = 0; i < 6; i++) {
+    for (int j = 0; j < m->njnt; j++) {
+      mcNum* q = d->qpos + m->jnt_qposadr[j];
+      q[0] = orc_uniform(&r, -3, 3);
+      q[1] = orc_uniform(&r, -3, 3);
+      q[2] = orc_uniform(&r, -0.02, 0.5);
+      if (i % 2 && j % 13 == 12) {
+        q[0] = 1e5 * (1 + j);
+      }
+      orc_quat(&r, q + 3);
+    }
+    mc_kinematics(m, d);
+    int got = mci_collisionPairs(m, d), want = bruteForcePairs(m, d);
+    npairfail += got != want;
+    total += got;
+  }
+  cr_expect_gt(total, 6 * 50, "too few pairs (%d)", total);
+  cr_expect_eq(npairfail, 0, "%d poses: grid and brute force disagree", npairfail);
+  mc_deleteData(d);
+  mc_deleteModel(m);
 }
 
 

@@ -1,0 +1,105 @@
+// Sweep and prune (core/engine/broadphase.c): the pairs it reports are exactly the pairs of boxes
+// that the exact cube test accepts over all pairs, each once, for random boxes of sizes over six
+// orders of magnitude, touching boxes (equal ends), far-away boxes and non-finite ones.
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "engine/broadphase.h"
+
+#define MAXBOX 600
+
+typedef struct {
+  unsigned char seen[MAXBOX][MAXBOX];
+  int n, twice;
+} Pairs;
+
+
+static void collect(void* ctx, int g1, int g2) {
+  Pairs* p = ctx;
+  int a = g1 < g2 ? g1 : g2, b = g1 < g2 ? g2 : g1;
+  p->twice += p->seen[a][b];
+  p->seen[a][b] = 1;
+  p->n++;
+}
+
+
+static double uniform(unsigned* s, double lo, double hi) {
+  *s = *s * 1664525u + 1013904223u;
+  return lo + (hi - lo) * ((*s >> 8) / 16777216.0);
+}
+
+
+// compare the sweep with all pairs on nbox boxes made by seed
+static void check(int nbox, unsigned seed) {
+  mciBox* box = calloc((size_t)nbox, sizeof(mciBox));
+  Pairs* p = calloc(1, sizeof(Pairs));
+  cr_assert(box && p);
+  unsigned s = seed;
+  for (int i = 0; i < nbox; i++) {
+    for (int k = 0; k < 3; k++) {
+      box[i].c[k] = uniform(&s, -2, 2);
+    }
+    box[i].r = 0.001 * pow(1000.0, uniform(&s, 0, 1));
+    box[i].geom = i;
+    if (i % 17 == 3) {
+      box[i].c[0] = 1e7 + i;                     // far away, one ulp of 1e7 is 2e-9
+    }
+    if (i % 29 == 5 && i > 0) {                 // touching the previous box exactly along x
+      box[i].c[1] = box[i - 1].c[1];
+      box[i].c[2] = box[i - 1].c[2];
+      box[i].r = 0.25;
+      box[i].c[0] = box[i - 1].c[0] + box[i - 1].r + 0.25;
+    }
+    if (i % 41 == 7) {
+      box[i].r = INFINITY;                      // infinite size: overlaps every finite box
+    }
+    if (i % 53 == 9) {
+      box[i].c[2] = NAN;                        // overlaps nothing
+    }
+  }
+
+  char err[256] = "";
+  mcModel* m = mc_loadXMLString("<mujoco/>", NULL, err, sizeof(err));
+  cr_assert(m, "load: %s", err);
+  mcData* d = mc_makeData(m);
+  cr_assert(d);
+  mc_markStack(d);
+  int ok = mci_sweepPairs(d, box, nbox, collect, p);
+  mc_freeStack(d);
+  cr_assert(ok, "stack full");
+
+  int want = 0, missing = 0;
+  for (int i = 0; i < nbox; i++) {
+    for (int j = i + 1; j < nbox; j++) {
+      if (mci_boxOverlap(box + i, box + j)) {
+        want++;
+        missing += !p->seen[i][j];
+      }
+    }
+  }
+  cr_expect_eq(p->twice, 0, "%d pairs reported twice", p->twice);
+  cr_expect_eq(missing, 0, "%d overlapping pairs missed", missing);
+  cr_expect_eq(p->n, want, "%d pairs reported, %d overlap", p->n, want);
+  cr_expect(nbox < 50 || want > nbox / 4, "too few overlaps (%d) to mean anything", want);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+  free(box);
+  free(p);
+}
+
+
+Test(broadphase_sweep, matches_all_pairs) {
+  for (unsigned seed = 1; seed <= 8; seed++) {
+    check(seed * 70, seed);
+  }
+}
+
+
+Test(broadphase_sweep, tiny_inputs) {
+  check(2, 11);
+  check(3, 12);
+  check(17, 13);
+}
