@@ -364,8 +364,9 @@ static void mcc_mixPair(mcc* c, mccPairObj* p, const mccPair* s) {
   for (int i = 0; i < mcNIMP; i++) {
     p->solimp[i] = s->has_solimp ? s->solimp[i] : mix * g1->solimp[i] + (1 - mix) * g2->solimp[i];
   }
-  p->margin = s->has_margin ? s->margin : fmax(g1->margin, g2->margin);
-  p->gap = s->has_gap ? s->gap : fmax(g1->gap, g2->gap);
+  // margin and gap are the pair's own (default 0), not the geoms' (MuJoCo 2.2.2 and 3.14 alike)
+  p->margin = s->has_margin ? s->margin : 0;
+  p->gap = s->has_gap ? s->gap : 0;
 }
 
 void mcc_readContact(mcc* c, const mcxElem* e) {

@@ -44,7 +44,8 @@ mcpfCollide mci_collisionFuncFor(const mcModel* m, int type1, int type2);
 int mci_collisionCheck(const mcModel* m, char* msg, int msg_sz);
 
 // Mix the contact parameters of geoms g1, g2 into con (dim, friction, solref, solreffriction,
-// solimp) and return margin and gap (MuJoCo's rules: priority, solmix, max friction/condim).
+// solimp) and return margin and gap (MuJoCo's rules: priority, solmix, max friction/condim; the
+// sums of the margins and of the gaps as 3.14, the larger of each with mcENBL_LEGACYMARGIN).
 void mci_contactParam(const mcModel* m, mcContact* con, int g1, int g2,
                       mcNum* margin, mcNum* gap);
 

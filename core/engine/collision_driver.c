@@ -148,6 +148,33 @@ int mci_collisionCheck(const mcModel* m, char* msg, int msg_sz) {
 
 //---------------------------------- contact parameters --------------------------------------------
 
+// Margin and gap of the pair of geoms g1, g2. MuJoCo 3.14 adds the two geoms' margins and the two
+// gaps; MuJoCo 2.2.2 (and 3.3.8) took the larger of each, which mcENBL_LEGACYMARGIN restores
+// (docs/mujoco3.md, "Margin and gap").
+static void geomMarginGap(const mcModel* m, int g1, int g2, mcNum* margin, mcNum* gap) {
+  if (m->opt.enableflags & mcENBL_LEGACYMARGIN) {
+    *margin = fmax(m->geom_margin[g1], m->geom_margin[g2]);
+    *gap = fmax(m->geom_gap[g1], m->geom_gap[g2]);
+  } else {
+    *margin = m->geom_margin[g1] + m->geom_margin[g2];
+    *gap = m->geom_gap[g1] + m->geom_gap[g2];
+  }
+}
+
+
+// the distance below which the pair is detected (MuJoCo 3.14: margin + gap; 2.2.2: the margin)
+static mcNum detectDistance(const mcModel* m, mcNum margin, mcNum gap) {
+  return (m->opt.enableflags & mcENBL_LEGACYMARGIN) ? margin : margin + gap;
+}
+
+
+// the distance below which a detected contact makes constraint rows (MuJoCo 3.14: the margin,
+// contacts in the gap above it are kept without rows; 2.2.2: the margin less the gap)
+static mcNum includeMargin(const mcModel* m, mcNum margin, mcNum gap) {
+  return (m->opt.enableflags & mcENBL_LEGACYMARGIN) ? margin - gap : margin;
+}
+
+
 void mci_contactParam(const mcModel* m, mcContact* con, int g1, int g2,
                       mcNum* margin, mcNum* gap) {
   int p1 = m->geom_priority[g1], p2 = m->geom_priority[g2];
@@ -203,9 +230,7 @@ void mci_contactParam(const mcModel* m, mcContact* con, int g1, int g2,
     con->solreffriction[k] = 0;
   }
 
-  // margin and gap: the larger one
-  *margin = fmax(m->geom_margin[g1], m->geom_margin[g2]);
-  *gap = fmax(m->geom_gap[g1], m->geom_gap[g2]);
+  geomMarginGap(m, g1, g2, margin, gap);
 }
 
 
@@ -544,10 +569,13 @@ static void testPair(mciBroad* ctx, int g1, int g2) {
     return;
   }
 
-  // bounding spheres with the larger margin (the override margin if enabled)
-  mcNum m1 = m->geom_margin[g1], m2 = m->geom_margin[g2];
-  mcNum margin = ctx->override ? m->opt.o_margin : fmax(m1, m2);
-  if (!mci_boundingFilter(m, ctx->d, g1, g2, margin)) {
+  // bounding spheres grown by the detection distance (with the override margin if enabled)
+  mcNum margin, gap;
+  geomMarginGap(m, g1, g2, &margin, &gap);
+  if (ctx->override) {
+    margin = m->opt.o_margin;
+  }
+  if (!mci_boundingFilter(m, ctx->d, g1, g2, detectDistance(m, margin, gap))) {
     return;
   }
 
@@ -888,7 +916,9 @@ static int candidates(const mcModel* m, mcData* d, mciCandidate** list) {
       }
       mciBox* b = box + nbox++;
       memcpy(b->c, d->geom_xpos + 3*g, sizeof(b->c));
-      b->r = m->geom_rbound[g] + (ctx.override ? m->opt.o_margin : m->geom_margin[g]);
+      // each geom's share of the detection distance, at least (override: o_margin each)
+      b->r = m->geom_rbound[g] + (ctx.override ? m->opt.o_margin : m->geom_margin[g]) +
+             m->geom_gap[g];
       b->geom = g;
     }
 
@@ -991,7 +1021,7 @@ static int appendContacts(const mcModel* m, mcData* d, const mcContact* scratch,
     memcpy(con->pos, scratch[i].pos, sizeof(con->pos));
     memcpy(con->frame, scratch[i].frame, sizeof(con->frame));
     mci_makeFrame(con->frame);
-    con->includemargin = margin - gap;
+    con->includemargin = includeMargin(m, margin, gap);
     con->dim = param.dim;
     memcpy(con->friction, param.friction, sizeof(con->friction));
     memcpy(con->solref, param.solref, sizeof(con->solref));
@@ -1048,15 +1078,16 @@ static int collideGeoms(const mcModel* m, mcData* d, mcContact* scratch, int g1,
     param.friction[k] = fmax(mcMINMU, param.friction[k]);
   }
 
-  // bounding spheres (explicit pairs: with the pair's margin)
-  if (ipair >= 0 && !mci_boundingFilter(m, d, g1, g2, margin)) {
+  // bounding spheres (explicit pairs: with the pair's margin and gap)
+  mcNum detect = detectDistance(m, margin, gap);
+  if (ipair >= 0 && !mci_boundingFilter(m, d, g1, g2, detect)) {
     return 1;
   }
 
   // narrow phase on zeroed outputs (dist, pos, frame: the fields a narrow phase fills); the
   // scratch is zeroed once per mc_collision and the returned entries again after each use
   double tc = mc_clockNow(d);
-  int num = fn(mcp_host(), m, d, scratch, g1, g2, margin);
+  int num = fn(mcp_host(), m, d, scratch, g1, g2, detect);
   mc_clockAddCollision(m, d, t1, t2, tc);
   if (d->plugin_check) {
     mci_checkCollision(m, d, t1, t2, scratch, num);

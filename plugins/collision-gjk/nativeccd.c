@@ -6,8 +6,8 @@
 // (signedDistance).
 // The contact: dist the signed distance, pos halfway between the two closest (or deepest) points,
 // the normal from geom1 toward geom2. With the multiccd flag the multi-contact of collision-convex
-// (multiccd.c) follows. The core uses this plugin only for models with mcENBL_NATIVECCD
-// (<flag nativeccd="enable"/>; docs/status.md).
+// (multiccd.c) follows. The core uses this plugin only for models with mcENBL_NATIVECCD (on
+// unless <flag nativeccd="disable"/>, as in MuJoCo 3.x; docs/status.md).
 #include <math.h>
 #include <string.h>
 

@@ -13,8 +13,8 @@
 //   plane is a contact: its signed height over the plane as dist, the midpoint between the
 //   vertex and its projection on the plane as position, the reference normal (turned to point
 //   from geom1 to geom2) as normal.
-// - An edge axis: one contact at the midpoint of the nearest points of the two edges supporting
-//   the boxes along the axis, with the separation as dist.
+// - An edge axis: one contact at the midpoint of the nearest points of the two edges (segments)
+//   supporting the boxes along the axis, with the separation as dist.
 #include <math.h>
 
 #include <moduco/mcplugin.h>
@@ -132,6 +132,12 @@ static int faceContacts(const SatBoxes* B, mcContact* con, int r, int k, const m
 }
 
 
+// x clamped to [-h, h]
+static mcNum clampHalf(mcNum x, mcNum h) {
+  return x < -h ? -h : (x > h ? h : x);
+}
+
+
 // the contact of an edge axis ax0[i] x ax1[j] (unit L, from box 0 toward box 1)
 static int edgeContact(const SatBoxes* B, mcContact* con, int i, int j, const mcNum L[3],
                        mcNum sep) {
@@ -148,19 +154,24 @@ static int edgeContact(const SatBoxes* B, mcContact* con, int i, int j, const mc
     }
   }
 
-  // nearest points of the lines ea + x u and eb + y v, clamped to the edges
+  // nearest points of the edges ea + x u (|x| <= hx) and eb + y v (|y| <= hy): those of the
+  // lines, x clamped, then y for that point and clamped, then x again for the point of edge b (a
+  // clamped x moves y: 3.14 agrees to 6e-17 where the clamped line points were 1.7e-3 off)
   const mcNum* u = B->ax[0][i];
   const mcNum* v = B->ax[1][j];
   mcNum dif[3];
   sub3(dif, eb, ea);
   mcNum uv = dot3(u, v), du = dot3(dif, u), dv = dot3(dif, v), den = 1 - uv*uv;
-  mcNum x = den > 0 ? (du - uv*dv) / den : 0, y = den > 0 ? (uv*du - dv) / den : 0;
   mcNum hx = B->size[0][i], hy = B->size[1][j];
-  x = x < -hx ? -hx : (x > hx ? hx : x);
-  y = y < -hy ? -hy : (y > hy ? hy : y);
+  mcNum x = clampHalf(den > 0 ? (du - uv*dv) / den : 0, hx);
   mcNum qa[3], qb[3], pos[3];
   addScl3(qa, ea, u, x);
+  sub3(dif, qa, eb);
+  mcNum y = clampHalf(dot3(dif, v), hy);
   addScl3(qb, eb, v, y);
+  sub3(dif, qb, ea);
+  x = clampHalf(dot3(dif, u), hx);
+  addScl3(qa, ea, u, x);
   add3(pos, qa, qb);
   scl3(pos, pos, 0.5);
   setContact(con, sep, pos, L, NULL);

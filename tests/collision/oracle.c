@@ -7,6 +7,7 @@
 
 #include "engine/io.h"
 #include "oracle.h"
+#include "testutil.h"
 
 
 mjModel* orc_loadMj(const char* xml) {
@@ -56,6 +57,7 @@ mcModel* orc_convert(const mjModel* mm) {
   if (!m) {
     return NULL;
   }
+  tu_legacyCollision(m);  // MuJoCo 2.2.2's convex colliders and margin rule
 
   // bodies
   for (int i = 0; i < mm->nbody; i++) {

@@ -3,7 +3,9 @@
 // lie on the edges of the other, where the rounding of the poses decided each strict overlap
 // test. Moduco must give the corners of the overlap rectangle, once each, at every size and pose;
 // MuJoCo 3.3.8 (contacts_ref.mjs) must agree on the distance and every position it reports (it
-// repeats or drops corners in some of these poses itself).
+// repeats or drops corners in some of these poses itself). Both use the box-box collider before
+// MuJoCo 3.12's separating-axis test: Moduco's with nativeccd off (tu_loadLegacyCollision); the
+// separating-axis one, Moduco's default, is compared with 3.14 in test_collision_gjk.c.
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -71,7 +73,7 @@ Test(box_scale, face_to_face_5mm_to_1m) {
   const cJSON* models = cJSON_GetObjectItemCaseSensitive(out, "models");
 
   for (int i = 0; i < NSCENE; i++) {
-    mcModel* m = mc_loadXMLString(xmls[i], NULL, err, sizeof(err));
+    mcModel* m = tu_loadLegacyCollision(xmls[i], err, sizeof(err));
     cr_assert_not_null(m, "%s", err);
     mcData* d = mc_makeData(m);
     mc_forward(m, d);

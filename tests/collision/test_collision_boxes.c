@@ -416,7 +416,8 @@ Test(boxes, edge_separated_no_deep_contact) {
 }
 
 
-// the contacts Moduco (compiling each MJCF text itself, mc_forward at qpos0) and MuJoCo 3.3.8
+// the contacts Moduco (compiling each MJCF text itself with its pre-3.12 box-box, as 3.3.8 has:
+// nativeccd off, tu_loadLegacyCollision; mc_forward at qpos0) and MuJoCo 3.3.8
 // (tu_mjs3Contacts) find in n scenes, compared as sets: each 3.3.8 contact paired with an unused
 // Moduco contact of the same geoms within tol in dist, pos and normal. Returns the number of
 // scenes that differ (the first few printed with what); the largest error of paired contacts in
@@ -432,7 +433,7 @@ static int compareMujoco3(const char* const* xmls, int n, double tol, const char
   for (int i = 0; i < n; i++) {
     const cJSON* ref = cJSON_GetObjectItem(cJSON_GetArrayItem(models, i), "contacts");
     cr_assert(cJSON_IsArray(ref), "%s %d: 3.3.8 did not compile it", what, i);
-    mcModel* m = mc_loadXMLString(xmls[i], NULL, err, sizeof(err));
+    mcModel* m = tu_loadLegacyCollision(xmls[i], err, sizeof(err));
     cr_assert(m, "%s %d: %s", what, i, err);
     mcData* d = mc_makeData(m);
     mc_forward(m, d);

@@ -112,7 +112,7 @@ Test(scenes, pairs_excludes_modes) {
     s.m->opt.collision = mode;
     for (int ov = 0; ov < 2; ov++) {
       s.mm->opt.enableflags = ov ? mjENBL_OVERRIDE : 0;
-      s.m->opt.enableflags = ov ? mcENBL_OVERRIDE : 0;
+      s.m->opt.enableflags = (ov ? mcENBL_OVERRIDE : 0) | mcENBL_LEGACYMARGIN;  // 2.2.2's rules
       mj_resetData(s.mm, s.md);
       collideBoth(&s, 1e-9, "pairs initial", &st);
       for (int i = 0; i < 50; i++) {

@@ -1,7 +1,9 @@
 // Multi-contact (<option><flag multiccd="enable"/>, mcENBL_MULTICCD,
 // plugins/collision-convex/multiccd.c) against MuJoCo 3.3.8 (mujoco-js 0.0.7, run by Node through
 // tests/collision/contacts_ref.mjs): the face scheme of boxes and meshes, the tilt scheme of
-// capsules and cylinders, a cube resting on a mesh plate and a cylinder lying on a box.
+// capsules and cylinders, a cube resting on a mesh plate and a cylinder lying on a box. Moduco's
+// models are loaded with nativeccd off (tu_loadLegacyCollision): the multi-contact is compared on
+// top of the libccd MPR contact, as described below, and 3.3.8's margin rule is 2.2.2's.
 //
 // Face scheme (boxes, meshes):
 // Every scene is one static geom "a" and one free body with geom "b" (meshes: cube, plate, slab,
@@ -152,7 +154,7 @@ static void extremes(const char* ga, const char* gb, const double q[4], double* 
   char xml[XMLSZ], err[512];
   double zero[3] = {0, 0, 0};
   sceneXml(xml, 0, ga, gb, zero, q);
-  mcModel* m = mc_loadXMLString(xml, NULL, err, sizeof(err));
+  mcModel* m = tu_loadLegacyCollision(xml, err, sizeof(err));
   cr_assert(m, "trial model: %s", err);
   mcData* d = mc_makeData(m);
   mc_kinematics(m, d);
@@ -337,7 +339,7 @@ static int overlapVertex(const double x[3], const double t1[3], const double t2[
 
 static void compareScene(const Scene* s, const cJSON* ref, Stats* st, int* nfail) {
   char err[512];
-  mcModel* m = mc_loadXMLString(s->xml, NULL, err, sizeof(err));
+  mcModel* m = tu_loadLegacyCollision(s->xml, err, sizeof(err));
   cr_assert(m, "%s: %s", s->name, err);
   mcData* d = mc_makeData(m);
   mc_forward(m, d);
@@ -639,7 +641,7 @@ static void restingCube(int multiccd, double* maxw, double* tilt) {
   axisQuat(0, 0, 1, 17, q);
   double pos[3] = {0.03, -0.02, 0.05 + 0.1 + 0.001};
   sceneXml(xml, multiccd, kGround[1], kBody[0], pos, q);
-  mcModel* m = mc_loadXMLString(xml, NULL, err, sizeof(err));
+  mcModel* m = tu_loadLegacyCollision(xml, err, sizeof(err));
   cr_assert(m, "%s", err);
   mcData* d = mc_makeData(m);
   *maxw = 0;
@@ -764,7 +766,7 @@ static int aroundLine(const RoundInfo* info, const double* nc, const double* n0)
 static void compareRound(const Scene* s, const RoundInfo* info, const cJSON* ref, double nrmtol,
                          double htol, double postol, RoundStats* st, int* nfail) {
   char err[512];
-  mcModel* m = mc_loadXMLString(s->xml, NULL, err, sizeof(err));
+  mcModel* m = tu_loadLegacyCollision(s->xml, err, sizeof(err));
   cr_assert(m, "%s: %s", s->name, err);
   mcData* d = mc_makeData(m);
   mc_forward(m, d);
@@ -1090,7 +1092,7 @@ static void lyingCylinder(int multiccd, double* tilt, double* tip, double* roll,
   double low = 0.2*sin(2*kPi/180) + 0.1*cos(2*kPi/180);
   double pos[3] = {0.04*cos(kPi/3), 0.04*sin(kPi/3), low + 0.001};
   sceneXml(xml, multiccd, kFlat[0], "type='cylinder' size='.1 .2'", pos, q);
-  mcModel* m = mc_loadXMLString(xml, NULL, err, sizeof(err));
+  mcModel* m = tu_loadLegacyCollision(xml, err, sizeof(err));
   cr_assert(m, "%s", err);
   mcData* d = mc_makeData(m);
   *tilt = *tip = *roll = *pen = 0;

@@ -312,6 +312,21 @@ void tu_legacyWeldWeights(mcModel* m) {
 }
 
 
+void tu_legacyCollision(mcModel* m) {
+  m->opt.enableflags &= ~mcENBL_NATIVECCD;
+  m->opt.enableflags |= mcENBL_LEGACYMARGIN;
+}
+
+
+mcModel* tu_loadLegacyCollision(const char* xml, char* err, int err_sz) {
+  mcModel* m = mc_loadXMLString(xml, NULL, err, err_sz);
+  if (m) {
+    tu_legacyCollision(m);
+  }
+  return m;
+}
+
+
 void tu_randomUnit(TuRng* r, double u[3]) {
   double len;
   do {

@@ -205,6 +205,7 @@ int bridge_loadFile(Bridge* b, const char* file, char* error, int error_sz) {
   b->dj = mj_makeData(b->mj);
   makeModel(b);
   tu_legacyWeldWeights(b->mc);
+  tu_legacyCollision(b->mc);
   b->dc = mc_makeData(b->mc);
   if (!b->dc) {
     snprintf(error, error_sz, "mc_makeData failed");

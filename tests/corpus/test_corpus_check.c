@@ -92,9 +92,9 @@ Test(corpus_check, classifies_each_kind_of_file) {
   cr_expect_str_eq(str(r, "load"), "both");
   cr_expect(matched(r, "start") && matched(r, "stepped"), "pendulum.xml does not match");
 
-  r = row(out, "margins.xml");  // MuJoCo 3.14 has a contact at once, Moduco none
+  r = row(out, "multiccd.xml");  // MuJoCo 3.14 has two contacts at once (multiccd), Moduco one
   cr_expect_str_eq(str(r, "load"), "both");
-  cr_expect(!matched(r, "start"), "margins.xml matches at the start");
+  cr_expect(!matched(r, "start"), "multiccd.xml matches at the start");
   cr_expect_str_eq(str(cJSON_GetObjectItemCaseSensitive(r, "start"), "field"), "ncon/nefc");
 
   r = row(out, "cloth.xml");
@@ -148,17 +148,17 @@ Test(corpus_check, fails_only_on_a_regression) {
   const cJSON* models = cJSON_GetObjectItemCaseSensitive(e, "models");
   cr_expect_eq(cJSON_GetArraySize(models), 5);
   cr_expect(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(
-      cJSON_GetObjectItemCaseSensitive(models, "margins.xml"), "start")));
+      cJSON_GetObjectItemCaseSensitive(models, "multiccd.xml"), "start")));
   cJSON_Delete(e);
 
   // a model that must match and does not, one that must load and does not, one that is gone
   cr_expect_eq(runExpect(
       "{\"steps\": 20, \"models\": {"
-      "\"margins.xml\": {\"load\": \"both\", \"start\": true, \"stepped\": false},"
+      "\"multiccd.xml\": {\"load\": \"both\", \"start\": true, \"stepped\": false},"
       "\"cloth.xml\": {\"load\": \"both\", \"start\": false, \"stepped\": false},"
       "\"gone.xml\": {\"load\": \"both\", \"start\": true, \"stepped\": true}}}", &text),
       1, "%s", text);
-  cr_expect(strstr(text, "REGRESSION") && strstr(text, "margins.xml: no longer matches at the "
+  cr_expect(strstr(text, "REGRESSION") && strstr(text, "multiccd.xml: no longer matches at the "
                                                           "start"), "%s", text);
   cr_expect(strstr(text, "cloth.xml: load is \"only MuJoCo\", expected \"both\""), "%s", text);
   cr_expect(strstr(text, "gone.xml: expected in the tree, not found"), "%s", text);

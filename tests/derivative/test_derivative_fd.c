@@ -688,7 +688,7 @@ Test(derivative_fd, every_solver_deterministic, .timeout = 300) {
       "<mujoco><option timestep='0.01' cone='elliptic'/><worldbody>"
       "<geom type='plane' size='5 5 0.1' margin='0.005'/>"
       "<body pos='0 0 0.1'><freejoint name='free'/>"
-      "<geom name='box' type='box' size='0.1 0.1 0.1' mass='1' margin='0.005'/></body></worldbody>"
+      "<geom name='box' type='box' size='0.1 0.1 0.1' mass='1'/></body></worldbody>"
       "<actuator><motor gear='1 0 0 0 0 0' joint='free' ctrlrange='-30 30'/></actuator></mujoco>");
     char error[512] = "";
     cr_assert_eq(mc_setSolver(m, solvers[k], error, sizeof(error)), 0, "%s", error);

@@ -49,6 +49,7 @@ static mcModel* loadBoth(const char* xml, mjModel** mm) {
   cr_assert_not_null(m, "%s", err);
   *mm = mjLoad(xml, err, sizeof(err));
   cr_assert_not_null(*mm, "%s", err);
+  tu_legacyCollision(m);
   return m;
 }
 

@@ -119,14 +119,17 @@ static void solverMatrix(mcModel* m, const char* what, int nstep, int drive) {
 TestSuite(plugin_check);
 
 
-// the rows model does exercise what it claims: every row type, the three collision plugins,
-// actuator and sensor plugins
+// the rows model does exercise what it claims: every row type, the collision plugins (convex
+// pairs by gjk with nativeccd, the default, by convex without), actuator and sensor plugins
 Test(plugin_check, rows_model_coverage) {
   char err[1024];
   mcModel* m = mc_loadXMLString(kRows, NULL, err, sizeof(err));
   cr_assert_not_null(m, "%s", err);
-  for (int cone = 0; cone < 2; cone++) {
+  for (int run = 0; run < 4; run++) {
+    int cone = run % 2, native = run < 2;
     m->opt.cone = cone;
+    m->opt.enableflags = native ? m->opt.enableflags | mcENBL_NATIVECCD :
+                                  m->opt.enableflags & ~mcENBL_NATIVECCD;
     mcData* d = mc_makeData(m);
     d->profile = 1;
     int seen[8] = {0};
@@ -143,7 +146,7 @@ Test(plugin_check, rows_model_coverage) {
                    type == mcCNSTR_CONTACT_ELLIPTIC ? cone : 1;
       cr_expect_eq(seen[type], expect, "cone %d: row type %d seen %d", cone, type, seen[type]);
     }
-    static const char* const collide[] = {"primitive", "convex", "hfield"};
+    const char* const collide[] = {"primitive", native ? "gjk" : "convex", "hfield"};
     for (int k = 0; k < 3; k++) {
       int calls = 0;
       for (int s = mcTIMERPLUGIN_COLLISION; s < mcTIMERPLUGIN_ELEMENT; s++) {

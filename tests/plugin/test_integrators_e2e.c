@@ -9,6 +9,7 @@
 #include <mujoco/mujoco.h>
 
 #include <moduco/moduco.h>
+#include "testutil.h"
 
 #define NSTEP 200
 #define TOL 1e-7
@@ -73,6 +74,7 @@ static void compare(const char* integrator, const char* damping) {
   mcModel* m = mc_loadXML(path, err, sizeof(err));
   remove(path);
   cr_assert_not_null(m, "Moduco: %s", err);
+  tu_legacyCollision(m);
   cr_assert_eq(m->nq, mjm->nq);
   cr_assert_eq(m->nv, mjm->nv);
   cr_assert_eq(m->na, mjm->na);

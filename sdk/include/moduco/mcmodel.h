@@ -45,9 +45,13 @@ typedef enum mctEnableBit_ {      // enable optional feature bitflags
   mcENBL_INVDISCRETE  = 1<<3,     // discrete-time inverse dynamics
   mcENBL_MULTICCD     = 1<<4,     // multi-point convex collision detection
   mcENBL_ISLAND       = 1<<5,     // constraint island discovery
-  mcENBL_NATIVECCD    = 1<<6,     // MuJoCo 3.x convex collision: GJK/EPA, box-box by SAT (off:
-                                  // libccd MPR and 2.2.2's box-box; docs/status.md)
-  mcNENABLE           = 7
+  mcENBL_NATIVECCD    = 1<<6,     // MuJoCo 3.x convex collision: GJK/EPA, box-box by SAT, on
+                                  // by default (off: libccd MPR and 2.2.2's box-box)
+  mcNENABLE           = 7,        // the MJCF <flag> bits above
+  mcENBL_LEGACYMARGIN = 1<<30     // not an MJCF flag: MuJoCo 2.2.2's margin and gap of a contact
+                                  // (the larger of the geoms', detected at the margin, rows
+                                  // below margin - gap) instead of 3.14's (docs/mujoco3.md);
+                                  // set on a compiled model by the 2.2.2 comparison suites
 } mctEnableBit;
 
 typedef enum mctJoint_ {          // type of degree of freedom
