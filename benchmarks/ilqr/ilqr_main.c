@@ -3,10 +3,11 @@
 // right or 1 m up in 1 s, and the dm_control hopper moved 0.5 m forward in 1 s, each with soft
 // contact (newton, h = 0.01) and hard contact (ipm, h = 0.05 and 0.1). Prints a markdown table.
 //
-//   moduco-ilqr [--task box-right|box-up|hopper|all] [--maxiter N] [--corpus DIR]
+//   moduco-ilqr [--task box-right|box-up|hopper|all] [--maxiter N] [--corpus DIR] [--kappa K]
 //
-// Gradients: finite differences only. Implicit gradients through ipm (the Dojo paper's "D" rows)
-// are not in Moduco yet: the table says so instead of a number.
+// Gradients: finite differences (mcd_transitionFD) for every run, and for the ipm runs also
+// implicit gradients (mcd_transitionImplicit: ipm's derivative at central-path kappa K, default
+// 1e-4; the rollouts still solve at ipm's own tolerance).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,7 +71,8 @@ static void makeProblem(const char* task, const mcModel* m, double h, int maxite
 }
 
 
-static int runOne(const Run* r, const char* boxPath, const char* hopperPath, int maxiter) {
+static int runOne(const Run* r, const char* boxPath, const char* hopperPath, int maxiter,
+                  int implicit, double kappa) {
   char err[1024];
   mcModel* m = mc_loadXML(strcmp(r->task, "hopper") ? boxPath : hopperPath, err, sizeof(err));
   if (!m) {
@@ -88,6 +90,8 @@ static int runOne(const Run* r, const char* boxPath, const char* hopperPath, int
   double* w = calloc((size_t)(5 * nx + m->nu), sizeof(double));
   IlqrProblem p;
   makeProblem(r->task, m, r->h, maxiter, &p, w);
+  p.implicit = implicit;
+  p.kappa = kappa;
   double* U = calloc((size_t)p.horizon * m->nu, sizeof(double));
   // the box starts from zero force; the hopper's controls start at zero too
   IlqrResult res;
@@ -97,13 +101,13 @@ static int runOne(const Run* r, const char* boxPath, const char* hopperPath, int
             d && w && U ? err : "out of memory");
   } else {
     int success = res.violation <= 1e-2;
-    printf("| %s | %s | %g | finite differences | %d | %.4g | %.4g | %.2e | %s | %.2f |\n",
-           r->task, r->solver, r->h, res.iterations, res.cost0, res.cost, res.violation,
-           success ? "yes" : "no", res.seconds);
-    if (!strcmp(r->solver, "ipm")) {
-      printf("| %s | %s | %g | implicit | - | - | - | - | not in Moduco yet | - |\n", r->task,
-             r->solver, r->h);
+    char grad[64] = "finite differences";
+    if (implicit) {
+      snprintf(grad, sizeof(grad), "implicit (kappa %g)", kappa);
     }
+    printf("| %s | %s | %g | %s | %d | %.4g | %.4g | %.2e | %s | %.2f |\n", r->task, r->solver,
+           r->h, grad, res.iterations, res.cost0, res.cost, res.violation,
+           success ? "yes" : "no", res.seconds);
   }
   free(U);
   free(w);
@@ -117,6 +121,7 @@ int main(int argc, char** argv) {
   const char* task = "all";
   const char* corpus = "/work/shared/corpus";
   int maxiter = 200;
+  double kappa = 1e-4;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--task") && i + 1 < argc) {
       task = argv[++i];
@@ -124,14 +129,20 @@ int main(int argc, char** argv) {
       maxiter = atoi(argv[++i]);
     } else if (!strcmp(argv[i], "--corpus") && i + 1 < argc) {
       corpus = argv[++i];
+    } else if (!strcmp(argv[i], "--kappa") && i + 1 < argc) {
+      kappa = atof(argv[++i]);
     } else {
       fprintf(stderr, "usage: moduco-ilqr [--task box-right|box-up|hopper|all] [--maxiter N] "
-              "[--corpus DIR]\n");
+              "[--corpus DIR] [--kappa K]\n");
       return 2;
     }
   }
   if (maxiter < 1) {
     fprintf(stderr, "moduco-ilqr: --maxiter must be a positive count\n");
+    return 2;
+  }
+  if (!(kappa >= 0) || !isfinite(kappa)) {
+    fprintf(stderr, "moduco-ilqr: --kappa must be zero or positive\n");
     return 2;
   }
   char boxPath[1024], hopperPath[1024];
@@ -143,7 +154,10 @@ int main(int argc, char** argv) {
   int failed = 0, ran = 0;
   for (size_t i = 0; i < sizeof(kRuns) / sizeof(kRuns[0]); i++) {
     if (!strcmp(task, "all") || !strcmp(task, kRuns[i].task)) {
-      failed += runOne(kRuns + i, boxPath, hopperPath, maxiter) != 0;
+      failed += runOne(kRuns + i, boxPath, hopperPath, maxiter, 0, kappa) != 0;
+      if (!strcmp(kRuns[i].solver, "ipm")) {
+        failed += runOne(kRuns + i, boxPath, hopperPath, maxiter, 1, kappa) != 0;
+      }
       ran++;
     }
   }
