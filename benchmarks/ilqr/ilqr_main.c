@@ -92,7 +92,13 @@ static mcModel* loadSmoothed(const char* path, double kappa_tol, char* err, int 
   snprintf(xml, sizeof(xml), "%.*s solver=\"ipm\"/><extension><plugin plugin=\"ipm\"><config "
            "key=\"kappa_tol\" value=\"%g\"/></plugin></extension>%s", (int)(end - text), text,
            kappa_tol, end + 2);
-  return mc_loadXMLString(xml, NULL, err, err_sz);
+  char dir[1024];
+  snprintf(dir, sizeof(dir), "%s", path);
+  char* slash = strrchr(dir, '/');
+  if (slash) {
+    *slash = 0;
+  }
+  return mc_loadXMLString(xml, slash ? dir : NULL, err, err_sz);
 }
 
 

@@ -163,59 +163,52 @@ Test(implicit, contacts_match_fd, .timeout = 120) {
 
 // the solver entry itself at kappa = 1e-4 (strong smoothing): its Dfrc and Dvel against centered
 // differences of the relaxed solution it reports (frc) when qfrc_applied or qvel move
+
+// centered differences, over x[j] moved by +-eps, of the entry's frc and of qfrc_smooth (nv each)
+static void centered(const mcModel* m, mcData* d, double kappa, double* x, int j, double eps,
+                     double* dfrc, double* dsmooth) {
+  int nv = m->nv;
+  double fp[64], fm[64], sp[64], sm[64];
+  for (int side = 0; side < 2; side++) {
+    double h = side ? -eps : eps;
+    x[j] += h;
+    mc_forward(m, d);
+    memcpy(side ? sm : sp, d->qfrc_smooth, sizeof(double) * nv);
+    cr_assert_eq(m->solver->derivative(mcp_host(), m, d, kappa, side ? fm : fp, NULL, NULL), 0);
+    x[j] -= h;
+  }
+  for (int i = 0; i < nv; i++) {
+    dfrc[i] = (fp[i] - fm[i]) / (2 * eps);
+    dsmooth[i] = (sp[i] - sm[i]) / (2 * eps);
+  }
+}
+
+
 static double entryError(const mcModel* m, mcData* d, double kappa) {
   int nv = m->nv;
-  const mcpHost* host = mcp_host();
-  double* buf = calloc((size_t)6 * nv * nv + 4 * nv, sizeof(double));
-  double *Df = buf, *Dv = Df + nv * nv, *Ff = Dv + nv * nv, *Fv = Ff + nv * nv;
-  double *Sv = Fv + nv * nv, *fp = Sv + nv * nv, *fm = fp + nv, *sp = fm + nv, *sm = sp + nv;
-  double eps = 1e-6;
+  cr_assert_leq(nv, 8);
+  double Df[64], Dv[64], Ff[64], Sv[64], df[8], ds[8];
   mc_forward(m, d);
-  cr_assert_eq(m->solver->derivative(host, m, d, kappa, NULL, Df, Dv), 0);
+  cr_assert_eq(m->solver->derivative(mcp_host(), m, d, kappa, NULL, Df, Dv), 0);
   for (int j = 0; j < nv; j++) {
-    for (int side = 0; side < 2; side++) {
-      double h = side ? -eps : eps;
-      d->qfrc_applied[j] += h;
-      mc_forward(m, d);
-      cr_assert_eq(m->solver->derivative(host, m, d, kappa, side ? fm : fp, NULL, NULL), 0);
-      d->qfrc_applied[j] -= h;
-      d->qvel[j] += h;
-      mc_forward(m, d);
-      memcpy(side ? sm : sp, d->qfrc_smooth, sizeof(double) * nv);
-      cr_assert_eq(m->solver->derivative(host, m, d, kappa, side ? fm + 0 : fp + 0, NULL, NULL),
-                   0);
-      d->qvel[j] -= h;
-      if (side == 0) {
-        memcpy(Fv + (size_t)j * nv, fp, sizeof(double) * nv);  // stash f(v + eps) by column
-      }
-    }
-    // qvel column j: total change minus the part through qfrc_smooth
+    // a force: only qfrc_smooth moves
+    centered(m, d, kappa, d->qfrc_applied, j, 1e-6, df, ds);
     for (int i = 0; i < nv; i++) {
-      double dsm = 0;
+      Ff[i * nv + j] = df[i];
+    }
+    // a velocity: the total change minus the part through qfrc_smooth
+    centered(m, d, kappa, d->qvel, j, 1e-6, df, ds);
+    for (int i = 0; i < nv; i++) {
+      Sv[i * nv + j] = df[i];
       for (int k = 0; k < nv; k++) {
-        dsm += Df[i * nv + k] * (sp[k] - sm[k]) / (2 * eps);
+        Sv[i * nv + j] -= Df[i * nv + k] * ds[k];
       }
-      Sv[i * nv + j] = (Fv[(size_t)j * nv + i] - fm[i]) / (2 * eps) - dsm;
-    }
-  }
-  // the force columns (separately, so the stash above stays simple)
-  for (int j = 0; j < nv; j++) {
-    d->qfrc_applied[j] += eps;
-    mc_forward(m, d);
-    m->solver->derivative(host, m, d, kappa, fp, NULL, NULL);
-    d->qfrc_applied[j] -= 2 * eps;
-    mc_forward(m, d);
-    m->solver->derivative(host, m, d, kappa, fm, NULL, NULL);
-    d->qfrc_applied[j] += eps;
-    for (int i = 0; i < nv; i++) {
-      Ff[i * nv + j] = (fp[i] - fm[i]) / (2 * eps);
     }
   }
   mc_forward(m, d);
   double ef = relErr(Df, Ff, nv * nv), ev = relErr(Dv, Sv, nv * nv);
   printf("solver entry vs FD of its relaxed solution (kappa %g): dfrc %.2e  dvel %.2e\n", kappa,
          ef, ev);
-  free(buf);
   return fmax(ef, ev);
 }
 
