@@ -108,28 +108,34 @@ static mcData* settled(const mcModel* m, const double* u, double vx) {
 
 
 // no contact: two hinges coupled by a joint equality, a motor, damping (the implicit Euler
-// damping path), the solver's equality rows only
+// damping path), the solver's equality rows only; under each single-stage integrator
 Test(implicit, contact_free_equality_matches_fd) {
-  char error[1024] = "";
-  mcModel* m = mc_loadXMLString(
-    "<mujoco><option timestep='0.01' solver='ipm'/><worldbody><body>"
-    "<joint name='a' type='hinge' axis='0 1 0' damping='0.3'/>"
-    "<geom type='capsule' fromto='0 0 0 0.5 0 0' size='0.05'/><body pos='0.5 0 0'>"
-    "<joint name='b' type='hinge' axis='0 1 0'/><geom type='capsule' fromto='0 0 0 0.5 0 0' "
-    "size='0.05'/></body></body><body pos='0 1 0'><joint name='c' type='slide' axis='0 0 1'/>"
-    "<geom type='sphere' size='0.1'/></body></worldbody>"
-    "<equality><joint joint1='a' joint2='b' polycoef='0 0.5 0 0 0'/></equality>"
-    "<actuator><motor joint='a'/><motor joint='c'/></actuator></mujoco>",
-    NULL, error, sizeof(error));
-  cr_assert_not_null(m, "%s", error);
-  mcData* d = mc_makeData(m);
-  d->qpos[0] = 0.3, d->qvel[0] = 0.7, d->qvel[2] = -0.2, d->ctrl[0] = 0.4, d->ctrl[1] = 3;
-  mc_step(m, d);
-  cr_assert_gt(d->nefc, 0);
-  double e = compare("two hinges with a joint equality", m, d, 1e-6, 0);
-  cr_expect_lt(e, 1e-5, "contact-free implicit gradients off by %g", e);
-  mc_deleteData(d);
-  mc_deleteModel(m);
+  const char* integrators[] = {"Euler", "implicit", "implicitfast"};
+  for (int k = 0; k < 3; k++) {
+    char xml[2048], error[1024] = "";
+    snprintf(xml, sizeof(xml),
+      "<mujoco><option timestep='0.01' solver='ipm' integrator='%s'/><worldbody><body>"
+      "<joint name='a' type='hinge' axis='0 1 0' damping='0.3'/>"
+      "<geom type='capsule' fromto='0 0 0 0.5 0 0' size='0.05'/><body pos='0.5 0 0'>"
+      "<joint name='b' type='hinge' axis='0 1 0'/><geom type='capsule' fromto='0 0 0 0.5 0 0' "
+      "size='0.05'/></body></body><body pos='0 1 0'><joint name='c' type='slide' axis='0 0 1'/>"
+      "<geom type='sphere' size='0.1'/></body></worldbody>"
+      "<equality><joint joint1='a' joint2='b' polycoef='0 0.5 0 0 0'/></equality>"
+      "<actuator><motor joint='a'/><velocity joint='c' kv='2'/></actuator></mujoco>",
+      integrators[k]);
+    mcModel* m = mc_loadXMLString(xml, NULL, error, sizeof(error));
+    cr_assert_not_null(m, "%s", error);
+    mcData* d = mc_makeData(m);
+    d->qpos[0] = 0.3, d->qvel[0] = 0.7, d->qvel[2] = -0.2, d->ctrl[0] = 0.4, d->ctrl[1] = 3;
+    mc_step(m, d);
+    cr_assert_gt(d->nefc, 0);
+    char what[96];
+    snprintf(what, sizeof(what), "two hinges with a joint equality (%s)", integrators[k]);
+    double e = compare(what, m, d, 1e-6, 0);
+    cr_expect_lt(e, 1e-5, "%s: contact-free implicit gradients off by %g", what, e);
+    mc_deleteData(d);
+    mc_deleteModel(m);
+  }
 }
 
 
