@@ -370,14 +370,14 @@ static void runColumn(const mcModel* m, mcData* d, const Outputs* o, Worker* w, 
 }
 
 
-// the columns asked for, in the order that keeps reused stages valid: ctrl, act, qvel, qpos;
-// return their number
-static int columnOrder(const Layout* L, int doX, int doU, int* cols) {
+// the columns asked for, in the order that keeps reused stages valid: ctrl, act, qvel, qpos
+// (posOnly: qpos only); return their number
+static int columnOrder(const Layout* L, int doX, int doU, int posOnly, int* cols) {
   int n = 0;
   int range[4][2] = {{L->ndx, L->ndx + L->nu}, {2 * L->nv, L->ndx}, {L->nv, 2 * L->nv},
                      {0, L->nv}};
   for (int g = 0; g < 4; g++) {
-    if ((g == 0 && !doU) || (g > 0 && !doX)) {
+    if ((g == 0 && !doU) || (g > 0 && !doX) || (posOnly && g < 3)) {
       continue;
     }
     for (int col = range[g][0]; col < range[g][1]; col++) {
@@ -388,8 +388,9 @@ static int columnOrder(const Layout* L, int doX, int doU, int* cols) {
 }
 
 
-int mcd_transitionFD(const mcModel* m, mcData* d, mcNum eps, int flg_centered, mcNum* A,
-                     mcNum* B, mcNum* C, mcNum* D) {
+// the serial transition (mcd_transitionFD; posOnly: the position columns of A and C only)
+static int transitionSerial(const mcModel* m, mcData* d, mcNum eps, int flg_centered, mcNum* A,
+                            mcNum* B, mcNum* C, mcNum* D, int posOnly) {
   if (mci_derivCheck("mcd_transitionFD", m, d, eps)) {
     return -1;
   }
@@ -411,7 +412,7 @@ int mcd_transitionFD(const mcModel* m, mcData* d, mcNum eps, int flg_centered, m
 
   // the nominal step, then the columns
   Outputs o = {&L, eps, flg_centered, A, B, C, D};
-  int ncol = columnOrder(&L, doX, doU, cols);
+  int ncol = columnOrder(&L, doX, doU, posOnly, cols);
   nominal(m, d, &L, &w);
   for (int k = 0; k < ncol; k++) {
     runColumn(m, d, &o, &w, cols[k]);
@@ -422,6 +423,17 @@ int mcd_transitionFD(const mcModel* m, mcData* d, mcNum eps, int flg_centered, m
   mc_freeStack(d);
   mci_derivReport("mcd_transitionFD", w.nfailed);
   return w.nfailed;
+}
+
+
+int mcd_transitionFD(const mcModel* m, mcData* d, mcNum eps, int flg_centered, mcNum* A,
+                     mcNum* B, mcNum* C, mcNum* D) {
+  return transitionSerial(m, d, eps, flg_centered, A, B, C, D, 0);
+}
+
+
+int mci_transitionFDPositions(const mcModel* m, mcData* d, mcNum eps, mcNum* A) {
+  return transitionSerial(m, d, eps, 1, A, NULL, NULL, NULL, 1);
 }
 
 
@@ -494,7 +506,7 @@ int mcd_transitionFDPool(mcRolloutPool* pool, const mcModel* m, mcData* d, mcNum
   // the columns across the threads
   Outputs o = {&L, eps, flg_centered, A, B, C, D};
   PoolTask task = {m, &o, cols, w, started};
-  int ncol = columnOrder(&L, doX, doU, cols);
+  int ncol = columnOrder(&L, doX, doU, 0, cols);
   int rc = mci_rolloutTasks(pool, ncol, poolColumn, &task);
   int nfailed = 0;
   for (int i = 0; i < nthread; i++) {

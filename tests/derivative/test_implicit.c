@@ -140,7 +140,9 @@ Test(implicit, contact_free_equality_matches_fd) {
 
 
 // with contact, at the solver's own kappa (kappa_tol 1e-8, derivative at its floor): a box held by
-// static friction (2 N push), sliding (8 N push, moving at 1 m/s), pulled up, and a free box
+// static friction (2 N push), sliding (8 N push, moving at 1 m/s), pulled up, and a free box.
+// The reference differences use eps 1e-4: at 1e-6 the stopped solver's round-off (~4e-10 in
+// qvel) shows as a spurious 3.6e-4 pitch response of the sliding free box
 Test(implicit, contacts_match_fd, .timeout = 120) {
   struct {
     const char* what;
@@ -151,15 +153,13 @@ Test(implicit, contacts_match_fd, .timeout = 120) {
     {"planar box sliding (8 N, 1 m/s)", PLANAR, {8, 0}, 1, 5e-4},
     {"planar box pulled up (0 N, 5 N)", PLANAR, {0, 5}, 0, 5e-4},
     {"free box held by friction (2 N)", FREE, {2, 0}, 0, 5e-4},
-    // known gap: the steps' FD has a pitch response d wy+ / d fx = -3.6e-4 (the four corner
-    // contacts share the load differently), the derivative at the kappa floor 0
-    {"free box sliding (8 N, 1 m/s)", FREE, {8, 0}, 1, 5e-2},
+    {"free box sliding (8 N, 1 m/s)", FREE, {8, 0}, 1, 5e-4},
   };
   for (int k = 0; k < (int)(sizeof(cases) / sizeof(cases[0])); k++) {
     mcModel* m = planarBox(1e-8, 1e-12, cases[k].joint);
     mcData* d = settled(m, cases[k].u, cases[k].vx);
     cr_assert_gt(d->ncon, 0, "%s: no contact", cases[k].what);
-    double e = compare(cases[k].what, m, d, 1e-6, 0);
+    double e = compare(cases[k].what, m, d, 1e-4, 0);
     cr_expect_lt(e, cases[k].tol, "%s: implicit off by %g", cases[k].what, e);
     mc_deleteData(d);
     mc_deleteModel(m);
