@@ -18,7 +18,9 @@
 //
 // The solution is recomputed here from the start point (the solve keeps nothing between calls),
 // with the kappa floor at the asked smoothing, then centered on the path by a few Newton steps
-// at that kappa before the matrix is factored. d->solver[] and solver_iter are restored.
+// at that kappa before the matrix is factored. d->solver[] and solver_iter are restored; with
+// the diagnostic key 'condition' on, the solve's condition numbers in plugin_data are cleared
+// (the parameters are read as the solve reads them, which resets that array).
 #include <math.h>
 #include <string.h>
 
