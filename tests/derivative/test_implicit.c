@@ -86,7 +86,11 @@ static double compare(const char* what, const mcModel* m, mcData* d, double eps_
   cr_assert_eq(mcd_transitionFD(m, d, eps_fd, 1, fd.A, fd.B, NULL, NULL), 0, "%s: FD", what);
   cr_assert_eq(mcd_transitionImplicit(m, d, 1e-6, kappa, im.A, im.B), 0, "%s: implicit", what);
   double ea = relErr(im.A, fd.A, fd.ndx * fd.ndx), eb = errOver(im.B, fd.B, fd.ndx * fd.nu, m->opt.timestep);
-  printf("implicit vs FD: %-40s A %.2e  B %.2e\n", what, ea, eb);
+  double bmax = 0;
+  for (int i = 0; i < fd.ndx * fd.nu; i++) {
+    bmax = fmax(bmax, fabs(fd.B[i]));
+  }
+  printf("implicit vs FD: %-40s A %.2e  B %.2e (max |B| %.2e)\n", what, ea, eb, bmax);
   release(&fd);
   release(&im);
   return fmax(ea, eb);
@@ -107,8 +111,9 @@ static mcData* settled(const mcModel* m, const double* u, double vx) {
 }
 
 
-// no contact: two hinges coupled by a joint equality, a motor, damping (the implicit Euler
-// damping path), the solver's equality rows only; under each single-stage integrator
+// no contact: two hinges coupled by a joint equality, a motor, a filter actuator (an activation
+// column), damping (the implicit Euler damping path), the solver's equality rows only; under
+// each single-stage integrator
 Test(implicit, contact_free_equality_matches_fd) {
   const char* integrators[] = {"Euler", "implicit", "implicitfast"};
   for (int k = 0; k < 3; k++) {
@@ -121,14 +126,17 @@ Test(implicit, contact_free_equality_matches_fd) {
       "size='0.05'/></body></body><body pos='0 1 0'><joint name='c' type='slide' axis='0 0 1'/>"
       "<geom type='sphere' size='0.1'/></body></worldbody>"
       "<equality><joint joint1='a' joint2='b' polycoef='0 0.5 0 0 0'/></equality>"
-      "<actuator><motor joint='a'/><velocity joint='c' kv='2'/></actuator></mujoco>",
+      "<actuator><motor joint='a'/><velocity joint='c' kv='2'/>"
+      "<general joint='b' dyntype='filter' dynprm='0.1' gainprm='1'/></actuator></mujoco>",
       integrators[k]);
     mcModel* m = mc_loadXMLString(xml, NULL, error, sizeof(error));
     cr_assert_not_null(m, "%s", error);
     mcData* d = mc_makeData(m);
     d->qpos[0] = 0.3, d->qvel[0] = 0.7, d->qvel[2] = -0.2, d->ctrl[0] = 0.4, d->ctrl[1] = 3;
+    d->ctrl[2] = -0.5, d->act[0] = 0.2;
     mc_step(m, d);
     cr_assert_gt(d->nefc, 0);
+    cr_assert_eq(m->na, 1);
     char what[96];
     snprintf(what, sizeof(what), "two hinges with a joint equality (%s)", integrators[k]);
     double e = compare(what, m, d, 1e-6, 0);
