@@ -1,5 +1,5 @@
 // Iterative LQR (ilqr.h): linearize the dynamics along the current trajectory with
-// mcd_transitionFD, solve the time-varying LQR subproblem backwards (Riccati recursion on the
+// mcd_transitionFD (or mcd_transitionImplicit), solve the time-varying LQR subproblem backwards (Riccati recursion on the
 // second-order expansion of the cost, Levenberg-Marquardt regularization of Quu), and roll the
 // new feedback policy forward with a backtracking line search on the step of the feedforward
 // term. Controls of limited actuators are clamped to their range in the rollouts.
@@ -334,8 +334,13 @@ static int linearize(Ilqr* s) {
   for (int t = 0; t < s->T; t++) {
     mc_resetData(s->m, s->d);
     setState(s, s->X + t * s->nx, s->U + t * s->nu);
-    mcd_transitionFD(s->m, s->d, 1e-6, 1, s->A + (size_t)t * s->nx * s->nx,
-                     s->B + (size_t)t * s->nx * s->nu, NULL, NULL);
+    double* A = s->A + (size_t)t * s->nx * s->nx;
+    double* B = s->B + (size_t)t * s->nx * s->nu;
+    if (s->p->implicit) {
+      mcd_transitionImplicit(s->m, s->d, 1e-6, s->p->kappa, A, B);
+    } else {
+      mcd_transitionFD(s->m, s->d, 1e-6, 1, A, B, NULL, NULL);
+    }
   }
   return s->T;
 }

@@ -1,4 +1,4 @@
-// Iterative LQR over Moduco's finite-difference transition Jacobians (mcd_transitionFD): the
+// Iterative LQR over Moduco's transition Jacobians (mcd_transitionFD, or mcd_transitionImplicit): the
 // trajectory-optimization example of docs/derivatives.md (the Dojo paper's Table III tasks).
 //
 // State x = (qpos, qvel, act) of a model without quaternions (nq == nv: hinge and slide joints
@@ -22,6 +22,9 @@ typedef struct {
   const double* Qmid;          // (ndx) its weights; NULL: none
   int maxiter;                 // iterations at most
   double tolerance;            // stop when the relative cost decrease falls below it
+  int implicit;                // 1: Jacobians by mcd_transitionImplicit (the solver's implicit
+                               // derivative at kappa); 0: mcd_transitionFD
+  double kappa;                // smoothing of the implicit derivative (ipm: central-path kappa)
 } IlqrProblem;
 
 typedef struct {

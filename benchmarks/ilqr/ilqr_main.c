@@ -3,10 +3,12 @@
 // right or 1 m up in 1 s, and the dm_control hopper moved 0.5 m forward in 1 s, each with soft
 // contact (newton, h = 0.01) and hard contact (ipm, h = 0.05 and 0.1). Prints a markdown table.
 //
-//   moduco-ilqr [--task box-right|box-up|hopper|all] [--maxiter N] [--corpus DIR]
+//   moduco-ilqr [--task box-right|box-up|hopper|all] [--maxiter N] [--corpus DIR] [--kappa K]
 //
-// Gradients: finite differences only. Implicit gradients through ipm (the Dojo paper's "D" rows)
-// are not in Moduco yet: the table says so instead of a number.
+// Gradients: finite differences (mcd_transitionFD) for every run, and for the ipm runs also
+// implicit gradients (mcd_transitionImplicit: ipm's derivative at central-path kappa K, default
+// 1e-4). The ipm runs are repeated with the rollouts simulated at kappa_tol = 5 K (relaxed
+// contact, "rollouts at kappa") with either kind of gradient. Prints "kappa K" in the header.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,9 +72,44 @@ static void makeProblem(const char* task, const mcModel* m, double h, int maxite
 }
 
 
-static int runOne(const Run* r, const char* boxPath, const char* hopperPath, int maxiter) {
+// the model file with ipm selected and its kappa_tol set (the <option> element of the file
+// without a solver attribute gets solver="ipm" and an <extension> configuring it); NULL on error
+static mcModel* loadSmoothed(const char* path, double kappa_tol, char* err, int err_sz) {
+  FILE* f = fopen(path, "rb");
+  char text[16384];
+  size_t n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
+  if (f) {
+    fclose(f);
+  }
+  text[n] = 0;
+  char* opt = strstr(text, "<option");
+  char* end = opt ? strstr(opt, "/>") : NULL;
+  if (!end || n == sizeof(text) - 1) {
+    snprintf(err, (size_t)err_sz, "%s: unreadable, too long or without <option .../>", path);
+    return NULL;
+  }
+  static char xml[20000];
+  snprintf(xml, sizeof(xml), "%.*s solver=\"ipm\"/><extension><plugin plugin=\"ipm\"><config "
+           "key=\"kappa_tol\" value=\"%g\"/></plugin></extension>%s", (int)(end - text), text,
+           kappa_tol, end + 2);
+  char dir[1024];
+  snprintf(dir, sizeof(dir), "%s", path);
+  char* slash = strrchr(dir, '/');
+  if (slash) {
+    *slash = 0;
+  }
+  return mc_loadXMLString(xml, slash ? dir : NULL, err, err_sz);
+}
+
+
+// one row: finite-difference or implicit (at kappa) gradients; smooth: the rollouts simulated by
+// ipm at kappa_tol = 5 kappa (relaxed contact) instead of its default tolerance
+static int runOne(const Run* r, const char* boxPath, const char* hopperPath, int maxiter,
+                  int implicit, int smooth, double kappa) {
   char err[1024];
-  mcModel* m = mc_loadXML(strcmp(r->task, "hopper") ? boxPath : hopperPath, err, sizeof(err));
+  const char* path = strcmp(r->task, "hopper") ? boxPath : hopperPath;
+  mcModel* m = smooth ? loadSmoothed(path, 5 * kappa, err, sizeof(err))
+                      : mc_loadXML(path, err, sizeof(err));
   if (!m) {
     fprintf(stderr, "moduco-ilqr: %s\n", err);
     return -1;
@@ -88,6 +125,8 @@ static int runOne(const Run* r, const char* boxPath, const char* hopperPath, int
   double* w = calloc((size_t)(5 * nx + m->nu), sizeof(double));
   IlqrProblem p;
   makeProblem(r->task, m, r->h, maxiter, &p, w);
+  p.implicit = implicit;
+  p.kappa = kappa;
   double* U = calloc((size_t)p.horizon * m->nu, sizeof(double));
   // the box starts from zero force; the hopper's controls start at zero too
   IlqrResult res;
@@ -97,13 +136,12 @@ static int runOne(const Run* r, const char* boxPath, const char* hopperPath, int
             d && w && U ? err : "out of memory");
   } else {
     int success = res.violation <= 1e-2;
-    printf("| %s | %s | %g | finite differences | %d | %.4g | %.4g | %.2e | %s | %.2f |\n",
-           r->task, r->solver, r->h, res.iterations, res.cost0, res.cost, res.violation,
+    char grad[96];
+    snprintf(grad, sizeof(grad), "%s%s", implicit ? "implicit" : "finite differences",
+             smooth ? ", rollouts at kappa" : "");
+    printf("| %s | %s | %g | %s | %d | %.4g | %.4g | %.2e | %s | %.2f |\n", r->task, r->solver,
+           r->h, grad, res.iterations, res.cost0, res.cost, res.violation,
            success ? "yes" : "no", res.seconds);
-    if (!strcmp(r->solver, "ipm")) {
-      printf("| %s | %s | %g | implicit | - | - | - | - | not in Moduco yet | - |\n", r->task,
-             r->solver, r->h);
-    }
   }
   free(U);
   free(w);
@@ -117,6 +155,7 @@ int main(int argc, char** argv) {
   const char* task = "all";
   const char* corpus = "/work/shared/corpus";
   int maxiter = 200;
+  double kappa = 1e-4;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--task") && i + 1 < argc) {
       task = argv[++i];
@@ -124,9 +163,11 @@ int main(int argc, char** argv) {
       maxiter = atoi(argv[++i]);
     } else if (!strcmp(argv[i], "--corpus") && i + 1 < argc) {
       corpus = argv[++i];
+    } else if (!strcmp(argv[i], "--kappa") && i + 1 < argc) {
+      kappa = atof(argv[++i]);
     } else {
       fprintf(stderr, "usage: moduco-ilqr [--task box-right|box-up|hopper|all] [--maxiter N] "
-              "[--corpus DIR]\n");
+              "[--corpus DIR] [--kappa K]\n");
       return 2;
     }
   }
@@ -134,16 +175,26 @@ int main(int argc, char** argv) {
     fprintf(stderr, "moduco-ilqr: --maxiter must be a positive count\n");
     return 2;
   }
+  if (!(kappa >= 0) || !isfinite(kappa)) {
+    fprintf(stderr, "moduco-ilqr: --kappa must be zero or positive\n");
+    return 2;
+  }
   char boxPath[1024], hopperPath[1024];
   snprintf(boxPath, sizeof(boxPath), "%s/benchmarks/ilqr/box_planar.xml", MODUCO_SOURCE_DIR);
   snprintf(hopperPath, sizeof(hopperPath), "%s/dm_hopper/hopper.xml", corpus);
+  printf("kappa %g\n\n", kappa);
   printf("| task | solver | h | gradients | iterations | initial cost | final cost | goal "
          "violation (m) | success (<= 1e-2) | wall time (s) |\n");
   printf("|---|---|---|---|---|---|---|---|---|---|\n");
   int failed = 0, ran = 0;
   for (size_t i = 0; i < sizeof(kRuns) / sizeof(kRuns[0]); i++) {
     if (!strcmp(task, "all") || !strcmp(task, kRuns[i].task)) {
-      failed += runOne(kRuns + i, boxPath, hopperPath, maxiter) != 0;
+      failed += runOne(kRuns + i, boxPath, hopperPath, maxiter, 0, 0, kappa) != 0;
+      if (!strcmp(kRuns[i].solver, "ipm")) {
+        failed += runOne(kRuns + i, boxPath, hopperPath, maxiter, 1, 0, kappa) != 0;
+        failed += runOne(kRuns + i, boxPath, hopperPath, maxiter, 0, 1, kappa) != 0;
+        failed += runOne(kRuns + i, boxPath, hopperPath, maxiter, 1, 1, kappa) != 0;
+      }
       ran++;
     }
   }

@@ -31,6 +31,7 @@
 #include <moduco/moduco.h>
 #include <moduco/mcplugin.h>
 
+#include "engine/derivative.h"
 #include "engine/engine.h"
 #include "engine/io.h"
 #include "engine/plugin_check.h"
@@ -44,22 +45,7 @@
 
 //---------------------------------- layout and columns --------------------------------------------
 
-typedef struct {                  // sizes and offsets shared by the transition functions
-  int nq, nv, na, nu, ns;
-  int ndx;                        // 2*nv + na
-  int nfull;                      // numbers in a full (FULL spec) state
-  int oqpos;                      // offset of qpos in a full state; qvel and act follow it
-  int octrl;                      // offset of ctrl in a full state
-  int nphys;                      // nq + nv + na
-} Layout;
-
-typedef struct {                  // how one column is differenced
-  int plus, minus;                // 1: evaluate that side; 0: use the nominal output
-  mcNum scale;                    // 1 / distance between the two sides
-} Column;
-
-
-static void layoutOf(const mcModel* m, Layout* L) {
+void mci_derivLayout(const mcModel* m, Layout* L) {
   L->nq = m->nq;
   L->nv = m->nv;
   L->na = m->na;
@@ -74,7 +60,7 @@ static void layoutOf(const mcModel* m, Layout* L) {
 
 
 // plan column col: centered needs both sides; a limited control only moves inside its range
-static Column planColumn(const mcModel* m, const Layout* L, const mcNum* state, int col,
+Column mci_derivPlan(const mcModel* m, const Layout* L, const mcNum* state, int col,
                          mcNum eps, int centered) {
   int canPlus = 1, canMinus = 1;
   if (col >= L->ndx) {
@@ -98,7 +84,7 @@ static Column planColumn(const mcModel* m, const Layout* L, const mcNum* state, 
 
 
 // move column col of a full state by h (dq: nv scratch)
-static void perturb(const mcModel* m, const Layout* L, mcNum* state, int col, mcNum h,
+void mci_derivPerturb(const mcModel* m, const Layout* L, mcNum* state, int col, mcNum h,
                     mcNum* dq) {
   mcNum* qpos = state + L->oqpos;
   if (col < L->nv) {
@@ -137,7 +123,7 @@ static void differencePos(const mcModel* m, mcNum* v, const mcNum* qpos0, const 
 
 // write column col of A/B (state part) and C/D (sensor part) from the outputs hi and lo (physics
 // state qpos, qvel, act; sensors); a failed column is zeroed; tmp: ndx scratch
-static void storeColumn(const mcModel* m, const Layout* L, int col, mcNum scale, int failed,
+void mci_derivStore(const mcModel* m, const Layout* L, int col, mcNum scale, int failed,
                         const mcNum* xhi, const mcNum* shi, const mcNum* xlo, const mcNum* slo,
                         mcNum* A, mcNum* B, mcNum* C, mcNum* D, mcNum* tmp) {
   int ndx = L->ndx, isx = col < ndx;
@@ -166,7 +152,7 @@ static void storeColumn(const mcModel* m, const Layout* L, int col, mcNum scale,
 
 
 // 1 if any of the n numbers is NaN or infinite
-static int notFinite(const mcNum* x, int n) {
+int mci_derivNotFinite(const mcNum* x, int n) {
   for (int i = 0; i < n; i++) {
     if (!isfinite(x[i])) {
       return 1;
@@ -179,13 +165,13 @@ static int notFinite(const mcNum* x, int n) {
 // 1 if column col, differenced from xhi/shi and xlo/slo, has a non-finite input
 static int badOutputs(const Layout* L, const mcNum* xhi, const mcNum* shi, const mcNum* xlo,
                       const mcNum* slo, int sensors) {
-  return notFinite(xhi, L->nphys) || notFinite(xlo, L->nphys) ||
-         (sensors && (notFinite(shi, L->ns) || notFinite(slo, L->ns)));
+  return mci_derivNotFinite(xhi, L->nphys) || mci_derivNotFinite(xlo, L->nphys) ||
+         (sensors && (mci_derivNotFinite(shi, L->ns) || mci_derivNotFinite(slo, L->ns)));
 }
 
 
 // check the common arguments; return 0 or -1 (message printed)
-static int checkArgs(const char* fn, const mcModel* m, const mcData* d, mcNum eps) {
+int mci_derivCheck(const char* fn, const mcModel* m, const mcData* d, mcNum eps) {
   if (!m || !d) {
     mci_message("%s: model or data is NULL", fn);
     return -1;
@@ -217,7 +203,7 @@ static int warningTotal(const mcData* d) {
 
 
 // report failed columns once per call
-static void reportFailed(const char* fn, int nfailed) {
+void mci_derivReport(const char* fn, int nfailed) {
   if (nfailed) {
     mci_message("%s: %d column(s) set to zero: their evaluation raised a warning or was not "
                 "finite", fn, nfailed);
@@ -262,7 +248,7 @@ static void stepSkip(const mcModel* m, mcData* d, int skipstage, int skipsensor)
 
 
 // 1 if the integrator leaves the position and velocity stages of the step's start in d
-static int reusesStages(const mcModel* m) {
+int mci_derivReuses(const mcModel* m) {
   int code = m->opt.integrator;
   return code == mcINT_EULER || code == mcINT_IMPLICIT || code == mcINT_IMPLICITFAST;
 }
@@ -327,7 +313,7 @@ static int evaluate(const mcModel* m, mcData* d, const Worker* w, int skipstage,
 
 // stage to recompute from when column col is perturbed
 static int skipStageOf(const mcModel* m, const Layout* L, int col) {
-  if (!reusesStages(m) || col < L->nv) {
+  if (!mci_derivReuses(m) || col < L->nv) {
     return mcSTAGE_NONE;
   }
   return col < 2 * L->nv ? mcSTAGE_POS : mcSTAGE_VEL;
@@ -358,18 +344,18 @@ static void runColumn(const mcModel* m, mcData* d, const Outputs* o, Worker* w, 
   if (!w->ready) {
     nominal(m, d, L, w);
   }
-  Column c = planColumn(m, L, w->state0, col, o->eps, o->centered);
+  Column c = mci_derivPlan(m, L, w->state0, col, o->eps, o->centered);
   int skip = skipStageOf(m, L, col), bad = 0;
 
   // the two sides
   if (c.plus) {
     mcu_copy(w->state, w->state0, L->nfull);
-    perturb(m, L, w->state, col, o->eps, w->dq);
+    mci_derivPerturb(m, L, w->state, col, o->eps, w->dq);
     bad |= evaluate(m, d, w, skip, w->xp, w->sp) > 0;
   }
   if (c.minus) {
     mcu_copy(w->state, w->state0, L->nfull);
-    perturb(m, L, w->state, col, -o->eps, w->dq);
+    mci_derivPerturb(m, L, w->state, col, -o->eps, w->dq);
     bad |= evaluate(m, d, w, skip, w->xm, w->sm) > 0;
   }
   bad |= (!c.plus || !c.minus) && w->bad0;
@@ -380,18 +366,18 @@ static void runColumn(const mcModel* m, mcData* d, const Outputs* o, Worker* w, 
   bad |= badOutputs(L, xhi, shi, xlo, slo, !w->skipsensor);
   w->nfailed += bad;
   w->ready = !bad;
-  storeColumn(m, L, col, c.scale, bad, xhi, shi, xlo, slo, o->A, o->B, o->C, o->D, w->tmp);
+  mci_derivStore(m, L, col, c.scale, bad, xhi, shi, xlo, slo, o->A, o->B, o->C, o->D, w->tmp);
 }
 
 
-// the columns asked for, in the order that keeps reused stages valid: ctrl, act, qvel, qpos;
-// return their number
-static int columnOrder(const Layout* L, int doX, int doU, int* cols) {
+// the columns asked for, in the order that keeps reused stages valid: ctrl, act, qvel, qpos
+// (posOnly: qpos only); return their number
+static int columnOrder(const Layout* L, int doX, int doU, int posOnly, int* cols) {
   int n = 0;
   int range[4][2] = {{L->ndx, L->ndx + L->nu}, {2 * L->nv, L->ndx}, {L->nv, 2 * L->nv},
                      {0, L->nv}};
   for (int g = 0; g < 4; g++) {
-    if ((g == 0 && !doU) || (g > 0 && !doX)) {
+    if ((g == 0 && !doU) || (g > 0 && !doX) || (posOnly && g < 3)) {
       continue;
     }
     for (int col = range[g][0]; col < range[g][1]; col++) {
@@ -402,13 +388,14 @@ static int columnOrder(const Layout* L, int doX, int doU, int* cols) {
 }
 
 
-int mcd_transitionFD(const mcModel* m, mcData* d, mcNum eps, int flg_centered, mcNum* A,
-                     mcNum* B, mcNum* C, mcNum* D) {
-  if (checkArgs("mcd_transitionFD", m, d, eps)) {
+// the serial transition (mcd_transitionFD; posOnly: the position columns of A and C only)
+static int transitionSerial(const mcModel* m, mcData* d, mcNum eps, int flg_centered, mcNum* A,
+                            mcNum* B, mcNum* C, mcNum* D, int posOnly) {
+  if (mci_derivCheck("mcd_transitionFD", m, d, eps)) {
     return -1;
   }
   Layout L;
-  layoutOf(m, &L);
+  mci_derivLayout(m, &L);
   int doX = A || C, doU = (B || D) && L.nu > 0;
 
   // scratch: nominal state, column order, the evaluator
@@ -425,7 +412,7 @@ int mcd_transitionFD(const mcModel* m, mcData* d, mcNum eps, int flg_centered, m
 
   // the nominal step, then the columns
   Outputs o = {&L, eps, flg_centered, A, B, C, D};
-  int ncol = columnOrder(&L, doX, doU, cols);
+  int ncol = columnOrder(&L, doX, doU, posOnly, cols);
   nominal(m, d, &L, &w);
   for (int k = 0; k < ncol; k++) {
     runColumn(m, d, &o, &w, cols[k]);
@@ -434,8 +421,19 @@ int mcd_transitionFD(const mcModel* m, mcData* d, mcNum eps, int flg_centered, m
   // restore the caller's state
   mc_setState(m, d, state0, FULL);
   mc_freeStack(d);
-  reportFailed("mcd_transitionFD", w.nfailed);
+  mci_derivReport("mcd_transitionFD", w.nfailed);
   return w.nfailed;
+}
+
+
+int mcd_transitionFD(const mcModel* m, mcData* d, mcNum eps, int flg_centered, mcNum* A,
+                     mcNum* B, mcNum* C, mcNum* D) {
+  return transitionSerial(m, d, eps, flg_centered, A, B, C, D, 0);
+}
+
+
+int mci_transitionFDPositions(const mcModel* m, mcData* d, mcNum eps, mcNum* A) {
+  return transitionSerial(m, d, eps, 1, A, NULL, NULL, NULL, 1);
 }
 
 
@@ -474,7 +472,7 @@ static void poolColumn(void* arg, mcData* d, int thread, int item) {
 int mcd_transitionFDPool(mcRolloutPool* pool, const mcModel* m, mcData* d, mcNum eps,
                          int flg_centered, mcNum* A, mcNum* B, mcNum* C, mcNum* D) {
   const char* fn = "mcd_transitionFDPool";
-  if (checkArgs(fn, m, d, eps)) {
+  if (mci_derivCheck(fn, m, d, eps)) {
     return -1;
   }
   mcData* d0 = mc_rolloutData(pool, 0);
@@ -483,7 +481,7 @@ int mcd_transitionFDPool(mcRolloutPool* pool, const mcModel* m, mcData* d, mcNum
     return -1;
   }
   Layout L;
-  layoutOf(m, &L);
+  mci_derivLayout(m, &L);
   int doX = A || C, doU = (B || D) && L.nu > 0;
   int nthread = mc_rolloutThreads(pool);
 
@@ -508,7 +506,7 @@ int mcd_transitionFDPool(mcRolloutPool* pool, const mcModel* m, mcData* d, mcNum
   // the columns across the threads
   Outputs o = {&L, eps, flg_centered, A, B, C, D};
   PoolTask task = {m, &o, cols, w, started};
-  int ncol = columnOrder(&L, doX, doU, cols);
+  int ncol = columnOrder(&L, doX, doU, 0, cols);
   int rc = mci_rolloutTasks(pool, ncol, poolColumn, &task);
   int nfailed = 0;
   for (int i = 0; i < nthread; i++) {
@@ -520,7 +518,7 @@ int mcd_transitionFDPool(mcRolloutPool* pool, const mcModel* m, mcData* d, mcNum
                 "mcd_transitionFDItems)", fn);
     return -1;
   }
-  reportFailed(fn, nfailed);
+  mci_derivReport(fn, nfailed);
   return nfailed;
 }
 
@@ -572,7 +570,7 @@ static void storeRow(mcNum* X, int i, int n, const mcNum* out, const mcNum* nomi
 
 int mcd_inverseFD(const mcModel* m, mcData* d, mcNum eps, int flg_actuation, mcNum* DfDq,
                   mcNum* DfDv, mcNum* DfDa, mcNum* DsDq, mcNum* DsDv, mcNum* DsDa, mcNum* DmDq) {
-  if (checkArgs("mcd_inverseFD", m, d, eps)) {
+  if (mci_derivCheck("mcd_inverseFD", m, d, eps)) {
     return -1;
   }
   int nq = m->nq, nv = m->nv, ns = m->nsensordata, nM = m->nM;
@@ -597,7 +595,7 @@ int mcd_inverseFD(const mcModel* m, mcData* d, mcNum eps, int flg_actuation, mcN
 
   // nominal
   inverseEval(m, d, flg_actuation, sensors, inertia, &o0);
-  int bad0 = notFinite(o0.f, nv) || (sensors && notFinite(o0.s, ns));
+  int bad0 = mci_derivNotFinite(o0.f, nv) || (sensors && mci_derivNotFinite(o0.s, ns));
 
   // positions (tangent space), velocities, accelerations
   int nfailed = 0;
@@ -617,7 +615,7 @@ int mcd_inverseFD(const mcModel* m, mcData* d, mcNum eps, int flg_actuation, mcN
         (block == 1 ? d->qvel : d->qacc)[i] += eps;
       }
       inverseEval(m, d, flg_actuation, sensors && Ds, inertia && Dm, &o1);
-      int bad = bad0 || notFinite(o1.f, nv) || (sensors && Ds && notFinite(o1.s, ns));
+      int bad = bad0 || mci_derivNotFinite(o1.f, nv) || (sensors && Ds && mci_derivNotFinite(o1.s, ns));
       nfailed += bad;
       storeRow(Df, i, nv, o1.f, o0.f, eps, bad);
       storeRow(sensors ? Ds : NULL, i, ns, o1.s, o0.s, eps, bad);
@@ -633,6 +631,6 @@ int mcd_inverseFD(const mcModel* m, mcData* d, mcNum eps, int flg_actuation, mcN
   // leave the nominal results in d
   inverseEval(m, d, flg_actuation, sensors, 0, &o1);
   mc_freeStack(d);
-  reportFailed("mcd_inverseFD", nfailed);
+  mci_derivReport("mcd_inverseFD", nfailed);
   return nfailed;
 }

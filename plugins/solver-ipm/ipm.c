@@ -13,6 +13,7 @@
 #include <moduco/mcplugin.h>
 
 #include "ipm.h"
+#include "ipm_gradient.h"
 
 // the parameters, in the order readParams uses them
 static const mcpConfigKey g_keys[] = {
@@ -56,6 +57,8 @@ static const mcpSolver g_ipm = {
              "hard contact: primal-dual interior point on the exact friction cone (Dojo)", -1),
   solve,
   &g_ext,
+  0,
+  ipm_derivative,
 };
 
 
@@ -87,6 +90,11 @@ static void readParams(const mcpHost* host, const mcModel* m, mcData* d, int max
     prm->cond = (mcNum*)d->plugin_data[inst];
     memset(prm->cond, 0, sizeof(mcNum) * mcNSOLVER);
   }
+}
+
+
+void ipm_params(const mcpHost* host, const mcModel* m, mcData* d, int maxiter, ipmParam* prm) {
+  readParams(host, m, d, maxiter, prm);
 }
 
 

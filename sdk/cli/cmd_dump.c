@@ -249,8 +249,9 @@ static cJSON* distanceJson(const mcModel* m, mcData* d, const char* file, const 
 
 
 // --derivatives: {"A", "B", "C", "D"} of mcd_transitionFD (centered, eps 1e-6) at d's state, as
-// rows; NULL after an error message. d's state is restored; its derived quantities are not.
-static cJSON* derivativesJson(const mcModel* m, mcData* d, const char* file) {
+// rows; NULL after an error message. d's state is restored; its derived quantities are not. With
+// kappa >= 0 (--implicit), A and B are mcd_transitionImplicit's at that kappa.
+static cJSON* derivativesJson(const mcModel* m, mcData* d, const char* file, double kappa) {
   int ndx = 2 * m->nv + m->na, nu = m->nu, ns = m->nsensordata;
   size_t sizes[4] = {(size_t)ndx * ndx, (size_t)ndx * nu, (size_t)ns * ndx, (size_t)ns * nu};
   mcNum* blk[4] = {NULL, NULL, NULL, NULL};
@@ -264,6 +265,8 @@ static cJSON* derivativesJson(const mcModel* m, mcData* d, const char* file) {
     cli_error("%s: out of memory for the derivatives (%d states, %d controls)", file, ndx, nu);
   } else if (mcd_transitionFD(m, d, 1e-6, 1, blk[0], blk[1], blk[2], blk[3]) < 0) {
     cli_error("%s: mcd_transitionFD refused the model or state", file);
+  } else if (kappa >= 0 && mcd_transitionImplicit(m, d, 1e-6, kappa, blk[0], blk[1]) < 0) {
+    cli_error("%s: mcd_transitionImplicit refused the model or state", file);
   } else {
     o = cJSON_CreateObject();
     cJSON_AddItemToObject(o, "A", jsonMatrix(blk[0], ndx, ndx));
@@ -286,6 +289,7 @@ int cmd_dump(int argc, char** argv) {
   long nstep = 0;
   int check = 0;
   int derivatives = 0;
+  double kappa = -1;
 
   // parse arguments
   for (int i = 0; i < argc; i++) {
@@ -305,9 +309,17 @@ int cmd_dump(int argc, char** argv) {
       check = 1;
     } else if (!strcmp(a, "--derivatives")) {
       derivatives = 1;
+    } else if (!strcmp(a, "--implicit") && has) {
+      char* end = NULL;
+      kappa = strtod(argv[++i], &end);
+      if (!end || *end || !(kappa >= 0) || !isfinite(kappa)) {
+        cli_error("--implicit needs a kappa >= 0 (got '%s')", argv[i]);
+        return CLI_USAGE;
+      }
+      derivatives = 1;
     } else if (a[0] == '-' && a[1]) {
       cli_error("unknown or incomplete option '%s' (usage: moduco dump MODEL [--state FILE.json]"
-                " [--key K] [--steps N] [--distance G1,G2[,DISTMAX]] [--derivatives] [--check])", a);
+                " [--key K] [--steps N] [--distance G1,G2[,DISTMAX]] [--derivatives] [--implicit KAPPA] [--check])", a);
       return CLI_USAGE;
     } else if (!file) {
       file = a;
@@ -318,7 +330,7 @@ int cmd_dump(int argc, char** argv) {
   }
   if (!file) {
     cli_error("usage: moduco dump MODEL [--state FILE.json] [--key K] [--steps N] "
-              "[--distance G1,G2[,DISTMAX]] [--derivatives] [--check]");
+              "[--distance G1,G2[,DISTMAX]] [--derivatives] [--implicit KAPPA] [--check]");
     return CLI_USAGE;
   }
 
@@ -363,7 +375,7 @@ int cmd_dump(int argc, char** argv) {
     for (long i = 0; i < nstep; i++) {
       mc_step(m, d);
     }
-    if (derivatives && !(deriv = derivativesJson(m, d, file))) {
+    if (derivatives && !(deriv = derivativesJson(m, d, file, kappa))) {
       rc = CLI_FAIL;
     }
   }

@@ -434,6 +434,33 @@ Test(cli, dump_derivatives) {
   freeRun(&r);
 }
 
+// --implicit KAPPA: A and B by mcd_transitionImplicit; refused for a solver without a derivative
+Test(cli, dump_derivatives_implicit) {
+  const char* model = writeFile(0, "ipmbox.xml",
+      "<mujoco><option timestep='0.01' solver='ipm'/><worldbody>"
+      "<geom type='plane' size='5 5 0.1' margin='0.01'/><body pos='0 0 0.1'>"
+      "<joint name='x' type='slide' axis='1 0 0'/><joint type='slide' axis='0 0 1'/>"
+      "<geom type='box' size='0.1 0.1 0.1' mass='1' margin='0.01'/></body></worldbody>"
+      "<actuator><motor joint='x'/></actuator></mujoco>");
+  char args[600];
+  snprintf(args, sizeof(args), "dump '%s' --steps 20 --implicit 1e-4", model);
+  Run r = run(args);
+  cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+  cJSON* o = cJSON_Parse(r.out);
+  const cJSON* B = cJSON_GetObjectItemCaseSensitive(
+      cJSON_GetObjectItemCaseSensitive(o, "derivatives"), "B");
+  cr_assert(cJSON_GetArraySize(B) == 4);
+  // at rest under static friction the smoothed d vx' / d u is positive and below the free h/m
+  double g = cJSON_GetArrayItem(cJSON_GetArrayItem(B, 2), 0)->valuedouble;
+  cr_expect(g > 1e-7 && g < 0.01, "d vx'/d u = %g", g);
+  cJSON_Delete(o);
+  freeRun(&r);
+  snprintf(args, sizeof(args), "dump '%s' --implicit -1", model);
+  r = run(args);
+  cr_expect_eq(r.status, 2, "a negative kappa is a usage error (exit %d)", r.status);
+  freeRun(&r);
+}
+
 Test(cli, bad_model_names_file_and_line) {
   const char* model = writeFile(0, "broken.xml",
       "<mujoco>\n  <worldbody>\n    <body>\n      <geom size=\"0.1\"/>\n  </worldbody>\n"

@@ -101,3 +101,45 @@ Test(ilqr, quaternions_refused) {
   mc_deleteData(d);
   mc_deleteModel(m);
 }
+
+
+// the Dojo box task (1 m to the right in 1 s, h = 0.1) with contact simulated by ipm at
+// kappa_tol 5e-4: implicit gradients at kappa 1e-4 take iLQR to the goal's neighbourhood (finite
+// differences of these relaxed steps are printed for comparison; they do as well here)
+Test(ilqr, implicit_gradients_move_the_box, .timeout = 120) {
+  char err[1024];
+  mcModel* m = mc_loadXMLString(
+    "<mujoco><option timestep='0.1' cone='elliptic' solver='ipm'/><extension><plugin "
+      "plugin='ipm'><config key='kappa_tol' value='5e-4'/></plugin></extension><worldbody>"
+      "<geom type='plane' size='5 5 0.1' friction='0.5'/><body pos='0 0 0.1'>"
+      "<joint name='x' type='slide' axis='1 0 0'/><joint type='slide' axis='0 0 1'/>"
+      "<joint type='hinge' axis='0 1 0'/><geom type='box' size='0.1 0.1 0.1' mass='1' "
+      "friction='0.5'/></body></worldbody><actuator><motor joint='x'/></actuator></mujoco>",
+      NULL, err, sizeof(err));
+  cr_assert(m, "%s", err);
+  mcData* d = mc_makeData(m);
+  double goal[6] = {1, 0, 0, 0, 0, 0}, Q[6], Qf[6] = {100, 100, 100, 10, 10, 10}, R[1] = {1e-2};
+  for (int i = 0; i < 6; i++) {
+    Q[i] = 1e-2;
+  }
+  double cost[2], viol[2];
+  for (int implicit = 0; implicit < 2; implicit++) {
+    IlqrProblem p = {.horizon = 10, .goal = goal, .Q = Q, .R = R, .Qf = Qf, .maxiter = 100,
+                     .tolerance = 1e-6, .implicit = implicit, .kappa = 1e-4};
+    double U[10] = {0};
+    IlqrResult r;
+    mc_resetData(m, d);
+    cr_assert_eq(ilqr_solve(m, d, &p, U, &r, err, sizeof(err)), 0, "%s", err);
+    printf("ilqr box right, %s gradients: %d iterations, cost %g -> %g, %.3g m from the goal\n",
+           implicit ? "implicit" : "finite-difference", r.iterations, r.cost0, r.cost,
+           r.violation);
+    cost[implicit] = r.cost / r.cost0;
+    viol[implicit] = r.violation;
+  }
+  cr_expect_lt(cost[1], 0.1, "implicit gradients: cost ratio %g", cost[1]);
+  cr_expect_lt(viol[1], 0.1, "implicit gradients: %g m from the goal", viol[1]);
+  (void)cost[0];
+  (void)viol[0];
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}

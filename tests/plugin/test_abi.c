@@ -13,7 +13,7 @@
 
 Test(plugin_abi, constants) {
   cr_expect_eq(MCP_ABI_MAJOR, 1);
-  cr_expect_eq(MCP_ABI_MINOR, 4);
+  cr_expect_eq(MCP_ABI_MINOR, 5);
   cr_expect_str_eq(MCP_ENTRY_SYMBOL, "mcp_library");
   cr_expect_eq(MCP_PRECISION, 8);
   cr_expect_eq(MCP_MAXNAME, 64);
@@ -69,11 +69,12 @@ Test(plugin_abi, layout_mcpIntegrator) {
 
 
 Test(plugin_abi, layout_mcpSolver) {
-  cr_expect_eq(sizeof(mcpSolver), 104);
+  cr_expect_eq(sizeof(mcpSolver), 112);
   cr_expect_eq(offsetof(mcpSolver, ext), 88);
   cr_expect_eq(offsetof(mcpSolver, hdr), 0);
   cr_expect_eq(offsetof(mcpSolver, solve), 80);
   cr_expect_eq(offsetof(mcpSolver, islands), 96);   // ABI 1.4
+  cr_expect_eq(offsetof(mcpSolver, derivative), 104);   // ABI 1.5
 }
 
 
@@ -191,7 +192,7 @@ Test(plugin_abi, layout_mcpHost) {
   cr_expect_eq(offsetof(mcpHost, instance), 168);
   cr_expect_eq(offsetof(mcpHost, config), 176);
   cr_expect_eq(offsetof(mcpHost, pluginWarning), 184);
-  cr_expect_eq(offsetof(mcpHost, fwdPosition), 192);
+  cr_expect_eq(offsetof(mcpHost, fwdPosition), 192);  // ABI 1.5
   cr_expect_eq(offsetof(mcpHost, abi_major), 0);
   cr_expect_eq(offsetof(mcpHost, abi_minor), 4);
   cr_expect_eq(offsetof(mcpHost, struct_size), 8);

@@ -36,7 +36,7 @@ extern "C" {
 #endif
 
 #define MCP_ABI_MAJOR 1
-#define MCP_ABI_MINOR 4
+#define MCP_ABI_MINOR 5
 #define MCP_ENTRY_SYMBOL "mcp_library"
 #define MCP_PRECISION ((uint32_t)sizeof(mcNum))
 #define MCP_MAXNAME 64            // longest plugin name, including the terminating 0
@@ -157,6 +157,21 @@ typedef struct mcpSolver_ {
 
   // ABI 1.4 (read only when struct_size covers it)
   int islands;                    // 1: solve accepts island views (above); 0: whole problem
+
+  // ABI 1.5 (read only when struct_size covers it; NULL: the solver has no derivative)
+  // Implicit derivative of the solution (docs/derivatives.md, "Implicit gradients"). Called on d
+  // as mc_forward left it (efc_* inputs assembled, the solver run), on the whole problem. Writes
+  // the sensitivity of qfrc_constraint (nv) to the solver's inputs that change with velocity and
+  // control, all else (qpos, M, J, efc_pos) held fixed, row-major nv x nv:
+  //   dfrc: d qfrc_constraint / d qfrc_smooth,
+  //   dvel: d qfrc_constraint / d qvel through the constraint rows (qfrc_smooth held fixed).
+  // and frc (nv): qfrc_constraint of the solution differentiated. Any may be NULL. smoothing > 0
+  // asks for the derivative of a relaxed solution (ipm: at the central-path parameter kappa);
+  // 0: of the solver's own solution (ipm: at its kappa floor). Scratch from the host stack; d's
+  // outputs (qacc, efc_force, ...) are left as they were. Returns 0, or -1 when it cannot (stack
+  // full, singular system).
+  int (*derivative)(const struct mcpHost_* host, const mcModel* m, mcData* d, mcNum smoothing,
+                    mcNum* frc, mcNum* dfrc, mcNum* dvel);
 } mcpSolver;
 
 // Postsolver: refines the solver's result (noslip); same contract as a solver.
@@ -340,7 +355,7 @@ typedef struct mcpHost_ {
   const mcNum* (*config)(const mcModel* m, int instance, const char* key, int* count);
   void  (*pluginWarning)(const mcModel* m, mcData* d, int instance, int warning, int info);
 
-  // appended after 1.4 (issue 16; read only when struct_size covers it): the position stage
+  // ABI 1.5 (issue 16; read only when struct_size covers it): the position stage
   // alone (kinematics, inertia, collision, constraint rows) at d->qpos, for an integrator that
   // checks the configuration it produces (the ipm solver's paired integrator "ipm-euler")
   void  (*fwdPosition)(const mcModel* m, mcData* d);

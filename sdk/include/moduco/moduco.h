@@ -452,6 +452,17 @@ MCAPI int mcd_transitionFDPool(mcRolloutPool* pool, const mcModel* m, mcData* d,
 // mc_rolloutCreate): 1 + (flg_centered ? 2 : 1) * (2*nv + na + nu).
 MCAPI int mcd_transitionFDItems(const mcModel* m, int flg_centered);
 
+// Transition matrices A, B (as mcd_transitionFD's) with the constraint solver differentiated
+// implicitly (docs/derivatives.md, "Implicit gradients"): the smooth dynamics of the velocity,
+// activation and control columns by centered differences, the solver's response to them by its
+// 'derivative' entry (ABI 1.5; ipm: the implicit function theorem at the relaxed solution with
+// central-path parameter kappa > 0, or at its own tolerance with kappa 0); position columns by
+// centered differences of the full step. Needs a single-stage integrator (Euler, implicit,
+// implicitfast) and, when there are constraint rows, a solver with a derivative. Same state
+// handling and return values as mcd_transitionFD. Nullable: A, B.
+MCAPI int mcd_transitionImplicit(const mcModel* m, mcData* d, mcNum eps, mcNum kappa, mcNum* A,
+                                 mcNum* B);
+
 // Finite-difference Jacobians of inverse dynamics (MuJoCo 3's mjd_inverseFD; forward
 // differences) at d's qpos, qvel, qacc, with f = qfrc_inverse (minus qfrc_actuator if
 // flg_actuation), s = sensordata (computed after the inverse dynamics), M = qM (sparse, nM).
