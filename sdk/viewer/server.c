@@ -507,17 +507,14 @@ static void stepCopies(Viewer* v, double busy[2]) {
 }
 
 
-// reset copy A (to keyframe key, or the default state with key -1), and B to A's state
-static void resetCopies(Viewer* v, int key) {
+// reset one copy (to keyframe key, or the default state with key -1)
+static void resetCopy(const mcModel* m, mcData* d, int key) {
   if (key >= 0) {
-    mc_resetDataKeyframe(v->m, v->d, key);
+    mc_resetDataKeyframe(m, d, key);
   } else {
-    mc_resetData(v->m, v->d);
+    mc_resetData(m, d);
   }
-  mc_forward(v->m, v->d);
-  if (v->mb && mcv_copyState(v->m, v->d, v->mb, v->db)) {
-    fprintf(stderr, "moduco view: out of memory resetting copy B\n");
-  }
+  mc_forward(m, d);
 }
 
 
@@ -568,7 +565,10 @@ static void simulate(Viewer* v, uint8_t* frame, size_t framesize, volatile sig_a
     v->nstep = 0;
     int changed = reset || nstep > 0;
     if (reset) {
-      resetCopies(v, key);
+      resetCopy(v->m, v->d, key);
+      if (v->mb) {
+        resetCopy(v->mb, v->db, key);
+      }
     }
     applyControls(v, v->d);
     if (v->mb) {

@@ -13,20 +13,6 @@
               mcSTATE_XFRC_APPLIED | mcSTATE_EQ_ACTIVE)
 
 
-int mcv_copyState(const mcModel* m, const mcData* src, const mcModel* mdst, mcData* dst) {
-  int n = mc_stateSize(m, KEPT);
-  mcNum* state = malloc(sizeof(mcNum) * (size_t)(n > 0 ? n : 1));
-  if (!state) {
-    return -1;
-  }
-  mc_getState(m, src, state, KEPT);
-  mc_setState(mdst, dst, state, KEPT);
-  mc_forward(mdst, dst);
-  free(state);
-  return 0;
-}
-
-
 int mcv_swapPlugin(mcModel* m, mcData** d, int integrator, const char* name, char* err,
                    size_t errsz) {
   int n = mc_stateSize(m, KEPT);
@@ -58,8 +44,8 @@ int mcv_swapPlugin(mcModel* m, mcData** d, int integrator, const char* name, cha
 int mcv_startCopy(const mcModel* m, const mcData* d, mcModel** mb, mcData** db, char* err,
                   size_t errsz) {
   *mb = mc_copyModel(NULL, m);
-  *db = *mb ? mc_makeData(*mb) : NULL;
-  if (!*db || mcv_copyState(m, d, *mb, *db)) {
+  *db = *mb ? mc_copyData(NULL, *mb, d) : NULL;   // the warm start too: B repeats A exactly
+  if (!*db) {
     snprintf(err, errsz, "ab: out of memory for the second copy of the model");
     mc_deleteData(*db);
     mc_deleteModel(*mb);

@@ -13,12 +13,8 @@
 int mcv_swapPlugin(mcModel* m, mcData** d, int integrator, const char* name, char* err,
                    size_t errsz);
 
-// Copy the state kept by a swap from src (data of m) into dst (data of mdst, a copy of m with
-// possibly other plugins) and run mc_forward on it. Return 0, or -1 if out of memory.
-int mcv_copyState(const mcModel* m, const mcData* src, const mcModel* mdst, mcData* dst);
-
-// The A/B mode's copy B: *mb a copy of m (same solver and integrator), *db new data for it with
-// the state of d. Return 0, or -1 with the reason in err (*mb, *db NULL).
+// The A/B mode's copy B: *mb a copy of m (same solver and integrator), *db a copy of d (so,
+// with the same plugins, B steps exactly as A). Return 0, or -1 with the reason in err (*mb, *db NULL).
 int mcv_startCopy(const mcModel* m, const mcData* d, mcModel** mb, mcData** db, char* err,
                   size_t errsz);
 
