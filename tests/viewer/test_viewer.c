@@ -710,6 +710,33 @@ Test(view_cli, bad_arguments) {
   cr_expect_eq(runView("/nonexistent/model.xml"), 1, "missing model file");
 }
 
+// run `moduco view ARGS` for 2 s (then SIGTERM, a clean stop) and return its stdout and stderr
+static char* runViewOutput(const char* args, int* status) {
+  char cmd[2048];
+  snprintf(cmd, sizeof(cmd), "timeout --preserve-status 2 '%s' view %s 2>&1", MODUCO_CLI, args);
+  FILE* p = popen(cmd, "r");
+  cr_assert_not_null(p);
+  static char out[8192];
+  size_t n = fread(out, 1, sizeof(out) - 1, p);
+  out[n] = 0;
+  *status = pclose(p);
+  return out;
+}
+
+Test(view_cli, non_loopback_bind_warns) {
+  // the default is loopback, without a warning; --bind 0.0.0.0 (every interface) is printed as
+  // a warning on stderr, and the server does serve there
+  int status;
+  const char* out = runViewOutput(HUMANOID " --port 0", &status);
+  cr_expect(strstr(out, "on http://127.0.0.1:"), "default bind is loopback: %s", out);
+  cr_expect(!strstr(out, "WARNING"), "no warning on loopback: %s", out);
+  out = runViewOutput(HUMANOID " --port 0 --bind 0.0.0.0", &status);
+  cr_expect(strstr(out, "WARNING: listening on 0.0.0.0, not loopback"), "warning: %s", out);
+  cr_expect(strstr(out, "on http://0.0.0.0:"), "%s", out);
+  cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+            "SIGTERM stops it cleanly (status %d)", status);
+}
+
 Test(view_cli, port_in_use, .init = startHumanoid, .fini = stopServer) {
   char args[1024];
   snprintf(args, sizeof(args), "%s --port %d", HUMANOID, g_server.port);

@@ -141,16 +141,25 @@ export function buildScene(model) {
   const grid = groundGrid(20 * extent, 40);
   scene.add(grid);
 
+  const { bodies, skipped } = addBodies(model, scene, extent, false);
+  return { scene, bodies, extent, skipped };
+}
+
+
+// One group per body added to scene, the geoms inside; ghost: drawn see-through and without
+// planes or height fields (the A/B mode's copy B over copy A). Returns { bodies, skipped }.
+export function addBodies(model, scene, extent, ghost) {
   const bodies = model.bodies.map(() => {
     const group = new THREE.Group();
     scene.add(group);
     return group;
   });
   const skipped = new Set();
-  for (const g of model.geoms) {
+  for (const [index, g] of model.geoms.entries()) {
     if (g.group > 2) continue;                 // MuJoCo's default: groups 0..2 visible
     const [r, gr, b, a] = g.rgba;
     if (a <= 0) continue;                      // fully transparent: nothing to draw
+    if (ghost && (g.type === 'plane' || g.type === 'hfield' || g.body === 0)) continue;
     const geo = geometry(g, model, extent);
     if (!geo) {
       skipped.add(g.type);
@@ -158,14 +167,17 @@ export function buildScene(model) {
     }
     const mat = new THREE.MeshStandardMaterial({
       color: new THREE.Color(r, gr, b), roughness: 0.6, metalness: 0.05,
-      transparent: a < 1, opacity: a,
+      transparent: ghost || a < 1, opacity: ghost ? 0.35 * a : a, depthWrite: !ghost,
       side: g.type === 'plane' || g.type === 'hfield' ? THREE.DoubleSide : THREE.FrontSide,
     });
+    if (ghost) mat.emissive = new THREE.Color(0.35, 0.2, 0.0);   // an orange tint: copy B
     const mesh = new THREE.Mesh(geo, mat);
     if (g.type === 'plane') mesh.renderOrder = -2;
+    if (ghost) mesh.renderOrder = 1;
     mesh.position.set(...g.pos);
     mesh.quaternion.copy(quat(g.quat));
+    mesh.userData.geom = index;
     bodies[g.body].add(mesh);
   }
-  return { scene, bodies, extent, skipped: [...skipped] };
+  return { bodies, skipped: [...skipped] };
 }
