@@ -16,6 +16,15 @@ const SERIES = [
 const COLOR = { a: '#60c0ff', b: '#ffa040' };
 const LOGMIN = 1e-20, LOGMAX = 1e20;        // log plots: values clamped into this range
 
+// the ticks of a log axis: whole decades, at most four
+function logSplits(u, axis, min, max) {
+  const a = Math.ceil(Math.log10(min)), b = Math.floor(Math.log10(max));
+  const step = Math.max(1, Math.ceil((b - a) / 3));
+  const out = [];
+  for (let e = a; e <= b; e += step) out.push(10 ** e);
+  return out;
+}
+
 // the range of a log axis: whole decades around the data (one decade when there is none)
 function logRange(u, min, max) {
   const lo = min > 0 && Number.isFinite(min) ? min : 1e-12;
@@ -36,6 +45,8 @@ export function makePlots(root) {
     const top = u.bbox.top, h = u.bbox.height;
     ctx.save();
     ctx.font = `${10 * devicePixelRatio}px monospace`;
+    ctx.textAlign = 'left';
+    ctx.textBaseline = 'top';
     for (const m of marks) {
       if (m.at < x[0]) continue;
       const px = u.valToPos(m.at, 'x', true);
@@ -44,7 +55,7 @@ export function makePlots(root) {
       ctx.moveTo(px, top);
       ctx.lineTo(px, top + h);
       ctx.stroke();
-      ctx.fillText(m.text, px + 3, top + 10 * devicePixelRatio);
+      ctx.fillText(m.text, px + 3, top + 2);
     }
     ctx.restore();
   }
@@ -63,6 +74,7 @@ export function makePlots(root) {
             return t === undefined ? '' : t.toFixed(2);
           }) },
         { stroke: '#aaa', grid: { stroke: '#333' }, size: 46, font: '10px sans-serif',
+          ...(s.log ? { splits: logSplits } : {}),
           values: (u, splits) => splits.map((v) => (v === null || v === undefined ? ''
             : s.log ? v.toExponential(0) : Number(v.toPrecision(4)))) },
       ],
