@@ -58,29 +58,6 @@ static double latestTime(WsClient* c, double timeout) {
   return t;
 }
 
-// a raw connection with a small receive buffer that does the WebSocket handshake on /ws and
-// then never reads: its kernel buffers fill and the server's writes to it would block
-static int stalledClient(int port) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  int small = 4096;
-  setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
-  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (fd < 0 || connect(fd, (struct sockaddr*)&a, sizeof(a))) {
-    return -1;
-  }
-  const char hs[] = "GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
-                    "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-                    "Sec-WebSocket-Version: 13\r\n\r\n";
-  char reply[128] = "";
-  if (write(fd, hs, sizeof(hs) - 1) != (ssize_t)(sizeof(hs) - 1) ||
-      read(fd, reply, sizeof(reply) - 1) <= 0 || !strstr(reply, " 101 ")) {
-    close(fd);
-    return -1;
-  }
-  return fd;
-}
-
 // bytes the server has queued to send to the client socket fd but the network has not taken
 // (tx_queue of the server's end in /proc/net/tcp); -1 if not found
 static long serverSendQueue(int fd, int server_port) {
@@ -127,7 +104,7 @@ Test(view_stream, a_client_that_stops_reading_stalls_nothing, .timeout = 60) {
   double base = latestTime(c, 5) - t0;          // simulated seconds per wall second, alone
   cr_assert_gt(base, 0, "the simulation runs");
 
-  int fd = stalledClient(s.port);
+  int fd = ws_rawOpen(s.port, 4096);             // a small receive buffer, never read
   cr_assert_geq(fd, 0, "WebSocket handshake of the stalled client");
   // ask it for contacts too, so its buffers fill faster (a masked text frame)
   const char ask[] = "{\"cmd\":\"contacts\",\"value\":true}";
@@ -166,22 +143,11 @@ Test(view_stream, a_client_that_stops_reading_stalls_nothing, .timeout = 60) {
 }
 
 
-// the next text message of the given type within 5 s, parsed (others skipped)
+// the next text message of the given type within 5 s, parsed (an error too for "ack")
 static cJSON* nextOfType(WsClient* c, const char* type) {
-  for (;;) {
-    WsMessage m;
-    cr_assert(ws_nextText(c, &m, 5), "no %s message", type);
-    cJSON* j = cJSON_Parse(m.data);
-    free(m.data);
-    const cJSON* t = j ? cJSON_GetObjectItem(j, "type") : NULL;
-    if (cJSON_IsString(t) && !strcmp(t->valuestring, type)) {
-      return j;
-    }
-    if (cJSON_IsString(t) && !strcmp(type, "ack") && !strcmp(t->valuestring, "error")) {
-      return j;
-    }
-    cJSON_Delete(j);
-  }
+  cJSON* j = ws_nextOfType(c, type, strcmp(type, "ack") ? NULL : "error", 5);
+  cr_assert_not_null(j, "no %s message", type);
+  return j;
 }
 
 static const char* str(const cJSON* j, const char* key) {

@@ -616,26 +616,6 @@ Test(view_ws, warnings_reach_the_page) {
 }
 
 
-// a raw TCP connection that has done the WebSocket handshake on /ws; -1 on failure
-static int rawSocket(int port) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (fd < 0 || connect(fd, (struct sockaddr*)&a, sizeof(a))) {
-    return -1;
-  }
-  const char hs[] = "GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
-                    "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-                    "Sec-WebSocket-Version: 13\r\n\r\n";
-  char reply[256] = "";
-  if (write(fd, hs, sizeof(hs) - 1) != (ssize_t)(sizeof(hs) - 1) ||
-      read(fd, reply, sizeof(reply) - 1) <= 0 || !strstr(reply, " 101 ")) {
-    close(fd);
-    return -1;
-  }
-  return fd;
-}
-
 Test(view_ws, hostile_frames, .init = startHumanoid, .fini = stopServer) {
   // frame headers announcing 2^62 and 3 GiB of payload, then garbage bytes: the server drops
   // those connections and goes on serving the others
@@ -643,7 +623,7 @@ Test(view_ws, hostile_frames, .init = startHumanoid, .fini = stopServer) {
   cr_assert_not_null(c);
   const uint64_t sizes[] = {1ull << 62, 3ull << 30};
   for (int i = 0; i < 3; i++) {
-    int fd = rawSocket(g_server.port);
+    int fd = ws_rawOpen(g_server.port, 0);
     cr_assert_geq(fd, 0, "WebSocket handshake on a raw socket");
     unsigned char buf[4096];
     memset(buf, 'x', sizeof(buf));
