@@ -88,7 +88,7 @@ static void sleepUntil(double t) {
 
 // queue a text message to one client (send_lock taken here)
 static void sendText(Viewer* v, const struct mg_connection* conn, const char* fmt, ...) {
-  char buf[1024];
+  char buf[2048];
   va_list ap;
   va_start(ap, fmt);
   int n = vsnprintf(buf, sizeof(buf), fmt, ap);

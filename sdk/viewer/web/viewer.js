@@ -37,6 +37,7 @@ function applyFrame(buf, bodies, ghost) {
     return;
   }
   if (magic === FRAME_MAGIC_B) {
+    if (!state.ab) setAB(true);             // turned on by another page
     setPoses(v, buf, ghost());
     state.timeB = v.getFloat64(8, true);
     state.framesB++;
