@@ -3,11 +3,13 @@
 // test_viewer.c as: node page_test.mjs URL SCREENSHOT.png [--draw-only]. Prints one line per
 // check; exits 0 when all pass, 1 otherwise. --draw-only: the drawing checks and the screenshot.
 // --replay: the server plays a recording; the scrub bar and loop switch are checked.
+// --warnings: the model diverges; the engine's warning must show on the page.
 import { chromium } from 'playwright-core';
 
 const [url, shot, mode] = process.argv.slice(2);
-const drawOnly = mode === '--draw-only' || mode === '--replay';
+const drawOnly = mode === '--draw-only' || mode === '--replay' || mode === '--warnings';
 const replay = mode === '--replay';
+const warningsOnly = mode === '--warnings';
 const failures = [];
 function check(ok, what) {
   console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`);
@@ -61,14 +63,22 @@ try {
                                { timeout: 10000 });
     check(true, 'loop switched off');
   }
+  if (warningsOnly) {
+    await page.waitForFunction(() => /unstable/.test(document.getElementById('warnings')
+                                                       .textContent), null, { timeout: 20000 });
+    const text = await page.textContent('#warnings');
+    check(/times\)/.test(text), `the engine's warning shows on the page: ${text.split('\n')[0]}`);
+  }
   const nonblank = await page.evaluate(() => window.moducoViewer.nonBlankPixels());
-  check(nonblank > 0.05 * 800 * 600, `canvas not blank (${nonblank} non-background pixels)`);
+  if (!warningsOnly) {
+    check(nonblank > 0.05 * 800 * 600, `canvas not blank (${nonblank} non-background pixels)`);
+  }
 
   // a red sphere in the model (shapes.xml's ball): the red pixels are centred where the camera
   // maps the sphere's centre (paused first, so the pose read is the pose drawn)
   const red = model.geoms.findIndex((g) => g.type === 'sphere' && g.rgba[0] > 0.8 &&
                                             g.rgba[1] < 0.2 && g.rgba[2] < 0.2 && g.rgba[3] > 0);
-  if (red >= 0 && !replay) {
+  if (red >= 0 && !replay && !warningsOnly) {
     await page.evaluate(() => document.getElementById('play').textContent === 'pause' &&
                               document.getElementById('play').click());
     await page.waitForFunction(() => window.moducoViewer.state.paused, null, { timeout: 10000 });

@@ -15,8 +15,8 @@
 
 #define HERE MODUCO_SOURCE_DIR "/tests/viewer"
 
-// serve model (with extra options), run page_test.mjs on it with mode ("", "--draw-only" or
-// "--replay"), expect a screenshot
+// serve model (with extra options), run page_test.mjs on it with mode ("", "--draw-only",
+// "--replay" or "--warnings"), expect a screenshot
 static void runPage(const char* model, const char* extra, const char* shot, const char* mode) {
   struct stat st;
   cr_assert(!stat(HERE "/node_modules/playwright-core/package.json", &st),
@@ -46,6 +46,11 @@ Test(view_page, humanoid_controls, .timeout = 300) {
 Test(view_page, every_geom_type, .timeout = 300) {
   runPage(HERE "/shapes.xml", NULL, MODUCO_BINARY_DIR "/tests/viewer/viewer-shapes.png",
           "--draw-only");
+}
+
+Test(view_page, model_warnings_shown, .timeout = 300) {
+  runPage(HERE "/unstable.xml", NULL, MODUCO_BINARY_DIR "/tests/viewer/viewer-warnings.png",
+          "--warnings");
 }
 
 Test(view_page, replay_scrub_and_loop, .timeout = 300) {
