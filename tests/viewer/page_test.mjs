@@ -201,6 +201,14 @@ try {
     await page.mouse.dblclick(px, py);
     const selected = await page.evaluate(() => window.moducoViewer.state.selected);
     check(selected === 1, `double-click selects the torso (${selected})`);
+    const glowing = await page.evaluate(() => window.moducoViewer.glowing());
+    check(glowing[1] > 0 && glowing.reduce((a, n) => a + n, 0) === glowing[1],
+          `the selected body glows, no other (${glowing.join(' ')})`);
+    await page.keyboard.down('Control');
+    await page.mouse.dblclick(px, py);
+    await page.keyboard.up('Control');
+    check(await page.inputValue('#track') === '1', 'Ctrl + double-click on the torso tracks it');
+    await page.selectOption('#track', '0');
     const z0 = await page.evaluate(() => window.moducoViewer.bodyPosition(1)[2]);
     await page.keyboard.down('Control');
     await page.mouse.move(px, py);
@@ -208,6 +216,7 @@ try {
     await page.mouse.move(px, py - 150, { steps: 5 });
     await page.waitForTimeout(2000);
     const z1 = await page.evaluate(() => window.moducoViewer.bodyPosition(1)[2]);
+    check(await page.evaluate(() => window.moducoViewer.spring()), 'the spring is drawn while pulling');
     await page.mouse.up({ button: 'right' });
     await page.keyboard.up('Control');
     const sent = await page.evaluate(() => window.moducoViewer.state.perturbs);

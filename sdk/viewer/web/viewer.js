@@ -266,10 +266,29 @@ function track(bodies, camera, controls) {
   controls.update();
 }
 
+// the selected body glows (emissive) so it is seen which one the mouse pulls
+function highlight(bodies, b) {
+  bodies.forEach((g, i) => {
+    for (const m of g.children) {
+      if (m.material && m.material.emissive) m.material.emissive.setHex(i === b ? 0x553300 : 0);
+    }
+  });
+}
+
 // mouse perturbation as in MuJoCo's simulate: double-click selects a body (the point clicked is
-// the anchor), Ctrl + right drag pulls the anchor to the mouse (a spring force), Ctrl + left drag
-// turns the body (a torque); the server applies the spring through xfrc_applied
-function wirePerturb(canvas, bodies, pickable, camera, controls) {
+// the anchor; it glows), Ctrl + double-click tracks it with the camera, Ctrl + right drag pulls
+// the anchor to the mouse (a spring force, drawn as a line from the anchor to the mouse), Ctrl +
+// left drag turns the body (a torque); the server applies the spring through xfrc_applied
+function wirePerturb(canvas, bodies, pickable, camera, controls, scene) {
+  const spring = new THREE.Line(
+    new THREE.BufferGeometry().setFromPoints([new THREE.Vector3(), new THREE.Vector3()]),
+    new THREE.LineBasicMaterial({ color: 0xffd040, depthTest: false }));
+  spring.visible = false;
+  spring.renderOrder = 3;
+  scene.add(spring);
+  window.moducoViewer.spring = () => spring.visible;
+  window.moducoViewer.glowing = () => bodies.map((g) => g.children.filter(
+    (m) => m.material && m.material.emissive && m.material.emissive.getHex() !== 0).length);
   const ray = new THREE.Raycaster();
   const ndc = (e) => {
     const r = canvas.getBoundingClientRect();
@@ -281,12 +300,17 @@ function wirePerturb(canvas, bodies, pickable, camera, controls) {
     ray.setFromCamera(ndc(e), camera);
     const hit = ray.intersectObjects(pickable, false)[0];
     state.selected = 0;
-    if (!hit) return;
+    if (!hit) {
+      highlight(bodies, 0);
+      return;
+    }
     const b = bodies.indexOf(hit.object.parent);
     if (b > 0) {
       state.selected = b;
       state.anchor = bodies[b].worldToLocal(hit.point.clone()).toArray();
+      if (e.ctrlKey) $('track').value = String(b);
     }
+    highlight(bodies, state.selected);
   });
   canvas.addEventListener('contextmenu', (e) => { if (e.ctrlKey) e.preventDefault(); });
   canvas.addEventListener('pointerdown', (e) => {
@@ -304,6 +328,9 @@ function wirePerturb(canvas, bodies, pickable, camera, controls) {
     ray.setFromCamera(ndc(e), camera);
     const t = ray.ray.intersectPlane(drag.plane, new THREE.Vector3());
     if (t) {
+      const a = bodies[drag.b].localToWorld(new THREE.Vector3().fromArray(state.anchor));
+      spring.geometry.setFromPoints([a, t]);
+      spring.visible = true;
       send({ cmd: 'perturb', body: drag.b, mode: drag.mode, anchor: state.anchor,
              target: t.toArray() });
       state.perturbs++;
@@ -312,6 +339,7 @@ function wirePerturb(canvas, bodies, pickable, camera, controls) {
   canvas.addEventListener('pointerup', () => {
     if (!drag) return;
     drag = null;
+    spring.visible = false;
     controls.enabled = true;
     send({ cmd: 'perturb', body: 0 });
   });
@@ -377,7 +405,7 @@ async function main() {
     (b) => bodies[b].getWorldQuaternion(new THREE.Quaternion()).toArray();
   wireControls(model);
   wireOverlays(model, overlays);
-  wirePerturb(renderer.domElement, bodies, pickable, camera, controls);
+  wirePerturb(renderer.domElement, bodies, pickable, camera, controls, scene);
   // a geom's bounding box in its own frame, [min, max] (tests: the height field's base)
   window.moducoViewer.geomBox = (i) => {
     const mesh = bodies.flatMap((b) => [...b.children]).find((m) => m.userData.geom === i);
