@@ -11,7 +11,7 @@ for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 # tests/mjs3 runs MuJoCo 3.3.8 (npm package mujoco-js) and 3.14.0 (@mujoco/mujoco), WebAssembly, under
-# Node; the viewer page bundles three.js and its test drives chromium with playwright-core
+# Node; the viewer page bundles three.js and uPlot and its test drives chromium with playwright-core
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   missing+=(nodejs npm)
 fi
@@ -20,9 +20,9 @@ npm_ci_all() {
   dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tests/mjs3"
   echo "setup: npm ci in $dir (mujoco-js 0.0.7 = MuJoCo 3.3.8, @mujoco/mujoco 3.14.0; pinned by package-lock.json)"
   (cd "$dir" && npm ci --no-audit --no-fund)
-  # moduco view's page: three.js, copied into the build output (sdk/viewer/CMakeLists.txt)
+  # moduco view's page: three.js and uPlot, copied into the build output (sdk/viewer/CMakeLists.txt)
   dir="$(cd "$dir/../../sdk/viewer/web" && pwd)"
-  echo "setup: npm ci in $dir (three.js, pinned by package-lock.json)"
+  echo "setup: npm ci in $dir (three.js, uPlot; pinned by package-lock.json)"
   (cd "$dir" && npm ci --no-audit --no-fund)
   # its page test drives Debian's chromium with playwright-core (no browser download)
   dir="$(cd "$dir/../../../tests/viewer" && pwd)"

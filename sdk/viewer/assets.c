@@ -19,6 +19,8 @@ static const mcvAsset kAssets[] = {
   {"/three.module.js", "three.module.js", "text/javascript; charset=utf-8", NULL, 0},
   {"/three.core.js", "three.core.js", "text/javascript; charset=utf-8", NULL, 0},
   {"/OrbitControls.js", "OrbitControls.js", "text/javascript; charset=utf-8", NULL, 0},
+  {"/uPlot.esm.js", "uPlot.esm.js", "text/javascript; charset=utf-8", NULL, 0},
+  {"/uPlot.min.css", "uPlot.min.css", "text/css; charset=utf-8", NULL, 0},
 };
 #define NASSET ((int)(sizeof(kAssets) / sizeof(kAssets[0])))
 

@@ -8,7 +8,7 @@
 #include <cjson/cJSON.h>
 
 static const char* kCmdNames[] = {"pause", "play", "step", "reset", "speed", "ctrl", "seek",
-                                  "loop", "contacts", "perturb", "solver", "integrator"};
+                                  "loop", "contacts", "perturb", "solver", "integrator", "ab"};
 #define NCMD ((int)(sizeof(kCmdNames) / sizeof(kCmdNames[0])))
 
 
@@ -22,7 +22,7 @@ static int parseType(const cJSON* root, mcvCommand* cmd, char* err, size_t errsz
   const cJSON* name = cJSON_GetObjectItemCaseSensitive(root, "cmd");
   if (!cJSON_IsString(name)) {
     snprintf(err, errsz, "a control message needs a string member \"cmd\" (one of pause, play, "
-             "step, reset, speed, ctrl, seek, loop, contacts, perturb, solver, integrator)");
+             "step, reset, speed, ctrl, seek, loop, contacts, perturb, solver, integrator, ab)");
     return -1;
   }
   for (int i = 0; i < NCMD; i++) {
@@ -32,7 +32,7 @@ static int parseType(const cJSON* root, mcvCommand* cmd, char* err, size_t errsz
     }
   }
   snprintf(err, errsz, "unknown command \"%.64s\" (expected one of pause, play, step, reset, "
-           "speed, ctrl, seek, loop, contacts, perturb, solver, integrator)", name->valuestring);
+           "speed, ctrl, seek, loop, contacts, perturb, solver, integrator, ab)", name->valuestring);
   return -1;
 }
 
@@ -153,9 +153,18 @@ static int parseArgs(const cJSON* root, const mcModel* m, mcvCommand* cmd, char*
       return -1;
     }
     snprintf(cmd->name, sizeof(cmd->name), "%s", n->valuestring);
+    const cJSON* c = cJSON_GetObjectItemCaseSensitive(root, "copy");
+    if (c && !(cJSON_IsString(c) && (!strcmp(c->valuestring, "a") ||
+                                     !strcmp(c->valuestring, "b")))) {
+      snprintf(err, errsz, "%s: \"copy\" must be \"a\" or \"b\" (the A/B copies)",
+               mcv_cmdName(cmd->type));
+      return -1;
+    }
+    cmd->copy = c && !strcmp(c->valuestring, "b");
   } else if (cmd->type == MCV_CMD_PERTURB) {
     return parsePerturb(root, m, &cmd->perturb, err, errsz);
-  } else if (cmd->type == MCV_CMD_LOOP || cmd->type == MCV_CMD_CONTACTS) {
+  } else if (cmd->type == MCV_CMD_LOOP || cmd->type == MCV_CMD_CONTACTS ||
+             cmd->type == MCV_CMD_AB) {
     const cJSON* b = cJSON_GetObjectItemCaseSensitive(root, "value");
     if (!cJSON_IsBool(b)) {
       snprintf(err, errsz, "%s: \"value\" must be true or false", mcv_cmdName(cmd->type));
@@ -226,8 +235,10 @@ static void putF32(uint8_t* p, float v) {
 }
 
 
-void mcv_encodeFrame(const mcModel* m, const mcData* d, double rtf, int paused, uint8_t* buf) {
-  putU32(buf, MCV_FRAME_MAGIC);
+// a pose frame with the given magic
+static void encodeFrame(uint32_t magic, const mcModel* m, const mcData* d, double rtf, int paused,
+                        uint8_t* buf) {
+  putU32(buf, magic);
   putU32(buf + 4, (uint32_t)m->nbody);
   putF64(buf + 8, d->time);
   putF64(buf + 16, rtf);
@@ -242,6 +253,16 @@ void mcv_encodeFrame(const mcModel* m, const mcData* d, double rtf, int paused, 
       putF32(p, (float)d->xquat[4 * b + k]);
     }
   }
+}
+
+
+void mcv_encodeFrame(const mcModel* m, const mcData* d, double rtf, int paused, uint8_t* buf) {
+  encodeFrame(MCV_FRAME_MAGIC, m, d, rtf, paused, buf);
+}
+
+
+void mcv_encodeFrameB(const mcModel* m, const mcData* d, double rtf, int paused, uint8_t* buf) {
+  encodeFrame(MCV_FRAME_MAGIC_B, m, d, rtf, paused, buf);
 }
 
 

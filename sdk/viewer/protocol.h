@@ -17,6 +17,7 @@
 
 // pose frame (binary, little-endian): a 32-byte header, then nbody x 7 float32 (xpos, xquat)
 #define MCV_FRAME_MAGIC 0x4656434Du   // "MCVF"
+#define MCV_FRAME_MAGIC_B 0x4256434Du // "MCVB": the same frame of the A/B mode's copy B
 #define MCV_FRAME_HEADER 32
 
 typedef enum {
@@ -32,6 +33,7 @@ typedef enum {
   MCV_CMD_PERTURB,                // live only: pull a body with the mouse, or let go
   MCV_CMD_SOLVER,                 // live only: choose the constraint solver plugin
   MCV_CMD_INTEGRATOR,             // live only: choose the integrator plugin
+  MCV_CMD_AB,                     // live only: run a second copy of the model (A/B) or stop it
 } mcvCmdType;
 
 typedef struct {
@@ -42,9 +44,10 @@ typedef struct {
   int index;                      // CTRL: actuator index
   double value;                   // CTRL: control value
   long frame;                     // SEEK: recorded frame index (checked by the server)
-  int loop;                       // LOOP, CONTACTS: the boolean "value"
+  int loop;                       // LOOP, CONTACTS, AB: the boolean "value"
   mcvPerturb perturb;             // PERTURB
   char name[64];                  // SOLVER, INTEGRATOR: the plugin's name
+  int copy;                       // SOLVER, INTEGRATOR: 0 for copy A (the default), 1 for B
 } mcvCommand;
 
 // Name of a command type ("pause", ...).
@@ -72,6 +75,9 @@ size_t mcv_frameSize(int nbody);
 
 // Encode the pose frame of d (xpos, xquat must be current) into buf (mcv_frameSize bytes).
 void mcv_encodeFrame(const mcModel* m, const mcData* d, double rtf, int paused, uint8_t* buf);
+
+// The same for the A/B mode's copy B: the magic MCV_FRAME_MAGIC_B.
+void mcv_encodeFrameB(const mcModel* m, const mcData* d, double rtf, int paused, uint8_t* buf);
 
 // A warning message for the page: {"type":"warning","warning":i,"count":n,"text":"..."} into
 // buf; returns the length (truncated to bufsz - 1).

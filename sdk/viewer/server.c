@@ -2,7 +2,9 @@
 //
 // Threads: civetweb's workers run the HTTP and WebSocket handlers; the caller's thread runs the
 // simulation (the only one touching mcData). They share the control block (ctl_lock) and the
-// client list (send_lock: every WebSocket write holds it). Lock order: ctl_lock, then send_lock.
+// client list (send_lock). Lock order: ctl_lock, then send_lock. Messages to a client go through
+// its outbox (outbox.c): a bounded queue written by the client's own thread, so a client that
+// stops reading loses frames but stalls neither the simulation nor the other clients.
 // The simulation holds ctl_lock for each whole iteration (requests, steps, frame) and releases it
 // only to sleep, so a request is applied and acknowledged between iterations: once a client has
 // read the acknowledgement of "pause", no pose frame follows until a step or reset, and the last
@@ -21,6 +23,7 @@
 #include <civetweb.h>
 
 #include "assets.h"
+#include "outbox.h"
 #include "protocol.h"
 #include "swap.h"
 
@@ -52,8 +55,13 @@ typedef struct {
   int perturbed;                  // the body whose xfrc_applied the spring set last
   uint8_t* conbuf;                // their message (mcv_contactsCapacity bytes)
 
-  pthread_mutex_t send_lock;      // clients and every WebSocket write
-  struct mg_connection* clients[MAXCLIENT];
+  mcModel* mb;                    // A/B mode: copy B of the model (its own solver and
+  mcData* db;                     // integrator) and its data; NULL when off (under ctl_lock)
+  int perturbed_b;                // as perturbed, for copy B
+  uint8_t* frame_b;               // copy B's pose frame
+
+  pthread_mutex_t send_lock;      // the client list
+  mcvOutbox* clients[MAXCLIENT];
   int nclient;
 
   int warn_seen[mcNWARNING];      // warning counts already reported (simulation thread only)
@@ -78,17 +86,24 @@ static void sleepUntil(double t) {
 }
 
 
-// send a text message to one client (send_lock held by the caller)
-static void sendText(struct mg_connection* conn, const char* fmt, ...) {
-  char buf[1024];
+// queue a text message to one client (send_lock taken here)
+static void sendText(Viewer* v, const struct mg_connection* conn, const char* fmt, ...) {
+  char buf[2048];
   va_list ap;
   va_start(ap, fmt);
   int n = vsnprintf(buf, sizeof(buf), fmt, ap);
   va_end(ap);
-  if (n > 0) {
-    mg_websocket_write(conn, MG_WEBSOCKET_OPCODE_TEXT, buf,
-                       (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+  if (n <= 0) {
+    return;
   }
+  pthread_mutex_lock(&v->send_lock);
+  for (int i = 0; i < v->nclient; i++) {
+    if (mcv_outboxConnection(v->clients[i]) == conn) {
+      mcv_outboxPush(v->clients[i], MG_WEBSOCKET_OPCODE_TEXT, buf,
+                     (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+    }
+  }
+  pthread_mutex_unlock(&v->send_lock);
 }
 
 
@@ -147,36 +162,52 @@ static void onReady(struct mg_connection* conn, void* cbdata) {
   Viewer* v = cbdata;
   char name[512];
   mcv_jsonEscape(v->opt->model_name, name, sizeof(name));
+  mcvOutbox* box = mcv_outboxOpen(conn);
+  if (!box) {
+    return;
+  }
   pthread_mutex_lock(&v->ctl_lock);
   pthread_mutex_lock(&v->send_lock);
-  if (v->nclient < MAXCLIENT) {
-    v->clients[v->nclient++] = conn;
+  int added = v->nclient < MAXCLIENT;
+  if (added) {
+    v->clients[v->nclient++] = box;
+  }
+  pthread_mutex_unlock(&v->send_lock);
+  if (added) {
     char solvers[400], integrators[400];
     mcv_pluginList("solver", solvers, sizeof(solvers));
     mcv_pluginList("integrator", integrators, sizeof(integrators));
-    sendText(conn, "{\"type\":\"hello\",\"model\":\"%s\",\"paused\":%s,\"speed\":%.17g,"
+    const mcModel* mb = v->mb ? v->mb : v->m;
+    sendText(v, conn, "{\"type\":\"hello\",\"model\":\"%s\",\"paused\":%s,\"speed\":%.17g,"
              "\"fps\":%g,\"replay\":%s,\"frames\":%ld,\"loop\":%s,\"solver\":\"%s\","
-             "\"integrator\":\"%s\",\"solvers\":%s,\"integrators\":%s}", name,
+             "\"integrator\":\"%s\",\"solvers\":%s,\"integrators\":%s,\"ab\":%s,"
+             "\"solver_b\":\"%s\",\"integrator_b\":\"%s\"}", name,
              v->paused ? "true" : "false", v->speed, v->opt->fps,
              v->opt->replay ? "true" : "false", v->opt->nreplay, v->loop ? "true" : "false",
-             mcv_solverName(v->m), mcv_integratorName(v->m), solvers, integrators);
+             mcv_solverName(v->m), mcv_integratorName(v->m), solvers, integrators,
+             v->mb ? "true" : "false", mcv_solverName(mb), mcv_integratorName(mb));
     v->need_frame = 1;
   }
-  pthread_mutex_unlock(&v->send_lock);
   pthread_mutex_unlock(&v->ctl_lock);
+  if (!added) {
+    mcv_outboxClose(box);
+  }
 }
 
 
 static void onClose(const struct mg_connection* conn, void* cbdata) {
   Viewer* v = cbdata;
+  mcvOutbox* box = NULL;
   pthread_mutex_lock(&v->send_lock);
   for (int i = 0; i < v->nclient; i++) {
-    if (v->clients[i] == conn) {
+    if (mcv_outboxConnection(v->clients[i]) == conn) {
+      box = v->clients[i];
       v->clients[i] = v->clients[--v->nclient];
       break;
     }
   }
   pthread_mutex_unlock(&v->send_lock);
+  mcv_outboxClose(box);             // waits for a write in progress, outside the list's lock
 }
 
 
@@ -185,9 +216,7 @@ static void reject(Viewer* v, struct mg_connection* conn, const char* why) {
   char esc[600];
   mcv_jsonEscape(why, esc, sizeof(esc));
   fprintf(stderr, "moduco view: rejected a control message: %s\n", why);
-  pthread_mutex_lock(&v->send_lock);
-  sendText(conn, "{\"type\":\"error\",\"error\":\"%s\"}", esc);
-  pthread_mutex_unlock(&v->send_lock);
+  sendText(v, conn, "{\"type\":\"error\",\"error\":\"%s\"}", esc);
 }
 
 
@@ -237,12 +266,33 @@ static void apply(Viewer* v, struct mg_connection* conn, const mcvCommand* c) {
     case MCV_CMD_INTEGRATOR: {
       // the simulation waits for ctl_lock, so the model and data can be swapped here
       char err[512];
-      if (mcv_swapPlugin(v->mw, &v->d, c->type == MCV_CMD_INTEGRATOR, c->name, err,
-                         sizeof(err))) {
+      if (c->copy && !v->mb) {
+        reject(v, conn, "copy \"b\" needs the A/B mode ({\"cmd\":\"ab\",\"value\":true})");
+        return;
+      }
+      if (mcv_swapPlugin(c->copy ? v->mb : v->mw, c->copy ? &v->db : &v->d,
+                         c->type == MCV_CMD_INTEGRATOR, c->name, err, sizeof(err))) {
         reject(v, conn, err);
         return;
       }
-      v->perturbed = 0;
+      *(c->copy ? &v->perturbed_b : &v->perturbed) = 0;
+      v->need_frame = 1;
+      break;
+    }
+    case MCV_CMD_AB: {
+      // on: copy B starts from A's state now (same plugins until changed); off: B is dropped
+      char err[512];
+      if (c->loop && !v->mb && mcv_startCopy(v->m, v->d, &v->mb, &v->db, err, sizeof(err))) {
+        reject(v, conn, err);
+        return;
+      }
+      if (!c->loop) {
+        mc_deleteData(v->db);
+        mc_deleteModel(v->mb);
+        v->db = NULL;
+        v->mb = NULL;
+      }
+      v->perturbed_b = 0;
       v->need_frame = 1;
       break;
     }
@@ -251,10 +301,9 @@ static void apply(Viewer* v, struct mg_connection* conn, const mcvCommand* c) {
       v->need_frame = 1;                  // the contacts of the state shown now
       break;
   }
-  pthread_mutex_lock(&v->send_lock);
-  sendText(conn, "{\"type\":\"ack\",\"cmd\":\"%s\",\"paused\":%s,\"speed\":%.17g}",
-           mcv_cmdName(c->type), v->paused ? "true" : "false", v->speed);
-  pthread_mutex_unlock(&v->send_lock);
+  sendText(v, conn, "{\"type\":\"ack\",\"cmd\":\"%s\",\"paused\":%s,\"speed\":%.17g,"
+           "\"ab\":%s}", mcv_cmdName(c->type), v->paused ? "true" : "false", v->speed,
+           v->mb ? "true" : "false");
 }
 
 
@@ -264,7 +313,8 @@ static const char* replayConflict(const Viewer* v, const mcvCommand* c) {
   if (replay && c->type == MCV_CMD_CONTACTS) {
     return "contacts: a recording holds no contacts";
   }
-  if (replay && (c->type == MCV_CMD_SOLVER || c->type == MCV_CMD_INTEGRATOR)) {
+  if (replay && (c->type == MCV_CMD_SOLVER || c->type == MCV_CMD_INTEGRATOR ||
+                 c->type == MCV_CMD_AB)) {
     return "a recording is played: there is no solver or integrator to choose";
   }
   if (replay && c->type == MCV_CMD_PERTURB) {
@@ -355,23 +405,44 @@ static struct mg_context* startServer(Viewer* v) {
 }
 
 
-// send one message to every client (send_lock taken here)
+// queue one message to every client (send_lock taken here)
 static void sendAll(Viewer* v, int opcode, const char* data, size_t len) {
   pthread_mutex_lock(&v->send_lock);
   for (int i = 0; i < v->nclient; i++) {
-    mg_websocket_write(v->clients[i], opcode, data, len);
+    mcv_outboxPush(v->clients[i], opcode, data, len);
+  }
+  pthread_mutex_unlock(&v->send_lock);
+}
+
+
+// one message of a frame group
+typedef struct {
+  int opcode;
+  const void* data;
+  size_t len;
+} Message;
+
+// queue a frame group (poses and what goes with them) to every client whose queue has room;
+// the others lose the whole group, so a client never gets a pose without its statistics
+static void sendGroup(Viewer* v, const Message* msg, int n) {
+  pthread_mutex_lock(&v->send_lock);
+  for (int i = 0; i < v->nclient; i++) {
+    if (mcv_outboxAccepts(v->clients[i])) {
+      for (int k = 0; k < n; k++) {
+        mcv_outboxPush(v->clients[i], msg[k].opcode, msg[k].data, msg[k].len);
+      }
+    }
   }
   pthread_mutex_unlock(&v->send_lock);
 }
 
 
 // copy the controls asked for into d (ctl_lock held; after a reset, so a reset never undoes a
-// later control)
+// later control); the caller clears ctrl_set once every copy has them
 static void applyControls(Viewer* v, mcData* d) {
   for (int i = 0; i < v->m->nu; i++) {
     if (v->ctrl_set[i]) {
       d->ctrl[i] = v->ctrl[i];
-      v->ctrl_set[i] = 0;
     }
   }
 }
@@ -392,16 +463,85 @@ static void reportWarnings(Viewer* v, const mcData* d) {
 }
 
 
-// the statistics of the last step for the plots: energy, solver iterations, contacts, wall
-// time per step (0 when no step was taken since the last frame)
-static void sendStats(Viewer* v, const mcData* d, double steptime) {
-  char msg[400];
+// the solver's residual after the last step: the last iteration's gradient norm (primal
+// solvers), or its cost improvement when the solver records no gradient (PGS); 0 if no iteration
+static double residual(const mcData* d) {
+  int n = d->solver_iter < mcNSOLVER ? d->solver_iter : mcNSOLVER;
+  if (n <= 0) {
+    return 0;
+  }
+  const mcSolverStat* s = &d->solver[n - 1];
+  double r = s->gradient > 0 ? s->gradient : fabs(s->improvement);
+  return isfinite(r) ? r : 0;
+}
+
+
+// the statistics of the last step for the plots into buf: energy, solver iterations and
+// residual, contacts, wall time per step (0 when no step was taken since the last frame); copy
+// "a", or "b" in the A/B mode. Returns the length (0 if it did not fit).
+static size_t formatStats(const mcModel* m, const mcData* d, double steptime, const char* copy,
+                          char* buf, size_t bufsz) {
   double e = d->energy[0] + d->energy[1];
-  int n = snprintf(msg, sizeof(msg), "{\"type\":\"stats\",\"time\":%.17g,\"energy\":%.9g,"
-                   "\"iter\":%d,\"ncon\":%d,\"steptime\":%.6g,\"solver\":\"%s\","
-                   "\"integrator\":\"%s\"}", d->time, isfinite(e) ? e : 0.0, d->solver_iter,
-                   d->ncon, steptime, mcv_solverName(v->m), mcv_integratorName(v->m));
-  sendAll(v, MG_WEBSOCKET_OPCODE_TEXT, msg, (size_t)(n < (int)sizeof(msg) ? n : 0));
+  int n = snprintf(buf, bufsz, "{\"type\":\"stats\",\"copy\":\"%s\",\"time\":%.17g,"
+                   "\"energy\":%.9g,\"iter\":%d,\"residual\":%.6g,\"ncon\":%d,"
+                   "\"steptime\":%.6g,\"solver\":\"%s\",\"integrator\":\"%s\"}", copy, d->time,
+                   isfinite(e) ? e : 0.0, d->solver_iter, residual(d), d->ncon, steptime,
+                   mcv_solverName(m), mcv_integratorName(m));
+  return n > 0 && (size_t)n < bufsz ? (size_t)n : 0;
+}
+
+
+// one step of copy A, and of copy B in the A/B mode, each with the mouse's spring; their wall
+// times are added to busy[0], busy[1]
+static void stepCopies(Viewer* v, double busy[2]) {
+  double t0 = now();
+  mcv_applyPerturb(v->m, v->d, &v->perturb, &v->perturbed);
+  mc_step(v->m, v->d);
+  double t1 = now();
+  busy[0] += t1 - t0;
+  if (v->mb) {
+    mcv_applyPerturb(v->mb, v->db, &v->perturb, &v->perturbed_b);
+    mc_step(v->mb, v->db);
+    busy[1] += now() - t1;
+  }
+}
+
+
+// reset one copy (to keyframe key, or the default state with key -1)
+static void resetCopy(const mcModel* m, mcData* d, int key) {
+  if (key >= 0) {
+    mc_resetDataKeyframe(m, d, key);
+  } else {
+    mc_resetData(m, d);
+  }
+  mc_forward(m, d);
+}
+
+
+// send the frame group of the current state: pose frame and stats of A, then of B in the A/B
+// mode, then the contacts of A when asked (kinematics already run)
+static void sendFrames(Viewer* v, uint8_t* frame, size_t framesize, double rtf, int paused,
+                       const double busy[2], long steps) {
+  char stats[2][512];
+  Message msg[5];
+  int n = 0;
+  mcv_encodeFrame(v->m, v->d, rtf, paused, frame);
+  msg[n++] = (Message){MG_WEBSOCKET_OPCODE_BINARY, frame, framesize};
+  msg[n++] = (Message){MG_WEBSOCKET_OPCODE_TEXT, stats[0],
+                       formatStats(v->m, v->d, steps ? busy[0] / (double)steps : 0.0, "a",
+                                   stats[0], sizeof(stats[0]))};
+  if (v->mb) {
+    mcv_encodeFrameB(v->mb, v->db, rtf, paused, v->frame_b);
+    msg[n++] = (Message){MG_WEBSOCKET_OPCODE_BINARY, v->frame_b, framesize};
+    msg[n++] = (Message){MG_WEBSOCKET_OPCODE_TEXT, stats[1],
+                         formatStats(v->mb, v->db, steps ? busy[1] / (double)steps : 0.0, "b",
+                                     stats[1], sizeof(stats[1]))};
+  }
+  if (v->contacts) {
+    msg[n++] = (Message){MG_WEBSOCKET_OPCODE_BINARY, v->conbuf,
+                         mcv_encodeContacts(v->m, v->d, v->conbuf)};
+  }
+  sendGroup(v, msg, n);
 }
 
 
@@ -419,26 +559,26 @@ static void simulate(Viewer* v, uint8_t* frame, size_t framesize, volatile sig_a
     // the whole iteration but the sleep holds ctl_lock: a request lands between two
     // iterations, after the frame of the last steps was sent
     pthread_mutex_lock(&v->ctl_lock);
-    mcData* d = v->d;
     int reset = v->reset, key = v->reset_key, nstep = v->nstep, paused = v->paused;
     double want = v->speed;
     v->reset = 0;
     v->nstep = 0;
     int changed = reset || nstep > 0;
     if (reset) {
-      if (key >= 0) {
-        mc_resetDataKeyframe(m, d, key);
-      } else {
-        mc_resetData(m, d);
+      resetCopy(v->m, v->d, key);
+      if (v->mb) {
+        resetCopy(v->mb, v->db, key);
       }
-      mc_forward(m, d);
     }
-    applyControls(v, d);
-    double steps_start = now();
+    applyControls(v, v->d);
+    if (v->mb) {
+      applyControls(v, v->db);
+    }
+    memset(v->ctrl_set, 0, (size_t)m->nu);
+    double busy[2] = {0, 0};
     long steps_done = nstep;
     for (int i = 0; i < nstep; i++) {
-      mcv_applyPerturb(m, d, &v->perturb, &v->perturbed);
-      mc_step(m, d);
+      stepCopies(v, busy);
       simclock += dt;
     }
 
@@ -452,8 +592,7 @@ static void simulate(Viewer* v, uint8_t* frame, size_t framesize, volatile sig_a
     if (!paused && dt > 0) {
       double target = anchor_sim + (t0 - anchor_wall) * speed;
       while (simclock + 0.5 * dt < target && !*stop && now() - t0 < period) {
-        mcv_applyPerturb(m, d, &v->perturb, &v->perturbed);
-        mc_step(m, d);
+        stepCopies(v, busy);
         simclock += dt;
         steps_done++;
       }
@@ -465,7 +604,7 @@ static void simulate(Viewer* v, uint8_t* frame, size_t framesize, volatile sig_a
       }
     }
 
-    reportWarnings(v, d);
+    reportWarnings(v, v->d);
 
     // real-time factor over half-second windows
     if (t0 - rtf_wall >= 0.5) {
@@ -475,15 +614,12 @@ static void simulate(Viewer* v, uint8_t* frame, size_t framesize, volatile sig_a
     }
 
     // poses of the current qpos, sent unless paused (then only after a change)
-    mc_kinematics(m, d);
+    mc_kinematics(m, v->d);
+    if (v->mb) {
+      mc_kinematics(v->mb, v->db);
+    }
     if (!paused || changed || v->need_frame) {
-      mcv_encodeFrame(m, d, paused ? 0.0 : rtf, paused, frame);
-      sendAll(v, MG_WEBSOCKET_OPCODE_BINARY, (const char*)frame, framesize);
-      sendStats(v, d, steps_done ? (now() - steps_start) / (double)steps_done : 0.0);
-      if (v->contacts) {
-        size_t n = mcv_encodeContacts(m, d, v->conbuf);
-        sendAll(v, MG_WEBSOCKET_OPCODE_BINARY, (const char*)v->conbuf, n);
-      }
+      sendFrames(v, frame, framesize, paused ? 0.0 : rtf, paused, busy, steps_done);
       v->need_frame = 0;
     }
     pthread_mutex_unlock(&v->ctl_lock);
@@ -546,9 +682,10 @@ static void playback(Viewer* v, uint8_t* frame, size_t framesize, volatile sig_a
       char pos[160];
       int n = snprintf(pos, sizeof(pos), "{\"type\":\"replay\",\"frame\":%ld,\"frames\":%ld,"
                        "\"loop\":%s}", k, last + 1, v->loop ? "true" : "false");
-      sendAll(v, MG_WEBSOCKET_OPCODE_TEXT, pos, (size_t)n);
       mcv_encodeFrame(v->m, d, v->paused ? 0.0 : v->speed, v->paused, frame);
-      sendAll(v, MG_WEBSOCKET_OPCODE_BINARY, (const char*)frame, framesize);
+      Message msg[2] = {{MG_WEBSOCKET_OPCODE_TEXT, pos, (size_t)n},
+                        {MG_WEBSOCKET_OPCODE_BINARY, frame, framesize}};
+      sendGroup(v, msg, 2);
       v->need_frame = 0;
       shown = k;
     }
@@ -570,16 +707,19 @@ int mcv_serve(mcModel* m, mcData** dp, const mcvOptions* opt, volatile sig_atomi
   double* ctrl = calloc((size_t)m->nu + 1, sizeof(double));
   unsigned char* ctrl_set = calloc((size_t)m->nu + 1, 1);
   uint8_t* conbuf = malloc(mcv_contactsCapacity());
-  if (!v || !frame || !ctrl || !ctrl_set || !conbuf) {
+  uint8_t* frame_b = malloc(framesize);
+  if (!v || !frame || !ctrl || !ctrl_set || !conbuf || !frame_b) {
     fprintf(stderr, "moduco view: out of memory\n");
     free(v);
     free(frame);
     free(ctrl);
     free(ctrl_set);
     free(conbuf);
+    free(frame_b);
     return -1;
   }
   v->conbuf = conbuf;
+  v->frame_b = frame_b;
   v->ctrl = ctrl;
   v->ctrl_set = ctrl_set;
   v->m = m;
@@ -617,6 +757,8 @@ int mcv_serve(mcModel* m, mcData** dp, const mcvOptions* opt, volatile sig_atomi
     mg_exit_library();
   }
   *dp = v->d;
+  mc_deleteData(v->db);
+  mc_deleteModel(v->mb);
   pthread_mutex_destroy(&v->ctl_lock);
   pthread_mutex_destroy(&v->send_lock);
   free(v->description);
@@ -625,6 +767,7 @@ int mcv_serve(mcModel* m, mcData** dp, const mcvOptions* opt, volatile sig_atomi
   free(ctrl);
   free(ctrl_set);
   free(conbuf);
+  free(frame_b);
   free(v);
   return rc;
 }

@@ -41,6 +41,22 @@ int mcv_swapPlugin(mcModel* m, mcData** d, int integrator, const char* name, cha
 }
 
 
+int mcv_startCopy(const mcModel* m, const mcData* d, mcModel** mb, mcData** db, char* err,
+                  size_t errsz) {
+  *mb = mc_copyModel(NULL, m);
+  *db = *mb ? mc_copyData(NULL, *mb, d) : NULL;   // the warm start too: B repeats A exactly
+  if (!*db) {
+    snprintf(err, errsz, "ab: out of memory for the second copy of the model");
+    mc_deleteData(*db);
+    mc_deleteModel(*mb);
+    *mb = NULL;
+    *db = NULL;
+    return -1;
+  }
+  return 0;
+}
+
+
 const char* mcv_solverName(const mcModel* m) {
   return m->solver && m->solver->hdr.name ? m->solver->hdr.name : "none";
 }

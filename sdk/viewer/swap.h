@@ -13,6 +13,11 @@
 int mcv_swapPlugin(mcModel* m, mcData** d, int integrator, const char* name, char* err,
                    size_t errsz);
 
+// The A/B mode's copy B: *mb a copy of m (same solver and integrator), *db a copy of d (so,
+// with the same plugins, B steps exactly as A). Return 0, or -1 with the reason in err (*mb, *db NULL).
+int mcv_startCopy(const mcModel* m, const mcData* d, mcModel** mb, mcData** db, char* err,
+                  size_t errsz);
+
 // Name of the model's solver / integrator plugin ("none" if none).
 const char* mcv_solverName(const mcModel* m);
 const char* mcv_integratorName(const mcModel* m);

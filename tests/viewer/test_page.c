@@ -15,8 +15,8 @@
 
 #define HERE MODUCO_SOURCE_DIR "/tests/viewer"
 
-// serve model (with extra options), run page_test.mjs on it with mode ("", "--draw-only" or
-// "--replay"), expect a screenshot
+// serve model (with extra options), run page_test.mjs on it with mode ("", "--draw-only",
+// "--replay" or "--warnings"), expect a screenshot
 static void runPage(const char* model, const char* extra, const char* shot, const char* mode) {
   struct stat st;
   cr_assert(!stat(HERE "/node_modules/playwright-core/package.json", &st),
@@ -28,7 +28,7 @@ static void runPage(const char* model, const char* extra, const char* shot, cons
   cr_assert_eq(vs_start(&s, model, extra, 20), 0);
   unlink(shot);
   char cmd[2048];
-  snprintf(cmd, sizeof(cmd), "timeout 150 node '%s/page_test.mjs' http://127.0.0.1:%d/ '%s' %s",
+  snprintf(cmd, sizeof(cmd), "timeout 280 node '%s/page_test.mjs' http://127.0.0.1:%d/ '%s' %s",
            HERE, s.port, shot, mode);
   int status = system(cmd);
   cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0,
@@ -38,17 +38,22 @@ static void runPage(const char* model, const char* extra, const char* shot, cons
   mg_exit_library();
 }
 
-Test(view_page, humanoid_controls, .timeout = 170) {
+Test(view_page, humanoid_controls, .timeout = 300) {
   runPage(MODUCO_SOURCE_DIR "/models/humanoid.xml", NULL,
           MODUCO_BINARY_DIR "/tests/viewer/viewer-humanoid.png", "");
 }
 
-Test(view_page, every_geom_type, .timeout = 170) {
+Test(view_page, every_geom_type, .timeout = 300) {
   runPage(HERE "/shapes.xml", NULL, MODUCO_BINARY_DIR "/tests/viewer/viewer-shapes.png",
           "--draw-only");
 }
 
-Test(view_page, replay_scrub_and_loop, .timeout = 170) {
+Test(view_page, model_warnings_shown, .timeout = 300) {
+  runPage(HERE "/unstable.xml", NULL, MODUCO_BINARY_DIR "/tests/viewer/viewer-warnings.png",
+          "--warnings");
+}
+
+Test(view_page, replay_scrub_and_loop, .timeout = 300) {
   char rec[] = "/tmp/moduco_page_replay_XXXXXX";
   int fd = mkstemp(rec);
   cr_assert_geq(fd, 0);

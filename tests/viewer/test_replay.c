@@ -154,24 +154,11 @@ Test(record, bad_recordings_are_refused) {
 // ---------------------------------------------------------------------------------------------
 // replay over the WebSocket
 
-static const char* typeOf(const cJSON* j) {
-  const cJSON* t = cJSON_GetObjectItem(j, "type");
-  return cJSON_IsString(t) ? t->valuestring : "";
-}
-
 // the next text message of type type, parsed
 static cJSON* nextOfType(WsClient* c, const char* type) {
-  for (;;) {
-    WsMessage msg;
-    cr_assert(ws_nextText(c, &msg, 5), "no %s message within 5 s", type);
-    cJSON* j = cJSON_Parse(msg.data);
-    free(msg.data);
-    cr_assert_not_null(j);
-    if (!strcmp(typeOf(j), type)) {
-      return j;
-    }
-    cJSON_Delete(j);
-  }
+  cJSON* j = ws_nextOfType(c, type, NULL, 5);
+  cr_assert_not_null(j, "no %s message within 5 s", type);
+  return j;
 }
 
 static int intOf(const cJSON* j, const char* key) {

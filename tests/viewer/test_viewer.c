@@ -616,26 +616,6 @@ Test(view_ws, warnings_reach_the_page) {
 }
 
 
-// a raw TCP connection that has done the WebSocket handshake on /ws; -1 on failure
-static int rawSocket(int port) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (fd < 0 || connect(fd, (struct sockaddr*)&a, sizeof(a))) {
-    return -1;
-  }
-  const char hs[] = "GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
-                    "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-                    "Sec-WebSocket-Version: 13\r\n\r\n";
-  char reply[256] = "";
-  if (write(fd, hs, sizeof(hs) - 1) != (ssize_t)(sizeof(hs) - 1) ||
-      read(fd, reply, sizeof(reply) - 1) <= 0 || !strstr(reply, " 101 ")) {
-    close(fd);
-    return -1;
-  }
-  return fd;
-}
-
 Test(view_ws, hostile_frames, .init = startHumanoid, .fini = stopServer) {
   // frame headers announcing 2^62 and 3 GiB of payload, then garbage bytes: the server drops
   // those connections and goes on serving the others
@@ -643,7 +623,7 @@ Test(view_ws, hostile_frames, .init = startHumanoid, .fini = stopServer) {
   cr_assert_not_null(c);
   const uint64_t sizes[] = {1ull << 62, 3ull << 30};
   for (int i = 0; i < 3; i++) {
-    int fd = rawSocket(g_server.port);
+    int fd = ws_rawOpen(g_server.port, 0);
     cr_assert_geq(fd, 0, "WebSocket handshake on a raw socket");
     unsigned char buf[4096];
     memset(buf, 'x', sizeof(buf));
@@ -708,6 +688,33 @@ Test(view_cli, bad_arguments) {
   cr_expect_eq(runView(HUMANOID " --bind ::1"), 2, "not an IPv4 address");
   cr_expect_eq(runView(HUMANOID " --frobnicate"), 2, "unknown option");
   cr_expect_eq(runView("/nonexistent/model.xml"), 1, "missing model file");
+}
+
+// run `moduco view ARGS` for 2 s (then SIGTERM, a clean stop) and return its stdout and stderr
+static char* runViewOutput(const char* args, int* status) {
+  char cmd[2048];
+  snprintf(cmd, sizeof(cmd), "timeout --preserve-status 2 '%s' view %s 2>&1", MODUCO_CLI, args);
+  FILE* p = popen(cmd, "r");
+  cr_assert_not_null(p);
+  static char out[8192];
+  size_t n = fread(out, 1, sizeof(out) - 1, p);
+  out[n] = 0;
+  *status = pclose(p);
+  return out;
+}
+
+Test(view_cli, non_loopback_bind_warns) {
+  // the default is loopback, without a warning; --bind 0.0.0.0 (every interface) is printed as
+  // a warning on stderr, and the server does serve there
+  int status;
+  const char* out = runViewOutput(HUMANOID " --port 0", &status);
+  cr_expect(strstr(out, "on http://127.0.0.1:"), "default bind is loopback: %s", out);
+  cr_expect(!strstr(out, "WARNING"), "no warning on loopback: %s", out);
+  out = runViewOutput(HUMANOID " --port 0 --bind 0.0.0.0", &status);
+  cr_expect(strstr(out, "WARNING: listening on 0.0.0.0, not loopback"), "warning: %s", out);
+  cr_expect(strstr(out, "on http://0.0.0.0:"), "%s", out);
+  cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+            "SIGTERM stops it cleanly (status %d)", status);
 }
 
 Test(view_cli, port_in_use, .init = startHumanoid, .fini = stopServer) {

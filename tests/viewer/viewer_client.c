@@ -12,6 +12,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <cjson/cJSON.h>
 #include <civetweb.h>
 
 #define QUEUE 4096
@@ -257,4 +262,45 @@ int ws_nextText(WsClient* c, WsMessage* msg, double timeout) {
 
 int ws_nextBinary(WsClient* c, WsMessage* msg, double timeout) {
   return nextOf(c, 2, msg, timeout);
+}
+
+
+struct cJSON* ws_nextOfType(WsClient* c, const char* type, const char* other, double timeout) {
+  double end = wallNow() + timeout;
+  WsMessage m;
+  while (ws_nextText(c, &m, end - wallNow())) {
+    cJSON* j = cJSON_Parse(m.data);
+    free(m.data);
+    const cJSON* t = j ? cJSON_GetObjectItem(j, "type") : NULL;
+    if (cJSON_IsString(t) &&
+        (!strcmp(t->valuestring, type) || (other && !strcmp(t->valuestring, other)))) {
+      return j;
+    }
+    cJSON_Delete(j);
+  }
+  return NULL;
+}
+
+
+int ws_rawOpen(int port, int rcvbuf) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) {
+    return -1;
+  }
+  if (rcvbuf > 0) {
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+  }
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const char hs[] = "GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+                    "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                    "Sec-WebSocket-Version: 13\r\n\r\n";
+  char reply[128] = "";
+  if (connect(fd, (struct sockaddr*)&a, sizeof(a)) ||
+      write(fd, hs, sizeof(hs) - 1) != (ssize_t)(sizeof(hs) - 1) ||
+      read(fd, reply, sizeof(reply) - 1) <= 0 || !strstr(reply, " 101 ")) {
+    close(fd);
+    return -1;
+  }
+  return fd;
 }

@@ -45,4 +45,12 @@ int ws_nextBinary(WsClient* c, WsMessage* msg, double timeout);
 // drop everything queued
 void ws_drain(WsClient* c);
 
+// the next text message whose "type" is type (or, if not NULL, other) within timeout seconds,
+// parsed (free with cJSON_Delete); the others are skipped. NULL on timeout.
+struct cJSON* ws_nextOfType(WsClient* c, const char* type, const char* other, double timeout);
+
+// A raw TCP connection to 127.0.0.1:port that has done the WebSocket handshake on /ws, with a
+// receive buffer of rcvbuf bytes (0: the system's); -1 on failure.
+int ws_rawOpen(int port, int rcvbuf);
+
 #endif  // MODUCO_TESTS_VIEWER_VIEWER_CLIENT_H_

@@ -51,17 +51,17 @@ function geometry(g, model, extent) {
   }
 }
 
-// a height field's top surface: an nrow x ncol grid over [-x, x] x [-y, y] (row r at
-// y = (2r / (nrow - 1) - 1) y), elevation data (in [0, 1]) times z_top; the base (z_bottom)
-// is not drawn
+// a height field as MuJoCo draws it: the top surface, an nrow x ncol grid over [-x, x] x [-y, y]
+// (row r at y = (2r / (nrow - 1) - 1) y) at elevation data (in [0, 1]) times z_top, standing on
+// its base box down to -z_bottom: four walls from the surface's edges down to -z_bottom and the
+// bottom face (walls and bottom get their own vertices, so their normals stay flat)
 function heightField(h) {
-  const [sx, sy, sz] = h.size;
+  const [sx, sy, sz, sb] = h.size;
   const pos = [], idx = [];
+  const at = (r, c) => [(2 * c / (h.ncol - 1) - 1) * sx, (2 * r / (h.nrow - 1) - 1) * sy,
+                        h.data[r * h.ncol + c] * sz];
   for (let r = 0; r < h.nrow; r++) {
-    for (let c = 0; c < h.ncol; c++) {
-      pos.push((2 * c / (h.ncol - 1) - 1) * sx, (2 * r / (h.nrow - 1) - 1) * sy,
-               h.data[r * h.ncol + c] * sz);
-    }
+    for (let c = 0; c < h.ncol; c++) pos.push(...at(r, c));
   }
   for (let r = 0; r + 1 < h.nrow; r++) {
     for (let c = 0; c + 1 < h.ncol; c++) {
@@ -69,6 +69,25 @@ function heightField(h) {
       idx.push(a, b, e, a, e, d);
     }
   }
+  // a quad of four new vertices, wound so it faces outwards (the material is double-sided)
+  const quad = (p, q, s, t) => {
+    const k = pos.length / 3;
+    pos.push(...p, ...q, ...s, ...t);
+    idx.push(k, k + 1, k + 2, k, k + 2, k + 3);
+  };
+  const down = (p) => [p[0], p[1], -sb];
+  const edge = (n, point) => {                 // one wall: along n surface points
+    for (let i = 0; i + 1 < n; i++) {
+      const p = point(i), q = point(i + 1);
+      quad(down(p), down(q), q, p);
+    }
+  };
+  const lr = h.nrow - 1, lc = h.ncol - 1;
+  edge(h.ncol, (c) => at(0, c));
+  edge(h.nrow, (r) => at(r, lc));
+  edge(h.ncol, (c) => at(lr, lc - c));
+  edge(h.nrow, (r) => at(lr - r, 0));
+  quad([-sx, -sy, -sb], [-sx, sy, -sb], [sx, sy, -sb], [sx, -sy, -sb]);
   const geo = new THREE.BufferGeometry();
   geo.setAttribute('position', new THREE.Float32BufferAttribute(pos, 3));
   geo.setIndex(idx);
@@ -122,16 +141,25 @@ export function buildScene(model) {
   const grid = groundGrid(20 * extent, 40);
   scene.add(grid);
 
+  const { bodies, skipped } = addBodies(model, scene, extent, false);
+  return { scene, bodies, extent, skipped };
+}
+
+
+// One group per body added to scene, the geoms inside; ghost: drawn see-through and without
+// planes or height fields (the A/B mode's copy B over copy A). Returns { bodies, skipped }.
+export function addBodies(model, scene, extent, ghost) {
   const bodies = model.bodies.map(() => {
     const group = new THREE.Group();
     scene.add(group);
     return group;
   });
   const skipped = new Set();
-  for (const g of model.geoms) {
+  for (const [index, g] of model.geoms.entries()) {
     if (g.group > 2) continue;                 // MuJoCo's default: groups 0..2 visible
     const [r, gr, b, a] = g.rgba;
     if (a <= 0) continue;                      // fully transparent: nothing to draw
+    if (ghost && (g.type === 'plane' || g.type === 'hfield' || g.body === 0)) continue;
     const geo = geometry(g, model, extent);
     if (!geo) {
       skipped.add(g.type);
@@ -139,14 +167,17 @@ export function buildScene(model) {
     }
     const mat = new THREE.MeshStandardMaterial({
       color: new THREE.Color(r, gr, b), roughness: 0.6, metalness: 0.05,
-      transparent: a < 1, opacity: a,
+      transparent: ghost || a < 1, opacity: ghost ? 0.35 * a : a, depthWrite: !ghost,
       side: g.type === 'plane' || g.type === 'hfield' ? THREE.DoubleSide : THREE.FrontSide,
     });
+    if (ghost) mat.emissive = new THREE.Color(0.35, 0.2, 0.0);   // an orange tint: copy B
     const mesh = new THREE.Mesh(geo, mat);
     if (g.type === 'plane') mesh.renderOrder = -2;
+    if (ghost) mesh.renderOrder = 1;
     mesh.position.set(...g.pos);
     mesh.quaternion.copy(quat(g.quat));
+    mesh.userData.geom = index;
     bodies[g.body].add(mesh);
   }
-  return { scene, bodies, extent, skipped: [...skipped] };
+  return { bodies, skipped: [...skipped] };
 }

@@ -2,17 +2,19 @@
 // sends the control messages (protocol in docs/viewer.md).
 import * as THREE from 'three';
 import { OrbitControls } from './OrbitControls.js';
-import { buildScene } from './scene.js';
+import { buildScene, addBodies } from './scene.js';
 import { buildOverlays } from './overlays.js';
 import { makePlots } from './plots.js';
 
 const FRAME_MAGIC = 0x4656434d;             // "MCVF"
+const FRAME_MAGIC_B = 0x4256434d;           // "MCVB": the A/B mode's copy B
 const $ = (id) => document.getElementById(id);
 
 const warnings = new Map();                 // warning id -> its latest line
 const state = { frames: 0, time: 0, rtf: 0, paused: false, ncon: 0, speed: 1, fps: 0,
                 replay: false, frame: 0, nframe: 0, loop: true, contactMessages: 0,
-                selected: 0, anchor: [0, 0, 0], perturbs: 0 };
+                selected: 0, anchor: [0, 0, 0], perturbs: 0, ab: false, framesB: 0,
+                timeB: 0 };
 let socket = null;
 let plots = null;
 
@@ -25,29 +27,43 @@ function send(msg) {
   if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(msg));
 }
 
-// apply one binary pose frame to the body groups
-function applyFrame(buf, bodies) {
+// apply one binary pose frame to the body groups; a frame of copy B goes to ghost() (its body
+// groups, made on first use)
+function applyFrame(buf, bodies, ghost) {
   const v = new DataView(buf);
-  if (buf.byteLength < 32 || v.getUint32(0, true) !== FRAME_MAGIC) {
+  const magic = buf.byteLength >= 32 ? v.getUint32(0, true) : 0;
+  if (magic !== FRAME_MAGIC && magic !== FRAME_MAGIC_B) {
     showError('bad pose frame from the server');
     return;
   }
+  if (magic === FRAME_MAGIC_B) {
+    if (!state.ab) setAB(true);             // turned on by another page
+    setPoses(v, buf, ghost());
+    state.timeB = v.getFloat64(8, true);
+    state.framesB++;
+    return;
+  }
+  setPoses(v, buf, bodies);
+  state.time = v.getFloat64(8, true);
+  state.rtf = v.getFloat64(16, true);
+  state.paused = v.getUint32(24, true) !== 0;
+  state.ncon = v.getUint32(28, true);
+  state.frames++;
+}
+
+// the poses of a frame into the body groups
+function setPoses(v, buf, bodies) {
   const nbody = v.getUint32(4, true);
   if (nbody !== bodies.length || buf.byteLength !== 32 + 28 * nbody) {
     showError(`pose frame for ${nbody} bodies, the model has ${bodies.length}`);
     return;
   }
-  state.time = v.getFloat64(8, true);
-  state.rtf = v.getFloat64(16, true);
-  state.paused = v.getUint32(24, true) !== 0;
-  state.ncon = v.getUint32(28, true);
   const p = new Float32Array(buf, 32, 7 * nbody);
   for (let b = 0; b < nbody; b++) {
     const o = 7 * b;
     bodies[b].position.set(p[o], p[o + 1], p[o + 2]);
     bodies[b].quaternion.set(p[o + 4], p[o + 5], p[o + 6], p[o + 3]);
   }
-  state.frames++;
 }
 
 // aim the camera at the bodies of the first frame: their centre, from a distance that shows
@@ -80,10 +96,15 @@ function onText(text) {
   if (msg.type === 'hello' || msg.type === 'ack') {
     state.paused = msg.paused;
     state.speed = msg.speed;
+    if (msg.ab !== undefined) setAB(msg.ab);
   }
   if (msg.type === 'hello' && msg.replay) startReplay(msg);
   if (msg.type === 'hello' && !msg.replay) listPlugins(msg);
-  if (msg.type === 'stats') {
+  if (msg.type === 'stats' && msg.copy === 'b') {
+    state.solverB = msg.solver;
+    state.integratorB = msg.integrator;
+    plots.add(msg);
+  } else if (msg.type === 'stats') {
     state.solver = msg.solver;
     state.integrator = msg.integrator;
     state.iter = msg.iter;
@@ -97,7 +118,17 @@ function onText(text) {
   if (msg.type === 'ack' && msg.cmd === 'reset') resetSliders();
 }
 
-function connect(bodies, overlays, onFirstFrame) {
+// the A/B mode on or off as the server says: copy B's controls enabled, its ghost shown
+let abGhost = null;
+function setAB(on) {
+  state.ab = on;
+  $('ab').checked = on;
+  $('solver-b').disabled = $('integrator-b').disabled = !on;
+  if (abGhost) for (const b of abGhost.bodies) b.visible = on;
+  if (!on) plots.endB();
+}
+
+function connect(bodies, overlays, onFirstFrame, ghost) {
   socket = new WebSocket(`ws://${location.host}/ws`);
   socket.binaryType = 'arraybuffer';
   socket.onmessage = (ev) => {
@@ -110,7 +141,7 @@ function connect(bodies, overlays, onFirstFrame) {
       state.contactMessages++;
       return;
     }
-    applyFrame(ev.data, bodies);
+    applyFrame(ev.data, bodies, ghost);
     if (state.frames === 1) onFirstFrame();
   };
   socket.onclose = () => showError('disconnected from the server (reload when it runs again)');
@@ -140,14 +171,19 @@ function makeSliders(model) {
   });
 }
 
-// the solvers and integrators the server has loaded, the current one selected
+// the solvers and integrators the server has loaded, the current one selected, for copy A and
+// for the A/B mode's copy B
 function listPlugins(hello) {
   for (const kind of ['solver', 'integrator']) {
-    const sel = $(kind);
-    sel.replaceChildren(...hello[`${kind}s`].map((n) => new Option(n, n)));
-    sel.value = hello[kind];
-    sel.onchange = () => send({ cmd: kind, name: sel.value });
+    for (const copy of ['a', 'b']) {
+      const sel = $(copy === 'a' ? kind : `${kind}-b`);
+      sel.replaceChildren(...hello[`${kind}s`].map((n) => new Option(n, n)));
+      sel.value = hello[copy === 'a' ? kind : `${kind}_b`];
+      sel.onchange = () => send(copy === 'a' ? { cmd: kind, name: sel.value }
+                                             : { cmd: kind, name: sel.value, copy });
+    }
   }
+  $('ab').onchange = (e) => send({ cmd: 'ab', value: e.target.checked });
 }
 
 // replay of a recording: a scrub bar over the recorded frames and a loop switch instead of the
@@ -160,6 +196,7 @@ function startReplay(hello) {
   $('replayrow').hidden = false;
   $('ctrls').hidden = true;
   $('plugins').hidden = true;
+  $('abrow').hidden = true;
   $('plots').hidden = true;
   $('show-contacts').parentElement.hidden = true;     // a recording holds no contacts
   $('keyrow').hidden = true;
@@ -229,10 +266,29 @@ function track(bodies, camera, controls) {
   controls.update();
 }
 
+// the selected body glows (emissive) so it is seen which one the mouse pulls
+function highlight(bodies, b) {
+  bodies.forEach((g, i) => {
+    for (const m of g.children) {
+      if (m.material && m.material.emissive) m.material.emissive.setHex(i === b ? 0x553300 : 0);
+    }
+  });
+}
+
 // mouse perturbation as in MuJoCo's simulate: double-click selects a body (the point clicked is
-// the anchor), Ctrl + right drag pulls the anchor to the mouse (a spring force), Ctrl + left drag
-// turns the body (a torque); the server applies the spring through xfrc_applied
-function wirePerturb(canvas, bodies, pickable, camera, controls) {
+// the anchor; it glows), Ctrl + double-click tracks it with the camera, Ctrl + right drag pulls
+// the anchor to the mouse (a spring force, drawn as a line from the anchor to the mouse), Ctrl +
+// left drag turns the body (a torque); the server applies the spring through xfrc_applied
+function wirePerturb(canvas, bodies, pickable, camera, controls, scene) {
+  const spring = new THREE.Line(
+    new THREE.BufferGeometry().setFromPoints([new THREE.Vector3(), new THREE.Vector3()]),
+    new THREE.LineBasicMaterial({ color: 0xffd040, depthTest: false }));
+  spring.visible = false;
+  spring.renderOrder = 3;
+  scene.add(spring);
+  window.moducoViewer.spring = () => spring.visible;
+  window.moducoViewer.glowing = () => bodies.map((g) => g.children.filter(
+    (m) => m.material && m.material.emissive && m.material.emissive.getHex() !== 0).length);
   const ray = new THREE.Raycaster();
   const ndc = (e) => {
     const r = canvas.getBoundingClientRect();
@@ -244,12 +300,17 @@ function wirePerturb(canvas, bodies, pickable, camera, controls) {
     ray.setFromCamera(ndc(e), camera);
     const hit = ray.intersectObjects(pickable, false)[0];
     state.selected = 0;
-    if (!hit) return;
+    if (!hit) {
+      highlight(bodies, 0);
+      return;
+    }
     const b = bodies.indexOf(hit.object.parent);
     if (b > 0) {
       state.selected = b;
       state.anchor = bodies[b].worldToLocal(hit.point.clone()).toArray();
+      if (e.ctrlKey) $('track').value = String(b);
     }
+    highlight(bodies, state.selected);
   });
   canvas.addEventListener('contextmenu', (e) => { if (e.ctrlKey) e.preventDefault(); });
   canvas.addEventListener('pointerdown', (e) => {
@@ -267,6 +328,9 @@ function wirePerturb(canvas, bodies, pickable, camera, controls) {
     ray.setFromCamera(ndc(e), camera);
     const t = ray.ray.intersectPlane(drag.plane, new THREE.Vector3());
     if (t) {
+      const a = bodies[drag.b].localToWorld(new THREE.Vector3().fromArray(state.anchor));
+      spring.geometry.setFromPoints([a, t]);
+      spring.visible = true;
       send({ cmd: 'perturb', body: drag.b, mode: drag.mode, anchor: state.anchor,
              target: t.toArray() });
       state.perturbs++;
@@ -275,6 +339,7 @@ function wirePerturb(canvas, bodies, pickable, camera, controls) {
   canvas.addEventListener('pointerup', () => {
     if (!drag) return;
     drag = null;
+    spring.visible = false;
     controls.enabled = true;
     send({ cmd: 'perturb', body: 0 });
   });
@@ -336,14 +401,55 @@ async function main() {
   window.moducoViewer.target = () => controls.target.toArray();
   window.moducoViewer.bodyPosition =
     (b) => bodies[b].getWorldPosition(new THREE.Vector3()).toArray();
+  window.moducoViewer.bodyQuaternion =                      // world, [x, y, z, w]
+    (b) => bodies[b].getWorldQuaternion(new THREE.Quaternion()).toArray();
   wireControls(model);
   wireOverlays(model, overlays);
-  wirePerturb(renderer.domElement, bodies, pickable, camera, controls);
+  wirePerturb(renderer.domElement, bodies, pickable, camera, controls, scene);
+  // a geom's bounding box in its own frame, [min, max] (tests: the height field's base)
+  window.moducoViewer.geomBox = (i) => {
+    const mesh = bodies.flatMap((b) => [...b.children]).find((m) => m.userData.geom === i);
+    if (!mesh) return null;
+    mesh.geometry.computeBoundingBox();
+    return [mesh.geometry.boundingBox.min.toArray(), mesh.geometry.boundingBox.max.toArray()];
+  };
+  // the clearly red pixels of the last drawn frame (red above 80 and more than 2.5 times green
+  // and blue): their count and centroid in CSS pixels from the top left (tests: where a red
+  // sphere is drawn)
+  window.moducoViewer.redPixels = () => {
+    const gl = renderer.getContext();
+    const w = gl.drawingBufferWidth, h = gl.drawingBufferHeight;
+    const px = new Uint8Array(4 * w * h);
+    gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, px);
+    let n = 0, sx = 0, sy = 0;
+    for (let y = 0; y < h; y++) {
+      for (let x = 0; x < w; x++) {
+        const i = 4 * (y * w + x);
+        const r = px[i], g = px[i + 1], b = px[i + 2];
+        if (r > 80 && r > 2.5 * g && r > 2.5 * b) {
+          n++;
+          sx += x;
+          sy += h - 1 - y;
+        }
+      }
+    }
+    const s = window.innerWidth / w;
+    return { n, x: n ? (sx / n + 0.5) * s : -1, y: n ? (sy / n + 0.5) * s : -1 };
+  };
   window.moducoViewer.project = (b) => {
     const p = bodies[b].getWorldPosition(new THREE.Vector3()).project(camera);
     return [(p.x + 1) / 2 * window.innerWidth, (1 - p.y) / 2 * window.innerHeight];
   };
-  connect(bodies, overlays, () => frameBodies(bodies, camera, controls));
+  const ghost = () => {
+    if (!abGhost) abGhost = addBodies(model, scene, extent, true);
+    return abGhost.bodies;
+  };
+  window.moducoViewer.ghostMeshes =
+    () => (abGhost ? abGhost.bodies.reduce((n, b) => n + (b.visible ? b.children.length : 0), 0)
+                   : 0);
+  window.moducoViewer.ghostPosition =
+    (b) => ghost()[b].getWorldPosition(new THREE.Vector3()).toArray();
+  connect(bodies, overlays, () => frameBodies(bodies, camera, controls), ghost);
 
   let fpsFrames = 0, fpsStart = performance.now();
   renderer.setAnimationLoop(() => {
@@ -363,6 +469,7 @@ async function main() {
       (state.replay ? `frame     ${state.frame} / ${state.nframe - 1}\n` : '') +
       `realtime  ${state.paused ? 'paused' : state.rtf.toFixed(2) + 'x'}\n` +
       `contacts  ${state.ncon}\n` +
+      (state.ab ? `B         ${state.solverB} / ${state.integratorB}\n` : '') +
       (state.selected > 0 ? `selected  ${model.bodies[state.selected].name || state.selected}\n`
                           : '') +
       `page fps  ${state.fps.toFixed(0)}`;
