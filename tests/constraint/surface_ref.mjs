@@ -9,6 +9,7 @@
 // initial state) mj_forward runs and the state is recorded. Output on stdout, one JSON object:
 //   {"version", "nv", "nq", "frames": [{"step", "qpos", "qvel", "qacc_warmstart" (before the
 //     mj_forward), "qacc", "qfrc_passive",
+//     "sensordata",
 //     "efc_type", "efc_vel", "efc_aref", "efc_force", "contacts": [[geom1, geom2, dist,
 //     pos[3], frame[9], force[6]] each]}]}
 // with force the contact's net force of mj_contactForce.
@@ -22,7 +23,7 @@ console.log = (...args) => process.stderr.write(`${args.join(' ')}\n`);
 function record(mj, m, d, step) {
   const rows = (a) => Array.from(a).slice(0, d.nefc);
   const out = { step, qpos: Array.from(d.qpos), qvel: Array.from(d.qvel), qacc: Array.from(d.qacc),
-    qfrc_passive: Array.from(d.qfrc_passive), efc_type: rows(d.efc_type),
+    qfrc_passive: Array.from(d.qfrc_passive), sensordata: Array.from(d.sensordata), efc_type: rows(d.efc_type),
     efc_vel: rows(d.efc_vel), efc_aref: rows(d.efc_aref), efc_force: rows(d.efc_force),
     contacts: [] };
   const force = new mj.DoubleBuffer(6);

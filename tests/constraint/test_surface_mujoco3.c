@@ -3,9 +3,10 @@
 // tracked free body, and sticky contacts (models/surface), each with both cones and the Newton,
 // CG and PGS solvers. At several steps of MuJoCo's run Moduco takes MuJoCo's state (qpos, qvel,
 // qacc_warmstart) and runs its forward: accelerations, passive forces (the adhesive pull), the
-// rows' efc_vel (relative to the moving surfaces), efc_aref and efc_force, and every contact
-// (geoms, distance, point, frame, net force) are compared field by field; Moduco's own run from
-// the keyframe is compared too.
+// rows' efc_vel (relative to the moving surfaces), efc_aref and efc_force, every contact (geoms,
+// distance, point, frame, net force) and the sensors (touch and contact sensors: net forces)
+// are compared field by field; Moduco's own run from the keyframe is compared too. The noslip
+// postsolver runs on two of the models.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +88,7 @@ static void compareFrame(const mcModel* m, mcData* d, const cJSON* fr, const cha
   double ef = fmax(fieldErr(fr, "efc_force", d->efc_force, n),
                    fieldErr(fr, "qacc", d->qacc, m->nv));
   ef = fmax(ef, fieldErr(fr, "qfrc_passive", d->qfrc_passive, m->nv));
+  ef = fmax(ef, fieldErr(fr, "sensordata", d->sensordata, m->nsensordata));
   for (int c = 0; c < d->ncon; c++) {
     const cJSON* rc = cJSON_GetArrayItem(cons, c);
     const mcContact* con = d->contact + c;
@@ -156,7 +158,7 @@ static void compareModel(const char* name, const char* cone, const char* solver,
 }
 
 static const char* const kModels[] = {"conveyor.xml", "turntable.xml", "two_surfaces.xml",
-                                      "adhesion.xml"};
+                                      "adhesion.xml", "noslip.xml", "noslip_adhesion.xml"};
 
 // each model in one cone with one solver
 static void compareAll(const char* cone, const char* solver, double tolForce, double tolRun) {
