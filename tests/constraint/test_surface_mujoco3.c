@@ -199,3 +199,36 @@ Test(surface_mujoco3, elliptic_pgs) {
 Test(surface_mujoco3, pyramidal_pgs) {
   compareAll("pyramidal", "PGS", 1, 5e-4);
 }
+
+// the inverse dynamics of the sticky contacts: the adhesive pull in qfrc_passive and the
+// shifted rows give back the applied (actuator) forces of the forward at every frame
+Test(surface_mujoco3, adhesion_inverse_matches_forward) {
+  const char* cones[] = {"elliptic", "pyramidal"};
+  for (int c = 0; c < 2; c++) {
+    char path[512], err[512];
+    variant(MODEL_DIR "adhesion.xml", cones[c], "Newton", path, sizeof(path));
+    mcModel* m = mc_loadXML(path, err, sizeof(err));
+    cr_assert(m, "%s", err);
+    mcData* d = mc_makeData(m);
+    mc_resetDataKeyframe(m, d, 0);
+    double worst = 0, pull = 0;
+    for (int s = 0; s <= 100; s++) {
+      mc_forward(m, d);
+      for (int i = 0; i < m->nv; i++) {
+        pull = fmax(pull, fabs(d->qfrc_passive[i]));
+      }
+      mc_inverse(m, d);
+      for (int i = 0; i < m->nv; i++) {
+        worst = fmax(worst, fabs(d->qfrc_inverse[i] - d->qfrc_actuator[i]));
+      }
+      mc_step(m, d);
+    }
+    printf("adhesion %s: inverse within %.2e N of the forward's forces (pull up to %g N)\n",
+           cones[c], worst, pull);
+    cr_expect(pull >= 5, "%s: no adhesive pull in qfrc_passive (%g)", cones[c], pull);
+    cr_expect(worst <= 1e-6, "%s: the inverse differs from the forward by %g", cones[c], worst);
+    mc_deleteData(d);
+    mc_deleteModel(m);
+    removeVariant(path);
+  }
+}
