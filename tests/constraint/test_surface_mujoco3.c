@@ -45,9 +45,10 @@ static void readField(const cJSON* obj, const char* key, double* out, int n) {
   }
 }
 
-// the model file with cone and solver of its <option> replaced, in a new temporary folder (the
-// path in path, size sz)
-static void variant(const char* file, const char* cone, const char* solver, char* path, int sz) {
+// the model file with cone and solver of its <option> replaced and the attributes extra added,
+// in a new temporary folder (the path in path, size sz)
+static void variant(const char* file, const char* cone, const char* solver, const char* extra,
+                    char* path, int sz) {
   char* xml = tu_readFile(file);
   cr_assert(xml, "cannot read %s", file);
   char dir[] = "/tmp/moduco-surface-XXXXXX";
@@ -57,7 +58,7 @@ static void variant(const char* file, const char* cone, const char* solver, char
   cr_assert(f);
   const char* a = strstr(xml, "cone=\"elliptic\" solver=\"Newton\"");
   cr_assert(a, "%s: no cone=\"elliptic\" solver=\"Newton\" to vary", file);
-  fprintf(f, "%.*scone=\"%s\" solver=\"%s\"%s", (int)(a - xml), xml, cone, solver,
+  fprintf(f, "%.*scone=\"%s\" solver=\"%s\"%s%s", (int)(a - xml), xml, cone, solver, extra,
           a + strlen("cone=\"elliptic\" solver=\"Newton\""));
   fclose(f);
   free(xml);
@@ -121,7 +122,7 @@ static void compareModel(const char* name, const char* cone, const char* solver,
                          double tolRun) {
   TU_MJS314_REQUIRE();
   char path[512], err[512], what[256];
-  variant(name, cone, solver, path, sizeof(path));
+  variant(name, cone, solver, "", path, sizeof(path));
   const char* args[NFRAME + 2] = {path};
   for (int i = 0; i < NFRAME; i++) {
     args[1 + i] = kSteps[i];
@@ -206,7 +207,7 @@ Test(surface_mujoco3, adhesion_inverse_matches_forward) {
   const char* cones[] = {"elliptic", "pyramidal"};
   for (int c = 0; c < 2; c++) {
     char path[512], err[512];
-    variant(MODEL_DIR "adhesion.xml", cones[c], "Newton", path, sizeof(path));
+    variant(MODEL_DIR "adhesion.xml", cones[c], "Newton", "", path, sizeof(path));
     mcModel* m = mc_loadXML(path, err, sizeof(err));
     cr_assert(m, "%s", err);
     mcData* d = mc_makeData(m);
@@ -230,5 +231,45 @@ Test(surface_mujoco3, adhesion_inverse_matches_forward) {
     mc_deleteData(d);
     mc_deleteModel(m);
     removeVariant(path);
+  }
+}
+
+
+// the row-sparse Jacobian (the adhesive pull read from its rows) moves the bodies as the dense one
+Test(surface_mujoco3, sparse_jacobian_as_dense) {
+  const char* files[] = {"adhesion.xml", "two_surfaces.xml"};
+  for (int k = 0; k < 4; k++) {
+    const char* cone = k % 2 ? "pyramidal" : "elliptic";
+    char file[512], path[2][512], err[512];
+    snprintf(file, sizeof(file), "%s%s", MODEL_DIR, files[k / 2]);
+    variant(file, cone, "Newton", " jacobian=\"dense\"", path[0], sizeof(path[0]));
+    variant(file, cone, "Newton", " jacobian=\"sparse\"", path[1], sizeof(path[1]));
+    mcModel* m[2];
+    mcData* d[2];
+    for (int j = 0; j < 2; j++) {
+      m[j] = mc_loadXML(path[j], err, sizeof(err));
+      cr_assert(m[j], "%s", err);
+      d[j] = mc_makeData(m[j]);
+      mc_resetDataKeyframe(m[j], d[j], 0);
+    }
+    double worst = 0;
+    for (int s = 0; s < 200; s++) {
+      mc_forward(m[0], d[0]);
+      mc_forward(m[1], d[1]);
+      cr_assert(!d[0]->efc_J_rownnz && d[1]->efc_J_rownnz, "not a dense and a sparse Jacobian");
+      for (int i = 0; i < m[0]->nv; i++) {
+        worst = fmax(worst, fabs(d[0]->qacc[i] - d[1]->qacc[i]));
+        worst = fmax(worst, fabs(d[0]->qfrc_passive[i] - d[1]->qfrc_passive[i]));
+      }
+      mc_step(m[0], d[0]);
+      mc_step(m[1], d[1]);
+    }
+    printf("%s %s: sparse within %.2e of dense\n", files[k / 2], cone, worst);
+    cr_expect(worst <= 1e-9, "%s %s: sparse differs from dense by %g", files[k / 2], cone, worst);
+    for (int j = 0; j < 2; j++) {
+      mc_deleteData(d[j]);
+      mc_deleteModel(m[j]);
+      removeVariant(path[j]);
+    }
   }
 }
