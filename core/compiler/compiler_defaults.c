@@ -166,12 +166,9 @@ void mcc_readJoint(mcc* c, const mcxElem* e, mccJoint* s, int in_default) {
 void mcc_readGeom(mcc* c, const mcxElem* e, mccGeom* s, int in_default) {
   mcc_checkAttrs(c, e, MCC_GEOM_ATTR);
   // MuJoCo 3.14's contact adhesion and moving surfaces (core/engine/contact_surface.c); a
-  // shorter surfacevel list leaves the rest zero, as in 3.14
+  // shorter surfacevel list keeps the rest (from the default class), as 3.14
   mcc_readNum(c, e, "adhesion", &s->adhesion);
-  mcNum sv[6] = {0, 0, 0, 0, 0, 0};
-  if (mcc_readNums(c, e, "surfacevel", sv, 1, 6)) {
-    memcpy(s->surfacevel, sv, sizeof(sv));
-  }
+  mcc_readNums(c, e, "surfacevel", s->surfacevel, 1, 6);
   int type = mcc_readEnum(c, e, "type",
                           "plane hfield sphere capsule ellipsoid cylinder box mesh sdf");
   if (type == 8) {
