@@ -53,6 +53,8 @@ typedef struct mccGeom_ {
   const char* mesh;               // mesh name (points into the XML tree)
   mcNum fitscale;                 // scale of a primitive sized from its mesh
   const char* hfield;             // hfield name
+  mcNum adhesion;                 // pull each contact may give (MuJoCo 3.14's geom adhesion)
+  mcNum surfacevel[6];            // surface velocity field: linear, angular (geom frame)
 } mccGeom;
 
 typedef struct mccSite_ {

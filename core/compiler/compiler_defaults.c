@@ -163,26 +163,12 @@ void mcc_readJoint(mcc* c, const mcxElem* e, mccJoint* s, int in_default) {
   mcc_readNums(c, e, "springdamper", s->springdamper, 2, 2);
 }
 
-// accept the neutral value (all zeros) of a MuJoCo 3.x attribute that changes the physics
-// otherwise, and refuse any other value naming it and what MuJoCo 3.14 does with it
-static void mcc_refuseNonzero(mcc* c, const mcxElem* e, const char* key, int n,
-                              const char* what) {
-  mcNum v[6] = {0, 0, 0, 0, 0, 0};
-  mcc_readNums(c, e, key, v, 1, n);
-  for (int k = 0; k < n; k++) {
-    if (v[k] != 0) {
-      mcc_error(c, e, "not supported yet: %s=\"%s\" in <%s> (%s); only the default, zero, is "
-                "accepted", key, mcx_attr(e, key), e->name, what);
-    }
-  }
-}
-
 void mcc_readGeom(mcc* c, const mcxElem* e, mccGeom* s, int in_default) {
-  mcc_refuseNonzero(c, e, "adhesion", 1, "MuJoCo 3.14's contact adhesion: the friction cone "
-                    "shifted so each contact pulls with up to this force");
-  mcc_refuseNonzero(c, e, "surfacevel", 6, "MuJoCo 3.14's moving contact surface: a velocity "
-                    "field seen by the geom's contacts, as a conveyor belt");
   mcc_checkAttrs(c, e, MCC_GEOM_ATTR);
+  // MuJoCo 3.14's contact adhesion and moving surfaces (core/engine/contact_surface.c); a
+  // shorter surfacevel list keeps the rest (from the default class), as 3.14
+  mcc_readNum(c, e, "adhesion", &s->adhesion);
+  mcc_readNums(c, e, "surfacevel", s->surfacevel, 1, 6);
   int type = mcc_readEnum(c, e, "type",
                           "plane hfield sphere capsule ellipsoid cylinder box mesh sdf");
   if (type == 8) {

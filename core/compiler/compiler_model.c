@@ -447,6 +447,8 @@ mcModel* mcc_buildModel(mcc* c) {
     memcpy(m->geom_friction + 3 * g, s->friction, sizeof(s->friction));
     m->geom_margin[g] = s->margin;
     m->geom_gap[g] = s->gap;
+    m->geom_adhesion[g] = s->adhesion;
+    memcpy(m->geom_surfacevel + 6 * g, s->surfacevel, sizeof(s->surfacevel));
     if (s->fluidshape) {
       m->geom_fluid[mcNFLUID * g] = s->fluidshape;
       memcpy(m->geom_fluid + mcNFLUID * g + 1, s->fluidcoef, sizeof(s->fluidcoef));

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "engine/contact_surface.h"
 #include "engine/io.h"
 #include "engine/island.h"
 #include "math/math.h"
@@ -1102,4 +1103,7 @@ void mc_referenceConstraint(const mcModel* m, mcData* d) {
     d->efc_vel[i] = vel;
     d->efc_aref[i] = -kbip[1] * vel - kbip[0] * kbip[2] * (d->efc_pos[i] - d->efc_margin[i]);
   }
+
+  // contacts: moving surfaces and adhesion (core/engine/contact_surface.c)
+  mc_surfaceReference(m, d);
 }

@@ -7,6 +7,7 @@
 
 #include "engine/collision.h"
 #include "engine/constraint.h"
+#include "engine/contact_surface.h"
 #include "engine/engine.h"
 #include "engine/io.h"
 #include "engine/island.h"
@@ -117,6 +118,7 @@ void mc_fwdVelocity(const mcModel* m, mcData* d) {
   mc_fwdVelocityTendonActuator(m, d);
   mc_comVel(m, d);
   mc_passive(m, d);
+  mc_adhesionPassive(m, d);  // contact adhesion (core/engine/contact_surface.c)
   if (d->nefc) {
     mc_referenceConstraint(m, d);
   }

@@ -3,6 +3,7 @@
 #include <moduco/moduco.h>
 #include <moduco/mcplugin.h>
 
+#include "engine/contact_surface.h"
 #include "engine/engine.h"
 #include "engine/plugin_check.h"
 #include "engine/sensor.h"
@@ -13,7 +14,6 @@
 //---------------------------------- contact forces ------------------------------------------------
 
 void mc_contactForce(const mcModel* m, const mcData* d, int id, mcNum result[6]) {
-  (void)m;
   mcu_zero(result, 6);
   if (id < 0 || id >= d->ncon) {
     return;
@@ -27,15 +27,17 @@ void mc_contactForce(const mcModel* m, const mcData* d, int id, mcNum result[6])
   // frictionless and elliptic rows are already in the contact frame
   if (dim == 1 || d->efc_type[adr] != mcCNSTR_CONTACT_PYRAMIDAL) {
     mcu_copy(result, d->efc_force + adr, dim);
-    return;
+  } else {
+    // pyramidal: edge pairs give the normal (sum) and the frictional components (difference)
+    for (int k = 0; k < dim - 1; k++) {
+      mcNum a = d->efc_force[adr + 2 * k], b = d->efc_force[adr + 2 * k + 1];
+      result[0] += a + b;
+      result[k + 1] = (a - b) * con->friction[k];
+    }
   }
 
-  // pyramidal: edge pairs give the normal (sum) and the frictional components (difference)
-  for (int k = 0; k < dim - 1; k++) {
-    mcNum a = d->efc_force[adr + 2 * k], b = d->efc_force[adr + 2 * k + 1];
-    result[0] += a + b;
-    result[k + 1] = (a - b) * con->friction[k];
-  }
+  // the net force: the rows carry the normal force shifted by the adhesion (contact_surface.h)
+  result[0] -= mc_contactAdhesion(m, con);
 }
 
 

@@ -92,8 +92,26 @@ static int matchContact(const mcModel* m, const mcData* d, int i, const mcContac
 
 //---------------------------------- contact values ------------------------------------------------
 
-// force and torque of contact id in its frame (zeros past its dimension, and without a row)
-static void contactForce(const mcData* d, int id, mcNum f[6]) {
+// adhesion of a contact, MuJoCo 3.14's rule as the core applies it (core/engine/contact_surface.h):
+// the geom of higher priority gives its own, equal priorities the sum, explicit pairs none
+static mcNum adhesion(const mcModel* m, const mcContact* con) {
+  int g1 = con->geom1, g2 = con->geom2;
+  mcNum a1 = m->geom_adhesion[g1], a2 = m->geom_adhesion[g2];
+  if (a1 == 0 && a2 == 0) {
+    return 0;
+  }
+  for (int i = 0; i < m->npair; i++) {
+    int p1 = m->pair_geom1[i], p2 = m->pair_geom2[i];
+    if ((p1 == g1 && p2 == g2) || (p1 == g2 && p2 == g1)) {
+      return 0;
+    }
+  }
+  int p1 = m->geom_priority[g1], p2 = m->geom_priority[g2];
+  return p1 > p2 ? a1 : p2 > p1 ? a2 : a1 + a2;
+}
+
+
+void ss_contactForce(const mcModel* m, const mcData* d, int id, mcNum f[6]) {
   const mcContact* con = d->contact + id;
   int adr = con->efc_address, dim = con->dim;
   memset(f, 0, 6 * sizeof(mcNum));
@@ -102,22 +120,24 @@ static void contactForce(const mcData* d, int id, mcNum f[6]) {
   }
   if (dim == 1 || d->efc_type[adr] != mcCNSTR_CONTACT_PYRAMIDAL) {
     memcpy(f, d->efc_force + adr, (size_t)dim * sizeof(mcNum));
-    return;
+  } else {
+    // pyramidal: each edge pair gives the normal part (sum) and one frictional part (difference)
+    for (int k = 0; k < dim - 1; k++) {
+      mcNum a = d->efc_force[adr + 2 * k], b = d->efc_force[adr + 2 * k + 1];
+      f[0] += a + b;
+      f[k + 1] = (a - b) * con->friction[k];
+    }
   }
 
-  // pyramidal: each edge pair gives the normal part (sum) and one frictional part (difference)
-  for (int k = 0; k < dim - 1; k++) {
-    mcNum a = d->efc_force[adr + 2 * k], b = d->efc_force[adr + 2 * k + 1];
-    f[0] += a + b;
-    f[k + 1] = (a - b) * con->friction[k];
-  }
+  // the rows carry the normal force shifted by the adhesion: the net force is without it
+  f[0] -= adhesion(m, con);
 }
 
 
 // force and torque of a contact as seen by the sensor: in the contact frame, or from the other
 // side (sign -1) in the frame with normal and first tangent reversed
-static void sensedForce(const mcData* d, int id, int sign, mcNum f[6]) {
-  contactForce(d, id, f);
+static void sensedForce(const mcModel* m, const mcData* d, int id, int sign, mcNum f[6]) {
+  ss_contactForce(m, d, id, f);
   if (sign < 0) {
     f[2] = -f[2];
     f[5] = -f[5];
@@ -126,9 +146,9 @@ static void sensedForce(const mcData* d, int id, int sign, mcNum f[6]) {
 
 
 // global force and torque on the second side of a contact (from the sensor's view)
-static void globalWrench(const mcData* d, int id, int sign, mcNum out[6]) {
+static void globalWrench(const mcModel* m, const mcData* d, int id, int sign, mcNum out[6]) {
   mcNum f[6];
-  contactForce(d, id, f);
+  ss_contactForce(m, d, id, f);
   const mcNum* R = d->contact[id].frame;
   for (int k = 0; k < 3; k++) {
     out[k] = sign * (R[k] * f[0] + R[3 + k] * f[1] + R[6 + k] * f[2]);
@@ -138,9 +158,9 @@ static void globalWrench(const mcData* d, int id, int sign, mcNum out[6]) {
 
 
 // the norm of the force of a contact (maxforce and netforce weights)
-static mcNum forceNorm(const mcData* d, int id) {
+static mcNum forceNorm(const mcModel* m, const mcData* d, int id) {
   mcNum f[6];
-  contactForce(d, id, f);
+  ss_contactForce(m, d, id, f);
   return sqrt(ss_dot3(f, f));
 }
 
@@ -171,10 +191,10 @@ static mcNum* writeSlot(mcNum* out, int mask, mcNum found, const mcNum f[6], mcN
 
 
 // one matched contact into a slot
-static mcNum* writeContact(const mcData* d, mcNum* out, int mask, int nmatch, int id, int sign) {
+static mcNum* writeContact(const mcModel* m, const mcData* d, mcNum* out, int mask, int nmatch, int id, int sign) {
   const mcContact* con = d->contact + id;
   mcNum f[6], normal[3], tangent[3];
-  sensedForce(d, id, sign, f);
+  sensedForce(m, d, id, sign, f);
   for (int k = 0; k < 3; k++) {
     normal[k] = sign * con->frame[k];
     tangent[k] = sign * con->frame[3 + k];
@@ -184,11 +204,11 @@ static mcNum* writeContact(const mcData* d, mcNum* out, int mask, int nmatch, in
 
 
 // the net wrench of the matched contacts, at their force-weighted centroid, in the global frame
-static mcNum* writeNet(const mcData* d, mcNum* out, int mask, int nmatch, const int* id,
+static mcNum* writeNet(const mcModel* m, const mcData* d, mcNum* out, int mask, int nmatch, const int* id,
                        const int* sign) {
   mcNum w = 0, c[3] = {0, 0, 0}, net[6] = {0, 0, 0, 0, 0, 0};
   for (int j = 0; j < nmatch; j++) {
-    mcNum wj = forceNorm(d, id[j]);
+    mcNum wj = forceNorm(m, d, id[j]);
     const mcNum* p = d->contact[id[j]].pos;
     w += wj;
     for (int k = 0; k < 3; k++) {
@@ -200,7 +220,7 @@ static mcNum* writeNet(const mcData* d, mcNum* out, int mask, int nmatch, const 
   }
   for (int j = 0; j < nmatch; j++) {
     mcNum g[6], r[3], t[3];
-    globalWrench(d, id[j], sign[j], g);
+    globalWrench(m, d, id[j], sign[j], g);
     const mcNum* p = d->contact[id[j]].pos;
     for (int k = 0; k < 3; k++) {
       r[k] = p[k] - c[k];
@@ -217,11 +237,11 @@ static mcNum* writeNet(const mcData* d, mcNum* out, int mask, int nmatch, const 
 
 
 // move the best remaining candidate (smallest key, first on ties) to position k
-static void selectBest(const mcData* d, int reduce, int* id, int* sign, int k, int n) {
+static void selectBest(const mcModel* m, const mcData* d, int reduce, int* id, int* sign, int k, int n) {
   int best = k;
   mcNum bestkey = 0;
   for (int j = k; j < n; j++) {
-    mcNum key = reduce == REDUCE_MINDIST ? d->contact[id[j]].dist : -forceNorm(d, id[j]);
+    mcNum key = reduce == REDUCE_MINDIST ? d->contact[id[j]].dist : -forceNorm(m, d, id[j]);
     if (j == k || key < bestkey) {
       best = j;
       bestkey = key;
@@ -270,14 +290,14 @@ void ss_contactSensor(const mcpHost* host, const mcModel* m, mcData* d, int i, m
   // reduction and extraction (the net wrench is written even of no contact: found 0, the
   // global frame's x and y axes as normal and tangent, as MuJoCo 3.14)
   if (reduce == REDUCE_NETFORCE) {
-    writeNet(d, out, mask, nmatch, id, sign);
+    writeNet(m, d, out, mask, nmatch, id, sign);
   } else {
     int nslot = nmatch < num ? nmatch : num;
     for (int k = 0; k < nslot; k++) {
       if (reduce != REDUCE_NONE) {
-        selectBest(d, reduce, id, sign, k, nmatch);
+        selectBest(m, d, reduce, id, sign, k, nmatch);
       }
-      out = writeContact(d, out, mask, nmatch, id[k], sign[k]);
+      out = writeContact(m, d, out, mask, nmatch, id[k], sign[k]);
     }
   }
   host->freeStack(d);

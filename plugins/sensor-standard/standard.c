@@ -104,24 +104,6 @@ static void objAcceleration(const mcModel* m, const mcData* d, int type, int id,
 
 //---------------------------------- contacts and constraints --------------------------------------
 
-// normal force of contact id (0 if the contact is not in the constraint set)
-static mcNum normalForce(const mcData* d, int id) {
-  const mcContact* con = d->contact + id;
-  int adr = con->efc_address;
-  if (adr < 0) {
-    return 0;
-  }
-  if (con->dim == 1 || d->efc_type[adr] != mcCNSTR_CONTACT_PYRAMIDAL) {
-    return d->efc_force[adr];
-  }
-  mcNum f = 0;
-  for (int k = 0; k < 2 * (con->dim - 1); k++) {
-    f += d->efc_force[adr + k];
-  }
-  return f;
-}
-
-
 // first constraint row of the given type and object, or -1
 static int findRow(const mcData* d, int type, int id) {
   for (int i = 0; i < d->nefc; i++) {
@@ -143,7 +125,9 @@ static mcNum touch(const mcModel* m, const mcData* d, int site) {
     if (b1 != body && b2 != body) {
       continue;
     }
-    mcNum f = normalForce(d, i);
+    mcNum fc[6];
+    ss_contactForce(m, d, i, fc);
+    mcNum f = fc[0];
     if (f <= 0) {
       continue;
     }

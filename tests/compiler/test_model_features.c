@@ -101,8 +101,12 @@ static void refused(const char* body, const char* want) {
 Test(audit, physics_attributes_not_implemented_are_refused) {
   refused("<worldbody><geom name='a' size='1'/><geom name='b' size='1'/></worldbody><contact>"
           "<pair geom1='a' geom2='b' solreffriction='0.01 1'/></contact>", "solreffriction");
-  refused("<worldbody><geom size='1' adhesion='1'/></worldbody>", "adhesion");
-  refused("<worldbody><geom size='1' surfacevel='1 0 0'/></worldbody>", "surfacevel");
+  // geom adhesion and surfacevel are implemented (test_surface_mujoco3); bad values refused
+  refused("<worldbody><geom size='1' adhesion='nan'/></worldbody>", "adhesion");
+  refused("<worldbody><geom size='1' adhesion='1 2'/></worldbody>", "adhesion");
+  refused("<worldbody><geom size='1' surfacevel='1 0 inf'/></worldbody>", "surfacevel");
+  refused("<worldbody><geom size='1' surfacevel='1 0 0 0 0 0 1'/></worldbody>", "surfacevel");
+  refused("<default><geom surfacevel='1 x'/></default>", "surfacevel");
   // sleep_tolerance is accepted (no effect without the sleep flag: test_mujoco3_attrs)
   refused("<option><flag sleep='enable'/></option>", "sleep");
   // <attach>, weld sites, tendon actuatorfrcrange, alignfree: test_compose.c (MuJoCo 3.14)

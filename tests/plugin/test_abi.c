@@ -89,6 +89,16 @@ Test(plugin_abi, island_fields_of_abi_1_4_appended) {
 }
 
 
+Test(plugin_abi, model_fields_appended_after_abi_1_4) {
+  // geom_adhesion and geom_surfacevel (MuJoCo 3.14's contact adhesion and moving surfaces) end
+  // mcModel's array list, after eq_objtype, the last array of 1.4
+  cr_expect_eq(offsetof(mcModel, geom_adhesion), offsetof(mcModel, eq_objtype) + sizeof(void*));
+  cr_expect_eq(offsetof(mcModel, geom_surfacevel),
+               offsetof(mcModel, geom_adhesion) + sizeof(void*));
+  cr_expect_eq(offsetof(mcModel, modelfile), offsetof(mcModel, geom_surfacevel) + sizeof(void*));
+}
+
+
 Test(plugin_abi, layout_mcpPostsolver) {
   cr_expect_eq(sizeof(mcpPostsolver), 96);
   cr_expect_eq(offsetof(mcpPostsolver, ext), 88);

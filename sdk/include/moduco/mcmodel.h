@@ -559,7 +559,9 @@ typedef struct mcOption_ {
   /* appended after ABI 1.3 */                                                                   \
   X(mcByte, tendon_actfrclimited,  ntendon,     1)  /* clamp the total actuator force */           \
   X(mcNum,  tendon_actfrcrange,    ntendon,     2)  /* range of the total actuator force */      \
-  X(int,    eq_objtype,            neq,         1)  /* type of both objects (mctObj) */
+  X(int,    eq_objtype,            neq,         1)  /* type of both objects (mctObj) */            \
+  X(mcNum,  geom_adhesion,         ngeom,       1)  /* pull a contact may give (adhesion) */       \
+  X(mcNum,  geom_surfacevel,       ngeom,       6)  /* surface velocity: linear, angular */
 
 // Pointer to a resolved plugin descriptor (see mcplugin.h).
 struct mcpHeader_;

@@ -181,7 +181,8 @@ MCAPI void mc_jacSite(const mcModel* m, const mcData* d, mcNum* jacp, mcNum* jac
 // of the body-com Jacobians in it (zero for a massless subtree). Uses d's stack.
 MCAPI void mc_jacSubtreeCom(const mcModel* m, mcData* d, mcNum* jacp, int body);
 
-// Force and torque (6 numbers) of contact id in its contact frame (normal first), from efc_force.
+// Force and torque (6 numbers) of contact id in its contact frame (normal first), from efc_force:
+// the net force (an adhesive contact's rows carry its normal force plus the adhesion, taken off).
 MCAPI void mc_contactForce(const mcModel* m, const mcData* d, int id, mcNum result[6]);
 
 // com-based acceleration cacc, external force cfrc_ext (applied, contact, connect and weld) and
