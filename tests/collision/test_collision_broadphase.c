@@ -80,7 +80,12 @@ static int bruteForcePairs(const mcModel* m, const mcData* d) {
           !mci_collisionFunc(t1, t2)) {
         continue;
       }
-      if (!mci_boundingFilter(m, d, g1, g2, fmax(m->geom_margin[g1], m->geom_margin[g2]))) {
+      // the detection distance: MuJoCo 3.14 sums margins and gaps, 2.2.2 took the larger margin
+      mcNum detect = (m->opt.enableflags & mcENBL_LEGACYMARGIN)
+                         ? fmax(m->geom_margin[g1], m->geom_margin[g2])
+                         : m->geom_margin[g1] + m->geom_margin[g2] + m->geom_gap[g1] +
+                               m->geom_gap[g2];
+      if (!mci_boundingFilter(m, d, g1, g2, detect)) {
         continue;
       }
       int explicit = 0;
