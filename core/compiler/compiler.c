@@ -32,6 +32,7 @@ static void mcc_init(mcc* c, mcxTree* tree, char* error, int error_sz) {
   mcc_vecInit(&c->cameras, sizeof(mccCameraObj));
   mcc_vecInit(&c->meshes, sizeof(mccNamed));
   mcc_vecInit(&c->hfields, sizeof(mccNamed));
+  mcc_vecInit(&c->materials, sizeof(mccMaterial));
   mcc_vecInit(&c->actuators, sizeof(mccActObj));
   mcc_vecInit(&c->tendons, sizeof(mccTendonObj));
   mcc_vecInit(&c->wraps, sizeof(mccWrap));
@@ -71,7 +72,7 @@ static void mcc_free(mcc* c) {
     mcc_vecFree(&MCC_AT(c->keymaps, mccKeyMap, i)->values);
   }
   mccVec* vecs[] = {&c->classes, &c->bodies, &c->joints, &c->geoms, &c->sites, &c->meshes,
-                    &c->hfields, &c->actuators, &c->tendons, &c->wraps, &c->eqs, &c->pairs,
+                    &c->hfields, &c->materials, &c->actuators, &c->tendons, &c->wraps, &c->eqs, &c->pairs,
                     &c->excludes, &c->sensors, &c->numerics, &c->keys, &c->plugins, &c->strs,
                     &c->config, &c->extconfig, &c->plugdefs,
                     &c->cameras, &c->scopes, &c->attached, &c->keymaps};

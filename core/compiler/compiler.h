@@ -55,6 +55,7 @@ typedef struct mccGeom_ {
   const char* hfield;             // hfield name
   mcNum adhesion;                 // pull each contact may give (MuJoCo 3.14's geom adhesion)
   mcNum surfacevel[6];            // surface velocity field: linear, angular (geom frame)
+  const char* material;           // material name (colour only; points into the XML tree)
 } mccGeom;
 
 typedef struct mccSite_ {
@@ -132,6 +133,7 @@ typedef struct mccClass_ {
   mccEquality eq;
   mccPair pair;
   mccCamera camera;
+  float matrgba[4];               // <material rgba> of the class (compiler_material.c)
 } mccClass;
 
 //---------------------------------- compiled objects ----------------------------------------------
@@ -165,6 +167,7 @@ typedef struct mccGeomObj_ {
   mccGeom s;
   int meshid;
   int fitmesh;                    // a primitive sized from its mesh (meshid: that mesh)
+  int matid;                      // material (c->materials), -1: none
 } mccGeomObj;
 
 typedef struct mccSiteObj_ {
@@ -185,6 +188,12 @@ typedef struct mccNamed_ {        // an object known only by name and element (m
   const char* name;
   const mcxElem* elem;
 } mccNamed;
+
+typedef struct mccMaterial_ {     // a <material>: only its colour reaches the model
+  const char* name;
+  const mcxElem* elem;
+  float rgba[4];
+} mccMaterial;
 
 typedef struct mccActObj_ {
   const char* name;
@@ -341,6 +350,7 @@ typedef struct mcc_ {
   mccVec cameras;                 // mccCameraObj
   mccVec meshes;                  // mccNamed
   mccVec hfields;                 // mccNamed
+  mccVec materials;               // mccMaterial
   mccVec actuators;               // mccActObj
   mccVec tendons;                 // mccTendonObj
   mccVec wraps;                   // mccWrap
@@ -462,6 +472,12 @@ void mcc_frameMul(mcNum pos[3], mcNum quat[4], const mcNum fpos[3], const mcNum 
 
 void mcc_defaultClassInit(mccClass* cls);
 void mcc_readDefaults(mcc* c, const mcxElem* e, int parent);
+// <material> in <asset> and in a default class; a geom's material by name (compiler_material.c)
+void mcc_readMaterial(mcc* c, const mcxElem* e);
+void mcc_readMaterialDefault(mcc* c, const mcxElem* e, mccClass* cls);
+int mcc_geomMaterial(mcc* c, const mcxElem* e, const char* name);
+void mcc_geomMaterialRgba(const mcc* c, int matid, float rgba[4]);
+
 int mcc_findClass(mcc* c, const mcxElem* e, const char* name);
 int mcc_elemClass(mcc* c, const mcxElem* e, int inherited);
 

@@ -32,6 +32,8 @@ static mccVec* mcc_objVec(mcc* c, int objtype) {
     return &c->meshes;
   case mcOBJ_HFIELD:
     return &c->hfields;
+  case mcOBJ_MATERIAL:
+    return &c->materials;
   case mcOBJ_TENDON:
     return &c->tendons;
   case mcOBJ_ACTUATOR:
@@ -69,6 +71,8 @@ static const char* mcc_objName(int objtype) {
     return "mesh";
   case mcOBJ_HFIELD:
     return "hfield";
+  case mcOBJ_MATERIAL:
+    return "material";
   case mcOBJ_TENDON:
     return "tendon";
   case mcOBJ_ACTUATOR:
@@ -160,8 +164,9 @@ void mcc_readAsset(mcc* c, const mcxElem* e) {
       mcc_checkAttrs(c, ch, "name file content_type");
       mcc_require(c, ch, "name");
       mcc_require(c, ch, "file");
-    } else if (!strcmp(ch->name, "texture") || !strcmp(ch->name, "material") ||
-               !strcmp(ch->name, "skin")) {
+    } else if (!strcmp(ch->name, "material")) {
+      mcc_readMaterial(c, ch);
+    } else if (!strcmp(ch->name, "texture") || !strcmp(ch->name, "skin")) {
       // visual assets: accepted, no physics meaning
       continue;
     } else {
@@ -333,6 +338,7 @@ static void mcc_readGeomElem(mcc* c, const mcxElem* e, int body, int cls, const 
   g->elem = e;
   g->body = body;
   g->meshid = -1;
+  g->matid = -1;
   g->s = MCC_AT(c->classes, mccClass, mcc_elemClass(c, e, cls))->geom;
   mcc_readGeom(c, e, &g->s, 0);
   const char* name = mcc_newName(c, e, mcOBJ_GEOM);
@@ -375,6 +381,7 @@ static void mcc_readGeomElem(mcc* c, const mcxElem* e, int body, int cls, const 
   } else if (g->s.mesh && mcx_attr(e, "mesh")) {
     mcc_error(c, e, "attribute 'mesh' requires type=\"mesh\"");
   }
+  g->matid = mcc_geomMaterial(c, e, g->s.material);
 }
 
 static void mcc_readSiteElem(mcc* c, const mcxElem* e, int body, int cls, const mccFrame* f) {

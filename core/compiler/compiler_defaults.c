@@ -76,6 +76,7 @@ void mcc_defaultClassInit(mccClass* cls) {
   mcc_defaultSol(g->solref, g->solimp);
   g->rgba[0] = g->rgba[1] = g->rgba[2] = 0.5f;
   g->rgba[3] = 1;
+  cls->matrgba[0] = cls->matrgba[1] = cls->matrgba[2] = cls->matrgba[3] = 1;
   g->fluidcoef[0] = 0.5;
   g->fluidcoef[1] = 0.25;
   g->fluidcoef[2] = 1.5;
@@ -219,6 +220,10 @@ void mcc_readGeom(mcc* c, const mcxElem* e, mccGeom* s, int in_default) {
   v = mcx_attr(e, "hfield");
   if (v) {
     s->hfield = v;
+  }
+  v = mcx_attr(e, "material");
+  if (v) {
+    s->material = v;
   }
   int shell = mcc_readBool(c, e, "shellinertia");
   if (shell >= 0) {
@@ -578,8 +583,10 @@ static void mcc_readClassBody(mcc* c, const mcxElem* e, int ci) {
         mcc_error(c, ch, "attribute 'name' is not allowed in a default class");
       }
       mcc_pluginDefault(c, ch, ci);
+    } else if (!strcmp(n, "material")) {
+      mcc_readMaterialDefault(c, ch, cls);
     } else if (!strcmp(n, "mesh") || !strcmp(n, "light") ||
-               !strcmp(n, "material") || !strcmp(n, "texture") || !strcmp(n, "hfield") ||
+               !strcmp(n, "texture") || !strcmp(n, "hfield") ||
                !strcmp(n, "flex")) {
       // visual or asset defaults: accepted, no physics meaning here
       continue;

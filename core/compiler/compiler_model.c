@@ -449,6 +449,7 @@ mcModel* mcc_buildModel(mcc* c) {
     m->geom_gap[g] = s->gap;
     m->geom_adhesion[g] = s->adhesion;
     memcpy(m->geom_surfacevel + 6 * g, s->surfacevel, sizeof(s->surfacevel));
+    mcc_geomMaterialRgba(c, go->matid, m->geom_matrgba + 4 * g);
     if (s->fluidshape) {
       m->geom_fluid[mcNFLUID * g] = s->fluidshape;
       memcpy(m->geom_fluid + mcNFLUID * g + 1, s->fluidcoef, sizeof(s->fluidcoef));

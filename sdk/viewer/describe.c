@@ -1,5 +1,6 @@
 // Moduco viewer: the model description the page draws from (GET /model.json).
 #include <math.h>
+#include <string.h>
 
 #include <cjson/cJSON.h>
 
@@ -123,11 +124,23 @@ static int addActuators(cJSON* root, const mcModel* m) {
 }
 
 
+// the colour a geom is drawn in, as MuJoCo's renderer chooses it: the geom's own rgba when it
+// differs from the default 0.5 0.5 0.5 1, else its material's (geom_matrgba; alpha < 0: none)
+static void drawColour(const mcModel* m, int g, float rgba[4]) {
+  const float* own = m->geom_rgba + 4 * g;
+  const float* mat = m->geom_matrgba + 4 * g;
+  int isdefault = own[0] == 0.5f && own[1] == 0.5f && own[2] == 0.5f && own[3] == 1.0f;
+  memcpy(rgba, isdefault && mat[3] >= 0 ? mat : own, 4 * sizeof(float));
+}
+
+
 // geoms: type, body, size, local frame, colour, mesh id
 static int addGeoms(cJSON* root, const mcModel* m) {
   cJSON* arr = cJSON_AddArrayToObject(root, "geoms");
   for (int g = 0; arr && g < m->ngeom; g++) {
     int type = m->geom_type[g];
+    float rgba[4];
+    drawColour(m, g, rgba);
     cJSON* o = addItem(arr);
     if (!o ||
         !cJSON_AddStringToObject(o, "name", nameAt(m, m->name_geomadr, g)) ||
@@ -139,7 +152,7 @@ static int addGeoms(cJSON* root, const mcModel* m) {
         addArray(o, "size", m->geom_size + 3 * g, 3, getNum) ||
         addArray(o, "pos", m->geom_pos + 3 * g, 3, getNum) ||
         addArray(o, "quat", m->geom_quat + 4 * g, 4, getNum) ||
-        addArray(o, "rgba", m->geom_rgba + 4 * g, 4, getFloat)) {
+        addArray(o, "rgba", rgba, 4, getFloat)) {
       return -1;
     }
   }

@@ -95,7 +95,9 @@ Test(plugin_abi, model_fields_appended_after_abi_1_4) {
   cr_expect_eq(offsetof(mcModel, geom_adhesion), offsetof(mcModel, eq_objtype) + sizeof(void*));
   cr_expect_eq(offsetof(mcModel, geom_surfacevel),
                offsetof(mcModel, geom_adhesion) + sizeof(void*));
-  cr_expect_eq(offsetof(mcModel, modelfile), offsetof(mcModel, geom_surfacevel) + sizeof(void*));
+  // geom_matrgba (the colour of a geom's material, for viewers)
+  cr_expect_eq(offsetof(mcModel, geom_matrgba), offsetof(mcModel, geom_surfacevel) + sizeof(void*));
+  cr_expect_eq(offsetof(mcModel, modelfile), offsetof(mcModel, geom_matrgba) + sizeof(void*));
 }
 
 

@@ -561,7 +561,8 @@ typedef struct mcOption_ {
   X(mcNum,  tendon_actfrcrange,    ntendon,     2)  /* range of the total actuator force */      \
   X(int,    eq_objtype,            neq,         1)  /* type of both objects (mctObj) */            \
   X(mcNum,  geom_adhesion,         ngeom,       1)  /* pull a contact may give (adhesion) */       \
-  X(mcNum,  geom_surfacevel,       ngeom,       6)  /* surface velocity: linear, angular */
+  X(mcNum,  geom_surfacevel,       ngeom,       6)  /* surface velocity: linear, angular */   \
+  X(float,  geom_matrgba,          ngeom,       4)  /* rgba of the geom's material; -1: none */
 
 // Pointer to a resolved plugin descriptor (see mcplugin.h).
 struct mcpHeader_;
