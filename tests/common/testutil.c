@@ -12,6 +12,8 @@
 
 #include <moduco/moduco.h>
 
+#include "engine/constraint.h"
+
 void tu_denseSolve(int n, double* A, double* b, double* x) {
   // forward elimination, swapping in the largest pivot of each column
   for (int c = 0; c < n; c++) {
@@ -355,4 +357,11 @@ void tu_cloudMesh(char* buf, size_t sz, TuRng* r, const char* name, int n, const
                             tu_uniform(r, -s[1], s[1]), tu_uniform(r, -s[2], s[2]));
   }
   snprintf(buf + len, sz - len, "'/>");
+}
+
+
+//---------------------------------- MuJoCo 2.2.2's rules (dyn314) --------------------------------
+
+void tu_legacy222(mcModel* m) {
+  m->opt.disableflags |= mcDSBL_LEGACY222;
 }

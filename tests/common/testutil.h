@@ -97,4 +97,9 @@ typedef struct mcModel_ mcModel;
 // on those bodies change too; the suites have none)
 void tu_legacyWeldWeights(mcModel* m);
 
+// MuJoCo 2.2.2's rules where Moduco follows MuJoCo 3.14 in dynamics (the internal switch
+// mcDSBL_LEGACY222, core/engine/constraint.h): connect and weld rows without dJ/dt qvel in
+// efc_aref. For the suites that step or solve models against MuJoCo 2.2.2 (docs/mujoco3.md)
+void tu_legacy222(mcModel* m);
+
 #endif  // MODUCO_TESTS_TESTUTIL_H_

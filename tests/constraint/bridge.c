@@ -101,6 +101,7 @@ void bridge_syncOptions(Bridge* b) {
   o->iterations = p->iterations;
   o->noslip_iterations = p->noslip_iterations;
   o->disableflags = p->disableflags & 0x7fff;
+  tu_legacy222(b->mc);                           // and MuJoCo 2.2.2's rules (testutil.h)
   o->enableflags = p->enableflags & 7;
   memcpy(o->gravity, p->gravity, sizeof(o->gravity));
 }
