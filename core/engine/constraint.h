@@ -13,7 +13,8 @@
 // MuJoCo 2.2.2's rules where MuJoCo 3.14 (which Moduco follows) changed them, for the suites that
 // compare with MuJoCo 2.2.2 (white-box tests only; not part of the ABI, no MJCF name): a bit of
 // opt.disableflags above the public ones. With it set, connect and weld rows leave dJ/dt qvel out
-// of efc_aref (docs/mujoco3.md, "MuJoCo 3.14 against Moduco").
+// of efc_aref, and mc_setConst gives bodies moved by sliders alone the mean inverse weights
+// instead of 1/mass (docs/mujoco3.md, "MuJoCo 3.14 against Moduco").
 #define mcDSBL_LEGACY222 (1 << 30)
 
 // Assemble all efc rows from the current positions (needs kinematics, comPos, tendon, crb,

@@ -364,4 +364,9 @@ void tu_cloudMesh(char* buf, size_t sz, TuRng* r, const char* name, int n, const
 
 void tu_legacy222(mcModel* m) {
   m->opt.disableflags |= mcDSBL_LEGACY222;
+  mcData* d = mc_makeData(m);
+  if (d) {
+    mc_setConst(m, d);  // the inverse weights by 2.2.2's rule
+    mc_deleteData(d);
+  }
 }

@@ -97,9 +97,11 @@ typedef struct mcModel_ mcModel;
 // on those bodies change too; the suites have none)
 void tu_legacyWeldWeights(mcModel* m);
 
-// MuJoCo 2.2.2's rules where Moduco follows MuJoCo 3.14 in dynamics (the internal switch
+// MuJoCo 2.2.2's rules where Moduco follows MuJoCo 3.x in dynamics (the internal switch
 // mcDSBL_LEGACY222, core/engine/constraint.h): connect and weld rows without dJ/dt qvel in
-// efc_aref. For the suites that step or solve models against MuJoCo 2.2.2 (docs/mujoco3.md)
+// efc_aref, and the model constants recomputed (mc_setConst) with the mean inverse weights for
+// bodies moved by sliders alone. For the suites that step or solve models compiled by Moduco
+// against MuJoCo 2.2.2 (docs/mujoco3.md); call it before tu_legacyWeldWeights
 void tu_legacy222(mcModel* m);
 
 #endif  // MODUCO_TESTS_TESTUTIL_H_

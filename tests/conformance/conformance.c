@@ -59,8 +59,8 @@ int conf_load(ConfPair* p, const char* name, const char* xml, const char* dir, c
     p->mj = NULL;
     return -1;
   }
-  tu_legacyWeldWeights(p->mc);
   tu_legacy222(p->mc);
+  tu_legacyWeldWeights(p->mc);
   p->dj = mj_makeData(p->mj);
   p->dc = mc_makeData(p->mc);
   p->scratch = calloc(2 * (size_t)p->mj->nv * (size_t)p->mj->nv + 8, sizeof(double));

@@ -128,8 +128,8 @@ static void pairLoad(Pair* p, const char* file) {
   cr_assert(p->mj, "MuJoCo: %s: %s", file, error);
   p->mc = mc_loadXML(file, error, sizeof(error));
   cr_assert(p->mc, "Moduco: %s: %s", file, error);
-  tu_legacyWeldWeights(p->mc);
   tu_legacy222(p->mc);
+  tu_legacyWeldWeights(p->mc);
   p->dj = mj_makeData(p->mj);
   p->dc = mc_makeData(p->mc);
   cr_assert(p->dj && p->dc);

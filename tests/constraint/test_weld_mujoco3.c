@@ -3,7 +3,8 @@
 // 2.2.2 suites emulate with tu_legacyWeldWeights), so a weld to a mocap body and a weld between
 // free bodies posed apart give MuJoCo 3.14's diagApprox, R, D, forces and accelerations. Connect
 // and weld rows between moving bodies: efc_aref less dJ/dt qvel, as MuJoCo 3.14 (the 2.2.2 suites
-// leave it out with tu_legacy222).
+// leave it out with tu_legacy222). Bodies moved by sliders alone: the inverse weights of a free
+// mass (1/mass) in body_invweight0, dof_invweight0 and the contact rows, as MuJoCo 3.x.
 #include <math.h>
 #include <stdio.h>
 
@@ -42,6 +43,10 @@ static void compareModel(const char* file) {
     mc_resetDataKeyframe(m, d, 0);
   }
   mc_forward(m, d);
+  double w = fmax(fieldErr(ref, "body_invweight0", m->body_invweight0, 2 * m->nbody),
+                  fieldErr(ref, "dof_invweight0", m->dof_invweight0, m->nv));
+  printf("%s invweight0: %.2e against MuJoCo 3.14\n", file, w);
+  cr_expect(w <= 1e-12, "%s: body or dof_invweight0 differs from MuJoCo 3.14 by %g", file, w);
   int n = d->nefc;
   cr_assert_eq(n, cJSON_GetObjectItemCaseSensitive(ref, "nefc")->valueint, "%s: nefc", file);
   const struct {
@@ -81,4 +86,9 @@ Test(weld_mujoco3, velocity_term_between_moving_chains) {
 
 Test(weld_mujoco3, velocity_term_between_free_bodies_and_sites) {
   compareModel(MODEL_DIR "eq_moving_free.xml");
+}
+
+
+Test(weld_mujoco3, slider_bodies_weights) {
+  compareModel(MODEL_DIR "slider_bodies.xml");
 }

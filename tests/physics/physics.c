@@ -15,8 +15,8 @@ static const char* const kSolverNames[3] = {"pgs", "cg", "newton"};
 
 // finish a load: data, then sizes that must agree
 static int finishLoad(PhysPair* p, char* error, int error_sz) {
-  tu_legacyWeldWeights(p->mc);
   tu_legacy222(p->mc);
+  tu_legacyWeldWeights(p->mc);
   p->dj = mj_makeData(p->mj);
   p->dc = mc_makeData(p->mc);
   if (!p->dj || !p->dc) {
