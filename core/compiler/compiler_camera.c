@@ -12,8 +12,8 @@
 #include "engine/engine.h"
 
 #define MCC_CAMERA_COMMON                                                                          \
-  "mode pos quat axisangle xyaxes zaxis euler orthographic fovy ipd resolution focal focalpixel " \
-  "principal principalpixel sensorsize user"
+  "mode pos quat axisangle xyaxes zaxis euler projection orthographic fovy ipd resolution focal " \
+  "focalpixel principal principalpixel sensorsize user"
 
 //---------------------------------- reading -------------------------------------------------------
 
@@ -45,7 +45,16 @@ void mcc_readCamera(mcc* c, const mcxElem* e, mccCamera* s, int in_default) {
   }
   mcc_readNums(c, e, "pos", s->pos, 3, 3);
   mcc_readOrient(c, e, s->quat);
-  int ortho = mcc_readBool(c, e, "orthographic");
+  // projection="perspective|orthographic" (MuJoCo 3.14); orthographic="false|true" (3.3.8, which
+  // 3.14 refuses) is still read, one of the two per element
+  if (mcx_attr(e, "projection") && mcx_attr(e, "orthographic")) {
+    mcc_error(c, e, "camera: give either projection or orthographic (MuJoCo 3.3.8's name for "
+              "it), not both");
+  }
+  int ortho = mcc_readEnum(c, e, "projection", "perspective orthographic");
+  if (ortho < 0) {
+    ortho = mcc_readBool(c, e, "orthographic");
+  }
   if (ortho >= 0) {
     s->orthographic = ortho;
   }

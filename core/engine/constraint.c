@@ -7,6 +7,7 @@
 #include "engine/contact_surface.h"
 #include "engine/io.h"
 #include "engine/island.h"
+#include "engine/jacobian.h"
 #include "math/math.h"
 
 // row builder: one pass counts, the second fills the arena arrays
@@ -175,20 +176,16 @@ static void equalityConnect(Builder* b, int i) {
 }
 
 
-static void equalityWeld(Builder* b, int i) {
-  const mcModel* m = b->m;
-  mcData* d = b->d;
-  int nv = m->nv;
-  const mcNum* data = m->eq_data + (size_t)mcNEQDATA * i;
-  mcNum torquescale = data[10];
-  int row = reserve(b, 6, 1);
-  if (row < 0) {
-    return;
-  }
+// the two frames of weld i: the relpose frame on body1 against the anchor on body2, or two sites
+// (their frames must coincide); bodies, global positions and orientations
+typedef struct {
+  int b1, b2;
+  mcNum p1[3], p2[3], q1[4], q2[4];
+} WeldFrames;
 
-  // the two frames: the relpose frame on body1 against the anchor on body2, or two sites (their
-  // frames must coincide)
+static void weldFrames(const mcModel* m, const mcData* d, int i, WeldFrames* f) {
   static const mcNum unitquat[4] = {1, 0, 0, 0};
+  const mcNum* data = m->eq_data + (size_t)mcNEQDATA * i;
   int b1 = m->eq_obj1id[i], b2 = m->eq_obj2id[i];
   const mcNum *lpos1 = data + 3, *lpos2 = data, *lquat1 = data + 6, *lquat2 = unitquat;
   if (m->eq_objtype[i] == mcOBJ_SITE) {
@@ -200,15 +197,32 @@ static void equalityWeld(Builder* b, int i) {
     lquat1 = m->site_quat + 4 * s1;
     lquat2 = m->site_quat + 4 * s2;
   }
+  f->b1 = b1;
+  f->b2 = b2;
+  localToGlobal(d, b1, lpos1, f->p1);
+  localToGlobal(d, b2, lpos2, f->p2);
+  mcu_mulQuat(f->q1, d->xquat + 4 * b1, lquat1);
+  mcu_mulQuat(f->q2, d->xquat + 4 * b2, lquat2);
+}
+
+
+static void equalityWeld(Builder* b, int i) {
+  const mcModel* m = b->m;
+  mcData* d = b->d;
+  int nv = m->nv;
+  mcNum torquescale = m->eq_data[(size_t)mcNEQDATA * i + 10];
+  int row = reserve(b, 6, 1);
+  if (row < 0) {
+    return;
+  }
+  WeldFrames f;
+  weldFrames(m, d, i, &f);
 
   // position part
-  mcNum p1[3], p2[3];
-  localToGlobal(d, b1, lpos1, p1);
-  localToGlobal(d, b2, lpos2, p2);
-  mc_jacPoint(m, d, b->jp1, b->jr1, p1, b1);
-  mc_jacPoint(m, d, b->jp2, b->jr2, p2, b2);
+  mc_jacPoint(m, d, b->jp1, b->jr1, f.p1, f.b1);
+  mc_jacPoint(m, d, b->jp2, b->jr2, f.p2, f.b2);
   for (int k = 0; k < 3; k++) {
-    setRow(b, row + k, mcCNSTR_EQUALITY, i, p1[k] - p2[k], 0, 0);
+    setRow(b, row + k, mcCNSTR_EQUALITY, i, f.p1[k] - f.p2[k], 0, 0);
     mcNum* J = rowJ(b, row + k);
     for (int j = 0; j < nv; j++) {
       J[j] = b->jp1[k * nv + j] - b->jp2[k * nv + j];
@@ -216,11 +230,9 @@ static void equalityWeld(Builder* b, int i) {
   }
 
   // orientation error e = vec(conj(q2) * q1) of the two frames' global orientations
-  mcNum q1[4], q2[4], q2c[4], qe[4];
-  mcu_mulQuat(q1, d->xquat + 4 * b1, lquat1);
-  mcu_mulQuat(q2, d->xquat + 4 * b2, lquat2);
-  mcu_negQuat(q2c, q2);
-  mcu_mulQuat(qe, q2c, q1);
+  mcNum q2c[4], qe[4];
+  mcu_negQuat(q2c, f.q2);
+  mcu_mulQuat(qe, q2c, f.q1);
   for (int k = 0; k < 3; k++) {
     setRow(b, row + 3 + k, mcCNSTR_EQUALITY, i, torquescale * qe[1 + k], 0, 0);
   }
@@ -235,7 +247,7 @@ static void equalityWeld(Builder* b, int i) {
     }
     mcNum t[4], r[4];
     mcu_mulQuat(t, q2c, w);
-    mcu_mulQuat(r, t, q1);
+    mcu_mulQuat(r, t, f.q1);
     for (int k = 0; k < 3; k++) {
       J3[k * nv + j] = 0.5 * torquescale * r[1 + k];
     }
@@ -310,6 +322,61 @@ static void addEquality(Builder* b) {
       break;
     }
   }
+}
+
+
+// dJ/dt qvel of the rows of connect or weld i (3 or 6 values in acc): the accelerations of the
+// residuals at zero qacc, which MuJoCo 3.x adds to the unconstrained acceleration of these rows
+// (the seed's "dual problem": a_u = J M^-1 (tau - c) + dJ/dt v). Number of rows, 0 for the other
+// equality types. Needs cdof_dot (mc_comVel).
+static int equalityVelocityProduct(const mcModel* m, const mcData* d, int i, mcNum acc[6]) {
+  mcPointMotion pm1, pm2;
+  const mcNum* data = m->eq_data + (size_t)mcNEQDATA * i;
+  if (m->eq_type[i] == mcEQ_CONNECT) {
+    mcNum p1[3], p2[3];
+    int b1 = m->eq_obj1id[i], b2 = m->eq_obj2id[i];
+    localToGlobal(d, b1, data, p1);
+    localToGlobal(d, b2, data + 3, p2);
+    mc_pointMotion(m, d, p1, b1, &pm1);
+    mc_pointMotion(m, d, p2, b2, &pm2);
+    mcu_sub3(acc, pm1.acc, pm2.acc);
+    return 3;
+  }
+  if (m->eq_type[i] != mcEQ_WELD) {
+    return 0;
+  }
+  WeldFrames f;
+  weldFrames(m, d, i, &f);
+  mc_pointMotion(m, d, f.p1, f.b1, &pm1);
+  mc_pointMotion(m, d, f.p2, f.b2, &pm2);
+  mcu_sub3(acc, pm1.acc, pm2.acc);
+
+  // e = ts vec(conj(q2) q1) with dq1/dt = [0, w1] q1 / 2, d conj(q2)/dt = -conj(q2) [0, w2] / 2
+  // and de/dt = ts/2 vec(conj(q2) [0, dw] q1), dw = w1 - w2: at zero qacc, with a = dJr/dt qvel,
+  // d2e/dt2 = ts/2 vec(conj(q2) mid q1) with
+  // mid = [0, a1 - a2] + ([0, dw] [0, w1] - [0, w2] [0, dw]) / 2
+  mcNum dw[4] = {0}, w1[4] = {0}, w2[4] = {0}, mid[4] = {0}, t1[4], t2[4], q2c[4], r[4];
+  for (int k = 0; k < 3; k++) {
+    dw[1 + k] = pm1.angvel[k] - pm2.angvel[k];
+    w1[1 + k] = pm1.angvel[k];
+    w2[1 + k] = pm2.angvel[k];
+  }
+  mcu_mulQuat(t1, dw, w1);
+  mcu_mulQuat(t2, w2, dw);
+  for (int k = 0; k < 4; k++) {
+    mid[k] = 0.5 * (t1[k] - t2[k]);
+  }
+  for (int k = 0; k < 3; k++) {
+    mid[1 + k] += pm1.angacc[k] - pm2.angacc[k];
+  }
+  mcu_negQuat(q2c, f.q2);
+  mcu_mulQuat(t1, q2c, mid);
+  mcu_mulQuat(r, t1, f.q1);
+  mcNum torquescale = data[10];
+  for (int k = 0; k < 3; k++) {
+    acc[3 + k] = 0.5 * torquescale * r[1 + k];
+  }
+  return 6;
 }
 
 
@@ -1106,4 +1173,16 @@ void mc_referenceConstraint(const mcModel* m, mcData* d) {
 
   // contacts: moving surfaces and adhesion (core/engine/contact_surface.c)
   mc_surfaceReference(m, d);
+tests/common/testutil.h  // connect and weld rows: less dJ/dt qvel (MuJoCo 3.x; not in 2.2.2's rule)
+  if (m->opt.disableflags & mcDSBL_LEGACY222) {
+    return;
+  }
+  for (int i = 0; i < d->ne;) {
+    mcNum acc[6];
+    int n = equalityVelocityProduct(m, d, d->efc_id[i], acc);
+    for (int k = 0; k < n; k++) {
+      d->efc_aref[i + k] -= acc[k];
+    }
+    i += n ? n : 1;
+  }
 }

@@ -10,13 +10,21 @@
 
 #include <moduco/moduco.h>
 
+// MuJoCo 2.2.2's rules where MuJoCo 3.14 (which Moduco follows) changed them, for the suites that
+// compare with MuJoCo 2.2.2 (white-box tests only; not part of the ABI, no MJCF name): a bit of
+// opt.disableflags above the public ones. With it set, connect and weld rows leave dJ/dt qvel out
+// of efc_aref, and mc_setConst gives bodies moved by sliders alone the mean inverse weights
+// instead of 1/mass (docs/mujoco3.md, "MuJoCo 3.14 against Moduco").
+#define mcDSBL_LEGACY222 (1 << 30)
+
 // Assemble all efc rows from the current positions (needs kinematics, comPos, tendon, crb,
 // factorM and the contact list from mc_collision). Allocates the efc arrays in the arena; rows
 // that do not fit are dropped with mcWARN_CNSTRFULL. Also computes efc_vel and efc_aref from the
 // current qvel (mc_referenceConstraint), so a solver can run right after the smooth dynamics.
 void mc_makeConstraint(const mcModel* m, mcData* d);
 
-// efc_vel = J * qvel and efc_aref = -B * vel - K * imp * (pos - margin).
+// efc_vel = J * qvel and efc_aref = -B * vel - K * imp * (pos - margin), less dJ/dt qvel on the
+// rows of connect and weld constraints (MuJoCo 3.x; needs cdof_dot, mc_comVel).
 void mc_referenceConstraint(const mcModel* m, mcData* d);
 
 // Impedance of the solimp curve at constraint violation x = pos - margin: writes imp (clamped to

@@ -293,6 +293,39 @@ static int invWeightArticulated(const mcModel* m, mcData* d) {
 }
 
 
+// MuJoCo 3.x's bodies moved by sliders alone ("simple" bodies with slide joints only, measured on
+// 3.3.8 and 3.14): the parent welded to the world, no child body, the center of mass at the body
+// origin and the principal axes on its frame (|ipos|, |iquat vector| < 1e-6 each), and every joint
+// a slide at the origin (|pos| < 1e-6) along one of the body's axes (the other two components of
+// the axis at most 1e-14). MuJoCo 3.x gives such a body the inverse weights of a free mass:
+// body_invweight0 (1/mass, 0) and 1/mass for each of its dofs, armature not counted (the mean
+// over three directions would be 1/(3 (mass + armature)) for one slider).
+static int sliderBody(const mcModel* m, int b, const char* parent) {
+  if (m->body_jntnum[b] == 0 || m->body_weldid[m->body_parentid[b]] != 0 || parent[b] ||
+      !(m->body_mass[b] > mcMINVAL)) {
+    return 0;
+  }
+  for (int k = 0; k < 3; k++) {
+    if (!(fabs(m->body_ipos[3 * b + k]) < 1e-6) || !(fabs(m->body_iquat[4 * b + 1 + k]) < 1e-6)) {
+      return 0;
+    }
+  }
+  for (int j = m->body_jntadr[b]; j < m->body_jntadr[b] + m->body_jntnum[b]; j++) {
+    int along = 0;
+    for (int k = 0; k < 3; k++) {
+      along += fabs(m->jnt_axis[3 * j + k]) > 1e-14;
+      if (!(fabs(m->jnt_pos[3 * j + k]) < 1e-6)) {
+        return 0;
+      }
+    }
+    if (m->jnt_type[j] != mcJNT_SLIDE || along != 1) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+
 void mc_setConst(mcModel* m, mcData* d) {
   int nv = m->nv;
 
@@ -340,6 +373,25 @@ void mc_setConst(mcModel* m, mcData* d) {
   if (!done) {
     dofInvWeight(m, d, jac, tmp, chain);
     bodyInvWeight(m, d, jac, tmp, chain);
+  }
+
+  // bodies moved by sliders alone: the weights of a free mass (MuJoCo 3.x; not 2.2.2's rule)
+  char* parent = mc_stackAlloc(d, (size_t)m->nbody, 1);
+  for (int b = 0; parent && b < m->nbody; b++) {
+    parent[b] = 0;
+  }
+  for (int b = 1; parent && b < m->nbody; b++) {
+    parent[m->body_parentid[b]] = 1;
+  }
+  for (int b = 1; parent && b < m->nbody && !(m->opt.disableflags & mcDSBL_LEGACY222); b++) {
+    if (sliderBody(m, b, parent)) {
+      mcNum w = 1 / m->body_mass[b];
+      m->body_invweight0[2 * b] = w;
+      m->body_invweight0[2 * b + 1] = 0;
+      for (int i = m->body_dofadr[b]; i < m->body_dofadr[b] + m->body_dofnum[b]; i++) {
+        m->dof_invweight0[i] = w;
+      }
+    }
   }
 
   // tendons: length, and inverse weight of the moment-arm vector

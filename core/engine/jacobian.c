@@ -3,6 +3,7 @@
 // cdof holds each dof's motion as a 6-vector (angular, linear) in a frame at the subtree com of
 // its tree root, so the velocity of a point p on body b is the sum over the dofs on b's chain
 // of cdof_ang x (p - c_root) + cdof_lin. Rows of the 3 x nv results are zero outside the chain.
+// mc_pointMotion adds the time derivative of the Jacobian along qvel, from cdof_dot (mc_comVel).
 #include <string.h>
 
 #include <moduco/moduco.h>
@@ -123,4 +124,41 @@ void mc_addJacDifDir(const mcModel* m, const mcData* d, mcNum* row, const mcNum 
   }
   addJacDir(m, d, row, u, pb, b, scl);
   addJacDir(m, d, row, u, pa, a, -scl);
+}
+
+
+void mc_pointMotion(const mcModel* m, const mcData* d, const mcNum p[3], int b, mcPointMotion* pm) {
+  memset(pm, 0, sizeof(*pm));
+  int last = lastDof(m, b);
+  if (last < 0) {
+    return;
+  }
+
+  // offset from the reference point of cdof (fixed in space at this instant)
+  mcNum off[3], t[3];
+  mcu_sub3(off, p, d->subtree_com + 3 * m->body_rootid[b]);
+
+  // velocity: sum of qvel_j (lin_j + ang_j x off, ang_j)
+  for (int j = last; j >= 0; j = m->dof_parentid[j]) {
+    const mcNum* cd = d->cdof + 6 * j;
+    mcNum qv = d->qvel[j];
+    mcu_cross(t, cd, off);
+    for (int k = 0; k < 3; k++) {
+      pm->vel[k] += qv * (cd[3 + k] + t[k]);
+      pm->angvel[k] += qv * cd[k];
+    }
+  }
+
+  // acceleration: the time derivative of each column, with d(off)/dt = vel
+  for (int j = last; j >= 0; j = m->dof_parentid[j]) {
+    const mcNum* cd = d->cdof + 6 * j;
+    const mcNum* cdd = d->cdof_dot + 6 * j;
+    mcNum qv = d->qvel[j], t2[3];
+    mcu_cross(t, cdd, off);
+    mcu_cross(t2, cd, pm->vel);
+    for (int k = 0; k < 3; k++) {
+      pm->acc[k] += qv * (cdd[3 + k] + t[k] + t2[k]);
+      pm->angacc[k] += qv * cdd[k];
+    }
+  }
 }

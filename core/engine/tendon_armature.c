@@ -18,6 +18,7 @@
 #include <moduco/moduco.h>
 
 #include "engine/engine.h"
+#include "engine/jacobian.h"
 #include "math/math.h"
 
 
@@ -59,49 +60,6 @@ void mc_tendonArmatureM(const mcModel* m, mcData* d) {
 }
 
 
-// velocity vel and velocity-product acceleration acc (dJ/dt qvel) of a point fixed to body b
-static void pointMotion(const mcModel* m, const mcData* d, const mcNum p[3], int b, mcNum vel[3],
-                        mcNum acc[3]) {
-  mcu_zero3(vel);
-  mcu_zero3(acc);
-
-  // the last dof moving the body
-  while (b > 0 && m->body_dofnum[b] == 0) {
-    b = m->body_parentid[b];
-  }
-  if (b <= 0) {
-    return;
-  }
-  int last = m->body_dofadr[b] + m->body_dofnum[b] - 1;
-
-  // offset from the reference point of cdof (fixed in space at this instant)
-  mcNum off[3], t[3];
-  mcu_sub3(off, p, d->subtree_com + 3 * m->body_rootid[b]);
-
-  // velocity: sum of qvel_j (lin_j + ang_j x off)
-  for (int j = last; j >= 0; j = m->dof_parentid[j]) {
-    const mcNum* cd = d->cdof + 6 * j;
-    mcNum qv = d->qvel[j];
-    mcu_cross(t, cd, off);
-    for (int k = 0; k < 3; k++) {
-      vel[k] += qv * (cd[3 + k] + t[k]);
-    }
-  }
-
-  // acceleration: the time derivative of each column, with d(off)/dt = vel
-  for (int j = last; j >= 0; j = m->dof_parentid[j]) {
-    const mcNum* cd = d->cdof + 6 * j;
-    const mcNum* cdd = d->cdof_dot + 6 * j;
-    mcNum qv = d->qvel[j], t2[3];
-    mcu_cross(t, cdd, off);
-    mcu_cross(t2, cd, vel);
-    for (int k = 0; k < 3; k++) {
-      acc[k] += qv * (cdd[3 + k] + t[k] + t2[k]);
-    }
-  }
-}
-
-
 // second time derivative of a spatial tendon's length at zero qacc (sites and pulleys only)
 static mcNum spatialLengthAcc(const mcModel* m, const mcData* d, int i) {
   int adr = m->tendon_adr[i], end = adr + m->tendon_num[i];
@@ -132,11 +90,12 @@ static mcNum spatialLengthAcc(const mcModel* m, const mcData* d, int i) {
     }
     mcu_scl3(u, u, 1 / len);
 
-    mcNum v0[3], a0[3], v1[3], a1[3], dv[3], da[3];
-    pointMotion(m, d, p0, b0, v0, a0);
-    pointMotion(m, d, p1, b1, v1, a1);
-    mcu_sub3(dv, v1, v0);
-    mcu_sub3(da, a1, a0);
+    mcPointMotion pm0, pm1;
+    mcNum dv[3], da[3];
+    mc_pointMotion(m, d, p0, b0, &pm0);
+    mc_pointMotion(m, d, p1, b1, &pm1);
+    mcu_sub3(dv, pm1.vel, pm0.vel);
+    mcu_sub3(da, pm1.acc, pm0.acc);
     mcNum udv = mcu_dot3(u, dv);
     sum += ((mcu_dot3(dv, dv) - udv * udv) / len + mcu_dot3(u, da)) / div;
   }

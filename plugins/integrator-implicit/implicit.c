@@ -10,7 +10,9 @@
 //   - for "implicit" only: minus the derivative of the RNE bias forces (Coriolis, centripetal).
 // D is kept on the tree sparsity of M (entries between a dof and its ancestors). "implicit"
 // factorizes M - h D with a no-fill LU in the qM layout; "implicitfast" symmetrizes D and uses
-// the host's L'DL. d->qacc keeps the forward-dynamics acceleration, also saved to qacc_warmstart.
+// the host's L'DL, except on free bodies without children, which it integrates as "implicit"
+// does (RNE derivative, D unsymmetrized; MuJoCo 3.14), by the LU then. d->qacc keeps the
+// forward-dynamics acceleration, also saved to qacc_warmstart.
 #include <math.h>
 #include <string.h>
 
@@ -751,6 +753,62 @@ static void advance(const mcpHost* host, const mcModel* m, mcData* d, const mcNu
 }
 
 
+// implicitfast on the trees that are one free body without children (MuJoCo 3.14): the dofs of
+// such a body get 1 in own (nv), else 0; the count of those dofs, -1 without stack
+static int freeLeafDofs(const mcpHost* host, const mcModel* m, mcData* d, char* own) {
+  char* parent = host->stackAlloc(d, (size_t)m->nbody, 1);
+  if (!parent) {
+    return -1;
+  }
+  memset(parent, 0, (size_t)m->nbody);
+  memset(own, 0, (size_t)m->nv);
+  for (int b = 1; b < m->nbody; b++) {
+    parent[m->body_parentid[b]] = 1;
+  }
+  int n = 0;
+  for (int b = 1; b < m->nbody; b++) {
+    if (!parent[b] && m->body_jntnum[b] == 1 && m->jnt_type[m->body_jntadr[b]] == mcJNT_FREE) {
+      memset(own + m->body_dofadr[b], 1, 6);
+      n += 6;
+    }
+  }
+  return n;
+}
+
+
+// MuJoCo 3.14's implicitfast treats a free body without children as "implicit" does: its block of
+// M - h D keeps D unsymmetrized, with the RNE derivative (measured: 3.14's two integrators agree
+// to all digits there, gyroscopic, fluid and offset com included). The other rows are symmetrized
+// without RNE terms; the whole is solved by the LU (the trees are independent blocks). Rl, Ru:
+// nM scratch; 0, or -1 without stack
+static int fastWithFreeLeaves(const mcpHost* host, const mcModel* m, mcData* d, const char* own,
+                              mcNum* Hl, mcNum* Hu, mcNum* Rl, mcNum* Ru, mcNum* qacc) {
+  int nM = m->nM;
+  mcNum h = m->opt.timestep;
+  memset(Rl, 0, sizeof(mcNum) * nM);
+  memset(Ru, 0, sizeof(mcNum) * nM);
+  if (subtractRneDeriv(host, m, d, Rl, Ru)) {
+    return -1;
+  }
+  for (int i = 0; i < m->nv; i++) {
+    int adr = m->dof_Madr[i];
+    for (int j = i; j >= 0; j = m->dof_parentid[j], adr++) {
+      if (own[i]) {
+        Hl[adr] = d->qM[adr] - h * (Hl[adr] + Rl[adr]);
+        Hu[adr] = d->qM[adr] - h * (Hu[adr] + Ru[adr]);
+      } else if (j == i) {
+        Hl[adr] = Hu[adr] = d->qM[adr] - h * Hl[adr];
+      } else {
+        Hl[adr] = Hu[adr] = d->qM[adr] - 0.5 * h * (Hl[adr] + Hu[adr]);
+      }
+    }
+  }
+  factorLU(m, Hl, Hu);
+  solveLU(m, Hl, Hu, qacc);
+  return 0;
+}
+
+
 static void implicitStep(const mcpHost* host, const mcModel* m, mcData* d, int full) {
   int nv = m->nv, nM = m->nM;
   mcNum h = m->opt.timestep;
@@ -767,6 +825,10 @@ static void implicitStep(const mcpHost* host, const mcModel* m, mcData* d, int f
     return;
   }
 
+  // implicitfast: the dofs of free bodies without children
+  char* own = full ? NULL : host->stackAlloc(d, (size_t)(nv ? nv : 1), 1);
+  int nfree = own ? freeLeafDofs(host, m, d, own) : 0;
+
   // right-hand side: M a = qfrc_smooth + qfrc_constraint
   for (int i = 0; i < nv; i++) {
     qacc[i] = d->qfrc_smooth[i] + d->qfrc_constraint[i];
@@ -780,6 +842,15 @@ static void implicitStep(const mcpHost* host, const mcModel* m, mcData* d, int f
     }
     factorLU(m, Hl, Hu);
     solveLU(m, Hl, Hu, qacc);
+  } else if (nfree != 0) {
+    // free bodies without children (MuJoCo 3.14), see fastWithFreeLeaves
+    mcNum* Rl = stackNum(host, d, nM);
+    mcNum* Ru = stackNum(host, d, nM);
+    if (nfree < 0 || !Rl || !Ru || fastWithFreeLeaves(host, m, d, own, Hl, Hu, Rl, Ru, qacc)) {
+      host->freeStack(d);
+      advance(host, m, d, d->qacc);
+      return;
+    }
   } else {
     // H = M - h (D + D')/2, L'DL (the diagonal of D is stored in Dl only)
     for (int i = 0; i < nv; i++) {

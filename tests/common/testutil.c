@@ -12,6 +12,8 @@
 
 #include <moduco/moduco.h>
 
+#include "engine/constraint.h"
+
 void tu_denseSolve(int n, double* A, double* b, double* x) {
   // forward elimination, swapping in the largest pivot of each column
   for (int c = 0; c < n; c++) {
@@ -370,4 +372,16 @@ void tu_cloudMesh(char* buf, size_t sz, TuRng* r, const char* name, int n, const
                             tu_uniform(r, -s[1], s[1]), tu_uniform(r, -s[2], s[2]));
   }
   snprintf(buf + len, sz - len, "'/>");
+}
+
+
+//---------------------------------- MuJoCo 2.2.2's rules (dyn314) --------------------------------
+
+void tu_legacy222(mcModel* m) {
+  m->opt.disableflags |= mcDSBL_LEGACY222;
+  mcData* d = mc_makeData(m);
+  if (d) {
+    mc_setConst(m, d);  // the inverse weights by 2.2.2's rule
+    mc_deleteData(d);
+  }
 }

@@ -59,6 +59,7 @@ int conf_load(ConfPair* p, const char* name, const char* xml, const char* dir, c
     p->mj = NULL;
     return -1;
   }
+  tu_legacy222(p->mc);
   tu_legacyWeldWeights(p->mc);
   tu_legacyCollision(p->mc);
   p->dj = mj_makeData(p->mj);

@@ -100,7 +100,8 @@ void bridge_syncOptions(Bridge* b) {
   o->solver = p->solver;
   o->iterations = p->iterations;
   o->noslip_iterations = p->noslip_iterations;
-  o->disableflags = p->disableflags & 0x7fff;
+  // MuJoCo 2.2.2's rules (constraint.h; the constants are copied from 2.2.2 already)
+  o->disableflags = (p->disableflags & 0x7fff) | mcDSBL_LEGACY222;
   o->enableflags = p->enableflags & 7;
   memcpy(o->gravity, p->gravity, sizeof(o->gravity));
 }

@@ -128,6 +128,7 @@ static void pairLoad(Pair* p, const char* file) {
   cr_assert(p->mj, "MuJoCo: %s: %s", file, error);
   p->mc = mc_loadXML(file, error, sizeof(error));
   cr_assert(p->mc, "Moduco: %s: %s", file, error);
+  tu_legacy222(p->mc);
   tu_legacyWeldWeights(p->mc);
   tu_legacyCollision(p->mc);
   p->dj = mj_makeData(p->mj);

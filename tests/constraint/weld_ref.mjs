@@ -5,7 +5,8 @@
 //
 // The model's folder is copied into the in-memory file system, the model compiled, reset to its
 // first keyframe when it has one and run through mj_forward. Output on stdout, one JSON object:
-//   {"version", "nefc", "efc_diagApprox", "efc_R", "efc_D", "efc_force", "qacc"}
+//   {"version", "body_invweight0", "dof_invweight0", "nefc", "efc_diagApprox", "efc_R", "efc_D",
+//    "efc_vel", "efc_aref", "efc_force", "qacc"}
 // (3.14 names the diagonal approximation efc_diagA).
 import path from 'node:path';
 
@@ -33,9 +34,12 @@ const main = async () => {
     }
     mj.mj_forward(m, d);
     const rows = (a) => Array.from(a).slice(0, d.nefc);
-    process.stdout.write(`${JSON.stringify({ version: mj.mj_versionString(), nefc: d.nefc,
+    process.stdout.write(`${JSON.stringify({ version: mj.mj_versionString(),
+      body_invweight0: Array.from(m.body_invweight0), dof_invweight0: Array.from(m.dof_invweight0),
+      nefc: d.nefc,
       efc_diagApprox: rows(d.efc_diagA), efc_R: rows(d.efc_R), efc_D: rows(d.efc_D),
-      efc_force: rows(d.efc_force), qacc: Array.from(d.qacc) })}\n`);
+      efc_vel: rows(d.efc_vel), efc_aref: rows(d.efc_aref), efc_force: rows(d.efc_force),
+      qacc: Array.from(d.qacc) })}\n`);
   } finally {
     d.delete();
     m.delete();

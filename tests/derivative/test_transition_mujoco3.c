@@ -73,8 +73,8 @@ static const char kArm[] =
 
 // a box resting on a plane, pushed by a motor on a slide, and a sphere on the box: contacts. The
 // box carries a child body: MuJoCo 3.14 computes body_invweight0 of a body moved only by sliders
-// along its own axes, with no child, as 1/mass (2.2.2 and Moduco: the mean over the three
-// directions), which changes the contacts' regularization (docs/mujoco3.md)
+// along its own axes, with no child, as 1/mass (2.2.2: the mean over the three directions;
+// Moduco now follows 3.x, docs/mujoco3.md), which changes the contacts' regularization
 static const char kContact[] =
   "<mujoco model=\"contact\">\n"
   "  <option timestep=\"0.002\" integrator=\"%s\"/>\n"

@@ -47,6 +47,7 @@ static mcModel* loadBoth(const char* xml, mjModel** mm) {
   char err[1024];
   mcModel* m = mcLoad(xml, err, sizeof(err));
   cr_assert_not_null(m, "%s", err);
+  tu_legacy222(m);  // MuJoCo 2.2.2's rules where Moduco follows 3.x (testutil.h)
   *mm = mjLoad(xml, err, sizeof(err));
   cr_assert_not_null(*mm, "%s", err);
   tu_legacyCollision(m);

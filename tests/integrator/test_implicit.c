@@ -119,8 +119,22 @@ static int related(const mcModel* m, int i, int j) {
 }
 
 
+// true if dof i belongs to a free body without children (MuJoCo 3.14's implicitfast integrates
+// those as implicit does)
+static int freeLeafDof(const mcModel* m, int i) {
+  int b = m->dof_bodyid[i];
+  for (int c = b + 1; c < m->nbody; c++) {
+    if (m->body_parentid[c] == b) {
+      return 0;
+    }
+  }
+  return m->jnt_type[m->dof_jntid[i]] == mcJNT_FREE;
+}
+
+
 // one implicitfast step against v + h (M - h Dsym)^-1 (qfrc_smooth + qfrc_constraint) where D is
-// d(qfrc_passive + qfrc_actuator)/dqvel by central differences, restricted to the sparsity of M
+// d(qfrc_passive + qfrc_actuator)/dqvel by central differences, restricted to the sparsity of M;
+// on the rows of free bodies without children D is not symmetrized and includes -d qfrc_bias/dqvel
 static double fastStepError(const char* xml, unsigned long long seed) {
   char err[1024] = "";
   mcModel* m = mc_loadXMLString(xml, NULL, err, sizeof(err));
@@ -158,7 +172,8 @@ static double fastStepError(const char* xml, unsigned long long seed) {
       e->qvel[c] += sg ? -eps : eps;
       mc_forward(m, e);
       for (int i = 0; i < nv; i++) {
-        f[sg][i] = e->qfrc_passive[i] + e->qfrc_actuator[i];
+        f[sg][i] = e->qfrc_passive[i] + e->qfrc_actuator[i] -
+                   (freeLeafDof(m, i) ? e->qfrc_bias[i] : 0);
       }
     }
     for (int i = 0; i < nv; i++) {
@@ -171,7 +186,9 @@ static double fastStepError(const char* xml, unsigned long long seed) {
   mc_fullM(m, A, d->qM);
   for (int i = 0; i < nv; i++) {
     for (int j = 0; j < nv; j++) {
-      if (related(m, i, j) || related(m, j, i)) {
+      if (freeLeafDof(m, i) && (related(m, i, j) || related(m, j, i))) {
+        A[i * nv + j] -= h * D[i * nv + j];
+      } else if (related(m, i, j) || related(m, j, i)) {
         A[i * nv + j] -= h * 0.5 * (D[i * nv + j] + D[j * nv + i]);
       }
     }

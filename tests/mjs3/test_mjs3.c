@@ -193,9 +193,6 @@ typedef struct {
   double tol;                     // bound on the worst relative error of every field
   const char* mjfile;             // the model MuJoCo loads, if not file
   int no_implicitfast;            // implicitfast measured and printed, not checked (simple bodies)
-  int ifast_338;                  // implicitfast against 3.3.8 (3.14 printed): the model has a
-                                  // childless free body, which 3.14 integrates by the midpoint
-                                  // rule (docs/mujoco3.md)
   double fluid_tol;               // > 0: check geom_fluid to this, then use MuJoCo's (see below)
   double lengthrange_tol;         // > 0: same for the muscles' lengthrange (and gain/bias prm)
 } Case;
@@ -293,11 +290,6 @@ static double compareModel(const Case* c) {
   cr_assert_eq(status, 0, "MuJoCo %s could not run %s", version(c), mjfile);
   const cJSON* cases = cJSON_GetObjectItem(out, "cases");
   cr_assert_eq(cJSON_GetArraySize(cases), NINTEGRATOR);
-  cJSON* out338 = NULL;  // implicitfast on 3.3.8 (ifast_338)
-  if (c->ifast_338) {
-    out338 = runMujoco("3.3.8", mjfile, m, &s, integrators + 3, 1, NSTEP, &status);
-    cr_assert_eq(status, 0, "MuJoCo 3.3.8 could not run %s", mjfile);
-  }
 
   double worst_all = 0;
   for (int k = 0; k < NINTEGRATOR; k++) {
@@ -340,20 +332,11 @@ static double compareModel(const Case* c) {
               "the dofs of their 'simple' bodies (docs/mujoco3.md)\n", strrchr(c->file, '/') + 1);
       continue;
     }
-    if (k == 3 && c->ifast_338) {
-      fprintf(stderr, "mjs3 %-28s implicitfast checked against 3.3.8: MuJoCo 3.14 integrates "
-              "childless free bodies by the midpoint rule (docs/mujoco3.md)\n",
-              strrchr(c->file, '/') + 1);
-      against = "3.3.8";
-      worst = compareRun(c, m, &s, k, cJSON_GetArrayItem(cJSON_GetObjectItem(out338, "cases"), 0),
-                         against, &wf);
-    }
     cr_expect_leq(worst, c->tol, "%s, %s: %s differs from MuJoCo %s by %.3g", c->file,
                   integrators[k], field_names[wf], against, worst);
     worst_all = fmax(worst_all, worst);
   }
 
-  cJSON_Delete(out338);
   cJSON_Delete(out);
   freeState(&s);
   mc_deleteModel(m);
@@ -392,24 +375,24 @@ MJS3_MODEL_TEST(slider_crank, .file = MODEL_DIR "/slider_crank.xml", .seed = 4, 
                 .vscale = 1, .tol = TOL)
 
 // site_transmission, gravcomp, fluid_box, fluid_ellipsoid, tendon_armature: a free body without
-// children, which MuJoCo 3.14's implicitfast integrates by the midpoint rule (ifast_338)
+// children, which MuJoCo 3.14's implicitfast integrates as its implicit does (docs/mujoco3.md)
 MJS3_MODEL_TEST(site_transmission, .file = MODEL_DIR "/site_transmission.xml", .seed = 5,
-                .qscale = 0.3, .vscale = 1, .tol = TOL, .ifast_338 = 1)
+                .qscale = 0.3, .vscale = 1, .tol = TOL)
 
 MJS3_MODEL_TEST(gravcomp, .file = MODEL_DIR "/gravcomp.xml", .seed = 6, .qscale = 0.3, .vscale = 1,
-                .tol = TOL, .ifast_338 = 1)
+                .tol = TOL)
 
 MJS3_MODEL_TEST(fluid_box, .file = MODEL_DIR "/fluid_box.xml", .seed = 7, .qscale = 0.3,
-                .vscale = 1, .tol = TOL, .ifast_338 = 1)
+                .vscale = 1, .tol = TOL)
 
 MJS3_MODEL_TEST(fluid_ellipsoid, .file = MODEL_DIR "/fluid_ellipsoid.xml", .seed = 8, .qscale = 0.3,
-                .vscale = 1, .tol = TOL, .fluid_tol = FLUID_TOL, .ifast_338 = 1)
+                .vscale = 1, .tol = TOL, .fluid_tol = FLUID_TOL)
 
 MJS3_MODEL_TEST(actuators, .file = MODEL_DIR "/actuators.xml", .seed = 9, .qscale = 0.3,
                 .vscale = 1, .tol = TOL)
 
 MJS3_MODEL_TEST(tendon_armature, .file = MODEL_DIR "/tendon_armature.xml", .seed = 10,
-                .qscale = 0.3, .vscale = 1, .tol = TOL, .ifast_338 = 1)
+                .qscale = 0.3, .vscale = 1, .tol = TOL)
 
 // arm26.xml has an exact tie built in (world sites s0 and x0 perpendicular as seen from the
 // shoulder axis): behind a shoulder angle near -1.8 the tendon BE either wraps or not (0.47 of

@@ -15,6 +15,7 @@ static const char* const kSolverNames[3] = {"pgs", "cg", "newton"};
 
 // finish a load: data, then sizes that must agree
 static int finishLoad(PhysPair* p, char* error, int error_sz) {
+  tu_legacy222(p->mc);
   tu_legacyWeldWeights(p->mc);
   tu_legacyCollision(p->mc);
   p->dj = mj_makeData(p->mj);

@@ -1,4 +1,4 @@
-// MuJoCo 3.3.8 reference values for the sensor tests (see mjs3_ref.h).
+// MuJoCo 3.14.0 reference values for the sensor tests (see mjs3_ref.h).
 #include "mjs3_ref.h"
 
 #include <stdio.h>
@@ -14,7 +14,7 @@
 
 
 void mjs3_require(void) {
-  TU_MJS3_REQUIRE();
+  TU_MJS314_REQUIRE();
 }
 
 
@@ -48,7 +48,7 @@ cJSON* mjs3_run(const char* xmlpath, const double* qpos, int nstate, int nq) {
 
 void mjs3_nums(const cJSON* o, const char* key, double* out, int n) {
   const cJSON* a = cJSON_GetObjectItemCaseSensitive(o, key);
-  cr_assert(cJSON_IsArray(a), "missing %s in the MuJoCo 3.3.8 output", key);
+  cr_assert(cJSON_IsArray(a), "missing %s in the MuJoCo 3.14.0 output", key);
   cr_assert_eq(cJSON_GetArraySize(a), n, "%s: length %d, expected %d", key,
                cJSON_GetArraySize(a), n);
   int i = 0;

@@ -3,8 +3,9 @@
 // - Against MuJoCo 2.2.2 (linked): camera model fields and cam_xpos/cam_xmat for every camera
 //   mode, and frame sensors on cameras, at random states of tests/sensor/models/cameras.xml and of
 //   the Debian sample models with cameras (humanoid, 22_humanoids); 1e-9 relative.
-// - Against MuJoCo 3.3.8 (mujoco-js 0.0.7 under Node, tests/sensor/mjs3_sensors.mjs run through
-//   popen): camprojection sensordata, cam_xpos/cam_xmat, the intrinsics, fovy and resolution of
+// - Against MuJoCo 3.14.0 (@mujoco/mujoco under Node, tests/sensor/mjs3_sensors.mjs run through
+//   popen): camprojection sensordata, cam_xpos/cam_xmat, the intrinsics, fovy, resolution and
+//   projection (perspective/orthographic) of
 //   tests/sensor/models/camprojection.xml at random states; 1e-9 relative. The same sensordata is
 //   also checked against an independent pinhole-camera formula written here.
 // - Bad camera and camprojection input gives `file:line: message`.
@@ -153,7 +154,7 @@ Test(camera, humanoids22_vs_mujoco222) {
 }
 
 
-//---------------------------------- MuJoCo 3.3.8: camprojection ----------------------------------
+//---------------------------------- MuJoCo 3.14: camprojection ----------------------------------
 
 // independent pinhole model: a point at depth z_c > 0 in front of the camera (along -z of
 // cam_xmat), x_c right, y_c up, lands at u = W/2 + f_x x_c / z_c, v = H/2 - f_y y_c / z_c; the
@@ -183,7 +184,7 @@ static void pinhole(const mcModel* m, const mcData* d, int site, int cam, double
 }
 
 
-Test(camera, camprojection_vs_mujoco338) {
+Test(camera, camprojection_vs_mujoco314) {
   mjs3_require();
   const char* xmlpath = MODUCO_SOURCE_DIR "/tests/sensor/models/camprojection.xml";
   char err[1024] = "";
@@ -289,7 +290,7 @@ Test(camera, camprojection_vs_mujoco338) {
     }
   }
   cr_expect(front > 0 && behind > 0, "points in front %d, behind %d", front, behind);
-  fprintf(stderr, "camprojection.xml: worst relative error vs MuJoCo 3.3.8 %.2e, vs pinhole "
+  fprintf(stderr, "camprojection.xml: worst relative error vs MuJoCo 3.14 %.2e, vs pinhole "
           "%.2e (%d states)\n", worst, worst_pinhole, NSTATE);
   cJSON_Delete(o);
   free(qpos);
@@ -338,6 +339,10 @@ Test(camera, bad_input) {
   expectError(BODY "<camera name='c'/>\n<camera name='c'/>\n</body>\n</worldbody>\n</mujoco>",
               "duplicate camera name 'c'", 8);
   expectError(BODY "<camera bogus='1'/>\n</body>\n</worldbody>\n</mujoco>", "bogus", 7);
+  expectError(BODY "<camera projection='fisheye'/>\n</body>\n</worldbody>\n</mujoco>",
+              "perspective orthographic", 7);
+  expectError(BODY "<camera projection='orthographic' orthographic='true'/>\n</body>\n"
+              "</worldbody>\n</mujoco>", "either projection or orthographic", 7);
   expectError(BODY "<camera name='c'/>\n</body>\n</worldbody>\n<sensor>\n"
               "<camprojection site='s' camera='nope'/>\n</sensor>\n</mujoco>",
               "unknown camera 'nope'", 11);
@@ -349,4 +354,27 @@ Test(camera, bad_input) {
   expectError(BODY "</body>\n</worldbody>\n<sensor>\n"
               "<framepos objtype='camera' objname='nope'/>\n</sensor>\n</mujoco>", "nope", 10);
   expectError("<mujoco>\n<default>\n<camera name='x'/>\n</default>\n</mujoco>", "name", 3);
+}
+
+
+// projection="perspective|orthographic" (MuJoCo 3.14, its cam_projection; camprojection.xml's
+// orthographic camera is compared with 3.14 above), from defaults too; MuJoCo 3.3.8's
+// orthographic="true" (which 3.14 refuses) still reads
+Test(camera, projection_attribute) {
+  const char* xml =
+    "<mujoco><default><camera projection='orthographic'/>"
+    "<default class='p'><camera projection='perspective'/></default></default><worldbody>"
+    "<camera name='a'/><camera name='b' class='p'/><camera name='c' projection='perspective'/>"
+    "<camera name='d' class='p' projection='orthographic'/><camera name='e' class='p' "
+    "orthographic='true'/><camera name='f' orthographic='false'/></worldbody></mujoco>";
+  char err[1024] = "";
+  mcModel* m = mc_loadXMLString(xml, NULL, err, sizeof(err));
+  cr_assert(m, "%s", err);
+  const int want[6] = {1, 0, 0, 1, 1, 0};
+  cr_assert_eq(m->ncam, 6);
+  for (int i = 0; i < 6; i++) {
+    cr_expect_eq(m->cam_orthographic[i], want[i], "camera %d: cam_orthographic %d, expected %d", i,
+                 m->cam_orthographic[i], want[i]);
+  }
+  mc_deleteModel(m);
 }

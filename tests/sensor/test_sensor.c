@@ -1,6 +1,6 @@
 // Sensor conformance against MuJoCo 2.2.2: the same MJCF in both engines, random states (and
 // states along a MuJoCo trajectory for contact models), sensordata compared to 1e-9 relative;
-// rangefinders on height fields also against MuJoCo 3.3.8 (mjs3_ref.c).
+// rangefinders on height fields also against MuJoCo 3.14 (mjs3_ref.c).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -395,7 +395,7 @@ static void removeHfieldDir(const char* dir) {
 
 // random rays against MuJoCo 2.2.2's rangefinder (mj_ray). The grids are square: for the sides
 // normal to x, 2.2.2 reads the boundary profile with a row stride of nrow instead of ncol, which
-// only agrees with the geometry (and with MuJoCo 3.3.8, next test) when nrow == ncol.
+// only agrees with the geometry (and with MuJoCo 3.14, next test) when nrow == ncol.
 Test(sensor, rangefinder_hfield) {
   char dir[] = "/tmp/moduco-hfray-XXXXXX";
   cr_assert(mkdtemp(dir));
@@ -447,9 +447,9 @@ Test(sensor, rangefinder_hfield) {
 }
 
 
-// random rays against MuJoCo 3.3.8 (mujoco-js under Node) on non-square grids, both wider and
+// random rays against MuJoCo 3.14 (@mujoco/mujoco under Node) on non-square grids, both wider and
 // taller than square
-Test(sensor, rangefinder_hfield_mujoco338) {
+Test(sensor, rangefinder_hfield_mujoco314) {
   mjs3_require();
   char dir[] = "/tmp/moduco-hfray3-XXXXXX";
   cr_assert(mkdtemp(dir));
@@ -485,11 +485,11 @@ Test(sensor, rangefinder_hfield_mujoco338) {
       double e = fabs(d->sensordata[i] - ref[i]) / fmax(1, fabs(ref[i]));
       worst = fmax(worst, e);
       hits += ref[i] >= 0;
-      cr_expect(e <= TOL, "state %d sensor %d: moduco %.15g mujoco 3.3.8 %.15g", s, i,
+      cr_expect(e <= TOL, "state %d sensor %d: moduco %.15g mujoco 3.14 %.15g", s, i,
                 d->sensordata[i], ref[i]);
     }
   }
-  fprintf(stderr, "rangefinder_hfield vs 3.3.8: %d rays, %d hits, worst %.2e\n",
+  fprintf(stderr, "rangefinder_hfield vs 3.14: %d rays, %d hits, worst %.2e\n",
           NSTATE * HF_NSITE, hits, worst);
   cr_expect(hits > NSTATE * HF_NSITE / 5, "only %d hits", hits);
   cJSON_Delete(o);
