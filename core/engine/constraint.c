@@ -1173,7 +1173,7 @@ void mc_referenceConstraint(const mcModel* m, mcData* d) {
 
   // contacts: moving surfaces and adhesion (core/engine/contact_surface.c)
   mc_surfaceReference(m, d);
-tests/common/testutil.h  // connect and weld rows: less dJ/dt qvel (MuJoCo 3.x; not in 2.2.2's rule)
+  // connect and weld rows: less dJ/dt qvel (MuJoCo 3.x; not in 2.2.2's rule)
   if (m->opt.disableflags & mcDSBL_LEGACY222) {
     return;
   }

@@ -97,7 +97,6 @@ typedef struct mcModel_ mcModel;
 // on those bodies change too; the suites have none)
 void tu_legacyWeldWeights(mcModel* m);
 
-<<<<<<< HEAD
 // MuJoCo 2.2.2's collision on a compiled model, for the suites that compare contacts with 2.2.2
 // (MuJoCo 3.x and Moduco differ by default, docs/mujoco3.md): clear mcENBL_NATIVECCD (libccd MPR
 // and 2.2.2's box-box instead of GJK/EPA and box-box by SAT) and set mcENBL_LEGACYMARGIN (a
@@ -110,13 +109,12 @@ void tu_legacyCollision(mcModel* m);
 // colliders are Moduco's legacy ones (3.3.8 takes the larger margin as 2.2.2; its box-box is
 // 2.2.2's before 3.12's separating-axis test; multiccd compared on top of libccd MPR)
 mcModel* tu_loadLegacyCollision(const char* xml, char* err, int err_sz);
-=======
+
 // MuJoCo 2.2.2's rules where Moduco follows MuJoCo 3.x in dynamics (the internal switch
 // mcDSBL_LEGACY222, core/engine/constraint.h): connect and weld rows without dJ/dt qvel in
 // efc_aref, and the model constants recomputed (mc_setConst) with the mean inverse weights for
 // bodies moved by sliders alone. For the suites that step or solve models compiled by Moduco
 // against MuJoCo 2.2.2 (docs/mujoco3.md); call it before tu_legacyWeldWeights
 void tu_legacy222(mcModel* m);
->>>>>>> h/dyn314
 
 #endif  // MODUCO_TESTS_TESTUTIL_H_

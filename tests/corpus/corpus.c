@@ -337,11 +337,8 @@ static int cp_load(ConfPair* p, const CpModel* model, CpResult* r) {
     snprintf(r->error, sizeof(r->error), "%s", err);
     return -1;
   }
-<<<<<<< HEAD
   tu_legacyCollision(p->mc);
-=======
   tu_legacy222(p->mc);  // MuJoCo 2.2.2's rules where Moduco follows 3.14 (testutil.h)
->>>>>>> h/dyn314
   p->dj = mj_makeData(p->mj);
   p->dc = mc_makeData(p->mc);
   p->scratch = calloc(2 * (size_t)p->mj->nv * (size_t)p->mj->nv + 8, sizeof(double));
