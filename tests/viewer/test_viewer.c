@@ -173,6 +173,17 @@ Test(view_http, every_geom_type) {
     const cJSON* gj = cJSON_GetArrayItem(geoms, g);
     cr_expect_str_eq(cJSON_GetObjectItem(gj, "type")->valuestring, want[g], "geom %d", g);
   }
+  // colours as MuJoCo's renderer picks them: the box's from its material, the cylinder's own
+  // rgba over its material's
+  const float box[4] = {0.8f, 0.4f, 0.1f, 1}, can[4] = {0.9f, 0.8f, 0.1f, 1};
+  for (int k = 0; k < 4; k++) {
+    cr_expect_float_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(geoms, 6),
+                                                              "rgba"), k)->valuedouble,
+                       box[k], 1e-6, "box rgba[%d] (material)", k);
+    cr_expect_float_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(geoms, 5),
+                                                              "rgba"), k)->valuedouble,
+                       can[k], 1e-6, "cylinder rgba[%d] (own)", k);
+  }
   const cJSON* mesh = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "meshes"), 0);
   cr_assert_not_null(mesh, "the mesh is described");
   int nvert = cJSON_GetArraySize(cJSON_GetObjectItem(mesh, "vert"));
