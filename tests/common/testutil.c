@@ -385,3 +385,13 @@ void tu_legacy222(mcModel* m) {
     mc_deleteData(d);
   }
 }
+
+
+double tu_minContactDist(const mcModel* m, mcData* d) {
+  mc_fwdPosition(m, d);
+  double md = INFINITY;
+  for (int i = 0; i < d->ncon; i++) {
+    md = fmin(md, d->contact[i].dist);
+  }
+  return md;
+}

@@ -117,4 +117,9 @@ mcModel* tu_loadLegacyCollision(const char* xml, char* err, int err_sz);
 // against MuJoCo 2.2.2 (docs/mujoco3.md); call it before tu_legacyWeldWeights
 void tu_legacy222(mcModel* m);
 
+// smallest contact distance at d's positions (mc_fwdPosition first: collision at the state a step
+// produced); INFINITY without contacts
+typedef struct mcData_ mcData;
+double tu_minContactDist(const mcModel* m, mcData* d);
+
 #endif  // MODUCO_TESTS_TESTUTIL_H_

@@ -13,9 +13,8 @@
 //     "efc_type", "efc_vel", "efc_aref", "efc_force", "contacts": [[geom1, geom2, dist,
 //     pos[3], frame[9], force[6]] each]}]}
 // with force the contact's net force of mj_contactForce.
-import path from 'node:path';
 
-import { copyFolder, fail, loadFile, loadMujoco } from '../mjs3/mujoco314.mjs';
+import { fail, loadDiskXML, loadMujoco } from '../mjs3/mujoco314.mjs';
 
 const NAME = 'surface_ref.mjs';
 console.log = (...args) => process.stderr.write(`${args.join(' ')}\n`);
@@ -49,12 +48,7 @@ const main = async () => {
     fail(NAME, `usage: node ${NAME} MODEL.xml STEP... (ascending)`);
   }
   const mj = await loadMujoco(NAME);
-  copyFolder(mj, path.dirname(path.resolve(file)), '/models', (n) => n.endsWith('.xml'));
-  const err = {};
-  const m = loadFile(mj, `/models/${path.basename(file)}`, err);
-  if (!m) {
-    fail(NAME, `MuJoCo ${mj.mj_versionString()} refused ${file}: ${err.message}`);
-  }
+  const m = loadDiskXML(mj, NAME, file);
   const d = new mj.MjData(m);
   try {
     if (m.nkey > 0) {

@@ -8,9 +8,8 @@
 //   {"version", "body_invweight0", "dof_invweight0", "nefc", "efc_diagApprox", "efc_R", "efc_D",
 //    "efc_vel", "efc_aref", "efc_force", "qacc"}
 // (3.14 names the diagonal approximation efc_diagA).
-import path from 'node:path';
 
-import { copyFolder, fail, loadFile, loadMujoco } from '../mjs3/mujoco314.mjs';
+import { fail, loadDiskXML, loadMujoco } from '../mjs3/mujoco314.mjs';
 
 const NAME = 'weld_ref.mjs';
 console.log = (...args) => process.stderr.write(`${args.join(' ')}\n`);
@@ -21,12 +20,7 @@ const main = async () => {
     fail(NAME, `usage: node ${NAME} MODEL.xml`);
   }
   const mj = await loadMujoco(NAME);
-  copyFolder(mj, path.dirname(path.resolve(file)), '/models', (n) => n.endsWith('.xml'));
-  const err = {};
-  const m = loadFile(mj, `/models/${path.basename(file)}`, err);
-  if (!m) {
-    fail(NAME, `MuJoCo ${mj.mj_versionString()} refused ${file}: ${err.message}`);
-  }
+  const m = loadDiskXML(mj, NAME, file);
   const d = new mj.MjData(m);
   try {
     if (m.nkey > 0) {

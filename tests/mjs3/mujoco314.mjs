@@ -7,9 +7,10 @@
 // copyFolder); the dense inertia comes from mj_fullM(m, d, dst) into a DoubleBuffer (read with .GetView();
 // a plain Float64Array silently stays empty) and there is no d.qM.
 import { createRequire } from 'node:module';
+import { basename as pathBasename, dirname as pathDirname, resolve as pathResolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-import { fail, forwardModels as forwardWith, writeFile } from './mujoco.mjs';
+import { copyFolder as copyFolderImpl, fail, forwardModels as forwardWith, writeFile } from './mujoco.mjs';
 
 export { copyFolder, copyTree, fail, writeFile } from './mujoco.mjs';
 
@@ -54,6 +55,18 @@ export function loadFile(mj, vpath, err = {}) {
     err.message = `MuJoCo ${VERSION} did not compile ${vpath}`;
   }
   return m || null;
+}
+
+// compile the model file `file` on disk (its folder's .xml files copied to /models first); exits
+// through fail(name, ...) with MuJoCo's message when it does not compile
+export function loadDiskXML(mj, name, file) {
+  copyFolderImpl(mj, pathDirname(pathResolve(file)), '/models', (n) => n.endsWith('.xml'));
+  const err = {};
+  const m = loadFile(mj, `/models/${pathBasename(file)}`, err);
+  if (!m) {
+    fail(name, `MuJoCo ${mj.mj_versionString()} refused ${file}: ${err.message}`);
+  }
+  return m;
 }
 
 // the dense nv x nv inertia of d (after mj_forward) as a Float64Array, row-major (3.14 signature:

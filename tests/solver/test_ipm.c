@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <moduco/moduco.h>
+#include "testutil.h"
 #include <moduco/mcplugin.h>
 
 #define MODEL_DIR MODUCO_SOURCE_DIR "/tests/solver/models/"
@@ -21,17 +22,6 @@ static mcModel* load(const char* name) {
   cr_assert_not_null(m, "%s: %s", name, error);
   cr_assert_str_eq(m->solver->hdr.name, "ipm");
   return m;
-}
-
-
-// smallest contact distance at the current positions (collision at the state the step produced)
-static double minDist(const mcModel* m, mcData* d) {
-  mc_fwdPosition(m, d);
-  double md = INFINITY;
-  for (int i = 0; i < d->ncon; i++) {
-    md = fmin(md, d->contact[i].dist);
-  }
-  return md;
 }
 
 
@@ -62,7 +52,7 @@ static double run(const mcModel* m, mcData* d, int n) {
   double worst = INFINITY;
   for (int k = 0; k < n; k++) {
     step(m, d);
-    worst = fmin(worst, minDist(m, d));
+    worst = fmin(worst, tu_minContactDist(m, d));
   }
   return worst;
 }
@@ -112,7 +102,7 @@ static void slide(double mu, double v, double deg, double h, int pyramidal) {
   int n = 0;
   while (n < 20000 && (n < 10 || hypot(d->qvel[0], d->qvel[1]) > 1e-12)) {
     step(m, d);
-    worst = fmin(worst, minDist(m, d));
+    worst = fmin(worst, tu_minContactDist(m, d));
     drift = fmax(drift, fabs(-uy * (d->qpos[0] - x0) + ux * (d->qpos[1] - y0)));
     n++;
   }
@@ -313,7 +303,7 @@ static void sphereFriction(int condim, int pyramidal, int roll, double* rate) {
     step(m, d);
   }
   *rate = (w0 - d->qvel[axis]) / (40 * m->opt.timestep);
-  double worst = minDist(m, d);
+  double worst = tu_minContactDist(m, d);
   cr_expect(worst >= -1e-6, "condim %d: penetration %g m", condim, -worst);
   mc_deleteData(d);
   mc_deleteModel(m);

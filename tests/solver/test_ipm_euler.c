@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <moduco/moduco.h>
+#include "testutil.h"
 
 #define HUMANOID MODUCO_SOURCE_DIR "/models/humanoid.xml"
 #define H1 "/work/shared/corpus/menagerie_unitree_h1/scene.xml"
@@ -39,17 +40,6 @@ static mcModel* loadIpm(const char* file, const char* integrator, double h) {
 }
 
 
-// smallest contact distance at the current positions (collision at the state the step produced)
-static double minDist(const mcModel* m, mcData* d) {
-  mc_fwdPosition(m, d);
-  double md = INFINITY;
-  for (int i = 0; i < d->ncon; i++) {
-    md = fmin(md, d->contact[i].dist);
-  }
-  return md;
-}
-
-
 // drop the model 0.3 m for the given time; the worst contact distance after any step
 static double drop(const char* file, const char* integrator, double h, double T, int maxproj) {
   mcModel* m = loadIpm(file, integrator, h);
@@ -63,7 +53,7 @@ static double drop(const char* file, const char* integrator, double h, double T,
   int n = (int)lround(T / h);
   for (int k = 0; k < n; k++) {
     mc_step(m, d);
-    worst = fmin(worst, minDist(m, d));
+    worst = fmin(worst, tu_minContactDist(m, d));
     cr_assert(isfinite(d->qpos[2]) && d->warning[mcWARN_BADQACC].number == 0, "diverged");
   }
   mc_deleteData(d);
