@@ -545,10 +545,14 @@ void mcc_expandAttach(mcc* c);
 typedef struct mccKeyMap_ {
   const mcxElem* key;             // the <key> element (its own attributes hold name and time)
   mccVec values;                  // mccKeyValue
+  const mcNum* act;               // the key's act values in the file's layout (NULL: none)
+  int nact;
 } mccKeyMap;
 typedef struct mccKeyValue_ {
-  const mcxElem* obj;             // a <joint>/<freejoint> (qpos, qvel) or an actuator (ctrl)
-  int field;                      // 0 qpos, 1 qvel, 2 ctrl
+  const mcxElem* obj;             // a <joint>/<freejoint> (qpos, qvel), an actuator (ctrl, act;
+                                  // NULL once left behind) or a mocap body (mpos, mquat)
+  int field;                      // 0 qpos, 1 qvel, 2 ctrl, 3 act (the file's actuators in
+                                  // order, values in the map's act), 4 mpos, 5 mquat
   int n;
   mcNum v[7];
 } mccKeyValue;

@@ -11,14 +11,17 @@
 // - every name of the file gets the prefix, and so does every reference to a name;
 // - all of its assets come along; its tendons, equalities, contact pairs and excludes, actuators
 //   and sensors come along when every object they name is in the attached subtree (a tendon or an
-//   actuator left behind drops what names it); its numerics and texts come along;
+//   actuator left behind drops what names it); its numerics and texts come along, and so do the
+//   plugin instances of its <extension> (prefixed, as every name);
 // - its keyframes become keys of the whole model: the attached objects take the key's values,
 //   everything else its qpos0 (mccKeyMap, filled in compiler_misc.c); a key must have the file's
 //   full sizes; keys of files attached inside the attached file keep only their own prefix;
-// - its <option>, <size>, <visual> and <statistic> are ignored.
+// - its <option>, <size>, <visual>, <statistic> and once-per-model plugin configurations are
+//   ignored.
 // The file is read once per attach (so two attaches of one file are independent), its nested
 // attaches are expanded first, and its elements are moved into the model's tree, keeping their
 // file and line for messages; the file's tree lives until the compiler is done.
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +37,7 @@
 static const char* const mca_refAttrs =
     "name mesh hfield material texture target joint joint1 joint2 jointinparent tendon tendon1 "
     "tendon2 site site1 site2 refsite cranksite slidersite sidesite body body1 body2 geom geom1 "
-    "geom2 actuator objname refname camera";
+    "geom2 actuator objname refname camera instance";
 
 // kinds of the objects an element may name
 enum { MCA_BODY, MCA_JOINT, MCA_GEOM, MCA_SITE, MCA_CAMERA, MCA_TENDON, MCA_ACTUATOR, MCA_ANY };
@@ -243,11 +246,23 @@ static int mca_inside(const mcxElem* e, const mcaNames* nm) {
   return 1;
 }
 
+// the key values naming e, an element left behind, forget it (it is freed)
+static void mca_forget(mcc* c, const mcxElem* e) {
+  for (int m = 0; m < c->keymaps.n; m++) {
+    const mccVec vals = MCC_AT(c->keymaps, mccKeyMap, m)->values;
+    for (int i = 0; i < vals.n; i++) {
+      mccKeyValue* kv = MCC_AT(vals, mccKeyValue, i);
+      kv->obj = kv->obj == e ? NULL : kv->obj;
+    }
+  }
+}
+
 // keep the children of section sec that name attached objects only (free the others); add the
 // names of the kept ones to kind (-1: none)
 static void mca_filter(mcc* c, mcxElem* sec, mcaNames* nm, int kind) {
   for (int k = 0; k < sec->nchild; k++) {
     if (!mca_inside(sec->child[k], nm)) {
+      mca_forget(c, sec->child[k]);
       mcx_freeElem(mca_detach(sec, k));
       k--;
     } else if (kind >= 0) {
@@ -320,6 +335,18 @@ static void mca_joints(mcc* c, const mcxElem* root, const mcxElem* e, const char
   }
 }
 
+// the mocap bodies below e (the file's worldbody: its children, through frames) in body order
+static void mca_mocaps(mcc* c, const mcxElem* e, mccVec* out) {
+  for (int k = 0; k < e->nchild; k++) {
+    const mcxElem* ch = e->child[k];
+    if (!strcmp(ch->name, "frame")) {
+      mca_mocaps(c, ch, out);
+    } else if (!strcmp(ch->name, "body") && mcc_readBool(c, ch, "mocap") > 0) {
+      *(const mcxElem**)mcc_push(c, out) = ch;
+    }
+  }
+}
+
 // numbers of attribute key of e into a buffer freed with the context; their count (n exactly,
 // else an error naming what)
 static const mcNum* mca_keyNums(mcc* c, const mcxElem* e, const char* key, int n,
@@ -342,7 +369,9 @@ static const mcNum* mca_keyNums(mcc* c, const mcxElem* e, const char* key, int n
 }
 
 // turn the keys of the attached file (root) into key maps of the model's layout; a replicated
-// attach keeps no ctrl (as MuJoCo 3.14)
+// attach keeps no ctrl and no act (as MuJoCo 3.14); act, mpos and mquat as MuJoCo 3.14 maps them: act by
+// actuator (laid out once the model's actuators are compiled, mcc_keyMapFill), mpos/mquat by
+// mocap body, the key's values as written (not moved by the attach frame)
 static void mca_keys(mcc* c, mcxElem* root, int scope, int replicated) {
   int have = 0;
   for (int k = 0; k < root->nchild; k++) {
@@ -367,6 +396,13 @@ static void mca_keys(mcc* c, mcxElem* root, int scope, int replicated) {
       }
     }
   }
+  const int nu = c->attacts.n;  // c->attacts: the actuators, then the mocap bodies
+  for (int k = 0; k < root->nchild; k++) {
+    if (!strcmp(root->child[k]->name, "worldbody")) {
+      mca_mocaps(c, root->child[k], &c->attacts);
+    }
+  }
+  const int nmocap = c->attacts.n - nu;
   const mccVec joints = c->attjoints, acts = c->attacts;
   for (int i = 0; i < joints.n; i++) {
     nq += MCC_AT(joints, mcaJoint, i)->nq;
@@ -383,19 +419,22 @@ static void mca_keys(mcc* c, mcxElem* root, int scope, int replicated) {
         mcc_unknownElem(c, key);
       }
       mcc_checkAttrs(c, key, "name time qpos qvel act ctrl mpos mquat");
-      static const char* const refused[3] = {"act", "mpos", "mquat"};
-      for (int r = 0; r < 3; r++) {
-        if (mcc_countNums(c, key, refused[r]) > 0) {
-          mcc_error(c, key, "not supported yet: keyframe attribute '%s' in an attached model",
-                    refused[r]);
-        }
-      }
       mccKeyMap* map = (mccKeyMap*)mcc_push(c, &c->keymaps);
       map->key = key;
+      map->act = NULL;
+      map->nact = 0;
       mcc_vecInit(&map->values, sizeof(mccKeyValue));
       const mcNum* qpos = mca_keyNums(c, key, "qpos", nq, "nq");
       const mcNum* qvel = mca_keyNums(c, key, "qvel", nv, "nv");
-      const mcNum* ctrl = mca_keyNums(c, key, "ctrl", acts.n, "nu");
+      const mcNum* ctrl = mca_keyNums(c, key, "ctrl", nu, "nu");
+      const mcNum* mpos = mca_keyNums(c, key, "mpos", 3 * nmocap, "3*nmocap");
+      const mcNum* mquat = mca_keyNums(c, key, "mquat", 4 * nmocap, "4*nmocap");
+      int nact = mcc_countNums(c, key, "act");
+      if (nact >= 0) {  // its size is checked once the actuators' activations are known
+        map->act = mca_keyNums(c, key, "act", nact, "na");
+        map->act = replicated ? NULL : map->act;
+        map->nact = nact;
+      }
       int aq = 0, av = 0;
       for (int j = 0; j < joints.n; j++) {
         const mcaJoint* jt = MCC_AT(joints, mcaJoint, j);
@@ -412,12 +451,28 @@ static void mca_keys(mcc* c, mcxElem* root, int scope, int replicated) {
         aq += jt->nq;
         av += jt->nv;
       }
-      for (int a = 0; ctrl && !replicated && a < acts.n; a++) {
-        mccKeyValue* kv = (mccKeyValue*)mcc_push(c, &map->values);
-        kv->obj = *MCC_AT(acts, const mcxElem*, a);
-        kv->field = 2;
-        kv->n = 1;
-        kv->v[0] = ctrl[a];
+      for (int a = 0; a < nu; a++) {
+        for (int f = 2; f < 4; f++) {
+          if (!replicated && (f == 2 ? ctrl != NULL : map->act != NULL)) {
+            mccKeyValue* kv = (mccKeyValue*)mcc_push(c, &map->values);
+            kv->obj = *MCC_AT(acts, const mcxElem*, a);
+            kv->field = f;
+            kv->n = f == 2;
+            kv->v[0] = f == 2 ? ctrl[a] : 0;
+          }
+        }
+      }
+      for (int b = 0; b < nmocap; b++) {
+        for (int f = 4; f < 6; f++) {
+          const mcNum* src = f == 4 ? mpos : mquat;
+          if (src) {
+            mccKeyValue* kv = (mccKeyValue*)mcc_push(c, &map->values);
+            kv->obj = *MCC_AT(acts, const mcxElem*, nu + b);
+            kv->field = f;
+            kv->n = f == 4 ? 3 : 4;
+            memcpy(kv->v, src + kv->n * b, sizeof(mcNum) * (size_t)kv->n);
+          }
+        }
       }
     }
   }
@@ -530,12 +585,10 @@ static mcxTree* mca_readFile(mcc* c, const mcxElem* at, const mcxElem* asset,
   }
   static const char* const known =
       "compiler option size visual statistic default asset worldbody contact tendon equality "
-      "actuator sensor custom keyframe";
+      "actuator sensor custom keyframe extension";
   for (int k = 0; k < root->nchild; k++) {
     const mcxElem* s = root->child[k];
-    if (!strcmp(s->name, "extension")) {
-      mcc_error(c, s, "not supported yet: <extension> (plugins) in an attached model");
-    } else if (!strcmp(s->name, "deformable")) {
+    if (!strcmp(s->name, "deformable")) {
       mcc_error(c, s, "%s", mcc_deformableMsg("deformable"));
     } else if (!mcc_wordIn(known, s->name)) {
       mcc_unknownElem(c, s);
@@ -646,9 +699,9 @@ static void mca_attach(mcc* c, mcxElem* root, mcxElem* parent, int k, const mcaC
 
   // the other sections follow the model's own: tendons before the actuators naming them,
   // actuators before the sensors
-  static const char* const order[] = {"default", "asset", "tendon", "actuator", "sensor",
-                                      "equality", "contact", "custom", "keyframe", NULL};
-  static const int adds[] = {-1, -1, MCA_TENDON, MCA_ACTUATOR, -1, -1, -1, -1, -1};
+  static const char* const order[] = {"extension", "default", "asset", "tendon", "actuator",
+                                      "sensor", "equality", "contact", "custom", "keyframe", NULL};
+  static const int adds[] = {-1, -1, -1, MCA_TENDON, MCA_ACTUATOR, -1, -1, -1, -1, -1};
   for (int o = 0; order[o]; o++) {
     for (int s = 0; s < croot->nchild; s++) {
       mcxElem* sec = croot->child[s];
@@ -660,6 +713,16 @@ static void mca_attach(mcc* c, mcxElem* root, mcxElem* parent, int k, const mcaC
         for (int i = 0; i < sec->nchild; i++) {
           if (!strcmp(sec->child[i]->name, "model")) {
             mcx_freeElem(mca_detach(sec, i--));
+          }
+        }
+      }
+      // plugin instances come along (names prefixed); the configuration of a once-per-model
+      // plugin (solver, integrator) is a model-wide setting, ignored as the file's <option>
+      for (int i = 0; !strcmp(sec->name, "extension") && i < sec->nchild; i++) {
+        mcxElem* pl = sec->child[i];
+        for (int j = 0; j < pl->nchild; j++) {
+          if (!strcmp(pl->child[j]->name, "config")) {
+            mcx_freeElem(mca_detach(pl, j--));
           }
         }
       }
@@ -707,24 +770,87 @@ void mcc_expandAttach(mcc* c) {
   mca_attachTree(c, root, NULL, 0);
 }
 
+// the index of the compiled object of vector v (element type T, member elem) made from e, or -1
+#define MCA_FIND(v, T, e) mca_find(&(v), sizeof(T), offsetof(T, elem), (e))
+static int mca_find(const mccVec* v, size_t size, size_t off, const mcxElem* e) {
+  for (int i = 0; e && i < v->n; i++) {
+    if (*(const mcxElem* const*)((const char*)v->data + size * (size_t)i + off) == e) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+// the key's act values, in the file's actuator order, into the activations of its actuators. The
+// activations of the actuators left behind are not known (their defaults were not read): they
+// take what the kept ones leave, which is unambiguous when they are one run in the file's order
+static void mca_fillAct(mcc* c, mcModel* m, const mccKeyMap* map, int k) {
+  int kept = 0, runs = 0, prev = 0;  // prev: the actuator before in the file's list (-1: none)
+  for (int i = 0; i < map->values.n; i++) {
+    const mccKeyValue* kv = MCC_AT(map->values, mccKeyValue, i);
+    if (kv->field == 3) {
+      int a = MCA_FIND(c->actuators, mccActObj, kv->obj);
+      kept += a >= 0 ? m->actuator_actnum[a] : 0;
+      runs += a < 0 && prev >= 0;
+      prev = a;
+    }
+  }
+  int left = map->nact - kept;  // the activations of the actuators left behind
+  if (left < 0 || (!runs && left)) {
+    mcc_error(c, map->key, "keyframe attribute 'act' has %d values, expected %s%d (na of the "
+              "attached model)", map->nact, runs ? "at least " : "", kept);
+  }
+  if (runs > 1 && left) {
+    mcc_error(c, map->key, "not supported yet: keyframe attribute 'act' when actuators of the "
+              "attached model are left behind at several places of its actuator list");
+  }
+  int at = 0;
+  prev = 0;
+  for (int i = 0; i < map->values.n; i++) {
+    const mccKeyValue* kv = MCC_AT(map->values, mccKeyValue, i);
+    if (kv->field != 3) {
+      continue;
+    }
+    int a = MCA_FIND(c->actuators, mccActObj, kv->obj);
+    if (a >= 0 && m->actuator_actnum[a]) {
+      memcpy(m->key_act + (size_t)k * m->na + m->actuator_actadr[a], map->act + at,
+             sizeof(mcNum) * (size_t)m->actuator_actnum[a]);
+      at += m->actuator_actnum[a];
+    } else if (a < 0 && prev >= 0) {
+      at += left;  // the run left behind
+    }
+    prev = a;
+  }
+}
+
 void mcc_keyMapFill(mcc* c, mcModel* m, const mccKeyMap* map, int k) {
+  if (map->act) {
+    mca_fillAct(c, m, map, k);
+  }
   for (int i = 0; i < map->values.n; i++) {
     const mccKeyValue* kv = MCC_AT(map->values, mccKeyValue, i);
     if (kv->field == 2) {
-      for (int a = 0; a < c->actuators.n; a++) {
-        if (MCC_AT(c->actuators, mccActObj, a)->elem == kv->obj) {
-          m->key_ctrl[(size_t)k * m->nu + a] = kv->v[0];
-        }
+      int a = MCA_FIND(c->actuators, mccActObj, kv->obj);
+      if (a >= 0) {
+        m->key_ctrl[(size_t)k * m->nu + a] = kv->v[0];
       }
-      continue;
-    }
-    for (int j = 0; j < c->joints.n; j++) {
-      if (MCC_AT(c->joints, mccJointObj, j)->elem != kv->obj) {
-        continue;
+    } else if (kv->field >= 4) {
+      int b = MCA_FIND(c->bodies, mccBody, kv->obj);
+      int id = b >= 0 ? m->body_mocapid[b] : -1;  // the body came along
+      if (id >= 0 && kv->field == 4) {
+        memcpy(m->key_mpos + (size_t)k * 3 * m->nmocap + 3 * id, kv->v, sizeof(mcNum) * 3);
+      } else if (id >= 0) {
+        mcNum* q = m->key_mquat + (size_t)k * 4 * m->nmocap + 4 * id;
+        memcpy(q, kv->v, sizeof(mcNum) * 4);
+        mcc_normalize4(q);  // a zero one stays zero, as in a model's own keys
       }
-      mcNum* dst = kv->field == 0 ? m->key_qpos + (size_t)k * m->nq + m->jnt_qposadr[j]
-                                  : m->key_qvel + (size_t)k * m->nv + m->jnt_dofadr[j];
-      memcpy(dst, kv->v, sizeof(mcNum) * (size_t)kv->n);
+    } else if (kv->field < 2) {
+      int j = MCA_FIND(c->joints, mccJointObj, kv->obj);
+      if (j >= 0) {
+        mcNum* dst = kv->field == 0 ? m->key_qpos + (size_t)k * m->nq + m->jnt_qposadr[j]
+                                    : m->key_qvel + (size_t)k * m->nv + m->jnt_dofadr[j];
+        memcpy(dst, kv->v, sizeof(mcNum) * (size_t)kv->n);
+      }
     }
   }
 }

@@ -31,7 +31,7 @@ const NAMES = {
 };
 const MODEL_FIELDS = ['body_parentid', 'body_pos', 'body_quat', 'body_mass', 'body_inertia',
   'body_ipos', 'body_iquat', 'jnt_type', 'jnt_range', 'dof_damping', 'dof_armature', 'geom_size',
-  'geom_pos', 'geom_quat', 'geom_friction', 'site_pos', 'site_quat', 'cam_pos', 'cam_quat', 'qpos0', 'key_qpos', 'key_qvel', 'key_ctrl',
+  'geom_pos', 'geom_quat', 'geom_friction', 'site_pos', 'site_quat', 'cam_pos', 'cam_quat', 'qpos0', 'key_qpos', 'key_qvel', 'key_ctrl', 'key_act', 'key_mpos', 'key_mquat',
   'actuator_trnid', 'actuator_gear', 'sensor_objid', 'eq_type', 'eq_obj1id', 'eq_obj2id',
   'eq_data', 'pair_geom1', 'pair_geom2', 'exclude_signature', 'tendon_num',
   'tendon_actfrcrange', 'numeric_data'];

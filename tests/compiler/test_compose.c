@@ -12,6 +12,7 @@
 #include <moduco/moduco.h>
 
 #include "model_ref.h"
+#include "plugin/registry.h"
 #include "testutil.h"
 
 #define CP_DIR MODUCO_SOURCE_DIR "/tests/compiler/compose"
@@ -191,6 +192,9 @@ static void attachCase(const char* file) {
   mr_compare(&k, NULL, "key_qpos", m->key_qpos, m->nkey * m->nq, 0);
   mr_compare(&k, NULL, "key_qvel", m->key_qvel, m->nkey * m->nv, 0);
   mr_compare(&k, NULL, "key_ctrl", m->key_ctrl, m->nkey * m->nu, 0);
+  mr_compare(&k, NULL, "key_act", m->key_act, m->nkey * m->na, 0);
+  mr_compare(&k, NULL, "key_mpos", m->key_mpos, m->nkey * 3 * m->nmocap, TOL_COMPILE);
+  mr_compare(&k, NULL, "key_mquat", m->key_mquat, m->nkey * 4 * m->nmocap, TOL_COMPILE);
   mr_compareInt(&k, NULL, "actuator_trnid", m->actuator_trnid, 2 * m->nu);
   mr_compare(&k, NULL, "actuator_gear", m->actuator_gear, 6 * m->nu, 0);
   mr_compareInt(&k, NULL, "eq_obj1id", m->eq_obj1id, m->neq);
@@ -229,13 +233,79 @@ Test(attach, whole_worldbody_and_nested_attach_as_mujoco) {
   attachCase("nested.xml");
 }
 
+Test(attach, keyframe_act_mpos_mquat_as_mujoco) {
+  attachCase("mocap_keys.xml");
+  // the values are there, not only zeros on both sides: key a/k1 (1) sets a/g and a/p's
+  // activations and a/hand's mquat (normalized); c/k1 (3) places c/target as written, not moved by
+  // the attach frame
+  char err[512] = "";
+  mcModel* m = mc_loadXML(CP_DIR "/mocap_keys.xml", err, sizeof(err));
+  cr_assert_not_null(m, "%s", err);
+  cr_assert_eq(m->na, 7);
+  cr_assert_eq(m->nmocap, 5);
+  cr_assert_eq(m->key_act[1 * 7 + 1], 0.5);
+  cr_assert_eq(m->key_act[1 * 7 + 2], 0.6);
+  cr_assert_eq(m->key_act[5 * 7 + 6], 0.6);  // b/k1: the arm alone keeps its actuators
+  cr_assert_eq(m->key_mquat[1 * 20 + 2 * 4 + 3], 1);
+  const mcNum* mpos = m->key_mpos + 3 * 15 + 3 * 3;
+  cr_assert(mpos[0] == 1 && mpos[1] == 1 && mpos[2] == 1);
+  mc_deleteModel(m);
+}
+
+Test(attach, keys_of_a_partial_or_replicated_attach_as_mujoco) {
+  attachCase("tip_keys.xml");        // an actuator with activation left behind
+  attachCase("replicated_act.xml");  // no act
+  char err[512] = "";
+  mcModel* m = mc_loadXML(CP_DIR "/tip_keys.xml", err, sizeof(err));
+  cr_assert_not_null(m, "%s", err);
+  cr_assert(m->na == 1 && m->nkey == 2 && m->key_act[0] == 0.6 && m->key_act[1] == 0.25);
+  mc_deleteModel(m);
+}
+
+static void attachError(const char* body, const char* want1, const char* want2);
+
+Test(attach, plugin_instances_come_along) {
+  // MuJoCo 3.14's WebAssembly build has no plugins to compare with: the fixture's test.counter
+  // instances, one per attached copy, each bound to its copy's actuator with the file's
+  // configuration (force = gain * ctrl on the first evaluation)
+  setenv("MODUCO_PLUGIN_PATH", MODUCO_INSTANCE_FIXTURE_DIR ":" MODUCO_BUILD_PLUGIN_DIR, 1);
+  cr_assert_gt(mc_pluginScan(), 0);
+  char err[512] = "";
+  mcModel* m = mc_loadXML(CP_DIR "/plugins.xml", err, sizeof(err));
+  cr_assert_not_null(m, "%s", err);
+  cr_assert_eq(m->nu, 2);
+  const mcpHost* host = mcp_host();
+  for (int i = 0; i < 2; i++) {
+    int p = m->actuator_plugin[i];
+    cr_assert_geq(p, 0);
+    cr_assert_eq(m->plugin_objtype[p], mcOBJ_ACTUATOR);
+    cr_assert_eq(m->plugin_objid[p], i);
+    cr_assert_eq(host->config(m, p, "gain", NULL)[0], 3);
+  }
+  cr_assert_neq(m->actuator_plugin[0], m->actuator_plugin[1]);
+  cr_assert_str_eq(mc_id2name(m, mcOBJ_ACTUATOR, 1), "q/a");
+  mcData* d = mc_makeData(m);
+  cr_assert_not_null(d);
+  d->ctrl[0] = 0.5;
+  d->ctrl[1] = -0.25;
+  mc_forward(m, d);
+  cr_assert(d->actuator_force[0] == 1.5 && d->actuator_force[1] == -0.75, "forces %g %g",
+            d->actuator_force[0], d->actuator_force[1]);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+  // an instance the attached file does not declare: named at its line there
+  attachError("<attach model='badinst' body='b' prefix='x'/>", "parts/badinstance.xml:5:",
+              "unknown plugin instance 'xnope'");
+}
+
 // the compile error of an MJCF text whose files resolve from CP_DIR
 static void attachError(const char* body, const char* want1, const char* want2) {
   char xml[2048], err[1024] = "";
   snprintf(xml, sizeof(xml), "<mujoco>\n<asset><model name='arm' file='parts/arm.xml'/>"
            "<model name='bad' file='parts/bad.xml'/><model name='cycle' "
            "file='parts/selfattach.xml'/><model name='short' file='parts/shortkey.xml'/>"
-           "</asset>\n<worldbody>\n%s\n</worldbody></mujoco>", body);
+           "<model name='badact' file='parts/badact.xml'/><model name='badmpos' "
+           "file='parts/badmpos.xml'/><model name='badinst' file='parts/badinstance.xml'/></asset>\n<worldbody>\n%s\n</worldbody></mujoco>", body);
   mcModel* m = mc_loadXMLString(xml, CP_DIR, err, sizeof(err));
   cr_assert_null(m, "'%s' compiled", body);
   cr_assert(strstr(err, want1) && (!want2 || strstr(err, want2)), "'%s': got '%s'", body, err);
@@ -258,6 +328,10 @@ Test(attach, errors_name_file_and_line) {
   // keys of an attached file must have its full sizes (MuJoCo 3.14 refuses them too)
   attachError("<attach model='short' body='b' prefix='x'/>", "parts/shortkey.xml:6:",
               "expected 2");
+  attachError("<attach model='badact' body='b' prefix='x'/>", "parts/badact.xml:10:",
+              "'act' has 2 values, expected 1");
+  attachError("<attach model='badmpos' prefix='x'/>", "parts/badmpos.xml:10:",
+              "'mpos' has 2 values, expected 3");
   // <attach> outside the body tree
   attachError("<body><geom size='1'/></body></worldbody><contact><attach model='arm' "
               "prefix='x'/></contact><worldbody>", "string:4:", "attach");
