@@ -3,10 +3,11 @@
 //
 // A pool owns one mcData per thread, made once by mc_rolloutCreate. A call hands out work items
 // (one rollout, or one forward evaluation) through an atomic counter; every item starts from
-// mc_resetData followed by mc_setState (and, for a rollout, the optional warmstart), so its result depends only on its inputs and never on
-// which thread ran it or what that thread ran before: results are bit-identical for any thread
-// count. The calling thread works as thread 0. Calls on one pool are serialized by a mutex, so a
-// pool may be shared between threads (they take turns). No allocation after mc_rolloutCreate.
+// mc_resetData followed by mc_setState (and, for a rollout, the optional warmstart), so its
+// result depends only on its inputs and never on which thread ran it or what that thread ran
+// before: results are bit-identical for any thread count. The calling thread works as thread 0.
+// Calls on one pool are serialized by a mutex, so a pool may be shared between threads (they take
+// turns). No allocation after mc_rolloutCreate.
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
