@@ -3,10 +3,11 @@
 //
 // A pool owns one mcData per thread, made once by mc_rolloutCreate. A call hands out work items
 // (one rollout, or one forward evaluation) through an atomic counter; every item starts from
-// mc_resetData followed by mc_setState, so its result depends only on its inputs and never on
-// which thread ran it or what that thread ran before: results are bit-identical for any thread
-// count. The calling thread works as thread 0. Calls on one pool are serialized by a mutex, so a
-// pool may be shared between threads (they take turns). No allocation after mc_rolloutCreate.
+// mc_resetData followed by mc_setState (and, for a rollout, the optional warmstart), so its
+// result depends only on its inputs and never on which thread ran it or what that thread ran
+// before: results are bit-identical for any thread count. The calling thread works as thread 0.
+// Calls on one pool are serialized by a mutex, so a pool may be shared between threads (they take
+// turns). No allocation after mc_rolloutCreate.
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -25,14 +26,17 @@ typedef enum {                    // kinds of job handed to the workers
   JOB_EXIT
 } JobKind;
 
-typedef struct {                  // one job: the arguments of mc_rollout / mc_forwardBatch
+typedef struct {                  // one job: the arguments of mc_rolloutEx / mc_forwardBatch
   JobKind kind;
   int n;                          // number of items (rollouts or states)
   int nstep;                      // steps per rollout
   unsigned spec;                  // state components of state0 / states_out
   int nstate;                     // mc_stateSize(m, spec)
   const mcNum* state;             // inputs, n x nstate
-  const mcNum* ctrl;              // n x nstep x nu, nullable
+  const mcNum* warmstart;         // n x nv: qacc_warmstart after the initial state, nullable
+  unsigned cspec;                 // state components of each step's control vector
+  int ncontrol;                   // mc_stateSize(m, cspec)
+  const mcNum* ctrl;              // n x nstep x ncontrol, nullable
   mcNum* out;                     // rollout: n x nstep x nstate; forward: n x nv (qacc)
   mcNum* sensor;                  // n x nstep x nsensordata (forward: n x nsensordata), nullable
   mciRolloutTask task;            // JOB_TASK: the function run per item, and its argument
@@ -74,21 +78,24 @@ static int warningCount(const mcData* d) {
 }
 
 
-// one rollout: reset, set the initial state, then step with the given controls
+// one rollout: reset, set the initial state (and warmstart), then step with the given controls
 static void runRollout(mcRolloutPool* p, mcData* d, int r) {
   const mcModel* m = p->m;
   const Job* j = &p->job;
-  int nu = m->nu, ns = m->nsensordata;
+  int nv = m->nv, ns = m->nsensordata, nc = j->ncontrol;
 
   // start from the same data for every item
   mc_resetData(m, d);
   mc_setState(m, d, j->state + (size_t)r * (size_t)j->nstate, j->spec);
+  if (j->warmstart && nv) {
+    memcpy(d->qacc_warmstart, j->warmstart + (size_t)r * (size_t)nv, sizeof(mcNum) * (size_t)nv);
+  }
 
   // step, recording the state (and sensors) after each step
   for (int t = 0; t < j->nstep; t++) {
     size_t rt = (size_t)r * (size_t)j->nstep + (size_t)t;
-    if (j->ctrl && nu) {
-      memcpy(d->ctrl, j->ctrl + rt * (size_t)nu, sizeof(mcNum) * (size_t)nu);
+    if (j->ctrl && nc) {
+      mc_setState(m, d, j->ctrl + rt * (size_t)nc, j->cspec);
     }
     mc_step(m, d);
     if (j->out) {
@@ -348,15 +355,35 @@ static int checkCall(const mcRolloutPool* pool, const char* fn, int n, int have)
 }
 
 
-int mc_rollout(mcRolloutPool* pool, int nroll, int nstep, unsigned int spec,
-               const mcNum* state0, const mcNum* ctrl, mcNum* states_out, mcNum* sensor_out) {
-  if (checkCall(pool, "mc_rollout", nroll, state0 != NULL) || nstep < 0) {
+int mc_rolloutEx(mcRolloutPool* pool, int nroll, int nstep, unsigned int spec,
+                 const mcNum* state0, const mcNum* warmstart, unsigned int control_spec,
+                 const mcNum* control, mcNum* states_out, mcNum* sensor_out) {
+  if (checkCall(pool, "mc_rolloutEx", nroll, state0 != NULL)) {
     return -1;
   }
-  Job job = {JOB_ROLLOUT, nroll, nstep, spec, mc_stateSize(pool->m, spec), state0, ctrl,
-             states_out, sensor_out, NULL, NULL};
+  if (nstep < 0) {
+    mci_message("mc_rolloutEx: nstep %d is negative", nstep);
+    return -1;
+  }
+  if (control_spec & ~(unsigned)mcSTATE_USER) {
+    mci_message("mc_rolloutEx: control_spec 0x%x has bits outside mcSTATE_USER (0x%x)",
+                control_spec, (unsigned)mcSTATE_USER);
+    return -1;
+  }
+  const mcModel* m = pool->m;
+  Job job = {.kind = JOB_ROLLOUT, .n = nroll, .nstep = nstep, .spec = spec,
+             .nstate = mc_stateSize(m, spec), .state = state0, .warmstart = warmstart,
+             .cspec = control_spec, .ncontrol = mc_stateSize(m, control_spec), .ctrl = control,
+             .out = states_out, .sensor = sensor_out};
   callJob(pool, &job);
   return 0;
+}
+
+
+int mc_rollout(mcRolloutPool* pool, int nroll, int nstep, unsigned int spec,
+               const mcNum* state0, const mcNum* ctrl, mcNum* states_out, mcNum* sensor_out) {
+  return mc_rolloutEx(pool, nroll, nstep, spec, state0, NULL, mcSTATE_CTRL, ctrl, states_out,
+                      sensor_out);
 }
 
 
@@ -365,8 +392,8 @@ int mc_forwardBatch(mcRolloutPool* pool, int n, unsigned int spec, const mcNum* 
   if (checkCall(pool, "mc_forwardBatch", n, states != NULL)) {
     return -1;
   }
-  Job job = {JOB_FORWARD, n, 0, spec, mc_stateSize(pool->m, spec), states, NULL, qacc_out,
-             sensor_out, NULL, NULL};
+  Job job = {.kind = JOB_FORWARD, .n = n, .spec = spec, .nstate = mc_stateSize(pool->m, spec),
+             .state = states, .out = qacc_out, .sensor = sensor_out};
   callJob(pool, &job);
   return 0;
 }
@@ -376,7 +403,7 @@ int mci_rolloutTasks(mcRolloutPool* pool, int n, mciRolloutTask task, void* arg)
   if (checkCall(pool, "mci_rolloutTasks", n, task != NULL)) {
     return -1;
   }
-  Job job = {JOB_TASK, n, 0, 0, 0, NULL, NULL, NULL, NULL, task, arg};
+  Job job = {.kind = JOB_TASK, .n = n, .task = task, .arg = arg};
   callJob(pool, &job);
   return 0;
 }

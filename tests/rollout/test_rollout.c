@@ -261,3 +261,144 @@ Test(rollout, pool_shared_by_two_threads) {
   free(a.out), free(b.out), free(ref), free(sens), free(state0), free(ctrl);
   mc_deleteModel(m);
 }
+
+
+//---------------------------------- control_spec and warmstart (mc_rolloutEx) ---------------------
+
+// a box on the floor welded to a mocap body, a hinged arm with a motor: every mcSTATE_USER
+// component has a size, and CG with one iteration makes the result depend on the warmstart
+static const char* USER_XML =
+    "<mujoco><option solver='CG' iterations='1'/>"
+    "<worldbody><geom type='plane' size='5 5 0.1'/>"
+    "<body name='target' mocap='true' pos='0 0 0.3'/>"
+    "<body name='box' pos='0 0 0.1'><freejoint/><geom type='box' size='0.1 0.1 0.1'/>"
+    "<body pos='0.1 0 0.1'><joint name='hinge' axis='0 1 0'/>"
+    "<geom type='capsule' fromto='0 0 0 0.3 0 0' size='0.02'/></body></body></worldbody>"
+    "<equality><weld body1='box' body2='target' solref='0.05 1'/></equality>"
+    "<actuator><motor joint='hinge'/></actuator>"
+    "<sensor><jointpos joint='hinge'/><framepos objtype='body' objname='box'/></sensor>"
+    "</mujoco>";
+#define CSPEC ((unsigned)mcSTATE_USER)
+
+
+// nroll x nstep random control vectors of CSPEC (eq_active entries 0 or 1; 1 at the first step,
+// so every rollout starts with the weld's rows, where the warmstart counts)
+static mcNum* userControls(const mcModel* m, int nroll, int nstep, unsigned long long seed) {
+  int nc = mc_stateSize(m, CSPEC);
+  mcNum* c = malloc(sizeof(mcNum) * (size_t)(nroll * nstep * nc));
+  cr_assert(c);
+  unsigned long long s = seed;
+  int eq = mc_stateSize(m, mcSTATE_CTRL | mcSTATE_QFRC_APPLIED | mcSTATE_XFRC_APPLIED);
+  for (int k = 0; k < nroll * nstep; k++) {
+    for (int i = 0; i < nc; i++) {
+      mcNum u = uniform(&s);
+      c[k * nc + i] = (i >= eq && i < eq + m->neq) ? (k % nstep == 0 || u > 0) : 0.5 * u;
+    }
+  }
+  return c;
+}
+
+
+// rollout r by hand: reset, state, warmstart, then mc_setState(CSPEC) + mc_step; compare every
+// step's state and sensors with the pool's outputs
+static void expectByHand(const mcModel* m, int r, int nstep, const mcNum* state0,
+                         const mcNum* warm, const mcNum* ctrl, const mcNum* out,
+                         const mcNum* sens) {
+  int ns = mc_stateSize(m, SPEC), nc = mc_stateSize(m, CSPEC), nsd = m->nsensordata;
+  mcData* d = mc_makeData(m);
+  mcNum* st = malloc(sizeof(mcNum) * (size_t)ns);
+  cr_assert(d && st);
+  mc_setState(m, d, state0 + r * ns, SPEC);
+  memcpy(d->qacc_warmstart, warm + r * m->nv, sizeof(mcNum) * (size_t)m->nv);
+  for (int t = 0; t < nstep; t++) {
+    int rt = r * nstep + t;
+    mc_setState(m, d, ctrl + rt * nc, CSPEC);
+    mc_step(m, d);
+    mc_getState(m, d, st, SPEC);
+    cr_expect(!memcmp(st, out + (size_t)rt * (size_t)ns, sizeof(mcNum) * (size_t)ns),
+              "rollout %d step %d: state differs from stepping by hand", r, t);
+    cr_expect(!memcmp(d->sensordata, sens + (size_t)rt * (size_t)nsd,
+                      sizeof(mcNum) * (size_t)nsd),
+              "rollout %d step %d: sensors differ from stepping by hand", r, t);
+  }
+  free(st);
+  mc_deleteData(d);
+}
+
+
+Test(rollout, control_spec_and_warmstart_bitwise) {
+  char error[512] = "";
+  mcModel* m = mc_loadXMLString(USER_XML, NULL, error, sizeof(error));
+  cr_assert(m, "%s", error);
+  cr_assert(m->nmocap == 1 && m->neq == 1 && m->nu == 1);
+  int ns = mc_stateSize(m, SPEC), nv = m->nv, nsd = m->nsensordata;
+  size_t nout = (size_t)(NROLL * NSTEP * ns), nsens = (size_t)(NROLL * NSTEP * nsd);
+
+  // initial states, controls, warmstarts (near the first step's qacc, so the solver keeps them)
+  mcNum *state0, *unused;
+  inputs(m, 13, NROLL, NSTEP, &state0, &unused);
+  mcNum* ctrl = userControls(m, NROLL, NSTEP, 99);
+  int nc = mc_stateSize(m, CSPEC);
+  mcNum* warm = malloc(sizeof(mcNum) * (size_t)(NROLL * nv));
+  mcData* d = mc_makeData(m);
+  for (int r = 0; r < NROLL; r++) {
+    mc_setState(m, d, state0 + r * ns, SPEC);
+    mc_setState(m, d, ctrl + r * NSTEP * nc, CSPEC);
+    mc_forward(m, d);
+    for (int i = 0; i < nv; i++) {
+      warm[r * nv + i] = (0.9 + 0.02 * r) * d->qacc[i];
+    }
+  }
+
+  // 1 and 3 threads, then each rollout by hand
+  mcNum* out[2];
+  mcNum* sens[2];
+  for (int k = 0; k < 2; k++) {
+    out[k] = malloc(sizeof(mcNum) * nout);
+    sens[k] = malloc(sizeof(mcNum) * (nsens + 1));
+    mcRolloutPool* p = mc_rolloutCreate(m, k ? 3 : 1, NROLL);
+    cr_assert(p);
+    cr_assert_eq(mc_rolloutEx(p, NROLL, NSTEP, SPEC, state0, warm, CSPEC, ctrl, out[k],
+                              sens[k]), 0);
+    mc_rolloutDelete(p);
+  }
+  cr_expect(!memcmp(out[0], out[1], sizeof(mcNum) * nout), "1 vs 3 threads differ");
+  cr_expect(!memcmp(sens[0], sens[1], sizeof(mcNum) * nsens), "1 vs 3 threads: sensors differ");
+  for (int r = 0; r < NROLL; r++) {
+    expectByHand(m, r, NSTEP, state0, warm, ctrl, out[1], sens[1]);
+  }
+
+  // the inputs matter: without the warmstart, or without the controls, the first step of every
+  // rollout differs
+  mcRolloutPool* p = mc_rolloutCreate(m, 2, NROLL);
+  cr_assert(p);
+  mcNum* other = malloc(sizeof(mcNum) * nout);
+  for (int k = 0; k < 2; k++) {
+    cr_assert_eq(mc_rolloutEx(p, NROLL, NSTEP, SPEC, state0, k ? warm : NULL, CSPEC,
+                              k ? NULL : ctrl, other, NULL), 0);
+    for (int r = 0; r < NROLL; r++) {
+      size_t first = (size_t)r * NSTEP * (size_t)ns;
+      cr_expect(memcmp(other + first, out[0] + first, sizeof(mcNum) * (size_t)ns),
+                "rollout %d: the %s changed nothing", r, k ? "controls" : "warmstart");
+    }
+  }
+
+  // mc_rollout is mc_rolloutEx with mcSTATE_CTRL and no warmstart
+  mcNum* ref = malloc(sizeof(mcNum) * nout);
+  cr_assert_eq(mc_rollout(p, NROLL, NSTEP, SPEC, state0, unused, ref, NULL), 0);
+  cr_assert_eq(mc_rolloutEx(p, NROLL, NSTEP, SPEC, state0, NULL, mcSTATE_CTRL, unused, other,
+                            NULL), 0);
+  cr_expect(!memcmp(ref, other, sizeof(mcNum) * nout), "mc_rollout differs from mc_rolloutEx");
+
+  // a control_spec outside mcSTATE_USER is refused
+  cr_expect_eq(mc_rolloutEx(p, 1, 1, SPEC, state0, NULL, mcSTATE_QPOS, ctrl, NULL, NULL), -1);
+  cr_expect_eq(mc_rolloutEx(p, 1, 1, SPEC, state0, NULL, 1u << mcNSTATE, ctrl, NULL, NULL), -1);
+  cr_expect_eq(mc_rolloutEx(p, 1, -1, SPEC, state0, NULL, CSPEC, ctrl, NULL, NULL), -1);
+  mc_rolloutDelete(p);
+  for (int k = 0; k < 2; k++) {
+    free(out[k]), free(sens[k]);
+  }
+  free(other), free(ref), free(warm), free(ctrl), free(state0), free(unused);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}

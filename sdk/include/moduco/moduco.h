@@ -424,6 +424,19 @@ MCAPI int mc_rollout(mcRolloutPool* pool, int nroll, int nstep, unsigned int spe
 MCAPI int mc_forwardBatch(mcRolloutPool* pool, int n, unsigned int spec, const mcNum* states,
                           mcNum* qacc_out, mcNum* sensor_out);
 
+// mc_rollout with general per-step inputs (MuJoCo's rollout control_spec and initial_warmstart).
+// control_spec is any subset of mcSTATE_USER (CTRL, QFRC_APPLIED, XFRC_APPLIED, EQ_ACTIVE,
+// MOCAP_POS, MOCAP_QUAT, USERDATA); nc = mc_stateSize(m, control_spec). Rollout r starts from
+// mc_resetData and state0 + r*ns (spec), then, if warmstart is given, copies warmstart + r*nv into
+// d->qacc_warmstart; before step t it applies control + (r*nstep + t)*nc with
+// mc_setState(control_spec) (control NULL: nothing is applied). Outputs as mc_rollout's, which
+// is mc_rolloutEx(pool, nroll, nstep, spec, state0, NULL, mcSTATE_CTRL, ctrl, states_out,
+// sensor_out). Return 0, or -1 on bad arguments (message printed; a control_spec bit outside
+// mcSTATE_USER). Nullable: warmstart, control, states_out, sensor_out.
+MCAPI int mc_rolloutEx(mcRolloutPool* pool, int nroll, int nstep, unsigned int spec,
+                       const mcNum* state0, const mcNum* warmstart, unsigned int control_spec,
+                       const mcNum* control, mcNum* states_out, mcNum* sensor_out);
+
 //---------------------------------- derivatives ---------------------------------------------------
 
 // Finite-difference transition matrices of one mc_step at d's state (MuJoCo's mjd_transitionFD,

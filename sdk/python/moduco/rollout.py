@@ -5,6 +5,7 @@ Every rollout starts from mj_resetData and the initial state (mjSTATE_FULLPHYSIC
 results do not depend on the thread count. The GIL is released while the pool runs.
 """
 
+import operator
 import weakref
 
 import numpy as np
@@ -13,6 +14,8 @@ from . import _moduco
 
 _FULLPHYSICS = 1 | 2 | 4 | 8 | 4096     # mjSTATE_FULLPHYSICS: time, qpos, qvel, act, plugin
 _CTRL = 32                               # mjSTATE_CTRL
+_USER = 0xFE0                            # mjSTATE_USER: ctrl, qfrc/xfrc_applied, eq_active,
+                                         # mocap_pos/quat, userdata
 _live_pools = weakref.WeakSet()          # models that hold a pool (shutdown_persistent_pool)
 
 
@@ -65,18 +68,19 @@ def rollout(model, data, initial_state, control=None, *, control_spec=_CTRL,
   model: an MjModel, or a sequence of nroll MjModel of the same sizes (e.g. randomized
   parameters; rollouts of each distinct model run together on its pool). initial_state: (nroll,
   nstate) in the mjSTATE_FULLPHYSICS layout (a single state is used for every rollout).
-  control: (nroll, nstep, nu) controls applied before each step, or (nstep, nu) for all
-  rollouts; None: zero controls. Returns (state, sensordata) of shapes (nroll, nstep, nstate)
-  and (nroll, nstep, nsensordata), the state after each step. data (an MjData or a list of them)
-  is only used to pick the thread count (len(data)); nthread overrides it. state/sensordata:
-  optional float64 output arrays to fill. persistent_pool and chunk_size are accepted for
-  MuJoCo's signature: pools are always kept (on the model) and the C pool sizes its own chunks.
+  control: (nroll, nstep, ncontrol) vectors applied with mj_setState(control_spec) before each
+  step, or (nstep, ncontrol) for all rollouts; ncontrol = mj_stateSize(model, control_spec);
+  None: nothing applied (zero controls). control_spec: any combination of the mjSTATE_USER bits
+  (CTRL, QFRC_APPLIED, XFRC_APPLIED, EQ_ACTIVE, MOCAP_POS, MOCAP_QUAT, USERDATA).
+  initial_warmstart: (nroll, nv) or (nv,), set as qacc_warmstart after the initial state.
+  Returns (state, sensordata) of shapes (nroll, nstep, nstate) and (nroll, nstep, nsensordata),
+  the state after each step. data (an MjData or a list of them) is only used to pick the thread
+  count (len(data)); nthread overrides it. state/sensordata: optional float64 output arrays to
+  fill. persistent_pool, chunk_size and skip_checks are accepted for MuJoCo's signature: pools
+  are always kept (on the model), the C pool sizes its own chunks and the checks always run.
   """
   threads = _nthread(data, nthread)
-  if int(control_spec) != _CTRL:
-    raise ValueError("rollout: only control_spec=mjSTATE_CTRL is supported")
-  if initial_warmstart is not None:
-    raise ValueError("rollout: initial_warmstart is not supported (every rollout starts cold)")
+  cspec = _control_spec(control_spec)
 
   first = model[0] if isinstance(model, (list, tuple)) and model else model
   if not isinstance(first, _moduco.Model):
@@ -89,15 +93,28 @@ def rollout(model, data, initial_state, control=None, *, control_spec=_CTRL,
     raise ValueError(f"rollout: initial_state must be (nroll, {ns}), got {x0.shape}")
   nroll = x0.shape[0]
   models = _models(model, nroll)
+  if any(_moduco.mj_stateSize(m, cspec) != _moduco.mj_stateSize(first, cspec) for m in models):
+    raise ValueError("rollout: the models differ in the size of control_spec")
+
+  warm = None
+  if initial_warmstart is not None:
+    warm = np.asarray(initial_warmstart, dtype=np.float64)
+    if warm.ndim == 1 or (warm.ndim == 2 and warm.shape[0] == 1):
+      warm = np.broadcast_to(warm.reshape(1, -1), (nroll, warm.size))
+    if warm.ndim != 2 or warm.shape != (nroll, first.nv):
+      raise ValueError(f"rollout: initial_warmstart must be (nroll={nroll}, nv={first.nv}) "
+                       f"or (nv,), got {np.shape(initial_warmstart)}")
+    warm = np.ascontiguousarray(warm)
 
   ctrl = None
   if control is not None:
+    nc = _moduco.mj_stateSize(first, cspec)
     ctrl = np.asarray(control, dtype=np.float64)
     if ctrl.ndim == 2:
       ctrl = np.broadcast_to(ctrl, (nroll,) + ctrl.shape)
-    if ctrl.ndim != 3 or ctrl.shape[0] != nroll or ctrl.shape[2] != first.nu:
-      raise ValueError(f"rollout: control must be (nroll={nroll}, nstep, nu={first.nu}), "
-                       f"got {np.shape(control)}")
+    if ctrl.ndim != 3 or ctrl.shape[0] != nroll or ctrl.shape[2] != nc:
+      raise ValueError(f"rollout: control must be (nroll={nroll}, nstep, {nc}) for control_spec "
+                       f"{cspec}, got {np.shape(control)}")
     if nstep is not None and nstep != ctrl.shape[1]:
       raise ValueError(f"rollout: nstep={nstep} but control has {ctrl.shape[1]} steps")
     nstep = ctrl.shape[1]
@@ -113,7 +130,7 @@ def rollout(model, data, initial_state, control=None, *, control_spec=_CTRL,
   if sensordata is None:
     sensordata = np.empty((nroll, nstep, first.nsensordata))
   if len(models) == 1:
-    _run(models[0], threads, x0, ctrl, nstep, state, sensordata)
+    _run(models[0], threads, x0, ctrl, cspec, warm, nstep, state, sensordata)
     return state, sensordata
 
   # several models: the rollouts of each distinct model together, results back in input order
@@ -121,13 +138,28 @@ def rollout(model, data, initial_state, control=None, *, control_spec=_CTRL,
     idx = np.array([i for i, mi in enumerate(models) if mi is m])
     s = np.empty((len(idx), nstep, ns))
     sd = np.empty((len(idx), nstep, first.nsensordata))
-    _run(m, threads, x0[idx], None if ctrl is None else ctrl[idx], nstep, s, sd)
+    _run(m, threads, x0[idx], None if ctrl is None else ctrl[idx], cspec,
+         None if warm is None else warm[idx], nstep, s, sd)
     state[idx] = s
     sensordata[idx] = sd
   return state, sensordata
 
 
-def _run(model, threads, x0, ctrl, nstep, state, sensordata):
+def _control_spec(spec):
+  """control_spec as an int holding only bits of mjSTATE_USER, else ValueError."""
+  try:
+    if isinstance(spec, bool):
+      raise TypeError
+    value = operator.index(spec)
+  except TypeError:
+    raise ValueError(f"rollout: control_spec must be an int (mjtState bits), got {spec!r}") \
+        from None
+  if value < 0 or value & ~_USER:
+    raise ValueError(f"rollout: control_spec {value} has bits outside mjSTATE_USER ({_USER})")
+  return value
+
+
+def _run(model, threads, x0, ctrl, cspec, warm, nstep, state, sensordata):
   """One model's rollouts on its pool (the C pool checks the output arrays)."""
   pool = _pool(model, threads, x0.shape[0])
   try:
@@ -135,7 +167,8 @@ def _run(model, threads, x0, ctrl, nstep, state, sensordata):
   except TypeError:          # a bare _moduco.Model has no weak references: its pool stays
     pass
   pool.rollout(x0.shape[0], nstep, _FULLPHYSICS, np.ascontiguousarray(x0),
-               None if ctrl is None else np.ascontiguousarray(ctrl), state, sensordata)
+               None if ctrl is None else np.ascontiguousarray(ctrl), state, sensordata, cspec,
+               None if warm is None else np.ascontiguousarray(warm))
 
 
 def shutdown_persistent_pool():

@@ -1,5 +1,5 @@
 // Moduco Python extension: _moduco.RolloutPool, the batch-rollout thread pool of
-// core/engine/rollout.c (mc_rollout), with the GIL released while it runs.
+// core/engine/rollout.c (mc_rolloutEx), with the GIL released while it runs.
 #include <string.h>
 
 #include "pymoduco.h"
@@ -62,38 +62,46 @@ static int Pool_traverse(pmPool* self, visitproc visit, void* arg) {
 }
 
 
-// rollout(nroll, nstep, spec, state0, ctrl|None, states_out|None, sensor_out|None)
+// rollout(nroll, nstep, spec, state0, control|None, states_out|None, sensor_out|None
+//         [, control_spec=mjSTATE_CTRL, warmstart|None]) (mc_rolloutEx)
 static PyObject* Pool_rollout(pmPool* self, PyObject* args) {
   int nroll, nstep;
-  unsigned int spec;
-  PyObject *state0, *ctrl, *states, *sensor;
-  if (!PyArg_ParseTuple(args, "iiIOOOO:rollout", &nroll, &nstep, &spec, &state0, &ctrl, &states,
-                        &sensor)) {
+  unsigned int spec, cspec = mcSTATE_CTRL;
+  PyObject *state0, *ctrl, *states, *sensor, *warm = Py_None;
+  if (!PyArg_ParseTuple(args, "iiIOOOO|IO:rollout", &nroll, &nstep, &spec, &state0, &ctrl,
+                        &states, &sensor, &cspec, &warm)) {
     return NULL;
   }
   const mcModel* m = self->model->m;
-  if (nroll < 0 || nroll > self->nbatch || nstep < 0 || spec >= (1u << mcNSTATE)) {
-    PyErr_Format(PyExc_ValueError, "rollout: nroll %d (at most %d), nstep %d or spec %u invalid",
-                 nroll, self->nbatch, nstep, spec);
+  if (nroll < 0 || nroll > self->nbatch || nstep < 0 || spec >= (1u << mcNSTATE) ||
+      (cspec & ~(unsigned)mcSTATE_USER)) {
+    PyErr_Format(PyExc_ValueError, "rollout: nroll %d (at most %d), nstep %d, spec %u or "
+                 "control_spec %u (bits of mjSTATE_USER only) invalid", nroll, self->nbatch,
+                 nstep, spec, cspec);
     return NULL;
   }
   npy_intp ns = mc_stateSize(m, spec);
   npy_intp nsteps = (npy_intp)nroll * nstep;
   PyArrayObject *s0 = pm_input(state0, nroll * ns, "initial_state"), *c = NULL, *so = NULL,
-                *se = NULL;
-  int ok = s0 && (ctrl == Py_None || (c = pm_input(ctrl, nsteps * m->nu, "control"))) &&
+                *se = NULL, *w = NULL;
+  int ok = s0 &&
+           (ctrl == Py_None || (c = pm_input(ctrl, nsteps * mc_stateSize(m, cspec), "control"))) &&
+           (warm == Py_None ||
+            (w = pm_input(warm, (npy_intp)nroll * m->nv, "initial_warmstart"))) &&
            (states == Py_None || (so = pm_output(states, nsteps * ns, "state"))) &&
            (sensor == Py_None || (se = pm_output(sensor, nsteps * m->nsensordata, "sensordata")));
   int rc = -1;
   if (ok) {
     Py_BEGIN_ALLOW_THREADS
-    rc = mc_rollout(self->pool, nroll, nstep, spec, PyArray_DATA(s0), c ? PyArray_DATA(c) : NULL,
-                    so ? PyArray_DATA(so) : NULL, se ? PyArray_DATA(se) : NULL);
+    rc = mc_rolloutEx(self->pool, nroll, nstep, spec, PyArray_DATA(s0), w ? PyArray_DATA(w) : NULL,
+                      cspec, c ? PyArray_DATA(c) : NULL, so ? PyArray_DATA(so) : NULL,
+                      se ? PyArray_DATA(se) : NULL);
     Py_END_ALLOW_THREADS
     if (rc) {
-      PyErr_SetString(PyExc_ValueError, "rollout: mc_rollout rejected the arguments");
+      PyErr_SetString(PyExc_ValueError, "rollout: mc_rolloutEx rejected the arguments");
     }
   }
+  Py_XDECREF(w);
   Py_XDECREF(s0);
   Py_XDECREF(c);
   Py_XDECREF(so);
@@ -136,7 +144,7 @@ static PyObject* Pool_get_nbatch(pmPool* self, void* closure) {
 
 
 static PyMethodDef Pool_methods[] = {
-  {"rollout", (PyCFunction)Pool_rollout, METH_VARARGS, "run rollouts (mc_rollout)"},
+  {"rollout", (PyCFunction)Pool_rollout, METH_VARARGS, "run rollouts (mc_rolloutEx)"},
   {"warnings", (PyCFunction)Pool_warnings, METH_VARARGS, "per-item warnings of the last call"},
   {NULL, NULL, 0, NULL}
 };
