@@ -54,6 +54,95 @@ void mc_jacPoint(const mcModel* m, const mcData* d, mcNum* jacp, mcNum* jacr, co
 }
 
 
+void mc_jacDot(const mcModel* m, const mcData* d, mcNum* jacp, mcNum* jacr, const mcNum point[3],
+               int body) {
+  int nv = m->nv;
+  if (jacp) {
+    mcu_zero(jacp, 3 * nv);
+  }
+  if (jacr) {
+    mcu_zero(jacr, 3 * nv);
+  }
+  int last = lastDof(m, body);
+  if (last < 0) {
+    return;
+  }
+
+  // offset from the reference point of cdof (fixed in space at this instant), and the point's
+  // velocity, the rate of that offset
+  mcNum off[3], vel[3] = {0, 0, 0}, t[3];
+  mcu_sub3(off, point, d->subtree_com + 3 * m->body_rootid[body]);
+  for (int j = last; j >= 0; j = m->dof_parentid[j]) {
+    const mcNum* cd = d->cdof + 6 * j;
+    mcu_cross(t, cd, off);
+    for (int k = 0; k < 3; k++) {
+      vel[k] += d->qvel[j] * (cd[3 + k] + t[k]);
+    }
+  }
+
+  // column j: d/dt (lin_j + ang_j x off) = lin_dot_j + ang_dot_j x off + ang_j x vel; ang_dot_j
+  for (int j = last; j >= 0; j = m->dof_parentid[j]) {
+    const mcNum* cd = d->cdof + 6 * j;
+    // the rate of column j's motion axis. cdof_dot is it for hinges and slides (their axes are
+    // fixed in the frame after the body's earlier joints, whose velocity cdof_dot uses); a ball or
+    // free rotation axis is fixed in the frame after the whole joint, but cdof_dot gives its three
+    // axes the velocity before the joint's rotation (all cdof_dot * qvel needs): add the joint's
+    // own rotation (sum of qvel_i cdof_i over its rotation dofs) as a motion cross product
+    mcNum cdd[6];
+    mcu_copy(cdd, d->cdof_dot + 6 * j, 6);
+    int jnt = m->dof_jntid[j], type = m->jnt_type[jnt];
+    int rot0 = m->jnt_dofadr[jnt] + (type == mcJNT_FREE ? 3 : 0);
+    if ((type == mcJNT_BALL || type == mcJNT_FREE) && j >= rot0) {
+      mcNum w[6] = {0, 0, 0, 0, 0, 0}, a[3], b[3], c[3];
+      for (int i = rot0; i < rot0 + 3; i++) {
+        for (int k = 0; k < 6; k++) {
+          w[k] += d->qvel[i] * d->cdof[6 * i + k];
+        }
+      }
+      mcu_cross(a, w, cd);          // angular: w x ang
+      mcu_cross(b, w, cd + 3);      // linear: w x lin + v x ang
+      mcu_cross(c, w + 3, cd);
+      for (int k = 0; k < 3; k++) {
+        cdd[k] += a[k];
+        cdd[3 + k] += b[k] + c[k];
+      }
+    }
+    if (jacp) {
+      mcNum t2[3];
+      mcu_cross(t, cdd, off);
+      mcu_cross(t2, cd, vel);
+      for (int k = 0; k < 3; k++) {
+        jacp[k * nv + j] = cdd[3 + k] + t[k] + t2[k];
+      }
+    }
+    if (jacr) {
+      for (int k = 0; k < 3; k++) {
+        jacr[k * nv + j] = cdd[k];
+      }
+    }
+  }
+}
+
+
+void mc_jacPointAxis(const mcModel* m, const mcData* d, mcNum* jacPoint, mcNum* jacAxis,
+                     const mcNum point[3], const mcNum axis[3], int body) {
+  mc_jacPoint(m, d, jacPoint, NULL, point, body);
+  if (!jacAxis) {
+    return;
+  }
+  // an axis turning with the body: column j is ang_j x axis
+  int nv = m->nv;
+  mcu_zero(jacAxis, 3 * nv);
+  for (int j = lastDof(m, body); j >= 0; j = m->dof_parentid[j]) {
+    mcNum t[3];
+    mcu_cross(t, d->cdof + 6 * j, axis);
+    for (int k = 0; k < 3; k++) {
+      jacAxis[k * nv + j] = t[k];
+    }
+  }
+}
+
+
 void mc_jacBody(const mcModel* m, const mcData* d, mcNum* jacp, mcNum* jacr, int body) {
   mc_jacPoint(m, d, jacp, jacr, d->xpos + 3 * body, body);
 }

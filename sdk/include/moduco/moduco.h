@@ -177,6 +177,17 @@ MCAPI void mc_jacBodyCom(const mcModel* m, const mcData* d, mcNum* jacp, mcNum* 
 MCAPI void mc_jacGeom(const mcModel* m, const mcData* d, mcNum* jacp, mcNum* jacr, int geom);
 MCAPI void mc_jacSite(const mcModel* m, const mcData* d, mcNum* jacp, mcNum* jacr, int site);
 
+// Time derivative of mc_jacPoint's Jacobians (3 x nv each, row-major, either may be NULL) at the
+// current qvel, as mj_jacDot; needs the velocity stage (cdof_dot: mc_forward or mc_comVel).
+MCAPI void mc_jacDot(const mcModel* m, const mcData* d, mcNum* jacp, mcNum* jacr,
+                     const mcNum point[3], int body);
+
+// As mj_jacPointAxis: mc_jacPoint's translational Jacobian of point (jacPoint) and the Jacobian
+// of a unit axis turning with body (jacAxis, 3 x nv: column j is the rotation axis of dof j
+// crossed with axis); either may be NULL.
+MCAPI void mc_jacPointAxis(const mcModel* m, const mcData* d, mcNum* jacPoint, mcNum* jacAxis,
+                           const mcNum point[3], const mcNum axis[3], int body);
+
 // Translational Jacobian (3 x nv) of the center of mass of body's subtree: the mass-weighted sum
 // of the body-com Jacobians in it (zero for a massless subtree). Uses d's stack.
 MCAPI void mc_jacSubtreeCom(const mcModel* m, mcData* d, mcNum* jacp, int body);

@@ -14,6 +14,8 @@ PARAMS = {
     "mj_contactForce": ("m", "d", "id", "result"),
     "mj_rne": ("m", "d", "flg_acc", "result"),
     "mj_jac": ("m", "d", "jacp", "jacr", "point", "body"),
+    "mj_jacDot": ("m", "d", "jacp", "jacr", "point", "body"),
+    "mj_jacPointAxis": ("m", "d", "jacPoint", "jacAxis", "point", "axis", "body"),
     "mj_jacBody": ("m", "d", "jacp", "jacr", "body"),
     "mj_jacBodyCom": ("m", "d", "jacp", "jacr", "body"),
     "mj_jacGeom": ("m", "d", "jacp", "jacr", "geom"),

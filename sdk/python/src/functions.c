@@ -339,13 +339,14 @@ static PyObject* fn_mj_contactForce(PyObject* self, PyObject* args) {
 
 
 // the point and body of a Jacobian request
-typedef enum { JAC_POINT, JAC_BODY, JAC_BODYCOM, JAC_GEOM, JAC_SITE } JacKind;
+typedef enum { JAC_POINT, JAC_DOT, JAC_BODY, JAC_BODYCOM, JAC_GEOM, JAC_SITE } JacKind;
 
 static PyObject* jacobian(PyObject* args, JacKind kind, const char* fn) {
   PyObject *m, *d, *jacp, *jacr, *point = NULL;
   int id;
-  int ok = kind == JAC_POINT ? PyArg_ParseTuple(args, "OOOOOi", &m, &d, &jacp, &jacr, &point, &id)
-                             : PyArg_ParseTuple(args, "OOOOi", &m, &d, &jacp, &jacr, &id);
+  int withpoint = kind == JAC_POINT || kind == JAC_DOT;
+  int ok = withpoint ? PyArg_ParseTuple(args, "OOOOOi", &m, &d, &jacp, &jacr, &point, &id)
+                     : PyArg_ParseTuple(args, "OOOOi", &m, &d, &jacp, &jacr, &id);
   if (!ok || pm_checkPair(m, d, fn) < 0) {
     return NULL;
   }
@@ -369,6 +370,7 @@ static PyObject* jacobian(PyObject* args, JacKind kind, const char* fn) {
   mcNum* jr = r ? PyArray_DATA(r) : NULL;
   switch (kind) {
     case JAC_POINT: mc_jacPoint(mm, dd, jp, jr, PyArray_DATA(pt), id); break;
+    case JAC_DOT: mc_jacDot(mm, dd, jp, jr, PyArray_DATA(pt), id); break;
     case JAC_BODY: mc_jacBody(mm, dd, jp, jr, id); break;
     case JAC_BODYCOM: mc_jacBodyCom(mm, dd, jp, jr, id); break;
     case JAC_GEOM: mc_jacGeom(mm, dd, jp, jr, id); break;
@@ -382,6 +384,40 @@ static PyObject* jacobian(PyObject* args, JacKind kind, const char* fn) {
 
 
 static PyObject* fn_mj_jac(PyObject* s, PyObject* a) { return jacobian(a, JAC_POINT, "mj_jac"); }
+
+// mj_jacPointAxis(m, d, jacPoint, jacAxis, point, axis, body)
+static PyObject* fn_mj_jacPointAxis(PyObject* s, PyObject* args) {
+  PyObject *m, *d, *jp, *ja, *point, *axis;
+  int body;
+  if (!PyArg_ParseTuple(args, "OOOOOOi:mj_jacPointAxis", &m, &d, &jp, &ja, &point, &axis, &body) ||
+      pm_checkPair(m, d, "mj_jacPointAxis") < 0) {
+    return NULL;
+  }
+  const mcModel* mm = MODEL(m);
+  if (body < 0 || body >= mm->nbody) {
+    PyErr_Format(PyExc_ValueError, "mj_jacPointAxis: id %d out of range [0, %d)", body, mm->nbody);
+    return NULL;
+  }
+  npy_intp n = 3 * (npy_intp)mm->nv;
+  PyArrayObject *p = NULL, *a = NULL, *pt = NULL, *ax = NULL;
+  PyObject* ret = NULL;
+  if ((jp == Py_None || (p = pm_output(jp, n, "jacPoint"))) &&
+      (ja == Py_None || (a = pm_output(ja, n, "jacAxis"))) &&
+      (pt = pm_input(point, 3, "point")) && (ax = pm_input(axis, 3, "axis"))) {
+    mc_jacPointAxis(mm, DATA(d), p ? PyArray_DATA(p) : NULL, a ? PyArray_DATA(a) : NULL,
+                    PyArray_DATA(pt), PyArray_DATA(ax), body);
+    ret = Py_None;
+    Py_INCREF(ret);
+  }
+  Py_XDECREF(p);
+  Py_XDECREF(a);
+  Py_XDECREF(pt);
+  Py_XDECREF(ax);
+  return ret;
+}
+static PyObject* fn_mj_jacDot(PyObject* s, PyObject* a) {
+  return jacobian(a, JAC_DOT, "mj_jacDot");
+}
 static PyObject* fn_mj_jacBody(PyObject* s, PyObject* a) {
   return jacobian(a, JAC_BODY, "mj_jacBody");
 }
@@ -521,6 +557,8 @@ PyMethodDef pm_functionMethods[] = {
   {"mj_jacBodyCom", fn_mj_jacBodyCom, METH_VARARGS, "Jacobian of a body com"},
   {"mj_jacGeom", fn_mj_jacGeom, METH_VARARGS, "Jacobian of a geom"},
   {"mj_jacSite", fn_mj_jacSite, METH_VARARGS, "Jacobian of a site"},
+  {"mj_jacDot", fn_mj_jacDot, METH_VARARGS, "time derivative of the Jacobian of a point"},
+  {"mj_jacPointAxis", fn_mj_jacPointAxis, METH_VARARGS, "Jacobians of a point and of an axis"},
   {"mj_jacSubtreeCom", fn_mj_jacSubtreeCom, METH_VARARGS, "Jacobian of a subtree com"},
   {"mj_integratePos", fn_mj_integratePos, METH_VARARGS, "integrate qpos by qvel*dt"},
   {"mj_differentiatePos", fn_mj_differentiatePos, METH_VARARGS,

@@ -190,6 +190,89 @@ def test_jacobians_against_finite_differences():
     mujoco.mj_jacBody(m, d, np.zeros((3, m.nv), dtype=np.float32), None, 1)
 
 
+BALL_CHAIN = """<mujoco><worldbody><body pos="0 0 1"><joint type="ball"/><geom size=".1" pos=".2 0 0"/>
+  <body pos=".4 0 0"><joint axis="0 1 0"/><joint axis="1 0 0"/><geom size=".1" pos=".2 0 0"/>
+  <body pos=".4 0 0"><joint type="ball"/><joint type="slide" axis="0 0 1"/><geom size=".1"/>
+  </body></body></body></worldbody></mujoco>"""
+
+
+@pytest.mark.parametrize("which", ["humanoid", "ball_chain"])
+def test_jac_dot_against_finite_differences(which):
+  # a point fixed to a moving body: d/dt of its Jacobians by centered differences along qvel
+  # (the humanoid's point also agrees with MuJoCo 3.14's mj_jacDot to 9e-16, checked by hand)
+  if which == "humanoid":
+    m, d = stepped(HUMANOID, 40)
+  else:
+    m = mujoco.MjModel.from_xml_string(BALL_CHAIN)
+    d = mujoco.MjData(m)
+    d.qvel[:] = np.linspace(-1.5, 2.0, m.nv)
+    mujoco.mj_integratePos(m, d.qpos, np.linspace(0.3, -0.6, m.nv), 1.0)
+  mujoco.mj_forward(m, d)
+  assert np.abs(d.qvel).max() > 0.1
+  local = np.array([0.05, -0.02, 0.03])
+  for body in (1, m.nbody - 1, m.nbody // 2):
+    p = d.xpos[body] + d.xmat[body].reshape(3, 3) @ local
+    jdp = np.zeros((3, m.nv))
+    jdr = np.zeros((3, m.nv))
+    mujoco.mj_jacDot(m, d, jdp, jdr, p, body)
+    eps = 1e-6
+    J = []
+    for sgn in (1, -1):
+      e = mujoco.MjData(m)
+      e.qpos = d.qpos
+      mujoco.mj_integratePos(m, e.qpos, d.qvel, sgn * eps)
+      mujoco.mj_fwdPosition(m, e)
+      jp = np.zeros((3, m.nv))
+      jr = np.zeros((3, m.nv))
+      mujoco.mj_jac(m, e, jp, jr, e.xpos[body] + e.xmat[body].reshape(3, 3) @ local, body)
+      J.append((jp, jr))
+    fdp = (J[0][0] - J[1][0]) / (2 * eps)
+    fdr = (J[0][1] - J[1][1]) / (2 * eps)
+    assert np.abs(jdp).max() > 1e-3, body
+    assert np.allclose(jdp, fdp, atol=1e-6 * max(1, np.abs(fdp).max())), body
+    assert np.allclose(jdr, fdr, atol=1e-6 * max(1, np.abs(fdr).max())), body
+  # with qvel zero, the derivative is zero
+  d.qvel[:] = 0
+  mujoco.mj_forward(m, d)
+  mujoco.mj_jacDot(m, d, jdp, jdr, d.xpos[1], 1)
+  assert not jdp.any() and not jdr.any()
+  with pytest.raises(ValueError):
+    mujoco.mj_jacDot(m, d, jdp, None, d.xpos[1], m.nbody)
+  with pytest.raises(ValueError):
+    mujoco.mj_jacDot(m, d, jdp, None, np.zeros(2), 1)
+
+
+def test_jac_point_axis_against_finite_differences():
+  m, d = stepped(HUMANOID, 5)
+  body = m.nbody - 1
+  point = d.xpos[body] + np.array([0.01, 0.02, -0.03])
+  axis_local = np.array([0.6, 0.0, 0.8])
+  axis = d.xmat[body].reshape(3, 3) @ axis_local
+  jp = np.zeros((3, m.nv))
+  ja = np.zeros((3, m.nv))
+  mujoco.mj_jacPointAxis(m, d, jp, ja, point, axis, body)
+  ref = np.zeros((3, m.nv))
+  mujoco.mj_jac(m, d, ref, None, point, body)
+  assert np.array_equal(jp, ref)
+  eps = 1e-7
+  fd = np.zeros((3, m.nv))
+  for k in range(m.nv):
+    e = mujoco.MjData(m)
+    e.qpos = d.qpos
+    dq = np.zeros(m.nv)
+    dq[k] = eps
+    mujoco.mj_integratePos(m, e.qpos, dq, 1.0)
+    mujoco.mj_kinematics(m, e)
+    fd[:, k] = (e.xmat[body].reshape(3, 3) @ axis_local - axis) / eps
+  assert np.abs(ja).max() > 0.1
+  assert np.allclose(ja, fd, atol=1e-5)
+  mujoco.mj_jacPointAxis(m, d, None, ja, point, axis, body)
+  with pytest.raises(ValueError):
+    mujoco.mj_jacPointAxis(m, d, jp, ja, point, axis, m.nbody)
+  with pytest.raises(ValueError):
+    mujoco.mj_jacPointAxis(m, d, jp, ja, point, np.zeros(4), body)
+
+
 def test_set_const_restores_derived_constants():
   m, d = stepped(HUMANOID, 1)
   ref = m.dof_M0.copy()
