@@ -21,15 +21,21 @@ static int lastDof(const mcModel* m, int b) {
 }
 
 
-void mc_jacPoint(const mcModel* m, const mcData* d, mcNum* jacp, mcNum* jacr, const mcNum point[3],
-                 int body) {
-  int nv = m->nv;
+// zero the requested 3 x nv Jacobians
+static void zeroJac(mcNum* jacp, mcNum* jacr, int nv) {
   if (jacp) {
     mcu_zero(jacp, 3 * nv);
   }
   if (jacr) {
     mcu_zero(jacr, 3 * nv);
   }
+}
+
+
+void mc_jacPoint(const mcModel* m, const mcData* d, mcNum* jacp, mcNum* jacr, const mcNum point[3],
+                 int body) {
+  int nv = m->nv;
+  zeroJac(jacp, jacr, nv);
 
   // offset from the subtree com of the tree root, the reference point of cdof
   mcNum off[3];
@@ -57,12 +63,7 @@ void mc_jacPoint(const mcModel* m, const mcData* d, mcNum* jacp, mcNum* jacr, co
 void mc_jacDot(const mcModel* m, const mcData* d, mcNum* jacp, mcNum* jacr, const mcNum point[3],
                int body) {
   int nv = m->nv;
-  if (jacp) {
-    mcu_zero(jacp, 3 * nv);
-  }
-  if (jacr) {
-    mcu_zero(jacr, 3 * nv);
-  }
+  zeroJac(jacp, jacr, nv);
   int last = lastDof(m, body);
   if (last < 0) {
     return;

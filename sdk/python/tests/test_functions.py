@@ -242,6 +242,20 @@ def test_jac_dot_against_finite_differences(which):
     mujoco.mj_jacDot(m, d, jdp, None, np.zeros(2), 1)
 
 
+def fd_columns(m, d, value, at_d, eps=1e-7):
+  # forward differences over each dof of the 3-vector value(data) (after mj_fwdPosition)
+  fd = np.zeros((3, m.nv))
+  for k in range(m.nv):
+    e = mujoco.MjData(m)
+    e.qpos = d.qpos
+    dq = np.zeros(m.nv)
+    dq[k] = eps
+    mujoco.mj_integratePos(m, e.qpos, dq, 1.0)
+    mujoco.mj_fwdPosition(m, e)
+    fd[:, k] = (value(e) - at_d) / eps
+  return fd
+
+
 def test_jac_point_axis_against_finite_differences():
   m, d = stepped(HUMANOID, 5)
   body = m.nbody - 1
@@ -254,16 +268,7 @@ def test_jac_point_axis_against_finite_differences():
   ref = np.zeros((3, m.nv))
   mujoco.mj_jac(m, d, ref, None, point, body)
   assert np.array_equal(jp, ref)
-  eps = 1e-7
-  fd = np.zeros((3, m.nv))
-  for k in range(m.nv):
-    e = mujoco.MjData(m)
-    e.qpos = d.qpos
-    dq = np.zeros(m.nv)
-    dq[k] = eps
-    mujoco.mj_integratePos(m, e.qpos, dq, 1.0)
-    mujoco.mj_kinematics(m, e)
-    fd[:, k] = (e.xmat[body].reshape(3, 3) @ axis_local - axis) / eps
+  fd = fd_columns(m, d, lambda e: e.xmat[body].reshape(3, 3) @ axis_local, axis)
   assert np.abs(ja).max() > 0.1
   assert np.allclose(ja, fd, atol=1e-5)
   mujoco.mj_jacPointAxis(m, d, None, ja, point, axis, body)
@@ -308,16 +313,7 @@ def test_jac_subtree_com_against_finite_differences():
   for body in (0, 1, m.nbody - 3):
     J = np.zeros((3, m.nv))
     mujoco.mj_jacSubtreeCom(m, d, J, body)
-    eps = 1e-7
-    fd = np.zeros((3, m.nv))
-    for k in range(m.nv):
-      e = mujoco.MjData(m)
-      e.qpos = d.qpos
-      dq = np.zeros(m.nv)
-      dq[k] = eps
-      mujoco.mj_integratePos(m, e.qpos, dq, 1.0)
-      mujoco.mj_fwdPosition(m, e)
-      fd[:, k] = (e.subtree_com[body] - d.subtree_com[body]) / eps
+    fd = fd_columns(m, d, lambda e, b=body: e.subtree_com[b], d.subtree_com[body])
     assert np.allclose(J, fd, atol=1e-5), body
   with pytest.raises(ValueError):
     mujoco.mj_jacSubtreeCom(m, d, J, m.nbody)
