@@ -158,17 +158,7 @@ def test_jacobians_against_finite_differences():
   jacr = np.zeros((3, m.nv))
   body = m.nbody - 1
   mujoco.mj_jacBody(m, d, jacp, jacr, body)
-  eps = 1e-7
-  x0 = d.xpos[body].copy()
-  fd = np.zeros((3, m.nv))
-  for k in range(m.nv):
-    e = mujoco.MjData(m)
-    e.qpos = d.qpos
-    dq = np.zeros(m.nv)
-    dq[k] = eps
-    mujoco.mj_integratePos(m, e.qpos, dq, 1.0)
-    mujoco.mj_kinematics(m, e)
-    fd[:, k] = (e.xpos[body] - x0) / eps
+  fd = fd_columns(m, d, lambda e: e.xpos[body], d.xpos[body].copy())
   assert np.allclose(jacp, fd, atol=1e-5)
   p2 = np.zeros((3, m.nv))
   mujoco.mj_jac(m, d, p2, None, d.xpos[body], body)
