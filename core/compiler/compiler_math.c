@@ -3,28 +3,14 @@
 #include <string.h>
 
 #include "compiler/compiler.h"
+#include "math/math.h"
 
 void mcc_quatMul(mcNum res[4], const mcNum a[4], const mcNum b[4]) {
-  mcNum r[4] = {
-    a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
-    a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-    a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
-    a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]
-  };
-  memcpy(res, r, sizeof(r));
+  mcu_mulQuat(res, a, b);
 }
 
 void mcc_quat2Mat(mcNum mat[9], const mcNum q[4]) {
-  mcNum w = q[0], x = q[1], y = q[2], z = q[3];
-  mat[0] = w * w + x * x - y * y - z * z;
-  mat[1] = 2 * (x * y - w * z);
-  mat[2] = 2 * (x * z + w * y);
-  mat[3] = 2 * (x * y + w * z);
-  mat[4] = w * w - x * x + y * y - z * z;
-  mat[5] = 2 * (y * z - w * x);
-  mat[6] = 2 * (x * z - w * y);
-  mat[7] = 2 * (y * z + w * x);
-  mat[8] = w * w - x * x - y * y + z * z;
+  mcu_quat2Mat(mat, q);
 }
 
 void mcc_rotVecQuat(mcNum res[3], const mcNum v[3], const mcNum q[4]) {
@@ -152,37 +138,15 @@ void mcc_mjNormalize4(mcNum q[4]) {
 }
 
 
-// rotation matrix of a unit quaternion (row-major)
+// rotation matrix of a unit quaternion (row-major): the engine's own, so compiler and engine agree
 void mcc_mjQuat2Mat(mcNum r[9], const mcNum q[4]) {
-  if (q[0] == 1 && q[1] == 0 && q[2] == 0 && q[3] == 0) {
-    memset(r, 0, sizeof(mcNum) * 9);
-    r[0] = r[4] = r[8] = 1;
-    return;
-  }
-  mcNum q00 = q[0] * q[0], q01 = q[0] * q[1], q02 = q[0] * q[2], q03 = q[0] * q[3];
-  mcNum q11 = q[1] * q[1], q12 = q[1] * q[2], q13 = q[1] * q[3];
-  mcNum q22 = q[2] * q[2], q23 = q[2] * q[3], q33 = q[3] * q[3];
-  r[0] = q00 + q11 - q22 - q33;
-  r[4] = q00 - q11 + q22 - q33;
-  r[8] = q00 - q11 - q22 + q33;
-  r[1] = 2 * (q12 - q03);
-  r[2] = 2 * (q13 + q02);
-  r[3] = 2 * (q12 + q03);
-  r[5] = 2 * (q23 - q01);
-  r[6] = 2 * (q13 - q02);
-  r[7] = 2 * (q23 + q01);
+  mcu_quat2Mat(r, q);
 }
 
 
 // quaternion product a*b
 void mcc_mjMulQuat(mcNum res[4], const mcNum a[4], const mcNum b[4]) {
-  mcNum t[4] = {
-    a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
-    a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-    a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
-    a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0],
-  };
-  memcpy(res, t, sizeof(t));
+  mcu_mulQuat(res, a, b);
 }
 
 
