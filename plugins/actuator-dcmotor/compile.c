@@ -75,6 +75,47 @@ static int readVec(const mcpAttributes* a, const char* key, mcNum* out, int max,
 #define AT attr->file, attr->line
 
 
+// the input attribute into *mode: the seed's keywords voltage (0), position (1), velocity (2), or
+// MuJoCo 3.12's signature tokens, recognised as such: one of pos, vel, ff (DCM_POS, DCM_VEL,
+// DCM_FF) or voltage (0, the same law). 3.12 allows several tokens (one control each) and none (no
+// control); a Moduco actuator has exactly one control, so those are refused. 0, or 1 with error
+static int dcmotorInput(const mcpAttributes* attr, const char* in, int* mode, char* error,
+                        int error_sz) {
+  static const char* const words[] = {"voltage", "position", "velocity", "pos", "vel", "ff"};
+
+  // the tokens: their count n and the first one
+  char word[16] = "";
+  int n = 0;
+  for (const char* c = in + strspn(in, " \t\n"); *c; c += strspn(c, " \t\n")) {
+    size_t len = strcspn(c, " \t\n");
+    if (n++ == 0 && len < sizeof(word)) {
+      memcpy(word, c, len);
+      word[len] = 0;
+    }
+    c += len;
+  }
+  if (n == 1) {
+    for (int k = 0; k < 6; k++) {
+      if (!strcmp(word, words[k])) {
+        *mode = k;  // DCM_POS, DCM_VEL, DCM_FF follow the seed's three
+        return 0;
+      }
+    }
+    if (!strcmp(word, "none")) {
+      return fail(error, error_sz, "%s:%d: attribute 'input': 'none' (MuJoCo 3.12: an actuator "
+                  "without a control) is not supported: a Moduco actuator has one control", AT);
+    }
+  }
+  if (n > 1) {
+    return fail(error, error_sz, "%s:%d: attribute 'input': '%s' (MuJoCo 3.12: one control per "
+                "token) is not supported: a Moduco actuator has one control; use one of pos, vel, "
+                "ff", AT, in);
+  }
+  return fail(error, error_sz, "%s:%d: attribute 'input': '%s' is not one of voltage, position, "
+              "velocity (or MuJoCo 3.12's pos, vel, ff)", AT, in);
+}
+
+
 int dcm_compile(const mcpHost* host, const mcpAttributes* attr, mcpActuatorSpec* spec,
                 char* error, int error_sz) {
   (void)host;
@@ -108,19 +149,12 @@ int dcm_compile(const mcpHost* host, const mcpAttributes* attr, mcpActuatorSpec*
   }
   int has_thermal = vec[4].n > 0;
 
-  // input mode
+  // input mode: the seed's keyword (voltage, position, velocity: voltage-space gains) or MuJoCo
+  // 3.12's signature (pos, vel, ff: torque-space gains, back-EMF compensated; dcmotorInput)
   int mode = 0;
   const char* in = find(attr, "input");
-  if (in) {
-    if (!strcmp(in, "voltage")) {
-      mode = 0;
-    } else if (!strcmp(in, "position")) {
-      mode = 1;
-    } else if (!strcmp(in, "velocity")) {
-      mode = 2;
-    } else {
-      ERR("%s:%d: attribute 'input': '%s' is not one of voltage, position, velocity", AT, in);
-    }
+  if (in && dcmotorInput(attr, in, &mode, error, error_sz)) {
+    return 1;
   }
 
   // motor constant: motorconst Kt and/or Ke, or nominal voltage and no-load speed
@@ -221,22 +255,28 @@ int dcm_compile(const mcpHost* host, const mcpAttributes* attr, mcpActuatorSpec*
     }
   }
 
-  // controller: gains by mode
-  if (mode == 0 && (ctl[0] > 0 || ctl[1] > 0 || ctl[2] > 0 || ctl[4] > 0)) {
-    ERR("%s:%d: attribute 'controller': kp, ki, kd and Imax need input=\"position\" or "
-        "\"velocity\"", AT);
-  }
-  if (mode == 1 && !(ctl[0] > 0)) {
-    ERR("%s:%d: input=\"position\" needs a positive controller kp", AT);
-  }
-  if (mode == 2 && !(ctl[0] > 0 || ctl[1] > 0)) {
-    ERR("%s:%d: input=\"velocity\" needs a positive controller kp or ki", AT);
-  }
-  if (mode == 2 && ctl[2] > 0) {
-    ERR("%s:%d: attribute 'controller': kd is not used with input=\"velocity\"", AT);
-  }
-  if (ctl[4] > 0 && !(ctl[1] > 0)) {
-    ERR("%s:%d: attribute 'controller': Imax needs a positive ki", AT);
+  // controller: gains by mode (MuJoCo 3.12's signatures: as MuJoCo 3.14 checks them)
+  if (mode >= DCM_POS) {
+    if (ctl[1] > 0 && mode != DCM_POS) {
+      ERR("%s:%d: attribute 'controller': ki needs the pos input (MuJoCo 3.12 signature)", AT);
+    }
+  } else {
+    if (mode == 0 && (ctl[0] > 0 || ctl[1] > 0 || ctl[2] > 0 || ctl[4] > 0)) {
+      ERR("%s:%d: attribute 'controller': kp, ki, kd and Imax need input=\"position\" or "
+          "\"velocity\"", AT);
+    }
+    if (mode == 1 && !(ctl[0] > 0)) {
+      ERR("%s:%d: input=\"position\" needs a positive controller kp", AT);
+    }
+    if (mode == 2 && !(ctl[0] > 0 || ctl[1] > 0)) {
+      ERR("%s:%d: input=\"velocity\" needs a positive controller kp or ki", AT);
+    }
+    if (mode == 2 && ctl[2] > 0) {
+      ERR("%s:%d: attribute 'controller': kd is not used with input=\"velocity\"", AT);
+    }
+    if (ctl[4] > 0 && !(ctl[1] > 0)) {
+      ERR("%s:%d: attribute 'controller': Imax needs a positive ki", AT);
+    }
   }
 
   // Table 17 storage

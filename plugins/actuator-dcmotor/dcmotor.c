@@ -3,6 +3,9 @@
 // rate limit, lumped thermal state with R(T), LuGre bristle state integrated with the exact
 // zero-order hold (11), cogging torque, post-clamp polynomial drag, armature, and the controller
 // layer (voltage/position/velocity input, kp ki kd, slew limit, anti-windup, voltage clamp).
+// Second dialect, MuJoCo 3.12's input signatures pos, vel, ff (mode DCM_POS.. in gainprm[8]):
+// torque-space gains turned into a back-EMF compensated voltage, and the current, temperature and
+// derivative as MuJoCo 3.14 steps them (docs/dcmotor.md); the seed's modes are unchanged.
 //
 // Storage (Table 17): gainprm = R K alpha T0 kp ki kd vmax mode; dynprm = te didtmax RT C Ta
 // sigma0 sigma1 slew Imax; biasprm = A Np phi tauc taus ws; forcerange = +-tau_max;
@@ -74,7 +77,15 @@ mcNum dcm_voltage(const mcNum* gp, mcNum u, mcNum th, mcNum w, const mcNum* act,
                   const dcmLayout* L) {
   mcNum xi = L->xi >= 0 ? act[L->xi] : 0, v;
   int mode = (int)gp[8];
-  if (mode == 1) {
+  if (mode >= DCM_POS) {
+    // MuJoCo 3.12's signature: the torque kp (p* - th) + ki xi + kd (v* - w) + ff, the input one
+    // of p*, v*, ff (the others 0), turned into the voltage that gives it at the nominal
+    // resistance: (R0 / K) torque + K w (back-EMF compensation)
+    mcNum K = fmax(gp[1], mcMINVAL);
+    mcNum tq = gp[4] * ((mode == DCM_POS ? u : 0) - th) + gp[5] * xi +
+               gp[6] * ((mode == DCM_VEL ? u : 0) - w) + (mode == DCM_FF ? u : 0);
+    v = gp[0] / K * tq + K * w;
+  } else if (mode == 1) {
     v = gp[4] * (u - th) + gp[5] * xi - gp[6] * w;
   } else if (mode == 2) {
     v = gp[4] * (u - w) + (L->xi >= 0 ? gp[5] * (xi - th) : 0);
@@ -133,6 +144,58 @@ static mcNum control(const mcModel* m, const mcData* d, int i) {
 }
 
 
+// the increment of the winding current over h: an exponential step toward (v - K w)/R(T), then
+// the rate limit; in *decay (nullable) the fraction 1 - exp(-h / ts) of the gap it closes
+static mcNum currentStep(const mcModel* m, const mcData* d, int i, const dcmLayout* L, mcNum h,
+                         mcNum* decay) {
+  const mcNum* gp = m->actuator_gainprm + mcNGAIN * i;
+  const mcNum* dp = m->actuator_dynprm + mcNDYN * i;
+  mcNum R = fmax(dcm_resistance(gp, dp, d->act, L), mcMINVAL), w = d->actuator_velocity[i];
+  mcNum u = dcm_setpoint(dp, control(m, d, i), d->act, L, m->opt.timestep);
+  mcNum v = dcm_voltage(gp, u, d->actuator_length[i], w, d->act, L);
+  // time constant L / R(T) (the seed's modes) or t_e = L / R0 (MuJoCo 3.12's signatures, as MuJoCo
+  // 3.14 steps them, measured with the thermal state)
+  int sig = (int)gp[8] >= DCM_POS;
+  mcNum ts = sig ? dp[0] : dp[0] * gp[0] / R, gap = (v - gp[1] * w) / R - d->act[L->cur];
+  mcNum f = h < 1e-9 * ts ? h / ts : -expm1(-h / ts);
+  if (decay) {
+    *decay = f;
+  }
+  if (dp[1] > 0 && sig) {
+    // MuJoCo 3.12's signatures, as MuJoCo 3.14 steps them (measured): the rate clipped first,
+    // then carried through the same exponential step
+    return fmin(fmax(gap / ts, -dp[1]), dp[1]) * ts * f;
+  }
+  mcNum dcur = gap * f;
+  if (dp[1] > 0) {
+    dcur = fmin(fmax(dcur, -dp[1] * h), dp[1] * h);
+  }
+  return dcur;
+}
+
+
+// the electrical torque before the clamp; with the current state, from the current at the start
+// of the step (the seed's modes) or after it (MuJoCo 3.12's signatures, as MuJoCo 3.14 computes
+// them)
+static mcNum dcmElectrical(const mcModel* m, const mcData* d, int i, const dcmLayout* L) {
+  const mcNum* gp = m->actuator_gainprm + mcNGAIN * i;
+  const mcNum* dp = m->actuator_dynprm + mcNDYN * i;
+  const mcNum* act = d->act;
+  mcNum K = gp[1];
+  if (L->cur >= 0) {
+    mcNum i1 = act[L->cur];
+    if ((int)gp[8] >= DCM_POS) {
+      i1 += currentStep(m, d, i, L, m->opt.timestep, NULL);
+    }
+    return K * i1;
+  }
+  mcNum th = d->actuator_length[i], w = d->actuator_velocity[i];
+  mcNum u = dcm_setpoint(dp, control(m, d, i), act, L, m->opt.timestep);
+  mcNum v = dcm_voltage(gp, u, th, w, act, L);
+  return K / fmax(dcm_resistance(gp, dp, act, L), mcMINVAL) * (v - K * w);
+}
+
+
 static void actDot(const mcpHost* host, const mcModel* m, mcData* d, int i) {
   (void)host;
   const mcNum* gp = m->actuator_gainprm + mcNGAIN * i;
@@ -152,7 +215,7 @@ static void actDot(const mcpHost* host, const mcModel* m, mcData* d, int i) {
 
   // integral of the error
   if (L.xi >= 0) {
-    d->act_dot[L.xi] = (int)gp[8] == 1 ? u - th : u;
+    d->act_dot[L.xi] = (int)gp[8] == 1 || (int)gp[8] == DCM_POS ? u - th : u;
   }
 
   // current: the electrical ODE, rate limited
@@ -189,18 +252,10 @@ static mcNum force(const mcpHost* host, const mcModel* m, mcData* d, int i) {
   dcmLayout L;
   dcm_layout(gp, dp, m->actuator_actadr[i], &L);
   const mcNum* act = d->act;
-  mcNum th = d->actuator_length[i], w = d->actuator_velocity[i], K = gp[1];
-  mcNum u = dcm_setpoint(dp, control(m, d, i), act, &L, m->opt.timestep);
-  mcNum R = dcm_resistance(gp, dp, act, &L);
+  mcNum th = d->actuator_length[i], w = d->actuator_velocity[i];
 
   // electrical torque, clipped at the current/torque limit
-  mcNum tau;
-  if (L.cur >= 0) {
-    tau = K * act[L.cur];
-  } else {
-    mcNum v = dcm_voltage(gp, u, th, w, act, &L);
-    tau = K / fmax(R, mcMINVAL) * (v - K * w);
-  }
+  mcNum tau = dcmElectrical(m, d, i, &L);
   const mcNum* fr = m->actuator_forcerange + 2 * i;
   if (fr[0] < fr[1]) {
     tau = fmin(fmax(tau, fr[0]), fr[1]);
@@ -239,20 +294,9 @@ static void integrateAct(const mcpHost* host, const mcModel* m, mcData* d, int i
   dcm_layout(gp, dp, adr, &L);
   mcNum znew = L.z >= 0 ? dcm_zoh(dp, bp, d->act[L.z], d->actuator_velocity[i], h) : 0;
 
-  // current: exponential step toward (v - K w)/R(T), then the rate limit on the increment
-  mcNum dcur = 0;
-  if (L.cur >= 0) {
-    mcNum R = fmax(dcm_resistance(gp, dp, d->act, &L), mcMINVAL), w = d->actuator_velocity[i];
-    mcNum u = dcm_setpoint(dp, control(m, d, i), d->act, &L, m->opt.timestep);
-    mcNum v = dcm_voltage(gp, u, d->actuator_length[i], w, d->act, &L);
-    mcNum ts = dp[0] * gp[0] / R, gap = (v - gp[1] * w) / R - d->act[L.cur];
-    dcur = h < 1e-9 * ts ? h * gap / ts : -gap * expm1(-h / ts);
-    if (dp[1] > 0) {
-      dcur = fmin(fmax(dcur, -dp[1] * h), dp[1] * h);
-    }
-  }
+  mcNum dcur = L.cur >= 0 ? currentStep(m, d, i, &L, h, NULL) : 0;
   for (int k = adr; k < adr + m->actuator_actnum[i]; k++) {
-    if (k == L.temp) {
+    if (k == L.temp && (int)gp[8] < DCM_POS) {
       d->act[k] += expStep(act_dot[k], dp[2] * dp[3], h);
     } else if (k == L.cur) {
       d->act[k] += dcur;
@@ -278,8 +322,24 @@ static mcNum dforceDvel(const mcpHost* host, const mcModel* m, const mcData* d, 
   dcm_layout(gp, dp, m->actuator_actadr[i], &L);
   mcNum w = d->actuator_velocity[i], K = gp[1];
   mcNum R = fmax(dcm_resistance(gp, dp, d->act, &L), mcMINVAL), df = 0;
-  if (L.cur < 0) {
-    int mode = (int)gp[8];
+  int mode = (int)gp[8];
+  if (mode >= DCM_POS) {
+    // MuJoCo 3.12's signatures, as MuJoCo 3.14 differentiates them (measured): the compensated
+    // torque's -kd R0 / R(T), through the current step's decay with the current state, also under
+    // the voltage clamp, and 0 while the force range clamps the torque
+    mcNum decay = 1;
+    if (L.cur >= 0) {
+      currentStep(m, d, i, &L, m->opt.timestep, &decay);
+    }
+    df = -gp[6] * gp[0] / R * decay;
+    const mcNum* fr = m->actuator_forcerange + 2 * i;
+    if (fr[0] < fr[1]) {
+      mcNum tq = dcmElectrical(m, d, i, &L);
+      if (tq <= fr[0] || tq >= fr[1]) {
+        df = 0;
+      }
+    }
+  } else if (L.cur < 0) {
     mcNum dv = mode == 1 ? -gp[6] : mode == 2 ? -gp[4] : 0;
     df = K / R * (dv - K);
   }

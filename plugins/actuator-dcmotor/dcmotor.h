@@ -4,6 +4,10 @@
 
 #include <moduco/mcplugin.h>
 
+// input modes (gainprm[8]): the seed's 0 voltage, 1 position, 2 velocity (voltage-space gains);
+// MuJoCo 3.12's signatures pos, vel, ff (torque-space gains, back-EMF compensated)
+enum { DCM_POS = 3, DCM_VEL = 4, DCM_FF = 5 };
+
 // activation addresses of the optional states (-1: absent) and their count
 typedef struct {
   int uprev, xi, temp, z, cur, n;

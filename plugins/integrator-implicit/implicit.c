@@ -10,9 +10,10 @@
 //   - for "implicit" only: minus the derivative of the RNE bias forces (Coriolis, centripetal).
 // D is kept on the tree sparsity of M (entries between a dof and its ancestors). "implicit"
 // factorizes M - h D with a no-fill LU in the qM layout; "implicitfast" symmetrizes D and uses
-// the host's L'DL, except on free bodies without children, which it integrates as "implicit"
-// does (RNE derivative, D unsymmetrized; MuJoCo 3.14), by the LU then. d->qacc keeps the
-// forward-dynamics acceleration, also saved to qacc_warmstart.
+// the host's L'DL, as MuJoCo 3.14 does with two exceptions: free bodies without children, which
+// it integrates as "implicit" does (RNE derivative, D unsymmetrized; by the LU then), and the
+// dofs of MuJoCo's "simple" bodies, where only the diagonal of D is kept (simpleBody314).
+// d->qacc keeps the forward-dynamics acceleration, also saved to qacc_warmstart.
 #include <math.h>
 #include <string.h>
 
@@ -753,59 +754,108 @@ static void advance(const mcpHost* host, const mcModel* m, mcData* d, const mcNu
 }
 
 
-// implicitfast on the trees that are one free body without children (MuJoCo 3.14): the dofs of
-// such a body get 1 in own (nv), else 0; the count of those dofs, -1 without stack
-static int freeLeafDofs(const mcpHost* host, const mcModel* m, mcData* d, char* own) {
-  char* parent = host->stackAlloc(d, (size_t)m->nbody, 1);
-  if (!parent) {
-    return -1;
+// How implicitfast (MuJoCo 3.14) treats the dofs of a body when it assembles M - h D
+enum {
+  DOF_TREE = 0,    // D symmetrized on the tree sparsity of M
+  DOF_SIMPLE = 1,  // a "simple" body: only the diagonal of D (its rows of M hold nothing else)
+  DOF_FREE = 2,    // a free body without children: D unsymmetrized, with the RNE derivative
+};
+
+
+// MuJoCo 3.14's "simple" body (body_simple 1 or 2; probed on 3.14, docs/mujoco3.md): the parent
+// welded to the world, no child body, the inertial frame on the body frame (|ipos| and the vector
+// part of iquat below 1e-6 in each component), every joint at the body origin (|pos| < 1e-6), a
+// slide or hinge along one of the body's axes (the other two components at most 1e-14), at most
+// one rotational joint (hinge, ball or free) and no slide after it. Its M has no entries between
+// its dofs, and implicitfast then keeps only the diagonal of D there.
+static int simpleBody314(const mcModel* m, int b, const char* haschild) {
+  if (haschild[b] || m->body_weldid[m->body_parentid[b]] != 0) {
+    return 0;
   }
-  memset(parent, 0, (size_t)m->nbody);
-  memset(own, 0, (size_t)m->nv);
-  for (int b = 1; b < m->nbody; b++) {
-    parent[m->body_parentid[b]] = 1;
-  }
-  int n = 0;
-  for (int b = 1; b < m->nbody; b++) {
-    if (!parent[b] && m->body_jntnum[b] == 1 && m->jnt_type[m->body_jntadr[b]] == mcJNT_FREE) {
-      memset(own + m->body_dofadr[b], 1, 6);
-      n += 6;
+  for (int k = 0; k < 3; k++) {
+    if (!(fabs(m->body_ipos[3 * b + k]) < 1e-6) || !(fabs(m->body_iquat[4 * b + 1 + k]) < 1e-6)) {
+      return 0;
     }
   }
-  return n;
+  int rotated = 0;
+  for (int j = m->body_jntadr[b]; j < m->body_jntadr[b] + m->body_jntnum[b]; j++) {
+    int type = m->jnt_type[j], along = 0;
+    for (int k = 0; k < 3; k++) {
+      along += fabs(m->jnt_axis[3 * j + k]) > 1e-14;
+      if (!(fabs(m->jnt_pos[3 * j + k]) < 1e-6)) {
+        return 0;
+      }
+    }
+    if (type == mcJNT_SLIDE || type == mcJNT_HINGE) {
+      if (along != 1 || (type == mcJNT_SLIDE && rotated)) {
+        return 0;
+      }
+    }
+    if (type != mcJNT_SLIDE && rotated++) {
+      return 0;
+    }
+  }
+  return 1;
 }
 
 
-// MuJoCo 3.14's implicitfast treats a free body without children as "implicit" does: its block of
-// M - h D keeps D unsymmetrized, with the RNE derivative (measured: 3.14's two integrators agree
-// to all digits there, gyroscopic, fluid and offset com included). The other rows are symmetrized
-// without RNE terms; the whole is solved by the LU (the trees are independent blocks). Rl, Ru:
-// nM scratch; 0, or -1 without stack
-static int fastWithFreeLeaves(const mcpHost* host, const mcModel* m, mcData* d, const char* own,
-                              mcNum* Hl, mcNum* Hu, mcNum* Rl, mcNum* Ru, mcNum* qacc) {
-  int nM = m->nM;
-  mcNum h = m->opt.timestep;
-  memset(Rl, 0, sizeof(mcNum) * nM);
-  memset(Ru, 0, sizeof(mcNum) * nM);
-  if (subtractRneDeriv(host, m, d, Rl, Ru)) {
+// the class (DOF_*) of every dof for implicitfast into cls (nv); the number of DOF_FREE dofs, -1
+// without stack
+static int classifyDofs(const mcpHost* host, const mcModel* m, mcData* d, char* cls) {
+  char* haschild = host->stackAlloc(d, (size_t)m->nbody, 1);
+  if (!haschild) {
     return -1;
   }
+  memset(haschild, 0, (size_t)m->nbody);
+  for (int b = 1; b < m->nbody; b++) {
+    haschild[m->body_parentid[b]] = 1;
+  }
+  int nfree = 0;
+  for (int b = 1; b < m->nbody; b++) {
+    int c = DOF_TREE;
+    if (!haschild[b] && m->body_jntnum[b] == 1 && m->jnt_type[m->body_jntadr[b]] == mcJNT_FREE) {
+      c = DOF_FREE;
+      nfree += 6;
+    } else if (simpleBody314(m, b, haschild)) {
+      c = DOF_SIMPLE;
+    }
+    if (m->body_dofnum[b] > 0) {
+      memset(cls + m->body_dofadr[b], c, (size_t)m->body_dofnum[b]);
+    }
+  }
+  return nfree;
+}
+
+
+// implicitfast's H = M - h D in place of D (Dl, Du) by the dof classes: DOF_FREE rows add the
+// RNE derivative (Rl, Ru; NULL without such dofs) and keep D unsymmetrized, DOF_SIMPLE rows keep
+// the diagonal only, the others take (D + D')/2 (the diagonal of D is in Dl only)
+static void assembleFast(const mcModel* m, const mcData* d, const char* cls, mcNum* Hl, mcNum* Hu,
+                         const mcNum* Rl, const mcNum* Ru) {
+  mcNum h = m->opt.timestep;
   for (int i = 0; i < m->nv; i++) {
     int adr = m->dof_Madr[i];
     for (int j = i; j >= 0; j = m->dof_parentid[j], adr++) {
-      if (own[i]) {
+      if (cls[i] == DOF_FREE) {
         Hl[adr] = d->qM[adr] - h * (Hl[adr] + Rl[adr]);
         Hu[adr] = d->qM[adr] - h * (Hu[adr] + Ru[adr]);
       } else if (j == i) {
         Hl[adr] = Hu[adr] = d->qM[adr] - h * Hl[adr];
+      } else if (cls[i] == DOF_SIMPLE) {
+        Hl[adr] = Hu[adr] = 0;
       } else {
         Hl[adr] = Hu[adr] = d->qM[adr] - 0.5 * h * (Hl[adr] + Hu[adr]);
       }
     }
   }
-  factorLU(m, Hl, Hu);
-  solveLU(m, Hl, Hu, qacc);
-  return 0;
+}
+
+
+// the RNE derivative alone (for the free bodies without children of implicitfast) into Rl, Ru
+static int rneDeriv(const mcpHost* host, const mcModel* m, mcData* d, mcNum* Rl, mcNum* Ru) {
+  memset(Rl, 0, sizeof(mcNum) * m->nM);
+  memset(Ru, 0, sizeof(mcNum) * m->nM);
+  return subtractRneDeriv(host, m, d, Rl, Ru);
 }
 
 
@@ -818,49 +868,43 @@ static void implicitStep(const mcpHost* host, const mcModel* m, mcData* d, int f
   mcNum* Hu = stackNum(host, d, nM);
   mcNum* diag = stackNum(host, d, nv);
   mcNum* qacc = stackNum(host, d, nv);
-  if (!Hl || !Hu || !diag || !qacc || buildDeriv(host, m, d, full, Hl, Hu)) {
+
+  // implicitfast: the class of every dof (simple bodies, free bodies without children); MuJoCo
+  // 3.14 treats a free body without children as "implicit" does (its two integrators agree to
+  // all digits there, gyroscopic, fluid and offset com included): D unsymmetrized on its rows,
+  // with the RNE derivative (Rl, Ru), and the whole solved by the LU (the trees are independent)
+  char* cls = full ? NULL : host->stackAlloc(d, (size_t)(nv ? nv : 1), 1);
+  int nfree = full ? 0 : (cls ? classifyDofs(host, m, d, cls) : -1);
+  mcNum* Rl = nfree > 0 ? stackNum(host, d, nM) : NULL;
+  mcNum* Ru = nfree > 0 ? stackNum(host, d, nM) : NULL;
+  if (!Hl || !Hu || !diag || !qacc || nfree < 0 || buildDeriv(host, m, d, full, Hl, Hu) ||
+      (nfree > 0 && (!Rl || !Ru || rneDeriv(host, m, d, Rl, Ru)))) {
     // stack full (already warned): semi-implicit step rather than none
     host->freeStack(d);
     advance(host, m, d, d->qacc);
     return;
   }
 
-  // implicitfast: the dofs of free bodies without children
-  char* own = full ? NULL : host->stackAlloc(d, (size_t)(nv ? nv : 1), 1);
-  int nfree = own ? freeLeafDofs(host, m, d, own) : 0;
-
   // right-hand side: M a = qfrc_smooth + qfrc_constraint
   for (int i = 0; i < nv; i++) {
     qacc[i] = d->qfrc_smooth[i] + d->qfrc_constraint[i];
   }
 
-  if (full) {
-    // H = M - h D, LU
-    for (int k = 0; k < nM; k++) {
-      Hl[k] = d->qM[k] - h * Hl[k];
-      Hu[k] = d->qM[k] - h * Hu[k];
+  if (full || nfree > 0) {
+    // implicit: H = M - h D; implicitfast with free bodies without children: assembleFast; LU
+    if (full) {
+      for (int k = 0; k < nM; k++) {
+        Hl[k] = d->qM[k] - h * Hl[k];
+        Hu[k] = d->qM[k] - h * Hu[k];
+      }
+    } else {
+      assembleFast(m, d, cls, Hl, Hu, Rl, Ru);
     }
     factorLU(m, Hl, Hu);
     solveLU(m, Hl, Hu, qacc);
-  } else if (nfree != 0) {
-    // free bodies without children (MuJoCo 3.14), see fastWithFreeLeaves
-    mcNum* Rl = stackNum(host, d, nM);
-    mcNum* Ru = stackNum(host, d, nM);
-    if (nfree < 0 || !Rl || !Ru || fastWithFreeLeaves(host, m, d, own, Hl, Hu, Rl, Ru, qacc)) {
-      host->freeStack(d);
-      advance(host, m, d, d->qacc);
-      return;
-    }
   } else {
-    // H = M - h (D + D')/2, L'DL (the diagonal of D is stored in Dl only)
-    for (int i = 0; i < nv; i++) {
-      int adr = m->dof_Madr[i];
-      Hl[adr] = d->qM[adr] - h * Hl[adr];
-      for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j]) {
-        adr++;
-        Hl[adr] = d->qM[adr] - 0.5 * h * (Hl[adr] + Hu[adr]);
-      }
-    }
+    // symmetric H (simple bodies: diagonal), L'DL
+    assembleFast(m, d, cls, Hl, Hu, NULL, NULL);
     host->factorI(m, Hl, Hl, diag);
     host->solveLD(m, qacc, 1, Hl, diag);
   }

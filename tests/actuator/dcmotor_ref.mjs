@@ -4,9 +4,11 @@
 //   node dcmotor_ref.mjs DIR MODEL.xml...
 //
 // Each MODEL.xml of DIR is reset to its keyframe 0, run through mj_forward (actuator_force,
-// qfrc_actuator, qfrc_passive at the start) and one mj_step (qvel after it). Output on stdout:
-//   {"version", "models": [{"file", "error": true} |
-//                          {"file", "actuator_force", "qfrc_actuator", "qfrc_passive", "qvel"}]}
+// qfrc_actuator, qfrc_passive at the start) and one mj_step (qvel and act after it). Output on
+// stdout:
+//   {"version", "models": [{"file", "error": true, "message"} |
+//                          {"file", "actuator_force", "qfrc_actuator", "qfrc_passive", "qvel",
+//                           "act"}]}
 import { copyFolder, fail, loadFile, loadMujoco } from '../mjs3/mujoco314.mjs';
 
 const NAME = 'dcmotor_ref.mjs';
@@ -38,6 +40,7 @@ const main = async () => {
       };
       mj.mj_step(m, d);
       rec.qvel = Array.from(d.qvel);
+      rec.act = Array.from(d.act);
       out.models.push(rec);
     } finally {
       d.delete();

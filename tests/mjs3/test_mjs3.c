@@ -192,7 +192,6 @@ typedef struct {
   double qscale, vscale;          // size of the qpos perturbation and of the velocities
   double tol;                     // bound on the worst relative error of every field
   const char* mjfile;             // the model MuJoCo loads, if not file
-  int no_implicitfast;            // implicitfast measured and printed, not checked (simple bodies)
   double fluid_tol;               // > 0: check geom_fluid to this, then use MuJoCo's (see below)
   double lengthrange_tol;         // > 0: same for the muscles' lengthrange (and gain/bias prm)
 } Case;
@@ -327,11 +326,6 @@ static double compareModel(const Case* c) {
     int wf;
     double worst = compareRun(c, m, &s, k, ref, version(c), &wf);
     const char* against = version(c);
-    if (k == 3 && c->no_implicitfast) {
-      fprintf(stderr, "mjs3 %-28s implicitfast not checked: MuJoCo 3.14 and 3.3.8 drop D between "
-              "the dofs of their 'simple' bodies (docs/mujoco3.md)\n", strrchr(c->file, '/') + 1);
-      continue;
-    }
     cr_expect_leq(worst, c->tol, "%s, %s: %s differs from MuJoCo %s by %.3g", c->file,
                   integrators[k], field_names[wf], against, worst);
     worst_all = fmax(worst_all, worst);
@@ -409,9 +403,14 @@ MJS3_MODEL_TEST(wrap_side_tie, .file = MODEL_DIR "/wrap_side_tie.xml", .seed = 1
                 .vscale = 0.5, .tol = TOL)
 
 
-// pulley.xml with "simple" bodies: euler, rk4 and implicit match; implicitfast is printed only
+// pulley.xml with "simple" bodies (implicitfast keeps only the diagonal of D on their dofs)
 MJS3_MODEL_TEST(simple_bodies, .file = MODEL_DIR "/simple_bodies.xml", .seed = 3, .qscale = 0.1,
-                .vscale = 0.5, .tol = TOL, .no_implicitfast = 1)
+                .vscale = 0.5, .tol = TOL)
+
+// MuJoCo 3.14's rule for simple bodies, their near misses, a chain and free bodies, each with
+// couplings between its dofs (fluid, tendon damping, actuator velocity gains)
+MJS3_MODEL_TEST(simple_rule, .file = MODEL_DIR "/simple_rule.xml", .seed = 15, .qscale = 0.3,
+                .vscale = 1, .tol = TOL)
 
 
 //---------------------------------- tendon armature: compiler -------------------------------------
