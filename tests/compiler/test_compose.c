@@ -372,6 +372,14 @@ Test(attach, plugin_instances_come_along) {
             d->actuator_force[0], d->actuator_force[1]);
   mc_deleteData(d);
   mc_deleteModel(m);
+  // a key's act when a plugin actuator is left behind: its activations (none) take what the
+  // others leave
+  m = mc_loadXML(CP_DIR "/plugin_keys.xml", err, sizeof(err));
+  cr_assert_not_null(m, "%s", err);
+  cr_assert(m->nu == 2 && m->na == 2 && m->nkey == 1);
+  cr_assert(m->key_act[0] == 1 && m->key_act[1] == 3, "key act %g %g", m->key_act[0],
+            m->key_act[1]);
+  mc_deleteModel(m);
   // an instance the attached file does not declare: named at its line there
   attachError("<attach model='badinst' body='b' prefix='x'/>", "parts/badinstance.xml:5:",
               "unknown plugin instance 'xnope'");
