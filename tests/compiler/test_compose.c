@@ -298,6 +298,7 @@ Test(attach, keyframe_act_with_actuators_left_behind_anywhere_as_mujoco) {
   // actuators with and without activation left behind at several places of the files' lists,
   // one with its dynamics from a class
   attachCase("act_spread.xml");
+  attachCase("act_nested.xml");  // in a nested attach, actuators of both files left behind
   char err[512] = "";
   mcModel* m = mc_loadXML(CP_DIR "/act_spread.xml", err, sizeof(err));
   cr_assert_not_null(m, "%s", err);
