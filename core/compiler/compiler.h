@@ -550,7 +550,8 @@ typedef struct mccKeyMap_ {
 } mccKeyMap;
 typedef struct mccKeyValue_ {
   const mcxElem* obj;             // a <joint>/<freejoint> (qpos, qvel), an actuator (ctrl, act;
-                                  // NULL once left behind) or a mocap body (mpos, mquat)
+                                  // one left behind is kept, uncompiled, with the file's tree)
+                                  // or a mocap body (mpos, mquat)
   int field;                      // 0 qpos, 1 qvel, 2 ctrl, 3 act (the file's actuators in
                                   // order, values in the map's act), 4 mpos, 5 mquat
   int n;

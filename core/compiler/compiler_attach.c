@@ -17,7 +17,8 @@
 //   everything else its qpos0 (mccKeyMap, filled in compiler_misc.c); a key must have the file's
 //   full sizes; keys of files attached inside the attached file keep only their own prefix;
 // - its <option>, <size>, <visual>, <statistic> and once-per-model plugin configurations are
-//   ignored.
+//   ignored, and so is its <compiler settotalmass>: the model's own scales every body, attached
+//   ones included (MuJoCo 3.14, probed; its boundmass and boundinertia do hold for its bodies).
 // The file is read once per attach (so two attaches of one file are independent), its nested
 // attaches are expanded first, and its elements are moved into the model's tree, keeping their
 // file and line for messages; the file's tree lives until the compiler is done.
@@ -246,24 +247,18 @@ static int mca_inside(const mcxElem* e, const mcaNames* nm) {
   return 1;
 }
 
-// the key values naming e, an element left behind, forget it (it is freed)
-static void mca_forget(mcc* c, const mcxElem* e) {
-  for (int m = 0; m < c->keymaps.n; m++) {
-    const mccVec vals = MCC_AT(c->keymaps, mccKeyMap, m)->values;
-    for (int i = 0; i < vals.n; i++) {
-      mccKeyValue* kv = MCC_AT(vals, mccKeyValue, i);
-      kv->obj = kv->obj == e ? NULL : kv->obj;
-    }
-  }
-}
-
-// keep the children of section sec that name attached objects only (free the others); add the
-// names of the kept ones to kind (-1: none)
-static void mca_filter(mcc* c, mcxElem* sec, mcaNames* nm, int kind) {
+// keep the children of section sec that name attached objects only; add the names of the kept
+// ones to kind (-1: none). The others are freed, or moved to park (not NULL: the actuators left
+// behind, whose activations the keys' act still counts, mca_fillAct)
+static void mca_filter(mcc* c, mcxElem* sec, mcaNames* nm, int kind, mcxElem* park) {
   for (int k = 0; k < sec->nchild; k++) {
     if (!mca_inside(sec->child[k], nm)) {
-      mca_forget(c, sec->child[k]);
-      mcx_freeElem(mca_detach(sec, k));
+      mcxElem* gone = mca_detach(sec, k);
+      if (park) {
+        mca_append(c, park, gone);
+      } else {
+        mcx_freeElem(gone);
+      }
       k--;
     } else if (kind >= 0) {
       mca_addName(c, nm, kind, mcx_attr(sec->child[k], "name"));
@@ -593,10 +588,7 @@ static mcxTree* mca_readFile(mcc* c, const mcxElem* at, const mcxElem* asset,
     } else if (!mcc_wordIn(known, s->name)) {
       mcc_unknownElem(c, s);
     } else if (!strcmp(s->name, "compiler")) {
-      mcc_readCompiler(c, s);
-      if (mcx_attr(s, "settotalmass")) {
-        mcc_error(c, s, "not supported yet: settotalmass in an attached model");
-      }
+      mcc_readCompiler(c, s);  // its settotalmass is read into its scope and not used
     }
   }
   mcc_expandReplicate(c, root);
@@ -691,6 +683,8 @@ static void mca_attach(mcc* c, mcxElem* root, mcxElem* parent, int k, const mcaC
   }
 
   mca_prefix(c, sub, prefix, suffix);
+  mcxElem* park = mca_newElem(c, "left behind", croot);  // freed with the file's tree
+  mca_append(c, croot, park);
   mcaNames* nm = c->attnames;
   for (int i = 0; i < MCA_ANY; i++) {
     nm[i].n = 0;
@@ -735,7 +729,7 @@ static void mca_attach(mcc* c, mcxElem* root, mcxElem* parent, int k, const mcaC
       }
       if (adds[o] >= 0 || !strcmp(sec->name, "sensor") || !strcmp(sec->name, "equality") ||
           !strcmp(sec->name, "contact")) {
-        mca_filter(c, sec, nm, adds[o]);
+        mca_filter(c, sec, nm, adds[o], adds[o] == MCA_ACTUATOR ? park : NULL);
       }
       mca_append(c, root, sec);
     }
@@ -781,45 +775,62 @@ static int mca_find(const mccVec* v, size_t size, size_t off, const mcxElem* e) 
   return -1;
 }
 
-// the key's act values, in the file's actuator order, into the activations of its actuators. The
-// activations of the actuators left behind are not known (their defaults were not read): they
-// take what the kept ones leave, which is unambiguous when they are one run in the file's order
+// the activations of an actuator of an attached file: compiled (a >= 0), or left behind at its
+// attach (e, read from its class as mcc_readActuators reads it); -1 when not known (an actuator
+// plugin's: only its compile callback knows)
+static int mca_actnum(mcc* c, const mcModel* m, const mcxElem* e, int a) {
+  if (a >= 0) {
+    return m->actuator_actnum[a];
+  }
+  if (!mcc_isActuatorElem(e->name)) {
+    return -1;
+  }
+  mccActuator s = MCC_AT(c->classes, mccClass, mcc_elemClass(c, e, 0))->act;
+  mcc_readActuator(c, e, &s, 0);
+  return s.dyntype != mcDYN_NONE;
+}
+
+// the key's act values, in the file's actuator order, into the activations of its actuators that
+// came along (MuJoCo 3.14 maps them by actuator, wherever the ones left behind stand). The
+// activations of plugin actuators left behind take what the others leave, which is unambiguous
+// when no actuator with activations stands between them
 static void mca_fillAct(mcc* c, mcModel* m, const mccKeyMap* map, int k) {
-  int kept = 0, runs = 0, prev = 0;  // prev: the actuator before in the file's list (-1: none)
+  int known = 0, unknown = 0, between = 0, split = 0;
   for (int i = 0; i < map->values.n; i++) {
     const mccKeyValue* kv = MCC_AT(map->values, mccKeyValue, i);
     if (kv->field == 3) {
-      int a = MCA_FIND(c->actuators, mccActObj, kv->obj);
-      kept += a >= 0 ? m->actuator_actnum[a] : 0;
-      runs += a < 0 && prev >= 0;
-      prev = a;
+      int n = mca_actnum(c, m, kv->obj, MCA_FIND(c->actuators, mccActObj, kv->obj));
+      split |= n < 0 && unknown && between;
+      between |= n > 0 && unknown;
+      unknown += n < 0;
+      known += n > 0 ? n : 0;
     }
   }
-  int left = map->nact - kept;  // the activations of the actuators left behind
-  if (left < 0 || (!runs && left)) {
+  int left = map->nact - known;  // the activations of the plugin actuators left behind
+  if (left < 0 || (!unknown && left)) {
     mcc_error(c, map->key, "keyframe attribute 'act' has %d values, expected %s%d (na of the "
-              "attached model)", map->nact, runs ? "at least " : "", kept);
+              "attached model)", map->nact, unknown ? "at most " : "", known);
   }
-  if (runs > 1 && left) {
-    mcc_error(c, map->key, "not supported yet: keyframe attribute 'act' when actuators of the "
-              "attached model are left behind at several places of its actuator list");
+  if (split && left) {
+    mcc_error(c, map->key, "not supported yet: keyframe attribute 'act' when plugin actuators "
+              "of the attached model left behind stand apart in its actuator list");
   }
   int at = 0;
-  prev = 0;
   for (int i = 0; i < map->values.n; i++) {
     const mccKeyValue* kv = MCC_AT(map->values, mccKeyValue, i);
     if (kv->field != 3) {
       continue;
     }
     int a = MCA_FIND(c->actuators, mccActObj, kv->obj);
-    if (a >= 0 && m->actuator_actnum[a]) {
+    int n = mca_actnum(c, m, kv->obj, a);
+    if (n < 0) {
+      n = left;  // the first one takes them all: the others are next to it
+      left = 0;
+    } else if (a >= 0 && n) {
       memcpy(m->key_act + (size_t)k * m->na + m->actuator_actadr[a], map->act + at,
-             sizeof(mcNum) * (size_t)m->actuator_actnum[a]);
-      at += m->actuator_actnum[a];
-    } else if (a < 0 && prev >= 0) {
-      at += left;  // the run left behind
+             sizeof(mcNum) * (size_t)n);
     }
-    prev = a;
+    at += n;
   }
 }
 

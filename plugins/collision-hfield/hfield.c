@@ -23,12 +23,16 @@
 //   of the direction's vertical component, first corner with the largest projection;
 // - the contact normal is the one 2.2.2 reports for MPR contacts (smoothContactNormal, support.h:
 //   the smooth geom's surface normal at the contact point where it has one).
+// With the nativeccd flag (on by default, as in MuJoCo 3.x) the same prisms go through GJK and EPA
+// instead of MPR (prismNative), as MuJoCo 3.14 does: contact normal and depth of the exact shapes
+// (a flat plateau's normal is +z; MPR's tilted it by 3e-5); the margin as above (topFace).
 // No allocation.
 #include <math.h>
 #include <string.h>
 
 #include <moduco/mcplugin.h>
 
+#include "gjk.h"
 #include "mpr.h"
 
 // support.h's world-frame geomSupport and geomCenter are not used here (MPR runs in the hfield
@@ -45,11 +49,13 @@ typedef struct {
 } Prism;
 
 
-// The geom posed in the hfield frame: pos = hmat' (xpos - hpos), mat = hmat' xmat.
+// The geom posed in the hfield frame: pos = hmat' (xpos - hpos), mat = hmat' xmat. core: a
+// sphere or capsule taken as its centre point or axis segment (nativeccd, prismNative).
 typedef struct {
   ConvexObj o;
   mcNum pos[3];
   mcNum mat[9];
+  int core;
 } LocalGeom;
 
 
@@ -95,6 +101,17 @@ static void prismCenter(const void* obj, mcNum res[3]) {
 static void localGeomSupport(const void* obj, const mcNum dir[3], mcNum res[3]) {
   const LocalGeom* lg = (const LocalGeom*)obj;
   const mcNum* mat = lg->mat;
+  if (lg->core) {  // the centre, or the end of the capsule's segment along dir
+    const mcModel* m = lg->o.m;
+    int g = lg->o.geom;
+    mcNum h = m->geom_type[g] == mcGEOM_CAPSULE ? m->geom_size[3*g + 1] : 0;
+    mcNum along = dir[0]*mat[2] + dir[1]*mat[5] + dir[2]*mat[8];
+    mcNum side = along > 0 ? h : (along < 0 ? -h : 0);
+    for (int k = 0; k < 3; k++) {
+      res[k] = lg->pos[k] + side*mat[3*k + 2];
+    }
+    return;
+  }
   mcNum w[3] = {dir[0], dir[1], dir[2]}, loc[3], sp[3];
   mcNum len2 = w[0]*w[0] + w[1]*w[1] + w[2]*w[2];
   if (fabs(len2 - 1) > 1e-12 && len2 > mcMINVAL*mcMINVAL) {
@@ -190,6 +207,56 @@ static int topFace(const Prism* p, const LocalGeom* bare, mcNum margin, mcNum* d
 }
 
 
+// MuJoCo 3.x's native collision (the nativeccd flag, on by default in 3.x): the bare prism p and
+// the bare geom by GJK and EPA (collision-gjk's gjk.c and epa.c), a sphere or capsule as its
+// centre point or segment with the radius added after, as collision-gjk takes them: exact, so a
+// geom on a flat part of the field gets the face's normal and the true depth, where MPR stops at
+// its tolerance and 2.2.2's normal is the geom's surface normal at MPR's point (tilted by up to
+// 6e-5 on a flat plateau). Return 1 when they overlap: depth, dir (prism to geom) and pos (midway
+// between the deepest points) in the hfield frame.
+static int prismNative(const Prism* p, const LocalGeom* bare, mcNum scale, mcNum* depth,
+                       mcNum dir[3], mcNum pos[3]) {
+  const mcModel* m = bare->o.m;
+  int g = bare->o.geom, t = m->geom_type[g];
+  LocalGeom core = *bare;
+  core.core = t == mcGEOM_SPHERE || t == mcGEOM_CAPSULE;
+  for (;;) {
+    mcNum r = core.core ? m->geom_size[3*g] : 0;
+    gjkQuery q = {p, &core, prismSupport, localGeomSupport, {0, 0, 0},
+                  {bare->pos[0], bare->pos[1], bare->pos[2]}, 1e-15*scale, 250, r};
+    prismCenter(p, q.center1);
+    gjkSimplex simplex;
+    mcNum dist, x1[3], x2[3];
+    gjkResult res = gjk_distance(&q, &dist, x1, x2, &simplex);
+    if (res == gjkBEYOND) {
+      return 0;
+    }
+    int ok = res == gjkSEPARATED ? dist > 0 : epa_penetration(&q, &simplex, depth, dir, x1, x2);
+    if (ok && res == gjkSEPARATED) {
+      if (!(dist < r)) {
+        return 0;
+      }
+      for (int k = 0; k < 3; k++) {
+        dir[k] = (x2[k] - x1[k]) / dist;
+      }
+      *depth = -dist;
+    }
+    if (!ok && core.core) {  // a core on the prism's surface: the whole shapes
+      core.core = 0;
+      continue;
+    }
+    if (!ok) {
+      return 0;
+    }
+    *depth += r;
+    for (int k = 0; k < 3; k++) {
+      pos[k] = 0.5*(x1[k] + x2[k] - r*dir[k]);
+    }
+    return *depth > 0;  // touching (a geom face on a grid line) is no contact, as in 3.14
+  }
+}
+
+
 // one contact from the hfield frame's depth, direction and position, turned back to the world;
 // smooth: the normal as 2.2.2 reports MPR contacts (support.h), else dir itself
 static void addContact(const mcModel* m, const mcData* d, mcContact* cn, const mcNum* hpos,
@@ -268,6 +335,8 @@ static int hfieldConvex(const mcpHost* host, const mcModel* m, const mcData* d, 
                 localGeomCenter,
                 m->opt.mpr_tolerance > 0 ? m->opt.mpr_tolerance : 1e-6,
                 m->opt.mpr_iterations > 0 ? m->opt.mpr_iterations : 50};
+  int native = (m->opt.enableflags & mcENBL_NATIVECCD) != 0;
+  mcNum scale = m->geom_rbound[g2] + hs[2] + hs[3] + dx + dy;  // for GJK's tolerance
   int cnt = 0;
   for (int r = r0; r <= r1; r++) {
     for (int c = c0; c <= c1; c++) {
@@ -298,8 +367,17 @@ static int hfieldConvex(const mcpHost* host, const mcModel* m, const mcData* d, 
           }
         }
 
-        // MPR between the prism and the geom
+        // nativeccd: GJK and EPA on the bare shapes (with a margin as for MPR: topFace)
         mcNum depth, dir[3], pos[3];
+        if (native) {
+          if (prismNative(&p, &bare, scale, &depth, dir, pos) ||
+              (margin > 0 && topFace(&p, &bare, margin, &depth, dir, pos))) {
+            addContact(m, d, con + cnt++, hpos, hmat, g1, g2, depth, dir, pos, 0);
+          }
+          continue;
+        }
+
+        // MPR between the prism and the geom (and with a margin, topFace)
         q.obj1 = &p;
         if (mcm_penetration(&q, &depth, dir, pos) != 0) {
           if (margin > 0 && topFace(&p, &bare, margin, &depth, dir, pos)) {

@@ -9,9 +9,9 @@
 // otherwise) and run through mj_forward. Output on stdout, one JSON object:
 //   {"version", "models": [{"file", "error": "MuJoCo's first line"} |
 //                          {"file", <sizes>, "names": {<type>: [names, "" when unnamed]},
-//                           <model fields>, "forward": {<data fields>}}]}
+//                           <model fields>, "forward": {<data fields>, "qM_diag"}}]}
 
-import { copyTree, fail, loadFile, loadMujoco } from '../mjs3/mujoco314.mjs';
+import { copyTree, fail, fullM, loadFile, loadMujoco } from '../mjs3/mujoco314.mjs';
 
 const NAME = 'ref314.mjs';
 
@@ -70,6 +70,8 @@ function record(mj, m, file) {
     for (const f of DATA_FIELDS) {
       rec.forward[f] = Array.from(d[f]).slice(0, f.startsWith('efc') ? d.nefc : undefined);
     }
+    const M = fullM(mj, m, d);
+    rec.forward.qM_diag = Array.from({ length: m.nv }, (_, i) => M[i * m.nv + i]);
   } finally {
     d.delete();
   }

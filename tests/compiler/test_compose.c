@@ -209,6 +209,13 @@ static void attachCase(const char* file) {
   mr_compareInt(&k, NULL, "tendon_num", m->tendon_num, m->ntendon);
 
   cr_assert_eq((int)mr_number(&k, "forward", "nefc"), k.d->nefc);
+  mcNum* diag = (mcNum*)malloc(sizeof(mcNum) * (size_t)(m->nv + 1));
+  cr_assert_not_null(diag);
+  for (int i = 0; i < m->nv; i++) {
+    diag[i] = k.d->qM[m->dof_Madr[i]];
+  }
+  mr_compare(&k, "forward", "qM_diag", diag, m->nv, 1e-9);  // mesh inertia: 1.3e-10
+  free(diag);
   mr_compare(&k, "forward", "xpos", k.d->xpos, 3 * nb, TOL_FORWARD);
   mr_compare(&k, "forward", "sensordata", k.d->sensordata, m->nsensordata, TOL_FORWARD);
   mr_compare(&k, "forward", "actuator_force", k.d->actuator_force, m->nu, TOL_FORWARD);
@@ -262,6 +269,79 @@ Test(attach, keys_of_a_partial_or_replicated_attach_as_mujoco) {
   mc_deleteModel(m);
 }
 
+Test(attach, settotalmass_of_an_attached_file_as_mujoco) {
+  // the attached file's settotalmass is ignored, its boundmass and boundinertia hold
+  attachCase("totalmass.xml");
+  // the model's own settotalmass scales every body, the attached ones included
+  attachCase("totalmass_scaled.xml");
+  char err[512] = "";
+  mcModel* m = mc_loadXML(CP_DIR "/totalmass.xml", err, sizeof(err));
+  cr_assert_not_null(m, "%s", err);
+  cr_assert_eq(m->body_mass[3], 0.6);  // x/tip: the file's boundmass
+  mcNum total = 0;
+  for (int b = 1; b < m->nbody; b++) {
+    total += m->body_mass[b];
+  }
+  cr_assert(fabs(total - 10) > 1 && fabs(total - 20) > 1, "total mass %g", total);
+  mc_deleteModel(m);
+  m = mc_loadXML(CP_DIR "/totalmass_scaled.xml", err, sizeof(err));
+  cr_assert_not_null(m, "%s", err);
+  total = 0;
+  for (int b = 1; b < m->nbody; b++) {
+    total += m->body_mass[b];
+  }
+  cr_assert_float_eq(total, 5, 1e-12);
+  mc_deleteModel(m);
+}
+
+Test(attach, keyframe_act_with_actuators_left_behind_anywhere_as_mujoco) {
+  // actuators with and without activation left behind at several places of the files' lists,
+  // one with its dynamics from a class
+  attachCase("act_spread.xml");
+  attachCase("act_nested.xml");  // in a nested attach, actuators of both files left behind
+  char err[512] = "";
+  mcModel* m = mc_loadXML(CP_DIR "/act_spread.xml", err, sizeof(err));
+  cr_assert_not_null(m, "%s", err);
+  cr_assert_eq(m->na, 17);
+  // x/k1 (key 3): x/D and x/G take parts/acts.xml's 3rd and 5th act values
+  int d = m->actuator_actadr[mc_name2id(m, mcOBJ_ACTUATOR, "x/D")];
+  int g = m->actuator_actadr[mc_name2id(m, mcOBJ_ACTUATOR, "x/G")];
+  cr_assert(m->key_act[3 * 17 + d] == 3 && m->key_act[3 * 17 + g] == 0.5);
+  // y/q (key 5): y/F, after G (left behind, filterexact from its class), takes the 4th
+  int f = m->actuator_actadr[mc_name2id(m, mcOBJ_ACTUATOR, "y/F")];
+  cr_assert_eq(m->key_act[5 * 17 + f], 0.4);
+  mc_deleteModel(m);
+}
+
+Test(attach, keys_leave_other_copies_alone) {
+  // a departure from MuJoCo 3.14: key x/k1 of a partial attach holds values for objects x/ left
+  // behind (joint h: 0.1, actuator A: act 1); 3.14 writes them into the next copy of the file
+  // that takes those objects (z/), Moduco leaves z/ at qpos0 (one robot's key does not move
+  // another). The rest of the model agrees.
+  mrCase k;
+  cpOpen(&k, "act_leak.xml");
+  const mcModel* m = k.m;
+  int key = mc_name2id(m, mcOBJ_KEY, "x/k1");
+  int h = m->jnt_qposadr[mc_name2id(m, mcOBJ_JOINT, "z/h")];
+  int a = m->actuator_actadr[mc_name2id(m, mcOBJ_ACTUATOR, "z/A")];
+  cr_assert(key == 0 && h >= 0 && a >= 0);
+  const cJSON* qpos = mr_field(&k, NULL, "key_qpos");
+  const cJSON* act = mr_field(&k, NULL, "key_act");
+  cr_assert_eq(cJSON_GetArrayItem(qpos, h)->valuedouble, 0.1);
+  cr_assert_eq(cJSON_GetArrayItem(act, a)->valuedouble, 1);
+  cr_assert_eq(m->key_qpos[h], m->qpos0[h]);
+  cr_assert_eq(m->key_act[a], 0);
+  // x/'s own values and z/'s keys as 3.14
+  int xg = m->actuator_actadr[mc_name2id(m, mcOBJ_ACTUATOR, "x/G")];
+  cr_assert_eq(m->key_act[xg], 0.5);
+  cr_assert_eq(cJSON_GetArrayItem(act, xg)->valuedouble, 0.5);
+  cr_assert_eq(cJSON_GetArraySize(act), m->nkey * m->na);
+  for (int i = 2 * m->na; i < m->nkey * m->na; i++) {  // keys z/k1, z/k2
+    cr_assert_eq(m->key_act[i], cJSON_GetArrayItem(act, i)->valuedouble, "key act %d", i);
+  }
+  mr_close(&k);
+}
+
 static void attachError(const char* body, const char* want1, const char* want2);
 
 Test(attach, plugin_instances_come_along) {
@@ -292,6 +372,14 @@ Test(attach, plugin_instances_come_along) {
   cr_assert(d->actuator_force[0] == 1.5 && d->actuator_force[1] == -0.75, "forces %g %g",
             d->actuator_force[0], d->actuator_force[1]);
   mc_deleteData(d);
+  mc_deleteModel(m);
+  // a key's act when a plugin actuator is left behind: its activations (none) take what the
+  // others leave
+  m = mc_loadXML(CP_DIR "/plugin_keys.xml", err, sizeof(err));
+  cr_assert_not_null(m, "%s", err);
+  cr_assert(m->nu == 2 && m->na == 2 && m->nkey == 1);
+  cr_assert(m->key_act[0] == 1 && m->key_act[1] == 3, "key act %g %g", m->key_act[0],
+            m->key_act[1]);
   mc_deleteModel(m);
   // an instance the attached file does not declare: named at its line there
   attachError("<attach model='badinst' body='b' prefix='x'/>", "parts/badinstance.xml:5:",
