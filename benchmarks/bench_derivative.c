@@ -8,8 +8,13 @@
 // batches alternating the engines and report the median batch rate of each. A Jacobian of a
 // model with ndx = 2 nv + na and nu controls costs 1 + ndx + nu steps in both engines.
 //
-// usage: moduco-bench-derivative [--repeats N] [--batch SECONDS] [model.xml ...]
-// (default models: the sample humanoid, MuJoCo's humanoid and 22_humanoids)
+// usage: moduco-bench-derivative [--repeats N] [--batch SECONDS] [--calls N] [model.xml ...]
+// (default models: the sample humanoid, MuJoCo's humanoid and 22_humanoids). --calls N: no
+// timing, N Jacobians of MuJoCo's then N of mcd_transitionFD per model, for an instruction
+// count that does not depend on the machine's load:
+//   valgrind --tool=callgrind --collect-atstart=no --toggle-collect=mjd_transitionFD
+//     --toggle-collect=mcd_transitionFD moduco-bench-derivative --calls 5 model.xml
+// then callgrind_annotate --inclusive=yes: the two functions' inclusive counts / N.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +32,7 @@ static const char* const kEngine[NENGINE] = {"mujoco", "serial", "pool1", "pool2
 typedef struct {
   int repeats;
   double batch;
+  int calls;                      // > 0: count mode (no timing)
 } Settings;
 
 typedef struct {                  // one model in both engines, and the outputs
@@ -226,7 +232,7 @@ static double agreement(Bench* b) {
 
 
 int main(int argc, char** argv) {
-  Settings s = {7, 0.5};
+  Settings s = {7, 0.5, 0};
   const char* files[64];
   int nfile = 0;
   for (int i = 1; i < argc; i++) {
@@ -234,8 +240,11 @@ int main(int argc, char** argv) {
       s.repeats = atoi(argv[++i]);
     } else if (!strcmp(argv[i], "--batch") && i + 1 < argc) {
       s.batch = atof(argv[++i]);
+    } else if (!strcmp(argv[i], "--calls") && i + 1 < argc) {
+      s.calls = atoi(argv[++i]);
     } else if (argv[i][0] == '-' || nfile == 64) {
-      fprintf(stderr, "usage: %s [--repeats N] [--batch SECONDS] [model.xml ...]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--repeats N] [--batch SECONDS] [--calls N] [model.xml ...]\n",
+              argv[0]);
       return 2;
     } else {
       files[nfile++] = argv[i];
@@ -261,6 +270,14 @@ int main(int argc, char** argv) {
     Bench b;
     if (loadBench(&b, files[f])) {
       failed = 1;
+      freeBench(&b);
+      continue;
+    }
+    if (s.calls > 0) {
+      run(&b, 0, s.calls);
+      run(&b, 1, s.calls);
+      printf("%s: %d Jacobians each of mjd_transitionFD and mcd_transitionFD\n", files[f],
+             s.calls);
       freeBench(&b);
       continue;
     }
