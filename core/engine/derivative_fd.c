@@ -603,7 +603,8 @@ int mcd_inverseFD(const mcModel* m, mcData* d, mcNum eps, int flg_actuation, mcN
         (block == 1 ? d->qvel : d->qacc)[i] += eps;
       }
       inverseEval(m, d, flg_actuation, sensors && Ds, inertia && Dm, &o1);
-      int bad = bad0 || mci_derivNotFinite(o1.f, nv) || (sensors && Ds && mci_derivNotFinite(o1.s, ns));
+      int bad = bad0 || mci_derivNotFinite(o1.f, nv) ||
+                (sensors && Ds && mci_derivNotFinite(o1.s, ns));
       nfailed += bad;
       storeRow(Df, i, nv, o1.f, o0.f, eps, bad);
       storeRow(sensors ? Ds : NULL, i, ns, o1.s, o0.s, eps, bad);

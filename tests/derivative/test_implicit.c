@@ -524,7 +524,8 @@ static void relaxedStepRef(const mcModel* m, mcData* d, double kappa, double* x)
 
 
 // position columns go through the relaxed solve: against centered differences (eps 1e-6) of
-// relaxed steps computed here (independently of the core's code), at kappa 1e-4 and 1e-6 (planar box: qpos is its own tangent space)
+// relaxed steps computed here (independently of the core's code), at kappa 1e-4 and 1e-6
+// (planar box: qpos is its own tangent space)
 // on the stuck and the sliding box; and at kappa 1e-4 they differ from the hard step's
 Test(implicit, position_columns_are_relaxed, .timeout = 120) {
   double pushes[] = {2, 8};
