@@ -46,6 +46,9 @@ int mci_derivReuses(const mcModel* m);
 // total warnings counted in d
 int mci_derivWarnings(const mcData* d);
 
+// 1 (and the warning counted in d) if x (n numbers) has a NaN or a number beyond mcMAXVAL
+int mci_derivBadState(mcData* d, const mcNum* x, int n, int warning);
+
 // report failed columns once per call
 void mci_derivReport(const char* fn, int nfailed);
 

@@ -214,7 +214,7 @@ void mci_derivReport(const char* fn, int nfailed) {
 //---------------------------------- serial transition ---------------------------------------------
 
 // 1 (and a counted warning) if x has a NaN or a number beyond mcMAXVAL
-static int badState(mcData* d, const mcNum* x, int n, int warning) {
+int mci_derivBadState(mcData* d, const mcNum* x, int n, int warning) {
   for (int i = 0; i < n; i++) {
     if (mcu_isBad(x[i])) {
       mc_warning(d, warning, i);
@@ -230,12 +230,12 @@ static int badState(mcData* d, const mcNum* x, int n, int warning) {
 // ends the evaluation without the auto-reset of mc_step, which would clear the stack this file's
 // scratch lives on (the caller restores the state anyway)
 static void stepSkip(const mcModel* m, mcData* d, int skipstage, int skipsensor) {
-  if (badState(d, d->qpos, m->nq, mcWARN_BADQPOS) ||
-      badState(d, d->qvel, m->nv, mcWARN_BADQVEL)) {
+  if (mci_derivBadState(d, d->qpos, m->nq, mcWARN_BADQPOS) ||
+      mci_derivBadState(d, d->qvel, m->nv, mcWARN_BADQVEL)) {
     return;
   }
   mc_forwardSkip(m, d, skipstage, skipsensor);
-  if (badState(d, d->qacc, m->nv, mcWARN_BADQACC) || d->warning_stop || !m->integrator ||
+  if (mci_derivBadState(d, d->qacc, m->nv, mcWARN_BADQACC) || d->warning_stop || !m->integrator ||
       !m->integrator->step) {
     return;
   }

@@ -125,7 +125,7 @@ static int finishStep(const mcModel* m, mcData* d, const Shared* sh, Evaluator* 
     e->work[i] = d->qfrc_smooth[i] + d->qfrc_constraint[i];
   }
   mc_solveM(m, d, d->qacc, e->work, 1);
-  if (mci_derivNotFinite(d->qacc, nv) || d->warning_stop) {
+  if (mci_derivBadState(d, d->qacc, nv, mcWARN_BADQACC) || d->warning_stop) {
     return 1;
   }
   if (sh->sensors) {
@@ -154,6 +154,9 @@ static int linearStep(const mcModel* m, mcData* d, const Shared* sh, Evaluator* 
   }
   mc_setState(m, d, e->state, FULL);
   int w0 = mci_derivWarnings(d);
+  if (mci_derivBadState(d, d->qvel, nv, mcWARN_BADQVEL)) {
+    return 1;
+  }
   if (sh->sensors && sh->hard) {
     mc_forward(m, d);
     mcu_copy(e->shard, d->sensordata, L->ns);
@@ -190,10 +193,11 @@ static int relaxedStep(const mcModel* m, mcData* d, const Shared* sh, Evaluator*
   mcu_copy(e->state, sh->state0, L->nfull);
   mci_derivPerturb(m, L, e->state, col, h, e->dq);
   mc_setState(m, d, e->state, FULL);
-  int w0 = mci_derivWarnings(d);
-  if (mci_derivNotFinite(d->qpos, L->nq)) {
+  if (mci_derivBadState(d, d->qpos, L->nq, mcWARN_BADQPOS) ||
+      mci_derivBadState(d, d->qvel, L->nv, mcWARN_BADQVEL)) {
     return 1;
   }
+  int w0 = mci_derivWarnings(d);
   mc_forward(m, d);
   if (sh->sensors) {
     mcu_copy(e->shard, d->sensordata, L->ns);
