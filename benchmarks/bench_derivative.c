@@ -8,8 +8,15 @@
 // batches alternating the engines and report the median batch rate of each. A Jacobian of a
 // model with ndx = 2 nv + na and nu controls costs 1 + ndx + nu steps in both engines.
 //
-// usage: moduco-bench-derivative [--repeats N] [--batch SECONDS] [model.xml ...]
-// (default models: the sample humanoid, MuJoCo's humanoid and 22_humanoids)
+// usage: moduco-bench-derivative [--repeats N] [--batch SECONDS] [--calls N] [model.xml ...]
+// (default models: the sample humanoid, MuJoCo's humanoid and 22_humanoids). --calls N: no
+// timing, N Jacobians of MuJoCo's then N of mcd_transitionFD per model, for an instruction
+// count that does not depend on the machine's load:
+//   valgrind --tool=callgrind --collect-atstart=no --toggle-collect=mjd_transitionFD
+//     --toggle-collect=mcd_transitionFD moduco-bench-derivative --calls 5 model.xml
+// then callgrind_annotate --inclusive=yes: the two functions' inclusive counts / N.
+// --engine mujoco|serial|pool1|pool2 with --calls N (N >= 0): that engine only, for whole-program
+// counts per thread (valgrind --tool=callgrind --separate-threads=yes; N = 0 gives the setup).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +34,8 @@ static const char* const kEngine[NENGINE] = {"mujoco", "serial", "pool1", "pool2
 typedef struct {
   int repeats;
   double batch;
+  int calls;                      // > 0: count mode (no timing)
+  int engine;                     // count mode: the engine run (-1: MuJoCo, then serial)
 } Settings;
 
 typedef struct {                  // one model in both engines, and the outputs
@@ -226,7 +235,7 @@ static double agreement(Bench* b) {
 
 
 int main(int argc, char** argv) {
-  Settings s = {7, 0.5};
+  Settings s = {7, 0.5, -1, -1};
   const char* files[64];
   int nfile = 0;
   for (int i = 1; i < argc; i++) {
@@ -234,8 +243,21 @@ int main(int argc, char** argv) {
       s.repeats = atoi(argv[++i]);
     } else if (!strcmp(argv[i], "--batch") && i + 1 < argc) {
       s.batch = atof(argv[++i]);
+    } else if (!strcmp(argv[i], "--calls") && i + 1 < argc) {
+      s.calls = atoi(argv[++i]);
+    } else if (!strcmp(argv[i], "--engine") && i + 1 < argc) {
+      const char* name = argv[++i];
+      for (int e = 0; e < NENGINE; e++) {
+        s.engine = strcmp(name, kEngine[e]) ? s.engine : e;
+      }
+      if (s.engine < 0) {
+        fprintf(stderr, "%s: --engine takes mujoco, serial, pool1 or pool2 (got '%s')\n",
+                argv[0], name);
+        return 2;
+      }
     } else if (argv[i][0] == '-' || nfile == 64) {
-      fprintf(stderr, "usage: %s [--repeats N] [--batch SECONDS] [model.xml ...]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--repeats N] [--batch SECONDS] [--calls N [--engine E]] "
+              "[model.xml ...]\n", argv[0]);
       return 2;
     } else {
       files[nfile++] = argv[i];
@@ -252,15 +274,31 @@ int main(int argc, char** argv) {
   }
   mc_setMessageHandler(quiet, NULL);
 
-  printf("transition Jacobians per second (A and B, forward differences, eps 1e-6; median of %d "
-         "batches of %.2f s)\n", s.repeats, s.batch);
-  printf("%-18s %4s %4s %5s %10s %10s %10s %10s %7s %7s %8s %9s\n", "model", "nv", "nu", "ncon",
-         kEngine[0], kEngine[1], kEngine[2], kEngine[3], "ser/mj", "p1/mj", "p2/p1", "|A-Amj|");
+  if (s.calls < 0) {
+    printf("transition Jacobians per second (A and B, forward differences, eps 1e-6; median of %d "
+           "batches of %.2f s)\n", s.repeats, s.batch);
+    printf("%-18s %4s %4s %5s %10s %10s %10s %10s %7s %7s %8s %9s\n", "model", "nv", "nu", "ncon",
+           kEngine[0], kEngine[1], kEngine[2], kEngine[3], "ser/mj", "p1/mj", "p2/p1", "|A-Amj|");
+  }
   int failed = 0;
   for (int f = 0; f < nfile; f++) {
     Bench b;
     if (loadBench(&b, files[f])) {
       failed = 1;
+      freeBench(&b);
+      continue;
+    }
+    if (s.calls >= 0 && s.engine >= 0) {
+      run(&b, s.engine, s.calls);
+      printf("%s: %d Jacobians of %s\n", files[f], s.calls, kEngine[s.engine]);
+      freeBench(&b);
+      continue;
+    }
+    if (s.calls >= 0) {
+      run(&b, 0, s.calls);
+      run(&b, 1, s.calls);
+      printf("%s: %d Jacobians each of mjd_transitionFD and mcd_transitionFD\n", files[f],
+             s.calls);
       freeBench(&b);
       continue;
     }

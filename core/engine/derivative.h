@@ -43,9 +43,11 @@ int mci_derivCheck(const char* fn, const mcModel* m, const mcData* d, mcNum eps)
 // 1 if the integrator leaves the position and velocity stages of the step's start in d
 int mci_derivReuses(const mcModel* m);
 
-// the position columns (0 .. nv-1) of mcd_transitionFD's A, centered; the other columns of A are
-// not written. Same return values.
-int mci_transitionFDPositions(const mcModel* m, mcData* d, mcNum eps, mcNum* A);
+// total warnings counted in d
+int mci_derivWarnings(const mcData* d);
+
+// 1 (and the warning counted in d) if x (n numbers) has a NaN or a number beyond mcMAXVAL
+int mci_derivBadState(mcData* d, const mcNum* x, int n, int warning);
 
 // report failed columns once per call
 void mci_derivReport(const char* fn, int nfailed);

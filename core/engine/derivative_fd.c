@@ -193,7 +193,7 @@ int mci_derivCheck(const char* fn, const mcModel* m, const mcData* d, mcNum eps)
 
 
 // total warnings counted in d
-static int warningTotal(const mcData* d) {
+int mci_derivWarnings(const mcData* d) {
   int n = 0;
   for (int i = 0; i < mcNWARNING; i++) {
     n += d->warning[i].number;
@@ -214,7 +214,7 @@ void mci_derivReport(const char* fn, int nfailed) {
 //---------------------------------- serial transition ---------------------------------------------
 
 // 1 (and a counted warning) if x has a NaN or a number beyond mcMAXVAL
-static int badState(mcData* d, const mcNum* x, int n, int warning) {
+int mci_derivBadState(mcData* d, const mcNum* x, int n, int warning) {
   for (int i = 0; i < n; i++) {
     if (mcu_isBad(x[i])) {
       mc_warning(d, warning, i);
@@ -230,12 +230,12 @@ static int badState(mcData* d, const mcNum* x, int n, int warning) {
 // ends the evaluation without the auto-reset of mc_step, which would clear the stack this file's
 // scratch lives on (the caller restores the state anyway)
 static void stepSkip(const mcModel* m, mcData* d, int skipstage, int skipsensor) {
-  if (badState(d, d->qpos, m->nq, mcWARN_BADQPOS) ||
-      badState(d, d->qvel, m->nv, mcWARN_BADQVEL)) {
+  if (mci_derivBadState(d, d->qpos, m->nq, mcWARN_BADQPOS) ||
+      mci_derivBadState(d, d->qvel, m->nv, mcWARN_BADQVEL)) {
     return;
   }
   mc_forwardSkip(m, d, skipstage, skipsensor);
-  if (badState(d, d->qacc, m->nv, mcWARN_BADQACC) || d->warning_stop || !m->integrator ||
+  if (mci_derivBadState(d, d->qacc, m->nv, mcWARN_BADQACC) || d->warning_stop || !m->integrator ||
       !m->integrator->step) {
     return;
   }
@@ -296,7 +296,7 @@ static int allocWorker(mcData* d, const Layout* L, const mcNum* state0, int skip
 // of warnings raised, at least 1 while an escalated warning stops d (stepSkip then does not step)
 static int evaluate(const mcModel* m, mcData* d, const Worker* w, int skipstage, mcNum* x,
                     mcNum* sens) {
-  int w0 = warningTotal(d);
+  int w0 = mci_derivWarnings(d);
   mc_setState(m, d, w->state, FULL);
   if (skipstage > mcSTAGE_NONE && !w->skipsensor && m->nsensordata) {
     mcu_copy(d->sensordata, w->s0, m->nsensordata);
@@ -306,7 +306,7 @@ static int evaluate(const mcModel* m, mcData* d, const Worker* w, int skipstage,
   if (!w->skipsensor && m->nsensordata) {
     mcu_copy(sens, d->sensordata, m->nsensordata);
   }
-  int raised = warningTotal(d) - w0;
+  int raised = mci_derivWarnings(d) - w0;
   return raised > 0 ? raised : d->warning_stop != 0;
 }
 
@@ -370,14 +370,14 @@ static void runColumn(const mcModel* m, mcData* d, const Outputs* o, Worker* w, 
 }
 
 
-// the columns asked for, in the order that keeps reused stages valid: ctrl, act, qvel, qpos
-// (posOnly: qpos only); return their number
-static int columnOrder(const Layout* L, int doX, int doU, int posOnly, int* cols) {
+// the columns asked for, in the order that keeps reused stages valid: ctrl, act, qvel, qpos;
+// return their number
+static int columnOrder(const Layout* L, int doX, int doU, int* cols) {
   int n = 0;
   int range[4][2] = {{L->ndx, L->ndx + L->nu}, {2 * L->nv, L->ndx}, {L->nv, 2 * L->nv},
                      {0, L->nv}};
   for (int g = 0; g < 4; g++) {
-    if ((g == 0 && !doU) || (g > 0 && !doX) || (posOnly && g < 3)) {
+    if ((g == 0 && !doU) || (g > 0 && !doX)) {
       continue;
     }
     for (int col = range[g][0]; col < range[g][1]; col++) {
@@ -388,9 +388,8 @@ static int columnOrder(const Layout* L, int doX, int doU, int posOnly, int* cols
 }
 
 
-// the serial transition (mcd_transitionFD; posOnly: the position columns of A and C only)
-static int transitionSerial(const mcModel* m, mcData* d, mcNum eps, int flg_centered, mcNum* A,
-                            mcNum* B, mcNum* C, mcNum* D, int posOnly) {
+int mcd_transitionFD(const mcModel* m, mcData* d, mcNum eps, int flg_centered, mcNum* A,
+                     mcNum* B, mcNum* C, mcNum* D) {
   if (mci_derivCheck("mcd_transitionFD", m, d, eps)) {
     return -1;
   }
@@ -412,7 +411,7 @@ static int transitionSerial(const mcModel* m, mcData* d, mcNum eps, int flg_cent
 
   // the nominal step, then the columns
   Outputs o = {&L, eps, flg_centered, A, B, C, D};
-  int ncol = columnOrder(&L, doX, doU, posOnly, cols);
+  int ncol = columnOrder(&L, doX, doU, cols);
   nominal(m, d, &L, &w);
   for (int k = 0; k < ncol; k++) {
     runColumn(m, d, &o, &w, cols[k]);
@@ -423,17 +422,6 @@ static int transitionSerial(const mcModel* m, mcData* d, mcNum eps, int flg_cent
   mc_freeStack(d);
   mci_derivReport("mcd_transitionFD", w.nfailed);
   return w.nfailed;
-}
-
-
-int mcd_transitionFD(const mcModel* m, mcData* d, mcNum eps, int flg_centered, mcNum* A,
-                     mcNum* B, mcNum* C, mcNum* D) {
-  return transitionSerial(m, d, eps, flg_centered, A, B, C, D, 0);
-}
-
-
-int mci_transitionFDPositions(const mcModel* m, mcData* d, mcNum eps, mcNum* A) {
-  return transitionSerial(m, d, eps, 1, A, NULL, NULL, NULL, 1);
 }
 
 
@@ -506,7 +494,7 @@ int mcd_transitionFDPool(mcRolloutPool* pool, const mcModel* m, mcData* d, mcNum
   // the columns across the threads
   Outputs o = {&L, eps, flg_centered, A, B, C, D};
   PoolTask task = {m, &o, cols, w, started};
-  int ncol = columnOrder(&L, doX, doU, 0, cols);
+  int ncol = columnOrder(&L, doX, doU, cols);
   int rc = mci_rolloutTasks(pool, ncol, poolColumn, &task);
   int nfailed = 0;
   for (int i = 0; i < nthread; i++) {
@@ -615,7 +603,8 @@ int mcd_inverseFD(const mcModel* m, mcData* d, mcNum eps, int flg_actuation, mcN
         (block == 1 ? d->qvel : d->qacc)[i] += eps;
       }
       inverseEval(m, d, flg_actuation, sensors && Ds, inertia && Dm, &o1);
-      int bad = bad0 || mci_derivNotFinite(o1.f, nv) || (sensors && Ds && mci_derivNotFinite(o1.s, ns));
+      int bad = bad0 || mci_derivNotFinite(o1.f, nv) ||
+                (sensors && Ds && mci_derivNotFinite(o1.s, ns));
       nfailed += bad;
       storeRow(Df, i, nv, o1.f, o0.f, eps, bad);
       storeRow(sensors ? Ds : NULL, i, ns, o1.s, o0.s, eps, bad);

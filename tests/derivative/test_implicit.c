@@ -328,3 +328,301 @@ Test(implicit, refusals) {
   mc_deleteData(d);
   mc_deleteModel(m);
 }
+
+
+//---------------------------------- sensors, pool, relaxed positions, divergence ------------------
+
+// the planar box with sensors of every stage on a site at its centre: framepos (position),
+// velocimeter (velocity), accelerometer (acceleration, from qacc), touch and force (acceleration,
+// from the contact force rows)
+static mcModel* sensedBox(double kappa_tol) {
+  char xml[2560];
+  snprintf(xml, sizeof(xml),
+           "<mujoco><option timestep='0.01' cone='elliptic' solver='ipm'/>"
+           "<extension><plugin plugin='ipm'><config key='kappa_tol' value='%g'/>"
+           "<config key='residual_tol' value='1e-12'/><config key='recovery' value='1e10'/>"
+           "</plugin></extension><worldbody>"
+           "<geom type='plane' size='5 5 0.1' friction='0.5' margin='0.01'/><body pos='0 0 0.1'>"
+           PLANAR "<geom type='box' size='0.1 0.1 0.1' mass='1' friction='0.5' margin='0.01'/>"
+           "<site name='c' size='0.12'/></body></worldbody>"
+           "<actuator><motor joint='x'/><motor joint='z'/></actuator>"
+           "<sensor><framepos objtype='site' objname='c'/><velocimeter site='c'/>"
+           "<accelerometer site='c'/><touch site='c'/><force site='c'/></sensor></mujoco>",
+           kappa_tol);
+  char error[1024] = "";
+  mcModel* m = mc_loadXMLString(xml, NULL, error, sizeof(error));
+  cr_assert_not_null(m, "%s", error);
+  return m;
+}
+
+enum { S_POS = 0, S_VEL = 3, S_ACC = 6, S_TOUCH = 9, S_FORCE = 10, S_N = 13 };
+
+typedef struct {
+  int ndx, nu, ns;
+  double *A, *B, *C, *D;
+} Full;
+
+static Full fullAlloc(const mcModel* m) {
+  Full f = {2 * m->nv + m->na, m->nu, m->nsensordata, NULL, NULL, NULL, NULL};
+  f.A = calloc((size_t)f.ndx * f.ndx, sizeof(double));
+  f.B = calloc((size_t)f.ndx * f.nu + 1, sizeof(double));
+  f.C = calloc((size_t)f.ns * f.ndx + 1, sizeof(double));
+  f.D = calloc((size_t)f.ns * f.nu + 1, sizeof(double));
+  return f;
+}
+
+static void fullFree(Full* f) {
+  free(f->A);
+  free(f->B);
+  free(f->C);
+  free(f->D);
+}
+
+static int fullSame(const Full* a, const Full* b) {
+  return !memcmp(a->A, b->A, sizeof(double) * a->ndx * a->ndx) &&
+         !memcmp(a->B, b->B, sizeof(double) * a->ndx * a->nu) &&
+         !memcmp(a->C, b->C, sizeof(double) * a->ns * a->ndx) &&
+         !memcmp(a->D, b->D, sizeof(double) * a->ns * a->nu);
+}
+
+// worst |got - ref| over sensor rows r0 .. r1-1 of C and D, relative to max(largest ref, floor)
+static double sensorRowsErr(const Full* got, const Full* ref, int r0, int r1, double floor) {
+  double e = 0, s = floor;
+  for (int r = r0; r < r1; r++) {
+    for (int c = 0; c < got->ndx; c++) {
+      e = fmax(e, fabs(got->C[r * got->ndx + c] - ref->C[r * ref->ndx + c]));
+      s = fmax(s, fabs(ref->C[r * ref->ndx + c]));
+    }
+    for (int c = 0; c < got->nu; c++) {
+      e = fmax(e, fabs(got->D[r * got->nu + c] - ref->D[r * ref->nu + c]));
+      s = fmax(s, fabs(ref->D[r * ref->nu + c]));
+    }
+  }
+  return e / s;
+}
+
+
+// at the solver's own kappa, the sensor blocks agree with finite differences of the hard step;
+// the contact-force sensors (touch, force) are those differences exactly; A and B are those of
+// mcd_transitionImplicit
+Test(implicit, sensor_blocks_match_fd) {
+  struct {
+    const char* what;
+    double u[2], vx;
+  } cases[] = {{"held (2 N)", {2, 0}, 0}, {"sliding (8 N, 1 m/s)", {8, 0}, 1}};
+  for (int k = 0; k < 2; k++) {
+    mcModel* m = sensedBox(1e-8);
+    cr_assert_eq(m->nsensordata, S_N);
+    mcData* d = settled(m, cases[k].u, cases[k].vx);
+    cr_assert_gt(d->ncon, 0);
+    Full fd = fullAlloc(m), im = fullAlloc(m), ab = fullAlloc(m);
+    cr_assert_eq(mcd_transitionFD(m, d, 1e-6, 1, fd.A, fd.B, fd.C, fd.D), 0);
+    cr_assert_eq(mcd_transitionImplicitEx(m, d, 1e-6, 0, im.A, im.B, im.C, im.D), 0);
+    cr_assert_eq(mcd_transitionImplicit(m, d, 1e-6, 0, ab.A, ab.B), 0);
+    cr_expect(!memcmp(ab.A, im.A, sizeof(double) * im.ndx * im.ndx) &&
+              !memcmp(ab.B, im.B, sizeof(double) * im.ndx * im.nu),
+              "%s: A, B of the Ex call differ from mcd_transitionImplicit's", cases[k].what);
+    // position and velocity sensors: the same state differences; the accelerometer through the
+    // linearized qacc (relative to g: its reading's scale); contact-force sensors: FD's rows
+    double epv = sensorRowsErr(&im, &fd, S_POS, S_ACC, 1e-3);
+    double eacc = sensorRowsErr(&im, &fd, S_ACC, S_TOUCH, 9.81);
+    double efrc = sensorRowsErr(&im, &fd, S_TOUCH, S_N, 1e-3);
+    printf("sensors vs FD, box %s: pos/vel %.2e, accelerometer %.2e, touch/force %.2e\n",
+           cases[k].what, epv, eacc, efrc);
+    cr_expect_lt(epv, 1e-6, "%s: position/velocity sensors off by %g", cases[k].what, epv);
+    cr_expect_lt(eacc, 1e-4, "%s: accelerometer off by %g", cases[k].what, eacc);
+    cr_expect_lt(efrc, 1e-9, "%s: touch/force rows are not FD's (%g)", cases[k].what, efrc);
+    fullFree(&fd);
+    fullFree(&im);
+    fullFree(&ab);
+    mc_deleteData(d);
+    mc_deleteModel(m);
+  }
+}
+
+
+// smoothing reaches the sensors: in stiction the accelerometer's response to the push is the
+// implicit d vx+ / d fx over h (Euler), where finite differences see nothing
+Test(implicit, sensor_blocks_smoothed) {
+  mcModel* m = sensedBox(1e-8);
+  double u[2] = {2, 0};
+  mcData* d = settled(m, u, 0);
+  Full fd = fullAlloc(m), im = fullAlloc(m);
+  cr_assert_eq(mcd_transitionFD(m, d, 1e-6, 1, fd.A, fd.B, fd.C, fd.D), 0);
+  cr_assert_eq(mcd_transitionImplicitEx(m, d, 1e-6, 1e-4, im.A, im.B, im.C, im.D), 0);
+  int vx = m->nv, ax = S_ACC;           // row of qvel_x in B, accelerometer x in D
+  double h = m->opt.timestep, gB = im.B[vx * im.nu], gD = im.D[ax * im.nu];
+  printf("stiction: d accel_x / d fx FD %.3g, implicit %.3g, implicit d vx+ / d fx / h %.3g\n",
+         fd.D[ax * fd.nu], gD, gB / h);
+  cr_expect_lt(fabs(fd.D[ax * fd.nu]), 1e-4, "FD accelerometer should be flat in stiction");
+  cr_expect_gt(gD, 1e-2, "implicit accelerometer gradient should be informative, got %g", gD);
+  cr_expect_lt(fabs(gD - gB / h), 1e-6 * fabs(gD) + 1e-9, "accelerometer %g vs B / h %g", gD,
+               gB / h);
+  fullFree(&fd);
+  fullFree(&im);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
+// the pool gives the serial bits for 1 to 3 threads, on contact (sensors, kappa 1e-4) and on the
+// contact-free equality model, and twice on the same pool
+Test(implicit, pool_bitwise_serial, .timeout = 120) {
+  mcModel* m = sensedBox(1e-8);
+  double u[2] = {2, 1};
+  mcData* d = settled(m, u, 0.3);
+  Full ser = fullAlloc(m), par = fullAlloc(m);
+  cr_assert_eq(mcd_transitionImplicitEx(m, d, 1e-6, 1e-4, ser.A, ser.B, ser.C, ser.D), 0);
+  for (int nt = 1; nt <= 3; nt++) {
+    mcRolloutPool* pool = mc_rolloutCreate(m, nt, mcd_transitionFDItems(m, 0));
+    cr_assert_not_null(pool);
+    for (int rep = 0; rep < 2; rep++) {
+      memset(par.A, 0xff, sizeof(double) * par.ndx * par.ndx);
+      cr_assert_eq(mcd_transitionImplicitPool(pool, m, d, 1e-6, 1e-4, par.A, par.B, par.C,
+                                              par.D), 0);
+      cr_expect(fullSame(&ser, &par), "%d threads (call %d) differ from the serial result", nt,
+                rep + 1);
+    }
+    mc_rolloutDelete(pool);
+  }
+  // a pool too small and one made for another model are refused
+  mc_setMessageHandler(quiet, NULL);
+  mcRolloutPool* small = mc_rolloutCreate(m, 2, 3);
+  cr_expect_eq(mcd_transitionImplicitPool(small, m, d, 1e-6, 1e-4, par.A, NULL, NULL, NULL), -1);
+  mc_rolloutDelete(small);
+  mcModel* other = planarBox(1e-8, 1e-8, FREE);
+  mcRolloutPool* wrong = mc_rolloutCreate(other, 1, 100);
+  cr_expect_eq(mcd_transitionImplicitPool(wrong, m, d, 1e-6, 1e-4, par.A, NULL, NULL, NULL), -1);
+  cr_expect_eq(mcd_transitionImplicitPool(NULL, m, d, 1e-6, 1e-4, par.A, NULL, NULL, NULL), -1);
+  mc_rolloutDelete(wrong);
+  mc_deleteModel(other);
+  mc_setMessageHandler(NULL, NULL);
+  fullFree(&ser);
+  fullFree(&par);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
+// a relaxed step as the test computes it: the forward dynamics at d's state, the solution
+// replaced by the entry's relaxed one at kappa, the integrator; next (qpos, qvel) into x
+static void relaxedStepRef(const mcModel* m, mcData* d, double kappa, double* x) {
+  int nv = m->nv;
+  double frc[16], f[16];
+  cr_assert_leq(nv, 16);
+  mc_forward(m, d);
+  cr_assert_eq(m->solver->derivative(mcp_host(), m, d, kappa, frc, NULL, NULL), 0);
+  for (int i = 0; i < nv; i++) {
+    d->qfrc_constraint[i] = frc[i];
+    f[i] = d->qfrc_smooth[i] + frc[i];
+  }
+  mc_solveM(m, d, d->qacc, f, 1);
+  m->integrator->step(mcp_host(), m, d);
+  memcpy(x, d->qpos, sizeof(double) * m->nq);
+  memcpy(x + m->nq, d->qvel, sizeof(double) * nv);
+}
+
+
+// position columns go through the relaxed solve: against centered differences (eps 1e-6) of
+// relaxed steps computed here (independently of the core's code), at kappa 1e-4 and 1e-6
+// (planar box: qpos is its own tangent space)
+// on the stuck and the sliding box; and at kappa 1e-4 they differ from the hard step's
+Test(implicit, position_columns_are_relaxed, .timeout = 120) {
+  double pushes[] = {2, 8};
+  for (int p = 0; p < 2; p++) {
+    mcModel* m = planarBox(1e-8, 1e-12, PLANAR);
+    double u[2] = {pushes[p], 0};
+    mcData* d = settled(m, u, p);
+    int nv = m->nv, nq = m->nq, ndx = 2 * nv;
+    cr_assert_eq(nq, nv);
+    double* s0 = malloc(sizeof(double) * mc_stateSize(m, mcSTATE_INTEGRATION));
+    mc_getState(m, d, s0, mcSTATE_INTEGRATION);
+    Mats im = alloc(m), fd = alloc(m);
+    cr_assert_eq(mcd_transitionFD(m, d, 1e-6, 1, fd.A, NULL, NULL, NULL), 0);
+    for (int e = 4; e <= 6; e += 2) {
+      double kappa = pow(10, -e), eps = 1e-6, err = 0, scale = 0, diff = 0;
+      cr_assert_eq(mcd_transitionImplicit(m, d, 1e-6, kappa, im.A, NULL), 0);
+      for (int j = 0; j < nv; j++) {
+        double xp[16], xm[16];
+        d->qpos[j] += eps;
+        relaxedStepRef(m, d, kappa, xp);
+        mc_setState(m, d, s0, mcSTATE_INTEGRATION);
+        d->qpos[j] -= eps;
+        relaxedStepRef(m, d, kappa, xm);
+        mc_setState(m, d, s0, mcSTATE_INTEGRATION);
+        for (int r = 0; r < ndx; r++) {
+          double ref = (xp[r] - xm[r]) / (2 * eps), got = im.A[r * ndx + j];
+          err = fmax(err, fabs(got - ref));
+          scale = fmax(scale, fabs(ref));
+          diff = fmax(diff, fabs(got - fd.A[r * ndx + j]));
+        }
+      }
+      printf("position columns, box push %g N, kappa %g: vs FD of relaxed steps %.2e, vs the "
+             "hard step's %.2e (largest entry %.3g)\n", pushes[p], kappa, err / scale,
+             diff / scale, scale);
+      cr_expect_lt(err / scale, 1e-7, "push %g kappa %g: position columns off by %g",
+                   pushes[p], kappa, err / scale);
+      if (e == 4 && p == 0) {
+        cr_expect_gt(diff / scale, 1e-3, "kappa 1e-4: relaxed positions should differ from the "
+                     "hard step's in stiction (%g)", diff / scale);
+      }
+    }
+    release(&im);
+    release(&fd);
+    free(s0);
+    mc_deleteData(d);
+    mc_deleteModel(m);
+  }
+}
+
+
+// NaN never escapes: a diverging state zeroes and counts every column, serial and pool alike
+Test(implicit, divergence_zeroed) {
+  mc_setMessageHandler(quiet, NULL);
+  mcModel* m = sensedBox(1e-8);
+  double u[2] = {2, 0};
+  mcData* d = settled(m, u, 0);
+  d->qvel[2] = 1e200;
+  Full a = fullAlloc(m), b = fullAlloc(m);
+  int rc = mcd_transitionImplicitEx(m, d, 1e-6, 1e-4, a.A, a.B, a.C, a.D);
+  mcRolloutPool* pool = mc_rolloutCreate(m, 2, mcd_transitionFDItems(m, 0));
+  int rcp = mcd_transitionImplicitPool(pool, m, d, 1e-6, 1e-4, b.A, b.B, b.C, b.D);
+  cr_expect(rc == -1 || rc > 0, "diverging state: rc %d", rc);
+  cr_expect_eq(rc, rcp, "serial %d, pool %d", rc, rcp);
+  int finite = 1;
+  for (int i = 0; i < a.ndx * a.ndx; i++) {
+    finite &= isfinite(a.A[i]) && isfinite(b.A[i]);
+  }
+  for (int i = 0; i < a.ns * a.ndx; i++) {
+    finite &= isfinite(a.C[i]) && isfinite(b.C[i]);
+  }
+  cr_expect(finite, "a non-finite number escaped");
+  printf("divergence: qvel 1e200 gives %d (serial) and %d (pool)\n", rc, rcp);
+  // a velocity beyond mcMAXVAL (1e10) with finite forward dynamics: every evaluation is refused
+  // as diverged (a bad qvel warning), so every column is zero and counted, serial and pool
+  mc_deleteData(d);
+  d = settled(m, u, 0);
+  d->qvel[0] = 1e11;
+  for (int i = 0; i < a.ndx * a.ndx; i++) {
+    a.A[i] = b.A[i] = NAN;
+  }
+  rc = mcd_transitionImplicitEx(m, d, 1e-6, 1e-4, a.A, a.B, a.C, a.D);
+  rcp = mcd_transitionImplicitPool(pool, m, d, 1e-6, 1e-4, b.A, b.B, b.C, b.D);
+  printf("divergence: qvel 1e11 gives %d (serial) and %d (pool) of %d columns\n", rc, rcp,
+         a.ndx + a.nu);
+  cr_expect_eq(rc, a.ndx + a.nu, "qvel 1e11: %d columns zeroed", rc);
+  cr_expect_eq(rcp, rc, "qvel 1e11: pool %d, serial %d", rcp, rc);
+  cr_expect(fullSame(&a, &b), "qvel 1e11: pool and serial differ");
+  for (int i = 0; i < a.ndx * a.ndx; i++) {
+    cr_assert_eq(a.A[i], 0, "A[%d] = %g, not zeroed", i, a.A[i]);
+  }
+  for (int i = 0; i < a.ns * a.nu; i++) {
+    cr_assert_eq(a.D[i], 0, "D[%d] = %g, not zeroed", i, a.D[i]);
+  }
+  mc_rolloutDelete(pool);
+  mc_setMessageHandler(NULL, NULL);
+  fullFree(&a);
+  fullFree(&b);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}

@@ -482,11 +482,25 @@ MCAPI int mcd_transitionFDItems(const mcModel* m, int flg_centered);
 // activation and control columns by centered differences, the solver's response to them by its
 // 'derivative' entry (ABI 1.5; ipm: the implicit function theorem at the relaxed solution with
 // central-path parameter kappa > 0, or at its own tolerance with kappa 0); position columns by
-// centered differences of the full step. Needs a single-stage integrator (Euler, implicit,
-// implicitfast) and, when there are constraint rows, a solver with a derivative. Same state
-// handling and return values as mcd_transitionFD. Nullable: A, B.
+// centered differences of steps whose solver solution is the entry's relaxed one at kappa.
+// Needs a single-stage integrator (Euler, implicit, implicitfast) and, when there are constraint
+// rows, a solver with a derivative. Same state handling and return values as mcd_transitionFD.
+// Nullable: A, B. (mcd_transitionImplicitEx adds the sensor blocks.)
 MCAPI int mcd_transitionImplicit(const mcModel* m, mcData* d, mcNum eps, mcNum kappa, mcNum* A,
                                  mcNum* B);
+
+// mcd_transitionImplicit with the sensor blocks C = d sensordata / d x (nsensordata x ndx) and
+// D = d sensordata / d u (nsensordata x nu) of the same relaxed and linearized steps; sensors that
+// read per-row constraint forces (efc_force: touch, force, torque, ...) get the rows of
+// mcd_transitionFD's centered C, D (docs/derivatives.md). Nullable: A, B, C, D.
+MCAPI int mcd_transitionImplicitEx(const mcModel* m, mcData* d, mcNum eps, mcNum kappa,
+                                   mcNum* A, mcNum* B, mcNum* C, mcNum* D);
+
+// mcd_transitionImplicitEx with the columns spread over a rollout pool made for m (at least
+// mcd_transitionFDItems(m, 0) items); bitwise identical to it for any thread count. Scratch from
+// d's stack. Same return values. Nullable: A, B, C, D.
+MCAPI int mcd_transitionImplicitPool(mcRolloutPool* pool, const mcModel* m, mcData* d, mcNum eps,
+                                     mcNum kappa, mcNum* A, mcNum* B, mcNum* C, mcNum* D);
 
 // Finite-difference Jacobians of inverse dynamics (MuJoCo 3's mjd_inverseFD; forward
 // differences) at d's qpos, qvel, qacc, with f = qfrc_inverse (minus qfrc_actuator if

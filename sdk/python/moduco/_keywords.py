@@ -31,6 +31,7 @@ PARAMS = {
     "mj_differentiatePos": ("m", "qvel", "dt", "qpos1", "qpos2"),
     "mj_normalizeQuat": ("m", "qpos"),
     "mjd_transitionFD": ("m", "d", "eps", "flg_centered", "A", "B", "C", "D"),
+    "mjd_transitionImplicit": ("m", "d", "eps", "kappa", "A", "B", "C", "D", "nthread"),
     "mjd_inverseFD": ("m", "d", "eps", "flg_actuation", "DfDq", "DfDv", "DfDa", "DsDq", "DsDv",
                       "DsDa", "DmDq"),
 }

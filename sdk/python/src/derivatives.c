@@ -74,6 +74,62 @@ static PyObject* fn_mjd_transitionFD(PyObject* self, PyObject* args) {
 }
 
 
+// mjd_transitionImplicit(m, d, eps, kappa, A, B, C, D, nthread=1): Moduco's
+// mcd_transitionImplicitEx, or mcd_transitionImplicitPool on a pool of nthread threads made for the
+// call (bitwise the same result)
+static PyObject* fn_mjd_transitionImplicit(PyObject* self, PyObject* args) {
+  PyObject *m, *d, *out[4];
+  double eps, kappa;
+  int nthread = 1;
+  if (!PyArg_ParseTuple(args, "OOddOOOO|i:mjd_transitionImplicit", &m, &d, &eps, &kappa, out,
+                        out + 1, out + 2, out + 3, &nthread) ||
+      pm_checkPair(m, d, "mjd_transitionImplicit") < 0) {
+    return NULL;
+  }
+  if (!(eps > 0) || !(kappa >= 0) || nthread < 1) {
+    PyErr_Format(PyExc_ValueError, "mjd_transitionImplicit: eps must be positive, kappa zero or "
+                 "positive and nthread at least 1 (got %g, %g, %d)", eps, kappa, nthread);
+    return NULL;
+  }
+  const mcModel* mm = MODEL(m);
+  npy_intp ndx = 2 * (npy_intp)mm->nv + mm->na, nu = mm->nu, ns = mm->nsensordata;
+  const npy_intp sizes[4] = {ndx * ndx, ndx * nu, ns * ndx, ns * nu};
+  const char* names[4] = {"A", "B", "C", "D"};
+  PyArrayObject* arrs[4];
+  mcNum* p[4];
+  if (takeOutputs(4, out, sizes, names, arrs, p) < 0) {
+    return NULL;
+  }
+  int rc = -1, nopool = 0;
+  Py_BEGIN_ALLOW_THREADS
+  if (nthread == 1) {
+    rc = mcd_transitionImplicitEx(mm, DATA(d), eps, kappa, p[0], p[1], p[2], p[3]);
+  } else {
+    mcRolloutPool* pool = mc_rolloutCreate(mm, nthread, mcd_transitionFDItems(mm, 0));
+    nopool = !pool;
+    if (pool) {
+      rc = mcd_transitionImplicitPool(pool, mm, DATA(d), eps, kappa, p[0], p[1], p[2], p[3]);
+      mc_rolloutDelete(pool);
+    }
+  }
+  Py_END_ALLOW_THREADS
+  for (int k = 0; k < 4; k++) {
+    Py_XDECREF(arrs[k]);
+  }
+  if (nopool) {
+    PyErr_SetString(PyExc_MemoryError, "mjd_transitionImplicit: cannot make the thread pool");
+    return NULL;
+  }
+  if (rc < 0) {
+    PyErr_SetString(PyExc_ValueError, "mjd_transitionImplicit: the core refused the arguments "
+                    "(an RK4 model, a solver without a derivative with constraint rows, or a "
+                    "state whose forward dynamics are not finite; see the message printed)");
+    return NULL;
+  }
+  return PyLong_FromLong(rc);
+}
+
+
 // mjd_inverseFD(m, d, eps, flg_actuation, DfDq, DfDv, DfDa, DsDq, DsDv, DsDa, DmDq)
 static PyObject* fn_mjd_inverseFD(PyObject* self, PyObject* args) {
   PyObject *m, *d, *out[7];
@@ -116,6 +172,10 @@ PyMethodDef pm_derivativeMethods[] = {
   {"mjd_transitionFD", fn_mjd_transitionFD, METH_VARARGS,
    "mjd_transitionFD(m, d, eps, flg_centered, A, B, C, D): finite-difference transition "
    "Jacobians (outputs may be None)"},
+  {"mjd_transitionImplicit", fn_mjd_transitionImplicit, METH_VARARGS,
+   "mjd_transitionImplicit(m, d, eps, kappa, A, B, C, D, nthread=1): Moduco's transition "
+   "Jacobians with the constraint solver differentiated implicitly at kappa (ipm; outputs may "
+   "be None)"},
   {"mjd_inverseFD", fn_mjd_inverseFD, METH_VARARGS,
    "mjd_inverseFD(m, d, eps, flg_actuation, DfDq, DfDv, DfDa, DsDq, DsDv, DsDa, DmDq): "
    "finite-difference inverse-dynamics Jacobians (outputs may be None)"},

@@ -144,3 +144,85 @@ def test_bad_arguments_raise():
     mujoco.mjd_inverseFD(m, d, 1e-6, False, None, None, None)
   with pytest.raises(TypeError):
     mujoco.mjd_transitionFD(m, m, 1e-6, True, None, None, None, None)
+
+
+# mjd_transitionImplicit (Moduco only: the constraint solver differentiated implicitly at kappa)
+
+BOX = """
+<mujoco>
+  <option timestep="0.01" cone="elliptic" solver="ipm"/>
+  <extension><plugin plugin="ipm"><config key="recovery" value="1e10"/></plugin></extension>
+  <worldbody>
+    <geom type="plane" size="5 5 0.1" friction="0.5" margin="0.01"/>
+    <body pos="0 0 0.1">
+      <joint name="x" type="slide" axis="1 0 0"/>
+      <joint name="z" type="slide" axis="0 0 1"/>
+      <joint name="ry" type="hinge" axis="0 1 0"/>
+      <geom type="box" size="0.1 0.1 0.1" mass="1" friction="0.5" margin="0.01"/>
+      <site name="c" size="0.12"/>
+    </body>
+  </worldbody>
+  <actuator><motor joint="x"/><motor joint="z"/></actuator>
+  <sensor><velocimeter site="c"/><accelerometer site="c"/><touch site="c"/></sensor>
+</mujoco>
+"""
+
+
+def box_in_stiction():
+  """The 1 kg box resting on the plane, pushed by 2 N (below static friction, 4.9 N)."""
+  m = mujoco.MjModel.from_xml_string(BOX)
+  d = mujoco.MjData(m)
+  d.ctrl = [2.0, 0.0]
+  for _ in range(30):
+    mujoco.mj_step(m, d)
+  assert d.ncon > 0
+  return m, d
+
+
+def outputs(m):
+  ndx, nu, ns = 2 * m.nv + m.na, m.nu, m.nsensordata
+  return [np.zeros((ndx, ndx)), np.zeros((ndx, nu)), np.zeros((ns, ndx)), np.zeros((ns, nu))]
+
+
+def test_transition_implicit_equals_fd_without_constraints():
+  # no constraint rows: the implicit path is centered differences of the same steps
+  m, d = arm_state()
+  fd, im = outputs(m), outputs(m)
+  assert mujoco.mjd_transitionFD(m, d, 1e-6, True, *fd) == 0
+  assert mujoco.mjd_transitionImplicit(m, d, 1e-6, 1e-4, *im) == 0
+  for a, b in zip(im, fd):
+    np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-8)
+
+
+def test_transition_implicit_smooths_stiction_and_threads_agree():
+  m, d = box_in_stiction()
+  fd, im, im2 = outputs(m), outputs(m), outputs(m)
+  qpos = d.qpos.copy()
+  assert mujoco.mjd_transitionFD(m, d, 1e-6, True, *fd) == 0
+  assert mujoco.mjd_transitionImplicit(m, d, 1e-6, 1e-4, *im) == 0
+  assert mujoco.mjd_transitionImplicit(m, d, eps=1e-6, kappa=1e-4, A=im2[0], B=im2[1],
+                                       C=im2[2], D=im2[3], nthread=2) == 0
+  for a, b in zip(im, im2):
+    np.testing.assert_array_equal(a, b)       # 2 threads give the serial bits
+  np.testing.assert_array_equal(d.qpos, qpos)   # state restored
+  vx, ax, touch = m.nv, 3, 6                    # row of qvel_x; accelerometer x; touch
+  assert abs(fd[1][vx, 0]) < 1e-6               # the stuck box: finite differences are flat
+  assert 1e-4 < im[1][vx, 0] < m.opt.timestep   # the relaxed contact yields to the push
+  assert im[3][ax, 0] == pytest.approx(im[1][vx, 0] / m.opt.timestep, rel=1e-6)
+  # touch reads the contact force rows: its entries are those of finite differences
+  np.testing.assert_allclose(im[2][touch], fd[2][touch], rtol=1e-9, atol=1e-9)
+  np.testing.assert_allclose(im[3][touch], fd[3][touch], rtol=1e-9, atol=1e-9)
+
+
+def test_transition_implicit_refusals():
+  m, d = box_in_stiction()
+  A = np.zeros((2 * m.nv, 2 * m.nv))
+  with pytest.raises(ValueError):
+    mujoco.mjd_transitionImplicit(m, d, 1e-6, -1.0, A, None, None, None)
+  with pytest.raises(ValueError):
+    mujoco.mjd_transitionImplicit(m, d, 1e-6, 1e-4, A, None, None, None, 0)
+  with pytest.raises(ValueError):
+    mujoco.mjd_transitionImplicit(m, d, 1e-6, 1e-4, np.zeros((3, 3)), None, None, None)
+  m.set_solver("newton")
+  with pytest.raises(ValueError):                # newton has no derivative, and rows are active
+    mujoco.mjd_transitionImplicit(m, d, 1e-6, 1e-4, A, None, None, None)
