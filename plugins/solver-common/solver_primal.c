@@ -35,6 +35,32 @@ typedef struct {
 
 //---------------------------------- dense Cholesky ------------------------------------------------
 
+// the dot products of rows r[0..3] with b over n entries, each summed exactly as mcs_dot sums it
+// (blocks of four products, then the tail one by one): four rows share the loads of b and the loop
+static inline void dot4(mcNum s[4], const mcNum* const r[4], const mcNum* b, int n) {
+  mcNum s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  const mcNum *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3];
+  int k = 0;
+  for (; k + 4 <= n; k += 4) {
+    mcNum b0 = b[k], b1 = b[k + 1], b2 = b[k + 2], b3 = b[k + 3];
+    s0 += r0[k] * b0 + r0[k + 1] * b1 + r0[k + 2] * b2 + r0[k + 3] * b3;
+    s1 += r1[k] * b0 + r1[k + 1] * b1 + r1[k + 2] * b2 + r1[k + 3] * b3;
+    s2 += r2[k] * b0 + r2[k + 1] * b1 + r2[k + 2] * b2 + r2[k + 3] * b3;
+    s3 += r3[k] * b0 + r3[k + 1] * b1 + r3[k + 2] * b2 + r3[k + 3] * b3;
+  }
+  for (; k < n; k++) {
+    s0 += r0[k] * b[k];
+    s1 += r1[k] * b[k];
+    s2 += r2[k] * b[k];
+    s3 += r3[k] * b[k];
+  }
+  s[0] = s0;
+  s[1] = s1;
+  s[2] = s2;
+  s[3] = s3;
+}
+
+
 int mcs_cholFactor(mcNum* A, int n, mcNum mindiag) {
   int raised = 0;
   for (int j = 0; j < n; j++) {
@@ -47,7 +73,19 @@ int mcs_cholFactor(mcNum* A, int n, mcNum mindiag) {
     mcNum ljj = sqrt(s);
     Aj[j] = ljj;
     mcNum inv = 1 / ljj;
-    for (int i = j + 1; i < n; i++) {
+
+    // the entries below the pivot, four rows at a time (each entry as the one-row formula)
+    int i = j + 1;
+    for (; i + 4 <= n; i += 4) {
+      mcNum* const Ai[4] = {A + (size_t)i * n, A + (size_t)(i + 1) * n, A + (size_t)(i + 2) * n,
+                            A + (size_t)(i + 3) * n};
+      mcNum dot[4];
+      dot4(dot, (const mcNum* const*)Ai, Aj, j);
+      for (int r = 0; r < 4; r++) {
+        Ai[r][j] = (Ai[r][j] - dot[r]) * inv;
+      }
+    }
+    for (; i < n; i++) {
       mcNum* Ai = A + (size_t)i * n;
       Ai[j] = (Ai[j] - mcs_dot(Ai, Aj, j)) * inv;
     }
@@ -63,14 +101,22 @@ void mcs_cholSolve(const mcNum* L, mcNum* x, int n) {
     x[i] = (x[i] - mcs_dot(Li, x, i)) / Li[i];
   }
 
-  // backward: L' x = y, by rows of L (each solved entry is removed from the ones above it)
-  for (int i = n - 1; i >= 0; i--) {
+  // backward: L' x = y, by rows of L (each solved entry is removed from the ones above it), two
+  // rows at a time: the entries above both receive row i's term, then row i-1's, as one by one
+  int i = n - 1;
+  for (; i >= 1; i -= 2) {
     const mcNum* Li = L + (size_t)i * n;
+    const mcNum* Lh = Li - n;
     mcNum xi = x[i] / Li[i];
     x[i] = xi;
-    for (int k = 0; k < i; k++) {
-      x[k] -= Li[k] * xi;
+    mcNum xh = (x[i - 1] - Li[i - 1] * xi) / Lh[i - 1];
+    x[i - 1] = xh;
+    for (int k = 0; k < i - 1; k++) {
+      x[k] = x[k] - Li[k] * xi - Lh[k] * xh;
     }
+  }
+  if (i == 0) {
+    x[0] /= L[0];
   }
 }
 
@@ -121,6 +167,28 @@ static void denseM(const mcModel* m, const mcData* d, mcNum* H) {
     Hi[i] = d->qM[adr++];
     for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j]) {
       Hi[j] = d->qM[adr++];
+    }
+  }
+}
+
+
+// H += sum over g < ng of D[g] J_g' J_g on the lower triangle, for rows J_g with the same nnz
+// columns col (ascending) and values val[g]; each entry receives the terms in the order of g.
+// Called with a literal ng for the common run lengths, so that the loop over g unrolls
+static inline void addRun(mcNum* H, int nv, const int* col, int nnz, const mcNum* const* val,
+                          const mcNum* D, int ng) {
+  for (int a = 0; a < nnz; a++) {
+    mcNum dr[8];
+    for (int g = 0; g < ng; g++) {
+      dr[g] = D[g] * val[g][a];
+    }
+    mcNum* Hr = H + (size_t)col[a] * nv;
+    for (int b = 0; b <= a; b++) {
+      mcNum h = Hr[col[b]];
+      for (int g = 0; g < ng; g++) {
+        h += dr[g] * val[g][b];
+      }
+      Hr[col[b]] = h;
     }
   }
 }
@@ -195,19 +263,12 @@ static void makeHessian(Primal* p) {
       }
       e++;
     }
-    for (int a = 0; a < nnz; a++) {
-      mcNum dr[8];
-      for (int g = 0; g < ng; g++) {
-        dr[g] = D[g] * val[g][a];
-      }
-      mcNum* Hr = H + (size_t)col[a] * nv;
-      for (int b = 0; b <= a; b++) {
-        mcNum h = Hr[col[b]];
-        for (int g = 0; g < ng; g++) {
-          h += dr[g] * val[g][b];
-        }
-        Hr[col[b]] = h;
-      }
+    switch (ng) {
+      case 1: addRun(H, nv, col, nnz, val, D, 1); break;
+      case 2: addRun(H, nv, col, nnz, val, D, 2); break;
+      case 3: addRun(H, nv, col, nnz, val, D, 3); break;
+      case 4: addRun(H, nv, col, nnz, val, D, 4); break;
+      default: addRun(H, nv, col, nnz, val, D, ng); break;
     }
     i = e;
   }
@@ -663,15 +724,20 @@ static int makeRows(Primal* p) {
     p->rval = d->efc_J_val;
     return 1;
   }
-  int nnz = 0;
-  for (int i = 0; i < nefc; i++) {
-    const mcNum* J = d->efc_J + (size_t)i * nv;
-    int c = 0;
-    for (int k = 0; k < nv; k++) {
-      c += J[k] != 0;
-    }
-    nnz += c;
+  // count the non-zeros over the whole matrix at once, four entries a step
+  const mcNum* J = d->efc_J;
+  size_t total = (size_t)nefc * nv, k = 0;
+  int c0 = 0, c1 = 0, c2 = 0, c3 = 0;
+  for (; k + 4 <= total; k += 4) {
+    c0 += J[k] != 0;
+    c1 += J[k + 1] != 0;
+    c2 += J[k + 2] != 0;
+    c3 += J[k + 3] != 0;
   }
+  for (; k < total; k++) {
+    c0 += J[k] != 0;
+  }
+  int nnz = c0 + c1 + c2 + c3;
   int* rnnz = p->host->stackAlloc(d, sizeof(int) * (2 * (size_t)nefc + nnz + 1), 16);
   mcNum* rval = p->host->stackAlloc(d, sizeof(mcNum) * ((size_t)nnz + 1), 16);
   if (!rnnz || !rval) {
@@ -680,14 +746,24 @@ static int makeRows(Primal* p) {
   int* radr = rnnz + nefc;
   int* rcol = radr + nefc;
   int adr = 0;
-  for (int i = 0; i < nefc; i++) {
-    const mcNum* J = d->efc_J + (size_t)i * nv;
+  for (int i = 0; i < nefc; i++, J += nv) {
     radr[i] = adr;
-    for (int k = 0; k < nv; k++) {
-      // branch-free: always write, advance over non-zeros (one spare slot at the end)
-      rcol[adr] = k;
-      rval[adr] = J[k];
-      adr += J[k] != 0;
+
+    // branch-free: always write, advance over non-zeros (one spare slot at the end); two
+    // entries a step
+    int c = 0;
+    for (; c + 2 <= nv; c += 2) {
+      rcol[adr] = c;
+      rval[adr] = J[c];
+      adr += J[c] != 0;
+      rcol[adr] = c + 1;
+      rval[adr] = J[c + 1];
+      adr += J[c + 1] != 0;
+    }
+    if (c < nv) {
+      rcol[adr] = c;
+      rval[adr] = J[c];
+      adr += J[c] != 0;
     }
     rnnz[i] = adr - radr[i];
   }

@@ -293,7 +293,7 @@ static inline void axpyNeg(mcNum* restrict r, const mcNum* restrict a, mcNum t, 
 
 
 // add w * (row r of J, its first n entries: the columns <= i) into row i of L through map
-static void addRow(const mcData* d, mcNum* Li, const int* map, int r, int n, mcNum w) {
+static inline void addRow(const mcData* d, mcNum* Li, const int* map, int r, int n, mcNum w) {
   const int* rc = d->efc_J_colind + d->efc_J_rowadr[r];
   const mcNum* rv = d->efc_J_val + d->efc_J_rowadr[r];
   if (n <= 0) {

@@ -1,0 +1,158 @@
+// The dense Cholesky of Newton's Hessian (plugins/solver-common/solver_primal.c) computes the
+// entries below each pivot four rows at a time. Every entry must be bitwise the one-row formula
+// L[i][j] = (A[i][j] - dot(L[i][0..j), L[j][0..j))) / L[j][j], with the dot summed in blocks of
+// four products and then the tail, for every size (all remainders of the blocking) and for raised
+// pivots; and the solve (its backward pass two rows at a time) must be bitwise the row-by-row
+// substitutions and invert the factor.
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "solver_internal.h"
+
+#define NMAX 40
+
+// deterministic pseudo-random numbers in [-1, 1)
+static double rnd(unsigned* s) {
+  *s = *s * 1664525u + 1013904223u;
+  return (double)(*s >> 8) / (double)(1u << 23) - 1;
+}
+
+
+// A = B B' + shift I (symmetric; positive definite for shift > 0), row major
+static void makeMatrix(double* A, int n, unsigned seed, double shift) {
+  double B[NMAX * NMAX];
+  for (int k = 0; k < n * n; k++) {
+    B[k] = rnd(&seed);
+  }
+  for (int i = 0; i < n; i++) {
+    for (int j = 0; j < n; j++) {
+      double s = i == j ? shift : 0;
+      for (int k = 0; k < n; k++) {
+        s += B[i * n + k] * B[j * n + k];
+      }
+      A[i * n + j] = s;
+    }
+  }
+}
+
+
+// the reference: one entry at a time, dot products summed as blocks of four then the tail
+static double refDot(const double* a, const double* b, int n) {
+  double s = 0;
+  int k = 0;
+  for (; k + 4 <= n; k += 4) {
+    s += a[k] * b[k] + a[k + 1] * b[k + 1] + a[k + 2] * b[k + 2] + a[k + 3] * b[k + 3];
+  }
+  for (; k < n; k++) {
+    s += a[k] * b[k];
+  }
+  return s;
+}
+
+
+static int refFactor(double* A, int n, double mindiag) {
+  int raised = 0;
+  for (int j = 0; j < n; j++) {
+    double* Aj = A + j * n;
+    double s = Aj[j] - refDot(Aj, Aj, j);
+    if (!(s >= mindiag)) {
+      s = mindiag;
+      raised++;
+    }
+    Aj[j] = sqrt(s);
+    double inv = 1 / Aj[j];
+    for (int i = j + 1; i < n; i++) {
+      double* Ai = A + i * n;
+      Ai[j] = (Ai[j] - refDot(Ai, Aj, j)) * inv;
+    }
+  }
+  return raised;
+}
+
+
+// the lower triangles (what the factor defines) are bitwise equal
+static void expectSameLower(const double* a, const double* b, int n) {
+  for (int i = 0; i < n; i++) {
+    for (int j = 0; j <= i; j++) {
+      cr_expect(memcmp(a + i * n + j, b + i * n + j, sizeof(double)) == 0,
+                "n %d: L[%d][%d] = %.17g, one-row formula %.17g", n, i, j, a[i * n + j],
+                b[i * n + j]);
+    }
+  }
+}
+
+
+Test(dense_chol, every_size_is_the_one_row_formula) {
+  for (int n = 1; n <= NMAX; n++) {
+    double A[NMAX * NMAX], R[NMAX * NMAX];
+    makeMatrix(A, n, 17u + (unsigned)n, 0.1);
+    memcpy(R, A, sizeof(double) * n * n);
+    int raised = mcs_cholFactor(A, n, 1e-15);
+    int rraised = refFactor(R, n, 1e-15);
+    cr_expect_eq(raised, 0, "n %d: %d pivots raised", n, raised);
+    cr_expect_eq(raised, rraised);
+    expectSameLower(A, R, n);
+  }
+}
+
+
+Test(dense_chol, raised_pivots_match) {
+  // rank-deficient: B B' with B of rank r < n has n - r zero pivots up to rounding
+  for (int n = 5; n <= 23; n += 6) {
+    double A[NMAX * NMAX], R[NMAX * NMAX];
+    unsigned seed = 99u + (unsigned)n;
+    double B[NMAX * 3];
+    for (int k = 0; k < n * 3; k++) {
+      B[k] = rnd(&seed);
+    }
+    for (int i = 0; i < n; i++) {
+      for (int j = 0; j < n; j++) {
+        A[i * n + j] = B[i * 3] * B[j * 3] + B[i * 3 + 1] * B[j * 3 + 1] + B[i * 3 + 2] * B[j * 3 + 2];
+      }
+    }
+    memcpy(R, A, sizeof(double) * n * n);
+    int raised = mcs_cholFactor(A, n, 1e-6);
+    int rraised = refFactor(R, n, 1e-6);
+    cr_expect_geq(raised, n - 3, "n %d: %d raised pivots, expected at least %d", n, raised, n - 3);
+    cr_expect_eq(raised, rraised);
+    expectSameLower(A, R, n);
+  }
+}
+
+
+Test(dense_chol, solve_inverts_the_factor) {
+  for (int n = 1; n <= NMAX; n++) {
+    double A[NMAX * NMAX], L[NMAX * NMAX], x[NMAX], b[NMAX];
+    makeMatrix(A, n, 5u + (unsigned)n, 1.0);
+    memcpy(L, A, sizeof(double) * n * n);
+    cr_assert_eq(mcs_cholFactor(L, n, 1e-15), 0);
+    unsigned seed = 7u;
+    for (int i = 0; i < n; i++) {
+      b[i] = x[i] = rnd(&seed);
+    }
+    mcs_cholSolve(L, x, n);
+
+    // bitwise the one-row-at-a-time substitutions
+    double y[NMAX];
+    memcpy(y, b, sizeof(double) * n);
+    for (int i = 0; i < n; i++) {
+      y[i] = (y[i] - refDot(L + i * n, y, i)) / L[i * n + i];
+    }
+    for (int i = n - 1; i >= 0; i--) {
+      y[i] /= L[i * n + i];
+      for (int k = 0; k < i; k++) {
+        y[k] -= L[i * n + k] * y[i];
+      }
+    }
+    cr_expect(memcmp(x, y, sizeof(double) * n) == 0, "n %d: solve differs from one row at a time",
+              n);
+    for (int i = 0; i < n; i++) {
+      double r = -b[i];
+      for (int j = 0; j < n; j++) {
+        r += A[i * n + j] * x[j];
+      }
+      cr_expect(fabs(r) < 1e-10, "n %d: residual %g in row %d", n, r, i);
+    }
+  }
+}
