@@ -151,7 +151,8 @@ int mci_collisionCheck(const mcModel* m, char* msg, int msg_sz) {
 // Margin and gap of the pair of geoms g1, g2. MuJoCo 3.14 adds the two geoms' margins and the two
 // gaps; MuJoCo 2.2.2 (and 3.3.8) took the larger of each, which mcENBL_LEGACYMARGIN restores
 // (docs/mujoco3.md, "Margin and gap").
-static void geomMarginGap(const mcModel* m, int g1, int g2, mcNum* margin, mcNum* gap) {
+static inline void geomMarginGap(const mcModel* m, int g1, int g2, mcNum* margin,
+                                 mcNum* gap) {
   if (m->opt.enableflags & mcENBL_LEGACYMARGIN) {
     *margin = fmax(m->geom_margin[g1], m->geom_margin[g2]);
     *gap = fmax(m->geom_gap[g1], m->geom_gap[g2]);
@@ -299,7 +300,9 @@ void mci_makeFrame(mcNum f[9]) {
 }
 
 
-int mci_boundingFilter(const mcModel* m, const mcData* d, int g1, int g2, mcNum margin) {
+// the bounding filter (mci_boundingFilter), inlined into the broad phase
+static inline int boundingTest(const mcModel* m, const mcData* d, int g1, int g2,
+                               mcNum margin) {
   int t1 = m->geom_type[g1], t2 = m->geom_type[g2];
 
   // height fields have no bounding sphere (rbound 0, as in MuJoCo): never culled here
@@ -326,6 +329,11 @@ int mci_boundingFilter(const mcModel* m, const mcData* d, int g1, int g2, mcNum 
   mcNum dx = p1[0] - p2[0], dy = p1[1] - p2[1], dz = p1[2] - p2[2];
   mcNum r = m->geom_rbound[g1] + m->geom_rbound[g2] + margin;
   return dx*dx + dy*dy + dz*dz <= r*r;
+}
+
+
+int mci_boundingFilter(const mcModel* m, const mcData* d, int g1, int g2, mcNum margin) {
+  return boundingTest(m, d, g1, g2, margin);
 }
 
 
@@ -582,7 +590,7 @@ static void testPair(mciBroad* ctx, int g1, int g2) {
   if (ctx->override) {
     margin = m->opt.o_margin;
   }
-  if (!mci_boundingFilter(m, ctx->d, g1, g2, detectDistance(m, margin, gap))) {
+  if (!boundingTest(m, ctx->d, g1, g2, detectDistance(m, margin, gap))) {
     return;
   }
 
