@@ -151,7 +151,8 @@ int mci_collisionCheck(const mcModel* m, char* msg, int msg_sz) {
 // Margin and gap of the pair of geoms g1, g2. MuJoCo 3.14 adds the two geoms' margins and the two
 // gaps; MuJoCo 2.2.2 (and 3.3.8) took the larger of each, which mcENBL_LEGACYMARGIN restores
 // (docs/mujoco3.md, "Margin and gap").
-static void geomMarginGap(const mcModel* m, int g1, int g2, mcNum* margin, mcNum* gap) {
+static inline void geomMarginGap(const mcModel* m, int g1, int g2, mcNum* margin,
+                                 mcNum* gap) {
   if (m->opt.enableflags & mcENBL_LEGACYMARGIN) {
     *margin = fmax(m->geom_margin[g1], m->geom_margin[g2]);
     *gap = fmax(m->geom_gap[g1], m->geom_gap[g2]);
@@ -299,7 +300,9 @@ void mci_makeFrame(mcNum f[9]) {
 }
 
 
-int mci_boundingFilter(const mcModel* m, const mcData* d, int g1, int g2, mcNum margin) {
+// the bounding filter (mci_boundingFilter), inlined into the broad phase
+static inline int boundingTest(const mcModel* m, const mcData* d, int g1, int g2,
+                               mcNum margin) {
   int t1 = m->geom_type[g1], t2 = m->geom_type[g2];
 
   // height fields have no bounding sphere (rbound 0, as in MuJoCo): never culled here
@@ -326,6 +329,11 @@ int mci_boundingFilter(const mcModel* m, const mcData* d, int g1, int g2, mcNum 
   mcNum dx = p1[0] - p2[0], dy = p1[1] - p2[1], dz = p1[2] - p2[2];
   mcNum r = m->geom_rbound[g1] + m->geom_rbound[g2] + margin;
   return dx*dx + dy*dy + dz*dz <= r*r;
+}
+
+
+int mci_boundingFilter(const mcModel* m, const mcData* d, int g1, int g2, mcNum margin) {
+  return boundingTest(m, d, g1, g2, margin);
 }
 
 
@@ -465,28 +473,35 @@ static void sortRun(mciCandidate* c, int n) {
 }
 
 
-// sort src into dst by (sig, kind, a, b): counting sort on the lower body of the signature (the
-// high 16 bits), then each run of one lower body on its own; count has nkey + 1 entries
-static void sortCandidates(const mciCandidate* src, mciCandidate* dst, int n, int* count,
-                           int nkey) {
+// stable counting sort of src into dst by the 16-bit field of the signature at shift; count has
+// nkey + 1 entries (the field is below nkey)
+static void countingPass(const mciCandidate* src, mciCandidate* dst, int n, int* count, int nkey,
+                         int shift) {
   memset(count, 0, sizeof(int) * (size_t)(nkey + 1));
   for (int i = 0; i < n; i++) {
-    count[(src[i].sig >> 16) + 1]++;
+    count[((src[i].sig >> shift) & 0xffffu) + 1]++;
   }
   for (int k = 0; k < nkey; k++) {
     count[k + 1] += count[k];
   }
   for (int i = 0; i < n; i++) {
-    dst[count[src[i].sig >> 16]++] = src[i];
+    dst[count[(src[i].sig >> shift) & 0xffffu]++] = src[i];
   }
+}
 
-  // count[k] is now the end of run k
-  int start = 0;
-  for (int k = 0; k < nkey; k++) {
-    if (count[k] - start > 1) {
-      sortRun(dst + start, count[k] - start);
+
+// sort c in place by (sig, kind, a, b), tmp (as long) as scratch: two stable counting passes (the
+// higher body, then the lower body of the signature) and each run of one signature on its own;
+// count has nkey + 1 entries (nkey above both bodies' fields)
+static void sortCandidates(mciCandidate* c, mciCandidate* tmp, int n, int* count, int nkey) {
+  countingPass(c, tmp, n, count, nkey, 0);
+  countingPass(tmp, c, n, count, nkey, 16);
+  for (int start = 0, end; start < n; start = end) {
+    for (end = start + 1; end < n && c[end].sig == c[start].sig; end++) {
     }
-    start = count[k];
+    if (end - start > 1) {
+      sortRun(c + start, end - start);
+    }
   }
 }
 
@@ -575,7 +590,7 @@ static void testPair(mciBroad* ctx, int g1, int g2) {
   if (ctx->override) {
     margin = m->opt.o_margin;
   }
-  if (!mci_boundingFilter(m, ctx->d, g1, g2, detectDistance(m, margin, gap))) {
+  if (!boundingTest(m, ctx->d, g1, g2, detectDistance(m, margin, gap))) {
     return;
   }
 
@@ -954,7 +969,6 @@ static int candidates(const mcModel* m, mcData* d, mciCandidate** list) {
   }
 
   // explicit pairs first in the list
-  uint32_t maxsig = 0;
   for (int i = 0; i < npre; i++) {
     int b1 = m->geom_bodyid[m->pair_geom1[i]], b2 = m->geom_bodyid[m->pair_geom2[i]];
     raw[i].sig = m->pair_signature[i] ? (uint32_t)m->pair_signature[i] : bodySignature(b1, b2);
@@ -963,22 +977,22 @@ static int candidates(const mcModel* m, mcData* d, mciCandidate** list) {
     raw[i].b = 0;
   }
   int n = npre + ndyn;
-  for (int i = 0; i < n; i++) {
-    if (raw[i].sig > maxsig) {
-      maxsig = raw[i].sig;
-    }
-  }
 
   // merge in signature order
-  int nkey = (int)(maxsig >> 16) + 1;
-  mciCandidate* c = (mciCandidate*)mc_stackAlloc(d, sizeof(mciCandidate) * (size_t)(n + 1),
-                                                 _Alignof(mciCandidate));
+  int nkey = 1;
+  for (int i = 0; i < n; i++) {
+    int hi = (int)(raw[i].sig >> 16) + 1, lo = (int)(raw[i].sig & 0xffffu) + 1;
+    nkey = hi > nkey ? hi : nkey;
+    nkey = lo > nkey ? lo : nkey;
+  }
+  mciCandidate* tmp = (mciCandidate*)mc_stackAlloc(d, sizeof(mciCandidate) * (size_t)(n + 1),
+                                                   _Alignof(mciCandidate));
   int* count = (int*)mc_stackAlloc(d, sizeof(int) * (size_t)(nkey + 1), _Alignof(int));
-  if (!c || !count) {
+  if (!tmp || !count) {
     return -1;
   }
-  sortCandidates(raw, c, n, count, nkey);
-  *list = c;
+  sortCandidates(raw, tmp, n, count, nkey);
+  *list = raw;
   return n;
 }
 
@@ -1057,25 +1071,16 @@ static int collideGeoms(const mcModel* m, mcData* d, mcContact* scratch, int g1,
     return 1;
   }
 
-  // parameters and margin
-  mcContact param;
+  // margin and gap (the contact parameters are mixed only for a pair that makes contacts)
   mcNum margin, gap;
   if (ipair >= 0) {
-    pairParam(m, &param, ipair, &margin, &gap);
+    margin = m->pair_margin[ipair];
+    gap = m->pair_gap[ipair];
   } else {
-    mci_contactParam(m, &param, g1, g2, &margin, &gap);
+    geomMarginGap(m, g1, g2, &margin, &gap);
   }
   if (m->opt.enableflags & mcENBL_OVERRIDE) {
     margin = m->opt.o_margin;
-    for (int k = 0; k < mcNREF; k++) {
-      param.solref[k] = m->opt.o_solref[k];
-    }
-    for (int k = 0; k < mcNIMP; k++) {
-      param.solimp[k] = m->opt.o_solimp[k];
-    }
-  }
-  for (int k = 0; k < 5; k++) {
-    param.friction[k] = fmax(mcMINMU, param.friction[k]);
   }
 
   // bounding spheres (explicit pairs: with the pair's margin and gap)
@@ -1092,8 +1097,31 @@ static int collideGeoms(const mcModel* m, mcData* d, mcContact* scratch, int g1,
   if (d->plugin_check) {
     mci_checkCollision(m, d, t1, t2, scratch, num);
   }
+  if (num <= 0) {
+    return 1;
+  }
   if (num > mcMAXCONPAIR) {
     num = mcMAXCONPAIR;
+  }
+
+  // parameters (the margin and gap they come with are those above)
+  mcContact param;
+  mcNum same[2];
+  if (ipair >= 0) {
+    pairParam(m, &param, ipair, same, same + 1);
+  } else {
+    mci_contactParam(m, &param, g1, g2, same, same + 1);
+  }
+  if (m->opt.enableflags & mcENBL_OVERRIDE) {
+    for (int k = 0; k < mcNREF; k++) {
+      param.solref[k] = m->opt.o_solref[k];
+    }
+    for (int k = 0; k < mcNIMP; k++) {
+      param.solimp[k] = m->opt.o_solimp[k];
+    }
+  }
+  for (int k = 0; k < 5; k++) {
+    param.friction[k] = fmax(mcMINMU, param.friction[k]);
   }
   int ok = appendContacts(m, d, scratch, num, &param, margin, gap, g1, g2);
   for (int i = 0; i < num; i++) {

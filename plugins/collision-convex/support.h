@@ -9,7 +9,7 @@
 #include <moduco/mcplugin.h>
 
 // one convex object: a geom with its pose, grown by half the margin; warm is the hull vertex
-// where the last mesh support search ended (0 to start; updated through a const pointer, so a
+// where the last mesh support search ended (0 to start there, -1 to start from a sample; updated through a const pointer, so a
 // ConvexObj must not itself be defined const)
 typedef struct {
   const mcModel* m;
@@ -36,8 +36,12 @@ static int meshSupportScan(const mcModel* m, int id, const mcNum dir[3]) {
 }
 
 
+// hull vertices sampled for the start of a climb without a warm start
+#define MESH_CLIMB_SAMPLES 16
+
 // The scan's support point (same coordinates; the index may be another copy of the point) from
-// the convex hull graph: hill climbing from hull vertex *warm (updated), moving to the neighbour
+// the convex hull graph: hill climbing from hull vertex *warm (updated; negative: from the best
+// of a few sampled hull vertices), moving to the neighbour
 // with the largest projection while it improves. Where the climb ends with every neighbour more
 // than tol below, that vertex is the hull's unique support (the hull vertices above any level of
 // a linear function are connected in the hull graph, so no other one comes within tol), and no
@@ -64,6 +68,19 @@ static int meshSupportGraph(const mcModel* m, int id, const mcNum dir[3], mcNum 
   int best = -1, cur = *warm >= 0 && *warm < nv ? *warm : 0;
   const float* p0 = v + 3*gid[cur];
   mcNum curp = dir[0]*p0[0] + dir[1]*p0[1] + dir[2]*p0[2];
+  if (*warm < 0) {
+    // no warm start: from the best of MESH_CLIMB_SAMPLES hull vertices spread over the list
+    // (the climb ends at the same vertex from anywhere; this only shortens it)
+    int stride = nv / MESH_CLIMB_SAMPLES > 1 ? nv / MESH_CLIMB_SAMPLES : 1;
+    for (int i = stride; i < nv; i += stride) {
+      const float* p = v + 3*gid[i];
+      mcNum prj = dir[0]*p[0] + dir[1]*p[1] + dir[2]*p[2];
+      if (prj > curp) {
+        cur = i;
+        curp = prj;
+      }
+    }
+  }
   for (int step = 0; step <= nv; step++) {
     int next = -1;
     mcNum nextp = curp, second = -INFINITY;

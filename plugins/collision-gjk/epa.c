@@ -317,22 +317,24 @@ int epa_penetration(const gjkQuery* q, const gjkSimplex* s, mcNum* depth, mcNum 
     if (best < 0) {
       return 0;
     }
-    const epaFace* F = P.face + best;
-    *depth = F->dist;
-    normal[0] = F->n[0];
-    normal[1] = F->n[1];
-    normal[2] = F->n[2];
-    faceWitness(&P, F, x1, x2);
-    if (it >= maxit || P.nvert == EPA_MAXV) {
-      return 1;
-    }
+    // the nearest face is the answer unless the polytope grows past it (a copy: expanding
+    // reuses its slot); its witness points are made only for the answer
+    epaFace F = P.face[best];
+    *depth = F.dist;
+    normal[0] = F.n[0];
+    normal[1] = F.n[1];
+    normal[2] = F.n[2];
     gjkVertex w;
-    gjk_support(q, F->n, &w);
-    if (dot(w.w, F->n) - F->dist <= tol) {
+    if (it < maxit && P.nvert < EPA_MAXV) {
+      gjk_support(q, F.n, &w);
+    }
+    if (it >= maxit || P.nvert == EPA_MAXV || dot(w.w, F.n) - F.dist <= tol) {
+      faceWitness(&P, &F, x1, x2);
       return 1;
     }
     P.vert[P.nvert] = w;
     if (!expand(&P, best, P.nvert++, tol)) {
+      faceWitness(&P, &F, x1, x2);
       return 1;                     // a broken horizon (rounding): the last face stands
     }
   }

@@ -105,7 +105,7 @@ static int shapeDistance(Shape* s1, Shape* s2, mcNum cutoff, mcNum* dist, mcNum 
 // another) go through the whole shapes.
 static int signedDistance(const mcModel* m, const mcData* d, int g1, int g2, mcNum margin,
                           mcNum* dist, mcNum n[3], mcNum x1[3], mcNum x2[3]) {
-  Shape s1 = {{m, d, g1, 0, 0}, 1}, s2 = {{m, d, g2, 0, 0}, 1};
+  Shape s1 = {{m, d, g1, 0, -1}, 1}, s2 = {{m, d, g2, 0, -1}, 1};
   mcNum r1 = coreRadius(m, g1), r2 = coreRadius(m, g2);
   int res = shapeDistance(&s1, &s2, margin + r1 + r2, dist, n, x1, x2);
   if (res == 0 && r1 + r2 > 0) {

@@ -116,6 +116,16 @@ static int checkModel(const mcModel* m, const char* name, int ndir, int* ngraph)
       int b = meshSupportGraph(m, id, dir, 1e-5*rbound, &warm);
       cr_assert(b >= 0 && b < m->mesh_vertnum[id], "%s mesh %d: vertex %d out of range", name,
                 id, b);
+
+      // without a warm start (from the best sampled hull vertex): the same point
+      int cold = -1;
+      int c = meshSupportGraph(m, id, dir, 1e-5*rbound, &cold);
+      cr_assert(c >= 0 && c < m->mesh_vertnum[id] && v[3*c] == v[3*b] &&
+                v[3*c + 1] == v[3*b + 1] && v[3*c + 2] == v[3*b + 2],
+                "%s mesh %d: the climb from a sample ends at vertex %d, from warm %d", name, id,
+                c, b);
+      cr_assert(nhull <= 0 || (cold >= 0 && cold < nhull), "%s mesh %d: end vertex %d", name,
+                id, cold);
       g_ncase++;
       int same = v[3*a] == v[3*b] && v[3*a + 1] == v[3*b + 1] && v[3*a + 2] == v[3*b + 2];
       if (same) {
