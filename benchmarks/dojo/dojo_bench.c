@@ -5,6 +5,9 @@
 //   moduco-bench-dojo stability [MODEL]    root height at 20, 50, 100, 500 Hz (Fig. 7)
 //   moduco-bench-dojo convergence MODEL... r_vio, kappa_vio per iteration (Figs. 9-10)
 //   moduco-bench-dojo cost MODEL...        steps/s and iterations, ipm against newton
+//                                          (MODUCO_DOJO_STEPS=N: exactly N steps per arm, for
+//                                          instruction counts under callgrind)
+//   moduco-bench-dojo unconverged MODEL H T  ipm solves that stop unconverged in a 0.3 m drop
 // Prints markdown tables (docs/dojo.md). The ipm arms give every geom a margin and every joint a
 // limit margin (the lookahead a hard solver needs to see a contact or limit before it closes:
 // a violation already present is removed in one step, which injects energy at large h); the soft
@@ -386,8 +389,10 @@ static void costExperiment(int nfile, char** files) {
       mcData* d = mc_makeData(m);
       int n = 0;
       long its = 0;
+      const char* fixed = getenv("MODUCO_DOJO_STEPS");
+      int nfix = fixed ? atoi(fixed) : 0;
       double t0 = now();
-      while (now() - t0 < 2 && n < 200000) {
+      while (nfix > 0 ? n < nfix : now() - t0 < 2 && n < 200000) {
         mc_step(m, d);
         its += d->solver_iter;
         n++;
@@ -403,6 +408,29 @@ static void costExperiment(int nfile, char** files) {
     fflush(stdout);
   }
   printf("\n");
+}
+
+
+//---------------------------------- unconverged solves -------------------------------------------
+
+// the H1 / humanoid drop of the impact experiment under ipm at one timestep: solves that stop
+// unconverged (warning not_converged), mean and largest iterations
+static void unconvergedExperiment(const char* file, double h, double duration) {
+  mcModel* m = loadArm(file, NULL, kArms, h, fmax(0.05, 3 * h));
+  mcData* d = mc_makeData(m);
+  liftFree(m, d, 0.3);
+  int n = (int)lround(duration / h), inst = m->plugin_solver, maxit = 0;
+  long its = 0;
+  for (int s = 0; s < n; s++) {
+    mc_step(m, d);
+    its += d->solver_iter;
+    maxit = d->solver_iter > maxit ? d->solver_iter : maxit;
+  }
+  int bad = inst >= 0 ? d->plugin_warncount[m->plugin_warnadr[inst]] : -1;
+  printf("%s h = %g, %d steps: %d unconverged, mean %.1f iterations, max %d\n", file, h, n, bad,
+         (double)its / n, maxit);
+  mc_deleteData(d);
+  mc_deleteModel(m);
 }
 
 
@@ -427,6 +455,8 @@ int main(int argc, char** argv) {
     for (int i = 2; i < argc; i++) {
       convergenceExperiment(argv[i], 0);
     }
+  } else if (!strcmp(argv[1], "unconverged") && argc == 5) {
+    unconvergedExperiment(argv[2], atof(argv[3]), atof(argv[4]));
   } else if (!strcmp(argv[1], "cost") && argc > 2) {
     costExperiment(argc - 2, argv + 2);
   } else {
