@@ -385,6 +385,11 @@ static void costExperiment(int nfile, char** files) {
     double rate[2], iter[2];
     const Arm arms[2] = {kArms[0], kArms[2]};
     for (int k = 0; k < 2; k++) {
+      const char* only = getenv("MODUCO_DOJO_SOLVER");  // one arm (callgrind per solver)
+      if (only && *only && strcmp(only, arms[k].solver)) {
+        rate[k] = iter[k] = NAN;
+        continue;
+      }
       mcModel* m = loadArm(files[f], NULL, arms + k, 0, 0.05);
       mcData* d = mc_makeData(m);
       int n = 0;
