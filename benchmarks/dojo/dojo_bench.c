@@ -5,6 +5,10 @@
 //   moduco-bench-dojo stability [MODEL]    root height at 20, 50, 100, 500 Hz (Fig. 7)
 //   moduco-bench-dojo convergence MODEL... r_vio, kappa_vio per iteration (Figs. 9-10)
 //   moduco-bench-dojo cost MODEL...        steps/s and iterations, ipm against newton
+//                                          (MODUCO_DOJO_STEPS=N: exactly N steps per arm, for
+//                                          instruction counts under callgrind)
+//   moduco-bench-dojo unconverged MODEL H T [LIFT]  ipm solves that stop unconverged in a drop
+//                                          from LIFT (0.3) m for T s at timestep H
 // Prints markdown tables (docs/dojo.md). The ipm arms give every geom a margin and every joint a
 // limit margin (the lookahead a hard solver needs to see a contact or limit before it closes:
 // a violation already present is removed in one step, which injects energy at large h); the soft
@@ -382,12 +386,19 @@ static void costExperiment(int nfile, char** files) {
     double rate[2], iter[2];
     const Arm arms[2] = {kArms[0], kArms[2]};
     for (int k = 0; k < 2; k++) {
+      const char* only = getenv("MODUCO_DOJO_SOLVER");  // one arm (callgrind per solver)
+      if (only && *only && strcmp(only, arms[k].solver)) {
+        rate[k] = iter[k] = NAN;
+        continue;
+      }
       mcModel* m = loadArm(files[f], NULL, arms + k, 0, 0.05);
       mcData* d = mc_makeData(m);
       int n = 0;
       long its = 0;
+      const char* fixed = getenv("MODUCO_DOJO_STEPS");
+      int nfix = fixed ? atoi(fixed) : 0;
       double t0 = now();
-      while (now() - t0 < 2 && n < 200000) {
+      while (nfix > 0 ? n < nfix : now() - t0 < 2 && n < 200000) {
         mc_step(m, d);
         its += d->solver_iter;
         n++;
@@ -406,10 +417,34 @@ static void costExperiment(int nfile, char** files) {
 }
 
 
+//---------------------------------- unconverged solves -------------------------------------------
+
+// the H1 / humanoid drop of the impact experiment under ipm at one timestep: solves that stop
+// unconverged (warning not_converged), mean and largest iterations
+static void unconvergedExperiment(const char* file, double h, double duration, double lift) {
+  mcModel* m = loadArm(file, NULL, kArms, h, fmax(0.05, 3 * h));
+  mcData* d = mc_makeData(m);
+  liftFree(m, d, lift);
+  int n = (int)lround(duration / h), inst = m->plugin_solver, maxit = 0;
+  long its = 0;
+  for (int s = 0; s < n; s++) {
+    mc_step(m, d);
+    its += d->solver_iter;
+    maxit = d->solver_iter > maxit ? d->solver_iter : maxit;
+  }
+  int bad = inst >= 0 ? d->plugin_warncount[m->plugin_warnadr[inst]] : -1;
+  printf("%s h = %g, lift %g m, %d steps: %d unconverged, mean %.1f iterations, max %d\n", file, h,
+         lift, n, bad,
+         (double)its / n, maxit);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
 int main(int argc, char** argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: moduco-bench-dojo cone | impact [MODEL] | stability [MODEL] | "
-            "convergence MODEL... | cost MODEL...\n");
+            "convergence MODEL... | cost MODEL... | unconverged MODEL H T [LIFT]\n");
     return 2;
   }
   if (!strcmp(argv[1], "cone")) {
@@ -427,6 +462,8 @@ int main(int argc, char** argv) {
     for (int i = 2; i < argc; i++) {
       convergenceExperiment(argv[i], 0);
     }
+  } else if (!strcmp(argv[1], "unconverged") && (argc == 5 || argc == 6)) {
+    unconvergedExperiment(argv[2], atof(argv[3]), atof(argv[4]), argc == 6 ? atof(argv[5]) : 0.3);
   } else if (!strcmp(argv[1], "cost") && argc > 2) {
     costExperiment(argc - 2, argv + 2);
   } else {

@@ -50,7 +50,6 @@ static const mcpPluginExt g_ext = {
 static void solve(const mcpHost* host, const mcModel* m, mcData* d, int maxiter);
 
 #define IPM_RESTARTS 2            // restarts of a failed solve from a more central point
-#define IPM_FAILED 1e-3           // r_vio or kappa_vio above this after a solve: failed
 
 static const mcpSolver g_ipm = {
   MCP_HEADER(mcpKIND_SOLVER, mcpSolver, "ipm", "0.1.0",
@@ -173,19 +172,32 @@ static void solve(const mcpHost* host, const mcModel* m, mcData* d, int maxiter)
   mcNum r_vio = 0, kappa_vio = 0;
   int iter = 0;
   if (ipm_build(host, m, d, &P)) {
-    // a solve that fails (singular Newton matrix or iteration limit far from the solution)
-    // starts again from a more central point, kappa_init 100 and 10^4 times larger: the path
-    // from a point closer to the central path avoids the jam (H1 at h = 0.1)
-    int converged = 0;
-    mcNum kappa0 = prm.kappa_init;
+    // a solve that does not converge (singular Newton matrix, or the iteration limit: a jam of
+    // short steps near the cones' boundary, or a stall just above the tolerances) starts again
+    // from a more central point, kappa_init 100 and 10^4 times larger: the path from a point
+    // closer to the central path avoids the jam (H1 at h = 0.1). Every unconverged attempt used
+    // to be kept unless it was far off (r_vio or kappa_vio above 1e-3); restarting those too
+    // rescues most of them (docs/dojo.md). When no attempt converges, the one with the smallest
+    // violation is applied.
+    int converged = 0, nloc = P.nb * IPM_MAXLOC;
+    mcNum kappa0 = prm.kappa_init, best = INFINITY, best_r = 0, best_k = 0;
+    mcNum* bestLoc = host->stackAlloc(d, sizeof(mcNum) * (size_t)(nloc + 1), _Alignof(mcNum));
     ipm_recovery(&P, d, prm.recovery);
     for (int attempt = 0; attempt < IPM_RESTARTS + 1 && !converged; attempt++) {
       memcpy(P.a, d->qacc_smooth, sizeof(mcNum) * (size_t)nv);
       ipm_start(&P, kappa0);
       iter += ipm_optimize(d, &P, &prm, &r_vio, &kappa_vio);
       converged = r_vio < prm.residual_tol && kappa_vio < prm.kappa_tol;
-      converged |= !(r_vio > IPM_FAILED || kappa_vio > IPM_FAILED);  // usable: keep it
+      mcNum viol = fmax(r_vio, kappa_vio);
+      if (!converged && bestLoc && viol < best) {  // NaN never replaces a finite best
+        best = viol, best_r = r_vio, best_k = kappa_vio;
+        memcpy(bestLoc, P.loc, sizeof(mcNum) * (size_t)nloc);
+      }
       kappa0 *= 100;
+    }
+    if (!converged && bestLoc && !(fmax(r_vio, kappa_vio) <= best)) {
+      memcpy(P.loc, bestLoc, sizeof(mcNum) * (size_t)nloc);
+      r_vio = best_r, kappa_vio = best_k;
     }
     converged = r_vio < prm.residual_tol && kappa_vio < prm.kappa_tol;
     int inst = host->instance ? host->instance(m, &g_ipm.hdr) : -1;

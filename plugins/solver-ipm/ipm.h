@@ -103,10 +103,13 @@ typedef struct {                  // the problem and the iterate; arrays on the 
   int* ucol;                      // (nv) union of a block's nonzero columns
   int* umark;                     // (nv) stamp of the block call that last marked a column
   int ustamp;                     // stamps given so far (one per block per factorization)
-  mcNum* ublock;                  // (2 x IPM_MAXROW x nv) the block's rows on ucol, and G times them
+  mcNum* ublock;                  // (2 x IPM_MAXROW x nv + nv x nv) the block's rows on ucol, G
+                                  // times them, and J_b' G J_b on ucol
   mcNum* G;                       // (nb x IPM_MAXROW x IPM_MAXROW): dF = G J da + g
   mcNum* g;                       // (nb x IPM_MAXROW)
   mcNum* ra;                      // dynamics residual (nv)
+  int raFresh;                    // nonzero: ra holds the residual at (a, loc) (ipm_direction
+                                  // then skips recomputing it; set and cleared by ipm_optimize)
   mcNum* tmp;                     // (nv)
 } ipmProblem;
 

@@ -155,18 +155,22 @@ void ipm_violation(ipmProblem* P, const mcNum* a, const mcNum* loc, const mcNum*
 
 // Rows of the scaled cone linearization lambda o (W^-1 dx + W dy) = -r: Ax = L(lambda) W^-1,
 // Ay = L(lambda) W (L the arrow matrix)
+// (row 0 of L(lam) is lam', row i > 0 is lam_i e_0' + lam_0 e_i': O(n^2))
 static void ntRows(const ipmLocal* L, int n, mcNum* Ax, mcNum* Ay) {
   const mcNum* lam = L->lam;
-  for (int i = 0; i < n; i++) {
+  for (int j = 0; j < n; j++) {
+    mcNum ax = 0, ay = 0;
+    for (int k = 0; k < n; k++) {
+      ax += lam[k] * L->Wi[k * n + j];
+      ay += lam[k] * L->W[k * n + j];
+    }
+    Ax[j] = ax;
+    Ay[j] = ay;
+  }
+  for (int i = 1; i < n; i++) {
     for (int j = 0; j < n; j++) {
-      mcNum ax = 0, ay = 0;
-      for (int k = 0; k < n; k++) {
-        mcNum Lik = i == 0 ? lam[k] : (k == 0 ? lam[i] : (i == k ? lam[0] : 0));
-        ax += Lik * L->Wi[k * n + j];
-        ay += Lik * L->W[k * n + j];
-      }
-      Ax[i * n + j] = ax;
-      Ay[i * n + j] = ay;
+      Ax[i * n + j] = lam[i] * L->Wi[j] + lam[0] * L->Wi[i * n + j];
+      Ay[i * n + j] = lam[i] * L->W[j] + lam[0] * L->W[i * n + j];
     }
   }
 }
@@ -342,14 +346,28 @@ static void subtractBlock(ipmProblem* P, int i, mcNum* K, int nk) {
       B[k * nu + u] = v;
     }
   }
+  // T = Jb' B in a contiguous nu x nu buffer (rank-one updates the compiler vectorizes), then
+  // scattered into K
+  mcNum* T = B + (size_t)IPM_MAXROW * nv;
+  for (int p = 0; p < nu; p++) {
+    mcNum* Tp = T + (size_t)p * nu;
+    mcNum jp = Jb[p];
+    for (int q = 0; q < nu; q++) {
+      Tp[q] = jp * B[q];
+    }
+    for (int k = 1; k < b->nrow; k++) {
+      const mcNum* Bk = B + k * nu;
+      jp = Jb[k * nu + p];
+      for (int q = 0; q < nu; q++) {
+        Tp[q] += jp * Bk[q];
+      }
+    }
+  }
   for (int p = 0; p < nu; p++) {
     mcNum* Kp = K + (size_t)U[p] * nk;
+    const mcNum* Tp = T + (size_t)p * nu;
     for (int q = 0; q < nu; q++) {
-      mcNum v = 0;
-      for (int k = 0; k < b->nrow; k++) {
-        v += Jb[k * nu + p] * B[k * nu + q];
-      }
-      Kp[U[q]] -= v;
+      Kp[U[q]] -= Tp[q];
     }
   }
 }
@@ -419,8 +437,11 @@ void ipm_direction(ipmProblem* P, mcNum kappa) {
   int nv = P->nv, nk = nv + P->ne;
   mcNum* rhs = P->rhs;
 
-  // right side: -ra + sum J' g (g = S K^-1 (-r)), equality targets
-  dynamicsResidual(P, P->a, P->loc, P->ra);
+  // right side: -ra + sum J' g (g = S K^-1 (-r)), equality targets; ra at the current point is
+  // kept from the line search's last evaluation when the caller says so (P->raFresh)
+  if (!P->raFresh) {
+    dynamicsResidual(P, P->a, P->loc, P->ra);
+  }
   for (int i = 0; i < nv; i++) {
     rhs[i] = -P->ra[i];
   }

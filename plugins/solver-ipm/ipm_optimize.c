@@ -54,6 +54,9 @@ int ipm_optimize(mcData* d, ipmProblem* P, const ipmParam* prm, mcNum* r_vio, mc
     if (!ok) {
       break;
     }
+    // ra holds the residual at the current point: the last point ipm_violation evaluated (the
+    // start, or the trial point accepted below)
+    P->raFresh = 1;
     ipm_direction(P, 0);
     mcNum alpha_aff = ipm_coneSearch(P, 1, 1);
     memcpy(P->dloc_aff, P->dloc, sizeof(mcNum) * P->nb * IPM_MAXLOC);
@@ -71,6 +74,7 @@ int ipm_optimize(mcData* d, ipmProblem* P, const ipmParam* prm, mcNum* r_vio, mc
     mcNum kappa = fmax(sigma * mu, kfloor);
     P->corrector = IPM_SECOND_ORDER && sigma * mu > kfloor;
     ipm_direction(P, kappa);
+    P->raFresh = 0;
 
     // cone line search, then backtrack until one violation decreases
     mcNum viol = fmax(rv, kv);

@@ -175,7 +175,7 @@ int ipm_build(const mcpHost* host, const mcModel* m, mcData* d, ipmProblem* P) {
   ALLOC(P->ework, mcNum, nk);
   ALLOC(P->ucol, int, nv);
   ALLOC(P->umark, int, nv);
-  ALLOC(P->ublock, mcNum, 2 * IPM_MAXROW * nv);
+  ALLOC(P->ublock, mcNum, 2 * IPM_MAXROW * nv + (size_t)nv * nv);
   memset(P->umark, 0, sizeof(int) * (size_t)nv);
   ALLOC(P->G, mcNum, nb * IPM_MAXROW * IPM_MAXROW);
   ALLOC(P->g, mcNum, nb * IPM_MAXROW);
