@@ -21,7 +21,12 @@ typedef struct {
   const double* mid;           // (ndx) intermediate target
   const double* Qmid;          // (ndx) its weights; NULL: none
   int maxiter;                 // iterations at most
-  double tolerance;            // stop when the relative cost decrease falls below it
+  double tolerance;            // a subproblem is solved when the LQR step promises less than
+                               // this fraction of the cost
+  double goalTol;              // > 0: qpos_T = goal positions is a constraint (augmented
+                               // Lagrangian: multipliers and a penalty growing tenfold after
+                               // each solved subproblem until |qpos_T - goal| <= goalTol);
+                               // 0: the goal is only the terminal cost
   int implicit;                // 1: Jacobians by mcd_transitionImplicit (the solver's implicit
                                // derivative at kappa); 0: mcd_transitionFD
   double kappa;                // smoothing of the implicit derivative (ipm: central-path kappa)
@@ -29,9 +34,11 @@ typedef struct {
 
 typedef struct {
   int iterations;              // backward/forward passes taken
-  int converged;               // 1: stopped on the tolerance; 0: maxiter or no descent left
+  int converged;               // 1: stopped on the tolerance (and the goal constraint met);
+                               // 0: maxiter, or the penalty at its limit
+  int outer;                   // multiplier updates of the goal constraint
   double cost0;                // cost of the initial controls
-  double cost;                 // final cost
+  double cost;                 // final cost (the objective, without the constraint's terms)
   double violation;            // |positions of x_T - goal positions| (Euclidean, qpos part)
   double seconds;              // wall time
   int evaluations;             // transition Jacobians taken

@@ -24,6 +24,8 @@ typedef struct {
   double h;
 } Run;
 
+static const double kGoalTol = 1e-3;  // the goal constraint's tolerance (m); success: 1e-2
+
 static const Run kRuns[] = {
   {"box-right", "newton", 0.01}, {"box-right", "ipm", 0.05}, {"box-right", "ipm", 0.1},
   {"box-up", "newton", 0.01},    {"box-up", "ipm", 0.05},    {"box-up", "ipm", 0.1},
@@ -41,12 +43,15 @@ static void makeProblem(const char* task, const mcModel* m, double h, int maxite
   memcpy(goal, m->qpos0, sizeof(double) * nq);
   memcpy(mid, m->qpos0, sizeof(double) * nq);
   int box = strncmp(task, "box", 3) == 0;
+  // running weights are rates (per second) times h, so that every h optimizes the same
+  // continuous cost (the weights per step of h = 0.01 are 1e-2 on states, 1e-2 box and 1e-3
+  // hopper on controls)
   for (int i = 0; i < nx; i++) {
-    Q[i] = 1e-2;
+    Q[i] = 1 * h;
     Qf[i] = i < nq ? 100 : 10;
   }
   for (int j = 0; j < m->nu; j++) {
-    R[j] = box ? 1e-2 : 1e-3;
+    R[j] = (box ? 1 : 0.1) * h;
   }
   p->Qmid = NULL;
   if (!strcmp(task, "box-right")) {
@@ -69,6 +74,7 @@ static void makeProblem(const char* task, const mcModel* m, double h, int maxite
   p->mid = mid;
   p->maxiter = maxiter;
   p->tolerance = 1e-6;
+  p->goalTol = kGoalTol;
 }
 
 
