@@ -5,7 +5,10 @@
 // only, so qpos is its own tangent space), controls u (nu). Cost, with e = x - goal:
 //   sum_{t<T} 1/2 (e_t' Q e_t + u_t' R u_t) + 1/2 e_T' Qf e_T + 1/2 e_mid' Qmid e_mid
 // with diagonal weights, the last term at step tmid against its own target (cost shaping of an
-// intermediate state; Qmid may be NULL).
+// intermediate state; Qmid may be NULL). With goalTol > 0 the goal state at T is also a
+// constraint, x_T = goal, handled by an augmented Lagrangian: the terminal cost gains
+// lam' c + rho/2 |c|^2 (c = x_T - goal), and after each solved subproblem lam += rho c, rho
+// growing tenfold when |c| fell by less than a factor 4, until |c| <= goalTol.
 #ifndef MODUCO_BENCHMARKS_ILQR_ILQR_H_
 #define MODUCO_BENCHMARKS_ILQR_ILQR_H_
 
@@ -23,10 +26,9 @@ typedef struct {
   int maxiter;                 // iterations at most
   double tolerance;            // a subproblem is solved when the LQR step promises less than
                                // this fraction of the cost
-  double goalTol;              // > 0: qpos_T = goal positions is a constraint (augmented
-                               // Lagrangian: multipliers and a penalty growing tenfold after
-                               // each solved subproblem until |qpos_T - goal| <= goalTol);
-                               // 0: the goal is only the terminal cost
+  double goalTol;              // > 0: x_T = goal is a constraint (augmented Lagrangian, see
+                               // above) met when |x_T - goal| <= goalTol (positions and
+                               // velocities alike); 0: the goal is only the terminal cost
   int implicit;                // 1: Jacobians by mcd_transitionImplicit (the solver's implicit
                                // derivative at kappa); 0: mcd_transitionFD
   double kappa;                // smoothing of the implicit derivative (ipm: central-path kappa)
@@ -45,8 +47,8 @@ typedef struct {
 } IlqrResult;
 
 // Optimize the controls U (T x nu, row per step; in: the initial guess, out: the result) from the
-// state in d (its qpos, qvel, act at time 0). d is used as scratch and holds the final rollout's
-// last state on return. Return 0, or -1 with a message in error (model with quaternions, out of
+// model's reset state (qpos0, zero velocities and activations). d is used as scratch and holds the
+// final rollout's last state on return. Return 0, or -1 with a message in error (model with quaternions, out of
 // memory, a non-finite rollout from the initial guess).
 int ilqr_solve(const mcModel* m, mcData* d, const IlqrProblem* p, double* U, IlqrResult* res,
                char* error, int error_sz);
