@@ -2,7 +2,10 @@
 // mcd_transitionFD (or mcd_transitionImplicit), solve the time-varying LQR subproblem backwards (Riccati recursion on the
 // second-order expansion of the cost, Levenberg-Marquardt regularization of Quu), and roll the
 // new feedback policy forward with a backtracking line search on the step of the feedforward
-// term. Controls of limited actuators are clamped to their range in the rollouts.
+// term. Controls of limited actuators are clamped to their range in the rollouts. A goal
+// constraint (IlqrProblem.goalTol) wraps this in an augmented-Lagrangian outer loop: each time
+// the subproblem is solved (the LQR step promises less than tolerance x cost, or no step
+// regularized up to kMuMax descends) the multipliers are updated and the penalty raised.
 #include "ilqr.h"
 
 #include <math.h>
@@ -10,6 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+static const double kMuMin = 1e-6, kMuMax = 1e10;  // Levenberg-Marquardt regularization range
+static const double kMuReject = 1e-3;              // regularization at least after a rejection
+static const double kRhoMax = 1e9;                 // goal-constraint penalty at most
 
 typedef struct {
   const mcModel* m;
@@ -20,6 +27,7 @@ typedef struct {
   double *A, *B, *K, *k;            // T x nx*nx, T x nx*nu, T x nu*nx, T x nu
   double *Vx, *Vxx, *Qx, *Qu, *Qxx, *Quu, *Qux, *L, *tmp, *dx;
   double dV1, dV2;                  // expected cost change: alpha dV1 + alpha^2 dV2
+  double *lam, rho;                 // goal constraint: multipliers (nx) and penalty; rho 0: none
 } Ilqr;
 
 
@@ -89,6 +97,28 @@ static double trajectoryCost(const Ilqr* s, const double* X, const double* U) {
 }
 
 
+// the augmented-Lagrangian term of the goal constraint c = x_T - goal: lam' c + rho/2 |c|^2
+static double goalTerm(const Ilqr* s, const double* X) {
+  double v = 0;
+  for (int i = 0; s->rho > 0 && i < s->nx; i++) {
+    double c = X[s->T * s->nx + i] - s->p->goal[i];
+    v += s->lam[i] * c + 0.5 * s->rho * c * c;
+  }
+  return v;
+}
+
+
+// Euclidean norm of the first n components of x_T - goal (n = nq: the positions)
+static double goalError(const Ilqr* s, const double* X, int n) {
+  double v = 0;
+  for (int i = 0; i < n; i++) {
+    double e = X[s->T * s->nx + i] - s->p->goal[i];
+    v += e * e;
+  }
+  return sqrt(v);
+}
+
+
 // warnings of non-finite states raised so far
 static int badNumbers(const mcData* d) {
   return d->warning[mcWARN_BADQPOS].number + d->warning[mcWARN_BADQVEL].number +
@@ -137,7 +167,7 @@ static double rollout(Ilqr* s, double alpha) {
       }
     }
   }
-  return trajectoryCost(s, s->Xn, s->Un);
+  return trajectoryCost(s, s->Xn, s->Un) + goalTerm(s, s->Xn);
 }
 
 
@@ -196,6 +226,10 @@ static int backward(Ilqr* s, double mu) {
     if (p->Qmid && p->tmid == T) {
       s->Vx[i] += p->Qmid[i] * (xT[i] - p->mid[i]);
       s->Vxx[i * nx + i] += p->Qmid[i];
+    }
+    if (s->rho > 0) {
+      s->Vx[i] += s->lam[i] + s->rho * (xT[i] - p->goal[i]);
+      s->Vxx[i * nx + i] += s->rho;
     }
   }
   for (int t = T - 1; t >= 0; t--) {
@@ -361,9 +395,10 @@ int ilqr_solve(const mcModel* m, mcData* d, const IlqrProblem* p, double* U, Ilq
   size_t sizes[] = {(size_t)(T + 1) * nx, (size_t)T * nu, (size_t)(T + 1) * nx, (size_t)T * nu,
                     (size_t)T * nx * nx, (size_t)T * nx * nu, (size_t)T * nu * nx, (size_t)T * nu,
                     nx, (size_t)nx * nx, nx, nu, (size_t)nx * nx, (size_t)nu * nu,
-                    (size_t)nu * nx, (size_t)nu * nu, (size_t)nx * nx, nx > nu ? nx : nu};
+                    (size_t)nu * nx, (size_t)nu * nu, (size_t)nx * nx, nx > nu ? nx : nu,
+                    nx};
   double** slots[] = {&s.X, &s.U, &s.Xn, &s.Un, &s.A, &s.B, &s.K, &s.k, &s.Vx, &s.Vxx, &s.Qx,
-                      &s.Qu, &s.Qxx, &s.Quu, &s.Qux, &s.L, &s.tmp, &s.dx};
+                      &s.Qu, &s.Qxx, &s.Quu, &s.Qux, &s.L, &s.tmp, &s.dx, &s.lam};
   int nslot = (int)(sizeof(slots) / sizeof(slots[0]));
   int ok = 1;
   for (int i = 0; i < nslot; i++) {
@@ -389,63 +424,81 @@ int ilqr_solve(const mcModel* m, mcData* d, const IlqrProblem* p, double* U, Ilq
   memcpy(s.U, s.Un, sizeof(double) * T * nu);
   res->cost0 = cost;
 
-  double mu = 1e-6;
+  // the goal constraint starts with penalty rho0 = the terminal position weight (at least 1)
+  s.rho = p->goalTol > 0 ? fmax(p->Qf[0], 1) : 0;
+  cost += goalTerm(&s, s.X);
+  double mu = kMuMin, lastViol = INFINITY;
   int stale = 1;                      // the Jacobians are not those of the current trajectory
+  int debug = getenv("ILQR_DEBUG") != NULL;
   for (res->iterations = 0; res->iterations < p->maxiter;) {
     if (stale) {
       res->evaluations += linearize(&s);
       stale = 0;
     }
     res->iterations++;
-    while (backward(&s, mu) && mu < 1e10) {
+    while (backward(&s, mu) && mu < kMuMax) {
       mu *= 10;
     }
-    if (mu >= 1e10) {
-      break;                          // Quu stays indefinite: no LQR step
+    double expected = mu < kMuMax ? -(s.dV1 + s.dV2) : 0;
+    if (debug) {
+      fprintf(stderr, "ilqr: iteration %d cost %.6g mu %g expected decrease %.3g rho %g "
+              "violation %.3g\n", res->iterations, cost, mu, expected, s.rho,
+              goalError(&s, s.X, nx));
     }
-    double expected = -(s.dV1 + s.dV2);
-    if (getenv("ILQR_DEBUG")) {
-      fprintf(stderr, "ilqr: iteration %d cost %.6g mu %g expected decrease %.3g\n",
-              res->iterations, cost, mu, expected);
-    }
-    if (expected < p->tolerance * cost) {
-      res->converged = 1;             // the full step promises (almost) nothing: a minimum
-      break;
-    }
-
-    // line search: accept a step that achieves a fair part of the decrease it promises
-    double best = INFINITY;
-    for (double alpha = 1; alpha > 1e-4; alpha *= 0.5) {
-      best = rollout(&s, alpha);
-      double promised = -(alpha * s.dV1 + alpha * alpha * s.dV2);
-      if (best < cost && cost - best >= 1e-4 * promised) {
-        break;
+    // a minimum of this subproblem: the LQR step promises (almost) nothing, or no step
+    // regularized up to mu = kMuMax (Quu indefinite, or every step rejected) descends. (Not
+    // stopping on the promise after a rejected step, when it shrinks with mu, only added
+    // iterations on the Table III tasks, with the same results.)
+    int done = expected < p->tolerance * cost || mu >= kMuMax;
+    if (!done) {
+      // line search: accept a step that achieves a fair part of the decrease it promises
+      double best = INFINITY, alpha = 1;
+      for (; alpha > 1e-4; alpha *= 0.5) {
+        best = rollout(&s, alpha);
+        double promised = -(alpha * s.dV1 + alpha * alpha * s.dV2);
+        if (best < cost && cost - best >= 1e-4 * promised) {
+          break;
+        }
+        best = INFINITY;
       }
-      best = INFINITY;
-    }
-    if (!(best < cost)) {
-      mu = fmax(mu * 10, 1e-3);       // no descent: more regularization, or give up
-      if (mu > 1e10) {
-        break;
+      if (debug) {
+        fprintf(stderr, "ilqr:   line search alpha %g %s\n", alpha,
+                best < cost ? "accepted" : "rejected");
+      }
+      if (best < cost) {
+        memcpy(s.X, s.Xn, sizeof(double) * (T + 1) * nx);
+        memcpy(s.U, s.Un, sizeof(double) * T * nu);
+        cost = best;
+        stale = 1;
+        mu = fmax(mu / 10, kMuMin);
+      } else {
+        mu = fmax(mu * 10, kMuReject);  // no descent: more regularization
       }
       continue;
     }
-    memcpy(s.X, s.Xn, sizeof(double) * (T + 1) * nx);
-    memcpy(s.U, s.Un, sizeof(double) * T * nu);
-    cost = best;
-    stale = 1;
-    mu = mu > 1e-6 ? mu / 10 : 1e-6;
+    // the subproblem is solved: done unless the goal constraint is still violated, then
+    // the multipliers take the constraint's force (lam += rho c) and the penalty grows
+    double viol = goalError(&s, s.X, nx);
+    if (s.rho <= 0 || viol <= p->goalTol || s.rho >= kRhoMax) {
+      res->converged = s.rho <= 0 || viol <= p->goalTol;
+      break;
+    }
+    for (int i = 0; i < nx; i++) {
+      s.lam[i] += s.rho * (s.X[T * nx + i] - p->goal[i]);
+    }
+    if (viol > 0.25 * lastViol) {
+      s.rho *= 10;                    // the multipliers alone did not reduce the violation enough
+    }
+    lastViol = viol;
+    res->outer++;
+    cost = trajectoryCost(&s, s.X, s.U) + goalTerm(&s, s.X);
+    mu = kMuMin;
   }
 
   // result: controls, cost, the final state's position error
   memcpy(U, s.U, sizeof(double) * T * nu);
-  res->cost = cost;
-  double v = 0;
-  for (int i = 0; i < m->nq; i++) {
-    double e = s.X[T * nx + i] - p->goal[i];
-    v += e * e;
-  }
-  res->violation = sqrt(v);
+  res->cost = trajectoryCost(&s, s.X, s.U);
+  res->violation = goalError(&s, s.X, m->nq);
   setState(&s, s.X + T * nx, NULL);
   rc = 0;
 

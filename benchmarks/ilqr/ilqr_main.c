@@ -5,6 +5,10 @@
 //
 //   moduco-ilqr [--task box-right|box-up|hopper|all] [--maxiter N] [--corpus DIR] [--kappa K]
 //
+// The goal state (positions and zero velocities) is a constraint at T (augmented Lagrangian,
+// tolerance kGoalTol), as the goal-constraint violation of the seed's Table III; success is a
+// final position within 1 cm of the goal. Running weights are rates times h.
+//
 // Gradients: finite differences (mcd_transitionFD) for every run, and for the ipm runs also
 // implicit gradients (mcd_transitionImplicit: ipm's derivative at central-path kappa K, default
 // 1e-4). The ipm runs are repeated with the rollouts simulated at kappa_tol = 5 K (relaxed
@@ -24,6 +28,10 @@ typedef struct {
   double h;
 } Run;
 
+static const double kGoalTol = 1e-3;  // the goal constraint's tolerance (m); success: 1e-2
+
+static const double kRelaxedMargin = 1e-3;  // contact margin of the relaxed rollouts (m)
+
 static const Run kRuns[] = {
   {"box-right", "newton", 0.01}, {"box-right", "ipm", 0.05}, {"box-right", "ipm", 0.1},
   {"box-up", "newton", 0.01},    {"box-up", "ipm", 0.05},    {"box-up", "ipm", 0.1},
@@ -41,12 +49,15 @@ static void makeProblem(const char* task, const mcModel* m, double h, int maxite
   memcpy(goal, m->qpos0, sizeof(double) * nq);
   memcpy(mid, m->qpos0, sizeof(double) * nq);
   int box = strncmp(task, "box", 3) == 0;
+  // running weights are rates (per second) times h, so that every h optimizes the same
+  // continuous cost (the weights per step of h = 0.01 are 1e-2 on states, 1e-2 box and 1e-3
+  // hopper on controls)
   for (int i = 0; i < nx; i++) {
-    Q[i] = 1e-2;
+    Q[i] = 1 * h;
     Qf[i] = i < nq ? 100 : 10;
   }
   for (int j = 0; j < m->nu; j++) {
-    R[j] = box ? 1e-2 : 1e-3;
+    R[j] = (box ? 1 : 0.1) * h;
   }
   p->Qmid = NULL;
   if (!strcmp(task, "box-right")) {
@@ -69,6 +80,7 @@ static void makeProblem(const char* task, const mcModel* m, double h, int maxite
   p->mid = mid;
   p->maxiter = maxiter;
   p->tolerance = 1e-6;
+  p->goalTol = kGoalTol;
 }
 
 
@@ -120,6 +132,15 @@ static int runOne(const Run* r, const char* boxPath, const char* hopperPath, int
     return -1;
   }
   m->opt.timestep = r->h;
+  if (smooth) {
+    // relaxed contact keeps a small positive gap (of the order of kappa over the force): a
+    // contact at a positive distance is no constraint without a margin, so the box would drop
+    // through a whole step once lifted by it. ipm takes the distance itself as the gap (the
+    // margin only widens detection), so 1 mm keeps the resting contact without moving it.
+    for (int g = 0; g < m->ngeom; g++) {
+      m->geom_margin[g] = fmax(m->geom_margin[g], kRelaxedMargin);
+    }
+  }
   mcData* d = mc_makeData(m);
   int nx = 2 * m->nv + m->na;
   double* w = calloc((size_t)(5 * nx + m->nu), sizeof(double));

@@ -137,6 +137,7 @@ static int linearizedSolution(const mcpHost* host, const mcModel* m, mcData* d, 
   if (!ipm_build(host, m, d, P)) {
     return 0;
   }
+  ipm_recovery(P, d, prm.recovery);
   memcpy(P->a, d->qacc_smooth, sizeof(mcNum) * (size_t)m->nv);
   ipm_start(P, prm.kappa_init);
   mcNum r_vio, kappa_vio;

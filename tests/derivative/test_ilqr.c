@@ -86,6 +86,39 @@ Test(ilqr, linear_quadratic_point_mass) {
 }
 
 
+// a weak terminal weight leaves the unconstrained optimum far from the goal; the goal constraint
+// brings the final position within its tolerance
+Test(ilqr, goal_constraint_met) {
+  char err[512];
+  mcModel* m = mc_loadXMLString(kMass, NULL, err, sizeof(err));
+  cr_assert(m, "%s", err);
+  mcData* d = mc_makeData(m);
+  double goal[4] = {1, -0.5, 0, 0}, Q[4] = {0.01, 0.01, 0.01, 0.01};
+  double Qf[4] = {1, 1, 1, 1}, R[2] = {1, 1};
+  double viol[2];
+  for (int constrained = 0; constrained < 2; constrained++) {
+    IlqrProblem p = {.horizon = T, .goal = goal, .Q = Q, .R = R, .Qf = Qf, .maxiter = 100,
+                     .tolerance = 1e-9, .goalTol = constrained ? 1e-4 : 0};
+    double* U = calloc(2 * T, sizeof(double));
+    IlqrResult r;
+    cr_assert_eq(ilqr_solve(m, d, &p, U, &r, err, sizeof(err)), 0, "%s", err);
+    printf("ilqr point mass, goal %s: %d iterations, %d multiplier updates, cost %g, "
+           "violation %g\n", constrained ? "constrained" : "as cost", r.iterations, r.outer,
+           r.cost, r.violation);
+    cr_expect(r.converged, "did not converge in %d iterations", r.iterations);
+    // the reported cost is the objective alone, that of the returned controls
+    double c = costOf(m, d, &p, U);
+    cr_expect(fabs(c - r.cost) <= 1e-9 * c, "rollout cost %.12g, reported %.12g", c, r.cost);
+    viol[constrained] = r.violation;
+    free(U);
+  }
+  cr_expect_gt(viol[0], 0.1, "the weak terminal weight alone reaches %g m", viol[0]);
+  cr_expect_leq(viol[1], 1e-4, "constrained: %g m from the goal", viol[1]);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
 Test(ilqr, quaternions_refused) {
   char err[512];
   mcModel* m = mc_loadXMLString(
@@ -140,6 +173,52 @@ Test(ilqr, implicit_gradients_move_the_box, .timeout = 120) {
   cr_expect_lt(viol[1], 0.1, "implicit gradients: %g m from the goal", viol[1]);
   (void)cost[0];
   (void)viol[0];
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
+// the planar box of benchmarks/ilqr/box_planar.xml resting on the floor (0.1 mm into it, so that
+// the contact holds it from the first step), hard contact (ipm at its default tolerance),
+// h = 0.1, goal 1 m right or up at the end as a constraint: implicit gradients at kappa 1e-4 reach
+// the Table III success threshold (1 cm); finite differences of the hard steps see only static
+// friction and a floor that gives no gradient, and are printed for comparison
+Test(ilqr, implicit_gradients_reach_box_goals, .timeout = 240) {
+  char err[1024];
+  mcModel* m = mc_loadXMLString(
+    "<mujoco><option timestep='0.1' cone='elliptic' solver='ipm'/><worldbody>"
+      "<geom type='plane' size='5 5 0.1' friction='0.5'/><body pos='0 0 0.0999'>"
+      "<joint name='x' type='slide' axis='1 0 0'/><joint name='z' type='slide' axis='0 0 1'/>"
+      "<joint type='hinge' axis='0 1 0'/><geom type='box' size='0.1 0.1 0.1' mass='1' "
+      "friction='0.5'/></body></worldbody><actuator><motor joint='x'/><motor joint='z'/>"
+      "</actuator></mujoco>",
+      NULL, err, sizeof(err));
+  cr_assert(m, "%s", err);
+  mcData* d = mc_makeData(m);
+  double Q[6], Qf[6] = {100, 100, 100, 10, 10, 10}, R[2] = {0.1, 0.1};
+  for (int i = 0; i < 6; i++) {
+    Q[i] = 0.1;
+  }
+  for (int task = 0; task < 2; task++) {
+    double goal[6] = {task == 0, task == 1, 0, 0, 0, 0};
+    for (int implicit = 0; implicit < 2; implicit++) {
+      IlqrProblem p = {.horizon = 10, .goal = goal, .Q = Q, .R = R, .Qf = Qf, .maxiter = 200,
+                       .tolerance = 1e-6, .goalTol = 1e-3, .implicit = implicit,
+                       .kappa = 1e-4};
+      double U[20] = {0};
+      IlqrResult r;
+      mc_resetData(m, d);
+      cr_assert_eq(ilqr_solve(m, d, &p, U, &r, err, sizeof(err)), 0, "%s", err);
+      printf("ilqr box %s, %s gradients: %d iterations, %d multiplier updates, cost %g -> %g, "
+             "%.3g m from the goal\n", task ? "up" : "right",
+             implicit ? "implicit" : "finite-difference", r.iterations, r.outer, r.cost0, r.cost,
+             r.violation);
+      if (implicit) {
+        cr_expect(r.converged, "box %d: not converged in %d iterations", task, r.iterations);
+        cr_expect_leq(r.violation, 1e-2, "box %d: %g m from the goal", task, r.violation);
+      }
+    }
+  }
   mc_deleteData(d);
   mc_deleteModel(m);
 }
