@@ -1,0 +1,403 @@
+// Moduco core: sleeping trees (mcENBL_SLEEP; the rules are in sleep.h).
+#include "engine/sleep.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "engine/island.h"
+#include "math/math.h"
+
+// tree_asleep of an awake tree that has not been at rest (MuJoCo 3.14: -(1 + 10))
+#define MCS_AWAKE (-11)
+
+// the smallest rotational dof length (a body without geoms turning about its com)
+#define MCS_MINLENGTH 1e-5
+
+
+//---------------------------------- trees ---------------------------------------------------------
+
+// the kinematic trees of a model, on the stack of d
+typedef struct {
+  int ntree;
+  int* dof_tree;                  // tree of each dof (nv)
+  int* body_tree;                 // tree of each body, -1: static (nbody)
+  int* policy;                    // mctSleep of each tree, auto resolved (ntree)
+} mcsTrees;
+
+
+// the tree moved by body b, -1 for a static body
+static int bodyTree(const mcsTrees* t, int b) {
+  return b > 0 ? t->body_tree[b] : -1;
+}
+
+
+// mark the tree of body b as actuated
+static void actuateBody(const mcsTrees* t, int* actuated, int b) {
+  int k = bodyTree(t, b);
+  if (k >= 0) {
+    actuated[k] = 1;
+  }
+}
+
+
+// mark the trees an actuator moves (joint, tendon path, site, body)
+static void actuatedTrees(const mcModel* m, const mcsTrees* t, int* actuated) {
+  for (int i = 0; i < m->nu; i++) {
+    int id = m->actuator_trnid[2 * i];
+    switch (m->actuator_trntype[i]) {
+    case mcTRN_JOINT:
+    case mcTRN_JOINTINPARENT:
+      actuateBody(t, actuated, m->jnt_bodyid[id]);
+      break;
+    case mcTRN_SLIDERCRANK:
+    case mcTRN_SITE:
+      actuateBody(t, actuated, m->site_bodyid[id]);
+      break;
+    case mcTRN_BODY:
+      actuateBody(t, actuated, id);
+      break;
+    case mcTRN_TENDON:
+      for (int w = m->tendon_adr[id]; w < m->tendon_adr[id] + m->tendon_num[id]; w++) {
+        int obj = m->wrap_objid[w];
+        if (m->wrap_type[w] == mcWRAP_JOINT) {
+          actuateBody(t, actuated, m->jnt_bodyid[obj]);
+        } else if (m->wrap_type[w] == mcWRAP_SITE) {
+          actuateBody(t, actuated, m->site_bodyid[obj]);
+        } else if (m->wrap_type[w] == mcWRAP_SPHERE || m->wrap_type[w] == mcWRAP_CYLINDER) {
+          actuateBody(t, actuated, m->geom_bodyid[obj]);
+        }
+      }
+      break;
+    default:
+      break;
+    }
+  }
+}
+
+
+// number the trees by root dof, map dofs and bodies to them, resolve the policies; 0 when the
+// stack is full
+static int makeTrees(const mcModel* m, mcData* d, mcsTrees* t) {
+  int nv = m->nv, nbody = m->nbody;
+  t->dof_tree = mcSTACKALLOC(d, (size_t)(nv > 0 ? nv : 1), int);
+  t->body_tree = mcSTACKALLOC(d, (size_t)nbody, int);
+  t->policy = mcSTACKALLOC(d, (size_t)(nv > 0 ? nv : 1), int);
+  if (!t->dof_tree || !t->body_tree || !t->policy) {
+    return 0;
+  }
+  t->ntree = 0;
+  for (int k = 0; k < nv; k++) {
+    int p = m->dof_parentid[k];
+    t->dof_tree[k] = p < 0 ? t->ntree++ : t->dof_tree[p];
+  }
+  t->body_tree[0] = -1;
+  for (int b = 1; b < nbody; b++) {
+    t->body_tree[b] = m->body_dofnum[b] ? t->dof_tree[m->body_dofadr[b]]
+                                        : t->body_tree[m->body_parentid[b]];
+  }
+
+  // policies: the root body's; auto: never for an actuated tree, else allowed
+  memset(t->policy, 0, sizeof(int) * (size_t)t->ntree);
+  actuatedTrees(m, t, t->policy);
+  for (int k = 0; k < nv; k++) {
+    if (m->dof_parentid[k] < 0) {
+      int tree = t->dof_tree[k], given = m->body_sleep[m->dof_bodyid[k]];
+      if (given != mcSLEEP_AUTO) {
+        t->policy[tree] = given;
+      } else {
+        t->policy[tree] = t->policy[tree] ? mcSLEEP_NEVER : mcSLEEP_ALLOWED;
+      }
+    }
+  }
+  return 1;
+}
+
+
+// body_awake from tree_asleep
+static void bodyAwake(const mcModel* m, mcData* d, const mcsTrees* t) {
+  for (int b = 0; b < m->nbody; b++) {
+    int k = bodyTree(t, b);
+    d->body_awake[b] = k < 0 ? -1 : d->tree_asleep[k] < 0;
+  }
+}
+
+
+// wake tree k and the other trees of its sleeping cycle; the number woken
+static int wakeCycle(mcData* d, int k) {
+  int n = 0;
+  while (d->tree_asleep[k] >= 0) {
+    int next = d->tree_asleep[k];
+    d->tree_asleep[k] = MCS_AWAKE;
+    n++;
+    k = next;
+  }
+  return n;
+}
+
+
+//---------------------------------- rest --------------------------------------------------------
+
+// the reach of body b from its joints: the largest distance from a joint anchor to the com, to
+// the anchor of a joint of a child body, and the bounding radius of the geoms about the com
+static mcNum bodyReach(const mcModel* m, int b) {
+  const mcNum* com = m->body_ipos + 3 * b;
+  mcNum reach = 0, v[3];
+  for (int g = m->body_geomadr[b]; g < m->body_geomadr[b] + m->body_geomnum[b]; g++) {
+    mcu_sub3(v, m->geom_pos + 3 * g, com);
+    reach = fmax(reach, mcu_norm3(v) + m->geom_rbound[g]);
+  }
+  for (int j = m->body_jntadr[b]; j < m->body_jntadr[b] + m->body_jntnum[b]; j++) {
+    const mcNum* anchor = m->jnt_pos + 3 * j;
+    mcu_sub3(v, com, anchor);
+    reach = fmax(reach, mcu_norm3(v));
+    for (int c = b + 1; c < m->nbody; c++) {
+      if (m->body_parentid[c] != b) {
+        continue;
+      }
+      for (int i = m->body_jntadr[c]; i < m->body_jntadr[c] + m->body_jntnum[c]; i++) {
+        mcNum p[3];
+        mcu_rotVecQuat(p, m->jnt_pos + 3 * i, m->body_quat + 4 * c);
+        mcu_addTo3(p, m->body_pos + 3 * c);
+        mcu_sub3(v, p, anchor);
+        reach = fmax(reach, mcu_norm3(v));
+      }
+    }
+  }
+  return fmax(reach, MCS_MINLENGTH);
+}
+
+
+// the largest |qvel| * length over the dofs of every tree (rest[tree])
+static void treeMotion(const mcModel* m, const mcData* d, const mcsTrees* t, mcNum* motion) {
+  memset(motion, 0, sizeof(mcNum) * (size_t)t->ntree);
+  for (int b = 1; b < m->nbody; b++) {
+    if (!m->body_dofnum[b]) {
+      continue;
+    }
+    mcNum reach = -1;                       // computed once per body, when needed
+    for (int j = m->body_jntadr[b]; j < m->body_jntadr[b] + m->body_jntnum[b]; j++) {
+      int type = m->jnt_type[j], adr = m->jnt_dofadr[j];
+      int ndof = type == mcJNT_FREE ? 6 : type == mcJNT_BALL ? 3 : 1;
+      for (int i = 0; i < ndof; i++) {
+        int rotational = type == mcJNT_HINGE || type == mcJNT_BALL || (type == mcJNT_FREE && i >= 3);
+        if (rotational && reach < 0) {
+          reach = bodyReach(m, b);
+        }
+        mcNum v = fabs(d->qvel[adr + i]) * (rotational ? reach : 1);
+        int k = t->dof_tree[adr + i];
+        motion[k] = fmax(motion[k], v);
+      }
+    }
+  }
+}
+
+
+// mark the trees with an applied force (pushed[tree] = 1)
+static void treePushed(const mcModel* m, const mcData* d, const mcsTrees* t, int* pushed) {
+  memset(pushed, 0, sizeof(int) * (size_t)t->ntree);
+  for (int k = 0; k < m->nv; k++) {
+    if (d->qfrc_applied[k] != 0) {
+      pushed[t->dof_tree[k]] = 1;
+    }
+  }
+  for (int b = 1; b < m->nbody; b++) {
+    const mcNum* x = d->xfrc_applied + 6 * b;
+    int k = t->body_tree[b];
+    if (k >= 0 && (x[0] != 0 || x[1] != 0 || x[2] != 0 || x[3] != 0 || x[4] != 0 || x[5] != 0)) {
+      pushed[k] = 1;
+    }
+  }
+}
+
+
+//---------------------------------- entry points --------------------------------------------------
+
+void mc_sleepReset(const mcModel* m, mcData* d) {
+  mc_markStack(d);
+  mcsTrees t;
+  if (makeTrees(m, d, &t)) {
+    int init = 0;
+    for (int k = 0; k < t.ntree; k++) {
+      init |= t.policy[k] == mcSLEEP_INIT;
+    }
+    for (int k = 0; k < m->nv; k++) {
+      d->tree_asleep[k] = MCS_AWAKE;
+    }
+    // sleep="init" trees asleep, each its own cycle; as in MuJoCo 3.14, the trees that may sleep
+    // then count the reset as one step at rest
+    for (int k = 0; k < t.ntree && (m->opt.enableflags & mcENBL_SLEEP); k++) {
+      if (t.policy[k] == mcSLEEP_INIT) {
+        d->tree_asleep[k] = k;
+      } else if (init && t.policy[k] != mcSLEEP_NEVER) {
+        d->tree_asleep[k] = MCS_AWAKE + 1;
+      }
+    }
+    bodyAwake(m, d, &t);
+  }
+  mc_freeStack(d);
+}
+
+
+void mc_sleepWakeInputs(const mcModel* m, mcData* d) {
+  if (!(m->opt.enableflags & mcENBL_SLEEP)) {
+    return;
+  }
+  mc_markStack(d);
+  mcsTrees t;
+  int* pushed = mcSTACKALLOC(d, (size_t)(m->nv > 0 ? m->nv : 1), int);
+  if (pushed && makeTrees(m, d, &t)) {
+    treePushed(m, d, &t, pushed);
+    for (int k = 0; k < m->nv; k++) {
+      if (d->qvel[k] != 0) {
+        pushed[t.dof_tree[k]] = 1;
+      }
+    }
+    int woke = 0;
+    for (int k = 0; k < t.ntree; k++) {
+      if (pushed[k] && d->tree_asleep[k] >= 0) {
+        woke += wakeCycle(d, k);
+      }
+    }
+    if (woke) {
+      bodyAwake(m, d, &t);
+    }
+  }
+  mc_freeStack(d);
+}
+
+
+int mc_sleepWakeContacts(const mcModel* m, mcData* d) {
+  if (!(m->opt.enableflags & mcENBL_SLEEP)) {
+    return 0;
+  }
+  int woke = 0;
+  mc_markStack(d);
+  mcsTrees t;
+  if (makeTrees(m, d, &t)) {
+    for (int i = 0; i < d->ncon; i++) {
+      int b1 = m->geom_bodyid[d->contact[i].geom1], b2 = m->geom_bodyid[d->contact[i].geom2];
+      int a1 = d->body_awake[b1], a2 = d->body_awake[b2];
+      if (a1 == 0 && a2 == 1) {
+        woke += wakeCycle(d, t.body_tree[b1]);
+      } else if (a2 == 0 && a1 == 1) {
+        woke += wakeCycle(d, t.body_tree[b2]);
+      }
+    }
+    if (woke) {
+      bodyAwake(m, d, &t);
+    }
+  }
+  mc_freeStack(d);
+  return woke > 0;
+}
+
+
+int mc_sleepUpdate(const mcModel* m, mcData* d) {
+  if (!(m->opt.enableflags & mcENBL_SLEEP) || m->nv == 0) {
+    return 0;
+  }
+  int nv = m->nv, asleep = 0;
+  mc_markStack(d);
+  mcsTrees t;
+  mcNum* motion = mcSTACKALLOC(d, (size_t)nv, mcNum);
+  int* pushed = mcSTACKALLOC(d, (size_t)nv, int);
+  int* root = mcSTACKALLOC(d, (size_t)nv, int);
+  int* uf = mcSTACKALLOC(d, (size_t)nv, int);
+  int* rowtree = mcSTACKALLOC(d, (size_t)(d->nefc > 0 ? d->nefc : 1), int);
+  int* last = mcSTACKALLOC(d, (size_t)nv, int);
+  if (!motion || !pushed || !root || !uf || !rowtree || !last || !makeTrees(m, d, &t)) {
+    mc_freeStack(d);
+    return 0;
+  }
+
+  // count the steps at rest of the awake trees
+  treeMotion(m, d, &t, motion);
+  treePushed(m, d, &t, pushed);
+  for (int k = 0; k < t.ntree; k++) {
+    int* s = d->tree_asleep + k;
+    if (*s >= 0) {
+      continue;
+    }
+    int never = t.policy[k] == mcSLEEP_NEVER;
+    if (never || pushed[k] || !(motion[k] < m->sleep_tolerance)) {
+      *s = MCS_AWAKE;
+    } else if (*s < -1) {
+      (*s)++;
+    }
+  }
+
+  // islands: the sets of trees joined by rows (by root dof); a set sleeps when every tree in it
+  // is at -1 (ready[set root]: 1 ready, 0 not)
+  mci_treeSets(m, d, root, uf, rowtree);
+  int* ready = pushed;                      // reused, by set root dof
+  for (int k = 0; k < nv; k++) {
+    ready[k] = 1;
+  }
+  for (int k = 0; k < nv; k++) {
+    if (m->dof_parentid[k] < 0 && d->tree_asleep[t.dof_tree[k]] != -1) {
+      ready[mci_treeRoot(uf, k)] = 0;
+    }
+  }
+
+  // link the trees of every ready set into a cycle, in tree order (last[set]: the last tree
+  // linked, -1 none yet; root[set]: the first)
+  for (int k = 0; k < nv; k++) {
+    last[k] = -1;
+  }
+  for (int k = 0; k < nv; k++) {
+    int s = m->dof_parentid[k] < 0 ? mci_treeRoot(uf, k) : -1;
+    if (s < 0 || !ready[s]) {
+      continue;
+    }
+    int tree = t.dof_tree[k];
+    if (last[s] < 0) {
+      root[s] = tree;
+    } else {
+      d->tree_asleep[last[s]] = tree;
+    }
+    last[s] = tree;
+  }
+  for (int k = 0; k < nv; k++) {
+    if (last[k] >= 0) {
+      d->tree_asleep[last[k]] = root[k];
+    }
+  }
+
+  // sleeping trees stand still
+  for (int k = 0; k < nv; k++) {
+    if (d->tree_asleep[t.dof_tree[k]] >= 0) {
+      d->qvel[k] = 0;
+    }
+  }
+  for (int k = 0; k < t.ntree; k++) {
+    asleep += d->tree_asleep[k] >= 0;
+  }
+  bodyAwake(m, d, &t);
+  mc_freeStack(d);
+  return asleep;
+}
+
+
+mcNum* mc_sleepHold(const mcModel* m, mcData* d) {
+  mcNum* q = mcSTACKALLOC(d, (size_t)(m->nq > 0 ? m->nq : 1), mcNum);
+  if (q && m->nq) {
+    memcpy(q, d->qpos, sizeof(mcNum) * (size_t)m->nq);
+  }
+  return q;
+}
+
+
+void mc_sleepRelease(const mcModel* m, mcData* d, const mcNum* qpos) {
+  for (int j = 0; j < m->njnt; j++) {
+    if (d->body_awake[m->jnt_bodyid[j]] != 0) {
+      continue;
+    }
+    int type = m->jnt_type[j], qa = m->jnt_qposadr[j], va = m->jnt_dofadr[j];
+    int nq = type == mcJNT_FREE ? 7 : type == mcJNT_BALL ? 4 : 1;
+    int nv = type == mcJNT_FREE ? 6 : type == mcJNT_BALL ? 3 : 1;
+    if (qpos) {
+      memcpy(d->qpos + qa, qpos + qa, sizeof(mcNum) * (size_t)nq);
+    }
+    memset(d->qvel + va, 0, sizeof(mcNum) * (size_t)nv);
+  }
+}
