@@ -238,8 +238,41 @@ void mc_sleepReset(const mcModel* m, mcData* d) {
 }
 
 
+// mark the sleeping trees whose bodies the kinematics of the current qpos move from the poses the
+// last forward pass left (a position set since); bodies never placed (zero xquat) are skipped
+static void treeMoved(const mcModel* m, mcData* d, const mcsTrees* t, int* pushed) {
+  int nbody = m->nbody;
+  mcNum* pose = mcSTACKALLOC(d, (size_t)(7 * nbody), mcNum);
+  if (!pose) {
+    return;
+  }
+  for (int b = 0; b < nbody; b++) {
+    memcpy(pose + 7 * b, d->xpos + 3 * b, sizeof(mcNum) * 3);
+    memcpy(pose + 7 * b + 3, d->xquat + 4 * b, sizeof(mcNum) * 4);
+  }
+  mc_kinematics(m, d);
+  for (int b = 1; b < nbody; b++) {
+    const mcNum* q = pose + 7 * b + 3;
+    if (d->body_awake[b] != 0 || (q[0] == 0 && q[1] == 0 && q[2] == 0 && q[3] == 0)) {
+      continue;
+    }
+    if (memcmp(pose + 7 * b, d->xpos + 3 * b, sizeof(mcNum) * 3) ||
+        memcmp(q, d->xquat + 4 * b, sizeof(mcNum) * 4)) {
+      pushed[t->body_tree[b]] = 1;
+    }
+  }
+}
+
+
 void mc_sleepWakeInputs(const mcModel* m, mcData* d) {
   if (!(m->opt.enableflags & mcENBL_SLEEP)) {
+    return;
+  }
+  int asleep = 0;
+  for (int b = 1; b < m->nbody && !asleep; b++) {
+    asleep = d->body_awake[b] == 0;
+  }
+  if (!asleep) {
     return;
   }
   mc_markStack(d);
@@ -252,6 +285,7 @@ void mc_sleepWakeInputs(const mcModel* m, mcData* d) {
         pushed[t.dof_tree[k]] = 1;
       }
     }
+    treeMoved(m, d, &t, pushed);
     int woke = 0;
     for (int k = 0; k < t.ntree; k++) {
       if (pushed[k] && d->tree_asleep[k] >= 0) {
@@ -266,26 +300,36 @@ void mc_sleepWakeInputs(const mcModel* m, mcData* d) {
 }
 
 
+// does contact i join a sleeping body to an awake one? the sleeping body, else -1
+static int wakingContact(const mcModel* m, const mcData* d, int i) {
+  int b1 = m->geom_bodyid[d->contact[i].geom1], b2 = m->geom_bodyid[d->contact[i].geom2];
+  int a1 = d->body_awake[b1], a2 = d->body_awake[b2];
+  return a1 == 0 && a2 == 1 ? b1 : a2 == 0 && a1 == 1 ? b2 : -1;
+}
+
+
 int mc_sleepWakeContacts(const mcModel* m, mcData* d) {
   if (!(m->opt.enableflags & mcENBL_SLEEP)) {
+    return 0;
+  }
+  int first = 0;
+  while (first < d->ncon && wakingContact(m, d, first) < 0) {
+    first++;
+  }
+  if (first == d->ncon) {
     return 0;
   }
   int woke = 0;
   mc_markStack(d);
   mcsTrees t;
   if (makeTrees(m, d, &t)) {
-    for (int i = 0; i < d->ncon; i++) {
-      int b1 = m->geom_bodyid[d->contact[i].geom1], b2 = m->geom_bodyid[d->contact[i].geom2];
-      int a1 = d->body_awake[b1], a2 = d->body_awake[b2];
-      if (a1 == 0 && a2 == 1) {
-        woke += wakeCycle(d, t.body_tree[b1]);
-      } else if (a2 == 0 && a1 == 1) {
-        woke += wakeCycle(d, t.body_tree[b2]);
+    for (int i = first; i < d->ncon; i++) {
+      int b = wakingContact(m, d, i);
+      if (b >= 0) {
+        woke += wakeCycle(d, t.body_tree[b]);
       }
     }
-    if (woke) {
-      bodyAwake(m, d, &t);
-    }
+    bodyAwake(m, d, &t);
   }
   mc_freeStack(d);
   return woke > 0;
@@ -375,6 +419,25 @@ int mc_sleepUpdate(const mcModel* m, mcData* d) {
   bodyAwake(m, d, &t);
   mc_freeStack(d);
   return asleep;
+}
+
+
+int mc_sleepTendonAsleep(const mcModel* m, const mcData* d, int i) {
+  if (!(m->opt.enableflags & mcENBL_SLEEP)) {
+    return 0;
+  }
+  const int* span = d->ten_J_span + 2 * i;
+  const mcNum* J = d->ten_J + (size_t)i * (size_t)m->nv;
+  int moves = 0;
+  for (int k = span[0]; k < span[1]; k++) {
+    if (J[k] != 0) {
+      if (d->body_awake[m->dof_bodyid[k]] != 0) {
+        return 0;
+      }
+      moves = 1;
+    }
+  }
+  return moves;
 }
 
 

@@ -12,8 +12,9 @@
 //     not at rest); before the integration of a step, every island (trees joined by constraint
 //     rows, or a tree alone) whose trees are all at -1 falls asleep together: tree_asleep of each
 //     then names the next tree of the island (a cycle), and the island wakes as a whole;
-//   - a sleeping tree wakes (-11) when a step starts with a velocity or an applied force on it,
-//     and when a contact joins it to an awake tree (collision detection is then redone);
+//   - a sleeping tree wakes (-11) when a step starts with a velocity or an applied force on it
+//     or with its position changed (its bodies' poses differ from those of the last forward
+//     pass), and when a contact joins it to an awake tree (collision detection is then redone);
 //   - policy: <body sleep> on the tree root (auto: actuated trees never sleep; never; allowed;
 //     init: asleep after a reset, the other trees then start one step into their count).
 #ifndef MODUCO_CORE_ENGINE_SLEEP_H_
@@ -24,7 +25,8 @@
 // tree_asleep and body_awake after mc_resetData (every tree awake, or asleep for sleep="init")
 void mc_sleepReset(const mcModel* m, mcData* d);
 
-// Start of a step: wake the sleeping trees given a velocity or an applied force since.
+// Start of a step: wake the sleeping trees given a velocity, an applied force or a position since
+// (with sleeping trees this runs the kinematics once more).
 void mc_sleepWakeInputs(const mcModel* m, mcData* d);
 
 // After collision detection: wake the sleeping trees that touch awake ones; 1 if any woke (the
@@ -44,5 +46,13 @@ void mc_sleepRelease(const mcModel* m, mcData* d, const mcNum* qpos);
 static inline int mc_sleepSkipPair(const mcModel* m, const mcData* d, int b1, int b2) {
   return (m->opt.enableflags & mcENBL_SLEEP) && d->body_awake[b1] != 1 && d->body_awake[b2] != 1;
 }
+
+// is dof k on a sleeping tree (its limit and friction rows are left out)?
+static inline int mc_sleepDofAsleep(const mcModel* m, const mcData* d, int k) {
+  return (m->opt.enableflags & mcENBL_SLEEP) && d->body_awake[m->dof_bodyid[k]] == 0;
+}
+
+// does tendon i move only sleeping trees (its limit and friction rows are left out)?
+int mc_sleepTendonAsleep(const mcModel* m, const mcData* d, int i);
 
 #endif  // MODUCO_CORE_ENGINE_SLEEP_H_

@@ -8,7 +8,7 @@
 // stdout, one JSON object:
 //   {"version", "models": [{"file", "error": true} |
 //                          {"file", "ntree", "dof_length": [...],
-//                           "steps": [[tree_asleep..., qpos..., qvel...], ...]}]}
+//                           "steps": [[tree_asleep..., qpos..., qvel..., ncon, nefc], ...]}]}
 // one entry of "steps" after each step.
 import { forwardModels } from '../mjs3/mujoco.mjs';
 import { loadFile, loadMujoco } from '../mjs3/mujoco314.mjs';
@@ -25,7 +25,7 @@ forwardModels('sleep314_ref.mjs', (m, d) => {
   const steps = [];
   for (let i = 0; i < NSTEP; i++) {
     mj.mj_step(m, d);
-    steps.push([...d.tree_asleep, ...d.qpos, ...d.qvel]);
+    steps.push([...d.tree_asleep, ...d.qpos, ...d.qvel, d.ncon, d.nefc]);
   }
   return { ntree: m.ntree, dof_length: Array.from(m.dof_length), steps };
 }, { loadMujoco: load, loadFile });

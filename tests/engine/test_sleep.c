@@ -74,6 +74,17 @@ static const char* kLimit =
     "<geom type='sphere' size='.1'/></body>"
     "</worldbody></mujoco>";
 
+// a hinge resting on its limit with frictionloss (its rows leave with it) beside a swinging one
+static const char* kLimitRest =
+    "<mujoco><option><flag sleep='enable'/></option><worldbody>"
+    "<geom type='plane' size='5 5 .1'/>"
+    "<body pos='0 0 1'><joint type='hinge' axis='0 1 0' range='-10 10' limited='true' "
+    "damping='1' frictionloss='0.01'/><geom type='capsule' fromto='0 0 0 0.4 0 0' size='.03'/>"
+    "</body>"
+    "<body pos='1 0 1'><joint type='hinge' axis='0 1 0' damping='0.01'/>"
+    "<geom type='capsule' fromto='0 0 0 0.4 0 0' size='.03'/></body>"
+    "</worldbody></mujoco>";
+
 // the stack with the implicitfast integrator
 static const char* kStackImplicit =
     "<mujoco><option integrator='implicitfast'><flag sleep='enable'/></option><worldbody>"
@@ -114,10 +125,10 @@ static double maxDiff(const double* a, const double* b, int n) {
 
 Test(sleep, trajectories_match_mujoco314) {
   TU_MJS314_REQUIRE();
-  const char* xmls[] = {kDrop, kStack, kHit, kPolicy, kLimit, kStackImplicit};
+  const char* xmls[] = {kDrop, kStack, kHit, kPolicy, kLimit, kStackImplicit, kLimitRest};
   // qpos/qvel tolerance: the dropped box bounces on its edge, where Moduco and 3.14 already part
   // by 1e-4 with sleep disabled (different collision rounding); the others agree to 1e-13
-  const double tol[] = {2e-4, 1e-12, 1e-12, 1e-12, 1e-12, 1e-12};
+  const double tol[] = {2e-4, 1e-12, 1e-12, 1e-12, 1e-12, 1e-12, 1e-12};
   int n = (int)(sizeof(xmls) / sizeof(xmls[0]));
   char err[1024] = "";
   cJSON* out = tu_mjs3Models("tests/engine/sleep314_ref.mjs", xmls, n, err, sizeof(err));
@@ -132,15 +143,21 @@ Test(sleep, trajectories_match_mujoco314) {
     mcData* d = mc_makeData(m);
     int nt = ntree(m);
     cr_assert_eq(nt, cJSON_GetObjectItemCaseSensitive(ref, "ntree")->valueint, "model %d", s);
-    double* row = malloc(sizeof(double) * (size_t)(nt + m->nq + m->nv));
+    int len = nt + m->nq + m->nv;
+    double* row = malloc(sizeof(double) * (size_t)(len + 2));
     mc_forward(m, d);
     int prev = 0;
     for (int i = 0; i < NSTEP; i++) {
       mc_step(m, d);
       const cJSON* r = cJSON_GetArrayItem(steps, i);
-      for (int k = 0; k < nt + m->nq + m->nv; k++) {
+      for (int k = 0; k < len + 2; k++) {
         row[k] = cJSON_GetArrayItem(r, k)->valuedouble;
       }
+      // contacts and rows: none for sleeping trees (ncon, nefc as 3.14 after the step)
+      cr_assert_eq(d->ncon, (int)row[len], "model %d step %d: ncon %d, 3.14 %d", s, i, d->ncon,
+                   (int)row[len]);
+      cr_assert_eq(d->nefc, (int)row[len + 1], "model %d step %d: nefc %d, 3.14 %d", s, i,
+                   d->nefc, (int)row[len + 1]);
       int asleep = 0;
       for (int k = 0; k < nt; k++) {
         cr_assert_eq(d->tree_asleep[k], (int)row[k], "model %d step %d: tree %d state %d, 3.14 %d",
@@ -305,6 +322,17 @@ Test(sleep, woken_by_velocity_or_applied_force_moves_again) {
   }
   cr_assert(d->qpos[14] > x + 1e-4, "pushed box at %g from %g", d->qpos[14], x);
   cr_assert_eq(d->tree_asleep[0], 1, "the stack woke");
+
+  // a position set wakes the tree (3.14: counted, -10); the same position again does not
+  d->xfrc_applied[6 * 3 + 0] = 0;
+  stepToSleep(m, d);
+  mc_step(m, d);
+  cr_assert_eq(d->tree_asleep[0], 1, "a step without input woke the stack");
+  d->qpos[0] += 0.5;
+  mc_step(m, d);
+  cr_assert_eq(d->tree_asleep[0], -10);
+  cr_assert_eq(d->tree_asleep[1], -10);
+  cr_assert_eq(d->tree_asleep[2], 2);
   mc_deleteData(d);
   mc_deleteModel(m);
 }
