@@ -305,7 +305,7 @@ static void addEquality(Builder* b) {
     return;
   }
   for (int i = 0; i < m->neq; i++) {
-    if (!b->d->eq_active[i]) {
+    if (!b->d->eq_active[i] || mc_sleepEqualityAsleep(m, b->d, i)) {  // engine/sleep.c
       continue;
     }
     switch (m->eq_type[i]) {

@@ -113,12 +113,43 @@ static int makeTrees(const mcModel* m, mcData* d, mcsTrees* t) {
 }
 
 
-// body_awake from tree_asleep
+// body_awake from tree_asleep (mocap bodies count as awake, as in 3.14)
 static void bodyAwake(const mcModel* m, mcData* d, const mcsTrees* t) {
   for (int b = 0; b < m->nbody; b++) {
     int k = bodyTree(t, b);
-    d->body_awake[b] = k < 0 ? -1 : d->tree_asleep[k] < 0;
+    d->body_awake[b] = k >= 0 ? d->tree_asleep[k] < 0 : m->body_mocapid[b] >= 0 ? 1 : -1;
   }
+}
+
+
+// the bodies equality i joins (connect, weld, joint; 0 for the world); 0 for a tendon equality
+static int equalityBodies(const mcModel* m, int i, int* b1, int* b2) {
+  int o1 = m->eq_obj1id[i], o2 = m->eq_obj2id[i];
+  switch (m->eq_type[i]) {
+  case mcEQ_CONNECT:
+  case mcEQ_WELD:
+    if (m->eq_objtype[i] == mcOBJ_SITE) {
+      o1 = o1 >= 0 ? m->site_bodyid[o1] : 0;
+      o2 = o2 >= 0 ? m->site_bodyid[o2] : 0;
+    }
+    break;
+  case mcEQ_JOINT:
+    o1 = m->jnt_bodyid[o1];
+    o2 = o2 >= 0 ? m->jnt_bodyid[o2] : 0;
+    break;
+  default:
+    return 0;
+  }
+  *b1 = o1 >= 0 ? o1 : 0;
+  *b2 = o2 >= 0 ? o2 : 0;
+  return 1;
+}
+
+
+// the sleeping body of a pair joining it to an awake one (body_awake 0 and 1), else -1
+static int wakingPair(const mcData* d, int b1, int b2) {
+  int a1 = d->body_awake[b1], a2 = d->body_awake[b2];
+  return a1 == 0 && a2 == 1 ? b1 : a2 == 0 && a1 == 1 ? b2 : -1;
 }
 
 
@@ -300,11 +331,15 @@ void mc_sleepWakeInputs(const mcModel* m, mcData* d) {
 }
 
 
-// does contact i join a sleeping body to an awake one? the sleeping body, else -1
-static int wakingContact(const mcModel* m, const mcData* d, int i) {
-  int b1 = m->geom_bodyid[d->contact[i].geom1], b2 = m->geom_bodyid[d->contact[i].geom2];
-  int a1 = d->body_awake[b1], a2 = d->body_awake[b2];
-  return a1 == 0 && a2 == 1 ? b1 : a2 == 0 && a1 == 1 ? b2 : -1;
+// the sleeping body that contact i (i < ncon) or active equality i - ncon joins to an awake one,
+// else -1
+static int wakingLink(const mcModel* m, const mcData* d, int i) {
+  if (i < d->ncon) {
+    return wakingPair(d, m->geom_bodyid[d->contact[i].geom1], m->geom_bodyid[d->contact[i].geom2]);
+  }
+  int b1, b2;
+  i -= d->ncon;
+  return d->eq_active[i] && equalityBodies(m, i, &b1, &b2) ? wakingPair(d, b1, b2) : -1;
 }
 
 
@@ -312,19 +347,19 @@ int mc_sleepWakeContacts(const mcModel* m, mcData* d) {
   if (!(m->opt.enableflags & mcENBL_SLEEP)) {
     return 0;
   }
-  int first = 0;
-  while (first < d->ncon && wakingContact(m, d, first) < 0) {
+  int n = d->ncon + ((m->opt.disableflags & mcDSBL_EQUALITY) ? 0 : m->neq), first = 0;
+  while (first < n && wakingLink(m, d, first) < 0) {
     first++;
   }
-  if (first == d->ncon) {
+  if (first == n) {
     return 0;
   }
   int woke = 0;
   mc_markStack(d);
   mcsTrees t;
   if (makeTrees(m, d, &t)) {
-    for (int i = first; i < d->ncon; i++) {
-      int b = wakingContact(m, d, i);
+    for (int i = first; i < n; i++) {
+      int b = wakingLink(m, d, i);
       if (b >= 0) {
         woke += wakeCycle(d, t.body_tree[b]);
       }
@@ -333,6 +368,13 @@ int mc_sleepWakeContacts(const mcModel* m, mcData* d) {
   }
   mc_freeStack(d);
   return woke > 0;
+}
+
+
+int mc_sleepEqualityAsleep(const mcModel* m, const mcData* d, int i) {
+  int b1, b2;
+  return (m->opt.enableflags & mcENBL_SLEEP) && equalityBodies(m, i, &b1, &b2) &&
+         d->body_awake[b1] != 1 && d->body_awake[b2] != 1;
 }
 
 

@@ -85,6 +85,24 @@ static const char* kLimitRest =
     "<geom type='capsule' fromto='0 0 0 0.4 0 0' size='.03'/></body>"
     "</worldbody></mujoco>";
 
+// welds: to a mocap body (awake: the box keeps waking), to a static body (rows leave with the
+// sleeping box); two hinges joined by a joint equality (one island)
+static const char* kWeld =
+    "<mujoco><option><flag sleep='enable'/></option><worldbody>"
+    "<geom type='plane' size='5 5 .1'/>"
+    "<body name='mc' mocap='true' pos='0 0 1'>"
+    "<geom type='sphere' size='.05' contype='0' conaffinity='0'/></body>"
+    "<body name='b' pos='0 0 1'><freejoint/><geom type='box' size='.1 .1 .1'/></body>"
+    "<body name='st' pos='1 0 1'><geom type='sphere' size='.05' contype='0' conaffinity='0'/>"
+    "</body>"
+    "<body name='c' pos='1 0 1'><freejoint/><geom type='box' size='.1 .1 .1'/></body>"
+    "<body pos='2 0 1'><joint name='h1' type='hinge' axis='0 1 0' damping='1'/>"
+    "<geom type='capsule' fromto='0 0 0 0.3 0 0' size='.02'/></body>"
+    "<body pos='3 0 1'><joint name='h2' type='hinge' axis='0 1 0' damping='1'/>"
+    "<geom type='capsule' fromto='0 0 0 0.3 0 0' size='.02'/></body>"
+    "</worldbody><equality><weld body1='mc' body2='b'/><weld body1='st' body2='c'/>"
+    "<joint joint1='h1' joint2='h2'/></equality></mujoco>";
+
 // the stack with the implicitfast integrator
 static const char* kStackImplicit =
     "<mujoco><option integrator='implicitfast'><flag sleep='enable'/></option><worldbody>"
@@ -125,10 +143,12 @@ static double maxDiff(const double* a, const double* b, int n) {
 
 Test(sleep, trajectories_match_mujoco314) {
   TU_MJS314_REQUIRE();
-  const char* xmls[] = {kDrop, kStack, kHit, kPolicy, kLimit, kStackImplicit, kLimitRest};
+  const char* xmls[] = {kDrop,  kStack,         kHit,       kPolicy,
+                        kLimit, kStackImplicit, kLimitRest, kWeld};
   // qpos/qvel tolerance: the dropped box bounces on its edge, where Moduco and 3.14 already part
-  // by 1e-4 with sleep disabled (different collision rounding); the others agree to 1e-13
-  const double tol[] = {2e-4, 1e-12, 1e-12, 1e-12, 1e-12, 1e-12, 1e-12};
+  // by 1e-4 with sleep disabled (different collision rounding); the others agree to 1e-13, the
+  // welds to 1e-10
+  const double tol[] = {2e-4, 1e-12, 1e-12, 1e-12, 1e-12, 1e-12, 1e-12, 1e-9};
   int n = (int)(sizeof(xmls) / sizeof(xmls[0]));
   char err[1024] = "";
   cJSON* out = tu_mjs3Models("tests/engine/sleep314_ref.mjs", xmls, n, err, sizeof(err));
