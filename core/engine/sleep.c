@@ -168,56 +168,53 @@ static int wakeCycle(mcData* d, int k) {
 
 //---------------------------------- rest --------------------------------------------------------
 
-// the reach of body b from its joints: the largest distance from a joint anchor to the com, to
-// the anchor of a joint of a child body, and the bounding radius of the geoms about the com
-static mcNum bodyReach(const mcModel* m, int b) {
-  const mcNum* com = m->body_ipos + 3 * b;
-  mcNum reach = 0, v[3];
-  for (int g = m->body_geomadr[b]; g < m->body_geomadr[b] + m->body_geomnum[b]; g++) {
-    mcu_sub3(v, m->geom_pos + 3 * g, com);
-    reach = fmax(reach, mcu_norm3(v) + m->geom_rbound[g]);
+// the reach of every body from its joints (reach[nbody]): the largest distance from a joint anchor
+// to the com, to the anchor of a joint of a child body, and the bounding radius of the geoms about
+// the com; at least MCS_MINLENGTH
+static void bodyReach(const mcModel* m, mcNum* reach) {
+  mcNum v[3];
+  for (int b = 0; b < m->nbody; b++) {
+    const mcNum* com = m->body_ipos + 3 * b;
+    reach[b] = MCS_MINLENGTH;
+    for (int g = m->body_geomadr[b]; g < m->body_geomadr[b] + m->body_geomnum[b]; g++) {
+      mcu_sub3(v, m->geom_pos + 3 * g, com);
+      reach[b] = fmax(reach[b], mcu_norm3(v) + m->geom_rbound[g]);
+    }
+    for (int j = m->body_jntadr[b]; j < m->body_jntadr[b] + m->body_jntnum[b]; j++) {
+      mcu_sub3(v, com, m->jnt_pos + 3 * j);
+      reach[b] = fmax(reach[b], mcu_norm3(v));
+    }
   }
-  for (int j = m->body_jntadr[b]; j < m->body_jntadr[b] + m->body_jntnum[b]; j++) {
-    const mcNum* anchor = m->jnt_pos + 3 * j;
-    mcu_sub3(v, com, anchor);
-    reach = fmax(reach, mcu_norm3(v));
-    for (int c = b + 1; c < m->nbody; c++) {
-      if (m->body_parentid[c] != b) {
-        continue;
-      }
-      for (int i = m->body_jntadr[c]; i < m->body_jntadr[c] + m->body_jntnum[c]; i++) {
-        mcNum p[3];
-        mcu_rotVecQuat(p, m->jnt_pos + 3 * i, m->body_quat + 4 * c);
-        mcu_addTo3(p, m->body_pos + 3 * c);
-        mcu_sub3(v, p, anchor);
-        reach = fmax(reach, mcu_norm3(v));
+
+  // child joints, in the parent's frame
+  for (int c = 1; c < m->nbody; c++) {
+    int b = m->body_parentid[c];
+    for (int i = m->body_jntadr[c]; i < m->body_jntadr[c] + m->body_jntnum[c]; i++) {
+      mcNum p[3];
+      mcu_rotVecQuat(p, m->jnt_pos + 3 * i, m->body_quat + 4 * c);
+      mcu_addTo3(p, m->body_pos + 3 * c);
+      for (int j = m->body_jntadr[b]; j < m->body_jntadr[b] + m->body_jntnum[b]; j++) {
+        mcu_sub3(v, p, m->jnt_pos + 3 * j);
+        reach[b] = fmax(reach[b], mcu_norm3(v));
       }
     }
   }
-  return fmax(reach, MCS_MINLENGTH);
 }
 
 
-// the largest |qvel| * length over the dofs of every tree (rest[tree])
-static void treeMotion(const mcModel* m, const mcData* d, const mcsTrees* t, mcNum* motion) {
+// the largest |qvel| * length over the dofs of every tree (motion[tree]; reach: nbody scratch)
+static void treeMotion(const mcModel* m, const mcData* d, const mcsTrees* t, mcNum* reach,
+                       mcNum* motion) {
   memset(motion, 0, sizeof(mcNum) * (size_t)t->ntree);
-  for (int b = 1; b < m->nbody; b++) {
-    if (!m->body_dofnum[b]) {
-      continue;
-    }
-    mcNum reach = -1;                       // computed once per body, when needed
-    for (int j = m->body_jntadr[b]; j < m->body_jntadr[b] + m->body_jntnum[b]; j++) {
-      int type = m->jnt_type[j], adr = m->jnt_dofadr[j];
-      int ndof = type == mcJNT_FREE ? 6 : type == mcJNT_BALL ? 3 : 1;
-      for (int i = 0; i < ndof; i++) {
-        int rotational = type == mcJNT_HINGE || type == mcJNT_BALL || (type == mcJNT_FREE && i >= 3);
-        if (rotational && reach < 0) {
-          reach = bodyReach(m, b);
-        }
-        mcNum v = fabs(d->qvel[adr + i]) * (rotational ? reach : 1);
-        int k = t->dof_tree[adr + i];
-        motion[k] = fmax(motion[k], v);
-      }
+  bodyReach(m, reach);
+  for (int j = 0; j < m->njnt; j++) {
+    int type = m->jnt_type[j], adr = m->jnt_dofadr[j];
+    int ndof = type == mcJNT_FREE ? 6 : type == mcJNT_BALL ? 3 : 1;
+    for (int i = 0; i < ndof; i++) {
+      int rotational = type == mcJNT_HINGE || type == mcJNT_BALL || (type == mcJNT_FREE && i >= 3);
+      mcNum v = fabs(d->qvel[adr + i]) * (rotational ? reach[m->jnt_bodyid[j]] : 1);
+      int k = t->dof_tree[adr + i];
+      motion[k] = fmax(motion[k], v);
     }
   }
 }
@@ -391,13 +388,14 @@ int mc_sleepUpdate(const mcModel* m, mcData* d) {
   int* uf = mcSTACKALLOC(d, (size_t)nv, int);
   int* rowtree = mcSTACKALLOC(d, (size_t)(d->nefc > 0 ? d->nefc : 1), int);
   int* last = mcSTACKALLOC(d, (size_t)nv, int);
-  if (!motion || !pushed || !root || !uf || !rowtree || !last || !makeTrees(m, d, &t)) {
+  mcNum* reach = mcSTACKALLOC(d, (size_t)m->nbody, mcNum);
+  if (!motion || !pushed || !root || !uf || !rowtree || !last || !reach || !makeTrees(m, d, &t)) {
     mc_freeStack(d);
     return 0;
   }
 
   // count the steps at rest of the awake trees
-  treeMotion(m, d, &t, motion);
+  treeMotion(m, d, &t, reach, motion);
   treePushed(m, d, &t, pushed);
   for (int k = 0; k < t.ntree; k++) {
     int* s = d->tree_asleep + k;
@@ -426,7 +424,7 @@ int mc_sleepUpdate(const mcModel* m, mcData* d) {
   }
 
   // link the trees of every ready set into a cycle, in tree order (last[set]: the last tree
-  // linked, -1 none yet; root[set]: the first)
+  // linked, -1 none yet; root[set]: the first, root reused: the tree roots are no longer needed)
   for (int k = 0; k < nv; k++) {
     last[k] = -1;
   }
