@@ -328,15 +328,59 @@ void mc_sleepWakeInputs(const mcModel* m, mcData* d) {
 }
 
 
-// the sleeping body that contact i (i < ncon) or active equality i - ncon joins to an awake one,
-// else -1
+// over the dofs tendon i moves: a sleeping body in *sleeping (kept if one is there already), and
+// whether an awake one is there in *awake
+static void tendonBodies(const mcModel* m, const mcData* d, int i, int* sleeping, int* awake) {
+  const int* span = d->ten_J_span + 2 * i;
+  const mcNum* J = d->ten_J + (size_t)i * (size_t)m->nv;
+  for (int k = span[0]; k < span[1]; k++) {
+    int b = m->dof_bodyid[k];
+    if (J[k] != 0 && d->body_awake[b] == 0 && *sleeping < 0) {
+      *sleeping = b;
+    } else if (J[k] != 0 && d->body_awake[b] == 1) {
+      *awake = 1;
+    }
+  }
+}
+
+
+// is tendon i constrained now (friction, or a limit row: as engine/constraint.c)?
+static int tendonConstrained(const mcModel* m, const mcData* d, int i) {
+  if (m->tendon_frictionloss[i] > 0 && !(m->opt.disableflags & mcDSBL_FRICTIONLOSS)) {
+    return 1;
+  }
+  const mcNum* range = m->tendon_range + 2 * i;
+  mcNum len = d->ten_length[i], margin = m->tendon_margin[i];
+  return m->tendon_limited[i] && !(m->opt.disableflags & mcDSBL_LIMIT) &&
+         (len - range[0] < margin || range[1] - len < margin);
+}
+
+
+// the sleeping body that contact i (i < ncon), active equality i - ncon, or constrained tendon
+// i - ncon - neq joins to an awake one, else -1
 static int wakingLink(const mcModel* m, const mcData* d, int i) {
   if (i < d->ncon) {
     return wakingPair(d, m->geom_bodyid[d->contact[i].geom1], m->geom_bodyid[d->contact[i].geom2]);
   }
-  int b1, b2;
+  int b1, b2, sleeping = -1, awake = 0;
   i -= d->ncon;
-  return d->eq_active[i] && equalityBodies(m, i, &b1, &b2) ? wakingPair(d, b1, b2) : -1;
+  if (i < m->neq) {
+    if (!d->eq_active[i] || (m->opt.disableflags & mcDSBL_EQUALITY)) {
+      return -1;
+    }
+    if (equalityBodies(m, i, &b1, &b2)) {
+      return wakingPair(d, b1, b2);
+    }
+    if (m->eq_type[i] == mcEQ_TENDON) {
+      tendonBodies(m, d, m->eq_obj1id[i], &sleeping, &awake);
+      if (m->eq_obj2id[i] >= 0) {
+        tendonBodies(m, d, m->eq_obj2id[i], &sleeping, &awake);
+      }
+    }
+  } else if (tendonConstrained(m, d, i - m->neq)) {
+    tendonBodies(m, d, i - m->neq, &sleeping, &awake);
+  }
+  return awake ? sleeping : -1;
 }
 
 
@@ -344,7 +388,7 @@ int mc_sleepWakeContacts(const mcModel* m, mcData* d) {
   if (!(m->opt.enableflags & mcENBL_SLEEP)) {
     return 0;
   }
-  int n = d->ncon + ((m->opt.disableflags & mcDSBL_EQUALITY) ? 0 : m->neq), first = 0;
+  int n = d->ncon + m->neq + m->ntendon, first = 0;
   while (first < n && wakingLink(m, d, first) < 0) {
     first++;
   }
@@ -369,9 +413,15 @@ int mc_sleepWakeContacts(const mcModel* m, mcData* d) {
 
 
 int mc_sleepEqualityAsleep(const mcModel* m, const mcData* d, int i) {
+  if (!(m->opt.enableflags & mcENBL_SLEEP)) {
+    return 0;
+  }
   int b1, b2;
-  return (m->opt.enableflags & mcENBL_SLEEP) && equalityBodies(m, i, &b1, &b2) &&
-         d->body_awake[b1] != 1 && d->body_awake[b2] != 1;
+  if (equalityBodies(m, i, &b1, &b2)) {
+    return d->body_awake[b1] != 1 && d->body_awake[b2] != 1;
+  }
+  return m->eq_type[i] == mcEQ_TENDON && mc_sleepTendonAsleep(m, d, m->eq_obj1id[i]) &&
+         (m->eq_obj2id[i] < 0 || mc_sleepTendonAsleep(m, d, m->eq_obj2id[i]));
 }
 
 

@@ -14,8 +14,8 @@
 //     then names the next tree of the island (a cycle), and the island wakes as a whole;
 //   - a sleeping tree wakes (-11) when a step starts with a velocity or an applied force on it
 //     or with its position changed (its bodies' poses differ from those of the last forward
-//     pass), and when a contact or an equality joins it to an awake tree or a mocap body
-//     (collision detection is then redone); its rows leave with it;
+//     pass), and when a contact, an equality or a constrained tendon joins it to an awake tree
+//     or a mocap body (collision detection is then redone); its rows leave with it;
 //   - policy: <body sleep> on the tree root (auto: actuated trees never sleep; never; allowed;
 //     init: asleep after a reset, the other trees then start one step into their count).
 #ifndef MODUCO_CORE_ENGINE_SLEEP_H_
@@ -31,8 +31,8 @@ void mc_sleepReset(const mcModel* m, mcData* d);
 void mc_sleepWakeInputs(const mcModel* m, mcData* d);
 
 // After collision detection: wake the sleeping trees that touch awake ones or that an active
-// equality (connect, weld, joint) joins to an awake body (mocap bodies count as awake); 1 if any
-// woke (the contacts must then be detected again), 0 if none.
+// equality or a constrained tendon (frictional, or at a limit) joins to an awake body (mocap
+// bodies count as awake); 1 if any woke (the contacts must then be detected again), 0 if none.
 int mc_sleepWakeContacts(const mcModel* m, mcData* d);
 
 // Before integration: count the steps at rest and put the islands at rest to sleep (their qvel
@@ -54,8 +54,7 @@ static inline int mc_sleepDofAsleep(const mcModel* m, const mcData* d, int k) {
   return (m->opt.enableflags & mcENBL_SLEEP) && d->body_awake[m->dof_bodyid[k]] == 0;
 }
 
-// does equality i (connect, weld, joint) join only sleeping and static bodies (its rows are left
-// out)?
+// does equality i join only sleeping and static bodies (its rows are left out)?
 int mc_sleepEqualityAsleep(const mcModel* m, const mcData* d, int i);
 
 // does tendon i move only sleeping trees (its limit and friction rows are left out)?
