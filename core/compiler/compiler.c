@@ -24,6 +24,7 @@ static void mcc_init(mcc* c, mcxTree* tree, char* error, int error_sz) {
   c->nconmax = -1;
   mci_defaultOption(&c->opt);
   c->opt.enableflags |= mcENBL_NATIVECCD;  // on unless <flag nativeccd="disable"/>, as in MuJoCo 3.x
+  c->sleep_tolerance = 1e-3;               // MuJoCo 3.14's default
   mcc_vecInit(&c->classes, sizeof(mccClass));
   mcc_vecInit(&c->bodies, sizeof(mccBody));
   mcc_vecInit(&c->joints, sizeof(mccJointObj));

@@ -145,6 +145,7 @@ typedef struct mccBody_ {
   mcNum pos[3], quat[4];
   int mocap;
   mcNum gravcomp;
+  int sleep;                      // <body sleep> (mctSleep), on the root of a kinematic tree
   int has_inertial;               // explicit <inertial>
   mcNum ipos[3], iquat[4], mass, inertia[3];
   int has_full;                   // fullinertia given (inertia stored diagonalized)
@@ -333,6 +334,7 @@ typedef struct mcc_ {
 
   // <option>, <size>
   mcOption opt;
+  mcNum sleep_tolerance;          // <option sleep_tolerance> (mcModel.sleep_tolerance)
   const mcxElem* option_elem;     // for messages about the integrator/solver
   size_t narena;
   const mcxElem* memory_elem;     // the <size> element that set narena (error messages)

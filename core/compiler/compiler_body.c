@@ -9,7 +9,7 @@
 #include "compiler/compiler_mesh.h"
 
 #define MCC_BODY_ATTR                                                                              \
-  "name childclass pos quat axisangle xyaxes zaxis euler mocap gravcomp user"
+  "name childclass pos quat axisangle xyaxes zaxis euler mocap gravcomp user sleep"
 #define MCC_FRAME_ATTR "name childclass pos quat axisangle xyaxes zaxis euler"
 
 //---------------------------------- names ---------------------------------------------------------
@@ -525,6 +525,8 @@ static void mcc_readBody(mcc* c, const mcxElem* e, int parent, int cls, const mc
   int mocap = mcc_readBool(c, e, "mocap");
   b->mocap = mocap > 0;
   mcc_readNum(c, e, "gravcomp", &b->gravcomp);
+  int sleep = mcc_readEnum(c, e, "sleep", "auto never allowed init");
+  b->sleep = sleep > 0 ? sleep : mcSLEEP_AUTO;
   const char* name = mcc_newName(c, e, mcOBJ_BODY);
   b = MCC_AT(c->bodies, mccBody, id);
   b->name = name;

@@ -200,6 +200,7 @@ mcModel* mcc_buildModel(mcc* c) {
   mcModel sz;
   memset(&sz, 0, sizeof(sz));
   sz.opt = c->opt;
+  sz.sleep_tolerance = c->sleep_tolerance;
   sz.narena = c->narena;
   for (int j = 0; j < c->joints.n; j++) {
     int t = MCC_AT(c->joints, mccJointObj, j)->s.type;
@@ -311,6 +312,15 @@ mcModel* mcc_buildModel(mcc* c) {
     m->body_mass[b] = body->mass;
     memcpy(m->body_inertia + 3 * b, body->inertia, sizeof(mcNum) * 3);
     m->body_gravcomp[b] = body->gravcomp;
+    m->body_sleep[b] = body->sleep;
+    if (body->sleep != mcSLEEP_AUTO &&
+        (body->dofnum == 0 || MCC_AT(c->bodies, mccBody, body->parent)->weldid != 0)) {
+      // the policy is a tree's: MuJoCo 3.14.0 reads it on a tree root and crashes (out of bounds
+      // in mj_makeData) for sleep on a body without dofs or below another moving body
+      mcc_error(c, body->elem, "sleep=\"%s\" on a body that is not the root of a kinematic tree "
+                "(a body with joints whose parent does not move): not supported",
+                mcx_attr(body->elem, "sleep"));
+    }
     m->body_sameframe[b] = (mcByte)mcc_isIdentity(m->body_ipos + 3 * b, m->body_iquat + 4 * b);
     m->body_simple[b] = 0;
   }

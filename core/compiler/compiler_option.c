@@ -100,20 +100,14 @@ static const char* const mcc_disableNames[mcNDISABLE] = {
 };
 static const char* const mcc_enableNames[mcNENABLE] = {
   "override", "energy", "fwdinv", "invdiscrete", "multiccd", "island",
-  "nativeccd"
+  "nativeccd", "sleep"
 };
 
 static void mcc_readFlags(mcc* c, const mcxElem* e) {
   for (int i = 0; i < e->nattr; i++) {
     const char* key = e->attr[2 * i];
     int value = mcc_readEnum(c, e, key, "disable enable");
-    // sleeping islands (MuJoCo 3.14 freezes resting islands, qvel exactly 0): not implemented,
-    // so only the default, disable, is accepted
-    int found = !strcmp(key, "sleep");
-    if (found && value == 1) {
-      mcc_error(c, e, "not supported yet: sleep=\"enable\" in <flag> (MuJoCo 3.14's sleeping "
-                "islands, which stop resting bodies; Moduco simulates every body at every step)");
-    }
+    int found = 0;
     for (int b = 0; b < mcNDISABLE && !found; b++) {
       if (!strcmp(key, mcc_disableNames[b])) {
         found = 1;
@@ -154,10 +148,8 @@ static const char* const mcc_integrators[4] = {"Euler", "RK4", "implicit", "impl
 static const char* const mcc_solvers[3] = {"PGS", "CG", "Newton"};
 
 void mcc_readOption(mcc* c, const mcxElem* e) {
-  // sleep_tolerance only matters with the sleep flag, refused when enabled: read (any number,
-  // as MuJoCo 3.14) and unused; 3.14 gives the same motion with any value while sleep is disabled
-  mcNum sleeptol = 0;
-  mcc_readNum(c, e, "sleep_tolerance", &sleeptol);
+  // sleep_tolerance: any number, as MuJoCo 3.14 (0 or less: no tree ever counts as at rest)
+  mcc_readNum(c, e, "sleep_tolerance", &c->sleep_tolerance);
   mcc_checkAttrs(c, e,
                  "timestep apirate impratio tolerance ls_tolerance noslip_tolerance mpr_tolerance "
                  "gravity wind magnetic density viscosity o_margin o_solref o_solimp integrator "

@@ -15,6 +15,7 @@
 #include "engine/engine.h"
 #include "engine/io.h"
 #include "engine/plugin_check.h"
+#include "engine/sleep.h"
 #include "engine/threadpool.h"
 #include "plugin/registry.h"
 
@@ -571,7 +572,7 @@ static void testPair(mciBroad* ctx, int g1, int g2) {
 
   // body filters: same weld, parent-child, exclude
   int b1 = m->geom_bodyid[g1], b2 = m->geom_bodyid[g2];
-  if (bodyFilter(m, b1, b2, ctx->excludeSorted)) {
+  if (bodyFilter(m, b1, b2, ctx->excludeSorted) || mc_sleepSkipPair(m, ctx->d, b1, b2)) {
     return;
   }
 
@@ -1083,9 +1084,11 @@ static int collideGeoms(const mcModel* m, mcData* d, mcContact* scratch, int g1,
     margin = m->opt.o_margin;
   }
 
-  // bounding spheres (explicit pairs: with the pair's margin and gap)
+  // bounding spheres (explicit pairs: with the pair's margin and gap; none between sleeping or
+  // static bodies)
   mcNum detect = detectDistance(m, margin, gap);
-  if (ipair >= 0 && !mci_boundingFilter(m, d, g1, g2, detect)) {
+  if (ipair >= 0 && (!mci_boundingFilter(m, d, g1, g2, detect) ||
+                     mc_sleepSkipPair(m, d, m->geom_bodyid[g1], m->geom_bodyid[g2]))) {
     return 1;
   }
 

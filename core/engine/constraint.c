@@ -8,6 +8,7 @@
 #include "engine/io.h"
 #include "engine/island.h"
 #include "engine/jacobian.h"
+#include "engine/sleep.h"
 #include "math/math.h"
 
 // row builder: one pass counts, the second fills the arena arrays
@@ -304,7 +305,7 @@ static void addEquality(Builder* b) {
     return;
   }
   for (int i = 0; i < m->neq; i++) {
-    if (!b->d->eq_active[i]) {
+    if (!b->d->eq_active[i] || mc_sleepEqualityAsleep(m, b->d, i)) {  // engine/sleep.c
       continue;
     }
     switch (m->eq_type[i]) {
@@ -390,9 +391,9 @@ static void addFriction(Builder* b) {
     return;
   }
 
-  // dofs
+  // dofs (none on sleeping trees, engine/sleep.c)
   for (int i = 0; i < nv; i++) {
-    if (m->dof_frictionloss[i] > 0) {
+    if (m->dof_frictionloss[i] > 0 && !mc_sleepDofAsleep(m, d, i)) {
       int row = reserve(b, 1, 1);
       if (row >= 0) {
         setRow(b, row, mcCNSTR_FRICTION_DOF, i, 0, 0, m->dof_frictionloss[i]);
@@ -403,7 +404,7 @@ static void addFriction(Builder* b) {
 
   // tendons
   for (int i = 0; i < m->ntendon; i++) {
-    if (m->tendon_frictionloss[i] > 0) {
+    if (m->tendon_frictionloss[i] > 0 && !mc_sleepTendonAsleep(m, d, i)) {
       int row = reserve(b, 1, 1);
       if (row >= 0) {
         setRow(b, row, mcCNSTR_FRICTION_TENDON, i, 0, 0, m->tendon_frictionloss[i]);
@@ -445,9 +446,9 @@ static void addLimit(Builder* b) {
     return;
   }
 
-  // joints
+  // joints (none on sleeping trees, engine/sleep.c)
   for (int i = 0; i < m->njnt; i++) {
-    if (!m->jnt_limited[i]) {
+    if (!m->jnt_limited[i] || mc_sleepDofAsleep(m, d, m->jnt_dofadr[i])) {
       continue;
     }
     int type = m->jnt_type[i], qadr = m->jnt_qposadr[i], dadr = m->jnt_dofadr[i];
@@ -491,7 +492,7 @@ static void addLimit(Builder* b) {
 
   // tendons
   for (int i = 0; i < m->ntendon; i++) {
-    if (!m->tendon_limited[i]) {
+    if (!m->tendon_limited[i] || mc_sleepTendonAsleep(m, d, i)) {
       continue;
     }
     const mcNum* range = m->tendon_range + 2 * i;

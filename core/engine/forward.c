@@ -13,6 +13,7 @@
 #include "engine/island.h"
 #include "engine/plugin_check.h"
 #include "engine/sensor.h"
+#include "engine/sleep.h"
 #include "engine/threadpool.h"
 #include "engine/solver_contract.h"
 #include "math/math.h"
@@ -93,6 +94,9 @@ void mc_fwdPosition(const mcModel* m, mcData* d) {
   } else {
     inertiaStage(m, d);
     t1 = mc_clockNow(d);
+    mc_collision(m, d);
+  }
+  while (mc_sleepWakeContacts(m, d)) {  // sleeping trees touched by awake ones: again, all awake
     mc_collision(m, d);
   }
   mc_clockAdd(d, mcTIMER_POS_COLLISION, t1);
@@ -250,9 +254,14 @@ static void integrate(const mcModel* m, mcData* d) {
     mc_compareFwdInv(m, d);
   }
   double t0 = mc_clockNow(d);
+  mc_markStack(d);
+  const mcNum* held = mc_sleepUpdate(m, d) ? mc_sleepHold(m, d) : NULL;  // sleeping trees
   if (m->integrator && m->integrator->step) {
     mcNum time0 = d->time;
     m->integrator->step(mcp_host(), m, d);
+    if (held) {
+      mc_sleepRelease(m, d, held);
+    }
     mc_clockAddPlugin(d, mcTIMERPLUGIN_INTEGRATOR, t0);
     if (d->plugin_check) {
       mci_checkIntegrator(m, d, time0);
@@ -260,6 +269,7 @@ static void integrate(const mcModel* m, mcData* d) {
   } else {
     mci_message("mc_step: the model has no integrator");
   }
+  mc_freeStack(d);
   mc_clockAdd(d, mcTIMER_INTEGRATOR, t0);
 }
 
@@ -270,9 +280,10 @@ void mc_step(const mcModel* m, mcData* d) {
   }
   double t0 = mc_clockNow(d);
 
-  // checks, forward dynamics, checks, integration
+  // checks, wake the sleeping trees moved or pushed, forward dynamics, checks, integration
   mc_checkPos(m, d);
   mc_checkVel(m, d);
+  mc_sleepWakeInputs(m, d);
   mc_forward(m, d);
   mc_checkAcc(m, d);
   integrate(m, d);
@@ -288,9 +299,10 @@ void mc_step1(const mcModel* m, mcData* d) {
   double t0 = mc_clockNow(d);
   int energy = m->opt.enableflags & mcENBL_ENERGY;
 
-  // checks, then position and velocity stages
+  // checks, wake the sleeping trees moved or pushed, then position and velocity stages
   mc_checkPos(m, d);
   mc_checkVel(m, d);
+  mc_sleepWakeInputs(m, d);
   mc_fwdPosition(m, d);
   mc_sensorStage(m, d, mcSTAGE_POS);
   if (energy) {

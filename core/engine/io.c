@@ -10,6 +10,7 @@
 
 #include <moduco/mcplugin.h>
 
+#include "engine/sleep.h"
 #include "plugin/registry.h"
 
 #define MCI_ALIGN 64              // alignment of every array in the model and data buffers
@@ -256,6 +257,7 @@ mcModel* mci_makeModel(const mcModel* sizes) {
   MC_MODEL_SIZES(X)
 #undef X
   m->opt = sizes->opt;
+  m->sleep_tolerance = sizes->sleep_tolerance;
   m->narena = sizes->narena;
 
   // one zeroed buffer for all arrays, then the retired-buffer slot
@@ -693,6 +695,9 @@ void mc_resetData(const mcModel* m, mcData* d) {
       memcpy(d->mocap_quat + 4 * id, m->body_quat + 4 * b, 4 * sizeof(mcNum));
     }
   }
+
+  // every tree awake (or asleep for sleep="init", engine/sleep.c)
+  mc_sleepReset(m, d);
 
   // plugin reset hooks
   for (int i = 0; i < m->nplugin; i++) {

@@ -7,7 +7,7 @@
 
 
 // root of x with path halving
-static int findRoot(int* uf, int x) {
+int mci_treeRoot(int* uf, int x) {
   while (uf[x] != x) {
     uf[x] = uf[uf[x]];
     x = uf[x];
@@ -18,8 +18,8 @@ static int findRoot(int* uf, int x) {
 
 // join the sets of a and b; the smaller root stays the root (deterministic)
 static void unite(int* uf, int a, int b) {
-  a = findRoot(uf, a);
-  b = findRoot(uf, b);
+  a = mci_treeRoot(uf, a);
+  b = mci_treeRoot(uf, b);
   if (a < b) {
     uf[b] = a;
   } else if (b < a) {
@@ -89,6 +89,29 @@ static void bucket(const int* key, int n, int nkey, int* adr, int* num, int* ind
 }
 
 
+void mci_treeSets(const mcModel* m, const mcData* d, int* tree, int* uf, int* rowtree) {
+  // trees (root dof of every dof; parents come first), each its own set
+  for (int k = 0; k < m->nv; k++) {
+    int p = m->dof_parentid[k];
+    tree[k] = p < 0 ? k : tree[p];
+    uf[k] = k;
+  }
+
+  // rows join the trees they touch; the rows of one contact join each other
+  for (int i = 0; i < d->nefc; i++) {
+    int t = linkRow(m, d, i, tree, uf);
+    if (sameContact(d, i) && rowtree[i - 1] >= 0) {
+      if (t >= 0) {
+        unite(uf, rowtree[i - 1], t);
+      } else {
+        t = rowtree[i - 1];
+      }
+    }
+    rowtree[i] = t;
+  }
+}
+
+
 void mc_island(const mcModel* m, mcData* d) {
   int nv = m->nv, nefc = d->nefc;
   d->nisland = 0;
@@ -109,27 +132,13 @@ void mc_island(const mcModel* m, mcData* d) {
     return;
   }
 
-  // trees (root dof of every dof; parents come first), each its own set
+  mci_treeSets(m, d, tree, uf, efc_island);
   for (int k = 0; k < nv; k++) {
-    int p = m->dof_parentid[k];
-    tree[k] = p < 0 ? k : tree[p];
-    uf[k] = k;
     label[k] = -1;                // 0: the tree (later: the set) has a row
   }
-
-  // rows join the trees they touch; the rows of one contact join each other
   for (int i = 0; i < nefc; i++) {
-    int t = linkRow(m, d, i, tree, uf);
-    if (sameContact(d, i) && efc_island[i - 1] >= 0) {
-      if (t >= 0) {
-        unite(uf, efc_island[i - 1], t);
-      } else {
-        t = efc_island[i - 1];
-      }
-    }
-    efc_island[i] = t;            // for now: a tree of the row
-    if (t >= 0) {
-      label[t] = 0;
+    if (efc_island[i] >= 0) {     // for now: a tree of the row
+      label[efc_island[i]] = 0;
     }
   }
 
@@ -137,18 +146,18 @@ void mc_island(const mcModel* m, mcData* d) {
   // then number them by first dof
   for (int k = 0; k < nv; k++) {
     if (label[k] == 0) {
-      label[findRoot(uf, k)] = 0;
+      label[mci_treeRoot(uf, k)] = 0;
     }
   }
   int n = 0;
   for (int k = 0; k < nv; k++) {
-    int r = findRoot(uf, tree[k]);
+    int r = mci_treeRoot(uf, tree[k]);
     if (k == r && label[r] == 0) {
       label[r] = -2 - n++;        // a root with a row, numbered (encoded below -1)
     }
   }
   for (int k = 0; k < nv; k++) {
-    int r = findRoot(uf, tree[k]);
+    int r = mci_treeRoot(uf, tree[k]);
     int hasrow = label[r] <= -2;
     d->dof_island[k] = hasrow ? -2 - label[r] : -1;
   }

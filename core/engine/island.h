@@ -19,6 +19,13 @@
 // nisland is 0. A full arena or stack leaves nisland 0 (the whole problem is solved).
 void mc_island(const mcModel* m, mcData* d);
 
+// The sets of kinematic trees joined by the current rows (also used by sleeping, engine/sleep.c):
+// tree[k] the root dof of dof k, uf a union-find over root dofs (the set of root dof r:
+// mci_treeRoot(uf, r), its smallest root dof), rowtree[i] a tree of row i (-1: no non-zero).
+// tree and uf: nv ints, rowtree: nefc ints.
+void mci_treeSets(const mcModel* m, const mcData* d, int* tree, int* uf, int* rowtree);
+int mci_treeRoot(int* uf, int x);
+
 // Solve the constraint problem island by island with m->solver: 1 if done (qacc, qfrc_constraint,
 // qacc_warmstart, efc_force, efc_state, solver statistics and island_iter written), 0 if the
 // whole problem must be solved as usual (the solver does not accept island views, fewer than two

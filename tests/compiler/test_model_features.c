@@ -107,8 +107,13 @@ Test(audit, physics_attributes_not_implemented_are_refused) {
   refused("<worldbody><geom size='1' surfacevel='1 0 inf'/></worldbody>", "surfacevel");
   refused("<worldbody><geom size='1' surfacevel='1 0 0 0 0 0 1'/></worldbody>", "surfacevel");
   refused("<default><geom surfacevel='1 x'/></default>", "surfacevel");
-  // sleep_tolerance is accepted (no effect without the sleep flag: test_mujoco3_attrs)
-  refused("<option><flag sleep='enable'/></option>", "sleep");
+  // the sleep flag is implemented (tests/engine/test_sleep.c); a body's sleep policy only on the
+  // root of a kinematic tree (MuJoCo 3.14.0 crashes elsewhere)
+  refused("<worldbody><body sleep='never'><geom size='1'/></body></worldbody>", "sleep");
+  refused("<worldbody><body><joint/><geom size='1'/><body sleep='init'><joint/><geom size='1'/>"
+          "</body></body></worldbody>", "sleep");
+  refused("<worldbody><body sleep='sometimes'><joint/><geom size='1'/></body></worldbody>",
+          "sleep");
   // <attach>, weld sites, tendon actuatorfrcrange, alignfree: test_compose.c (MuJoCo 3.14)
 }
 

@@ -1,9 +1,8 @@
 // MuJoCo 3.x physics attributes against MuJoCo 3.14 (tests/sensor/contact_ref.mjs): geom
 // adhesion and surfacevel (implemented: core/engine/contact_surface.c; field by field in
 // tests/constraint/test_surface_mujoco3.c) load and move as in 3.14 at neutral and other values;
-// the sleep flag is not implemented: its neutral value and sleep_tolerance load and move as in
-// 3.14, enabling it is refused naming file, line and attribute, and 3.14 is shown to move
-// differently with it (so accepting it would be wrong).
+// the sleep flag (core/engine/sleep.c; step by step in tests/engine/test_sleep.c) with
+// sleep_tolerance moves as in 3.14, where it moves differently from the neutral model.
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -71,16 +70,16 @@ static void mujocoDiffs(const char* const* files, int n, double* diff) {
   cJSON_Delete(out);
 }
 
-Test(mujoco3_attrs, sleep_refused_with_file_line_and_attribute) {
-  char err[1024];
-  cr_loadError(DIR, "sleep.xml", err, sizeof(err));
-  cr_assert(strstr(err, "sleep.xml:4:"), "error does not name sleep.xml:4: %s", err);
-  cr_assert(strstr(err, "sleep=\"enable\""), "error does not name the attribute: %s", err);
-  cr_assert(strstr(err, "not supported yet"), "%s", err);
+Test(mujoco3_attrs, sleep_moves_as_mujoco314) {
+  mrCase k;
+  cr_open(&k, DIR, "sleep.xml", NSTEP);
+  mr_step(&k, NSTEP);
+  mr_compare(&k, "stepped", "qpos", k.d->qpos, k.m->nq, 1e-6);
+  mr_compare(&k, "stepped", "qvel", k.d->qvel, k.m->nv, 1e-5);
+  mr_close(&k);
 
   // MuJoCo 3.14 loads each and moves differently from the neutral model (0.03 m of slide lost to
-  // adhesion, the box carried 0.45 m by the surface, resting bodies frozen 0.13 mm higher): the
-  // first two are matched above, sleeping would need to be
+  // adhesion, the box carried 0.45 m by the surface, resting bodies frozen 0.13 mm higher)
   const char* files[] = {"neutral.xml", "adhesion.xml", "surfacevel.xml", "sleep.xml"};
   double diff[4];
   mujocoDiffs(files, 4, diff);

@@ -97,7 +97,23 @@ Test(plugin_abi, model_fields_appended_after_abi_1_4) {
                offsetof(mcModel, geom_adhesion) + sizeof(void*));
   // geom_matrgba (the colour of a geom's material, for viewers)
   cr_expect_eq(offsetof(mcModel, geom_matrgba), offsetof(mcModel, geom_surfacevel) + sizeof(void*));
-  cr_expect_eq(offsetof(mcModel, modelfile), offsetof(mcModel, geom_matrgba) + sizeof(void*));
+  // body_sleep (MuJoCo 3.14's <body sleep>, for sleeping trees), then modelfile and
+  // sleep_tolerance last (appended after ABI 1.5: the lead bumps the minor version)
+  cr_expect_eq(offsetof(mcModel, body_sleep), offsetof(mcModel, geom_matrgba) + sizeof(void*));
+  cr_expect_eq(offsetof(mcModel, modelfile), offsetof(mcModel, body_sleep) + sizeof(void*));
+  cr_expect_eq(offsetof(mcModel, sleep_tolerance), offsetof(mcModel, modelfile) + 1024);
+  cr_expect_eq(sizeof(mcModel), offsetof(mcModel, sleep_tolerance) + sizeof(mcNum));
+}
+
+
+Test(plugin_abi, sleep_fields_appended_after_abi_1_5) {
+  // the sleep flag follows nativeccd; tree_asleep and body_awake end mcData's array list
+  cr_expect_eq(mcENBL_SLEEP, 1 << 7);
+  cr_expect_eq(mcNENABLE, 8);
+  cr_expect_eq(offsetof(mcData, tree_asleep),
+               offsetof(mcData, actuator_moment_span) + sizeof(void*));
+  cr_expect_eq(offsetof(mcData, body_awake), offsetof(mcData, tree_asleep) + sizeof(void*));
+  cr_expect_lt(offsetof(mcData, body_awake), offsetof(mcData, contact));
 }
 
 

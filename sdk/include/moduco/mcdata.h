@@ -228,7 +228,12 @@ typedef struct mcContact_ {       // result of collision detection functions
   /* computed by mc_tendon, mc_transmission (ABI 1.4): columns [span0, span1) hold every        \
      nonzero of a row of ten_J / actuator_moment; the rest of the row is zero */                  \
   X(int,    ten_J_span,        ntendon,  2)  /* nonzero column range of each ten_J row */     \
-  X(int,    actuator_moment_span, nu,    2)  /* nonzero column range of each moment row */
+  X(int,    actuator_moment_span, nu,    2)  /* nonzero column range of each moment row */   \
+  /* sleeping trees (mcENBL_SLEEP, core/engine/sleep.c): trees numbered by root dof; entries     \
+     past the number of trees unused */                                                          \
+  X(int,    tree_asleep,       nv,       1)  /* <0: awake (-11 + steps at rest); >=0: asleep,   \
+                                                 next tree of its sleeping cycle */              \
+  X(int,    body_awake,        nbody,    1)  /* 1: awake, 0: asleep, -1: static (no dofs) */
 
 // Simulation data. Create with mc_makeData, free with mc_deleteData.
 typedef struct mcData_ {

@@ -47,7 +47,8 @@ typedef enum mctEnableBit_ {      // enable optional feature bitflags
   mcENBL_ISLAND       = 1<<5,     // constraint island discovery
   mcENBL_NATIVECCD    = 1<<6,     // MuJoCo 3.x convex collision: GJK/EPA, box-box by SAT, on
                                   // by default (off: libccd MPR and 2.2.2's box-box)
-  mcNENABLE           = 7,        // the MJCF <flag> bits above
+  mcENBL_SLEEP        = 1<<7,     // sleeping trees (MuJoCo 3.14's <flag sleep>; engine/sleep.c)
+  mcNENABLE           = 8,        // the MJCF <flag> bits above
   mcENBL_LEGACYMARGIN = 1<<30     // not an MJCF flag: MuJoCo 2.2.2's margin and gap of a contact
                                   // (the larger of the geoms', detected at the margin, rows
                                   // below margin - gap) instead of 3.14's (docs/mujoco3.md);
@@ -90,6 +91,13 @@ typedef enum mctSolver_ {         // solver codes of the built-in plugins (opt.s
   mcSOL_NEWTON,
   mcSOL_OTHER = 100
 } mctSolver;
+
+typedef enum mctSleep_ {          // <body sleep>: sleep policy of a kinematic tree (body_sleep)
+  mcSLEEP_AUTO = 0,               // sleeps unless an actuator moves it
+  mcSLEEP_NEVER,                  // never sleeps
+  mcSLEEP_ALLOWED,                // sleeps, actuated or not
+  mcSLEEP_INIT                    // asleep after a reset, then as allowed
+} mctSleep;
 
 typedef enum mctCollision_ { mcCOL_ALL = 0, mcCOL_PAIR, mcCOL_DYNAMIC } mctCollision;
 
@@ -562,7 +570,8 @@ typedef struct mcOption_ {
   X(int,    eq_objtype,            neq,         1)  /* type of both objects (mctObj) */            \
   X(mcNum,  geom_adhesion,         ngeom,       1)  /* pull a contact may give (adhesion) */       \
   X(mcNum,  geom_surfacevel,       ngeom,       6)  /* surface velocity: linear, angular */   \
-  X(float,  geom_matrgba,          ngeom,       4)  /* rgba of the geom's material; -1: none */
+  X(float,  geom_matrgba,          ngeom,       4)  /* rgba of the geom's material; -1: none */  \
+  X(int,    body_sleep,            nbody,       1)  /* sleep policy of a tree root (mctSleep) */
 
 // Pointer to a resolved plugin descriptor (see mcplugin.h).
 struct mcpHeader_;
@@ -602,6 +611,10 @@ typedef struct mcModel_ {
 
   // source file the model was loaded from (for messages); "" when loaded from a string
   char modelfile[1024];
+
+  // <option sleep_tolerance>: velocity below which a tree counts down to sleep (mcENBL_SLEEP);
+  // here, not in mcOption, so that the layout before it stays that of ABI 1.5
+  mcNum sleep_tolerance;
 } mcModel;
 
 #ifdef __cplusplus

@@ -14,7 +14,8 @@ static const Member disableBit[] = {
   {NULL, 0}};
 static const Member enableBit[] = {
   E(mcENBL_OVERRIDE), E(mcENBL_ENERGY), E(mcENBL_FWDINV), E(mcENBL_INVDISCRETE),
-  E(mcENBL_MULTICCD), E(mcENBL_ISLAND), E(mcENBL_NATIVECCD), E(mcNENABLE), {NULL, 0}};
+  E(mcENBL_MULTICCD), E(mcENBL_ISLAND), E(mcENBL_NATIVECCD), E(mcENBL_SLEEP), E(mcNENABLE),
+  {NULL, 0}};
 static const Member joint[] = {
   E(mcJNT_FREE), E(mcJNT_BALL), E(mcJNT_SLIDE), E(mcJNT_HINGE), {NULL, 0}};
 static const Member geom[] = {
