@@ -13,7 +13,7 @@
 
 Test(plugin_abi, constants) {
   cr_expect_eq(MCP_ABI_MAJOR, 1);
-  cr_expect_eq(MCP_ABI_MINOR, 5);
+  cr_expect_eq(MCP_ABI_MINOR, 6);
   cr_expect_str_eq(MCP_ENTRY_SYMBOL, "mcp_library");
   cr_expect_eq(MCP_PRECISION, 8);
   cr_expect_eq(MCP_MAXNAME, 64);
@@ -98,7 +98,7 @@ Test(plugin_abi, model_fields_appended_after_abi_1_4) {
   // geom_matrgba (the colour of a geom's material, for viewers)
   cr_expect_eq(offsetof(mcModel, geom_matrgba), offsetof(mcModel, geom_surfacevel) + sizeof(void*));
   // body_sleep (MuJoCo 3.14's <body sleep>, for sleeping trees), then modelfile and
-  // sleep_tolerance last (appended after ABI 1.5: the lead bumps the minor version)
+  // sleep_tolerance last (ABI 1.6)
   cr_expect_eq(offsetof(mcModel, body_sleep), offsetof(mcModel, geom_matrgba) + sizeof(void*));
   cr_expect_eq(offsetof(mcModel, modelfile), offsetof(mcModel, body_sleep) + sizeof(void*));
   cr_expect_eq(offsetof(mcModel, sleep_tolerance), offsetof(mcModel, modelfile) + 1024);
