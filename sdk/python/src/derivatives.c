@@ -36,6 +36,16 @@ static int takeOutputs(int n, PyObject** outputs, const npy_intp* sizes, const c
 }
 
 
+// the A, B, C, D outputs of a transition derivative (None or a float64 array of the right size)
+static int takeTransitionOutputs(const mcModel* mm, PyObject** out, PyArrayObject** arrs,
+                                 mcNum** p) {
+  npy_intp ndx = 2 * (npy_intp)mm->nv + mm->na, nu = mm->nu, ns = mm->nsensordata;
+  const npy_intp sizes[4] = {ndx * ndx, ndx * nu, ns * ndx, ns * nu};
+  const char* names[4] = {"A", "B", "C", "D"};
+  return takeOutputs(4, out, sizes, names, arrs, p);
+}
+
+
 // mjd_transitionFD(m, d, eps, flg_centered, A, B, C, D)
 static PyObject* fn_mjd_transitionFD(PyObject* self, PyObject* args) {
   PyObject *m, *d, *out[4];
@@ -51,12 +61,9 @@ static PyObject* fn_mjd_transitionFD(PyObject* self, PyObject* args) {
     return NULL;
   }
   const mcModel* mm = MODEL(m);
-  npy_intp ndx = 2 * (npy_intp)mm->nv + mm->na, nu = mm->nu, ns = mm->nsensordata;
-  const npy_intp sizes[4] = {ndx * ndx, ndx * nu, ns * ndx, ns * nu};
-  const char* names[4] = {"A", "B", "C", "D"};
   PyArrayObject* arrs[4];
   mcNum* p[4];
-  if (takeOutputs(4, out, sizes, names, arrs, p) < 0) {
+  if (takeTransitionOutputs(mm, out, arrs, p) < 0) {
     return NULL;
   }
   int rc;
@@ -92,12 +99,9 @@ static PyObject* fn_mjd_transitionImplicit(PyObject* self, PyObject* args) {
     return NULL;
   }
   const mcModel* mm = MODEL(m);
-  npy_intp ndx = 2 * (npy_intp)mm->nv + mm->na, nu = mm->nu, ns = mm->nsensordata;
-  const npy_intp sizes[4] = {ndx * ndx, ndx * nu, ns * ndx, ns * nu};
-  const char* names[4] = {"A", "B", "C", "D"};
   PyArrayObject* arrs[4];
   mcNum* p[4];
-  if (takeOutputs(4, out, sizes, names, arrs, p) < 0) {
+  if (takeTransitionOutputs(mm, out, arrs, p) < 0) {
     return NULL;
   }
   int rc = -1, nopool = 0;
