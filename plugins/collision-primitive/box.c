@@ -151,6 +151,27 @@ static mcNum cornerSecond(const mcNum s[3], const int sg[3], const mcNum a[3], m
 }
 
 
+// Early out: the whole segment lies outside one of the box's slabs by more than reach = r +
+// margin, so every point of it is farther than reach from the box and the full computation below
+// makes no contact (the sphere at any t1 is beyond the margin, and the segment misses that slab,
+// so the fallback through the box finds no interval either). The slack (1e-9 of the coordinates'
+// scale) keeps pairs within rounding of the bound on the full path, so results stay bit for bit.
+static int segmentBeyondSlab(const mcNum s[3], const mcNum c[3], const mcNum a[3], mcNum h,
+                             mcNum reach) {
+  if (!(reach > 0)) {
+    return 0;
+  }
+  mcNum scale = fabs(c[0]) + fabs(c[1]) + fabs(c[2]) + h + reach;
+  for (int k = 0; k < 3; k++) {
+    mcNum ext = h*fabs(a[k]);
+    if (fabs(c[k]) - ext - s[k] > reach + 1e-9*(scale + s[k])) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+
 // The contact set follows MuJoCo 2.2.2, derived from its observable behaviour (box frame, segment
 // c + t*a, t in [-h, h]; random generic poses agree to 1e-9 but for about 1 in 10^4, besides the
 // deviation below):
@@ -189,6 +210,9 @@ int mcc_capsuleBox(const mcpHost* host, const mcModel* m, const mcData* d, mcCon
   sub3(dif, cpos, bpos);
   mulMatTVec(c, bmat, dif);
   mulMatTVec(a, bmat, axis);
+  if (segmentBeyondSlab(s, c, a, h, r + margin)) {
+    return 0;
+  }
 
   // an end inside the box: its sphere alone
   for (int e = 0; e < 2; e++) {

@@ -416,6 +416,47 @@ Test(boxes, edge_separated_no_deep_contact) {
 }
 
 
+// A capsule lying tilted over a box face, its lower end at a gap g above the face, swept across
+// the margin: the capsule-box collider's early out (the segment beyond one of the box's slabs by
+// more than radius + margin) must not drop a contact the full computation makes. A contact
+// exists exactly while g <= margin, at distance g, as with MuJoCo 2.2.2 (same count).
+Test(boxes, capsule_box_margin_boundary) {
+  double sb[3] = {0.4, 0.3, 0.25}, sc[3] = {0.05, 0.3, 0};
+  double margin = 0.01, tilt = 0.2;
+  Pair p;
+  pairMake(&p, "capsule", sc, "box", sb);
+  double y[3] = {0, 1, 0}, zero[3] = {0, 0, 0}, x[3] = {1, 0, 0};
+  pairPose(&p, 1, zero, x, 0);
+  int nin = 0, nout = 0;
+  for (int side = 0; side < 3; side++) {
+    for (int i = -40; i <= 40; i++) {
+      double rel = i == 0 ? 0 : (i > 0 ? 1 : -1) * pow(10, -8 + 0.2 * abs(i) - 0.2);
+      double g = margin * (1 + rel);
+      // axis tilted from x towards z by tilt; its lower end (t = -h) at height s_z + r + g
+      double ang = M_PI/2 - tilt, lowz = sb[2] + sc[0] + g;
+      double cz = lowz + sc[1]*sin(tilt);
+      double pos[3] = {side == 1 ? 0.35 : 0, side == 2 ? 0.1 : 0, cz};
+      pairPose(&p, 0, pos, y, ang);
+      mcContact mc[mcMAXCONPAIR];
+      mjContact rc[mjMAXCONPAIR];
+      int nr, nc = pairCollide(&p, margin, mc, rc, &nr);
+      cr_assert_eq(nc, nr, "side %d gap %.17g: %d contacts, MuJoCo 2.2.2 %d", side, g, nc, nr);
+      if (rel > 1e-7) {
+        cr_assert_eq(nc, 0, "side %d gap %.17g beyond the margin: %d contacts", side, g, nc);
+        nout++;
+      } else if (rel < -1e-7 || rel == 0) {
+        cr_assert(nc > 0, "side %d gap %.17g within the margin: no contact", side, g);
+        cr_assert(fabs(mc[0].dist - g) < 1e-12, "side %d: dist %.17g, gap %.17g", side,
+                  mc[0].dist, g);
+        nin++;
+      }
+    }
+  }
+  cr_assert(nin > 60 && nout > 60, "%d poses within, %d beyond the margin", nin, nout);
+  pairFree(&p);
+}
+
+
 // the contacts Moduco (compiling each MJCF text itself with its pre-3.12 box-box, as 3.3.8 has:
 // nativeccd off, tu_loadLegacyCollision; mc_forward at qpos0) and MuJoCo 3.3.8
 // (tu_mjs3Contacts) find in n scenes, compared as sets: each 3.3.8 contact paired with an unused
