@@ -33,7 +33,15 @@ typedef struct {
   int nhorizon;
   int freed[EPA_MAXF];              // faces removed in this step (their slots are reused)
   int nfreed;
+  mcNum live[EPA_MAXF];             // each slot's distance while alive, infinity once removed
 } epaPolytope;
+
+
+// mark face f alive (its distance in live[]) or removed
+static void setAlive(epaPolytope* P, int f, int alive) {
+  P->face[f].alive = alive;
+  P->live[f] = alive ? P->face[f].dist : INFINITY;
+}
 
 // normal and distance of face f from its vertices; 0 when it is degenerate
 static int faceGeometry(epaPolytope* P, epaFace* f) {
@@ -53,6 +61,10 @@ static int faceGeometry(epaPolytope* P, epaFace* f) {
     f->n[k] /= len;
   }
   f->dist = dot(f->n, a);
+  if (isnan(f->dist)) {             // overflowing coordinates: no order among such faces
+    f->dist = INFINITY;
+    return 0;
+  }
   return 1;
 }
 
@@ -168,10 +180,10 @@ static int buildTetrahedron(epaPolytope* P, const gjkVertex t[4]) {
   P->nface = 4;
   for (int f = 0; f < 4; f++) {
     memcpy(P->face[f].v, fv[f], sizeof(fv[f]));
-    P->face[f].alive = 1;
     if (!faceGeometry(P, P->face + f)) {
       return 0;
     }
+    setAlive(P, f, 1);
   }
   // adjacency by matching reversed edges
   for (int f = 0; f < 4; f++) {
@@ -212,7 +224,7 @@ static void walk(epaPolytope* P, int f, int e, const mcNum p[3]) {
     P->nhorizon++;
     return;
   }
-  F->alive = 0;
+  setAlive(P, f, 0);
   P->freed[P->nfreed++] = f;
   for (int k = 1; k < 3; k++) {
     int g = (e + k) % 3;
@@ -231,7 +243,7 @@ static int expand(epaPolytope* P, int f, int iv, mcNum tol) {
   P->nhorizon = 0;
   P->nfreed = 0;
   epaFace* F = P->face + f;
-  F->alive = 0;
+  setAlive(P, f, 0);
   P->freed[P->nfreed++] = f;
   for (int e = 0; e < 3; e++) {
     walk(P, F->adj[e], F->adjEdge[e], p);
@@ -251,10 +263,10 @@ static int expand(epaPolytope* P, int f, int iv, mcNum tol) {
     N->v[0] = P->face[g].v[(eg + 1) % 3];
     N->v[1] = P->face[g].v[eg];
     N->v[2] = iv;
-    N->alive = 1;
     if (!faceGeometry(P, N) || N->dist < floor) {
       return 0;
     }
+    setAlive(P, slot, 1);
     link(P, slot, 0, g, eg);
     made[i] = slot;
   }
@@ -308,9 +320,13 @@ int epa_penetration(const gjkQuery* q, const gjkSimplex* s, mcNum* depth, mcNum 
   }
   int maxit = q->max_iterations > 0 ? q->max_iterations : 100;
   for (int it = 0;; it++) {
+    // the first slot of the least distance: removed slots (infinity) never win, as no live
+    // face is infinitely far (faceGeometry)
     int best = -1;
+    mcNum bestDist = INFINITY;
     for (int f = 0; f < P.nface; f++) {
-      if (P.face[f].alive && (best < 0 || P.face[f].dist < P.face[best].dist)) {
+      if (P.live[f] < bestDist) {
+        bestDist = P.live[f];
         best = f;
       }
     }
