@@ -17,6 +17,8 @@
 // With MODUCO_DOJO_CSV=DIR, cone, stability and convergence also write their series to
 // DIR/cone-box.csv, DIR/stability-MODEL.csv and DIR/convergence-MODEL.csv, which benchmarks/dojo/plot.py turns into
 // the SVG plots of docs/dojo.md.
+// ipm's steps run under the plugin check mode (but in cost's timed loop); the count of steps whose
+// solver or integrator results fail it is printed last, and the exit status is 1 if it is not 0.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +26,7 @@
 #include <time.h>
 
 #include <moduco/moduco.h>
+#include <moduco/mcplugin.h>
 
 #define GRAVITY 9.81
 
@@ -93,6 +96,24 @@ static mcModel* loadArm(const char* file, const char* xml, const Arm* arm, doubl
     }
   }
   return m;
+}
+
+
+// ipm's results under the plugin check mode (docs/plugins.md section 17) in every experiment
+// but the timed cost loop: failures of the solver or the integrator (the collision's are not
+// ipm's; their checks run before, so a step whose last failure is a collision's has none of
+// ipm's), reported at the end and in the exit status
+static long g_ipmCheckFail;
+
+static void stepChecked(const mcModel* m, mcData* d) {
+  int ipm = !strcmp(m->solver->hdr.name, "ipm"), nfail = d->warning[mcWARN_PLUGINCHECK].number;
+  mc_setPluginCheck(d, ipm);
+  mc_step(m, d);
+  int who = d->warning[mcWARN_PLUGINCHECK].lastinfo;
+  if (d->warning[mcWARN_PLUGINCHECK].number != nfail &&
+      (who == mcTIMERPLUGIN_SOLVER || who == mcTIMERPLUGIN_INTEGRATOR)) {
+    g_ipmCheckFail++;
+  }
 }
 
 
@@ -190,7 +211,7 @@ static void coneExperiment(void) {
       mcData* d = mc_makeData(m);
       mc_forward(m, d);
       for (int s = 0; s < 50; s++) {  // settle on the floor (soft solvers sink a little)
-        mc_step(m, d);
+        stepChecked(m, d);
       }
       double th = angles[a] * M_PI / 180, ux = cos(th), uy = sin(th);
       double x0 = d->qpos[0], y0 = d->qpos[1], drift = 0;
@@ -198,7 +219,7 @@ static void coneExperiment(void) {
       d->qvel[1] = v0 * uy;
       int n = 0;
       while (n < 3 / h && (n < 5 || hypot(d->qvel[0], d->qvel[1]) > 1e-6)) {
-        mc_step(m, d);
+        stepChecked(m, d);
         double lateral = -uy * (d->qpos[0] - x0) + ux * (d->qpos[1] - y0);
         drift = fmax(drift, fabs(lateral));
         if (csv && n % 5 == 0) {
@@ -249,7 +270,7 @@ static void impactExperiment(const char* file) {
       double worst = INFINITY;
       int failed = 0, n = (int)lround(duration / h);
       for (int s = 0; s < n && !failed; s++) {
-        mc_step(m, d);
+        stepChecked(m, d);
         failed = diverged(m, d);
         worst = fmin(worst, floorDist(m, d));
       }
@@ -291,7 +312,7 @@ static void stabilityExperiment(const char* file) {
       const double marks[] = {0.25, 0.5, 0.75, 1.0, 1.5, 2.0};
       int next = 0, failed = 0;
       for (int s = 1; s <= (int)lround(duration / h) && !failed; s++) {
-        mc_step(m, d);
+        stepChecked(m, d);
         failed = diverged(m, d);
         if (csv && !failed) {
           fprintf(csv, "%s,%g,%.6f,%.6f\n", kArms[arms[a]].label, rates[r], s * h, d->qpos[2]);
@@ -334,7 +355,7 @@ static void convergenceExperiment(const char* file, double h) {
   int nworst = 0, wstep = -1, n = (int)lround(1.5 / m->opt.timestep), unconverged = 0;
   long total = 0;
   for (int s = 0; s < n; s++) {
-    mc_step(m, d);
+    stepChecked(m, d);
     int it = d->solver_iter;
     const double* cond = (const double*)d->plugin_data[inst];
     total += it;
@@ -428,7 +449,7 @@ static void unconvergedExperiment(const char* file, double h, double duration, d
   int n = (int)lround(duration / h), inst = m->plugin_solver, maxit = 0;
   long its = 0;
   for (int s = 0; s < n; s++) {
-    mc_step(m, d);
+    stepChecked(m, d);
     its += d->solver_iter;
     maxit = d->solver_iter > maxit ? d->solver_iter : maxit;
   }
@@ -470,5 +491,7 @@ int main(int argc, char** argv) {
     fprintf(stderr, "moduco-bench-dojo: unknown experiment '%s'\n", argv[1]);
     return 2;
   }
-  return 0;
+  printf("plugin check on ipm's results (solver and integrator): %ld failing steps\n",
+         g_ipmCheckFail);
+  return g_ipmCheckFail ? 1 : 0;
 }

@@ -115,14 +115,29 @@ static void writeBlock(const mcModel* m, mcData* d, const ipmBlock* b, const mcN
     d->efc_force[r0 + k] = 0;
   }
 
-  // pyramid edges n +- mu_k t_k: f = fn / (2 (dim - 1)) +- F_k / (2 mu_k) sums to the same force
+  // a separated row (its slack dominates) is reported as the complementary solution it
+  // approximates: no force. The interior point leaves kappa / s there (about 1e-8 N), which no
+  // row reported SATISFIED may carry (docs/plugins.md section 17, docs/dojo.md)
+  if (state == mcCNSTRSTATE_SATISFIED) {
+    return;
+  }
+
+  // pyramid edges n +- mu_k t_k carry (n_k +- g_k) / 2, g_k = F_k / mu_k, with the normal force
+  // shared as n_k = |g_k| + (fn - sum |g|) / npair: the same J' f, and every edge nonnegative
+  // whenever the exact-cone force lies in the pyramid (sum |g_k| <= fn). Outside it (sliding
+  // with two friction components) no nonnegative edge forces give that force (docs/dojo.md).
   if (b->pyramidal) {
     int npair = b->nefc / 2;
+    mcNum g[IPM_MAXROW] = {0}, spare = F[0];
     for (int k = 0; k < npair; k++) {
       int fr = b->kind == IPM_CONTACT && b->mu[k] > mcMINVAL;
-      mcNum t = fr ? F[k + 1] / (2 * b->mu[k]) : 0;
-      d->efc_force[r0 + 2 * k] = F[0] / (2 * npair) + t;
-      d->efc_force[r0 + 2 * k + 1] = F[0] / (2 * npair) - t;
+      g[k] = fr ? F[k + 1] / b->mu[k] : 0;
+      spare -= fabs(g[k]);
+    }
+    for (int k = 0; k < npair; k++) {
+      mcNum n = fabs(g[k]) + spare / npair;
+      d->efc_force[r0 + 2 * k] = (n + g[k]) / 2;
+      d->efc_force[r0 + 2 * k + 1] = (n - g[k]) / 2;
     }
     return;
   }

@@ -9,6 +9,7 @@
 
 #include <moduco/moduco.h>
 #include "testutil.h"
+#include "test_ipm_check.h"
 #include <moduco/mcplugin.h>
 
 #define MODEL_DIR MODUCO_SOURCE_DIR "/tests/solver/models/"
@@ -25,9 +26,10 @@ static mcModel* load(const char* name) {
 }
 
 
-// one step; the solver must have converged (r_vio and kappa_vio below the default tolerances)
-static void step(const mcModel* m, mcData* d) {
-  mc_step(m, d);
+// a checked step; the solver must have converged (r_vio and kappa_vio below the default
+// tolerances)
+static void stepChecked(const mcModel* m, mcData* d, int othersOk) {
+  checkedStep(m, d, othersOk);
   int it = d->solver_iter;
   if (d->nefc && it > 0) {
     const mcSolverStat* st = d->solver + (it < mcNSOLVER ? it : mcNSOLVER) - 1;
@@ -44,6 +46,11 @@ static void step(const mcModel* m, mcData* d) {
     cr_assert(st->improvement < 1e-8 && st->gradient < 1e-8, "t=%g: r_vio %g kappa_vio %g",
               d->time, st->improvement, st->gradient);
   }
+}
+
+
+static void step(const mcModel* m, mcData* d) {
+  stepChecked(m, d, 0);
 }
 
 
@@ -209,7 +216,7 @@ Test(ipm, deterministic_and_sparse) {
     mcData* d = mc_makeData(m);
     d->qvel[0] = 0.3;  // the bottom box slides under the stack
     for (int k = 0; k < 100; k++) {
-      mc_step(m, d);
+      checkedStep(m, d, 0);
     }
     if (pass < 2) {
       memcpy(q[pass], d->qpos, sizeof(double) * m->nq);
@@ -378,7 +385,7 @@ Test(ipm, humanoid_drop_converges) {
   d->qpos[2] += 0.3;
   int unconverged = 0, late = 0;
   for (int k = 0; k < 300; k++) {
-    mc_step(m, d);
+    checkedStep(m, d, 1);  // unconverged solves too
     int it = d->solver_iter;
     const mcSolverStat* st = d->solver + (it < mcNSOLVER ? it : mcNSOLVER) - 1;
     int bad = it > 0 && !(st->improvement < 1e-8 && st->gradient < 1e-8);
@@ -437,7 +444,7 @@ Test(ipm, warning_not_converged_counted) {
     int inst = m->plugin_solver;
     mcData* d = mc_makeData(m);
     for (int k = 0; k < 100; k++) {
-      mc_step(m, d);
+      checkedStep(m, d, 0);  // one iteration: the unconverged forces must pass too
     }
     int count = d->plugin_warncount[m->plugin_warnadr[inst]];
     if (pass) {
@@ -471,7 +478,9 @@ Test(ipm, quadruped_20hz_converges_and_stands) {
   mcData* d = mc_makeData(m);
   d->qpos[2] += 0.3;
   for (int k = 0; k < 40; k++) {
-    step(m, d);
+    // collision 'primitive' gives a foot capsule standing upright a second frame axis along the
+    // normal (its axis), which the check refuses: not the solver's (docs/dojo.md, Check mode)
+    stepChecked(m, d, 1);
   }
   cr_expect(d->qpos[2] > 0.40 && d->qpos[2] < 0.50, "root at %g m after 2 s", d->qpos[2]);
   cr_expect(fabs(d->qvel[2]) < 1e-2, "still moving: vz %g", d->qvel[2]);

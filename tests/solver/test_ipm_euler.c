@@ -9,6 +9,7 @@
 
 #include <moduco/moduco.h>
 #include "testutil.h"
+#include "test_ipm_check.h"
 
 #define HUMANOID MODUCO_SOURCE_DIR "/models/humanoid.xml"
 #define H1 "/work/shared/corpus/menagerie_unitree_h1/scene.xml"
@@ -52,7 +53,7 @@ static double drop(const char* file, const char* integrator, double h, double T,
   double worst = INFINITY;
   int n = (int)lround(T / h);
   for (int k = 0; k < n; k++) {
-    mc_step(m, d);
+    checkedStep(m, d, 1);
     worst = fmin(worst, tu_minContactDist(m, d));
     cr_assert(isfinite(d->qpos[2]) && d->warning[mcWARN_BADQACC].number == 0, "diverged");
   }
@@ -95,7 +96,7 @@ static void sameAsEuler(const char* file) {
   mcData* d[2] = {mc_makeData(m[0]), mc_makeData(m[1])};
   for (int k = 0; k < 200; k++) {
     for (int i = 0; i < 2; i++) {
-      mc_step(m[i], d[i]);
+      checkedStep(m[i], d[i], 0);
     }
     cr_assert_eq(memcmp(d[0]->qpos, d[1]->qpos, sizeof(mcNum) * m[0]->nq), 0, "step %d", k);
     cr_assert_eq(memcmp(d[0]->qvel, d[1]->qvel, sizeof(mcNum) * m[0]->nv), 0, "step %d", k);
@@ -129,7 +130,7 @@ Test(ipm_euler, deterministic) {
     mcData* d = mc_makeData(m);
     d->qpos[2] += 0.3;
     for (int k = 0; k < 80; k++) {
-      mc_step(m, d);
+      checkedStep(m, d, 1);
     }
     memcpy(q[pass], d->qpos, sizeof(mcNum) * m->nq);
     mc_deleteData(d);
@@ -154,7 +155,11 @@ static double run(const char* file, const char* integrator, double h, int n, int
   d->qpos[2] += lift;
   double vmax = 0;
   for (int k = 0; k < n; k++) {
-    mc_step(m, d);
+    if (recovery == 0) {  // the unbounded recovery is run to show it diverges
+      checkedStep(m, d, 1);
+    } else {
+      mc_step(m, d);
+    }
     for (int i = 0; i < m->nv; i++) {
       vmax = fmax(vmax, fabs(d->qvel[i]));
     }
@@ -214,7 +219,7 @@ Test(ipm_euler, humanoid_fine_step_converges) {
   mcData* d = mc_makeData(m);
   d->qpos[2] += 0.35;
   for (int k = 0; k < 1500; k++) {
-    mc_step(m, d);
+    checkedStep(m, d, 1);  // unconverged solves too
   }
   int count = d->plugin_warncount[m->plugin_warnadr[m->plugin_solver]];
   printf("humanoid h = 0.001, 0.35 m drop: %d of 1500 solves unconverged\n", count);
