@@ -4,8 +4,10 @@
 // The input of a step is x = (dqpos, qvel, act) with qpos perturbed in the tangent space (a free
 // or ball joint's quaternion moves by exp(eps e_i / 2) on the body side, as mc_integratePos does),
 // and u = ctrl. Every evaluation starts from the full integration state of the caller
-// (mcSTATE_INTEGRATION: time, physics, warmstart, user inputs, plugin state), so the solver's
-// warmstart and any plugin state are held fixed and a column depends only on its perturbation.
+// (mcSTATE_INTEGRATION: time, physics, warmstart, user inputs, plugin state), so any plugin state
+// is held fixed and a column depends only on its perturbation. The solver's warmstart is the
+// caller's for the nominal step; under Newton the columns start from the nominal solve's result
+// (the same for every column: see nominal).
 //
 // Columns are numbered 0 .. ndx-1 for x and ndx .. ndx+nu-1 for u. A column is (hi - lo) / h with
 // hi and lo the outputs at the plus and minus perturbations (or the nominal one), h their
@@ -260,10 +262,12 @@ typedef struct {                  // scratch of one evaluator: the serial call, 
   mcNum *x0, *xp, *xm;            // physics after the nominal, plus and minus steps (nphys each)
   mcNum *s0, *sp, *sm;            // sensors after them (ns each)
   mcNum* dq;                      // nv scratch
+  mcNum* warm;                    // Newton: the nominal solve's acceleration (nv), see nominal
   mcNum* tmp;                     // ndx scratch
   int skipsensor;
   int ready;                      // d holds the nominal evaluation's stages (x0, s0, bad0 valid)
   int bad0;                       // the nominal evaluation raised a warning
+  int warmcols;                   // the columns start the solver from warm, not the caller's
   int nfailed;                    // columns this evaluator zeroed
 } Worker;
 
@@ -272,7 +276,7 @@ typedef struct {                  // scratch of one evaluator: the serial call, 
 static int allocWorker(mcData* d, const Layout* L, const mcNum* state0, int skipsensor,
                        Worker* w) {
   size_t nx = (size_t)L->nphys, ns = (size_t)L->ns;
-  mcNum* buf = mcSTACKALLOC(d, (size_t)L->nfull + 3 * (nx + ns) + L->nv + L->ndx + 1, mcNum);
+  mcNum* buf = mcSTACKALLOC(d, (size_t)L->nfull + 3 * (nx + ns) + 2 * L->nv + L->ndx + 1, mcNum);
   if (!buf) {
     return -1;
   }
@@ -286,7 +290,8 @@ static int allocWorker(mcData* d, const Layout* L, const mcNum* state0, int skip
   w->sp = w->s0 + ns;
   w->sm = w->sp + ns;
   w->dq = w->sm + ns;
-  w->tmp = w->dq + L->nv;
+  w->warm = w->dq + L->nv;
+  w->tmp = w->warm + L->nv;
   w->skipsensor = skipsensor;
   return 0;
 }
@@ -294,10 +299,13 @@ static int allocWorker(mcData* d, const Layout* L, const mcNum* state0, int skip
 
 // evaluate the full state w->state from skipstage on into x (physics) and sens; return the number
 // of warnings raised, at least 1 while an escalated warning stops d (stepSkip then does not step)
-static int evaluate(const mcModel* m, mcData* d, const Worker* w, int skipstage, mcNum* x,
-                    mcNum* sens) {
+static int evaluate(const mcModel* m, mcData* d, const Worker* w, int skipstage, int column,
+                    mcNum* x, mcNum* sens) {
   int w0 = mci_derivWarnings(d);
   mc_setState(m, d, w->state, FULL);
+  if (column && w->warmcols) {
+    mcu_copy(d->qacc_warmstart, w->warm, m->nv);
+  }
   if (skipstage > mcSTAGE_NONE && !w->skipsensor && m->nsensordata) {
     mcu_copy(d->sensordata, w->s0, m->nsensordata);
   }
@@ -320,10 +328,18 @@ static int skipStageOf(const mcModel* m, const Layout* L, int col) {
 }
 
 
-// the nominal step in d: its outputs, and the stages the next columns reuse
+// the nominal step in d: its outputs, and the stages the next columns reuse. Under the Newton
+// solver the columns start from the nominal solve's acceleration, not from the caller's
+// warmstart (which MuJoCo restores for every column): from a solution that close, the first
+// Newton step on the piecewise-quadratic cost is exact while the active set stays, so a
+// column's solve takes one iteration instead of several and ends at the same optimum. Not for
+// CG or PGS: their first step from there is inexact, yet improves the cost by less than the
+// tolerance, so they would stop at once and the difference would lose the perturbation's effect
 static void nominal(const mcModel* m, mcData* d, const Layout* L, Worker* w) {
   mcu_copy(w->state, w->state0, L->nfull);
-  w->bad0 = evaluate(m, d, w, mcSTAGE_NONE, w->x0, w->s0) > 0;
+  w->bad0 = evaluate(m, d, w, mcSTAGE_NONE, 0, w->x0, w->s0) > 0;
+  mcu_copy(w->warm, d->qacc_warmstart, m->nv);
+  w->warmcols = m->opt.solver == mcSOL_NEWTON && !w->bad0;
   w->ready = 1;
 }
 
@@ -351,12 +367,12 @@ static void runColumn(const mcModel* m, mcData* d, const Outputs* o, Worker* w, 
   if (c.plus) {
     mcu_copy(w->state, w->state0, L->nfull);
     mci_derivPerturb(m, L, w->state, col, o->eps, w->dq);
-    bad |= evaluate(m, d, w, skip, w->xp, w->sp) > 0;
+    bad |= evaluate(m, d, w, skip, 1, w->xp, w->sp) > 0;
   }
   if (c.minus) {
     mcu_copy(w->state, w->state0, L->nfull);
     mci_derivPerturb(m, L, w->state, col, -o->eps, w->dq);
-    bad |= evaluate(m, d, w, skip, w->xm, w->sm) > 0;
+    bad |= evaluate(m, d, w, skip, 1, w->xm, w->sm) > 0;
   }
   bad |= (!c.plus || !c.minus) && w->bad0;
 

@@ -775,14 +775,21 @@ static int makeRows(Primal* p) {
 }
 
 
-// gradient and preconditioned gradient at the current point
-static void gradient(Primal* p, mcsPrimal kind) {
+// gradient at the current point
+static void gradient(Primal* p) {
   mcData* d = p->d;
   int nv = p->nv;
   rowsMulJT(p, p->grad, d->efc_force);
   for (int i = 0; i < nv; i++) {
     p->grad[i] = p->Ma[i] - d->qfrc_smooth[i] - p->grad[i];
   }
+}
+
+
+// preconditioned gradient (Newton: the factor of the current Hessian, CG: M)
+static void precondition(Primal* p, mcsPrimal kind) {
+  mcData* d = p->d;
+  int nv = p->nv;
   if (kind == MCS_NEWTON) {
     memcpy(p->Mgrad, p->grad, sizeof(mcNum) * nv);
     if (p->sparse) {
@@ -868,7 +875,8 @@ void mcs_primal(const mcpHost* host, const mcModel* m, mcData* d, int maxiter, m
   if (kind == MCS_NEWTON) {
     makeHessian(&p);
   }
-  gradient(&p, kind);
+  gradient(&p);
+  precondition(&p, kind);
   for (int i = 0; i < nv; i++) {
     p.search[i] = -p.Mgrad[i];
   }
@@ -904,24 +912,26 @@ void mcs_primal(const mcpHost* host, const mcModel* m, mcData* d, int maxiter, m
       nactive += d->efc_state[i] != mcCNSTRSTATE_SATISFIED;
     }
 
-    // new gradient and direction
+    // new gradient, statistics and convergence
     if (kind == MCS_CG) {
       memcpy(p.Mgrad_old, p.Mgrad, sizeof(mcNum) * nv);
       memcpy(p.grad_old, p.grad, sizeof(mcNum) * nv);
-    } else {
-      int nupdate = updateHessian(&p);
-      stat->nupdate = nupdate ? nupdate : nactive;
     }
-    gradient(&p, kind);
-
-    // statistics and convergence
+    gradient(&p);
     stat->improvement = -scale * change;
     stat->gradient = scale * mcs_norm(p.grad, nv);
     stat->nactive = nactive;
     stat->nchange = nchange;
-    if (stat->improvement < tol || stat->gradient < tol) {
-      break;
+    if (stat->improvement < tol || stat->gradient < tol || iter >= maxiter) {
+      break;                      // done: the Hessian at the final point is never needed
     }
+
+    // Newton: the Hessian at the new point (updated or refactored); preconditioned gradient
+    if (kind == MCS_NEWTON) {
+      int nupdate = updateHessian(&p);
+      stat->nupdate = nupdate ? nupdate : nactive;
+    }
+    precondition(&p, kind);
 
     if (kind == MCS_CG) {
       // Polak-Ribiere, restarted when negative
