@@ -116,6 +116,29 @@ static inline void setContact(mcContact* con, mcNum dist, const mcNum pos[3], co
   copy3(con->frame, n);
   if (yaxis) {
     copy3(con->frame + 3, yaxis);
+    // a hint (nearly) along the normal, as a capsule standing on a plane gives: hand the core its
+    // part across the normal, or world x across the normal when nothing is left (what the core
+    // makes of such a hint when the normal is a world axis; the collision contract asks for a hint
+    // apart from the normal, docs/plugins.md)
+    mcNum c = dot3(n, yaxis);
+    if (fabs(c) > 1 - 1e-5) {
+      mcNum* t = con->frame + 3;
+      addScl3(t, yaxis, n, -c);
+      mcNum len = sqrt(dot3(t, t));
+      if (len < mcMINVAL) {
+        const mcNum x[3] = {1, 0, 0};
+        addScl3(t, x, n, -n[0]);
+        len = sqrt(dot3(t, t));
+      }
+      if (len < mcMINVAL) {  // normal along world x: world y across it
+        const mcNum y[3] = {0, 1, 0};
+        addScl3(t, y, n, -n[1]);
+        len = sqrt(dot3(t, t));
+      }
+      t[0] /= len;
+      t[1] /= len;
+      t[2] /= len;
+    }
   } else {
     con->frame[3] = con->frame[4] = con->frame[5] = 0;
   }

@@ -2,6 +2,7 @@
 // every integrator, the collision pairs, the actuator and sensor plugins, on the bundled models,
 // a few corpus models and a model made to raise every row type, with check mode on: no check
 // warning may be raised. Also the switch itself (mc_setPluginCheck, MODUCO_PLUGIN_CHECK).
+#include <math.h>
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -253,6 +254,41 @@ Test(plugin_check, every_collision_pair) {
       }
       cr_expect_gt(found, 0, "pair %s / %s: never in contact", fixed[a], fixed[b]);
     }
+  }
+}
+
+
+// a capsule standing on a plane hands the core its axis, along the contact normal: the plugin
+// must give a frame hint across the normal (the check refused the upright feet of dm_quadruped,
+// the humanoid and the H1); on a flat plane the frame stays MuJoCo's (second axis world x)
+Test(plugin_check, capsule_upright_on_plane) {
+  static const char* const planes[] = {"0 0 0", "0 20 0", "30 0 45", "0 90 0"};
+  char xml[1024], err[512];
+  for (int p = 0; p < 4; p++) {
+    snprintf(xml, sizeof(xml), "<mujoco><worldbody><body euler='%s'><geom type='plane' "
+             "size='1 1 .1'/><body pos='0 0 .199'><joint type='slide' axis='0 0 1'/><geom type='capsule' "
+             "size='.05 .15'/></body></body></worldbody></mujoco>", planes[p]);
+    mcModel* m = mc_loadXMLString(xml, NULL, err, sizeof(err));
+    cr_assert_not_null(m, "%s", err);
+    mcData* d = mc_makeData(m);
+    mc_setPluginCheck(d, 1);
+    mc_forward(m, d);
+    cr_assert_gt(d->ncon, 0, "plane %s: the capsule's lower end touches", planes[p]);
+    for (int i = 0; i < d->ncon; i++) {
+      const mcNum* f = d->contact[i].frame;
+      cr_expect_lt(fabs(f[0]*f[3] + f[1]*f[4] + f[2]*f[5]), 1e-12, "plane %s: frame not "
+                   "orthogonal", planes[p]);
+      if (p == 0) {
+        cr_expect(f[3] == 1 && f[4] == 0 && f[5] == 0, "flat plane: second axis (%g %g %g)",
+                  f[3], f[4], f[5]);
+      }
+    }
+    for (int t = 0; t < 10; t++) {
+      mc_step(m, d);
+    }
+    cr_expect_eq(d->warning[mcWARN_PLUGINCHECK].number, 0, "plane %s", planes[p]);
+    mc_deleteData(d);
+    mc_deleteModel(m);
   }
 }
 
