@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <moduco/moduco.h>
+#include "capsule_pile.h"
 
 #define NBODY 6
 #define NSTEP 400
@@ -13,25 +14,10 @@
 // free capsule "arms" with two hinged links each, dropped onto a floor and onto each other, on
 // the row-sparse Jacobian
 static mcModel* loadScene(const char* cone) {
-  char xml[8192];
-  int n = snprintf(xml, sizeof(xml),
-                   "<mujoco>\n<option timestep=\"0.005\" solver=\"newton\" jacobian=\"sparse\" cone=\"%s\"/>\n"
-                   "<worldbody>\n<geom type=\"plane\" size=\"5 5 0.1\"/>\n", cone);
-  for (int b = 0; b < NBODY; b++) {
-    n += snprintf(xml + n, sizeof(xml) - (size_t)n,
-                  "<body pos=\"%g %g %g\" euler=\"%d %d 0\"><freejoint/>"
-                  "<geom type=\"capsule\" size=\"0.05\" fromto=\"0 0 0 0.3 0 0\"/>"
-                  "<body pos=\"0.3 0 0\"><joint type=\"hinge\" axis=\"0 1 0\" range=\"-60 60\"/>"
-                  "<geom type=\"capsule\" size=\"0.04\" fromto=\"0 0 0 0.25 0 0\"/>"
-                  "<body pos=\"0.25 0 0\"><joint type=\"hinge\" axis=\"0 0 1\"/>"
-                  "<geom type=\"sphere\" size=\"0.06\"/></body></body></body>\n",
-                  0.1 * (b % 3), 0.15 * (b / 3), 0.2 + 0.25 * b, 20 * b, 35 * b);
-  }
-  snprintf(xml + n, sizeof(xml) - (size_t)n, "</worldbody>\n</mujoco>\n");
-  char error[1024] = "";
-  mcModel* m = mc_loadXMLString(xml, NULL, error, sizeof(error));
-  cr_assert(m, "load: %s", error);
-  return m;
+  char option[256];
+  snprintf(option, sizeof(option), "timestep=\"0.005\" solver=\"newton\" jacobian=\"sparse\" "
+           "cone=\"%s\"", cone);
+  return capsulePile(option, NBODY, 1);
 }
 
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <moduco/moduco.h>
+#include "capsule_pile.h"
 
 #define NBODY 5
 #define NSTEP 300
@@ -14,26 +15,10 @@
 // hinged capsule pairs dropped onto a floor and onto each other (contacts come and go, so solves
 // take several iterations), dense or row-sparse Jacobian, pyramidal or elliptic cones
 static mcModel* loadScene(const char* jacobian, const char* cone, int iterations) {
-  char xml[8192];
-  int n = snprintf(xml, sizeof(xml),
-                   "<mujoco>\n<option timestep=\"0.005\" solver=\"newton\" jacobian=\"%s\" "
-                   "cone=\"%s\" iterations=\"%d\"/>\n"
-                   "<worldbody>\n<geom type=\"plane\" size=\"5 5 0.1\"/>\n",
-                   jacobian, cone, iterations);
-  for (int b = 0; b < NBODY; b++) {
-    n += snprintf(xml + n, sizeof(xml) - (size_t)n,
-                  "<body pos=\"%g %g %g\" euler=\"%d %d 0\"><freejoint/>"
-                  "<geom type=\"capsule\" size=\"0.05\" fromto=\"0 0 0 0.3 0 0\"/>"
-                  "<body pos=\"0.3 0 0\"><joint type=\"hinge\" axis=\"0 1 0\" range=\"-60 60\"/>"
-                  "<geom type=\"capsule\" size=\"0.04\" fromto=\"0 0 0 0.25 0 0\"/></body>"
-                  "</body>\n",
-                  0.1 * (b % 3), 0.15 * (b / 3), 0.2 + 0.25 * b, 20 * b, 35 * b);
-  }
-  snprintf(xml + n, sizeof(xml) - (size_t)n, "</worldbody>\n</mujoco>\n");
-  char error[1024] = "";
-  mcModel* m = mc_loadXMLString(xml, NULL, error, sizeof(error));
-  cr_assert(m, "load: %s", error);
-  return m;
+  char option[256];
+  snprintf(option, sizeof(option), "timestep=\"0.005\" solver=\"newton\" jacobian=\"%s\" "
+           "cone=\"%s\" iterations=\"%d\"", jacobian, cone, iterations);
+  return capsulePile(option, NBODY, 0);
 }
 
 
