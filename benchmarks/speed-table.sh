@@ -3,11 +3,14 @@
 # on the twelve models of that issue, whole step and per stage.
 #
 #   benchmarks/speed-table.sh [--build DIR] [--out DIR] [--rounds K] [--repeat R] [--pin CPU]
-#                             [--quick] [--filter TEXT]
+#                             [--quick] [--filter TEXT] [--controls zero|centre]
 #
 # Every round runs each model once through 'moduco bench MODEL --reference mujoco --profile':
 # both engines in one process, R interleaved timed repeats per arm (Moduco, MuJoCo, Moduco, ...),
-# model-default solver and integrator, zero controls, the issue's step counts (4000 for the
+# model-default solver and integrator, zero controls as the issue measured (every ctrl exactly 0,
+# 'moduco bench --ctrlzero'; --controls centre holds every limited actuator at the middle of its
+# ctrlrange instead, 'moduco bench --ctrlnoise 0', which is what this table ran before session 8
+# while its header said zero controls), the issue's step counts (4000 for the
 # humanoids and quadrupeds, 300 for 22_humanoids and humanoid100, 20000 for arm26 and
 # slider_crank, 2000 for the Menagerie scenes). A model's ratio in one round is the median of its
 # paired per-repeat ratios; the table gives the median over the K rounds and their min..max (the
@@ -26,6 +29,7 @@ repeat=5
 pin=
 quick=0
 filter=
+controls=zero
 while [ $# -gt 0 ]; do
   case $1 in
     --build) build=$2; shift 2 ;;
@@ -34,11 +38,17 @@ while [ $# -gt 0 ]; do
     --repeat) repeat=$2; shift 2 ;;
     --pin) pin=$2; shift 2 ;;
     --filter) filter=$2; shift 2 ;;
+    --controls) controls=$2; shift 2 ;;
     --quick) quick=1; rounds=1; repeat=3; shift ;;
     *) echo "usage: $0 [--build DIR] [--out DIR] [--rounds K] [--repeat R] [--pin CPU]" \
-         "[--quick] [--filter TEXT]" >&2; exit 2 ;;
+         "[--quick] [--filter TEXT] [--controls zero|centre]" >&2; exit 2 ;;
   esac
 done
+case $controls in
+  zero) ctrlopt=(--ctrlzero) ;;
+  centre) ctrlopt=(--ctrlnoise 0) ;;
+  *) echo "speed-table: --controls takes zero or centre, got '$controls'" >&2; exit 2 ;;
+esac
 cli=$build/bin/moduco
 if [ ! -x "$cli" ]; then
   echo "speed-table: $cli not found; build first (make build, or --build DIR)" >&2
@@ -77,15 +87,17 @@ for r in $(seq 1 "$rounds"); do
     fi
     echo "[round $r/$rounds] $name ($steps steps x $repeat repeats)" >&2
     "${taskset[@]}" "$cli" bench "$file" --reference mujoco --steps "$steps" --repeat "$repeat" \
-      --ctrlnoise 0 --accuracy 0 --profile --json "$out/round-$r-$name.json" \
+      "${ctrlopt[@]}" --accuracy 0 --profile --json "$out/round-$r-$name.json" \
       > "$out/round-$r-$name.txt" 2>&1 || echo "  $name failed: see $out/round-$r-$name.txt" >&2
   done <<< "$table"
 done
 
-python3 - "$out" "$rounds" "$repeat" "$pin" "$table" <<'PY'
+python3 - "$out" "$rounds" "$repeat" "$pin" "$table" "$controls" <<'PY'
 import glob, json, os, statistics, sys
 out, rounds, repeat, pin = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 table = [l.split("|") for l in sys.argv[5].splitlines()]
+controls = ("zero controls" if sys.argv[6] == "zero" else
+            "controls held at the centre of each ctrlrange")
 med = statistics.median
 rows, stages, bars, machine, date = [], [], [], {}, None
 keys = ["pos_kinematics", "pos_inertia", "pos_collision", "pos_make", "velocity", "actuation",
@@ -119,7 +131,7 @@ m = machine
 lines = [f"Date: {date}. Machine: {m.get('cpu')} ({m.get('ncpu')} CPUs, shared), {m.get('os')} "
          f"{m.get('kernel')}, compiler {m.get('compiler')}, Moduco {m.get('moduco_version')}, "
          f"MuJoCo {m.get('mujoco_version')}. {rounds} round(s) x {repeat} interleaved repeats per "
-         f"arm{', pinned to CPU ' + pin if pin else ''}; zero controls, model-default solver and "
+         f"arm{', pinned to CPU ' + pin if pin else ''}; {controls}, model-default solver and "
          "integrator. Ratio: Moduco / MuJoCo 2.2.2 steps/s (median over rounds of each round's "
          "median paired ratio), spread: min..max over rounds.", "",
          "| model | nv | nu | Moduco steps/s | MuJoCo 2.2.2 steps/s | ratio | spread | target "

@@ -111,7 +111,8 @@ struct mcbBench_ {
 
 // controls.c
 unsigned long long bench_modelHash(const char* file, const mcModel* m);
-double* bench_makeControls(const mcModel* m, long steps, double noise, unsigned long long seed);
+double* bench_makeControls(const mcModel* m, long steps, double noise, int zero,
+                           unsigned long long seed);
 double bench_uniform(unsigned long long* s);
 
 // mujoco.c

@@ -102,7 +102,8 @@ static void setupGroup(mcbBench* b, int g, int first) {
       const mcModel* m = b->arm[i].m;
       unsigned long long seed = c->seed ^ bench_modelHash(c->model[g], m);
       grp->nu = m->nu;
-      grp->ctrl = bench_makeControls(m, c->steps + c->warmup, c->ctrlnoise, seed);
+      grp->ctrl = bench_makeControls(m, c->steps + c->warmup, c->ctrlnoise, c->ctrlzero,
+                                     seed);
       grp->base_qpos = calloc((size_t)BENCH_NSAMPLE * (size_t)(m->nq ? m->nq : 1),
                               sizeof(double));
       break;

@@ -40,11 +40,15 @@ double bench_uniform(unsigned long long* s) {
 }
 
 
-// smoothed noise of amplitude noise, scaled to ctrlrange when limited; seed already mixes the
-// model hash in
-double* bench_makeControls(const mcModel* m, long steps, double noise, unsigned long long seed) {
+// smoothed noise of amplitude noise, scaled to ctrlrange when limited (zero: every control 0);
+// seed already mixes the model hash in
+double* bench_makeControls(const mcModel* m, long steps, double noise, int zero,
+                           unsigned long long seed) {
   int nu = m->nu;
   double* c = calloc((size_t)(steps * (nu ? nu : 1)), sizeof(double));
+  if (zero) {
+    return c;
+  }
   double* x = calloc((size_t)(nu ? nu : 1), sizeof(double));
   unsigned long long s = seed * 0x9E3779B97F4A7C15ULL + 12345;
   s = s ? s : 1;                  // xorshift stays at zero from zero

@@ -45,6 +45,7 @@ static void addSettings(cJSON* root, const mcbConfig* c) {
   cJSON_AddNumberToObject(set, "repeat", (double)c->repeat);
   cJSON_AddNumberToObject(set, "warmup_steps", (double)c->warmup);
   cJSON_AddNumberToObject(set, "ctrlnoise", c->ctrlnoise);
+  cJSON_AddBoolToObject(set, "ctrlzero", c->ctrlzero != 0);
   cJSON_AddNumberToObject(set, "seed", (double)c->seed);
   cJSON_AddNumberToObject(set, "accuracy_samples", c->accuracy);
   cJSON_AddStringToObject(set, "order", "interleaved: arm 0..n-1 once per repeat");

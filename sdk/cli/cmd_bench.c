@@ -16,8 +16,8 @@
 
 static const char* const kUsage =
   "usage: moduco bench MODEL... [--solver A,B,...] [--integrator A,B,...] [--steps N] "
-  "[--repeat R] [--warmup N] [--threads T1,T2,...] [--ctrlnoise S] [--seed S] [--accuracy N] "
-  "[--allow-divergence] [--json FILE] [--plot FILE.svg] [--reference mujoco] [--profile]";
+  "[--repeat R] [--warmup N] [--threads T1,T2,...] [--ctrlnoise S] [--ctrlzero] [--seed S] "
+  "[--accuracy N] [--allow-divergence] [--json FILE] [--plot FILE.svg] [--reference mujoco] [--profile]";
 
 typedef struct {                  // command line
   const char* model[MAXLIST];
@@ -116,6 +116,8 @@ static int parseOptions(int argc, char** argv, Options* o) {
         cli_error("--ctrlnoise needs a non-negative number, got '%s'", argv[i]);
         rc = CLI_USAGE;
       }
+    } else if (!strcmp(a, "--ctrlzero")) {
+      c->ctrlzero = 1;
     } else if (!strcmp(a, "--json") && has) {
       o->json = argv[++i];
     } else if (!strcmp(a, "--plot") && has) {

@@ -20,6 +20,7 @@ Test(bench_api, defaults) {
   cr_expect_eq(c.repeat, 7);
   cr_expect_lt(c.warmup, 0);
   cr_expect_eq(c.accuracy, 16);
+  cr_expect_eq(c.ctrlzero, 0);
   cr_expect_eq(c.seed, 1);
   cr_expect_eq(c.nmodel, 0);
   cr_expect_null(c.model);
@@ -91,6 +92,39 @@ Test(bench_api, divergence_status) {
   cr_expect_eq(mcb_status(b, 0), mcbSTATUS_DIVERGED);
   cr_expect_eq(mcb_status(b, 1), mcbSTATUS_OK);
   mcb_delete(b);
+}
+
+
+// one arm of a model: its trajectory hash and final energy under the given control settings
+static void runControls(const char* model, int zero, double noise, unsigned long long seed,
+                        unsigned long long* hash, double* energy) {
+  const char* models[] = {model};
+  mcbConfig c;
+  mcb_defaultConfig(&c);
+  c.model = models, c.nmodel = 1, c.steps = 200, c.repeat = 1, c.accuracy = 0;
+  c.ctrlzero = zero, c.ctrlnoise = noise, c.seed = seed;
+  mcbBench* b = mcb_create(&c);
+  cr_assert_not_null(b);
+  cr_assert_eq(mcb_run(b), 0);
+  const mcbResult* r = mcb_result(b, 0);
+  cr_assert_null(r->error, "%s", r->error);
+  *hash = r->trajectory_hash;
+  *energy = r->energy1;
+  mcb_delete(b);
+}
+
+
+// --ctrlzero: every control exactly 0, whatever the noise and seed; not the centred controls
+Test(bench_api, ctrlzero_controls) {
+  unsigned long long z1, z2, centred;
+  double e1, e2, ec;
+  runControls(FIXTURES "offcentre.xml", 1, 0.1, 1, &z1, &e1);
+  runControls(FIXTURES "offcentre.xml", 1, 0.5, 7, &z2, &e2);
+  runControls(FIXTURES "offcentre.xml", 0, 0.0, 1, &centred, &ec);
+  cr_expect_eq(z1, z2, "zero controls ignore the noise and the seed");
+  cr_expect_neq(z1, centred, "centred controls (0.4) move the arm, zero controls do not");
+  cr_expect_eq(e1, 0.0, "at rest at its zero target, no gravity: energy stays 0 (%g)", e1);
+  cr_expect_gt(ec, 0.0, "the centred target moves the arm");
 }
 
 

@@ -51,6 +51,7 @@ typedef struct mcbConfig_ {       // what to run; arrays are borrowed until mcb_
   int reference;                  // 1: add MuJoCo 2.2.2 twins
   int profile;                    // 1: one more run per arm with the stage timers on
   int accuracy;                   // states per arm of the accuracy measure (default 16; 0: off)
+  int ctrlzero;                   // 1: every control exactly 0 (no noise, not centred; default 0)
 } mcbConfig;
 
 typedef struct mcbScaling_ {      // throughput at one thread count
