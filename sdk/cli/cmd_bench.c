@@ -17,7 +17,8 @@
 static const char* const kUsage =
   "usage: moduco bench MODEL... [--solver A,B,...] [--integrator A,B,...] [--steps N] "
   "[--repeat R] [--warmup N] [--threads T1,T2,...] [--ctrlnoise S] [--ctrlzero] [--seed S] "
-  "[--accuracy N] [--allow-divergence] [--json FILE] [--plot FILE.svg] [--reference mujoco] [--profile]";
+  "[--accuracy N] [--allow-divergence] [--json FILE] [--plot FILE.svg] [--reference mujoco] "
+  "[--profile]";
 
 typedef struct {                  // command line
   const char* model[MAXLIST];
