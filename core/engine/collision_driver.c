@@ -82,6 +82,19 @@ mcpfCollide mci_collisionFuncFor(const mcModel* m, int type1, int type2) {
 }
 
 
+// the whole table of m's flags, both orders of every type pair (one pthread_once per step, not
+// one per type pair)
+static void collisionTable(const mcModel* m, mcpfCollide func[mcNGEOMTYPES][mcNGEOMTYPES]) {
+  pthread_once(&g_tableOnce, buildTable);
+  int t = m->opt.enableflags & mcENBL_NATIVECCD ? 1 : 0;
+  for (int t1 = 0; t1 < mcNGEOMTYPES; t1++) {
+    for (int t2 = 0; t2 < mcNGEOMTYPES; t2++) {
+      func[t1][t2] = t1 <= t2 ? g_table[t][t1][t2] : g_table[t][t2][t1];
+    }
+  }
+}
+
+
 mcpfCollide mci_collisionFunc(int type1, int type2) {
   return mci_collisionFuncFor(NULL, type1, type2);
 }
@@ -900,11 +913,7 @@ static int candidates(const mcModel* m, mcData* d, mciCandidate** list) {
   ctx.excludeSorted = isSorted(m->exclude_signature, m->nexclude);
   ctx.checkExplicit = mode == mcCOL_ALL;
   ctx.override = (m->opt.enableflags & mcENBL_OVERRIDE) != 0;
-  for (int t1 = 0; t1 < mcNGEOMTYPES; t1++) {
-    for (int t2 = 0; t2 < mcNGEOMTYPES; t2++) {
-      ctx.func[t1][t2] = mci_collisionFuncFor(m, t1, t2);
-    }
-  }
+  collisionTable(m, ctx.func);
 
   // explicit pairs
   if (mode != mcCOL_DYNAMIC) {
