@@ -873,18 +873,19 @@ static int collidable(const mcModel* m, int g) {
 }
 
 
-// all dynamic pairs through the filters into ctx (planes against all geoms, then the sweep or,
-// for many geoms, the grid: the same pairs either way);
-// return 0 if the stack is full
+// all dynamic pairs through the filters into ctx (planes against all collidable geoms, coll in
+// geom order: the others fail testPair's first filter; then the sweep or, for many geoms, the
+// grid: the same pairs either way); return 0 if the stack is full
 static int dynamicPairs(mciBroad* ctx, mcData* d, const mciBox* box, int nbox,
-                        const int* planes, int nplane) {
+                        const int* planes, int nplane, const int* coll, int ncoll) {
   const mcModel* m = ctx->m;
   ctx->n = 0;
 
-  // planes (unbounded) against every other geom
+  // planes (unbounded) against every other collidable geom
   for (int i = 0; i < nplane; i++) {
     int p = planes[i];
-    for (int g = 0; g < m->ngeom; g++) {
+    for (int k = 0; k < ncoll; k++) {
+      int g = coll[k];
       int tg = m->geom_type[g];
       if (g == p || ((tg == mcGEOM_PLANE || tg == mcGEOM_HFIELD) && g < p)) {
         continue;
@@ -923,18 +924,21 @@ static int candidates(const mcModel* m, mcData* d, mciCandidate** list) {
   // broad phase: planes, and the bounding cubes of the other collidable geoms
   mciBox* box = NULL;
   int* planes = NULL;
-  int nbox = 0, nplane = 0;
+  int* coll = NULL;
+  int nbox = 0, nplane = 0, ncoll = 0;
   mciCandidate* raw = NULL;
   if (mode != mcCOL_PAIR && ngeom > 1) {
     box = (mciBox*)mc_stackAlloc(d, sizeof(mciBox) * (size_t)ngeom, _Alignof(mciBox));
     planes = (int*)mc_stackAlloc(d, sizeof(int) * (size_t)ngeom, _Alignof(int));
-    if (!box || !planes) {
+    coll = (int*)mc_stackAlloc(d, sizeof(int) * (size_t)ngeom, _Alignof(int));
+    if (!box || !planes || !coll) {
       return -1;
     }
     for (int g = 0; g < ngeom; g++) {
       if (!collidable(m, g)) {
         continue;
       }
+      coll[ncoll++] = g;
       if (m->geom_type[g] == mcGEOM_PLANE || m->geom_type[g] == mcGEOM_HFIELD) {
         planes[nplane++] = g;  // unbounded: planes and height fields (rbound 0, as in MuJoCo)
         continue;
@@ -953,7 +957,7 @@ static int candidates(const mcModel* m, mcData* d, mciCandidate** list) {
                                        _Alignof(mciCandidate));
     ctx.out = raw ? raw + npre : NULL;
     ctx.cap = raw ? guess : 0;
-    if (!dynamicPairs(&ctx, d, box, nbox, planes, nplane)) {
+    if (!dynamicPairs(&ctx, d, box, nbox, planes, nplane, coll, ncoll)) {
       return -1;
     }
     if (ctx.n > ctx.cap) {
@@ -964,7 +968,7 @@ static int candidates(const mcModel* m, mcData* d, mciCandidate** list) {
       }
       ctx.out = raw + npre;
       ctx.cap = ctx.n;
-      if (!dynamicPairs(&ctx, d, box, nbox, planes, nplane)) {
+      if (!dynamicPairs(&ctx, d, box, nbox, planes, nplane, coll, ncoll)) {
         return -1;
       }
     }
