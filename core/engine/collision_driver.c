@@ -1,6 +1,7 @@
 // Moduco core: collision driver. Pair generation (explicit pairs and a broad phase over bounding
-// cubes: sweep and prune, engine/broadphase.c, or a hashed grid for many geoms), the four filters, contact parameter mixing and the collide-function table
-// built from the collision plugins.
+// cubes: body cubes then geom cubes for bodies of several geoms, sweep and prune,
+// engine/broadphase.c, or a hashed grid for many geoms), the four filters, contact parameter
+// mixing and the collide-function table built from the collision plugins.
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -867,6 +868,116 @@ static void sweptPair(void* ctx, int g1, int g2) {
 }
 
 
+// the body level of the broad phase: each body's cube holds the cubes of its bounded collidable
+// geoms; bodies whose cubes meet and pass the body filters pair their geoms whose own cubes meet,
+// the lower body's geoms outer, both in geom order (MuJoCo's loops). Every geom pair whose cubes
+// meet lies in bodies whose cubes meet, so the pairs are those of the geom-level sweep; only
+// their order within one body pair is geom order instead of sweep order.
+#define MCI_BODYSWEEP_MAX 64      // most bodies with geoms for the body level (pairs: n^2 / 2)
+
+typedef struct {
+  mciBroad* ctx;
+  const mciBox* box;              // geom cubes (in geom order)
+  const int* start;               // body b's geoms: box indices order[start[b] .. start[b+1])
+  const int* order;
+} BodySweep;
+
+
+static void bodyPair(void* arg, int b1, int b2) {
+  const BodySweep* s = (const BodySweep*)arg;
+  mciBroad* ctx = s->ctx;
+  if (b1 > b2) {
+    int t = b1;
+    b1 = b2;
+    b2 = t;
+  }
+  if (bodyFilter(ctx->m, b1, b2, ctx->excludeSorted) || mc_sleepSkipPair(ctx->m, ctx->d, b1, b2)) {
+    return;
+  }
+  for (int i = s->start[b1]; i < s->start[b1 + 1]; i++) {
+    const mciBox* x = s->box + s->order[i];
+    for (int j = s->start[b2]; j < s->start[b2 + 1]; j++) {
+      const mciBox* y = s->box + s->order[j];
+      if (mci_boxOverlap(x, y)) {
+        testPair(ctx, x->geom, y->geom);
+      }
+    }
+  }
+}
+
+
+// body cubes of the geom cubes, each against each (few bodies: MCI_BODYSWEEP_MAX); 1: done, 0:
+// stack full, -1: a geom cube is not finite (the caller sweeps geoms, which treats those apart)
+__attribute__((noinline)) static int bodySweep(mciBroad* ctx, mcData* d, const mciBox* box,
+                                               int nbox) {
+  const mcModel* m = ctx->m;
+  int nbody = m->nbody;
+  int* start = (int*)mc_stackAlloc(d, sizeof(int) * (size_t)(nbody + 1), _Alignof(int));
+  int* order = (int*)mc_stackAlloc(d, sizeof(int) * (size_t)nbox, _Alignof(int));
+  mciBox* body = (mciBox*)mc_stackAlloc(d, sizeof(mciBox) * (size_t)nbox, _Alignof(mciBox));
+  int* slot = (int*)mc_stackAlloc(d, sizeof(int) * (size_t)nbody, _Alignof(int));
+  if (!start || !order || !body || !slot) {
+    return 0;
+  }
+
+  // geoms grouped by body (counting sort: geom order kept within a body)
+  memset(start, 0, sizeof(int) * (size_t)(nbody + 1));
+  for (int i = 0; i < nbox; i++) {
+    if (!isfinite(box[i].r) || !isfinite(box[i].c[0]) || !isfinite(box[i].c[1]) ||
+        !isfinite(box[i].c[2])) {
+      return -1;
+    }
+    start[m->geom_bodyid[box[i].geom] + 1]++;
+  }
+  for (int b = 0; b < nbody; b++) {
+    start[b + 1] += start[b];
+    slot[b] = start[b];
+  }
+  for (int i = 0; i < nbox; i++) {
+    order[slot[m->geom_bodyid[box[i].geom]]++] = i;
+  }
+
+  // one cube per body with geoms: its geoms' extents, widened by a relative 1e-9 so that
+  // rounding in the centre and half-size never leaves a geom cube sticking out
+  int nb = 0;
+  for (int b = 0; b < nbody; b++) {
+    if (start[b] == start[b + 1]) {
+      continue;
+    }
+    mcNum lo[3], hi[3];
+    for (int k = 0; k < 3; k++) {
+      lo[k] = INFINITY;
+      hi[k] = -INFINITY;
+    }
+    for (int i = start[b]; i < start[b + 1]; i++) {
+      const mciBox* g = box + order[i];
+      for (int k = 0; k < 3; k++) {
+        lo[k] = g->c[k] - g->r < lo[k] ? g->c[k] - g->r : lo[k];
+        hi[k] = g->c[k] + g->r > hi[k] ? g->c[k] + g->r : hi[k];
+      }
+    }
+    mciBox* c = body + nb++;
+    mcNum r = 0, scale = 0;
+    for (int k = 0; k < 3; k++) {
+      c->c[k] = 0.5 * (lo[k] + hi[k]);
+      r = 0.5 * (hi[k] - lo[k]) > r ? 0.5 * (hi[k] - lo[k]) : r;
+      scale = fabs(c->c[k]) > scale ? fabs(c->c[k]) : scale;
+    }
+    c->r = r + 1e-9 * (scale + r);
+    c->geom = b;
+  }
+  BodySweep sweep = {ctx, box, start, order};
+  for (int i = 0; i < nb; i++) {
+    for (int j = i + 1; j < nb; j++) {
+      if (mci_boxOverlap(body + i, body + j)) {
+        bodyPair(&sweep, body[i].geom, body[j].geom);
+      }
+    }
+  }
+  return 1;
+}
+
+
 // geoms that take part in dynamic collisions
 static int collidable(const mcModel* m, int g) {
   return m->geom_contype[g] || m->geom_conaffinity[g];
@@ -876,8 +987,10 @@ static int collidable(const mcModel* m, int g) {
 // all dynamic pairs through the filters into ctx (planes against all collidable geoms, coll in
 // geom order: the others fail testPair's first filter; then the sweep or, for many geoms, the
 // grid: the same pairs either way); return 0 if the stack is full
-static int dynamicPairs(mciBroad* ctx, mcData* d, const mciBox* box, int nbox,
-                        const int* planes, int nplane, const int* coll, int ncoll) {
+// (flatten: the geom sweep and its pair test inlined here, as they were with one call site)
+__attribute__((flatten)) static int dynamicPairs(mciBroad* ctx, mcData* d, const mciBox* box,
+                                                 int nbox, const int* planes, int nplane,
+                                                 const int* coll, int ncoll) {
   const mcModel* m = ctx->m;
   ctx->n = 0;
 
@@ -894,10 +1007,27 @@ static int dynamicPairs(mciBroad* ctx, mcData* d, const mciBox* box, int nbox,
     }
   }
 
-  // bounded geoms
+  // bounded geoms: by bodies, then geoms; geom cubes that are not finite by the geom sweep; many
+  // geoms by the grid
   mc_markStack(d);
-  int ok = nbox <= MCI_SWEEP_MAXBOX ? mci_sweepPairs(d, box, nbox, sweptPair, ctx) :
-           gridPairs(ctx, d, box, nbox);
+  int ok;
+  if (nbox > MCI_SWEEP_MAXBOX) {
+    ok = gridPairs(ctx, d, box, nbox);
+  } else {
+    // by bodies where they hold two geoms or more on average and are few (measured: with fewer
+    // geoms the body level costs more than it saves); the boxes are in geom order, a body's
+    // geoms contiguous
+    int nb = 0;
+    for (int i = 0; i < nbox; i++) {
+      nb += i == 0 || m->geom_bodyid[box[i].geom] != m->geom_bodyid[box[i - 1].geom];
+    }
+    int n0 = ctx->n;
+    ok = 2 * nb <= nbox && nb <= MCI_BODYSWEEP_MAX ? bodySweep(ctx, d, box, nbox) : -1;
+    if (ok < 0) {
+      ctx->n = n0;
+      ok = mci_sweepPairs(d, box, nbox, sweptPair, ctx);
+    }
+  }
   mc_freeStack(d);
   return ok;
 }

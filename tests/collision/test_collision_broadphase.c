@@ -100,10 +100,11 @@ static int bruteForcePairs(const mcModel* m, const mcData* d) {
 }
 
 
-Test(broadphase, mixed_sizes_against_mujoco_and_brute_force) {
-  char* xml = mixedScene(NBODY);
+// xml's contacts against MuJoCo 2.2.2 (in order) and its pair count against brute force, over
+// npose random poses (half-widths alternating 0.4 and wide); return the contacts found
+static int againstMujocoAndBruteForce(const char* xml, int npose, double wide, unsigned seed,
+                                      const char* label) {
   mjModel* mm = orc_loadMj(xml);
-  free(xml);
   cr_assert(mm, "MuJoCo could not load the scene");
   mjData* md = mj_makeData(mm);
   mcModel* m = orc_convert(mm);
@@ -112,34 +113,77 @@ Test(broadphase, mixed_sizes_against_mujoco_and_brute_force) {
   cr_assert(d);
 
   OrcStats st = {0};
-  OrcRng r = {4242};
+  OrcRng r = {seed};
   int total = 0, npairfail = 0;
-  for (int i = 0; i < 40; i++) {
-    randomPoses(mm, md, &r, i % 2 ? 0.4 : 1.5, i % 4 >= 2);
+  for (int i = 0; i < npose; i++) {
+    randomPoses(mm, md, &r, i % 2 ? 0.4 : wide, i % 4 >= 2);
     mj_kinematics(mm, md);
     mj_collision(mm, md);
     orc_copyPoses(mm, md, m, d);
     mc_collision(m, d);
-    orc_compare(md->contact, md->ncon, d->contact, d->ncon, 1e-9, 1, "mixed", &st);
+    orc_compare(md->contact, md->ncon, d->contact, d->ncon, 1e-9, 1, label, &st);
     total += d->ncon;
 
     // every pair the filters accept is generated, once
     int got = mci_collisionPairs(m, d), want = bruteForcePairs(m, d);
     if (got != want) {
       npairfail++;
-      printf("poses %d: broad phase %d pairs, brute force %d\n", i, got, want);
+      printf("%s, poses %d: broad phase %d pairs, brute force %d\n", label, i, got, want);
     }
   }
-  printf("mixed sizes: %d poses, %d differ from MuJoCo, %d contacts, %d pair counts differ\n",
+  printf("%s: %d poses, %d differ from MuJoCo, %d contacts, %d pair counts differ\n", label,
          st.ncases, st.ncasefail, total, npairfail);
-  cr_expect_gt(total, 40 * 20, "too few contacts (%d) for a meaningful comparison", total);
-  cr_expect_eq(st.ncasefail, 0, "%d of %d poses differ from MuJoCo", st.ncasefail, st.ncases);
-  cr_expect_eq(npairfail, 0, "%d poses: broad phase and brute force disagree", npairfail);
+  cr_expect_eq(st.ncasefail, 0, "%s: %d of %d poses differ from MuJoCo", label, st.ncasefail,
+               st.ncases);
+  cr_expect_eq(npairfail, 0, "%s: %d poses: broad phase and brute force disagree", label,
+               npairfail);
 
   mc_deleteData(d);
   mc_deleteModel(m);
   mj_deleteData(md);
   mj_deleteModel(mm);
+  return total;
+}
+
+
+Test(broadphase, mixed_sizes_against_mujoco_and_brute_force) {
+  char* xml = mixedScene(NBODY);
+  int total = againstMujocoAndBruteForce(xml, 40, 1.5, 4242, "mixed sizes");
+  free(xml);
+  cr_expect_gt(total, 40 * 20, "too few contacts (%d) for a meaningful comparison", total);
+}
+
+
+// bodies of three geoms each (spheres and capsules, whose contacts match 2.2.2's; the body level of the broad phase: two geoms or more per body on
+// average, at most MCI_BODYSWEEP_MAX bodies), an exclude and a parent-child pair; several
+// contacts per body pair, which MuJoCo orders by geom within the pair
+Test(broadphase, multi_geom_bodies_against_mujoco_and_brute_force) {
+  size_t cap = (size_t)1 << 16, len = 0;
+  char* s = malloc(cap);
+  cr_assert(s);
+  OrcRng r = {31};
+#define PUT(...) len += (size_t)snprintf(s + len, cap - len, __VA_ARGS__)
+  PUT("<mujoco><size nconmax='4000' njmax='100'/><worldbody>"
+      "<geom name='floor' type='plane' size='5 5 .1'/>"
+      "<geom type='capsule' size='0.05 0.2' pos='0.3 0 0.05' euler='0 90 0'/>"
+      "<geom type='sphere' size='0.15' pos='-0.3 0.2 0'/>");
+  for (int i = 0; i < 30; i++) {
+    double a = 0.03 + 0.05 * orc_uniform(&r, 0, 1);
+    PUT("<body name='b%d'><freejoint/><geom type='sphere' size='%.4f'/>"
+        "<geom type='capsule' size='%.4f %.4f' pos='%.4f 0 0'/>"
+        "<geom type='sphere' size='%.4f' pos='0 %.4f 0'%s/>", i, a, 0.5 * a, a, a, 0.6 * a,
+        -a, i % 9 == 4 ? " contype='2'" : "");
+    if (i % 10 == 0) {
+      PUT("<body><joint type='hinge'/><geom type='sphere' size='%.4f' pos='0 0 %.4f'/>"
+          "<geom type='sphere' size='%.4f' pos='0 0 %.4f'/></body>", 0.5 * a, a, 0.4 * a, -a);
+    }
+    PUT("</body>");
+  }
+  PUT("</worldbody><contact><exclude body1='b1' body2='b2'/></contact></mujoco>");
+#undef PUT
+  int total = againstMujocoAndBruteForce(s, 30, 0.8, 555, "multi-geom bodies");
+  free(s);
+  cr_expect_gt(total, 30 * 10, "too few contacts (%d) for a meaningful comparison", total);
 }
 
 
