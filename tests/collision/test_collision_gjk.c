@@ -485,10 +485,185 @@ Test(collision_gjk, box_box_sat_against_mujoco314, .timeout = 1200) {
 }
 
 
+// Polytopes face to face with MuJoCo 3.14's multiccd (on by default there): a box or a flat mesh
+// slab below, a box, a cube mesh or a hexagonal prism mesh above, tilted by up to 8 degrees about
+// a random horizontal axis (the faces count within 5.1 degrees), turned, shifted (overlapping the
+// lower face's edge in some poses) and sunk by up to 5 mm, with a margin in one pose of four; the
+// contacts compared as sets. Which 4 points 3.14 keeps of a larger overlap polygon (the octagon of
+// two turned squares) is not reproduced: scenes with 4 contacts are compared in count only.
+static const char g_cube[] = "<mesh name='cube' vertex='-.1 -.1 -.1 .1 -.1 -.1 -.1 .1 -.1 .1 .1 "
+                             "-.1 -.1 -.1 .1 .1 -.1 .1 -.1 .1 .1 .1 .1 .1'/>";
+static const char g_slab[] = "<mesh name='slab' vertex='-.3 -.25 -.05 .3 -.25 -.05 -.3 .25 -.05 "
+                             ".3 .25 -.05 -.3 -.25 .05 .3 -.25 .05 -.3 .25 .05 .3 .25 .05'/>";
+
+// the local vertices of the upper geom of kind k (0 box, 1 cube mesh, 2 prism mesh); their count
+static int upperVertices(int k, double v[12][3]) {
+  const double box[3] = {0.1, 0.08, 0.06};
+  int n = 0;
+  for (int i = 0; i < (k == 2 ? 12 : 8); i++, n++) {
+    if (k == 2) {                   // hexagon of radius 0.1, half height 0.06
+      double a = M_PI/3*(i % 6);
+      v[n][0] = 0.1*cos(a);
+      v[n][1] = 0.1*sin(a);
+      v[n][2] = i < 6 ? -0.06 : 0.06;
+    } else {
+      for (int j = 0; j < 3; j++) {
+        double s = k == 0 ? box[j] : 0.1;
+        v[n][j] = (i >> j) & 1 ? s : -s;
+      }
+    }
+  }
+  return n;
+}
+
+
+static void rotateByQuat(const double q[4], const double v[3], double r[3]) {
+  double u[3] = {q[1], q[2], q[3]}, t[3], w = q[0];
+  t[0] = 2*(u[1]*v[2] - u[2]*v[1]);
+  t[1] = 2*(u[2]*v[0] - u[0]*v[2]);
+  t[2] = 2*(u[0]*v[1] - u[1]*v[0]);
+  r[0] = v[0] + w*t[0] + u[1]*t[2] - u[2]*t[1];
+  r[1] = v[1] + w*t[1] + u[2]*t[0] - u[0]*t[2];
+  r[2] = v[2] + w*t[2] + u[0]*t[1] - u[1]*t[0];
+}
+
+
+// one face-to-face scene: lower kind lo (0 box, 1 slab mesh), upper kind up (upperVertices)
+// tilted by tilt about the horizontal axis at angle ax, turned by yaw, at x, y, sunk by sink
+static char* faceSceneAt(int lo, int up, double ax, double tilt, double yaw, double x, double y,
+                         double sink, double margin, const char* flags) {
+  double qt[4] = {cos(tilt/2), sin(tilt/2)*cos(ax), sin(tilt/2)*sin(ax), 0};
+  double qy[4] = {cos(yaw/2), 0, 0, sin(yaw/2)}, q[4];
+  q[0] = qt[0]*qy[0] - qt[3]*qy[3];
+  q[1] = qt[1]*qy[0] + qt[2]*qy[3];
+  q[2] = qt[2]*qy[0] - qt[1]*qy[3];
+  q[3] = qt[0]*qy[3] + qt[3]*qy[0];
+  double v[12][3], zmin = INFINITY;
+  int nv = upperVertices(up, v);
+  for (int i = 0; i < nv; i++) {
+    double r[3];
+    rotateByQuat(q, v[i], r);
+    zmin = fmin(zmin, r[2]);
+  }
+  char upper[256];
+  if (up == 0) {
+    snprintf(upper, sizeof(upper), "<geom type='box' size='0.1 0.08 0.06' margin='%g'/>", margin);
+  } else {
+    snprintf(upper, sizeof(upper), "<geom type='mesh' mesh='%s' margin='%g'/>",
+             up == 1 ? "cube" : "prism", margin);
+  }
+  char* xml = malloc(4096);
+  snprintf(xml, 4096, "<mujoco><option><flag %s/></option><asset>%s%s<mesh name='prism' vertex='",
+           flags, g_cube, g_slab);
+  for (int i = 0; i < nv && up == 2; i++) {
+    snprintf(xml + strlen(xml), 4096 - strlen(xml), "%.17g %.17g %.17g ", v[i][0], v[i][1],
+             v[i][2]);
+  }
+  snprintf(xml + strlen(xml), 4096 - strlen(xml), "%s'/></asset><worldbody>%s<body pos='%.17g "
+           "%.17g %.17g' quat='%.17g %.17g %.17g %.17g'><freejoint/>%s</body></worldbody>"
+           "</mujoco>", up == 2 ? "" : "0 0 0 1 0 0 0 1 0 0 0 1",
+           lo ? "<geom type='mesh' mesh='slab'/>" : "<geom type='box' size='0.3 0.25 0.05'/>", x,
+           y, 0.05 - zmin - sink, q[0], q[1], q[2], q[3], upper);
+  return xml;
+}
+
+
+static char* faceScene(TuRng* rng, int lo, int up, const char* flags) {
+  double ax = tu_uniform(rng, 0, 2*M_PI), tilt = tu_uniform(rng, 0, 8)*M_PI/180;
+  double yaw = tu_uniform(rng, -M_PI, M_PI), sink = tu_uniform(rng, 2e-4, 5e-3);
+  double x = tu_uniform(rng, -0.3, 0.3), y = tu_uniform(rng, -0.25, 0.25);
+  double margin = tu_uniform(rng, 0, 1) < 0.25 ? 0.003 : 0;
+  return faceSceneAt(lo, up, ax, tilt, yaw, x, y, sink, margin, flags);
+}
+
+
+// Poses probed on 3.14 whose rule is known, without ties: a cube mesh on a box tilted by less
+// than the faces' angle (its face's corners inside the box's face at their own depths, the cube
+// face's normal), by more (the box's normal: the cube's edge that enters), the box above the
+// slab mesh, and a hexagonal prism tilted by 5.5 degrees about axes 10, 30, ..., 350 degrees
+// (one edge of its face or one vertex); all agree to 1e-6.
+Test(collision_gjk, multiccd_probed_faces_against_mujoco314, .timeout = 600) {
+  TU_MJS314_REQUIRE();
+  static const double pose[][5] = {  // axis, tilt (degrees), yaw (degrees), x, sink
+    {30, 0.5, 10, 0.02, 0.002}, {60, 1.0, 0, 0.02, 0.003}, {10, 2.0, 40, 0.02, 0.001},
+    {80, 0.2, 5, 0.02, 0.0015}, {45, 0.5, 0, 0.02, 0.002}, {3, 15, 0, 0.02, 0.005},
+    {20, 15, 30, -0.05, 0.004}};
+  enum { NPOSE = sizeof(pose)/sizeof(pose[0]), NPRISM = 18, N = 2*NPOSE + NPRISM };
+  char* xmls[N];
+  int pairOf[N];
+  for (int i = 0; i < NPOSE; i++) {
+    const double* p = pose[i];
+    for (int k = 0; k < 2; k++) {
+      xmls[2*i + k] = faceSceneAt(k, k ? 0 : 1, p[0]*M_PI/180, p[1]*M_PI/180, p[2]*M_PI/180,
+                                  p[3], -0.03, p[4], 0, "multiccd='enable'");
+      pairOf[2*i + k] = k;
+    }
+  }
+  for (int i = 0; i < NPRISM; i++) {
+    xmls[2*NPOSE + i] = faceSceneAt(0, 2, (10 + 20*i)*M_PI/180, 5.5*M_PI/180, 0, 0, 0, 0.002, 0,
+                                    "multiccd='enable'");
+    pairOf[2*NPOSE + i] = 2;
+  }
+  PairStats st[3];
+  memset(st, 0, sizeof(st));
+  runScenes(xmls, pairOf, N, st);
+  for (int k = 0; k < 3; k++) {
+    cr_log_info("probed multiccd poses %d: %d scenes, %d same count, %d all within 1e-6 (%d of %d "
+                "contacts)", k, st[k].nscene, st[k].countOk, st[k].within, st[k].nconWithin,
+                st[k].ncon);
+    cr_expect(st[k].countOk == st[k].nscene && st[k].within == st[k].nscene, "kind %d: %d of %d "
+              "scenes with the same count, %d within 1e-6 (worst dist %.3g pos %.3g normal %.3g)",
+              k, st[k].countOk, st[k].nscene, st[k].within, st[k].worst.dist, st[k].worst.pos,
+              st[k].worst.normal);
+  }
+  for (int i = 0; i < N; i++) {
+    free(xmls[i]);
+  }
+}
+
+
+Test(collision_gjk, multiccd_faces_against_mujoco314, .timeout = 1200) {
+  TU_MJS314_REQUIRE();
+  TuRng rng = {0xfacef};
+  enum { NKIND = 5, NPER = 40, N = NKIND*NPER };
+  // (lower, upper): box-mesh cube, box-prism, slab-box, slab-cube, slab-prism (box-box is SAT's)
+  static const int kinds[NKIND][2] = {{0, 1}, {0, 2}, {1, 0}, {1, 1}, {1, 2}};
+  static const char* const names[NKIND] = {"box-cube mesh", "box-prism mesh", "slab mesh-box",
+                                           "slab mesh-cube mesh", "slab mesh-prism mesh"};
+  char* xmls[N];
+  int pairOf[N];
+  for (int i = 0; i < N; i++) {
+    pairOf[i] = i % NKIND;
+    xmls[i] = faceScene(&rng, kinds[pairOf[i]][0], kinds[pairOf[i]][1], "multiccd='enable'");
+  }
+  PairStats st[NKIND];
+  memset(st, 0, sizeof(st));
+  runScenes(xmls, pairOf, N, st);
+  for (int k = 0; k < NKIND; k++) {
+    const PairStats* s = st + k;
+    cr_log_info("multiccd %s: %d scenes, %d with contact, %d same count, %d all within 1e-6 "
+                "(%d of %d contacts), worst dist %.2g pos %.2g normal %.2g", names[k], s->nscene,
+                s->ncontact, s->countOk, s->within, s->nconWithin, s->ncon, s->worst.dist,
+                s->worst.pos, s->worst.normal);
+    // measured: counts differ in 1 to 4 of 40 (an edge of a face crossing the lower face's
+    // border, ties of two vertices at one depth, mesh against mesh choosing the other edge at the
+    // deepest vertex); besides 4-point reductions, scenes differ beyond 1e-6 where 3.14's EPA
+    // stops at its tolerance (single contacts within 5e-7 in depth, 2e-5 in position)
+    cr_expect(s->countOk >= s->nscene - 4, "%s: counts differ in %d of %d scenes", names[k],
+              s->nscene - s->countOk, s->nscene);
+    cr_expect(s->within >= s->nscene/2, "%s: only %d of %d scenes within 1e-6", names[k],
+              s->within, s->nscene);
+  }
+  for (int i = 0; i < N; i++) {
+    free(xmls[i]);
+  }
+}
+
+
 // whole scenes: 8 free convex geoms of random types, sizes and poses crowded in a 0.35 m cube
 // (many pairs overlapping at once), contacts of all pairs compared as one set; opt: attributes of
-// <option>
-static PairStats runWholeScenes(const char* opt) {
+// <option>, multi: the multiccd flag
+static PairStats runWholeScenes(const char* opt, const char* multi) {
   TuRng rng = {0x5ce9e};
   enum { N = 30, NGEOM = 8 };
   char* xmls[N];
@@ -497,7 +672,7 @@ static PairStats runWholeScenes(const char* opt) {
     size_t len = 0, sz = 16384;
     xmls[i] = malloc(sz);
     len += (size_t)snprintf(xmls[i], sz, "<mujoco><option %s><flag nativeccd='enable' "
-                            "multiccd='disable'/></option><asset>", opt);
+                            "multiccd='%s'/></option><asset>", opt, multi);
     tu_cloudMesh(xmls[i], sz, &rng, "m", 12, (double[3]){0.08, 0.06, 0.1});
     len = strlen(xmls[i]);
     len += (size_t)snprintf(xmls[i] + len, sz - len, "</asset><worldbody>");
@@ -524,9 +699,9 @@ static PairStats runWholeScenes(const char* opt) {
   PairStats st;
   memset(&st, 0, sizeof(st));
   runScenes(xmls, pairOf, N, &st);
-  cr_log_info("whole scenes%s%s: %d scenes, %d same count, %d all within 1e-6; %d of %d contacts "
-              "within 1e-6; worst dist %.2g pos %.2g normal %.2g", *opt ? " with " : "", opt,
-              st.nscene, st.countOk, st.within, st.nconWithin, st.ncon, st.worst.dist,
+  cr_log_info("whole scenes%s%s, multiccd %s: %d scenes, %d same count, %d all within 1e-6; %d of "
+              "%d contacts within 1e-6; worst dist %.2g pos %.2g normal %.2g", *opt ? " with " : "",
+              opt, multi, st.nscene, st.countOk, st.within, st.nconWithin, st.ncon, st.worst.dist,
               st.worst.pos, st.worst.normal);
   for (int i = 0; i < N; i++) {
     free(xmls[i]);
@@ -537,9 +712,22 @@ static PairStats runWholeScenes(const char* opt) {
 
 Test(collision_gjk, random_scenes_against_mujoco314, .timeout = 1200) {
   TU_MJS314_REQUIRE();
-  PairStats st = runWholeScenes("");
+  PairStats st = runWholeScenes("", "disable");
   cr_expect_eq(st.countOk, st.nscene, "contact counts differ in %d scenes",
                st.nscene - st.countOk);
+}
+
+
+// the same scenes with multiccd (on by default in 3.14): box and mesh pairs as 3.14 (faces314.c),
+// the pairs with a curved geom by 3.3.8's scheme, which 3.14 has replaced (a cylinder's cap as a
+// 16-gon with points following its EPA witness, a lying cylinder's 2 ends without the single
+// contact): counts agree in 14 of 30 scenes (measured; 14 with 3.3.8's scheme for all pairs too,
+// face-to-face polytopes being rare in these scenes; multiccd_faces_against_mujoco314 has them)
+Test(collision_gjk, random_scenes_multiccd_against_mujoco314, .timeout = 1200) {
+  TU_MJS314_REQUIRE();
+  PairStats st = runWholeScenes("", "enable");
+  cr_expect(st.countOk >= 12, "contact counts differ in %d scenes",
+            st.nscene - st.countOk);
 }
 
 
@@ -547,7 +735,7 @@ Test(collision_gjk, random_scenes_against_mujoco314, .timeout = 1200) {
 // mujoco314): the same counts, depths within 1e-6 beyond 3.14's own error
 Test(collision_gjk, random_scenes_against_converged_mujoco314, .timeout = 1200) {
   TU_MJS314_REQUIRE();
-  PairStats st = runWholeScenes("ccd_iterations='1000' ccd_tolerance='1e-14'");
+  PairStats st = runWholeScenes("ccd_iterations='1000' ccd_tolerance='1e-14'", "disable");
   cr_expect(st.countOk == st.nscene && st.distBeyond <= 1e-6, "contact counts differ in %d "
             "scenes, dist %.3g beyond 3.14's error", st.nscene - st.countOk, st.distBeyond);
 }
