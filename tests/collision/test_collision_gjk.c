@@ -496,6 +496,54 @@ static const char g_cube[] = "<mesh name='cube' vertex='-.1 -.1 -.1 .1 -.1 -.1 -
 static const char g_slab[] = "<mesh name='slab' vertex='-.3 -.25 -.05 .3 -.25 -.05 -.3 .25 -.05 "
                              ".3 .25 -.05 -.3 -.25 .05 .3 -.25 .05 -.3 .25 .05 .3 .25 .05'/>";
 
+// Without the oracle: a cube mesh (half size 0.1f) on a box, tilted by 0.2 degrees about the x
+// axis and sunk so that its lowest edge is 1 mm deep: with multiccd the contacts are the 4 corners
+// of its bottom face, each at its own depth below the box's top (vertical, the box's face
+// normal), placed halfway along the cube face's normal, with that normal; with a margin on the
+// pair the face scheme does not apply (3.14 keeps its older scheme there).
+Test(collision_gjk, multiccd_faces_exact) {
+  const double t = 0.2*M_PI/180, h = 0.1f, sink = 1e-3;
+  const double c = cos(t), sn = sin(t);
+  const double z = 0.05 + h*c + h*sn - sink;        // lowest corner (y = -h, z = -h) at 0.05 - sink
+  for (int withMargin = 0; withMargin < 2; withMargin++) {
+    char xml[1024];
+    snprintf(xml, sizeof(xml), "<mujoco><option><flag multiccd='enable'/></option><asset>%s"
+             "</asset><worldbody><geom type='box' size='0.3 0.25 0.05' margin='%g'/>"
+             "<body pos='0 0 %.17g' quat='%.17g %.17g 0 0'><freejoint/><geom type='mesh' "
+             "mesh='cube'/></body></worldbody></mujoco>", g_cube, withMargin ? 1e-4 : 0, z,
+             cos(t/2), sin(t/2));
+    mcModel* m = load(xml);
+    mcData* d = mc_makeData(m);
+    mc_forward(m, d);
+    if (withMargin) {
+      cr_expect_neq(d->ncon, 4, "with a margin the face scheme applied");
+    } else {
+      cr_assert_eq(d->ncon, 4, "%d contacts", d->ncon);
+      const double n[3] = {0, -sn, c};                 // the cube's +z turned about x
+      for (int i = 0; i < 4; i++) {
+        double y = (i & 1) ? h : -h, x = (i & 2) ? h : -h;
+        double v[3] = {x, y*c + h*sn, y*sn - h*c + z};  // bottom corner (x, y, -h) turned
+        double depth = 0.05 - v[2];
+        int found = 0;
+        for (int j = 0; j < d->ncon; j++) {
+          const mcContact* con = d->contact + j;
+          double pos[3] = {v[0] + 0.5*depth*n[0], v[1] + 0.5*depth*n[1], v[2] + 0.5*depth*n[2]};
+          double e = fmax(fabs(con->pos[0] - pos[0]), fmax(fabs(con->pos[1] - pos[1]),
+                                                           fabs(con->pos[2] - pos[2])));
+          if (e < 1e-12) {
+            found = 1;
+            expectContact(con, -depth, pos, n, 1e-12, "corner");
+          }
+        }
+        cr_expect(found, "no contact at corner %d (depth %g)", i, depth);
+      }
+    }
+    mc_deleteData(d);
+    mc_deleteModel(m);
+  }
+}
+
+
 // the local vertices of the upper geom of kind k (0 box, 1 cube mesh, 2 prism mesh); their count
 static int upperVertices(int k, double v[12][3]) {
   const double box[3] = {0.1, 0.08, 0.06};
