@@ -300,6 +300,16 @@ Test(collision_gjk, every_convex_pair_against_mujoco314, .timeout = 1200) {
 }
 
 
+// MuJoCo 3.x's names of mpr_iterations and mpr_tolerance are read into them
+Test(collision_gjk, ccd_option_names) {
+  mcModel* m = load("<mujoco><option ccd_iterations='77' ccd_tolerance='1e-9'/><worldbody>"
+                    "<geom type='sphere' size='0.1'/></worldbody></mujoco>");
+  cr_expect_eq(m->opt.mpr_iterations, 77);
+  cr_expect_eq(m->opt.mpr_tolerance, 1e-9);
+  mc_deleteModel(m);
+}
+
+
 // The same poses with 3.14's GJK/EPA run to convergence (ccd_iterations 1000, ccd_tolerance
 // 1e-14; Moduco reads both, MuJoCo 3.x's names of mpr_iterations and mpr_tolerance, and converges
 // whatever they are). 3.14's EPA stops once the support point along the nearest face's normal is
