@@ -154,7 +154,7 @@ void mcc_readOption(mcc* c, const mcxElem* e) {
                  "timestep apirate impratio tolerance ls_tolerance noslip_tolerance mpr_tolerance "
                  "gravity wind magnetic density viscosity o_margin o_solref o_solimp integrator "
                  "solver cone jacobian collision iterations ls_iterations noslip_iterations "
-                 "mpr_iterations sleep_tolerance");
+                 "mpr_iterations sleep_tolerance ccd_tolerance ccd_iterations");
   mcOption* o = &c->opt;
   c->option_elem = e;
   mcc_readNum(c, e, "timestep", &o->timestep);
@@ -165,6 +165,7 @@ void mcc_readOption(mcc* c, const mcxElem* e) {
   mcc_readNum(c, e, "ls_tolerance", &o->ls_tolerance);
   mcc_readNum(c, e, "noslip_tolerance", &o->noslip_tolerance);
   mcc_readNum(c, e, "mpr_tolerance", &o->mpr_tolerance);
+  mcc_readNum(c, e, "ccd_tolerance", &o->mpr_tolerance);  // MuJoCo 3.x's name of mpr_tolerance
   mcc_readNums(c, e, "gravity", o->gravity, 3, 3);
   mcc_readNums(c, e, "wind", o->wind, 3, 3);
   mcc_readNums(c, e, "magnetic", o->magnetic, 3, 3);
@@ -187,6 +188,7 @@ void mcc_readOption(mcc* c, const mcxElem* e) {
   mcc_readInt(c, e, "ls_iterations", &o->ls_iterations);
   mcc_readInt(c, e, "noslip_iterations", &o->noslip_iterations);
   mcc_readInt(c, e, "mpr_iterations", &o->mpr_iterations);
+  mcc_readInt(c, e, "ccd_iterations", &o->mpr_iterations);  // MuJoCo 3.x's name
   if (o->timestep <= 0) {
     mcc_error(c, e, "timestep must be positive (got %g)", o->timestep);
   }

@@ -210,6 +210,9 @@ gjkResult gjk_distance(const gjkQuery* q, mcNum* dist, mcNum x1[3], mcNum x2[3],
     if (repeat) {
       break;
     }
+    gjkSimplex prev = *s;
+    mcNum prevLam[4];
+    memcpy(prevLam, lam, sizeof(prevLam));
     s->v[s->n++] = w;
     mcNum nv[3];
     if (closestSimplex(s, lam, nv)) {
@@ -219,7 +222,11 @@ gjkResult gjk_distance(const gjkQuery* q, mcNum* dist, mcNum x1[3], mcNum x2[3],
     reduce(s, lam);
     mcNum nvv = dot(nv, nv);
     if (s->n > 1 && nvv >= vv) {
-      break;                        // no progress (rounding): converged
+      // no progress (rounding, or a near-degenerate simplex whose fallback point is farther):
+      // converged, on the simplex that gave v
+      *s = prev;
+      memcpy(lam, prevLam, sizeof(prevLam));
+      break;
     }
     v[0] = nv[0];
     v[1] = nv[1];

@@ -38,9 +38,10 @@ static const char* const g_sizes[6] = {"0.1", "0.07 0.12", "0.12 0.08 0.15", "0.
 
 // a scene of geoms a (type t1) and b (type t2) on free bodies, b at distance R along a random
 // direction, both turned at random; margin on geom a, half of it on geom b (MuJoCo 3.14 and
-// Moduco add the two geoms' margins: the pair is detected within 1.5 margin); flags inside
-// <option>
-static char* pairScene(TuRng* rng, int t1, int t2, double R, double margin, const char* flags) {
+// Moduco add the two geoms' margins: the pair is detected within 1.5 margin); opt: attributes of
+// <option>, flags: those of its <flag>
+static char* pairScene(TuRng* rng, int t1, int t2, double R, double margin, const char* opt,
+                       const char* flags) {
   char assets[2048] = "<asset>";
   tu_cloudMesh(assets, sizeof(assets), rng, "ma", 14, (double[3]){0.12, 0.1, 0.15});
   tu_cloudMesh(assets, sizeof(assets), rng, "mb", 10, (double[3]){0.1, 0.13, 0.1});
@@ -62,10 +63,10 @@ static char* pairScene(TuRng* rng, int t1, int t2, double R, double margin, cons
   tu_randomQuat(rng, qb, 0);
   tu_randomUnit(rng, dir);
   char* xml = malloc(4096);
-  snprintf(xml, 4096, "<mujoco><option><flag %s/></option>%s<worldbody>"
+  snprintf(xml, 4096, "<mujoco><option %s><flag %s/></option>%s<worldbody>"
            "<body quat='%.17g %.17g %.17g %.17g'><freejoint/>%s</body>"
            "<body pos='%.17g %.17g %.17g' quat='%.17g %.17g %.17g %.17g'><freejoint/>%s</body>"
-           "</worldbody></mujoco>", flags, assets, qa[0], qa[1], qa[2], qa[3], g[0], R*dir[0],
+           "</worldbody></mujoco>", opt, flags, assets, qa[0], qa[1], qa[2], qa[3], g[0], R*dir[0],
            R*dir[1], R*dir[2], qb[0], qb[1], qb[2], qb[3], g[1]);
   return xml;
 }
@@ -76,12 +77,17 @@ static char* pairScene(TuRng* rng, int t1, int t2, double R, double margin, cons
 // of geom 1) plus its dist. Zero for the exact answer: the true depth (distance) is the smallest
 // overlap (largest gap) over all directions, reached along the true normal. Positive when the
 // normal is off or the depth short of the overlap along the normal.
-static double excess(const mcModel* m, const mcData* d, double dist, const double n[3]) {
-  ConvexObj oa = {m, d, 0, 0, 0}, ob = {m, d, 1, 0, 0};
+static double excessOf(const mcModel* m, const mcData* d, int g1, int g2, double dist,
+                       const double n[3]) {
+  ConvexObj oa = {m, d, g1, 0, 0}, ob = {m, d, g2, 0, 0};
   double neg[3] = {-n[0], -n[1], -n[2]}, sa[3], sb[3];
   geomSupport(&oa, n, sa);
   geomSupport(&ob, neg, sb);
   return (sa[0] - sb[0])*n[0] + (sa[1] - sb[1])*n[1] + (sa[2] - sb[2])*n[2] + dist;
+}
+
+static double excess(const mcModel* m, const mcData* d, double dist, const double n[3]) {
+  return excessOf(m, d, 0, 1, dist, n);
 }
 
 
@@ -102,8 +108,10 @@ static double vecErr(const double* a, const cJSON* arr, int off) {
 
 
 // compare Moduco's contacts of a scene with 3.14's (as sets, each reference contact paired with
-// the nearest unused one by position): the largest errors; -1 when the counts differ
-static int compareScene(const mcData* d, const cJSON* ref, ConErr* err, int* nwithin) {
+// the nearest unused one by position): the largest errors, in *beyond the largest dist error
+// beyond 3.14's own (its excess); -1 when the counts differ
+static int compareScene(const mcModel* m, const mcData* d, const cJSON* ref, ConErr* err,
+                        int* nwithin, double* beyond) {
   int nr = cJSON_GetArraySize(ref);
   memset(err, 0, sizeof(*err));
   if (nr != d->ncon) {
@@ -128,6 +136,13 @@ static int compareScene(const mcData* d, const cJSON* ref, ConErr* err, int* nwi
     double ed = fabs(con->dist - cJSON_GetArrayItem(c, 2)->valuedouble);
     double en = vecErr(con->frame, c, 6);
     err->normal = fmax(err->normal, en);
+    double n[3];
+    for (int k = 0; k < 3; k++) {
+      n[k] = cJSON_GetArrayItem(c, 6 + k)->valuedouble;
+    }
+    double exRef = excessOf(m, d, con->geom1, con->geom2, cJSON_GetArrayItem(c, 2)->valuedouble,
+                            n);
+    *beyond = fmax(*beyond, ed - fabs(exRef));
     *nwithin += ed <= 1e-6 && bestErr <= 1e-6 && en <= 1e-6;
   }
   return nr;
@@ -145,6 +160,7 @@ typedef struct {
   double excessRef;               // the same for 3.14's
   int ncon;                       // contacts compared (scenes with equal counts)
   int nconWithin;                 // of those within 1e-6 in dist, pos and normal
+  double distBeyond;              // largest dist error beyond 3.14's own excess in that scene
 } PairStats;
 
 // run n scenes through Moduco and 3.14; stats per scene pair index pairOf[i]
@@ -165,7 +181,8 @@ static void runScenes(char** xmls, const int* pairOf, int n, PairStats* st) {
     ConErr ce;
     s->nscene++;
     s->ncontact += cJSON_GetArraySize(rc) > 0;
-    int within = 0, okc = compareScene(d, rc, &ce, &within);
+    double beyond = 0;
+    int within = 0, okc = compareScene(m, d, rc, &ce, &within, &beyond);
     if (d->ncon == 1) {
       s->excessMc = fmax(s->excessMc, fabs(excess(m, d, d->contact[0].dist, d->contact[0].frame)));
     }
@@ -183,6 +200,7 @@ static void runScenes(char** xmls, const int* pairOf, int n, PairStats* st) {
       s->nconWithin += within;
       s->countOk++;
       s->worst.dist = fmax(s->worst.dist, ce.dist);
+      s->distBeyond = fmax(s->distBeyond, beyond);
       s->worst.pos = fmax(s->worst.pos, ce.pos);
       s->worst.normal = fmax(s->worst.normal, ce.normal);
       s->within += ce.dist <= 1e-6 && ce.pos <= 1e-6 && ce.normal <= 1e-6;
@@ -213,8 +231,9 @@ static void logTable(const char* title, const PairStats st[6][6], int lo) {
 
 enum { NPOSE = 40 };
 
-Test(collision_gjk, every_convex_pair_against_mujoco314, .timeout = 1200) {
-  TU_MJS314_REQUIRE();
+// NPOSE random poses of every convex type pair (the same poses for the same seed) with <option>
+// attributes opt, through Moduco and 3.14; stats per pair in st
+static void runPairs(const char* opt, PairStats st[6][6]) {
   TuRng rng = {0x6a4b};
   enum { N = 21*NPOSE };
   char* xmls[N];
@@ -225,14 +244,24 @@ Test(collision_gjk, every_convex_pair_against_mujoco314, .timeout = 1200) {
       for (int p = 0; p < NPOSE; p++, n++) {
         // from 0.02 beyond touching range down to centres together
         double R = tu_uniform(&rng, 0.0, 0.3);
-        xmls[n] = pairScene(&rng, t1, t2, R, p % 4 == 0 ? 0.02 : 0, "nativeccd='enable' multiccd='disable'");
+        xmls[n] = pairScene(&rng, t1, t2, R, p % 4 == 0 ? 0.02 : 0, opt,
+                            "nativeccd='enable' multiccd='disable'");
         pairOf[n] = 6*t1 + t2;
       }
     }
   }
-  PairStats st[6][6];
-  memset(st, 0, sizeof(st));
+  memset(st, 0, sizeof(PairStats)*36);
   runScenes(xmls, pairOf, n, &st[0][0]);
+  for (int i = 0; i < n; i++) {
+    free(xmls[i]);
+  }
+}
+
+
+Test(collision_gjk, every_convex_pair_against_mujoco314, .timeout = 1200) {
+  TU_MJS314_REQUIRE();
+  PairStats st[6][6];
+  runPairs("", st);
   logTable("nativeccd against MuJoCo 3.14", (const PairStats(*)[6])st, 0);
   for (int t1 = 0; t1 < 6; t1++) {
     for (int t2 = t1; t2 < 6; t2++) {
@@ -245,18 +274,18 @@ Test(collision_gjk, every_convex_pair_against_mujoco314, .timeout = 1200) {
       cr_expect(ps->countOk >= ps->nscene - boxbox, "%s-%s: contact counts differ in %d of %d "
                 "scenes", a, b, ps->nscene - ps->countOk, ps->nscene);
       cr_expect(ps->ncontact >= NPOSE/2, "%s-%s: only %d scenes in contact", a, b, ps->ncontact);
-      // Moduco's answer is the exact one (excess: zero up to rounding); on cylinders (flat caps)
-      // and a capsule against an ellipsoid (a ruled surface in the Minkowski difference)
-      // rounding stops EPA early in a few deep poses (measured up to 1.8e-5, capsule-cylinder)
+      // Moduco's answer is the exact one (excess: zero up to rounding); between two cylinders
+      // GJK's normal between parallel caps (a large flat face of the Minkowski difference) is
+      // off by rounding (measured 1.4e-7 in one separated pose)
       int cyl = t1 == 3 || t2 == 3;
       int analytic = t1 != 2 && t1 != 3 && t2 != 2 && t2 != 3 && t2 != 5;  // collision-primitive
-      int flat = cyl || (t1 == 1 && t2 == 2);
-      cr_expect(analytic || ps->excessMc <= (flat ? 5e-5 : 1e-9), "%s-%s: Moduco's contact is %.3g off the "
-                "exact answer", a, b, ps->excessMc);
+      cr_expect(analytic || ps->excessMc <= (t1 == 3 && t2 == 3 ? 5e-7 : 1e-9), "%s-%s: "
+                "Moduco's contact is %.3g off the exact answer", a, b, ps->excessMc);
       // where 3.14 is exact too (its analytic pairs, measured up to 1.2e-15) all agree to 1e-6;
       // on polytopes 3.14's EPA stops at its ccd_tolerance (1e-6): dist within 2e-6 (measured
       // 9e-7); on curved shapes 3.14's EPA stops after ccd_iterations = 35 up to 0.024 short
-      // (excessRef), so it is not compared there
+      // (excessRef), so it is not compared there (the next test compares them with 3.14's EPA
+      // run to convergence)
       int curved = t1 == 2 || t2 == 2 || cyl;
       if (ps->excessRef <= 1e-9) {
         cr_expect(ps->worst.dist <= 1e-6 && ps->worst.pos <= (cyl ? 1e-5 : 1e-6) &&
@@ -268,8 +297,46 @@ Test(collision_gjk, every_convex_pair_against_mujoco314, .timeout = 1200) {
       }
     }
   }
-  for (int i = 0; i < n; i++) {
-    free(xmls[i]);
+}
+
+
+// MuJoCo 3.x's names of mpr_iterations and mpr_tolerance are read into them
+Test(collision_gjk, ccd_option_names) {
+  mcModel* m = load("<mujoco><option ccd_iterations='77' ccd_tolerance='1e-9'/><worldbody>"
+                    "<geom type='sphere' size='0.1'/></worldbody></mujoco>");
+  cr_expect_eq(m->opt.mpr_iterations, 77);
+  cr_expect_eq(m->opt.mpr_tolerance, 1e-9);
+  mc_deleteModel(m);
+}
+
+
+// The same poses with 3.14's GJK/EPA run to convergence (ccd_iterations 1000, ccd_tolerance
+// 1e-14; Moduco reads both, MuJoCo 3.x's names of mpr_iterations and mpr_tolerance, and converges
+// whatever they are). 3.14's EPA stops once the support point along the nearest face's normal is
+// within ccd_tolerance of that face, or after ccd_iterations (probed: the depth grows with each
+// iteration up to the cap, and a tolerance of 1e-4 stops it at the state of the 35th iteration),
+// so its default (35, 1e-6) leaves curved pairs short; converged, the depths agree to 1e-6 beyond
+// what 3.14 itself is off the exact answer (sphere-ellipsoid: 2.5e-6 short even so), and Moduco's
+// contact is at least as exact as 3.14's (excess). Position and normal are compared in the log
+// only: near a curved optimum the depth is flat in the normal (an error e in the normal costs
+// about e^2 in depth) and on flat features the position is any point of the overlap, so both
+// converged engines differ there by up to 1e-4 (measured) while exact to 1e-9.
+Test(collision_gjk, every_convex_pair_against_converged_mujoco314, .timeout = 1200) {
+  TU_MJS314_REQUIRE();
+  PairStats st[6][6];
+  runPairs("ccd_iterations='1000' ccd_tolerance='1e-14'", st);
+  logTable("nativeccd against MuJoCo 3.14 converged", (const PairStats(*)[6])st, 0);
+  for (int t1 = 0; t1 < 6; t1++) {
+    for (int t2 = t1; t2 < 6; t2++) {
+      const PairStats* ps = &st[t1][t2];
+      int boxbox = t1 == 4 && t2 == 4;
+      cr_expect(ps->countOk >= ps->nscene - boxbox && ps->distBeyond <= 1e-6,
+                "%s-%s: %d of %d scenes with the same count, dist %.3g beyond 3.14's own error",
+                g_types[t1], g_types[t2], ps->countOk, ps->nscene, ps->distBeyond);
+      cr_expect(ps->excessMc <= ps->excessRef + (t1 == 3 && t2 == 3 ? 5e-7 : 1e-9),
+                "%s-%s: Moduco's contact %.3g off the exact answer, 3.14's %.3g", g_types[t1],
+                g_types[t2], ps->excessMc, ps->excessRef);
+    }
   }
 }
 
@@ -354,7 +421,7 @@ Test(collision_gjk, flag_selects_collider) {
     TuRng pose = rng;
     for (int i = 0; i < 3; i++) {
       pose = rng;                       // the same pose for the three flags
-      char* xml = pairScene(&pose, 3, 4, R, 0, flags[i]);
+      char* xml = pairScene(&pose, 3, 4, R, 0, "", flags[i]);
       mcModel* m = load(xml);
       mcData* d = mc_makeData(m);
       mc_forward(m, d);
@@ -390,7 +457,7 @@ Test(collision_gjk, box_box_sat_against_mujoco314, .timeout = 1200) {
   int pairOf[N];
   for (int i = 0; i < N; i++) {
     if (i < NRAND) {
-      xmls[i] = pairScene(&rng, 4, 4, tu_uniform(&rng, 0.0, 0.3), i % 4 == 0 ? 0.02 : 0,
+      xmls[i] = pairScene(&rng, 4, 4, tu_uniform(&rng, 0.0, 0.3), i % 4 == 0 ? 0.02 : 0, "",
                           "nativeccd='enable' multiccd='disable'");
       pairOf[i] = 0;
     } else {
@@ -428,10 +495,233 @@ Test(collision_gjk, box_box_sat_against_mujoco314, .timeout = 1200) {
 }
 
 
-// whole scenes: 8 free convex geoms of random types, sizes and poses crowded in a 0.35 m cube
-// (many pairs overlapping at once), contacts of all pairs compared as one set
-Test(collision_gjk, random_scenes_against_mujoco314, .timeout = 1200) {
+// Polytopes face to face with MuJoCo 3.14's multiccd (on by default there): a box or a flat mesh
+// slab below, a box, a cube mesh or a hexagonal prism mesh above, tilted by up to 8 degrees about
+// a random horizontal axis (the faces count within 5.1 degrees), turned, shifted (overlapping the
+// lower face's edge in some poses) and sunk by up to 5 mm, with a margin in one pose of four; the
+// contacts compared as sets. Which 4 points 3.14 keeps of a larger overlap polygon (the octagon of
+// two turned squares) is not reproduced: scenes with 4 contacts are compared in count only.
+static const char g_cube[] = "<mesh name='cube' vertex='-.1 -.1 -.1 .1 -.1 -.1 -.1 .1 -.1 .1 .1 "
+                             "-.1 -.1 -.1 .1 .1 -.1 .1 -.1 .1 .1 .1 .1 .1'/>";
+static const char g_slab[] = "<mesh name='slab' vertex='-.3 -.25 -.05 .3 -.25 -.05 -.3 .25 -.05 "
+                             ".3 .25 -.05 -.3 -.25 .05 .3 -.25 .05 -.3 .25 .05 .3 .25 .05'/>";
+
+// Without the oracle: a cube mesh (half size 0.1f) on a box, tilted by 0.2 degrees about the x
+// axis and sunk so that its lowest edge is 1 mm deep: with multiccd the contacts are the 4 corners
+// of its bottom face, each at its own depth below the box's top (vertical, the box's face
+// normal), placed halfway along the cube face's normal, with that normal; with a margin on the
+// pair the face scheme does not apply (3.14 keeps its older scheme there).
+Test(collision_gjk, multiccd_faces_exact) {
+  const double t = 0.2*M_PI/180, h = 0.1f, sink = 1e-3;
+  const double c = cos(t), sn = sin(t);
+  const double z = 0.05 + h*c + h*sn - sink;        // lowest corner (y = -h, z = -h) at 0.05 - sink
+  for (int withMargin = 0; withMargin < 2; withMargin++) {
+    char xml[1024];
+    snprintf(xml, sizeof(xml), "<mujoco><option><flag multiccd='enable'/></option><asset>%s"
+             "</asset><worldbody><geom type='box' size='0.3 0.25 0.05' margin='%g'/>"
+             "<body pos='0 0 %.17g' quat='%.17g %.17g 0 0'><freejoint/><geom type='mesh' "
+             "mesh='cube'/></body></worldbody></mujoco>", g_cube, withMargin ? 1e-4 : 0, z,
+             cos(t/2), sin(t/2));
+    mcModel* m = load(xml);
+    mcData* d = mc_makeData(m);
+    mc_forward(m, d);
+    if (withMargin) {
+      cr_expect_neq(d->ncon, 4, "with a margin the face scheme applied");
+    } else {
+      cr_assert_eq(d->ncon, 4, "%d contacts", d->ncon);
+      const double n[3] = {0, -sn, c};                 // the cube's +z turned about x
+      for (int i = 0; i < 4; i++) {
+        double y = (i & 1) ? h : -h, x = (i & 2) ? h : -h;
+        double v[3] = {x, y*c + h*sn, y*sn - h*c + z};  // bottom corner (x, y, -h) turned
+        double depth = 0.05 - v[2];
+        int found = 0;
+        for (int j = 0; j < d->ncon; j++) {
+          const mcContact* con = d->contact + j;
+          double pos[3] = {v[0] + 0.5*depth*n[0], v[1] + 0.5*depth*n[1], v[2] + 0.5*depth*n[2]};
+          double e = fmax(fabs(con->pos[0] - pos[0]), fmax(fabs(con->pos[1] - pos[1]),
+                                                           fabs(con->pos[2] - pos[2])));
+          if (e < 1e-12) {
+            found = 1;
+            expectContact(con, -depth, pos, n, 1e-12, "corner");
+          }
+        }
+        cr_expect(found, "no contact at corner %d (depth %g)", i, depth);
+      }
+    }
+    mc_deleteData(d);
+    mc_deleteModel(m);
+  }
+}
+
+
+// the local vertices of the upper geom of kind k (0 box, 1 cube mesh, 2 prism mesh); their count
+static int upperVertices(int k, double v[12][3]) {
+  const double box[3] = {0.1, 0.08, 0.06};
+  int n = 0;
+  for (int i = 0; i < (k == 2 ? 12 : 8); i++, n++) {
+    if (k == 2) {                   // hexagon of radius 0.1, half height 0.06
+      double a = M_PI/3*(i % 6);
+      v[n][0] = 0.1*cos(a);
+      v[n][1] = 0.1*sin(a);
+      v[n][2] = i < 6 ? -0.06 : 0.06;
+    } else {
+      for (int j = 0; j < 3; j++) {
+        double s = k == 0 ? box[j] : 0.1;
+        v[n][j] = (i >> j) & 1 ? s : -s;
+      }
+    }
+  }
+  return n;
+}
+
+
+static void rotateByQuat(const double q[4], const double v[3], double r[3]) {
+  double u[3] = {q[1], q[2], q[3]}, t[3], w = q[0];
+  t[0] = 2*(u[1]*v[2] - u[2]*v[1]);
+  t[1] = 2*(u[2]*v[0] - u[0]*v[2]);
+  t[2] = 2*(u[0]*v[1] - u[1]*v[0]);
+  r[0] = v[0] + w*t[0] + u[1]*t[2] - u[2]*t[1];
+  r[1] = v[1] + w*t[1] + u[2]*t[0] - u[0]*t[2];
+  r[2] = v[2] + w*t[2] + u[0]*t[1] - u[1]*t[0];
+}
+
+
+// one face-to-face scene: lower kind lo (0 box, 1 slab mesh), upper kind up (upperVertices)
+// tilted by tilt about the horizontal axis at angle ax, turned by yaw, at x, y, sunk by sink
+static char* faceSceneAt(int lo, int up, double ax, double tilt, double yaw, double x, double y,
+                         double sink, double margin, const char* flags) {
+  double qt[4] = {cos(tilt/2), sin(tilt/2)*cos(ax), sin(tilt/2)*sin(ax), 0};
+  double qy[4] = {cos(yaw/2), 0, 0, sin(yaw/2)}, q[4];
+  q[0] = qt[0]*qy[0] - qt[3]*qy[3];
+  q[1] = qt[1]*qy[0] + qt[2]*qy[3];
+  q[2] = qt[2]*qy[0] - qt[1]*qy[3];
+  q[3] = qt[0]*qy[3] + qt[3]*qy[0];
+  double v[12][3], zmin = INFINITY;
+  int nv = upperVertices(up, v);
+  for (int i = 0; i < nv; i++) {
+    double r[3];
+    rotateByQuat(q, v[i], r);
+    zmin = fmin(zmin, r[2]);
+  }
+  char upper[256];
+  if (up == 0) {
+    snprintf(upper, sizeof(upper), "<geom type='box' size='0.1 0.08 0.06' margin='%g'/>", margin);
+  } else {
+    snprintf(upper, sizeof(upper), "<geom type='mesh' mesh='%s' margin='%g'/>",
+             up == 1 ? "cube" : "prism", margin);
+  }
+  char* xml = malloc(4096);
+  snprintf(xml, 4096, "<mujoco><option><flag %s/></option><asset>%s%s<mesh name='prism' vertex='",
+           flags, g_cube, g_slab);
+  for (int i = 0; i < nv && up == 2; i++) {
+    snprintf(xml + strlen(xml), 4096 - strlen(xml), "%.17g %.17g %.17g ", v[i][0], v[i][1],
+             v[i][2]);
+  }
+  snprintf(xml + strlen(xml), 4096 - strlen(xml), "%s'/></asset><worldbody>%s<body pos='%.17g "
+           "%.17g %.17g' quat='%.17g %.17g %.17g %.17g'><freejoint/>%s</body></worldbody>"
+           "</mujoco>", up == 2 ? "" : "0 0 0 1 0 0 0 1 0 0 0 1",
+           lo ? "<geom type='mesh' mesh='slab'/>" : "<geom type='box' size='0.3 0.25 0.05'/>", x,
+           y, 0.05 - zmin - sink, q[0], q[1], q[2], q[3], upper);
+  return xml;
+}
+
+
+static char* faceScene(TuRng* rng, int lo, int up, const char* flags) {
+  double ax = tu_uniform(rng, 0, 2*M_PI), tilt = tu_uniform(rng, 0, 8)*M_PI/180;
+  double yaw = tu_uniform(rng, -M_PI, M_PI), sink = tu_uniform(rng, 2e-4, 5e-3);
+  double x = tu_uniform(rng, -0.3, 0.3), y = tu_uniform(rng, -0.25, 0.25);
+  double margin = tu_uniform(rng, 0, 1) < 0.25 ? 0.003 : 0;
+  return faceSceneAt(lo, up, ax, tilt, yaw, x, y, sink, margin, flags);
+}
+
+
+// Poses probed on 3.14 whose rule is known, without ties: a cube mesh on a box tilted by less
+// than the faces' angle (its face's corners inside the box's face at their own depths, the cube
+// face's normal), by more (the box's normal: the cube's edge that enters), the box above the
+// slab mesh, and a hexagonal prism tilted by 5.5 degrees about axes 10, 30, ..., 350 degrees
+// (one edge of its face or one vertex); all agree to 1e-6.
+Test(collision_gjk, multiccd_probed_faces_against_mujoco314, .timeout = 600) {
   TU_MJS314_REQUIRE();
+  static const double pose[][5] = {  // axis, tilt (degrees), yaw (degrees), x, sink
+    {30, 0.5, 10, 0.02, 0.002}, {60, 1.0, 0, 0.02, 0.003}, {10, 2.0, 40, 0.02, 0.001},
+    {80, 0.2, 5, 0.02, 0.0015}, {45, 0.5, 0, 0.02, 0.002}, {3, 15, 0, 0.02, 0.005},
+    {20, 15, 30, -0.05, 0.004}};
+  enum { NPOSE = sizeof(pose)/sizeof(pose[0]), NPRISM = 18, N = 2*NPOSE + NPRISM };
+  char* xmls[N];
+  int pairOf[N];
+  for (int i = 0; i < NPOSE; i++) {
+    const double* p = pose[i];
+    for (int k = 0; k < 2; k++) {
+      xmls[2*i + k] = faceSceneAt(k, k ? 0 : 1, p[0]*M_PI/180, p[1]*M_PI/180, p[2]*M_PI/180,
+                                  p[3], -0.03, p[4], 0, "multiccd='enable'");
+      pairOf[2*i + k] = k;
+    }
+  }
+  for (int i = 0; i < NPRISM; i++) {
+    xmls[2*NPOSE + i] = faceSceneAt(0, 2, (10 + 20*i)*M_PI/180, 5.5*M_PI/180, 0, 0, 0, 0.002, 0,
+                                    "multiccd='enable'");
+    pairOf[2*NPOSE + i] = 2;
+  }
+  PairStats st[3];
+  memset(st, 0, sizeof(st));
+  runScenes(xmls, pairOf, N, st);
+  for (int k = 0; k < 3; k++) {
+    cr_log_info("probed multiccd poses %d: %d scenes, %d same count, %d all within 1e-6 (%d of %d "
+                "contacts)", k, st[k].nscene, st[k].countOk, st[k].within, st[k].nconWithin,
+                st[k].ncon);
+    cr_expect(st[k].countOk == st[k].nscene && st[k].within == st[k].nscene, "kind %d: %d of %d "
+              "scenes with the same count, %d within 1e-6 (worst dist %.3g pos %.3g normal %.3g)",
+              k, st[k].countOk, st[k].nscene, st[k].within, st[k].worst.dist, st[k].worst.pos,
+              st[k].worst.normal);
+  }
+  for (int i = 0; i < N; i++) {
+    free(xmls[i]);
+  }
+}
+
+
+Test(collision_gjk, multiccd_faces_against_mujoco314, .timeout = 1200) {
+  TU_MJS314_REQUIRE();
+  TuRng rng = {0xfacef};
+  enum { NKIND = 5, NPER = 40, N = NKIND*NPER };
+  // (lower, upper): box-mesh cube, box-prism, slab-box, slab-cube, slab-prism (box-box is SAT's)
+  static const int kinds[NKIND][2] = {{0, 1}, {0, 2}, {1, 0}, {1, 1}, {1, 2}};
+  static const char* const names[NKIND] = {"box-cube mesh", "box-prism mesh", "slab mesh-box",
+                                           "slab mesh-cube mesh", "slab mesh-prism mesh"};
+  char* xmls[N];
+  int pairOf[N];
+  for (int i = 0; i < N; i++) {
+    pairOf[i] = i % NKIND;
+    xmls[i] = faceScene(&rng, kinds[pairOf[i]][0], kinds[pairOf[i]][1], "multiccd='enable'");
+  }
+  PairStats st[NKIND];
+  memset(st, 0, sizeof(st));
+  runScenes(xmls, pairOf, N, st);
+  for (int k = 0; k < NKIND; k++) {
+    const PairStats* s = st + k;
+    cr_log_info("multiccd %s: %d scenes, %d with contact, %d same count, %d all within 1e-6 "
+                "(%d of %d contacts), worst dist %.2g pos %.2g normal %.2g", names[k], s->nscene,
+                s->ncontact, s->countOk, s->within, s->nconWithin, s->ncon, s->worst.dist,
+                s->worst.pos, s->worst.normal);
+    // measured: counts differ in 1 to 4 of 40 (an edge of a face crossing the lower face's
+    // border, ties of two vertices at one depth, mesh against mesh choosing the other edge at the
+    // deepest vertex); besides 4-point reductions, scenes differ beyond 1e-6 where 3.14's EPA
+    // stops at its tolerance (single contacts within 5e-7 in depth, 2e-5 in position)
+    cr_expect(s->countOk >= s->nscene - 4, "%s: counts differ in %d of %d scenes", names[k],
+              s->nscene - s->countOk, s->nscene);
+    cr_expect(s->within >= s->nscene/2, "%s: only %d of %d scenes within 1e-6", names[k],
+              s->within, s->nscene);
+  }
+  for (int i = 0; i < N; i++) {
+    free(xmls[i]);
+  }
+}
+
+
+// whole scenes: 8 free convex geoms of random types, sizes and poses crowded in a 0.35 m cube
+// (many pairs overlapping at once), contacts of all pairs compared as one set; opt: attributes of
+// <option>, multi: the multiccd flag
+static PairStats runWholeScenes(const char* opt, const char* multi) {
   TuRng rng = {0x5ce9e};
   enum { N = 30, NGEOM = 8 };
   char* xmls[N];
@@ -439,8 +729,8 @@ Test(collision_gjk, random_scenes_against_mujoco314, .timeout = 1200) {
   for (int i = 0; i < N; i++) {
     size_t len = 0, sz = 16384;
     xmls[i] = malloc(sz);
-    len += (size_t)snprintf(xmls[i], sz, "<mujoco><option><flag nativeccd='enable' "
-                            "multiccd='disable'/></option><asset>");
+    len += (size_t)snprintf(xmls[i], sz, "<mujoco><option %s><flag nativeccd='enable' "
+                            "multiccd='%s'/></option><asset>", opt, multi);
     tu_cloudMesh(xmls[i], sz, &rng, "m", 12, (double[3]){0.08, 0.06, 0.1});
     len = strlen(xmls[i]);
     len += (size_t)snprintf(xmls[i] + len, sz - len, "</asset><worldbody>");
@@ -467,12 +757,43 @@ Test(collision_gjk, random_scenes_against_mujoco314, .timeout = 1200) {
   PairStats st;
   memset(&st, 0, sizeof(st));
   runScenes(xmls, pairOf, N, &st);
-  cr_log_info("whole scenes: %d scenes, %d same count, %d all within 1e-6; %d of %d contacts "
-              "within 1e-6; worst dist %.2g pos %.2g normal %.2g", st.nscene, st.countOk,
-              st.within, st.nconWithin, st.ncon, st.worst.dist, st.worst.pos, st.worst.normal);
-  cr_expect_eq(st.countOk, st.nscene, "contact counts differ in %d scenes",
-               st.nscene - st.countOk);
+  cr_log_info("whole scenes%s%s, multiccd %s: %d scenes, %d same count, %d all within 1e-6; %d of "
+              "%d contacts within 1e-6; worst dist %.2g pos %.2g normal %.2g", *opt ? " with " : "",
+              opt, multi, st.nscene, st.countOk, st.within, st.nconWithin, st.ncon, st.worst.dist,
+              st.worst.pos, st.worst.normal);
   for (int i = 0; i < N; i++) {
     free(xmls[i]);
   }
+  return st;
+}
+
+
+Test(collision_gjk, random_scenes_against_mujoco314, .timeout = 1200) {
+  TU_MJS314_REQUIRE();
+  PairStats st = runWholeScenes("", "disable");
+  cr_expect_eq(st.countOk, st.nscene, "contact counts differ in %d scenes",
+               st.nscene - st.countOk);
+}
+
+
+// the same scenes with multiccd (on by default in 3.14): box and mesh pairs as 3.14 (faces314.c),
+// the pairs with a curved geom by 3.3.8's scheme, which 3.14 has replaced (a cylinder's cap as a
+// 16-gon with points following its EPA witness, a lying cylinder's 2 ends without the single
+// contact): counts agree in 14 of 30 scenes (measured; 14 with 3.3.8's scheme for all pairs too,
+// face-to-face polytopes being rare in these scenes; multiccd_faces_against_mujoco314 has them)
+Test(collision_gjk, random_scenes_multiccd_against_mujoco314, .timeout = 1200) {
+  TU_MJS314_REQUIRE();
+  PairStats st = runWholeScenes("", "enable");
+  cr_expect(st.countOk >= 12, "contact counts differ in %d scenes",
+            st.nscene - st.countOk);
+}
+
+
+// the same scenes with 3.14's GJK/EPA run to convergence (as every_convex_pair_against_converged_
+// mujoco314): the same counts, depths within 1e-6 beyond 3.14's own error
+Test(collision_gjk, random_scenes_against_converged_mujoco314, .timeout = 1200) {
+  TU_MJS314_REQUIRE();
+  PairStats st = runWholeScenes("ccd_iterations='1000' ccd_tolerance='1e-14'", "disable");
+  cr_expect(st.countOk == st.nscene && st.distBeyond <= 1e-6, "contact counts differ in %d "
+            "scenes, dist %.3g beyond 3.14's error", st.nscene - st.countOk, st.distBeyond);
 }

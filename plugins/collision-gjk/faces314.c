@@ -1,0 +1,435 @@
+// Moduco collision-gjk: the multi-contact of two polytopes (box or mesh hull against box or mesh
+// hull) as MuJoCo 3.14 makes it for its multiccd flag, found by probing 3.14 as a black box
+// (tests/collision/test_collision_gjk.c, multiccd tests; docs/mujoco3.md).
+//
+// Given the single contact's normal n (geom1 toward geom2), each geom's face most turned toward
+// the other is taken: geom1's whose outward normal is nearest n, geom2's nearest -n (a box's side,
+// or a mesh hull's triangle with every hull vertex on its plane: the whole flat face). When geom2's
+// face normal is within FACECOS of -n the contacts take its reverse as their normal, else when
+// geom1's is within FACECOS of n its normal, else the single contact stands (edge against edge,
+// vertex against anything off the faces). The two faces, projected along n on a plane, are
+// intersected (convex polygons); each point of the intersection, lifted along n on both face
+// planes (p1 on geom1's, p2 on geom2's), is a contact when (p2 - p1).n, its distance, is within the
+// margin, placed at p2 moved by half its depth along the contact normal. Of more than MAXPTS
+// points the deepest, the farthest from it and the two that widen the set most are kept (3.14
+// keeps 4 of an octagon; which 4 is not reproduced). All work in fixed-size local buffers.
+#include <math.h>
+#include <string.h>
+
+#include <moduco/mcplugin.h>
+
+#include "faces314.h"
+
+#define MAXF     64                 // vertices of one face (more: the single contact stands)
+#define MAXPOLY  (2*MAXF)           // vertices of the intersection
+#define MAXPTS   4                  // contacts kept
+#define FACECOS  0.996              // a face counts when its normal is this near the contact's
+
+static mcNum dot3(const mcNum a[3], const mcNum b[3]) {
+  return a[0]*b[0] + a[1]*b[1] + a[2]*b[2];
+}
+
+
+// the hull graph of mesh geom g (NULL: none)
+static const int* hullGraph(const mcModel* m, int g) {
+  if (m->geom_type[g] != mcGEOM_MESH || m->geom_dataid[g] < 0 || !m->nmeshgraph) {
+    return NULL;
+  }
+  int adr = m->mesh_graphadr[m->geom_dataid[g]];
+  return adr >= 0 && m->mesh_graph[adr] >= 4 && m->mesh_graph[adr + 1] >= 4 ?
+         m->mesh_graph + adr : NULL;
+}
+
+
+int faces314_applies(const mcModel* m, int g1, int g2) {
+  return (m->geom_type[g1] == mcGEOM_BOX || hullGraph(m, g1)) &&
+         (m->geom_type[g2] == mcGEOM_BOX || hullGraph(m, g2));
+}
+
+
+// geom g's point with local coordinates loc, in the world
+static void toWorld(const mcData* d, int g, const mcNum loc[3], mcNum res[3]) {
+  const mcNum* pos = d->geom_xpos + 3*g;
+  const mcNum* mat = d->geom_xmat + 9*g;
+  for (int k = 0; k < 3; k++) {
+    res[k] = pos[k] + mat[3*k]*loc[0] + mat[3*k + 1]*loc[1] + mat[3*k + 2]*loc[2];
+  }
+}
+
+
+// mesh geom g's vertex i (the mesh's own numbering) in the world
+static void meshVertex(const mcModel* m, const mcData* d, int g, int i, mcNum res[3]) {
+  const float* v = m->mesh_vert + 3*(m->mesh_vertadr[m->geom_dataid[g]] + i);
+  mcNum loc[3] = {v[0], v[1], v[2]};
+  toWorld(d, g, loc, res);
+}
+
+
+// a box's face whose outward normal is nearest dir: its 4 corners and normal; the cosine
+static mcNum boxFace(const mcModel* m, const mcData* d, int g, const mcNum dir[3],
+                     mcNum pts[][3], int* np, mcNum o[3]) {
+  const mcNum* mat = d->geom_xmat + 9*g;
+  const mcNum* s = m->geom_size + 3*g;
+  int axis = 0;
+  mcNum best = -INFINITY, sign = 1;
+  for (int k = 0; k < 3; k++) {
+    mcNum c = mat[k]*dir[0] + mat[3 + k]*dir[1] + mat[6 + k]*dir[2];
+    if (fabs(c) > best) {
+      best = fabs(c);
+      axis = k;
+      sign = c < 0 ? -1 : 1;
+    }
+  }
+  for (int k = 0; k < 3; k++) {
+    o[k] = sign*mat[3*k + axis];
+  }
+  *np = 0;
+  for (int i = 0; i < 8; i++) {
+    mcNum loc[3] = {(i & 1) ? s[0] : -s[0], (i & 2) ? s[1] : -s[1], (i & 4) ? s[2] : -s[2]};
+    if (loc[axis]*sign > 0) {
+      toWorld(d, g, loc, pts[(*np)++]);
+    }
+  }
+  return best;
+}
+
+
+// A mesh hull's face whose outward normal is nearest dir: the hull triangle of that normal and
+// every hull vertex on its plane (within 1e-6 of the geom's size); its cosine, or -2 when the
+// face has more than MAXF vertices.
+static mcNum meshFace(const mcModel* m, const mcData* d, int g, const int* gr, const mcNum dir[3],
+                      mcNum pts[][3], int* np, mcNum o[3]) {
+  int nv = gr[0], nf = gr[1];
+  const int* vid = gr + 2 + nv;
+  const int* face = gr + 2 + 3*nv + 3*nf;
+  mcNum inner[3] = {0, 0, 0}, v[3][3], best = -INFINITY, off = 0;
+  for (int j = 0; j < nv; j++) {
+    meshVertex(m, d, g, vid[j], v[0]);
+    for (int k = 0; k < 3; k++) {
+      inner[k] += v[0][k] / nv;
+    }
+  }
+  for (int f = 0; f < nf; f++) {
+    for (int i = 0; i < 3; i++) {
+      meshVertex(m, d, g, face[3*f + i], v[i]);
+    }
+    mcNum a[3], b[3], c[3], w[3];
+    for (int k = 0; k < 3; k++) {
+      a[k] = v[1][k] - v[0][k];
+      b[k] = v[2][k] - v[0][k];
+      w[k] = v[0][k] - inner[k];
+    }
+    c[0] = a[1]*b[2] - a[2]*b[1];
+    c[1] = a[2]*b[0] - a[0]*b[2];
+    c[2] = a[0]*b[1] - a[1]*b[0];
+    mcNum len = sqrt(dot3(c, c)), sgn = dot3(c, w) < 0 ? -1 : 1;
+    if (!(len > 0)) {
+      continue;
+    }
+    mcNum cs = sgn*dot3(c, dir) / len;
+    if (cs > best) {
+      best = cs;
+      for (int k = 0; k < 3; k++) {
+        o[k] = sgn*c[k] / len;
+      }
+      off = dot3(o, v[0]);
+    }
+  }
+  mcNum eps = 1e-6*m->geom_rbound[g];
+  *np = 0;
+  for (int j = 0; j < nv; j++) {
+    meshVertex(m, d, g, vid[j], v[0]);
+    if (fabs(dot3(o, v[0]) - off) <= eps) {
+      if (*np == MAXF) {
+        return -2;
+      }
+      memcpy(pts[(*np)++], v[0], sizeof(v[0]));
+    }
+  }
+  return best;
+}
+
+
+static mcNum bestFace(const mcModel* m, const mcData* d, int g, const mcNum dir[3],
+                      mcNum pts[][3], int* np, mcNum o[3]) {
+  const int* gr = hullGraph(m, g);
+  return gr ? meshFace(m, d, g, gr, dir, pts, np, o) : boxFace(m, d, g, dir, pts, np, o);
+}
+
+
+//---------------------------------- plane geometry ------------------------------------------------
+
+static mcNum cross2(const mcNum o[2], const mcNum a[2], const mcNum b[2]) {
+  return (a[0] - o[0])*(b[1] - o[1]) - (a[1] - o[1])*(b[0] - o[0]);
+}
+
+
+// the convex hull of the n points p, counter-clockwise (monotone chain), in place; its size
+static int hull2(mcNum p[][2], int n) {
+  for (int i = 1; i < n; i++) {      // sort by x, then y (insertion sort: n <= MAXF)
+    mcNum t[2] = {p[i][0], p[i][1]};
+    int j = i - 1;
+    while (j >= 0 && (p[j][0] > t[0] || (p[j][0] == t[0] && p[j][1] > t[1]))) {
+      p[j + 1][0] = p[j][0];
+      p[j + 1][1] = p[j][1];
+      j--;
+    }
+    p[j + 1][0] = t[0];
+    p[j + 1][1] = t[1];
+  }
+  if (n < 3) {
+    return n;
+  }
+  mcNum h[2*MAXF + 2][2];
+  int k = 0;
+  for (int i = 0; i < n; i++) {     // lower chain
+    while (k >= 2 && cross2(h[k - 2], h[k - 1], p[i]) <= 0) {
+      k--;
+    }
+    h[k][0] = p[i][0];
+    h[k][1] = p[i][1];
+    k++;
+  }
+  for (int i = n - 2, t = k + 1; i >= 0; i--) {  // upper chain
+    while (k >= t && cross2(h[k - 2], h[k - 1], p[i]) <= 0) {
+      k--;
+    }
+    h[k][0] = p[i][0];
+    h[k][1] = p[i][1];
+    k++;
+  }
+  k--;                              // the first point closes the chain
+  memcpy(p, h, sizeof(mcNum)*2*(size_t)k);
+  return k;
+}
+
+
+// the convex polygon a (na points, counter-clockwise) clipped by each edge of convex polygon b
+// (counter-clockwise): the intersection in out, its size
+static int clip(const mcNum a[][2], int na, const mcNum b[][2], int nb, mcNum out[][2]) {
+  mcNum buf[2][MAXPOLY][2];
+  int n = na;
+  memcpy(buf[0], a, sizeof(mcNum)*2*(size_t)na);
+  int cur = 0;
+  for (int e = 0; e < nb && n > 0; e++) {
+    const mcNum* s = b[e];
+    const mcNum* t = b[(e + 1) % nb];
+    int m = 0;
+    for (int i = 0; i < n && m < MAXPOLY - 1; i++) {
+      const mcNum* p = buf[cur][i];
+      const mcNum* q = buf[cur][(i + 1) % n];
+      mcNum sp = cross2(s, t, p), sq = cross2(s, t, q);
+      if (sp >= 0) {
+        buf[1 - cur][m][0] = p[0];
+        buf[1 - cur][m][1] = p[1];
+        m++;
+      }
+      if ((sp >= 0) != (sq >= 0)) {
+        mcNum r = sp / (sp - sq);
+        buf[1 - cur][m][0] = p[0] + r*(q[0] - p[0]);
+        buf[1 - cur][m][1] = p[1] + r*(q[1] - p[1]);
+        m++;
+      }
+    }
+    n = m;
+    cur = 1 - cur;
+  }
+  memcpy(out, buf[cur], sizeof(mcNum)*2*(size_t)n);
+  return n;
+}
+
+
+// the segment s[0], s[1] clipped by each edge of convex polygon b (counter-clockwise): its ends
+// in out (0 or 2)
+static int clipSegment(const mcNum s[][2], const mcNum b[][2], int nb, mcNum out[][2]) {
+  mcNum t0 = 0, t1 = 1;
+  for (int e = 0; e < nb && t0 <= t1; e++) {
+    mcNum a0 = cross2(b[e], b[(e + 1) % nb], s[0]), a1 = cross2(b[e], b[(e + 1) % nb], s[1]);
+    if (a0 < 0 && a1 < 0) {
+      return 0;
+    }
+    if ((a0 < 0) != (a1 < 0)) {
+      mcNum r = a0 / (a0 - a1);
+      if (a0 < 0) {
+        t0 = fmax(t0, r);
+      } else {
+        t1 = fmin(t1, r);
+      }
+    }
+  }
+  if (t0 > t1) {
+    return 0;
+  }
+  for (int k = 0; k < 2; k++) {
+    out[0][k] = s[0][k] + t0*(s[1][k] - s[0][k]);
+    out[1][k] = s[0][k] + t1*(s[1][k] - s[0][k]);
+  }
+  return 2;
+}
+
+
+//---------------------------------- contacts ------------------------------------------------------
+
+// a face's points projected on the plane of basis u, v (a convex polygon, counter-clockwise)
+static int project(mcNum pts[][3], int np, const mcNum u[3], const mcNum v[3], mcNum p2[][2]) {
+  for (int i = 0; i < np; i++) {
+    p2[i][0] = dot3(pts[i], u);
+    p2[i][1] = dot3(pts[i], v);
+  }
+  return hull2(p2, np);
+}
+
+
+// q (coordinates in u, v) moved along n onto the plane o.x = off
+static void lift(const mcNum q[2], const mcNum u[3], const mcNum v[3], const mcNum n[3],
+                 const mcNum o[3], mcNum off, mcNum res[3]) {
+  mcNum x[3];
+  for (int k = 0; k < 3; k++) {
+    x[k] = q[0]*u[k] + q[1]*v[k];
+  }
+  mcNum t = (off - dot3(o, x)) / dot3(o, n);
+  for (int k = 0; k < 3; k++) {
+    res[k] = x[k] + t*n[k];
+  }
+}
+
+
+// Replace face polygon p (counter-clockwise about n) by its edge that enters the other geom: from
+// the vertex farthest toward it (along n times side: +1 for geom1, -1 for geom2) to the vertex
+// after it counter-clockwise about the face's outward normal (probed on 3.14: of the two edges
+// at that vertex only this one counts).
+static void faceEdge(mcNum p[][2], int np, const mcNum u[3], const mcNum v[3], const mcNum n[3],
+                     const mcNum o[3], mcNum off, int side) {
+  int best = 0;
+  mcNum far = -INFINITY;
+  for (int i = 0; i < np; i++) {
+    mcNum x[3];
+    lift(p[i], u, v, n, o, off, x);
+    mcNum h = side*dot3(x, n);
+    if (h > far) {
+      far = h;
+      best = i;
+    }
+  }
+  int next = side > 0 ? (best + 1) % np : (best + np - 1) % np;
+  mcNum e[2][2] = {{p[best][0], p[best][1]}, {p[next][0], p[next][1]}};
+  memcpy(p, e, sizeof(e));
+}
+
+
+static mcNum dist2(const mcNum a[3], const mcNum b[3]) {
+  mcNum d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
+  return dot3(d, d);
+}
+
+
+// Keep MAXPTS of the n contacts: the deepest, the farthest from it, then twice the one whose
+// smallest distance to those kept is largest. Return MAXPTS.
+static int reduce(mcContact* con, int n) {
+  int keep[MAXPTS] = {0};
+  for (int i = 1; i < n; i++) {
+    keep[0] = con[i].dist < con[keep[0]].dist ? i : keep[0];
+  }
+  for (int j = 1; j < MAXPTS; j++) {
+    mcNum best = -1;
+    for (int i = 0; i < n; i++) {
+      mcNum near = INFINITY;
+      for (int k = 0; k < j; k++) {
+        near = fmin(near, dist2(con[i].pos, con[keep[k]].pos));
+      }
+      if (near > best) {
+        best = near;
+        keep[j] = i;
+      }
+    }
+  }
+  mcContact tmp[MAXPTS];
+  for (int j = 0; j < MAXPTS; j++) {
+    tmp[j] = con[keep[j]];
+  }
+  memcpy(con, tmp, sizeof(tmp));
+  return MAXPTS;
+}
+
+
+int faces314_contacts(const mcModel* m, const mcData* d, mcContact* con, int g1, int g2,
+                      mcNum margin) {
+  mcNum n[3] = {con[0].frame[0], con[0].frame[1], con[0].frame[2]}, neg[3] = {-n[0], -n[1], -n[2]};
+  mcNum f1[MAXF][3], f2[MAXF][3], o1[3], o2[3], N[3];
+  int n1, n2;
+  mcNum c1 = bestFace(m, d, g1, n, f1, &n1, o1);
+  mcNum c2 = bestFace(m, d, g2, neg, f2, &n2, o2);
+  if (c2 >= FACECOS) {
+    N[0] = -o2[0];
+    N[1] = -o2[1];
+    N[2] = -o2[2];
+  } else if (c1 >= FACECOS) {
+    memcpy(N, o1, sizeof(N));
+  } else {
+    return 0;
+  }
+  if (n1 < 3 || n2 < 3 || !(c1 > 0) || !(c2 > 0)) {
+    return 0;
+  }
+  // the faces are projected along geom1's face normal when it counts, else along the contacts'
+  if (c1 >= FACECOS) {
+    memcpy(n, o1, sizeof(n));
+  } else {
+    memcpy(n, N, sizeof(n));
+  }
+  // a basis u, v of the plane across n
+  mcNum a[3] = {0, 0, 0}, u[3], v[3];
+  a[fabs(n[0]) < 0.6 ? 0 : 1] = 1;
+  mcNum an = dot3(a, n);
+  for (int k = 0; k < 3; k++) {
+    u[k] = a[k] - an*n[k];
+  }
+  mcNum ul = sqrt(dot3(u, u));
+  for (int k = 0; k < 3; k++) {
+    u[k] /= ul;
+  }
+  v[0] = n[1]*u[2] - n[2]*u[1];
+  v[1] = n[2]*u[0] - n[0]*u[2];
+  v[2] = n[0]*u[1] - n[1]*u[0];
+  mcNum p1[MAXF][2], p2[MAXF][2], q[MAXPOLY][2];
+  n1 = project(f1, n1, u, v, p1);
+  n2 = project(f2, n2, u, v, p2);
+  mcNum off1 = dot3(o1, f1[0]), off2 = dot3(o2, f2[0]);
+  if (n1 < 3 || n2 < 3) {
+    return 0;
+  }
+  int nq;
+  if (c2 < FACECOS) {               // geom2 enters by an edge of its face, geom1 by its face
+    faceEdge(p2, n2, u, v, n, o2, off2, -1);
+    nq = clipSegment(p2, p1, n1, q);
+  } else if (c1 < FACECOS) {        // geom1 by an edge, geom2 by its face
+    faceEdge(p1, n1, u, v, n, o1, off1, 1);
+    nq = clipSegment(p1, p2, n2, q);
+  } else {
+    nq = clip(p1, n1, p2, n2, q);
+  }
+  mcContact single = con[0];
+  int nc = 0;
+  for (int i = 0; i < nq && nc < mcMAXCONPAIR; i++) {
+    mcNum x1[3], x2[3];
+    lift(q[i], u, v, n, o1, off1, x1);
+    lift(q[i], u, v, n, o2, off2, x2);
+    mcNum depth = dot3(x1, n) - dot3(x2, n);
+    if (-depth > margin) {
+      continue;
+    }
+    mcContact* c = con + nc++;
+    *c = single;
+    c->dist = -depth;
+    for (int k = 0; k < 3; k++) {
+      c->pos[k] = x2[k] + 0.5*depth*N[k];
+      c->frame[k] = N[k];
+    }
+    memset(c->frame + 3, 0, sizeof(mcNum)*6);
+  }
+  if (nc == 0) {
+    con[0] = single;
+    return 0;
+  }
+  return nc > MAXPTS ? reduce(con, nc) : nc;
+}
