@@ -53,14 +53,18 @@ static int simpleRowsZero(const mcModel* m) {
 }
 
 
+// two doubles at any 8-byte aligned address (GCC/Clang vector extension)
+typedef double mciPair __attribute__((vector_size(16), aligned(8), may_alias));
+
+
 // r -= t * a over n entries (distinct rows of qLD: no overlap). The rows are short (the depth of
-// the dof tree), so pairs of entries without a vectorized loop's set-up and remainder code; each
-// entry gets the same single operation either way
+// the dof tree), so pairs of entries in a plain loop without a vectorized loop's set-up and
+// remainder code; each entry gets the same single product and difference either way
 static inline void axpyNeg(mcNum* restrict r, const mcNum* restrict a, mcNum t, int n) {
+  mciPair tt = {t, t};
   int j = 0;
   for (; j + 2 <= n; j += 2) {
-    r[j] -= t * a[j];
-    r[j + 1] -= t * a[j + 1];
+    *(mciPair*)(r + j) -= tt * *(const mciPair*)(a + j);
   }
   if (j < n) {
     r[j] -= t * a[j];
