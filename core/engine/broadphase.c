@@ -105,16 +105,16 @@ static void setKey(mciSweep* k, const mciBox* box, int i, int axis) {
 }
 
 
-// the keys of the finite boxes into key: in the order of the last sweep if it was along the same
+// the keys of the finite boxes (finite[i]) into key: in the order of the last sweep if it was along the same
 // axis (*hinted = 1; geoms new to the sweep last), else in box order. Return their count, -1 if
 // the stack is full
-static int sweepKeys(mcData* d, const mciBox* box, int nbox, int axis, const int* order,
-                     mciSweep* key, int* hinted) {
+static int sweepKeys(mcData* d, const mciBox* box, const unsigned char* finite, int nbox,
+                     int axis, const int* order, mciSweep* key, int* hinted) {
   int n = 0;
   *hinted = order && order[1] > 0 && order[1] <= order[0] && order[2] == axis;
   if (!*hinted) {
     for (int i = 0; i < nbox; i++) {
-      if (finiteBox(box + i)) {
+      if (finite[i]) {
         setKey(key + n++, box, i, axis);
       }
     }
@@ -131,7 +131,7 @@ static int sweepKeys(mcData* d, const mciBox* box, int nbox, int axis, const int
     slot[g] = -1;
   }
   for (int i = 0; i < nbox; i++) {
-    if (box[i].geom < cap && finiteBox(box + i)) {
+    if (box[i].geom < cap && finite[i]) {
       slot[box[i].geom] = i;
     }
   }
@@ -144,7 +144,7 @@ static int sweepKeys(mcData* d, const mciBox* box, int nbox, int axis, const int
   }
   for (int i = 0; i < nbox; i++) {
     int g = box[i].geom;
-    if (g < cap ? slot[g] == i : finiteBox(box + i)) {
+    if (g < cap ? slot[g] == i : finite[i]) {
       setKey(key + n++, box, i, axis);
     }
   }
@@ -159,7 +159,8 @@ int mci_sweepPairs(mcData* d, const mciBox* box, int nbox, mciPairFn fn, void* c
   mciSweep* key = (mciSweep*)mc_stackAlloc(d, sizeof(mciSweep) * 2 * (size_t)nbox,
                                            _Alignof(mciSweep));
   int* rest = (int*)mc_stackAlloc(d, sizeof(int) * (size_t)nbox, _Alignof(int));
-  if (!key || !rest) {
+  unsigned char* finite = (unsigned char*)mc_stackAlloc(d, (size_t)nbox, 1);
+  if (!key || !rest || !finite) {
     return 0;
   }
 
@@ -167,7 +168,8 @@ int mci_sweepPairs(mcData* d, const mciBox* box, int nbox, mciPairFn fn, void* c
   mcNum mean[3] = {0, 0, 0}, var[3] = {0, 0, 0};
   int nfinite = 0, nrest = 0;
   for (int i = 0; i < nbox; i++) {
-    if (finiteBox(box + i)) {
+    finite[i] = (unsigned char)finiteBox(box + i);
+    if (finite[i]) {
       for (int k = 0; k < 3; k++) {
         mean[k] += box[i].c[k];
       }
@@ -180,7 +182,7 @@ int mci_sweepPairs(mcData* d, const mciBox* box, int nbox, mciPairFn fn, void* c
     mean[k] /= nfinite;
   }
   for (int i = 0; i < nbox; i++) {
-    if (finiteBox(box + i)) {
+    if (finite[i]) {
       for (int k = 0; k < 3; k++) {
         mcNum e = box[i].c[k] - mean[k];
         var[k] += e * e;
@@ -198,7 +200,7 @@ int mci_sweepPairs(mcData* d, const mciBox* box, int nbox, mciPairFn fn, void* c
   // sweep (same axis), the sort is mostly a straight insertion
   int* order = mci_sweepOrder(d);
   int hinted = 0;
-  int n = sweepKeys(d, box, nbox, axis, order, key, &hinted);
+  int n = sweepKeys(d, box, finite, nbox, axis, order, key, &hinted);
   if (n < 0) {
     return 0;
   }
@@ -229,7 +231,7 @@ int mci_sweepPairs(mcData* d, const mciBox* box, int nbox, mciPairFn fn, void* c
   for (int k = 0; k < nrest; k++) {
     int i = rest[k];
     for (int j = 0; j < nbox; j++) {
-      if (j == i || (j < i && !finiteBox(box + j))) {
+      if (j == i || (j < i && !finite[j])) {
         continue;
       }
       if (mci_boxOverlap(box + i, box + j)) {
