@@ -34,11 +34,37 @@ static double uniform(unsigned* s, double lo, double hi) {
 }
 
 
+// all pairs of nbox boxes by the exact test against those the sweep reports on d (pairs named
+// by geom); return the number of overlapping pairs
+static int sweepMatches(mcData* d, const mciBox* box, int nbox, int round) {
+  Pairs* p = calloc(1, sizeof(Pairs));
+  cr_assert(p);
+  mc_markStack(d);
+  int ok = mci_sweepPairs(d, box, nbox, collect, p);
+  mc_freeStack(d);
+  cr_assert(ok, "stack full");
+  int want = 0, missing = 0;
+  for (int i = 0; i < nbox; i++) {
+    for (int j = i + 1; j < nbox; j++) {
+      if (mci_boxOverlap(box + i, box + j)) {
+        int a = box[i].geom, b = box[j].geom;
+        want++;
+        missing += !p->seen[a < b ? a : b][a < b ? b : a];
+      }
+    }
+  }
+  cr_expect_eq(p->twice, 0, "round %d: %d pairs reported twice", round, p->twice);
+  cr_expect_eq(missing, 0, "round %d: %d overlapping pairs missed", round, missing);
+  cr_expect_eq(p->n, want, "round %d: %d pairs reported, %d overlap", round, p->n, want);
+  free(p);
+  return want;
+}
+
+
 // compare the sweep with all pairs on nbox boxes made by seed
 static void check(int nbox, unsigned seed) {
   mciBox* box = calloc((size_t)nbox, sizeof(mciBox));
-  Pairs* p = calloc(1, sizeof(Pairs));
-  cr_assert(box && p);
+  cr_assert(box);
   unsigned s = seed;
   for (int i = 0; i < nbox; i++) {
     for (int k = 0; k < 3; k++) {
@@ -68,28 +94,11 @@ static void check(int nbox, unsigned seed) {
   cr_assert(m, "load: %s", err);
   mcData* d = mc_makeData(m);
   cr_assert(d);
-  mc_markStack(d);
-  int ok = mci_sweepPairs(d, box, nbox, collect, p);
-  mc_freeStack(d);
-  cr_assert(ok, "stack full");
-
-  int want = 0, missing = 0;
-  for (int i = 0; i < nbox; i++) {
-    for (int j = i + 1; j < nbox; j++) {
-      if (mci_boxOverlap(box + i, box + j)) {
-        want++;
-        missing += !p->seen[i][j];
-      }
-    }
-  }
-  cr_expect_eq(p->twice, 0, "%d pairs reported twice", p->twice);
-  cr_expect_eq(missing, 0, "%d overlapping pairs missed", missing);
-  cr_expect_eq(p->n, want, "%d pairs reported, %d overlap", p->n, want);
+  int want = sweepMatches(d, box, nbox, 0);
   cr_expect(nbox < 50 || want > nbox / 4, "too few overlaps (%d) to mean anything", want);
   mc_deleteData(d);
   mc_deleteModel(m);
   free(box);
-  free(p);
 }
 
 
@@ -104,31 +113,6 @@ Test(broadphase_sweep, tiny_inputs) {
   check(2, 11);
   check(3, 12);
   check(17, 13);
-}
-
-
-// all pairs of nbox boxes by the exact test against those the sweep reports on d
-static void sweepMatches(mcData* d, const mciBox* box, int nbox, int round) {
-  Pairs* p = calloc(1, sizeof(Pairs));
-  cr_assert(p);
-  mc_markStack(d);
-  int ok = mci_sweepPairs(d, box, nbox, collect, p);
-  mc_freeStack(d);
-  cr_assert(ok, "stack full");
-  int want = 0, missing = 0;
-  for (int i = 0; i < nbox; i++) {
-    for (int j = i + 1; j < nbox; j++) {
-      if (mci_boxOverlap(box + i, box + j)) {
-        want++;
-        missing += !p->seen[box[i].geom < box[j].geom ? box[i].geom : box[j].geom]
-                            [box[i].geom < box[j].geom ? box[j].geom : box[i].geom];
-      }
-    }
-  }
-  cr_expect_eq(p->twice, 0, "round %d: %d pairs reported twice", round, p->twice);
-  cr_expect_eq(missing, 0, "round %d: %d overlapping pairs missed", round, missing);
-  cr_expect_eq(p->n, want, "round %d: %d pairs reported, %d overlap", round, p->n, want);
-  free(p);
 }
 
 
