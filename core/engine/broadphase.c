@@ -9,6 +9,8 @@
 
 #include <string.h>
 
+#include "engine/io.h"
+
 // sweep key of a box: the low and high ends of its widened extent along the axis
 typedef struct {
   mcNum lo, hi;
@@ -21,6 +23,34 @@ static int finiteBox(const mciBox* b) {
 }
 
 
+// does key x come before key y? (lo, then box: a strict total order, so that every sort gives
+// the same order)
+static inline int sweepBefore(const mciSweep* x, const mciSweep* y) {
+  return x->lo < y->lo || (x->lo == y->lo && x->box < y->box);
+}
+
+
+// straight insertion over all n keys while the moves stay within budget: linear on keys laid
+// out in the last step's order, which bodies moving a little change in few places. Return 1 if
+// sorted; 0 if the budget ran out (a then holds a permutation of the keys)
+static int insertionWithin(mciSweep* a, int n, int budget) {
+  for (int i = 1; i < n; i++) {
+    mciSweep t = a[i];
+    int j = i;
+    while (j > 0 && sweepBefore(&t, a + j - 1)) {
+      a[j] = a[j - 1];
+      j--;
+      if (--budget < 0) {
+        a[j] = t;
+        return 0;
+      }
+    }
+    a[j] = t;
+  }
+  return 1;
+}
+
+
 // merge sort of n keys by (lo, box), tmp of the same size (stable, deterministic, no malloc)
 static void sortSweep(mciSweep* a, mciSweep* tmp, int n) {
   // short runs by insertion
@@ -30,7 +60,7 @@ static void sortSweep(mciSweep* a, mciSweep* tmp, int n) {
     for (int i = s + 1; i < e; i++) {
       mciSweep t = a[i];
       int j = i;
-      while (j > s && (t.lo < a[j - 1].lo || (t.lo == a[j - 1].lo && t.box < a[j - 1].box))) {
+      while (j > s && sweepBefore(&t, a + j - 1)) {
         a[j] = a[j - 1];
         j--;
       }
@@ -46,7 +76,7 @@ static void sortSweep(mciSweep* a, mciSweep* tmp, int n) {
       int m = s + w < n ? s + w : n, e = s + 2 * w < n ? s + 2 * w : n;
       int i = s, j = m, k = s;
       while (i < m && j < e) {
-        int left = src[i].lo < src[j].lo || (src[i].lo == src[j].lo && src[i].box < src[j].box);
+        int left = sweepBefore(src + i, src + j);
         dst[k++] = left ? src[i++] : src[j++];
       }
       while (i < m) {
@@ -66,6 +96,62 @@ static void sortSweep(mciSweep* a, mciSweep* tmp, int n) {
 }
 
 
+// the sweep key of box i along axis
+static void setKey(mciSweep* k, const mciBox* box, int i, int axis) {
+  mcNum c = box[i].c[axis], r = box[i].r, slack = 1e-9 * (fabs(c) + fabs(r));
+  k->lo = c - r - slack;
+  k->hi = c + r + slack;
+  k->box = i;
+}
+
+
+// the keys of the finite boxes (finite[i]) into key: in the order of the last sweep if it was along the same
+// axis (*hinted = 1; geoms new to the sweep last), else in box order. Return their count, -1 if
+// the stack is full
+static int sweepKeys(mcData* d, const mciBox* box, const unsigned char* finite, int nbox,
+                     int axis, const int* order, mciSweep* key, int* hinted) {
+  int n = 0;
+  *hinted = order && order[1] > 0 && order[1] <= order[0] && order[2] == axis;
+  if (!*hinted) {
+    for (int i = 0; i < nbox; i++) {
+      if (finite[i]) {
+        setKey(key + n++, box, i, axis);
+      }
+    }
+    return n;
+  }
+
+  // box of each geom (-1: none or already laid out)
+  int cap = order[0];
+  int* slot = (int*)mc_stackAlloc(d, sizeof(int) * (size_t)(cap + 1), _Alignof(int));
+  if (!slot) {
+    return -1;
+  }
+  for (int g = 0; g < cap; g++) {
+    slot[g] = -1;
+  }
+  for (int i = 0; i < nbox; i++) {
+    if (box[i].geom < cap && finite[i]) {
+      slot[box[i].geom] = i;
+    }
+  }
+  for (int t = 0; t < order[1]; t++) {
+    int g = order[3 + t];
+    if (g >= 0 && g < cap && slot[g] >= 0) {
+      setKey(key + n++, box, slot[g], axis);
+      slot[g] = -1;
+    }
+  }
+  for (int i = 0; i < nbox; i++) {
+    int g = box[i].geom;
+    if (g < cap ? slot[g] == i : finite[i]) {
+      setKey(key + n++, box, i, axis);
+    }
+  }
+  return n;
+}
+
+
 int mci_sweepPairs(mcData* d, const mciBox* box, int nbox, mciPairFn fn, void* ctx) {
   if (nbox < 2) {
     return 1;
@@ -73,7 +159,8 @@ int mci_sweepPairs(mcData* d, const mciBox* box, int nbox, mciPairFn fn, void* c
   mciSweep* key = (mciSweep*)mc_stackAlloc(d, sizeof(mciSweep) * 2 * (size_t)nbox,
                                            _Alignof(mciSweep));
   int* rest = (int*)mc_stackAlloc(d, sizeof(int) * (size_t)nbox, _Alignof(int));
-  if (!key || !rest) {
+  unsigned char* finite = (unsigned char*)mc_stackAlloc(d, (size_t)nbox, 1);
+  if (!key || !rest || !finite) {
     return 0;
   }
 
@@ -81,7 +168,8 @@ int mci_sweepPairs(mcData* d, const mciBox* box, int nbox, mciPairFn fn, void* c
   mcNum mean[3] = {0, 0, 0}, var[3] = {0, 0, 0};
   int nfinite = 0, nrest = 0;
   for (int i = 0; i < nbox; i++) {
-    if (finiteBox(box + i)) {
+    finite[i] = (unsigned char)finiteBox(box + i);
+    if (finite[i]) {
       for (int k = 0; k < 3; k++) {
         mean[k] += box[i].c[k];
       }
@@ -94,7 +182,7 @@ int mci_sweepPairs(mcData* d, const mciBox* box, int nbox, mciPairFn fn, void* c
     mean[k] /= nfinite;
   }
   for (int i = 0; i < nbox; i++) {
-    if (finiteBox(box + i)) {
+    if (finite[i]) {
       for (int k = 0; k < 3; k++) {
         mcNum e = box[i].c[k] - mean[k];
         var[k] += e * e;
@@ -108,18 +196,24 @@ int mci_sweepPairs(mcData* d, const mciBox* box, int nbox, mciPairFn fn, void* c
     }
   }
 
-  // sweep keys of the finite boxes, sorted by their low ends
-  int n = 0;
-  for (int i = 0; i < nbox; i++) {
-    if (finiteBox(box + i)) {
-      mcNum c = box[i].c[axis], r = box[i].r, slack = 1e-9 * (fabs(c) + fabs(r));
-      key[n].lo = c - r - slack;
-      key[n].hi = c + r + slack;
-      key[n].box = i;
-      n++;
+  // sweep keys of the finite boxes, sorted by their low ends: laid out in the order of the last
+  // sweep (same axis), the sort is mostly a straight insertion
+  int* order = mci_sweepOrder(d);
+  int hinted = 0;
+  int n = sweepKeys(d, box, finite, nbox, axis, order, key, &hinted);
+  if (n < 0) {
+    return 0;
+  }
+  if (!hinted || !insertionWithin(key, n, 4 * n)) {
+    sortSweep(key, key + nbox, n);
+  }
+  if (order && n <= order[0]) {
+    order[1] = n;
+    order[2] = axis;
+    for (int t = 0; t < n; t++) {
+      order[3 + t] = box[key[t].box].geom;
     }
   }
-  sortSweep(key, key + nbox, n);
 
   // each box against the later ones that start before it ends
   for (int s = 0; s < n; s++) {
@@ -137,7 +231,7 @@ int mci_sweepPairs(mcData* d, const mciBox* box, int nbox, mciPairFn fn, void* c
   for (int k = 0; k < nrest; k++) {
     int i = rest[k];
     for (int j = 0; j < nbox; j++) {
-      if (j == i || (j < i && !finiteBox(box + j))) {
+      if (j == i || (j < i && !finite[j])) {
         continue;
       }
       if (mci_boxOverlap(box + i, box + j)) {

@@ -43,14 +43,28 @@ void mc_crb(const mcModel* m, mcData* d) {
 }
 
 
+// may the rows of simple dofs (dof_simplenum > 0) be skipped in d->qM and its factor d->qLD?
+// mc_crb stores their off-diagonal entries as exact zeros and the factorization keeps them; only
+// tendon armature adds to them. Skipping a zero row saves the walk up the parents; the products
+// with zero it leaves out change nothing but the sign of a zero sum (or a non-finite operand,
+// which a finite zero would turn into NaN)
+static int simpleRowsZero(const mcModel* m) {
+  return !m->ntendon || !mc_tendonArmatureAny(m);
+}
+
+
+// two doubles at any 8-byte aligned address (GCC/Clang vector extension)
+typedef double mciPair __attribute__((vector_size(16), aligned(8), may_alias));
+
+
 // r -= t * a over n entries (distinct rows of qLD: no overlap). The rows are short (the depth of
-// the dof tree), so pairs of entries without a vectorized loop's set-up and remainder code; each
-// entry gets the same single operation either way
+// the dof tree), so pairs of entries in a plain loop without a vectorized loop's set-up and
+// remainder code; each entry gets the same single product and difference either way
 static inline void axpyNeg(mcNum* restrict r, const mcNum* restrict a, mcNum t, int n) {
+  mciPair tt = {t, t};
   int j = 0;
   for (; j + 2 <= n; j += 2) {
-    r[j] -= t * a[j];
-    r[j + 1] -= t * a[j + 1];
+    *(mciPair*)(r + j) -= tt * *(const mciPair*)(a + j);
   }
   if (j < n) {
     r[j] -= t * a[j];
@@ -58,8 +72,12 @@ static inline void axpyNeg(mcNum* restrict r, const mcNum* restrict a, mcNum t, 
 }
 
 
-// L'DL in place; d (nullable) receives a warning for a non-positive pivot
-static void factorSparse(const mcModel* m, mcData* d, const mcNum* M, mcNum* LD, mcNum* diagInv) {
+// L'DL in place; d (nullable) receives a warning for a non-positive pivot; skipSimple as in
+// solveLD
+static inline __attribute__((always_inline)) void factorSparse(const mcModel* m, mcData* d,
+                                                               const mcNum* M, mcNum* LD,
+                                                               mcNum* diagInv,
+                                                               const int skipSimple) {
   int nv = m->nv;
   const int* parent = m->dof_parentid;
   const int* Madr = m->dof_Madr;
@@ -84,6 +102,9 @@ static void factorSparse(const mcModel* m, mcData* d, const mcNum* M, mcNum* LD,
 
     // length of row k (k and its ancestors; rows are stored one after the other); a row without
     // off-diagonal entries (simple bodies, roots) updates nothing
+    if (skipSimple && m->dof_simplenum[k]) {
+      continue;
+    }
     int len = (k + 1 < nv ? Madr[k + 1] : m->nM) - kk;
     int off = 1;
     while (off < len && LD[kk + off] == 0) {
@@ -112,21 +133,31 @@ static void factorSparse(const mcModel* m, mcData* d, const mcNum* M, mcNum* LD,
 
 
 void mc_factorI(const mcModel* m, const mcNum* M, mcNum* qLD, mcNum* qLDiagInv) {
-  factorSparse(m, NULL, M, qLD, qLDiagInv);
+  factorSparse(m, NULL, M, qLD, qLDiagInv, 0);
 }
 
 
 void mc_factorM(const mcModel* m, mcData* d) {
   // factor, then the square roots used by the constraint solvers
-  factorSparse(m, d, d->qM, d->qLD, d->qLDiagInv);
+  if (simpleRowsZero(m)) {
+    factorSparse(m, d, d->qM, d->qLD, d->qLDiagInv, 1);
+  } else {
+    factorSparse(m, d, d->qM, d->qLD, d->qLDiagInv, 0);
+  }
   for (int i = 0; i < m->nv; i++) {
     d->qLDiagSqrtInv[i] = sqrt(d->qLDiagInv[i]);
   }
 }
 
 
-void mc_solveLD(const mcModel* m, mcNum* x, int n, const mcNum* qLD, const mcNum* qLDiagInv) {
+// x <- inv(L'DL) x for n vectors; skipSimple (a literal, so that each use compiles its own
+// loops): the rows of simple dofs are zero off the diagonal (simpleRowsZero)
+static inline __attribute__((always_inline)) void solveLD(const mcModel* m, mcNum* x, int n,
+                                                          const mcNum* qLD,
+                                                          const mcNum* qLDiagInv,
+                                                          const int skipSimple) {
   int nv = m->nv;
+  const int* simple = m->dof_simplenum;
   const int* parent = m->dof_parentid;
   const int* Madr = m->dof_Madr;
 
@@ -134,7 +165,7 @@ void mc_solveLD(const mcModel* m, mcNum* x, int n, const mcNum* qLD, const mcNum
     // x <- inv(L') x: leaves up, push each solved entry into its ancestors
     for (int k = nv - 1; k >= 0; k--) {
       mcNum xk = x[k];
-      if (xk == 0) {
+      if (xk == 0 || (skipSimple && simple[k])) {
         continue;
       }
       int adr = Madr[k] + 1;
@@ -150,6 +181,10 @@ void mc_solveLD(const mcModel* m, mcNum* x, int n, const mcNum* qLD, const mcNum
 
     // x <- inv(L) x: root down, pull from the ancestors
     for (int k = 0; k < nv; k++) {
+      if (skipSimple && simple[k]) {
+        k += simple[k] - 1;  // the whole run
+        continue;
+      }
       int adr = Madr[k] + 1;
       mcNum s = 0;
       for (int i = parent[k]; i >= 0; i = parent[i]) {
@@ -161,27 +196,38 @@ void mc_solveLD(const mcModel* m, mcNum* x, int n, const mcNum* qLD, const mcNum
 }
 
 
+void mc_solveLD(const mcModel* m, mcNum* x, int n, const mcNum* qLD, const mcNum* qLDiagInv) {
+  solveLD(m, x, n, qLD, qLDiagInv, 0);
+}
+
+
 void mc_solveM(const mcModel* m, mcData* d, mcNum* x, const mcNum* y, int n) {
   if (x != y) {
     mcu_copy(x, y, m->nv * n);
   }
-  mc_solveLD(m, x, n, d->qLD, d->qLDiagInv);
+  if (simpleRowsZero(m)) {
+    solveLD(m, x, n, d->qLD, d->qLDiagInv, 1);
+  } else {
+    solveLD(m, x, n, d->qLD, d->qLDiagInv, 0);
+  }
 }
 
 
-void mc_mulM(const mcModel* m, const mcData* d, mcNum* res, const mcNum* vec) {
+// res += (M - diag M) vec: the off-diagonal entries act on both triangles; skipSimple as in
+// solveLD
+static inline __attribute__((always_inline)) void mulOffDiagonal(const mcModel* m,
+                                                                 const mcNum* M, mcNum* res,
+                                                                 const mcNum* vec,
+                                                                 const int skipSimple) {
   int nv = m->nv;
   const int* parent = m->dof_parentid;
   const int* Madr = m->dof_Madr;
-  const mcNum* M = d->qM;
-
-  // diagonal
+  const int* simple = m->dof_simplenum;
   for (int i = 0; i < nv; i++) {
-    res[i] = M[Madr[i]] * vec[i];
-  }
-
-  // off-diagonal entries act on both triangles
-  for (int i = 0; i < nv; i++) {
+    if (skipSimple && simple[i]) {
+      i += simple[i] - 1;  // the whole run
+      continue;
+    }
     int adr = Madr[i] + 1;
     mcNum vi = vec[i], s = 0;
     for (int j = parent[i]; j >= 0; j = parent[j], adr++) {
@@ -189,6 +235,22 @@ void mc_mulM(const mcModel* m, const mcData* d, mcNum* res, const mcNum* vec) {
       res[j] += M[adr] * vi;
     }
     res[i] += s;
+  }
+}
+
+
+void mc_mulM(const mcModel* m, const mcData* d, mcNum* res, const mcNum* vec) {
+  const int* Madr = m->dof_Madr;
+  const mcNum* M = d->qM;
+
+  // diagonal, then the rest
+  for (int i = 0; i < m->nv; i++) {
+    res[i] = M[Madr[i]] * vec[i];
+  }
+  if (simpleRowsZero(m)) {
+    mulOffDiagonal(m, M, res, vec, 1);
+  } else {
+    mulOffDiagonal(m, M, res, vec, 0);
   }
 }
 

@@ -28,6 +28,8 @@ void mc_xfrcAccumulate(const mcModel* m, const mcData* d, mcNum* qfrc);
 // Tendon armature (core/engine/tendon_armature.c): add armature * J'J to qM on its tree sparsity,
 // and armature * J' (dJ/dt qvel) to qfrc (the bias force). Both do nothing without armature.
 void mc_tendonArmatureM(const mcModel* m, mcData* d);
+// does any tendon have armature? (it adds to qM off the diagonal blocks of simple bodies)
+int mc_tendonArmatureAny(const mcModel* m);
 void mc_tendonArmatureBias(const mcModel* m, mcData* d, mcNum* qfrc);
 
 // Camera poses cam_xpos, cam_xmat for every tracking mode (core/engine/camera.c); needs

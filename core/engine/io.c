@@ -507,6 +507,23 @@ static size_t dataBytes(const mcModel* m) {
 }
 
 
+// bytes of the broad phase's sweep order after the arena (mci_sweepOrder): capacity, count, axis
+// and up to ngeom geoms
+static size_t sweepOrderBytes(const mcModel* m) {
+  return alignUp(sizeof(int) * (size_t)(3 + (m->ngeom > 0 ? m->ngeom : 0)), MCI_ALIGN);
+}
+
+
+int* mci_sweepOrder(const mcData* d) {
+  // only the data that owns its arena (a worker's view has its arena elsewhere)
+  uintptr_t buf = (uintptr_t)d->buffer, arena = (uintptr_t)d->arena;
+  if (!d->buffer || arena < buf || arena + d->narena + 3 * sizeof(int) > buf + d->nbuffer) {
+    return NULL;
+  }
+  return (int*)(arena + d->narena);
+}
+
+
 // point every array of d into d->buffer, and the arena after them
 static void dataSetPointers(const mcModel* m, mcData* d) {
 #define X(name) const size_t name = (size_t)(m->name > 0 ? m->name : 0); (void)name;
@@ -576,7 +593,7 @@ mcData* mc_makeData(const mcModel* m) {
   // one buffer: arrays, then the arena
   size_t bytes = dataBytes(m);
   d->narena = mci_arenaSize(m);
-  d->nbuffer = bytes + d->narena;
+  d->nbuffer = bytes + d->narena + sweepOrderBytes(m);
   d->buffer = aligned_alloc(MCI_ALIGN, alignUp(d->nbuffer, MCI_ALIGN));
   if (!d->buffer) {
     mci_message("mc_makeData: cannot allocate the data of the model: %zu bytes (arrays %zu, arena "
@@ -587,6 +604,8 @@ mcData* mc_makeData(const mcModel* m) {
   }
   memset(d->buffer, 0, d->nbuffer);
   dataSetPointers(m, d);
+  int* order = mci_sweepOrder(d);
+  order[0] = m->ngeom > 0 ? m->ngeom : 0;
   d->nplugin = m->nplugin;
   d->model_signature = modelSignature(m);
   d->island_view = -1;

@@ -66,7 +66,8 @@ static int modelView(const mcModel* m, mcModel* mv, mcData* v, const int* dof, i
   int ok = 1;
   int* parent = mci_arenaAlloc(v, sizeof(int) * (size_t)n, _Alignof(int));
   int* Madr = mci_arenaAlloc(v, sizeof(int) * (size_t)n, _Alignof(int));
-  if (!parent || !Madr) {
+  int* simplenum = mci_arenaAlloc(v, sizeof(int) * (size_t)n, _Alignof(int));
+  if (!parent || !Madr || !simplenum) {
     return 0;
   }
   int nM = 0;
@@ -79,8 +80,13 @@ static int modelView(const mcModel* m, mcModel* mv, mcData* v, const int* dof, i
       nM++;
     }
   }
+  // runs of consecutive simple dofs in local order (the solve and product skip their rows)
+  for (int k = n - 1; k >= 0; k--) {
+    simplenum[k] = m->dof_simplenum[dof[k]] > 0 ? 1 + (k + 1 < n ? simplenum[k + 1] : 0) : 0;
+  }
   mv->nv = n;
   mv->nM = nM;
+  mv->dof_simplenum = simplenum;
   mv->dof_parentid = parent;
   mv->dof_Madr = Madr;
   mv->dof_M0 = GATHER(v, mcNum, m->dof_M0, dof, n, ok);

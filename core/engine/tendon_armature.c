@@ -22,8 +22,7 @@
 #include "math/math.h"
 
 
-// does any tendon have armature?
-static int anyArmature(const mcModel* m) {
+int mc_tendonArmatureAny(const mcModel* m) {
   for (int i = 0; i < m->ntendon; i++) {
     if (m->tendon_armature[i] != 0) {
       return 1;
@@ -35,7 +34,7 @@ static int anyArmature(const mcModel* m) {
 
 void mc_tendonArmatureM(const mcModel* m, mcData* d) {
   int nv = m->nv;
-  if (!m->ntendon || !anyArmature(m)) {
+  if (!m->ntendon || !mc_tendonArmatureAny(m)) {
     return;
   }
   for (int t = 0; t < m->ntendon; t++) {
@@ -105,7 +104,7 @@ static mcNum spatialLengthAcc(const mcModel* m, const mcData* d, int i) {
 
 void mc_tendonArmatureBias(const mcModel* m, mcData* d, mcNum* qfrc) {
   int nv = m->nv;
-  if (!m->ntendon || !anyArmature(m)) {
+  if (!m->ntendon || !mc_tendonArmatureAny(m)) {
     return;
   }
   for (int t = 0; t < m->ntendon; t++) {

@@ -252,3 +252,48 @@ Test(factor, simpleBodiesDiagonal) {
   mc_deleteData(d);
   mc_deleteModel(m);
 }
+
+
+// the product and solve skip the rows of simple dofs (zero off the diagonal) unless tendon
+// armature couples them: a fixed tendon with armature over two slide joints of a simple body puts
+// a J'J entry between them, and both must still act like the dense matrix
+Test(factor, simpleBodiesTendonArmature) {
+  const char* xml =
+      "<mujoco><worldbody>"
+      "<body pos='0 0 1'><freejoint/><geom type='box' size='.1 .2 .3'/></body>"
+      "<body pos='0 1 1'><joint name='sx' type='slide' axis='1 0 0'/>"
+      "<joint name='sy' type='slide' axis='0 1 0'/><geom type='sphere' size='.1'/></body>"
+      "<body pos='1 1 1'><joint type='hinge' axis='1 0 0'/>"
+      "<geom type='capsule' size='.1 .2' pos='0 0 .2'/></body>"
+      "</worldbody><tendon><fixed armature='0.7'><joint joint='sx' coef='1'/>"
+      "<joint joint='sy' coef='-2'/></fixed></tendon></mujoco>";
+  char err[256] = "";
+  mcModel* m = mc_loadXMLString(xml, NULL, err, sizeof(err));
+  cr_assert(m, "%s", err);
+  cr_assert(m->dof_simplenum[0] == 8 && m->dof_simplenum[8] == 0, "free and slide bodies simple: %d %d",
+            m->dof_simplenum[0], m->dof_simplenum[8]);
+  mcData* d = mc_makeData(m);
+  mc_forward(m, d);
+  int nv = m->nv;
+  cr_assert(d->qM[m->dof_Madr[7] + 1] != 0, "armature couples the two slides");
+
+  mcNum F[81], x[9], y[9], z[9];
+  mc_fullM(m, F, d->qM);
+  for (int i = 0; i < nv; i++) {
+    x[i] = cos(0.5 + i);
+  }
+  mc_mulM(m, d, y, x);
+  for (int i = 0; i < nv; i++) {
+    mcNum e = 0;
+    for (int j = 0; j < nv; j++) {
+      e += F[i * nv + j] * x[j];
+    }
+    cr_assert(fabs(y[i] - e) < 1e-12 * (1 + fabs(e)), "mulM dof %d: %g vs %g", i, y[i], e);
+  }
+  mc_solveM(m, d, z, y, 1);
+  for (int i = 0; i < nv; i++) {
+    cr_assert(fabs(z[i] - x[i]) < 1e-12, "solveM dof %d: %g vs %g", i, z[i], x[i]);
+  }
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
