@@ -203,18 +203,16 @@ void mcs_warmstart(const mcpHost* host, const mcModel* m, mcData* d, int dual) {
   }
   mcNum* Mx = jar + nefc;
 
-  // cost at the warmstart
+  // constraint cost and forces at the warmstart
   host->mulJ(m, d, jar, d->qacc_warmstart);
   for (int i = 0; i < nefc; i++) {
     jar[i] -= d->efc_aref[i];
   }
-  host->mulM(m, d, Mx, d->qacc_warmstart);
-  mcNum cw = mcs_constraintUpdate(m, d, jar, 0) + gaussCost(m, d, d->qacc_warmstart, Mx);
+  mcNum cw = mcs_constraintUpdate(m, d, jar, 0);
 
   if (dual) {
     // forces of the warmstart, kept if their dual cost is negative
     mcNum* Af = Mx;
-    (void)cw;
     mcNum* tmp = host->stackAlloc(d, sizeof(mcNum) * (nefc + nv), 16);
     if (tmp) {
       mcNum* v = tmp + nefc;
@@ -233,7 +231,10 @@ void mcs_warmstart(const mcpHost* host, const mcModel* m, mcData* d, int dual) {
       memset(d->efc_force, 0, sizeof(mcNum) * nefc);
     }
   } else {
-    // cost at qacc_smooth: constraint cost of efc_b only
+    // total cost at the warmstart (plus the Gauss cost), at qacc_smooth (constraint cost of
+    // efc_b only)
+    host->mulM(m, d, Mx, d->qacc_warmstart);
+    cw += gaussCost(m, d, d->qacc_warmstart, Mx);
     mcNum cs = mcs_constraintUpdate(m, d, d->efc_b, 0);
     if (cw < cs) {
       memcpy(d->qacc, d->qacc_warmstart, sizeof(mcNum) * nv);
