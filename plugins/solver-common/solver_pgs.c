@@ -573,17 +573,34 @@ static int rowBounds(const mcData* d, mcNum* lo, mcNum* hi) {
 }
 
 
-// one Gauss-Seidel sweep in row order: each scalar row moves to the minimum of the dual cost
-// along it and is clamped to its box (lo > v ? lo : v, then hi < v ? hi : v: the clamp of the
-// box, NaN kept); return the cost decrease summed over the row updates, and the rows whose
-// force changed sign (nchange) and the non-zero forces after the sweep (nactive)
-static mcNum sweep(const mcData* d, const DualProblem* P, mcNum* f, int* nchange, int* nactive) {
+// v clamped to the box of scalar row i (lo > v ? lo : v, then hi < v ? hi : v: NaN is kept)
+static inline mcNum clampBox(const DualProblem* P, int i, mcNum v) {
+  v = P->lo[i] > v ? P->lo[i] : v;
+  return P->hi[i] < v ? P->hi[i] : v;
+}
+
+
+// one Gauss-Seidel sweep in row order with the dense AR: each scalar row moves to the minimum of
+// the dual cost along it, v = f_i - res_i / AR_ii with res = AR f + b, clamped to its box. The
+// long sum of row i does not wait for row i - 1: it is taken while f[i-1] still holds its old
+// value op (the new value vp is stored after it) and row i - 1 enters as
+//   v = w - c vp,  w = f_i - (sum + b_i) / AR_ii + c op,  c = AR_i,i-1 / AR_ii
+// (the pending update is stored before an elliptic block). Return the cost decrease summed over
+// the row updates, the rows whose force changed sign (nchange) and the non-zero forces after the
+// sweep (nactive).
+static mcNum sweepDense(const mcData* d, const DualProblem* P, mcNum* f, int* nchange,
+                        int* nactive) {
   int nefc = P->nefc;
   const mcNum* b = P->b;
-  mcNum improvement = 0;
-  int change = 0, active = 0;
+  mcNum improvement = 0, pv = 0, pold = 0;
+  int change = 0, active = 0, pend = -1;
   for (int i = 0; i < nefc; i++) {
     if (P->elliptic && d->efc_type[i] == mcCNSTR_CONTACT_ELLIPTIC) {
+      if (pend >= 0) {
+        f[pend] = pv;
+        pend = -1;
+        pv = pold = 0;
+      }
       const mcContact* con = d->contact + d->efc_id[i];
       improvement -= ellipticUpdate(P->AR, b, f, i, con->dim, con, nefc, 0);
       for (int k = 0; k < con->dim; k++) {
@@ -592,25 +609,50 @@ static mcNum sweep(const mcData* d, const DualProblem* P, mcNum* f, int* nchange
       i += con->dim - 1;
       continue;
     }
-    mcNum old = f[i], res, diag;
-    if (P->AR) {
-      const mcNum* row = P->AR + (size_t)i * nefc;
-      res = mcs_dot(row, f, nefc) + b[i];
-      diag = row[i];
-    } else {
-      const int* col = P->S->col + P->S->adr[i];
-      const mcNum* val = P->S->val + P->S->adr[i];
-      res = b[i];
-      for (int k = 0; k < P->S->nnz[i]; k++) {
-        res += val[k] * f[col[k]];
-      }
-      diag = val[0];
+    const mcNum* row = P->AR + (size_t)i * nefc;
+    mcNum dinv = P->diaginv[i], old = f[i];
+    mcNum sum = mcs_dot(row, f, nefc) + b[i];
+    mcNum a = 0;
+    if (pend >= 0) {
+      f[pend] = pv;
+      a = row[pend];
     }
-    mcNum v = old - res * P->diaginv[i];
-    v = P->lo[i] > v ? P->lo[i] : v;
-    v = P->hi[i] < v ? P->hi[i] : v;
+    mcNum c = a * dinv;
+    mcNum w = (old - sum * dinv) + c * pold;
+    mcNum v = clampBox(P, i, w - c * pv);
+    mcNum delta = v - old, res = sum + a * (pv - pold);
+    improvement -= delta * (res + 0.5 * row[i] * delta);
+    change += (old > 0) != (v > 0);
+    active += v != 0;
+    pend = i;
+    pv = v;
+    pold = old;
+  }
+  if (pend >= 0) {
+    f[pend] = pv;
+  }
+  *nchange = change;
+  *nactive = active;
+  return improvement;
+}
+
+
+// one Gauss-Seidel sweep in row order with the row-sparse AR (no elliptic rows), as sweepDense
+static mcNum sweepSparse(const DualProblem* P, mcNum* f, int* nchange, int* nactive) {
+  const SparseAR* S = P->S;
+  mcNum improvement = 0;
+  int change = 0, active = 0;
+  for (int i = 0; i < P->nefc; i++) {
+    const int* col = S->col + S->adr[i];
+    const mcNum* val = S->val + S->adr[i];
+    mcNum res = P->b[i];
+    for (int k = 0; k < S->nnz[i]; k++) {
+      res += val[k] * f[col[k]];
+    }
+    mcNum old = f[i];
+    mcNum v = clampBox(P, i, old - res * P->diaginv[i]);
     mcNum delta = v - old;
-    improvement -= delta * (res + 0.5 * diag * delta);
+    improvement -= delta * (res + 0.5 * val[0] * delta);
     f[i] = v;
     change += (old > 0) != (v > 0);
     active += v != 0;
@@ -680,7 +722,8 @@ void mcs_pgs(const mcpHost* host, const mcModel* m, mcData* d, int maxiter) {
   int iter = 0;
   while (iter < maxiter) {
     int nchange, nactive;
-    mcNum improvement = sweep(d, &P, f, &nchange, &nactive);
+    mcNum improvement = P.AR ? sweepDense(d, &P, f, &nchange, &nactive)
+                             : sweepSparse(&P, f, &nchange, &nactive);
     mcSolverStat* stat = d->solver + (iter < mcNSOLVER ? iter : mcNSOLVER - 1);
     memset(stat, 0, sizeof(*stat));
     stat->improvement = scale * improvement;
