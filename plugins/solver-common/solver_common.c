@@ -211,18 +211,17 @@ void mcs_warmstart(const mcpHost* host, const mcModel* m, mcData* d, int dual) {
   mcNum cw = mcs_constraintUpdate(m, d, jar, 0);
 
   if (dual) {
-    // forces of the warmstart, kept if their dual cost is negative
-    mcNum* Af = Mx;
-    mcNum* tmp = host->stackAlloc(d, sizeof(mcNum) * (nefc + nv), 16);
-    if (tmp) {
-      mcNum* v = tmp + nefc;
-      host->mulJT(m, d, Af, d->efc_force);
-      host->solveM(m, d, v, Af, 1);
-      host->mulJ(m, d, tmp, v);
-      mcNum dc = 0;
+    // forces of the warmstart, kept if their dual cost 0.5 f' (A + R) f + f' b is negative;
+    // f' A f = u' inv(M) u with u = J' f
+    mcNum* u = Mx;
+    mcNum* v = host->stackAlloc(d, sizeof(mcNum) * nv, 16);
+    if (v) {
+      host->mulJT(m, d, u, d->efc_force);
+      host->solveM(m, d, v, u, 1);
+      mcNum dc = 0.5 * mcs_dot(u, v, nv);
       for (int i = 0; i < nefc; i++) {
         mcNum f = d->efc_force[i];
-        dc += f * (0.5 * (tmp[i] + d->efc_R[i] * f) + d->efc_b[i]);
+        dc += f * (0.5 * d->efc_R[i] * f + d->efc_b[i]);
       }
       if (dc > 0) {
         memset(d->efc_force, 0, sizeof(mcNum) * nefc);
