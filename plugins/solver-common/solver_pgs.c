@@ -670,7 +670,7 @@ void mcs_pgs(const mcpHost* host, const mcModel* m, mcData* d, int maxiter) {
     mcs_unconstrained(m, d);
     return;
   }
-  mcs_warmstart(host, m, d, 1);
+  mcs_warmstartDual(host, m, d);
 
   host->markStack(d);
   DualProblem P;
