@@ -72,9 +72,13 @@ mcNum mcs_constraintUpdate(const mcModel* m, mcData* d, const mcNum* jar, int fl
 // Inputs (efc_b, efc_R, efc_D, efc_aref, efc_J, qacc_smooth, qLD, contact mu) come from the
 // core (the solver contract, docs/plugins.md); products with J go through host->mulJ/mulJT.
 
-// Choose the starting point: qacc_warmstart or qacc_smooth (whichever has lower primal cost),
-// or qacc_smooth if warmstart is disabled. Writes d->qacc; for PGS also the starting forces.
-void mcs_warmstart(const mcpHost* host, const mcModel* m, mcData* d, int dual);
+// Gauss cost 0.5 (x - qacc_smooth)' M (x - qacc_smooth), with Mx = M x.
+mcNum mcs_gaussCost(const mcModel* m, const mcData* d, const mcNum* x, const mcNum* Mx);
+
+// Starting forces of PGS: those of the primal constraint update at qacc_warmstart if their dual
+// cost is negative, else zero (zero too if warmstart is disabled). The primal solvers choose
+// their starting point in mcs_primal.
+void mcs_warmstartDual(const mcpHost* host, const mcModel* m, mcData* d);
 
 // Run a primal solver (Newton or CG) from d->qacc; cache: Newton's symbolic cache or NULL.
 void mcs_primal(const mcpHost* host, const mcModel* m, mcData* d, int maxiter, mcsPrimal kind,

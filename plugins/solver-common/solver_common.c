@@ -174,8 +174,7 @@ void mcs_finish(const mcpHost* host, const mcModel* m, mcData* d) {
 }
 
 
-// Gauss cost 0.5 (x - qacc_smooth)' M (x - qacc_smooth), with Mx = M x
-static mcNum gaussCost(const mcModel* m, const mcData* d, const mcNum* x, const mcNum* Mx) {
+mcNum mcs_gaussCost(const mcModel* m, const mcData* d, const mcNum* x, const mcNum* Mx) {
   mcNum c = 0;
   for (int i = 0; i < m->nv; i++) {
     c += 0.5 * (Mx[i] - d->qfrc_smooth[i]) * (x[i] - d->qacc_smooth[i]);
@@ -184,62 +183,42 @@ static mcNum gaussCost(const mcModel* m, const mcData* d, const mcNum* x, const 
 }
 
 
-void mcs_warmstart(const mcpHost* host, const mcModel* m, mcData* d, int dual) {
+void mcs_warmstartDual(const mcpHost* host, const mcModel* m, mcData* d) {
   int nv = m->nv, nefc = d->nefc;
 
   if (m->opt.disableflags & mcDSBL_WARMSTART) {
-    memcpy(d->qacc, d->qacc_smooth, sizeof(mcNum) * nv);
     memset(d->efc_force, 0, sizeof(mcNum) * nefc);
     return;
   }
 
   host->markStack(d);
-  mcNum* jar = host->stackAlloc(d, sizeof(mcNum) * (nefc + nv), 16);
+  mcNum* jar = host->stackAlloc(d, sizeof(mcNum) * (nefc + 2 * (size_t)nv), 16);
   if (!jar) {
     host->freeStack(d);
-    memcpy(d->qacc, d->qacc_smooth, sizeof(mcNum) * nv);
     memset(d->efc_force, 0, sizeof(mcNum) * nefc);
     return;
   }
-  mcNum* Mx = jar + nefc;
 
-  // cost at the warmstart
+  // forces of the constraint update at the warmstart
   host->mulJ(m, d, jar, d->qacc_warmstart);
   for (int i = 0; i < nefc; i++) {
     jar[i] -= d->efc_aref[i];
   }
-  host->mulM(m, d, Mx, d->qacc_warmstart);
-  mcNum cw = mcs_constraintUpdate(m, d, jar, 0) + gaussCost(m, d, d->qacc_warmstart, Mx);
+  mcs_constraintUpdate(m, d, jar, 0);
 
-  if (dual) {
-    // forces of the warmstart, kept if their dual cost is negative
-    mcNum* Af = Mx;
-    (void)cw;
-    mcNum* tmp = host->stackAlloc(d, sizeof(mcNum) * (nefc + nv), 16);
-    if (tmp) {
-      mcNum* v = tmp + nefc;
-      host->mulJT(m, d, Af, d->efc_force);
-      host->solveM(m, d, v, Af, 1);
-      host->mulJ(m, d, tmp, v);
-      mcNum dc = 0;
-      for (int i = 0; i < nefc; i++) {
-        mcNum f = d->efc_force[i];
-        dc += f * (0.5 * (tmp[i] + d->efc_R[i] * f) + d->efc_b[i]);
-      }
-      if (dc > 0) {
-        memset(d->efc_force, 0, sizeof(mcNum) * nefc);
-      }
-    } else {
-      memset(d->efc_force, 0, sizeof(mcNum) * nefc);
-    }
-  } else {
-    // cost at qacc_smooth: constraint cost of efc_b only
-    mcNum cs = mcs_constraintUpdate(m, d, d->efc_b, 0);
-    if (cw < cs) {
-      memcpy(d->qacc, d->qacc_warmstart, sizeof(mcNum) * nv);
-    } else {
-      memcpy(d->qacc, d->qacc_smooth, sizeof(mcNum) * nv);
-    }
+  // kept if their dual cost 0.5 f' (A + R) f + f' b is negative; f' A f = u' inv(M) u with
+  // u = J' f
+  mcNum* u = jar + nefc;
+  mcNum* v = u + nv;
+  host->mulJT(m, d, u, d->efc_force);
+  host->solveM(m, d, v, u, 1);
+  mcNum dc = 0.5 * mcs_dot(u, v, nv);
+  for (int i = 0; i < nefc; i++) {
+    mcNum f = d->efc_force[i];
+    dc += f * (0.5 * d->efc_R[i] * f + d->efc_b[i]);
+  }
+  if (dc > 0) {
+    memset(d->efc_force, 0, sizeof(mcNum) * nefc);
   }
   host->freeStack(d);
 }

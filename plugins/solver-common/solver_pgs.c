@@ -14,90 +14,116 @@ static void sqrtDiagInv(const mcModel* m, const mcData* d, mcNum* res) {
 }
 
 
-// B = J inv(L) sqrt(inv(D)), nefc x nv (M = L' D L in qLD; sqrtinv: sqrt(inv(D))), so that
-// J inv(M) J' = B B' (sqrtinv NULL: computed per entry). Reads the row-sparse efc_J when it is
-// built (no dense efc_J then), else the dense one
-static void makeB(const mcModel* m, const mcData* d, mcNum* B, const mcNum* sqrtinv) {
+// B' of B = J inv(L) sqrt(inv(D)), nv x nefc (M = L' D L in qLD; sqrtinv: sqrt(inv(D))), so that
+// J inv(M) J' = B B'. Reads the row-sparse efc_J when it is built (no dense efc_J then), else the
+// dense one. Rows of B are made four at a time in work (4 nv): J_i, then inv(L') from the leaves
+// up, then sqrt(inv(D)). A dof where all four rows are zero is skipped; a row that is zero there
+// while another is not takes an update by L * 0, which changes no value of B B' (only the sign of
+// a zero in B)
+static void makeBT(const mcModel* m, const mcData* d, mcNum* BT, const mcNum* sqrtinv,
+                   mcNum* work) {
   int nv = m->nv, nefc = d->nefc;
   const int* rownnz = d->efc_J_rownnz;
   const int* parent = m->dof_parentid;
   const int* Madr = m->dof_Madr;
   const mcNum* LD = d->qLD;
+  mcNum *x0 = work, *x1 = work + nv, *x2 = work + 2 * nv, *x3 = work + 3 * nv;
 
-  // rows of B: J_i, then inv(L') from the leaves up, then sqrt(inv(D))
-  for (int i = 0; i < nefc; i++) {
-    mcNum* x = B + (size_t)i * nv;
-    if (rownnz) {
-      memset(x, 0, sizeof(mcNum) * nv);
-      const int* col = d->efc_J_colind + d->efc_J_rowadr[i];
-      const mcNum* val = d->efc_J_val + d->efc_J_rowadr[i];
-      for (int k = 0; k < rownnz[i]; k++) {
-        x[col[k]] = val[k];
+  for (int i0 = 0; i0 < nefc; i0 += 4) {
+    int nr = nefc - i0 < 4 ? nefc - i0 : 4;
+    memset(work, 0, sizeof(mcNum) * 4 * (size_t)nv);
+    for (int r = 0; r < nr; r++) {
+      int i = i0 + r;
+      mcNum* x = work + (size_t)r * nv;
+      if (rownnz) {
+        const int* col = d->efc_J_colind + d->efc_J_rowadr[i];
+        const mcNum* val = d->efc_J_val + d->efc_J_rowadr[i];
+        for (int k = 0; k < rownnz[i]; k++) {
+          x[col[k]] = val[k];
+        }
+      } else {
+        memcpy(x, d->efc_J + (size_t)i * nv, sizeof(mcNum) * nv);
       }
-    } else {
-      memcpy(x, d->efc_J + (size_t)i * nv, sizeof(mcNum) * nv);
     }
     for (int k = nv - 1; k >= 0; k--) {
-      mcNum xk = x[k];
-      if (xk == 0) {
+      mcNum a0 = x0[k], a1 = x1[k], a2 = x2[k], a3 = x3[k];
+      if (a0 == 0 && a1 == 0 && a2 == 0 && a3 == 0) {
         continue;
       }
       int adr = Madr[k] + 1;
       for (int a = parent[k]; a >= 0; a = parent[a]) {
-        x[a] -= LD[adr++] * xk;
+        mcNum l = LD[adr++];
+        x0[a] -= l * a0;
+        x1[a] -= l * a1;
+        x2[a] -= l * a2;
+        x3[a] -= l * a3;
       }
     }
     for (int k = 0; k < nv; k++) {
-      x[k] *= sqrtinv ? sqrtinv[k] : sqrt(d->qLDiagInv[k]);
-    }
-  }
-}
-
-
-// non-zeros of a row of B into cols/vals; return their number
-static int gatherRow(const mcNum* Bi, int nv, int* cols, mcNum* vals) {
-  int n = 0;
-  for (int k = 0; k < nv; k++) {
-    if (Bi[k] != 0) {
-      cols[n] = k;
-      vals[n++] = Bi[k];
-    }
-  }
-  return n;
-}
-
-
-// AR = J inv(M) J' (+ R when withR), dense nefc x nefc, from B (nefc x nv scratch)
-static void makeAR(const mcpHost* host, const mcModel* m, mcData* d, mcNum* AR, mcNum* B,
-                   int withR) {
-  int nv = m->nv, nefc = d->nefc;
-
-  // AR = B B' over the non-zeros of the rows of B (plain dot products without scratch)
-  int* cols = host->stackAlloc(d, sizeof(int) * (size_t)nv, 16);
-  mcNum* vals = host->stackAlloc(d, sizeof(mcNum) * (size_t)nv, 16);
-  if (vals) {
-    sqrtDiagInv(m, d, vals);
-  }
-  makeB(m, d, B, vals);
-  for (int i = 0; i < nefc; i++) {
-    const mcNum* Bi = B + (size_t)i * nv;
-    int n = cols && vals ? gatherRow(Bi, nv, cols, vals) : 0;
-    for (int j = 0; j <= i; j++) {
-      const mcNum* Bj = B + (size_t)j * nv;
-      mcNum v = 0;
-      if (cols && vals) {
-        for (int k = 0; k < n; k++) {
-          v += vals[k] * Bj[cols[k]];
-        }
-      } else {
-        v = mcs_dot(Bi, Bj, nv);
+      mcNum* dst = BT + (size_t)k * nefc + i0;
+      for (int r = 0; r < nr; r++) {
+        dst[r] = work[(size_t)r * nv + k] * sqrtinv[k];
       }
-      AR[(size_t)i * nefc + j] = AR[(size_t)j * nefc + i] = v;
+    }
+  }
+}
+
+
+// AR = J inv(M) J' (+ R when withR), dense nefc x nefc, with B' in BT (nv x nefc scratch); 0 if
+// the host stack is full. AR_ij = B_i . B_j is summed over the non-zeros of B_i in dof order:
+// the terms left out are exact zeros, so AR_ij and AR_ji are the same number. Eight entries of
+// a row are summed side by side, each in that order.
+static int makeAR(const mcpHost* host, const mcModel* m, mcData* d, mcNum* AR, mcNum* BT,
+                  int withR) {
+  int nv = m->nv, nefc = d->nefc;
+  int* cols = host->stackAlloc(d, sizeof(int) * (size_t)nv, 16);
+  mcNum* vals = host->stackAlloc(d, sizeof(mcNum) * 5 * (size_t)nv, 16);
+  if (!cols || !vals) {
+    return 0;
+  }
+  sqrtDiagInv(m, d, vals);
+  makeBT(m, d, BT, vals, vals + nv);
+
+  for (int i = 0; i < nefc; i++) {
+    // non-zeros of row i of B
+    int n = 0;
+    for (int k = 0; k < nv; k++) {
+      mcNum v = BT[(size_t)k * nefc + i];
+      if (v != 0) {
+        cols[n] = k;
+        vals[n++] = v;
+      }
+    }
+
+    // entries 0..i (and the rest of the last block of eight)
+    mcNum* ARi = AR + (size_t)i * nefc;
+    int j = 0;
+    for (; j <= i && j + 8 <= nefc; j += 8) {
+      mcNum acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      for (int q = 0; q < n; q++) {
+        const mcNum* bt = BT + (size_t)cols[q] * nefc + j;
+        mcNum x = vals[q];
+        for (int t = 0; t < 8; t++) {
+          acc[t] += x * bt[t];
+        }
+      }
+      memcpy(ARi + j, acc, sizeof(acc));
+    }
+    for (; j <= i; j++) {
+      mcNum v = 0;
+      for (int q = 0; q < n; q++) {
+        v += vals[q] * BT[(size_t)cols[q] * nefc + j];
+      }
+      ARi[j] = v;
+    }
+    for (j = 0; j < i; j++) {
+      AR[(size_t)j * nefc + i] = ARi[j];
     }
     if (withR) {
-      AR[(size_t)i * nefc + i] += d->efc_R[i];
+      ARi[i] += d->efc_R[i];
     }
   }
+  return 1;
 }
 
 
@@ -501,7 +527,8 @@ static void dualStates(const mcModel* m, mcData* d) {
 }
 
 
-// qacc = qacc_smooth + inv(M) J' f, then the common finish
+// qfrc_constraint = J' f, qacc = qacc_smooth + inv(M) qfrc_constraint, states, warmstart (what
+// mcs_finish writes, with J' f computed once)
 static void dualFinish(const mcpHost* host, const mcModel* m, mcData* d) {
   host->mulJT(m, d, d->qfrc_constraint, d->efc_force);
   host->solveM(m, d, d->qacc, d->qfrc_constraint, 1);
@@ -509,7 +536,130 @@ static void dualFinish(const mcpHost* host, const mcModel* m, mcData* d) {
     d->qacc[i] += d->qacc_smooth[i];
   }
   dualStates(m, d);
-  mcs_finish(host, m, d);
+  memcpy(d->qacc_warmstart, d->qacc, sizeof(mcNum) * m->nv);
+}
+
+
+// the dual problem of PGS: AR + R dense (AR) or row-sparse (S), its inverse diagonal, the box of
+// every scalar row, efc_b
+typedef struct {
+  int nefc;
+  const mcNum* AR;                // dense nefc x nefc, or NULL
+  const SparseAR* S;              // row-sparse when AR is NULL
+  const mcNum* diaginv;           // 1 / (AR + R)_ii
+  const mcNum* lo;                // box of the scalar rows: [-frictionloss, frictionloss] for
+  const mcNum* hi;                // friction loss, [0, inf) for limits and contacts, free for
+                                  // equalities (elliptic rows: unused)
+  const mcNum* b;
+  int elliptic;                   // some row is an elliptic contact (dense AR only)
+} DualProblem;
+
+
+// box of each scalar row in lo, hi; return 1 if a row is elliptic
+static int rowBounds(const mcData* d, mcNum* lo, mcNum* hi) {
+  int elliptic = 0;
+  for (int i = 0; i < d->nefc; i++) {
+    int type = d->efc_type[i];
+    if (type == mcCNSTR_FRICTION_DOF || type == mcCNSTR_FRICTION_TENDON) {
+      lo[i] = -d->efc_frictionloss[i];
+      hi[i] = d->efc_frictionloss[i];
+    } else {
+      lo[i] = type == mcCNSTR_EQUALITY ? -INFINITY : 0;
+      hi[i] = INFINITY;
+    }
+    elliptic |= type == mcCNSTR_CONTACT_ELLIPTIC;
+  }
+  return elliptic;
+}
+
+
+// v clamped to the box of scalar row i (lo > v ? lo : v, then hi < v ? hi : v: NaN is kept)
+static inline mcNum clampBox(const DualProblem* P, int i, mcNum v) {
+  v = P->lo[i] > v ? P->lo[i] : v;
+  return P->hi[i] < v ? P->hi[i] : v;
+}
+
+
+// one Gauss-Seidel sweep in row order with the dense AR: each scalar row moves to the minimum of
+// the dual cost along it, v = f_i - res_i / AR_ii with res = AR f + b, clamped to its box. The
+// long sum of row i does not wait for row i - 1: it is taken while f[i-1] still holds its old
+// value op (the new value vp is stored after it) and row i - 1 enters as
+//   v = w - c vp,  w = f_i - (sum + b_i) / AR_ii + c op,  c = AR_i,i-1 / AR_ii
+// (the pending update is stored before an elliptic block). Return the cost decrease summed over
+// the row updates, the rows whose force changed sign (nchange) and the non-zero forces after the
+// sweep (nactive).
+static mcNum sweepDense(const mcData* d, const DualProblem* P, mcNum* f, int* nchange,
+                        int* nactive) {
+  int nefc = P->nefc;
+  const mcNum* b = P->b;
+  mcNum improvement = 0, pv = 0, pold = 0;
+  int change = 0, active = 0, pend = -1;
+  for (int i = 0; i < nefc; i++) {
+    if (P->elliptic && d->efc_type[i] == mcCNSTR_CONTACT_ELLIPTIC) {
+      if (pend >= 0) {
+        f[pend] = pv;
+        pend = -1;
+        pv = pold = 0;
+      }
+      const mcContact* con = d->contact + d->efc_id[i];
+      improvement -= ellipticUpdate(P->AR, b, f, i, con->dim, con, nefc, 0);
+      for (int k = 0; k < con->dim; k++) {
+        active += f[i + k] != 0;
+      }
+      i += con->dim - 1;
+      continue;
+    }
+    const mcNum* row = P->AR + (size_t)i * nefc;
+    mcNum dinv = P->diaginv[i], old = f[i];
+    mcNum sum = mcs_dot(row, f, nefc) + b[i];
+    mcNum a = 0;
+    if (pend >= 0) {
+      f[pend] = pv;
+      a = row[pend];
+    }
+    mcNum c = a * dinv;
+    mcNum w = (old - sum * dinv) + c * pold;
+    mcNum v = clampBox(P, i, w - c * pv);
+    mcNum delta = v - old, res = sum + a * (pv - pold);
+    improvement -= delta * (res + 0.5 * row[i] * delta);
+    change += (old > 0) != (v > 0);
+    active += v != 0;
+    pend = i;
+    pv = v;
+    pold = old;
+  }
+  if (pend >= 0) {
+    f[pend] = pv;
+  }
+  *nchange = change;
+  *nactive = active;
+  return improvement;
+}
+
+
+// one Gauss-Seidel sweep in row order with the row-sparse AR (no elliptic rows), as sweepDense
+static mcNum sweepSparse(const DualProblem* P, mcNum* f, int* nchange, int* nactive) {
+  const SparseAR* S = P->S;
+  mcNum improvement = 0;
+  int change = 0, active = 0;
+  for (int i = 0; i < P->nefc; i++) {
+    const int* col = S->col + S->adr[i];
+    const mcNum* val = S->val + S->adr[i];
+    mcNum res = P->b[i];
+    for (int k = 0; k < S->nnz[i]; k++) {
+      res += val[k] * f[col[k]];
+    }
+    mcNum old = f[i];
+    mcNum v = clampBox(P, i, old - res * P->diaginv[i]);
+    mcNum delta = v - old;
+    improvement -= delta * (res + 0.5 * val[0] * delta);
+    f[i] = v;
+    change += (old > 0) != (v > 0);
+    active += v != 0;
+  }
+  *nchange = change;
+  *nactive = active;
+  return improvement;
 }
 
 
@@ -520,96 +670,64 @@ void mcs_pgs(const mcpHost* host, const mcModel* m, mcData* d, int maxiter) {
     mcs_unconstrained(m, d);
     return;
   }
-  mcs_warmstart(host, m, d, 1);
+  mcs_warmstartDual(host, m, d);
 
   host->markStack(d);
+  DualProblem P;
+  memset(&P, 0, sizeof(P));
+  P.nefc = nefc;
+  P.b = d->efc_b;
 
   // row-sparse AR with the sparse Jacobian (elliptic blocks need the dense rows)
   SparseAR S;
-  memset(&S, 0, sizeof(S));
   int sparse = d->efc_J_rownnz != NULL;
   for (int i = 0; i < nefc && sparse; i++) {
     sparse = d->efc_type[i] != mcCNSTR_CONTACT_ELLIPTIC;
   }
-  if (sparse && !makeSparseAR(host, m, d, &S)) {
+  if (sparse && makeSparseAR(host, m, d, &S)) {
+    P.S = &S;
+    P.diaginv = S.diaginv;
+  } else {
     host->freeStack(d);
     host->markStack(d);
-    sparse = 0;
-  }
-  mcNum* AR = NULL;
-  mcNum* ARinv = NULL;
-  if (!sparse) {
-    AR = host->stackAlloc(d, sizeof(mcNum) * ((size_t)nefc * nefc + (size_t)nefc * nv), 16);
-    if (!AR) {
-      host->freeStack(d);
-      memset(d->efc_force, 0, sizeof(mcNum) * nefc);
-      dualFinish(host, m, d);
-      return;
-    }
-    makeAR(host, m, d, AR, AR + (size_t)nefc * nefc, 1);
-    d->solver_nnz = nefc * nefc;
 
-    // inverse diagonal (in the nefc x nv scratch, no longer needed)
-    ARinv = AR + (size_t)nefc * nefc;
-    for (int i = 0; i < nefc; i++) {
-      ARinv[i] = 1 / AR[(size_t)i * nefc + i];
+    // dense AR, its inverse diagonal in the nefc x nv scratch (no longer needed then)
+    mcNum* AR = host->stackAlloc(d, sizeof(mcNum) * ((size_t)nefc * nefc + (size_t)nefc * nv),
+                                 16);
+    if (AR && makeAR(host, m, d, AR, AR + (size_t)nefc * nefc, 1)) {
+      mcNum* diaginv = AR + (size_t)nefc * nefc;
+      for (int i = 0; i < nefc; i++) {
+        diaginv[i] = 1 / AR[(size_t)i * nefc + i];
+      }
+      d->solver_nnz = nefc * nefc;
+      P.AR = AR;
+      P.diaginv = diaginv;
     }
   }
+  mcNum* lo = P.diaginv ? host->stackAlloc(d, sizeof(mcNum) * 2 * (size_t)nefc, 16) : NULL;
+  if (!lo) {
+    // the stack is full (warned): no constraint force
+    host->freeStack(d);
+    memset(d->efc_force, 0, sizeof(mcNum) * nefc);
+    dualFinish(host, m, d);
+    return;
+  }
+  P.lo = lo;
+  P.hi = lo + nefc;
+  P.elliptic = rowBounds(d, lo, lo + nefc);
 
+  // sweeps until the scaled improvement falls below the tolerance
   mcNum* f = d->efc_force;
-  const mcNum* b = d->efc_b;
   mcNum scale = mcs_scale(m, d), tol = m->opt.tolerance;
   int iter = 0;
   while (iter < maxiter) {
-    // one sweep in row order; the cost decrease is summed over the row updates
-    mcNum improvement = 0;
-    int nchange = 0;
-    for (int i = 0; i < nefc; i++) {
-      int type = d->efc_type[i];
-      const mcNum* row = sparse ? NULL : AR + (size_t)i * nefc;
-      if (type == mcCNSTR_CONTACT_ELLIPTIC) {
-        const mcContact* con = d->contact + d->efc_id[i];
-        improvement -= ellipticUpdate(AR, b, f, i, con->dim, con, nefc, 0);
-        i += con->dim - 1;
-        continue;
-      }
-      mcNum old = f[i], res, diag, diaginv;
-      if (sparse) {
-        const int* col = S.col + S.adr[i];
-        const mcNum* val = S.val + S.adr[i];
-        res = b[i];
-        for (int k = 0; k < S.nnz[i]; k++) {
-          res += val[k] * f[col[k]];
-        }
-        diag = val[0];
-        diaginv = S.diaginv[i];
-      } else {
-        res = mcs_dot(row, f, nefc) + b[i];
-        diag = row[i];
-        diaginv = ARinv[i];
-      }
-      mcNum v = old - res * diaginv;
-      if (type == mcCNSTR_FRICTION_DOF || type == mcCNSTR_FRICTION_TENDON) {
-        mcNum fl = d->efc_frictionloss[i];
-        v = v < -fl ? -fl : (v > fl ? fl : v);
-      } else if (type != mcCNSTR_EQUALITY && v < 0) {
-        v = 0;
-      }
-      mcNum delta = v - old;
-      improvement -= delta * (res + 0.5 * diag * delta);
-      f[i] = v;
-      nchange += (old > 0) != (v > 0);
-    }
-
-    // statistics
+    int nchange, nactive;
+    mcNum improvement = P.AR ? sweepDense(d, &P, f, &nchange, &nactive)
+                             : sweepSparse(&P, f, &nchange, &nactive);
     mcSolverStat* stat = d->solver + (iter < mcNSOLVER ? iter : mcNSOLVER - 1);
     memset(stat, 0, sizeof(*stat));
     stat->improvement = scale * improvement;
     stat->nchange = nchange;
-    int nactive = 0;
-    for (int i = 0; i < nefc; i++) {
-      nactive += f[i] != 0;
-    }
     stat->nactive = nactive;
     iter++;
     if (stat->improvement < tol) {
@@ -637,13 +755,11 @@ void mcs_noslip(const mcpHost* host, const mcModel* m, mcData* d, int maxiter) {
   }
   host->markStack(d);
   mcNum* AR = host->stackAlloc(d, sizeof(mcNum) * ((size_t)nefc * nefc + (size_t)nefc * nv), 16);
-  if (!AR) {
+  // A without the regularizer; efc_b (J qacc_smooth - aref) is the core's
+  if (!AR || !makeAR(host, m, d, AR, AR + (size_t)nefc * nefc, 0)) {
     host->freeStack(d);
     return;
   }
-
-  // A without the regularizer; efc_b (J qacc_smooth - aref) is the core's
-  makeAR(host, m, d, AR, AR + (size_t)nefc * nefc, 0);
   mcNum* f = d->efc_force;
   const mcNum* b = d->efc_b;
   mcNum scale = mcs_scale(m, d), tol = m->opt.noslip_tolerance;

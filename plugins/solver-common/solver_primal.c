@@ -814,6 +814,37 @@ static mcNum primalCost(Primal* p, int flg_hessian) {
 }
 
 
+// M x and J x - aref at x = d->qacc into Ma and jar
+static void evalPoint(Primal* p) {
+  p->host->mulM(p->m, p->d, p->Ma, p->x);
+  rowsMulJ(p, p->jar, p->x);
+  for (int i = 0; i < p->nefc; i++) {
+    p->jar[i] -= p->d->efc_aref[i];
+  }
+}
+
+
+// starting point in d->qacc, with Ma and jar there: qacc_warmstart if its cost (constraint cost
+// plus Gauss cost) is below that of qacc_smooth (constraint cost of efc_b), else qacc_smooth;
+// qacc_smooth if warmstart is disabled. M x and J x of the warmstart are kept when it wins.
+static void start(Primal* p) {
+  const mcModel* m = p->m;
+  mcData* d = p->d;
+  int nv = p->nv;
+  if (!(m->opt.disableflags & mcDSBL_WARMSTART)) {
+    memcpy(p->x, d->qacc_warmstart, sizeof(mcNum) * nv);
+    evalPoint(p);
+    mcNum cw = mcs_constraintUpdate(m, d, p->jar, 0) + mcs_gaussCost(m, d, p->x, p->Ma);
+    mcNum cs = mcs_constraintUpdate(m, d, d->efc_b, 0);
+    if (cw < cs) {
+      return;
+    }
+  }
+  memcpy(p->x, d->qacc_smooth, sizeof(mcNum) * nv);
+  evalPoint(p);
+}
+
+
 // no scratch or a diverged solve: the unconstrained acceleration with the forces it implies
 static void fallback(const mcpHost* host, const mcModel* m, mcData* d) {
   mcs_constraintUpdate(m, d, d->efc_b, 0);
@@ -830,8 +861,6 @@ void mcs_primal(const mcpHost* host, const mcModel* m, mcData* d, int maxiter, m
     mcs_unconstrained(m, d);
     return;
   }
-  mcs_warmstart(host, m, d, 0);
-
   // scratch
   host->markStack(d);
   Primal p;
@@ -866,11 +895,7 @@ void mcs_primal(const mcpHost* host, const mcModel* m, mcData* d, int maxiter, m
   p.oldstate = ibuf;
 
   // initial point
-  host->mulM(m, d, p.Ma, p.x);
-  rowsMulJ(&p, p.jar, p.x);
-  for (int i = 0; i < nefc; i++) {
-    p.jar[i] -= d->efc_aref[i];
-  }
+  start(&p);
   primalCost(&p, kind == MCS_NEWTON);
   if (kind == MCS_NEWTON) {
     makeHessian(&p);
