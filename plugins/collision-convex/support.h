@@ -39,6 +39,68 @@ static int meshSupportScan(const mcModel* m, int id, const mcNum dir[3]) {
 // hull vertices sampled for the start of a climb without a warm start
 #define MESH_CLIMB_SAMPLES 16
 
+// hull vertices a support tie may gather (meshSupportTie); more: the full scan
+#define MESH_TIE_MAX 64
+
+// The full scan's vertex (the same index) where the climb of meshSupportGraph ended on hull
+// vertex cur (projection curp on the unit direction dir) with a neighbour within tol: the hull
+// vertices above curp - tol connected to cur in the hull graph (a flood; every hull vertex within
+// a few roundings of the top is among them, as the hull vertices above any level of a linear
+// function are connected), and the mesh points the compiler chained to them (mesh_tie: earlier
+// copies of their points, and the points within rounding of the hull surface around them; see
+// core/compiler/compiler_meshtie.c), the largest projection, the first of equal ones. tol must
+// exceed a few roundings of the compiled vertices (~1e-7 of the size). The full scan for a mesh
+// without chains or a tie over more than MESH_TIE_MAX hull vertices.
+static int meshSupportTie(const mcModel* m, int id, const mcNum dir[3], mcNum tol, int cur,
+                          mcNum curp) {
+  if (!m->mesh_tied || !m->mesh_tied[id]) {
+    return meshSupportScan(m, id, dir);
+  }
+  const int* gr = m->mesh_graph + m->mesh_graphadr[id];
+  int nv = gr[0];
+  const int* edgeadr = gr + 2;
+  const int* gid = gr + 2 + nv;
+  const int* edge = gr + 2 + 2*nv;
+  const float* v = m->mesh_vert + 3*m->mesh_vertadr[id];
+  const int* tie = m->mesh_tie + m->mesh_vertadr[id];
+  int set[MESH_TIE_MAX], n = 1;
+  set[0] = cur;
+  for (int i = 0; i < n; i++) {
+    for (int j = edgeadr[set[i]]; edge[j] >= 0; j++) {
+      int e = edge[j], seen = 0;
+      const float* p = v + 3*gid[e];
+      if (dir[0]*p[0] + dir[1]*p[1] + dir[2]*p[2] < curp - tol) {
+        continue;
+      }
+      for (int k = 0; k < n && !seen; k++) {
+        seen = set[k] == e;
+      }
+      if (!seen) {
+        if (n == MESH_TIE_MAX) {
+          return meshSupportScan(m, id, dir);
+        }
+        set[n++] = e;
+      }
+    }
+  }
+
+  // the hull vertices and their chains (each chain at most all mesh vertices long)
+  int best = -1, nvert = m->mesh_vertnum[id];
+  mcNum bestp = -INFINITY;
+  for (int i = 0; i < n; i++) {
+    for (int j = gid[set[i]], len = 0; j >= 0 && len < nvert; j = tie[j], len++) {
+      const float* p = v + 3*j;
+      mcNum prj = dir[0]*p[0] + dir[1]*p[1] + dir[2]*p[2];
+      if (prj > bestp || (prj == bestp && j < best)) {
+        best = j;
+        bestp = prj;
+      }
+    }
+  }
+  return best;
+}
+
+
 // The scan's support point (same coordinates; the index may be another copy of the point) from
 // the convex hull graph: hill climbing from hull vertex *warm (updated; negative: from the best
 // of a few sampled hull vertices), moving to the neighbour
@@ -47,8 +109,9 @@ static int meshSupportScan(const mcModel* m, int id, const mcNum dir[3]) {
 // a linear function are connected in the hull graph, so no other one comes within tol), and no
 // mesh point, which lies inside the hull up to the rounding of the compiled vertices, comes
 // first in the scan either. Otherwise (a face or edge nearly normal to dir, where mesh points
-// that are no hull vertices can compete) and for meshes without a graph: the full scan. Left:
-// such a point lifted above the hull by the rounding of the compiled vertices (~1e-11 of the
+// that are no hull vertices can compete): the scan's vertex from the hull vertices near the top
+// and the mesh points chained to them (meshSupportTie). Without a graph: the full scan. Left:
+// a mesh point lifted above the hull by the rounding of the compiled vertices (~1e-11 of the
 // size) while the hull neighbours lie far below (7 of 264,800 directions on the corpus meshes,
 // tests/collision/test_convex_support.c).
 static int meshSupportGraph(const mcModel* m, int id, const mcNum dir[3], mcNum tol, int* warm) {
@@ -103,7 +166,7 @@ static int meshSupportGraph(const mcModel* m, int id, const mcNum dir[3], mcNum 
     curp = nextp;
   }
   *warm = cur;
-  return best >= 0 ? best : meshSupportScan(m, id, dir);
+  return best >= 0 ? best : meshSupportTie(m, id, dir, tol, cur, curp);
 }
 
 
