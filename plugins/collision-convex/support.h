@@ -532,4 +532,81 @@ static inline void smoothContactNormal(const mcModel* m, const mcData* d, int g1
   }
 }
 
+
+// Half extents, in the geom frame, of a box holding geom g: sphere, capsule (radius added),
+// ellipsoid, cylinder, box, and a mesh whose size is the compiler's (the largest |coordinate| of
+// its vertices per axis, whose norm is its rbound); 0 for the other types and other meshes.
+static inline int geomLocalBox(const mcModel* m, int g, mcNum h[3]) {
+  const mcNum* s = m->geom_size + 3*g;
+  switch (m->geom_type[g]) {
+  case mcGEOM_SPHERE:
+    h[0] = h[1] = h[2] = s[0];
+    return 1;
+  case mcGEOM_CAPSULE:
+    h[0] = h[1] = s[0];
+    h[2] = s[0] + s[1];
+    return 1;
+  case mcGEOM_CYLINDER:
+    h[0] = h[1] = s[0];
+    h[2] = s[1];
+    return 1;
+  case mcGEOM_ELLIPSOID:
+  case mcGEOM_BOX:
+    h[0] = s[0];
+    h[1] = s[1];
+    h[2] = s[2];
+    return 1;
+  case mcGEOM_MESH: {
+    mcNum r = m->geom_rbound[g], n = sqrt(s[0]*s[0] + s[1]*s[1] + s[2]*s[2]);
+    h[0] = s[0];
+    h[1] = s[1];
+    h[2] = s[2];
+    return fabs(n - r) <= 1e-12*r;
+  }
+  default:
+    return 0;
+  }
+}
+
+
+// Whether the boxes of geoms g1 and g2 (geomLocalBox, posed by geom_xpos and geom_xmat) are
+// farther apart than margin along an axis of one of them (1: apart, the geoms farther than margin,
+// so no contact; 0: maybe not, or a type without box). *axis: the world axis found (unit), *gap
+// the boxes' gap along it. A slack of 1e-9 of the coordinates' scale keeps the rounding of the
+// frames (orthonormal to ~1e-16) on the safe side.
+static inline int geomBoxesApart(const mcModel* m, const mcData* d, int g1, int g2, mcNum margin,
+                                 mcNum axis[3], mcNum* gap) {
+  mcNum h1[3], h2[3];
+  if (!geomLocalBox(m, g1, h1) || !geomLocalBox(m, g2, h2)) {
+    return 0;
+  }
+  const mcNum* p1 = d->geom_xpos + 3*g1;
+  const mcNum* p2 = d->geom_xpos + 3*g2;
+  mcNum t[3] = {p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2]};
+  for (int side = 0; side < 2; side++) {
+    const mcNum* ma = d->geom_xmat + 9*(side ? g2 : g1);
+    const mcNum* mb = d->geom_xmat + 9*(side ? g1 : g2);
+    const mcNum* ha = side ? h2 : h1;
+    const mcNum* hb = side ? h1 : h2;
+    for (int i = 0; i < 3; i++) {
+      // the local axis i of box a in the world (column i of its frame)
+      mcNum a[3] = {ma[i], ma[3 + i], ma[6 + i]};
+      mcNum rb = 0;
+      for (int k = 0; k < 3; k++) {
+        rb += hb[k]*fabs(a[0]*mb[k] + a[1]*mb[3 + k] + a[2]*mb[6 + k]);
+      }
+      mcNum dist = fabs(a[0]*t[0] + a[1]*t[1] + a[2]*t[2]);
+      mcNum scale = ha[i] + rb + fabs(t[0]) + fabs(t[1]) + fabs(t[2]) + fabs(margin);
+      if (dist - ha[i] - rb > margin + 1e-9*scale) {
+        *gap = dist - ha[i] - rb;
+        axis[0] = a[0];
+        axis[1] = a[1];
+        axis[2] = a[2];
+        return 1;
+      }
+    }
+  }
+  return 0;
+}
+
 #endif  // MODUCO_PLUGINS_COLLISION_CONVEX_SUPPORT_H_

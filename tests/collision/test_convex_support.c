@@ -488,3 +488,82 @@ Test(convex_support, tie_chains_hold_face_points) {
   cr_expect_eq(nuntied, 6, "without chains the full scan");
   mc_deleteModel(m);
 }
+
+
+// geomBoxesApart (the box test before GJK) claims geoms farther apart than the margin only when
+// they are: along the axis it returns, the two geoms' supports (support.h, margin 0) leave a gap
+// above the margin. Random poses of every convex type, a mesh among them, close enough that both
+// answers come up often, hundreds within 1e-2 of the bound.
+Test(convex_support, box_test_only_separates_what_is_apart) {
+  const char* xml =
+      "<mujoco><asset><mesh name='m' vertex='0 0 0.3  0.2 -0.1 0  -0.15 0.12 0.05  0.05 0.2 -0.1"
+      "  -0.1 -0.2 -0.08  0.12 0.1 0.2'/></asset><worldbody>"
+      "<body><freejoint/><geom type='sphere' size='0.1'/></body>"
+      "<body><freejoint/><geom type='capsule' size='0.05 0.2'/></body>"
+      "<body><freejoint/><geom type='ellipsoid' size='0.1 0.2 0.05'/></body>"
+      "<body><freejoint/><geom type='cylinder' size='0.08 0.15'/></body>"
+      "<body><freejoint/><geom type='box' size='0.1 0.05 0.2'/></body>"
+      "<body><freejoint/><geom type='mesh' mesh='m'/></body>"
+      "</worldbody></mujoco>";
+  char err[1000];
+  mcModel* m = mc_loadXMLString(xml, NULL, err, sizeof(err));
+  cr_assert_not_null(m, "%s", err);
+  mcData* d = mc_makeData(m);
+  cr_assert_not_null(d);
+  long napart = 0, nclose = 0, nnear = 0;
+  for (int t = 0; t < 4000; t++) {
+    for (int b = 0; b < 6; b++) {
+      mcNum* q = d->qpos + 7*b;
+      for (int k = 0; k < 3; k++) {
+        q[k] = uniform(-0.4, 0.4);
+      }
+      mcNum n = 0;
+      for (int k = 3; k < 7; k++) {
+        q[k] = uniform(-1, 1);
+        n += q[k]*q[k];
+      }
+      for (int k = 3; k < 7; k++) {
+        q[k] /= sqrt(n);
+      }
+    }
+    mc_forward(m, d);
+    for (int g1 = 0; g1 < 6; g1++) {
+      for (int g2 = g1 + 1; g2 < 6; g2++) {
+        mcNum margin = uniform(0, 0.05), axis[3], gap;
+        int apart = geomBoxesApart(m, d, g1, g2, margin, axis, &gap);
+        if (!apart) {
+          nclose++;
+          continue;
+        }
+        napart++;
+        nnear += gap - margin < 1e-2;
+        cr_assert(fabs(axis[0]*axis[0] + axis[1]*axis[1] + axis[2]*axis[2] - 1) < 1e-12);
+        const mcNum* p1 = d->geom_xpos + 3*g1;
+        const mcNum* p2 = d->geom_xpos + 3*g2;
+        mcNum s = axis[0]*(p2[0] - p1[0]) + axis[1]*(p2[1] - p1[1]) + axis[2]*(p2[2] - p1[2]);
+        mcNum up[3], down[3], x1[3], x2[3];
+        for (int k = 0; k < 3; k++) {
+          up[k] = s >= 0 ? axis[k] : -axis[k];
+          down[k] = -up[k];
+        }
+        ConvexObj o1 = {m, d, g1, 0, -1}, o2 = {m, d, g2, 0, -1};
+        geomSupport(&o1, up, x1);
+        geomSupport(&o2, down, x2);
+        mcNum sep = (up[0]*x2[0] + up[1]*x2[1] + up[2]*x2[2]) -
+                    (up[0]*x1[0] + up[1]*x1[1] + up[2]*x1[2]);
+        cr_assert(sep > margin, "geoms %d, %d: apart by the boxes (gap %.17g) but the supports "
+                  "leave %.17g, margin %.17g", g1, g2, gap, sep, margin);
+      }
+    }
+  }
+  cr_expect(napart > 10000 && nclose > 10000 && nnear > 200, "apart %ld, not %ld, near %ld",
+            napart, nclose, nnear);
+
+  // a mesh geom whose size is not its compiler's (norm other than rbound): no box
+  mcNum h[3];
+  cr_expect(geomLocalBox(m, 5, h));
+  m->geom_rbound[5] *= 0.9;
+  cr_expect(!geomLocalBox(m, 5, h));
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
