@@ -1067,6 +1067,13 @@ void mcc_compileMeshes(mcc* c) {
       md->hullfaces = 1;
     }
     mcc_meshProcess(c, i);
+    if (md->graph) {
+      md->tie = (int*)malloc(sizeof(int) * (size_t)md->nvert);
+      if (md->tie && !mcc_meshTieChains(md->vert, md->nvert, md->graph, md->tie)) {
+        free(md->tie);
+        md->tie = NULL;
+      }
+    }
   }
 
   // mesh geoms and primitives sized from a mesh: offset by the mesh frame, size from the mesh
@@ -1140,6 +1147,10 @@ void mcc_fillMeshes(const mcc* c, mcModel* m) {
     if (md->graph) {
       memcpy(m->mesh_graph + gadr, md->graph, sizeof(int) * (size_t)md->ngraph);
     }
+    m->mesh_tied[i] = md->tie != NULL;
+    for (int k = 0; k < md->nvert; k++) {
+      m->mesh_tie[vadr + k] = md->tie ? md->tie[k] : -1;
+    }
     vadr += md->nvert;
     fadr += md->nface;
     gadr += md->ngraph;
@@ -1153,6 +1164,7 @@ void mcc_freeAssets(mcc* c) {
     free(md->vert);
     free(md->face);
     free(md->graph);
+    free(md->tie);
     free(md->buf);
     free(md->scratch);
     free(md->vd);

@@ -30,6 +30,7 @@ typedef struct mccMeshData_ {
   int nface, cface;
   int* graph;                     // convex hull graph in MuJoCo's layout; NULL: none
   int ngraph;
+  int* tie;                       // support tie chains (compiler_meshtie.c); NULL: none
   int needhull;                   // a colliding geom uses the mesh
   mcNum pos[3], quat[4];          // inertial frame of the mesh in the file frame
   mcNum aabb[3];                  // max |coordinate| along each inertial axis
@@ -90,6 +91,10 @@ void mcc_compileMeshes(mcc* c);
 // mesh geom volume (area for inertia="shell") and unit-density principal inertia in the mesh
 // frame (MuJoCo 3.3.8)
 void mcc_meshGeomInertia(const mcc* c, int meshid, mcNum* vol, mcNum inertia[3]);
+
+// support tie chains of a mesh with hull graph graph (MuJoCo's layout) over its nvert compiled
+// vertices v, into tie (nvert ints; compiler_meshtie.c); 0: none (a tie takes the full scan)
+int mcc_meshTieChains(const float* v, int nvert, const int* graph, int* tie);
 
 // totals for sizing the model, then fill the mesh arrays
 void mcc_meshTotals(const mcc* c, int* nvert, int* nface, int* ngraph);

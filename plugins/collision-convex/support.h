@@ -39,6 +39,68 @@ static int meshSupportScan(const mcModel* m, int id, const mcNum dir[3]) {
 // hull vertices sampled for the start of a climb without a warm start
 #define MESH_CLIMB_SAMPLES 16
 
+// hull vertices a support tie may gather (meshSupportTie); more: the full scan
+#define MESH_TIE_MAX 64
+
+// The full scan's vertex (the same index) where the climb of meshSupportGraph ended on hull
+// vertex cur (projection curp on the unit direction dir) with a neighbour within tol: the hull
+// vertices above curp - tol connected to cur in the hull graph (a flood; every hull vertex within
+// a few roundings of the top is among them, as the hull vertices above any level of a linear
+// function are connected), and the mesh points the compiler chained to them (mesh_tie: earlier
+// copies of their points, and the points within rounding of the hull surface around them; see
+// core/compiler/compiler_meshtie.c), the largest projection, the first of equal ones. tol must
+// exceed a few roundings of the compiled vertices (~1e-7 of the size). The full scan for a mesh
+// without chains or a tie over more than MESH_TIE_MAX hull vertices.
+static int meshSupportTie(const mcModel* m, int id, const mcNum dir[3], mcNum tol, int cur,
+                          mcNum curp) {
+  if (!m->mesh_tied || !m->mesh_tied[id]) {
+    return meshSupportScan(m, id, dir);
+  }
+  const int* gr = m->mesh_graph + m->mesh_graphadr[id];
+  int nv = gr[0];
+  const int* edgeadr = gr + 2;
+  const int* gid = gr + 2 + nv;
+  const int* edge = gr + 2 + 2*nv;
+  const float* v = m->mesh_vert + 3*m->mesh_vertadr[id];
+  const int* tie = m->mesh_tie + m->mesh_vertadr[id];
+  int set[MESH_TIE_MAX], n = 1;
+  set[0] = cur;
+  for (int i = 0; i < n; i++) {
+    for (int j = edgeadr[set[i]]; edge[j] >= 0; j++) {
+      int e = edge[j], seen = 0;
+      const float* p = v + 3*gid[e];
+      if (dir[0]*p[0] + dir[1]*p[1] + dir[2]*p[2] < curp - tol) {
+        continue;
+      }
+      for (int k = 0; k < n && !seen; k++) {
+        seen = set[k] == e;
+      }
+      if (!seen) {
+        if (n == MESH_TIE_MAX) {
+          return meshSupportScan(m, id, dir);
+        }
+        set[n++] = e;
+      }
+    }
+  }
+
+  // the hull vertices and their chains (each chain at most all mesh vertices long)
+  int best = -1, nvert = m->mesh_vertnum[id];
+  mcNum bestp = -INFINITY;
+  for (int i = 0; i < n; i++) {
+    for (int j = gid[set[i]], len = 0; j >= 0 && len < nvert; j = tie[j], len++) {
+      const float* p = v + 3*j;
+      mcNum prj = dir[0]*p[0] + dir[1]*p[1] + dir[2]*p[2];
+      if (prj > bestp || (prj == bestp && j < best)) {
+        best = j;
+        bestp = prj;
+      }
+    }
+  }
+  return best;
+}
+
+
 // The scan's support point (same coordinates; the index may be another copy of the point) from
 // the convex hull graph: hill climbing from hull vertex *warm (updated; negative: from the best
 // of a few sampled hull vertices), moving to the neighbour
@@ -47,8 +109,9 @@ static int meshSupportScan(const mcModel* m, int id, const mcNum dir[3]) {
 // a linear function are connected in the hull graph, so no other one comes within tol), and no
 // mesh point, which lies inside the hull up to the rounding of the compiled vertices, comes
 // first in the scan either. Otherwise (a face or edge nearly normal to dir, where mesh points
-// that are no hull vertices can compete) and for meshes without a graph: the full scan. Left:
-// such a point lifted above the hull by the rounding of the compiled vertices (~1e-11 of the
+// that are no hull vertices can compete): the scan's vertex from the hull vertices near the top
+// and the mesh points chained to them (meshSupportTie). Without a graph: the full scan. Left:
+// a mesh point lifted above the hull by the rounding of the compiled vertices (~1e-11 of the
 // size) while the hull neighbours lie far below (7 of 264,800 directions on the corpus meshes,
 // tests/collision/test_convex_support.c).
 static int meshSupportGraph(const mcModel* m, int id, const mcNum dir[3], mcNum tol, int* warm) {
@@ -103,7 +166,7 @@ static int meshSupportGraph(const mcModel* m, int id, const mcNum dir[3], mcNum 
     curp = nextp;
   }
   *warm = cur;
-  return best >= 0 ? best : meshSupportScan(m, id, dir);
+  return best >= 0 ? best : meshSupportTie(m, id, dir, tol, cur, curp);
 }
 
 
@@ -467,6 +530,83 @@ static inline void smoothContactNormal(const mcModel* m, const mcData* d, int g1
       normal[k] = sum[k] / len;
     }
   }
+}
+
+
+// Half extents, in the geom frame, of a box holding geom g: sphere, capsule (radius added),
+// ellipsoid, cylinder, box, and a mesh whose size is the compiler's (the largest |coordinate| of
+// its vertices per axis, whose norm is its rbound); 0 for the other types and other meshes.
+static inline int geomLocalBox(const mcModel* m, int g, mcNum h[3]) {
+  const mcNum* s = m->geom_size + 3*g;
+  switch (m->geom_type[g]) {
+  case mcGEOM_SPHERE:
+    h[0] = h[1] = h[2] = s[0];
+    return 1;
+  case mcGEOM_CAPSULE:
+    h[0] = h[1] = s[0];
+    h[2] = s[0] + s[1];
+    return 1;
+  case mcGEOM_CYLINDER:
+    h[0] = h[1] = s[0];
+    h[2] = s[1];
+    return 1;
+  case mcGEOM_ELLIPSOID:
+  case mcGEOM_BOX:
+    h[0] = s[0];
+    h[1] = s[1];
+    h[2] = s[2];
+    return 1;
+  case mcGEOM_MESH: {
+    mcNum r = m->geom_rbound[g], n = sqrt(s[0]*s[0] + s[1]*s[1] + s[2]*s[2]);
+    h[0] = s[0];
+    h[1] = s[1];
+    h[2] = s[2];
+    return fabs(n - r) <= 1e-12*r;
+  }
+  default:
+    return 0;
+  }
+}
+
+
+// Whether the boxes of geoms g1 and g2 (geomLocalBox, posed by geom_xpos and geom_xmat) are
+// farther apart than margin along an axis of one of them (1: apart, the geoms farther than margin,
+// so no contact; 0: maybe not, or a type without box). *axis: the world axis found (unit), *gap
+// the boxes' gap along it. A slack of 1e-9 of the coordinates' scale keeps the rounding of the
+// frames (orthonormal to ~1e-16) on the safe side.
+static inline int geomBoxesApart(const mcModel* m, const mcData* d, int g1, int g2, mcNum margin,
+                                 mcNum axis[3], mcNum* gap) {
+  mcNum h1[3], h2[3];
+  if (!geomLocalBox(m, g1, h1) || !geomLocalBox(m, g2, h2)) {
+    return 0;
+  }
+  const mcNum* p1 = d->geom_xpos + 3*g1;
+  const mcNum* p2 = d->geom_xpos + 3*g2;
+  mcNum t[3] = {p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2]};
+  for (int side = 0; side < 2; side++) {
+    const mcNum* ma = d->geom_xmat + 9*(side ? g2 : g1);
+    const mcNum* mb = d->geom_xmat + 9*(side ? g1 : g2);
+    const mcNum* ha = side ? h2 : h1;
+    const mcNum* hb = side ? h1 : h2;
+    for (int i = 0; i < 3; i++) {
+      // the local axis i of box a in the world (column i of its frame)
+      mcNum a[3] = {ma[i], ma[3 + i], ma[6 + i]};
+      mcNum rb = 0;
+      for (int k = 0; k < 3; k++) {
+        rb += hb[k]*fabs(a[0]*mb[k] + a[1]*mb[3 + k] + a[2]*mb[6 + k]);
+      }
+      mcNum dist = fabs(a[0]*t[0] + a[1]*t[1] + a[2]*t[2]);
+      mcNum scale = ha[i] + rb + fabs(t[0]) + fabs(t[1]) + fabs(t[2]) + fabs(margin);
+      if (dist - ha[i] - rb > margin + 1e-9*scale) {
+        *gap = dist - ha[i] - rb;
+        axis[0] = a[0];
+        axis[1] = a[1];
+        axis[2] = a[2];
+        return 1;
+      }
+    }
+  }
+  return 0;
 }
 
 #endif  // MODUCO_PLUGINS_COLLISION_CONVEX_SUPPORT_H_

@@ -130,6 +130,9 @@ static int signedDistance(const mcModel* m, const mcData* d, int g1, int g2, mcN
 static int convexGjk(const mcpHost* host, const mcModel* m, const mcData* d, mcContact* con,
                      int g1, int g2, mcNum margin) {
   mcNum dist, n[3], x1[3], x2[3];
+  if (geomBoxesApart(m, d, g1, g2, margin, n, &dist)) {
+    return 0;                       // farther than margin: GJK would find no contact either
+  }
   if (!signedDistance(m, d, g1, g2, margin, &dist, n, x1, x2)) {
     return 0;
   }

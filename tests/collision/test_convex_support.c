@@ -1,7 +1,10 @@
 // The mesh support of the convex plugin (plugins/collision-convex/support.h): the hill climbing
 // on the convex hull graph must return the same support point as the full vertex scan, bit for
 // bit, on every mesh of the corpus and of the collision benchmark, for random directions, for
-// directions along the axes and toward vertices (ties and near-ties), and from any warm start.
+// directions along the axes and toward vertices, along hull face normals and across hull edges
+// (ties and near-ties), and from any warm start; where the climb ends in a near-tie, the tie
+// resolution over the hull vertices near the top and the compiler's chains (mesh_tie) must return
+// the scan's very vertex (the same index), from wherever the climb ended.
 #define _XOPEN_SOURCE 700
 #include <ftw.h>
 #include <math.h>
@@ -32,12 +35,74 @@ static double uniform(double lo, double hi) {
 }
 
 
+// unit normal of hull face f of mesh id (global vertex ids in the graph), in double
+static void faceNormal(const mcModel* m, int id, int f, double n[3]) {
+  const int* gr = m->mesh_graph + m->mesh_graphadr[id];
+  const int* face = gr + 2 + 3*gr[0] + 3*gr[1] + 3*f;
+  const float* v = m->mesh_vert + 3*m->mesh_vertadr[id];
+  double e1[3], e2[3];
+  for (int k = 0; k < 3; k++) {
+    e1[k] = (double)v[3*face[1] + k] - v[3*face[0] + k];
+    e2[k] = (double)v[3*face[2] + k] - v[3*face[0] + k];
+  }
+  n[0] = e1[1]*e2[2] - e1[2]*e2[1];
+  n[1] = e1[2]*e2[0] - e1[0]*e2[2];
+  n[2] = e1[0]*e2[1] - e1[1]*e2[0];
+  double len = sqrt(n[0]*n[0] + n[1]*n[1] + n[2]*n[2]);
+  for (int k = 0; k < 3; k++) {
+    n[k] = len > 0 ? n[k] / len : 0;
+  }
+}
+
+
+// a direction normal to a random hull face (exact: ties among its corners and the mesh points
+// on it up to rounding; near: perturbed by 1e-9), or across a random hull edge (between the
+// normals of its two faces: a tie of its two ends); 0 without a hull graph
+static int hullDirection(const mcModel* m, int id, int kind, double dir[3]) {
+  if (m->mesh_graphadr[id] < 0) {
+    return 0;
+  }
+  const int* gr = m->mesh_graph + m->mesh_graphadr[id];
+  int nf = gr[1];
+  const int* face = gr + 2 + 3*gr[0] + 3*nf;
+  int f = (int)uniform(0, nf);
+  f = f < nf ? f : nf - 1;
+  faceNormal(m, id, f, dir);
+  if (kind == 6) {
+    for (int k = 0; k < 3; k++) {
+      dir[k] += uniform(-1e-9, 1e-9);
+    }
+  } else if (kind == 7) {
+    // the face across edge (a, b) of f holds it as (b, a)
+    int e = (int)uniform(0, 3) % 3, a = face[3*f + e], b = face[3*f + (e + 1) % 3];
+    for (int g = 0; g < nf; g++) {
+      for (int j = 0; j < 3 && g != f; j++) {
+        if (face[3*g + j] == b && face[3*g + (j + 1) % 3] == a) {
+          double n2[3], t = uniform(0, 1);
+          faceNormal(m, id, g, n2);
+          for (int k = 0; k < 3; k++) {
+            dir[k] = (1 - t)*dir[k] + t*n2[k];
+          }
+        }
+      }
+    }
+  }
+  return 1;
+}
+
+
 // a unit direction: random, along an axis (exact ties on flat faces), nearly along an axis,
-// toward a vertex, or a random direction rounded to a few digits (exact components)
+// toward a vertex, a random direction rounded to a few digits (exact components), or normal to a
+// hull face or edge (hullDirection)
 static void direction(const mcModel* m, int id, int kind, double dir[3]) {
   const float* v = m->mesh_vert + 3*m->mesh_vertadr[id];
   int nv = m->mesh_vertnum[id];
-  switch (kind % 5) {
+  if (kind % 8 >= 5 && hullDirection(m, id, kind % 8, dir)) {
+    kind = -1;
+  }
+  switch (kind < 0 ? -1 : kind % 8) {
+  case -1:
+    break;
   case 0:
     for (int k = 0; k < 3; k++) {
       dir[k] = uniform(-1, 1);
@@ -48,7 +113,7 @@ static void direction(const mcModel* m, int id, int kind, double dir[3]) {
     int a = (int)uniform(0, 3);
     dir[0] = dir[1] = dir[2] = 0;
     dir[a < 3 ? a : 2] = uniform(0, 1) < 0.5 ? -1 : 1;
-    if (kind % 5 == 2) {
+    if (kind % 8 == 2) {
       for (int k = 0; k < 3; k++) {
         dir[k] += uniform(-1e-7, 1e-7);
       }
@@ -80,9 +145,44 @@ static void direction(const mcModel* m, int id, int kind, double dir[3]) {
 }
 
 
-// directions tested, and those where the scan's vertex is a mesh point off the hull's vertices
-// that rounding puts above the hull vertex the climb returns (a near-tie, see checkModel)
-static long g_ncase = 0, g_nnear = 0;
+// directions tested, those where the scan's vertex is a mesh point off the hull's vertices
+// that rounding puts above the hull vertex the climb returns (a near-tie, see checkModel), and
+// those where the climb ended in a near-tie (resolved by meshSupportTie)
+static long g_ncase = 0, g_nnear = 0, g_ntie = 0;
+
+
+// whether the climb's end, hull vertex cur, has a neighbour within tol (meshSupportGraph then
+// resolves the tie with meshSupportTie)
+static int climbTied(const mcModel* m, int id, const double dir[3], double tol, int cur,
+                     double* curp) {
+  const int* gr = m->mesh_graph + m->mesh_graphadr[id];
+  int nv = gr[0];
+  const int* gid = gr + 2 + nv;
+  const int* edge = gr + 2 + 2*nv;
+  const float* v = m->mesh_vert + 3*m->mesh_vertadr[id];
+  const float* p = v + 3*gid[cur];
+  *curp = dir[0]*p[0] + dir[1]*p[1] + dir[2]*p[2];
+  int tied = 0;
+  for (int j = gr[2 + cur]; edge[j] >= 0; j++) {
+    p = v + 3*gid[edge[j]];
+    tied |= dir[0]*p[0] + dir[1]*p[1] + dir[2]*p[2] >= *curp - tol;
+  }
+  return tied;
+}
+
+
+// the tie resolution from the climb's end cur equals the scan's vertex a (the same index),
+// whether or not the climb ended in a tie
+static void checkTie(const mcModel* m, int id, const char* name, const double dir[3], double tol,
+                     int cur, int a) {
+  double curp;
+  int tied = climbTied(m, id, dir, tol, cur, &curp);
+  g_ntie += tied;
+  int t = meshSupportTie(m, id, dir, tol, cur, curp);
+  cr_assert_eq(t, a, "%s mesh %d dir (%.17g %.17g %.17g)%s from hull vertex %d: tie resolution "
+               "%d, scan %d", name, id, dir[0], dir[1], dir[2], tied ? " (a tie)" : "", cur, t,
+               a);
+}
 
 
 // every mesh of model m: hill climbing against the scan; returns the number of meshes tested
@@ -126,6 +226,11 @@ static int checkModel(const mcModel* m, const char* name, int ndir, int* ngraph)
                 c, b);
       cr_assert(nhull <= 0 || (cold >= 0 && cold < nhull), "%s mesh %d: end vertex %d", name,
                 id, cold);
+      if (hasgraph) {
+        cr_assert(m->mesh_tied[id], "%s mesh %d: no tie chains", name, id);
+        checkTie(m, id, name, dir, 1e-5*rbound, warm, a);
+        checkTie(m, id, name, dir, 1e-5*rbound, cold, a);
+      }
       g_ncase++;
       int same = v[3*a] == v[3*b] && v[3*a + 1] == v[3*b + 1] && v[3*a + 2] == v[3*b + 2];
       if (same) {
@@ -265,8 +370,10 @@ Test(convex_support, corpus_mesh_files, .timeout = 900) {
     mc_deleteModel(m);
   }
   printf("corpus mesh files: %d, loaded %d, with hull graphs %d; directions %ld, off-hull "
-         "near-ties %ld\n", g_nfile, nload, ngraph, g_ncase, g_nnear);
+         "near-ties %ld, climbs ending in a near-tie %ld\n", g_nfile, nload, ngraph, g_ncase,
+         g_nnear, g_ntie);
   fflush(stdout);
+  cr_expect(g_ntie * 20 > g_ncase, "only %ld near-tie climbs in %ld directions", g_ntie, g_ncase);
   cr_expect(g_nfile >= 300 && ngraph >= 250, "too few mesh files (%d) or hull graphs (%d)",
             g_nfile, ngraph);
   cr_expect(g_nnear * 10000 < g_ncase, "%ld off-hull near-ties in %ld directions", g_nnear,
@@ -316,5 +423,147 @@ Test(convex_support, bench_polytopes_and_box) {
   ng = 0;
   checkModel(m, "bench (no graph)", 2000, &ng);
   cr_expect_eq(ng, 0);
+  mc_deleteModel(m);
+}
+
+
+// a box listing the centres of its faces and the middles of its edges (no hull vertices) before
+// its corners: along the axes the scan's vertex is a face centre, which only the compiler's
+// chains bring into the tie resolution; cut the chains and it returns a corner instead, while a
+// mesh without chains (mesh_tied 0) takes the full scan
+Test(convex_support, tie_chains_hold_face_points) {
+  char xml[4096];
+  int len = snprintf(xml, sizeof(xml), "<mujoco><asset><mesh name='box' vertex='");
+  for (int pass = 0; pass < 3; pass++) {
+    // pass 0: face centres (one nonzero coordinate), 1: edge middles (two), 2: corners (three)
+    for (int i = 0; i < 27; i++) {
+      int x[3] = {i % 3 - 1, (i / 3) % 3 - 1, i / 9 - 1};
+      int nz = (x[0] != 0) + (x[1] != 0) + (x[2] != 0);
+      if (nz == pass + 1) {
+        len += snprintf(xml + len, sizeof(xml) - (size_t)len, "%d %d %d ", x[0], x[1], x[2]);
+      }
+    }
+  }
+  snprintf(xml + len, sizeof(xml) - (size_t)len, "'/></asset><worldbody><geom type='mesh' "
+           "mesh='box'/></worldbody></mujoco>");
+  char err[1000];
+  mcModel* m = mc_loadXMLString(xml, NULL, err, sizeof(err));
+  cr_assert_not_null(m, "%s", err);
+  cr_assert_eq(m->mesh_vertnum[0], 26);
+  cr_assert_eq(m->mesh_graph[m->mesh_graphadr[0]], 8, "the hull is the 8 corners");
+  int ng = 0;
+  checkModel(m, "face-first box", 2000, &ng);
+
+  // the six axis directions: the scan's vertex is the face centre (listed first)
+  int nface = 0, ncut = 0, nuntied = 0;
+  for (int a = 0; a < 6; a++) {
+    double dir[3] = {0, 0, 0};
+    dir[a % 3] = a < 3 ? 1 : -1;
+    int scan = meshSupportScan(m, 0, dir);
+    const float* p = m->mesh_vert + 3*(m->mesh_vertadr[0] + scan);
+    nface += fabs(p[0]) + fabs(p[1]) + fabs(p[2]) == 1;
+    int warm = 0;
+    int b = meshSupportGraph(m, 0, dir, 1e-5*m->geom_rbound[0], &warm);
+    cr_expect_eq(b, scan, "axis %d: %d, scan %d", a, b, scan);
+
+    // chains cut: a corner
+    int* tie = m->mesh_tie + m->mesh_vertadr[0];
+    int save[26];
+    memcpy(save, tie, sizeof(save));
+    for (int i = 0; i < 26; i++) {
+      tie[i] = -1;
+    }
+    warm = 0;
+    ncut += meshSupportGraph(m, 0, dir, 1e-5*m->geom_rbound[0], &warm) != scan;
+    memcpy(tie, save, sizeof(save));
+
+    // no chains: the full scan
+    m->mesh_tied[0] = 0;
+    warm = 0;
+    nuntied += meshSupportGraph(m, 0, dir, 1e-5*m->geom_rbound[0], &warm) == scan;
+    m->mesh_tied[0] = 1;
+  }
+  cr_expect_eq(nface, 6, "the scan returns face centres along the axes");
+  cr_expect_eq(ncut, 6, "without the chains the tie resolution misses the face centres");
+  cr_expect_eq(nuntied, 6, "without chains the full scan");
+  mc_deleteModel(m);
+}
+
+
+// geomBoxesApart (the box test before GJK) claims geoms farther apart than the margin only when
+// they are: along the axis it returns, the two geoms' supports (support.h, margin 0) leave a gap
+// above the margin. Random poses of every convex type, a mesh among them, close enough that both
+// answers come up often, hundreds within 1e-2 of the bound.
+Test(convex_support, box_test_only_separates_what_is_apart) {
+  const char* xml =
+      "<mujoco><asset><mesh name='m' vertex='0 0 0.3  0.2 -0.1 0  -0.15 0.12 0.05  0.05 0.2 -0.1"
+      "  -0.1 -0.2 -0.08  0.12 0.1 0.2'/></asset><worldbody>"
+      "<body><freejoint/><geom type='sphere' size='0.1'/></body>"
+      "<body><freejoint/><geom type='capsule' size='0.05 0.2'/></body>"
+      "<body><freejoint/><geom type='ellipsoid' size='0.1 0.2 0.05'/></body>"
+      "<body><freejoint/><geom type='cylinder' size='0.08 0.15'/></body>"
+      "<body><freejoint/><geom type='box' size='0.1 0.05 0.2'/></body>"
+      "<body><freejoint/><geom type='mesh' mesh='m'/></body>"
+      "</worldbody></mujoco>";
+  char err[1000];
+  mcModel* m = mc_loadXMLString(xml, NULL, err, sizeof(err));
+  cr_assert_not_null(m, "%s", err);
+  mcData* d = mc_makeData(m);
+  cr_assert_not_null(d);
+  long napart = 0, nclose = 0, nnear = 0;
+  for (int t = 0; t < 4000; t++) {
+    for (int b = 0; b < 6; b++) {
+      mcNum* q = d->qpos + 7*b;
+      for (int k = 0; k < 3; k++) {
+        q[k] = uniform(-0.4, 0.4);
+      }
+      mcNum n = 0;
+      for (int k = 3; k < 7; k++) {
+        q[k] = uniform(-1, 1);
+        n += q[k]*q[k];
+      }
+      for (int k = 3; k < 7; k++) {
+        q[k] /= sqrt(n);
+      }
+    }
+    mc_forward(m, d);
+    for (int g1 = 0; g1 < 6; g1++) {
+      for (int g2 = g1 + 1; g2 < 6; g2++) {
+        mcNum margin = uniform(0, 0.05), axis[3], gap;
+        int apart = geomBoxesApart(m, d, g1, g2, margin, axis, &gap);
+        if (!apart) {
+          nclose++;
+          continue;
+        }
+        napart++;
+        nnear += gap - margin < 1e-2;
+        cr_assert(fabs(axis[0]*axis[0] + axis[1]*axis[1] + axis[2]*axis[2] - 1) < 1e-12);
+        const mcNum* p1 = d->geom_xpos + 3*g1;
+        const mcNum* p2 = d->geom_xpos + 3*g2;
+        mcNum s = axis[0]*(p2[0] - p1[0]) + axis[1]*(p2[1] - p1[1]) + axis[2]*(p2[2] - p1[2]);
+        mcNum up[3], down[3], x1[3], x2[3];
+        for (int k = 0; k < 3; k++) {
+          up[k] = s >= 0 ? axis[k] : -axis[k];
+          down[k] = -up[k];
+        }
+        ConvexObj o1 = {m, d, g1, 0, -1}, o2 = {m, d, g2, 0, -1};
+        geomSupport(&o1, up, x1);
+        geomSupport(&o2, down, x2);
+        mcNum sep = (up[0]*x2[0] + up[1]*x2[1] + up[2]*x2[2]) -
+                    (up[0]*x1[0] + up[1]*x1[1] + up[2]*x1[2]);
+        cr_assert(sep > margin, "geoms %d, %d: apart by the boxes (gap %.17g) but the supports "
+                  "leave %.17g, margin %.17g", g1, g2, gap, sep, margin);
+      }
+    }
+  }
+  cr_expect(napart > 10000 && nclose > 10000 && nnear > 200, "apart %ld, not %ld, near %ld",
+            napart, nclose, nnear);
+
+  // a mesh geom whose size is not its compiler's (norm other than rbound): no box
+  mcNum h[3];
+  cr_expect(geomLocalBox(m, 5, h));
+  m->geom_rbound[5] *= 0.9;
+  cr_expect(!geomLocalBox(m, 5, h));
+  mc_deleteData(d);
   mc_deleteModel(m);
 }

@@ -100,7 +100,10 @@ Test(plugin_abi, model_fields_appended_after_abi_1_4) {
   // body_sleep (MuJoCo 3.14's <body sleep>, for sleeping trees), then modelfile and
   // sleep_tolerance last (ABI 1.6)
   cr_expect_eq(offsetof(mcModel, body_sleep), offsetof(mcModel, geom_matrgba) + sizeof(void*));
-  cr_expect_eq(offsetof(mcModel, modelfile), offsetof(mcModel, body_sleep) + sizeof(void*));
+  // mesh_tied and mesh_tie (the mesh support's tie chains, appended in 1.6)
+  cr_expect_eq(offsetof(mcModel, mesh_tied), offsetof(mcModel, body_sleep) + sizeof(void*));
+  cr_expect_eq(offsetof(mcModel, mesh_tie), offsetof(mcModel, mesh_tied) + sizeof(void*));
+  cr_expect_eq(offsetof(mcModel, modelfile), offsetof(mcModel, mesh_tie) + sizeof(void*));
   cr_expect_eq(offsetof(mcModel, sleep_tolerance), offsetof(mcModel, modelfile) + 1024);
   cr_expect_eq(sizeof(mcModel), offsetof(mcModel, sleep_tolerance) + sizeof(mcNum));
 }
