@@ -274,6 +274,44 @@ Test(island, bitwise_any_thread_count_humanoid100) {
 }
 
 
+// trees of every kind for the per-tree stages: a mocap body, a static body with a site, a chain of
+// hinge, slide and ball joints with an offset inertial frame and sites, a massless subtree, free
+// bodies, and a geom on the world
+static const char* g_trees =
+  "<mujoco>"
+  "  <worldbody>"
+  "    <geom type='plane' size='5 5 .1'/>"
+  "    <site name='w' pos='0 0 1'/>"
+  "    <body name='mocap' mocap='true' pos='2 0 1'><geom type='box' size='.1 .1 .1'/></body>"
+  "    <body name='static' pos='0 3 .5'><geom type='sphere' size='.2'/><site name='s'/></body>"
+  "    <body name='arm' pos='0 0 1.5'>"
+  "      <joint type='hinge' axis='0 1 0' damping='.1'/>"
+  "      <geom type='capsule' fromto='0 0 0 .5 0 0' size='.05'/>"
+  "      <body pos='.5 0 0'><joint type='slide' axis='1 0 0'/>"
+  "        <inertial pos='.1 .05 0' mass='1' diaginertia='.01 .02 .03' quat='.9 .1 .3 0'/>"
+  "        <geom type='box' size='.1 .05 .05' pos='.1 0 0'/><site name='t' pos='.2 0 0'/>"
+  "        <body pos='.2 0 0'><joint type='ball'/>"
+  "          <geom type='sphere' size='.08' pos='0 0 -.2'/>"
+  "          <body pos='0 0 -.3'><site name='massless'/></body>"
+  "        </body>"
+  "      </body>"
+  "    </body>"
+  "    <body pos='-1 0 .5'><freejoint/><geom type='box' size='.1 .2 .1'/></body>"
+  "    <body pos='-1 1 .8' euler='10 20 30'><freejoint/><geom type='ellipsoid' size='.1 .2 .1'/>"
+  "      <body pos='.3 0 0'><joint type='hinge' axis='0 0 1'/><geom type='sphere' size='.1'/>"
+  "      </body></body>"
+  "  </worldbody>"
+  "</mujoco>";
+
+
+Test(island, per_tree_stages_any_thread_count) {
+  mcModel* m = loadString(g_trees);
+  cr_assert(m);
+  sameForAnyThreads(m, 200, 0);
+  mc_deleteModel(m);
+}
+
+
 Test(island, pool_api) {
   cr_expect(mc_threadPoolCreate(0) == NULL);
   cr_expect(mc_threadPoolCreate(257) == NULL);
