@@ -18,12 +18,13 @@
 // Detect all contacts: d->ncon, d->contact (arena start). Needs geom_xpos and geom_xmat.
 void mc_collision(const mcModel* m, mcData* d);
 
-// A pipeline stage that can run beside the narrow phase (it must not use d's scratch stack, nor
-// read or write what collision does).
+// A pipeline stage that can run beside collision (it must not use d's scratch stack, nor read or
+// write what collision does).
 typedef void (*mciStageFn)(const mcModel* m, mcData* d);
 
-// mc_collision, also running extra (nullable) once: with a thread pool bound, as one more task of
-// the parallel narrow phase (mc_fwdPosition overlaps the inertia stage with it), else first.
+// mc_collision, also running extra (nullable) once: with a thread pool bound, beside the broad
+// phase on a thread's view of d (mci_runBeside; mc_fwdPosition overlaps the inertia stage with
+// it), else first.
 void mci_collisionWith(const mcModel* m, mcData* d, mciStageFn extra);
 
 // The broad phase and the filters alone (no narrow phase, d->contact untouched): the number of

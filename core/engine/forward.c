@@ -89,7 +89,7 @@ void mc_fwdPosition(const mcModel* m, mcData* d) {
   mc_clockAdd(d, mcTIMER_POS_KINEMATICS, t0);
 
   // joint-space inertia and its factorization, then collision detection (core/engine/
-  // collision_driver.c); with a thread pool bound the inertia stage runs beside the narrow phase
+  // collision_driver.c); with a thread pool bound the inertia stage runs beside the broad phase
   // (the collision timer then includes the overlap)
   t1 = mc_clockNow(d);
   if (mci_threads(d) > 1 && !d->plugin_check) {
