@@ -1217,14 +1217,14 @@ void mci_collisionWith(const mcModel* m, mcData* d, mciStageFn extra) {
     return;
   }
 
-  // narrow phase in signature order (on the thread pool when one is bound; same contacts), with
-  // the extra stage as one more task unless it ran beside the broad phase
-  if (mci_threads(d) > 1 && !d->plugin_check && (n > 1 || extra)) {
-    mci_narrowParallel(m, d, list, n, narrowOne, extra);
+  // narrow phase in signature order (on the thread pool when one is bound; same contacts); the
+  // extra stage first unless it ran beside the broad phase
+  if (extra) {
+    extra(m, d);
+  }
+  if (mci_threads(d) > 1 && !d->plugin_check && n > 1) {
+    mci_narrowParallel(m, d, list, n, narrowOne);
   } else {
-    if (extra) {
-      extra(m, d);
-    }
     for (int i = 0; i < n; i++) {
       if (!narrowOne(m, d, scratch, list, i)) {
         break;
