@@ -311,25 +311,23 @@ typedef struct {
 } Beside;
 
 
+// the stage uses no scratch stack, so one view (thread 0's) serves whichever thread runs it
 static void besideTask(void* ctx, int task, int thread) {
+  (void)thread;
   Beside* b = (Beside*)ctx;
   if (task == 0) {
     b->fn(b->ctx);
   } else {
-    b->stage(b->m, &mci_worker(b->d, thread)->view);
+    b->stage(b->m, &mci_worker(b->d, 0)->view);
   }
 }
 
 
 void mci_runBeside(const mcModel* m, mcData* d, void (*stage)(const mcModel*, mcData*),
                    void (*fn)(void*), void* ctx) {
-  int nthread = mci_threads(d);
-  for (int t = 0; t < nthread; t++) {
-    mci_workerView(mci_worker(d, t), d);
-  }
+  mciWorker* w = mci_worker(d, 0);
+  mci_workerView(w, d);
   Beside b = {m, d, stage, fn, ctx};
   mci_poolRun(d->threadpool, 2, besideTask, &b);
-  for (int t = 0; t < nthread; t++) {
-    mci_mergeView(d, mci_worker(d, t));
-  }
+  mci_mergeView(d, w);
 }
