@@ -6,6 +6,7 @@
 #include <moduco/moduco.h>
 
 #include "engine/engine.h"
+#include "engine/parallel_stages.h"
 #include "math/math.h"
 
 
@@ -58,19 +59,15 @@ static inline void axpyNeg(mcNum* restrict r, const mcNum* restrict a, mcNum t, 
 }
 
 
-// L'DL in place; d (nullable) receives a warning for a non-positive pivot
-static void factorSparse(const mcModel* m, mcData* d, const mcNum* M, mcNum* LD, mcNum* diagInv) {
+// L'DL of the rows k0 .. k1-1 (whole trees) of LD in place; d (nullable) receives a warning for
+// a non-positive pivot
+void mci_factorRange(const mcModel* m, mcData* d, mcNum* LD, mcNum* diagInv, int k0, int k1) {
   int nv = m->nv;
   const int* parent = m->dof_parentid;
   const int* Madr = m->dof_Madr;
 
-  // start from M
-  if (LD != M) {
-    mcu_copy(LD, M, m->nM);
-  }
-
   // eliminate dofs from the leaves up
-  for (int k = nv - 1; k >= 0; k--) {
+  for (int k = k1 - 1; k >= k0; k--) {
     int kk = Madr[k];
 
     // guard the pivot
@@ -105,9 +102,18 @@ static void factorSparse(const mcModel* m, mcData* d, const mcNum* M, mcNum* LD,
   }
 
   // inverse of the diagonal
-  for (int i = 0; i < nv; i++) {
+  for (int i = k0; i < k1; i++) {
     diagInv[i] = 1 / LD[Madr[i]];
   }
+}
+
+
+// L'DL in place; d (nullable) receives a warning for a non-positive pivot
+static void factorSparse(const mcModel* m, mcData* d, const mcNum* M, mcNum* LD, mcNum* diagInv) {
+  if (LD != M) {
+    mcu_copy(LD, M, m->nM);
+  }
+  mci_factorRange(m, d, LD, diagInv, 0, m->nv);
 }
 
 
@@ -125,14 +131,15 @@ void mc_factorM(const mcModel* m, mcData* d) {
 }
 
 
-void mc_solveLD(const mcModel* m, mcNum* x, int n, const mcNum* qLD, const mcNum* qLDiagInv) {
+void mci_solveLDRange(const mcModel* m, mcNum* x, int n, const mcNum* qLD,
+                      const mcNum* qLDiagInv, int k0, int k1) {
   int nv = m->nv;
   const int* parent = m->dof_parentid;
   const int* Madr = m->dof_Madr;
 
   for (int c = 0; c < n; c++, x += nv) {
     // x <- inv(L') x: leaves up, push each solved entry into its ancestors
-    for (int k = nv - 1; k >= 0; k--) {
+    for (int k = k1 - 1; k >= k0; k--) {
       mcNum xk = x[k];
       if (xk == 0) {
         continue;
@@ -144,12 +151,12 @@ void mc_solveLD(const mcModel* m, mcNum* x, int n, const mcNum* qLD, const mcNum
     }
 
     // x <- inv(D) x
-    for (int i = 0; i < nv; i++) {
+    for (int i = k0; i < k1; i++) {
       x[i] *= qLDiagInv[i];
     }
 
     // x <- inv(L) x: root down, pull from the ancestors
-    for (int k = 0; k < nv; k++) {
+    for (int k = k0; k < k1; k++) {
       int adr = Madr[k] + 1;
       mcNum s = 0;
       for (int i = parent[k]; i >= 0; i = parent[i]) {
@@ -158,6 +165,11 @@ void mc_solveLD(const mcModel* m, mcNum* x, int n, const mcNum* qLD, const mcNum
       x[k] -= s;
     }
   }
+}
+
+
+void mc_solveLD(const mcModel* m, mcNum* x, int n, const mcNum* qLD, const mcNum* qLDiagInv) {
+  mci_solveLDRange(m, x, n, qLD, qLDiagInv, 0, m->nv);
 }
 
 

@@ -154,8 +154,9 @@ void mc_fwdAcceleration(const mcModel* m, mcData* d) {
   }
   mc_xfrcAccumulate(m, d, f);
 
-  // unconstrained acceleration
-  mc_solveM(m, d, d->qacc_smooth, f, 1);
+  // unconstrained acceleration (per tree on the thread pool when one is bound; same bits)
+  mcu_copy(d->qacc_smooth, f, nv);
+  mci_solveLDPool(m, d, d->qacc_smooth, 1, d->qLD, d->qLDiagInv);
 
   mc_clockAdd(d, mcTIMER_ACCELERATION, t0);
 }

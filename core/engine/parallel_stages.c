@@ -3,6 +3,7 @@
 // thread, balanced by body count; every body's arithmetic is the serial stage's, and the only
 // sum across trees (the world's subtree com) is done on the caller in the serial order, so the
 // results are bitwise those of mc_kinematics, mc_comPos, mc_comVel and mc_rne for any cut.
+#include "engine/engine.h"
 #include "engine/parallel_stages.h"
 #include "engine/threadpool.h"
 #include "math/math.h"
@@ -18,9 +19,16 @@ typedef struct {
   int geom[MAXRANGE + 1];         // its geoms (geom[0] 0: the world's with the first range)
   int site[MAXRANGE + 1];         // its sites
   int placed;                     // geoms and sites sorted by body: placed by the ranges
+  int dof[MAXRANGE + 1];          // its dofs (when sorted by body)
   mcNum* rootsum;                 // mass-weighted sums of the tree roots (3 x nbody)
   mcNum* cacc;                    // rne scratch (6 x nbody each)
   mcNum* cfrc;
+  mcNum* LD;                      // factorization: the factor and its inverse diagonal
+  mcNum* diagInv;
+  const mcNum* qLD;               // solve: the factor, its inverse diagonal and the ncol
+  const mcNum* qLDiagInv;         // right-hand sides x
+  mcNum* x;
+  int ncol;
 } Trees;
 
 
@@ -145,4 +153,56 @@ int mci_velocityTrees(const mcModel* m, mcData* d) {
   mci_rneWorld(m, t.cacc, t.cfrc);
   mci_poolRun(d->threadpool, t.n, velocityTask, &t);
   return 1;
+}
+
+
+//---------------------------------- factorization and solve in the tree-sparse layout -------------
+
+// the ranges with their dofs (0: serial)
+static int dofTrees(const mcModel* m, mcData* d, Trees* t) {
+  return makeTrees(m, d, t, 0) && cutObjects(m->dof_bodyid, m->nv, t, t->dof);
+}
+
+
+static void factorTask(void* ctx, int k, int thread) {
+  (void)thread;
+  Trees* t = (Trees*)ctx;
+  mci_factorRange(t->m, NULL, t->LD, t->diagInv, t->dof[k], t->dof[k + 1]);
+}
+
+
+void mci_factorIPool(const mcModel* m, mcData* d, const mcNum* M, mcNum* qLD, mcNum* qLDiagInv) {
+  Trees t;
+  if (!dofTrees(m, d, &t)) {
+    mc_factorI(m, M, qLD, qLDiagInv);
+    return;
+  }
+  if (qLD != M) {
+    mcu_copy(qLD, M, m->nM);
+  }
+  t.LD = qLD;
+  t.diagInv = qLDiagInv;
+  mci_poolRun(d->threadpool, t.n, factorTask, &t);
+}
+
+
+static void solveTask(void* ctx, int k, int thread) {
+  (void)thread;
+  Trees* t = (Trees*)ctx;
+  mci_solveLDRange(t->m, t->x, t->ncol, t->qLD, t->qLDiagInv, t->dof[k], t->dof[k + 1]);
+}
+
+
+void mci_solveLDPool(const mcModel* m, mcData* d, mcNum* x, int n, const mcNum* qLD,
+                     const mcNum* qLDiagInv) {
+  Trees t;
+  if (!dofTrees(m, d, &t)) {
+    mc_solveLD(m, x, n, qLD, qLDiagInv);
+    return;
+  }
+  t.qLD = qLD;
+  t.qLDiagInv = qLDiagInv;
+  t.x = x;
+  t.ncol = n;
+  mci_poolRun(d->threadpool, t.n, solveTask, &t);
 }

@@ -32,6 +32,18 @@ void mci_rneWorld(const mcModel* m, mcNum* cacc, mcNum* cfrc);
 void mci_rneRange(const mcModel* m, const mcData* d, int flg_acc, mcNum* cacc, mcNum* cfrc,
                   mcNum* result, int first, int last);
 
+// core/engine/crb.c: mc_factorI and mc_solveLD restricted to the dofs [k0, k1) of whole trees
+// (their rows reach only ancestors, which are in the same tree); d (nullable) gets the warnings
+void mci_factorRange(const mcModel* m, mcData* d, mcNum* LD, mcNum* diagInv, int k0, int k1);
+void mci_solveLDRange(const mcModel* m, mcNum* x, int n, const mcNum* qLD,
+                      const mcNum* qLDiagInv, int k0, int k1);
+
+// mc_factorI and mc_solveLD with the trees on d's thread pool when it can (bitwise the same),
+// else serially: the host's factorIPool and solveLDPool (ABI 1.6)
+void mci_factorIPool(const mcModel* m, mcData* d, const mcNum* M, mcNum* qLD, mcNum* qLDiagInv);
+void mci_solveLDPool(const mcModel* m, mcData* d, mcNum* x, int n, const mcNum* qLD,
+                     const mcNum* qLDiagInv);
+
 // mc_kinematics + mc_comPos with the trees on d's thread pool; 0 (nothing done) when no pool is
 // bound, in plugin check mode, or the model has fewer than two trees
 int mci_positionTrees(const mcModel* m, mcData* d);
