@@ -1,8 +1,9 @@
-// Moduco core: the per-tree parts of kinematics, com quantities, com velocities and the bias
-// forces on the in-step thread pool. The bodies are cut into ranges of whole trees, a few per
-// thread, balanced by body count; every body's arithmetic is the serial stage's, and the only
-// sum across trees (the world's subtree com) is done on the caller in the serial order, so the
-// results are bitwise those of mc_kinematics, mc_comPos, mc_comVel and mc_rne for any cut.
+// Moduco core: the per-tree parts of kinematics, com quantities, com velocities, the bias forces
+// and the tree-sparse L'DL factorization and solve on the in-step thread pool. The bodies are cut
+// into ranges of whole trees, a few per thread, balanced by body count; every body's (and dof's)
+// arithmetic is the serial stage's, and the only sum across trees (the world's subtree com) is
+// done on the caller in the serial order, so the results are bitwise those of mc_kinematics,
+// mc_comPos, mc_comVel, mc_rne, mc_factorI and mc_solveLD for any cut.
 #include "engine/engine.h"
 #include "engine/parallel_stages.h"
 #include "engine/threadpool.h"
