@@ -104,7 +104,8 @@ static void eulerStep(const mcpHost* host, const mcModel* m, mcData* d) {
     }
   }
   // (per kinematic tree on the data's thread pool when the core offers it: ABI 1.6, same bits)
-  int pool = host->struct_size >= offsetof(mcpHost, solveLDPool) + sizeof(host->solveLDPool);
+  int pool = host->struct_size >= offsetof(mcpHost, solveLDPool) + sizeof(host->solveLDPool) &&
+             host->factorIPool && host->solveLDPool;
   if (pool) {
     host->factorIPool(m, d, H, H, HDiagInv);
   } else {
