@@ -18,12 +18,13 @@
 // Detect all contacts: d->ncon, d->contact (arena start). Needs geom_xpos and geom_xmat.
 void mc_collision(const mcModel* m, mcData* d);
 
-// A pipeline stage that can run beside the narrow phase (it must not use d's scratch stack, nor
-// read or write what collision does).
+// A pipeline stage that can run beside collision (it must not use d's scratch stack, nor read or
+// write what collision does).
 typedef void (*mciStageFn)(const mcModel* m, mcData* d);
 
-// mc_collision, also running extra (nullable) once: with a thread pool bound, as one more task of
-// the parallel narrow phase (mc_fwdPosition overlaps the inertia stage with it), else first.
+// mc_collision, also running extra (nullable) once: with a thread pool bound, beside the broad
+// phase on a thread's view of d (mci_runBeside; mc_fwdPosition overlaps the inertia stage with
+// it), else first.
 void mci_collisionWith(const mcModel* m, mcData* d, mciStageFn extra);
 
 // The broad phase and the filters alone (no narrow phase, d->contact untouched): the number of
@@ -73,10 +74,8 @@ typedef int (*mciNarrowFn)(const mcModel* m, mcData* d, mcContact* scratch, cons
 // The narrow phase over candidates 0 .. n-1 on d's bound thread pool (core/engine/
 // collision_narrow.c): chunks of candidates are collided into each thread's own memory, then
 // appended to d in candidate order, so d->contact is bitwise what the serial loop makes; a chunk
-// that does not fit a thread's memory is collided again on the caller. extra (nullable) runs
-// once, on d, as the first task. Return 0 if the arena or nconmax filled up (the serial loop
-// stops at the same contact).
-int mci_narrowParallel(const mcModel* m, mcData* d, const void* list, int n, mciNarrowFn fn,
-                       mciStageFn extra);
+// that does not fit a thread's memory is collided again on the caller. Return 0 if the arena or
+// nconmax filled up (the serial loop stops at the same contact).
+int mci_narrowParallel(const mcModel* m, mcData* d, const void* list, int n, mciNarrowFn fn);
 
 #endif  // MODUCO_CORE_ENGINE_COLLISION_H_

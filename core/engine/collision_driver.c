@@ -1286,6 +1286,21 @@ static int narrowOne(const mcModel* m, mcData* d, mcContact* scratch, const void
 }
 
 
+// the broad phase as a task of mci_runBeside
+typedef struct {
+  const mcModel* m;
+  mcData* d;
+  mciCandidate* list;
+  int n;
+} Broad;
+
+
+static void broadTask(void* ctx) {
+  Broad* b = (Broad*)ctx;
+  b->n = candidates(b->m, b->d, &b->list);
+}
+
+
 int mci_collisionPairs(const mcModel* m, mcData* d) {
   if ((m->opt.disableflags & (mcDSBL_CONTACT | mcDSBL_CONSTRAINT)) || m->ngeom < 1 ||
       (m->ngeom < 2 && m->npair == 0)) {
@@ -1323,7 +1338,16 @@ void mci_collisionWith(const mcModel* m, mcData* d, mciStageFn extra) {
   mcContact* scratch = (mcContact*)mc_stackAlloc(d, sizeof(mcContact) * mcMAXCONPAIR,
                                                  _Alignof(mcContact));
   mciCandidate* list = NULL;
-  int n = scratch ? candidates(m, d, &list) : -1;
+  int n = -1;
+  if (scratch && extra && mci_threads(d) > 1 && !d->plugin_check) {
+    Broad b = {m, d, NULL, -1};     // the broad phase beside the extra stage, on the pool
+    mci_runBeside(m, d, extra, broadTask, &b);
+    list = b.list;
+    n = b.n;
+    extra = NULL;
+  } else if (scratch) {
+    n = candidates(m, d, &list);
+  }
   for (int i = 0; n > 0 && i < mcMAXCONPAIR; i++) {
     clearOutput(scratch + i);
   }
@@ -1336,14 +1360,14 @@ void mci_collisionWith(const mcModel* m, mcData* d, mciStageFn extra) {
     return;
   }
 
-  // narrow phase in signature order (on the thread pool when one is bound; same contacts), with
-  // the extra stage as one more task
-  if (mci_threads(d) > 1 && !d->plugin_check && (n > 1 || extra)) {
-    mci_narrowParallel(m, d, list, n, narrowOne, extra);
+  // narrow phase in signature order (on the thread pool when one is bound; same contacts); the
+  // extra stage first unless it ran beside the broad phase
+  if (extra) {
+    extra(m, d);
+  }
+  if (mci_threads(d) > 1 && !d->plugin_check && n > 1) {
+    mci_narrowParallel(m, d, list, n, narrowOne);
   } else {
-    if (extra) {
-      extra(m, d);
-    }
     for (int i = 0; i < n; i++) {
       if (!narrowOne(m, d, scratch, list, i)) {
         break;

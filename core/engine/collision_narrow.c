@@ -16,14 +16,15 @@ typedef struct {
   int n;                          // candidates
   int chunk;                      // candidates per task
   mciNarrowFn fn;
-  mciStageFn extra;               // run as task 0 when set (then chunk t is task t + 1)
   const mcContact** out;          // per task: its contacts (in a worker's arena)
   int* nout;                      // per task: how many
   int* ok;                        // per task: 1 if complete
+  mcContact** scratch;            // per thread: its zeroed narrow-phase scratch (NULL: not yet)
 } Job;
 
 
-// zeroed scratch for one chunk on the view's stack (inside an open frame)
+// zeroed narrow-phase scratch on the stack of d or a view (collideGeoms zeroes the entries it used
+// after each pair, so one per thread and job is enough, as one per mc_collision is serially)
 static mcContact* chunkScratch(mcData* v) {
   mcContact* s = mc_stackAlloc(v, sizeof(mcContact) * mcMAXCONPAIR, _Alignof(mcContact));
   if (s) {
@@ -33,29 +34,23 @@ static mcContact* chunkScratch(mcData* v) {
 }
 
 
-// pool task: the extra stage on the data, or collide a chunk into the thread's view
+// pool task: collide a chunk into the thread's view
 static void chunkTask(void* ctx, int t, int thread) {
   Job* job = (Job*)ctx;
-  if (job->extra) {
-    if (t == 0) {
-      job->extra(job->m, job->d);
-      return;
-    }
-    t--;
-  }
   mcData* v = &mci_worker(job->d, thread)->view;
   int first = t * job->chunk, last = first + job->chunk < job->n ? first + job->chunk : job->n;
   mcWarningStat warn0[mcNWARNING];
   memcpy(warn0, v->warning, sizeof(warn0));
   int ncon0 = v->ncon;
 
-  mc_markStack(v);
-  mcContact* scratch = chunkScratch(v);
+  if (!job->scratch[thread]) {
+    job->scratch[thread] = chunkScratch(v);   // kept until the job ends
+  }
+  mcContact* scratch = job->scratch[thread];
   int ok = scratch != NULL;
   for (int i = first; ok && i < last; i++) {
     ok = job->fn(job->m, v, scratch, job->list, i);
   }
-  mc_freeStack(v);
   int count = v->ncon - ncon0;
   job->ok[t] = ok;
   job->nout[t] = count;
@@ -80,8 +75,7 @@ static int appendChunk(const mcModel* m, mcData* d, const mcContact* con, int co
 }
 
 
-int mci_narrowParallel(const mcModel* m, mcData* d, const void* list, int n, mciNarrowFn fn,
-                       mciStageFn extra) {
+int mci_narrowParallel(const mcModel* m, mcData* d, const void* list, int n, mciNarrowFn fn) {
   int nthread = mci_threads(d);
   Job job;
   job.m = m;
@@ -89,7 +83,6 @@ int mci_narrowParallel(const mcModel* m, mcData* d, const void* list, int n, mci
   job.list = list;
   job.n = n;
   job.fn = fn;
-  job.extra = NULL;
   job.chunk = (n + 8 * nthread - 1) / (8 * nthread);
   if (job.chunk < 4) {
     job.chunk = 4;
@@ -100,23 +93,21 @@ int mci_narrowParallel(const mcModel* m, mcData* d, const void* list, int n, mci
   job.out = mc_stackAlloc(d, sizeof(mcContact*) * (size_t)ntask, _Alignof(mcContact*));
   job.nout = mc_stackAlloc(d, sizeof(int) * (size_t)ntask, _Alignof(int));
   job.ok = mc_stackAlloc(d, sizeof(int) * (size_t)ntask, _Alignof(int));
+  job.scratch = mc_stackAlloc(d, sizeof(mcContact*) * (size_t)nthread, _Alignof(mcContact*));
   mcContact* scratch = chunkScratch(d);
-  if (!job.out || !job.nout || !job.ok || !scratch) {
-    if (extra) {
-      extra(m, d);
-    }
+  if (!job.out || !job.nout || !job.ok || !job.scratch || !scratch) {
     return 0;
   }
-  job.extra = extra;
 
   // collide in parallel, each thread into its own view (contacts from the start of its arena)
   for (int t = 0; t < nthread; t++) {
     mciWorker* w = mci_worker(d, t);
+    job.scratch[t] = NULL;
     mci_workerView(w, d);
     w->view.ncon = 0;
     w->view.contact = (mcContact*)w->view.arena;
   }
-  mci_poolRun(d->threadpool, ntask + (extra != NULL), chunkTask, &job);
+  mci_poolRun(d->threadpool, ntask, chunkTask, &job);
   for (int t = 0; t < nthread; t++) {
     mci_mergeView(d, mci_worker(d, t));
   }

@@ -6,6 +6,7 @@
 #include <moduco/moduco.h>
 
 #include "engine/engine.h"
+#include "engine/parallel_stages.h"
 #include "math/math.h"
 
 
@@ -48,7 +49,7 @@ void mc_crb(const mcModel* m, mcData* d) {
 // tendon armature adds to them. Skipping a zero row saves the walk up the parents; the products
 // with zero it leaves out change nothing but the sign of a zero sum (or a non-finite operand,
 // which a finite zero would turn into NaN)
-static int simpleRowsZero(const mcModel* m) {
+int mci_simpleRowsZero(const mcModel* m) {
   return !m->ntendon || !mc_tendonArmatureAny(m);
 }
 
@@ -72,23 +73,17 @@ static inline void axpyNeg(mcNum* restrict r, const mcNum* restrict a, mcNum t, 
 }
 
 
-// L'DL in place; d (nullable) receives a warning for a non-positive pivot; skipSimple as in
-// solveLD
-static inline __attribute__((always_inline)) void factorSparse(const mcModel* m, mcData* d,
-                                                               const mcNum* M, mcNum* LD,
-                                                               mcNum* diagInv,
-                                                               const int skipSimple) {
+// L'DL of the rows k0 .. k1-1 (whole trees) of LD in place; d (nullable) receives a warning for
+// a non-positive pivot; skipSimple as in solveRange
+static inline __attribute__((always_inline)) void factorRange(const mcModel* m, mcData* d,
+                                                              mcNum* LD, mcNum* diagInv, int k0,
+                                                              int k1, const int skipSimple) {
   int nv = m->nv;
   const int* parent = m->dof_parentid;
   const int* Madr = m->dof_Madr;
 
-  // start from M
-  if (LD != M) {
-    mcu_copy(LD, M, m->nM);
-  }
-
   // eliminate dofs from the leaves up
-  for (int k = nv - 1; k >= 0; k--) {
+  for (int k = k1 - 1; k >= k0; k--) {
     int kk = Madr[k];
 
     // guard the pivot
@@ -126,9 +121,27 @@ static inline __attribute__((always_inline)) void factorSparse(const mcModel* m,
   }
 
   // inverse of the diagonal
-  for (int i = 0; i < nv; i++) {
+  for (int i = k0; i < k1; i++) {
     diagInv[i] = 1 / LD[Madr[i]];
   }
+}
+
+
+void mci_factorRange(const mcModel* m, mcData* d, mcNum* LD, mcNum* diagInv, int k0, int k1) {
+  factorRange(m, d, LD, diagInv, k0, k1, 0);
+}
+
+
+// L'DL in place; d (nullable) receives a warning for a non-positive pivot; skipSimple as in
+// solveRange
+static inline __attribute__((always_inline)) void factorSparse(const mcModel* m, mcData* d,
+                                                               const mcNum* M, mcNum* LD,
+                                                               mcNum* diagInv,
+                                                               const int skipSimple) {
+  if (LD != M) {
+    mcu_copy(LD, M, m->nM);
+  }
+  factorRange(m, d, LD, diagInv, 0, m->nv, skipSimple);
 }
 
 
@@ -139,7 +152,7 @@ void mc_factorI(const mcModel* m, const mcNum* M, mcNum* qLD, mcNum* qLDiagInv) 
 
 void mc_factorM(const mcModel* m, mcData* d) {
   // factor, then the square roots used by the constraint solvers
-  if (simpleRowsZero(m)) {
+  if (mci_simpleRowsZero(m)) {
     factorSparse(m, d, d->qM, d->qLD, d->qLDiagInv, 1);
   } else {
     factorSparse(m, d, d->qM, d->qLD, d->qLDiagInv, 0);
@@ -150,12 +163,13 @@ void mc_factorM(const mcModel* m, mcData* d) {
 }
 
 
-// x <- inv(L'DL) x for n vectors; skipSimple (a literal, so that each use compiles its own
-// loops): the rows of simple dofs are zero off the diagonal (simpleRowsZero)
-static inline __attribute__((always_inline)) void solveLD(const mcModel* m, mcNum* x, int n,
-                                                          const mcNum* qLD,
-                                                          const mcNum* qLDiagInv,
-                                                          const int skipSimple) {
+// x <- inv(L'DL) x for n vectors over the rows k0 .. k1-1 (whole trees); skipSimple (a literal,
+// so that each use compiles its own loops): the rows of simple dofs are zero off the diagonal
+// (simpleRowsZero)
+static inline __attribute__((always_inline)) void solveRange(const mcModel* m, mcNum* x, int n,
+                                                             const mcNum* qLD,
+                                                             const mcNum* qLDiagInv, int k0,
+                                                             int k1, const int skipSimple) {
   int nv = m->nv;
   const int* simple = m->dof_simplenum;
   const int* parent = m->dof_parentid;
@@ -163,7 +177,7 @@ static inline __attribute__((always_inline)) void solveLD(const mcModel* m, mcNu
 
   for (int c = 0; c < n; c++, x += nv) {
     // x <- inv(L') x: leaves up, push each solved entry into its ancestors
-    for (int k = nv - 1; k >= 0; k--) {
+    for (int k = k1 - 1; k >= k0; k--) {
       mcNum xk = x[k];
       if (xk == 0 || (skipSimple && simple[k])) {
         continue;
@@ -175,14 +189,14 @@ static inline __attribute__((always_inline)) void solveLD(const mcModel* m, mcNu
     }
 
     // x <- inv(D) x
-    for (int i = 0; i < nv; i++) {
+    for (int i = k0; i < k1; i++) {
       x[i] *= qLDiagInv[i];
     }
 
     // x <- inv(L) x: root down, pull from the ancestors
-    for (int k = 0; k < nv; k++) {
+    for (int k = k0; k < k1; k++) {
       if (skipSimple && simple[k]) {
-        k += simple[k] - 1;  // the whole run
+        k += simple[k] - 1;  // the whole run (runs lie within one tree)
         continue;
       }
       int adr = Madr[k] + 1;
@@ -196,8 +210,18 @@ static inline __attribute__((always_inline)) void solveLD(const mcModel* m, mcNu
 }
 
 
+void mci_solveLDRange(const mcModel* m, mcNum* x, int n, const mcNum* qLD,
+                      const mcNum* qLDiagInv, int k0, int k1, int skipSimple) {
+  if (skipSimple) {
+    solveRange(m, x, n, qLD, qLDiagInv, k0, k1, 1);
+  } else {
+    solveRange(m, x, n, qLD, qLDiagInv, k0, k1, 0);
+  }
+}
+
+
 void mc_solveLD(const mcModel* m, mcNum* x, int n, const mcNum* qLD, const mcNum* qLDiagInv) {
-  solveLD(m, x, n, qLD, qLDiagInv, 0);
+  solveRange(m, x, n, qLD, qLDiagInv, 0, m->nv, 0);
 }
 
 
@@ -205,10 +229,10 @@ void mc_solveM(const mcModel* m, mcData* d, mcNum* x, const mcNum* y, int n) {
   if (x != y) {
     mcu_copy(x, y, m->nv * n);
   }
-  if (simpleRowsZero(m)) {
-    solveLD(m, x, n, d->qLD, d->qLDiagInv, 1);
+  if (mci_simpleRowsZero(m)) {
+    solveRange(m, x, n, d->qLD, d->qLDiagInv, 0, m->nv, 1);
   } else {
-    solveLD(m, x, n, d->qLD, d->qLDiagInv, 0);
+    solveRange(m, x, n, d->qLD, d->qLDiagInv, 0, m->nv, 0);
   }
 }
 
@@ -247,7 +271,7 @@ void mc_mulM(const mcModel* m, const mcData* d, mcNum* res, const mcNum* vec) {
   for (int i = 0; i < m->nv; i++) {
     res[i] = M[Madr[i]] * vec[i];
   }
-  if (simpleRowsZero(m)) {
+  if (mci_simpleRowsZero(m)) {
     mulOffDiagonal(m, M, res, vec, 1);
   } else {
     mulOffDiagonal(m, M, res, vec, 0);

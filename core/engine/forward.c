@@ -11,6 +11,7 @@
 #include "engine/engine.h"
 #include "engine/io.h"
 #include "engine/island.h"
+#include "engine/parallel_stages.h"
 #include "engine/plugin_check.h"
 #include "engine/sensor.h"
 #include "engine/sleep.h"
@@ -78,15 +79,17 @@ static void inertiaStage(const mcModel* m, mcData* d) {
 void mc_fwdPosition(const mcModel* m, mcData* d) {
   double t0 = mc_clockNow(d), t1;
 
-  // kinematics, com quantities, tendons
-  mc_kinematics(m, d);
-  mc_comPos(m, d);
+  // kinematics, com quantities (per tree on the thread pool when one is bound), tendons
+  if (!mci_positionTrees(m, d)) {
+    mc_kinematics(m, d);
+    mc_comPos(m, d);
+  }
   mc_camlight(m, d);
   mc_tendon(m, d);
   mc_clockAdd(d, mcTIMER_POS_KINEMATICS, t0);
 
   // joint-space inertia and its factorization, then collision detection (core/engine/
-  // collision_driver.c); with a thread pool bound the inertia stage runs beside the narrow phase
+  // collision_driver.c); with a thread pool bound the inertia stage runs beside the broad phase
   // (the collision timer then includes the overlap)
   t1 = mc_clockNow(d);
   if (mci_threads(d) > 1 && !d->plugin_check) {
@@ -118,15 +121,22 @@ void mc_fwdPosition(const mcModel* m, mcData* d) {
 void mc_fwdVelocity(const mcModel* m, mcData* d) {
   double t0 = mc_clockNow(d);
 
-  // tendon and actuator velocities, com velocities, passive and bias forces
+  // tendon and actuator velocities, com velocities, passive and bias forces; with a thread pool
+  // bound, com velocities and the bias forces per tree on it first (passive forces read cvel,
+  // neither reads what the other writes)
   mc_fwdVelocityTendonActuator(m, d);
-  mc_comVel(m, d);
+  int trees = mci_velocityTrees(m, d);
+  if (!trees) {
+    mc_comVel(m, d);
+  }
   mc_passive(m, d);
   mc_adhesionPassive(m, d);  // contact adhesion (core/engine/contact_surface.c)
   if (d->nefc) {
     mc_referenceConstraint(m, d);
   }
-  mc_rne(m, d, 0, d->qfrc_bias);
+  if (!trees) {
+    mc_rne(m, d, 0, d->qfrc_bias);
+  }
   mc_tendonArmatureBias(m, d, d->qfrc_bias);
 
   mc_clockAdd(d, mcTIMER_VELOCITY, t0);
@@ -144,8 +154,9 @@ void mc_fwdAcceleration(const mcModel* m, mcData* d) {
   }
   mc_xfrcAccumulate(m, d, f);
 
-  // unconstrained acceleration
-  mc_solveM(m, d, d->qacc_smooth, f, 1);
+  // unconstrained acceleration (per tree on the thread pool when one is bound; same bits)
+  mcu_copy(d->qacc_smooth, f, nv);
+  mci_solveMPool(m, d, d->qacc_smooth, 1);
 
   mc_clockAdd(d, mcTIMER_ACCELERATION, t0);
 }

@@ -1,6 +1,7 @@
 // Moduco core: forward kinematics (mc_kinematics) and com-based quantities (mc_comPos).
 #include <moduco/moduco.h>
 
+#include "engine/parallel_stages.h"
 #include "math/math.h"
 
 
@@ -89,16 +90,19 @@ static void applyJoints(const mcModel* m, mcData* d, int i, mcNum xpos[3], mcNum
 }
 
 
-void mc_kinematics(const mcModel* m, mcData* d) {
+void mci_kinematicsRange(const mcModel* m, mcData* d, int first, int last) {
   // world body
-  mcu_zero3(d->xpos);
-  mcu_unitQuat(d->xquat);
-  mcu_quat2Mat(d->xmat, d->xquat);
-  mcu_zero3(d->xipos);
-  mcu_copy(d->ximat, d->xmat, 9);
+  if (first == 0) {
+    mcu_zero3(d->xpos);
+    mcu_unitQuat(d->xquat);
+    mcu_quat2Mat(d->xmat, d->xquat);
+    mcu_zero3(d->xipos);
+    mcu_copy(d->ximat, d->xmat, 9);
+    first = 1;
+  }
 
   // bodies in tree order (parents come first)
-  for (int i = 1; i < m->nbody; i++) {
+  for (int i = first; i < last; i++) {
     mcNum* xpos = d->xpos + 3 * i;
     mcNum* xquat = d->xquat + 4 * i;
     int mocap = m->body_mocapid[i];
@@ -128,42 +132,101 @@ void mc_kinematics(const mcModel* m, mcData* d) {
                     m->body_iquat + 4 * i, xpos, xquat, d->xmat + 9 * i);
     }
   }
-
-  // geoms and sites
-  placeObjects(d, m->ngeom, m->geom_bodyid, m->geom_sameframe, m->geom_pos, m->geom_quat,
-               d->geom_xpos, d->geom_xmat);
-  placeObjects(d, m->nsite, m->site_bodyid, m->site_sameframe, m->site_pos, m->site_quat,
-               d->site_xpos, d->site_xmat);
 }
 
 
-void mc_comPos(const mcModel* m, mcData* d) {
-  int nbody = m->nbody;
+void mci_placeRange(const mcModel* m, mcData* d, int g0, int g1, int s0, int s1) {
+  if (g1 > g0) {
+    placeObjects(d, g1 - g0, m->geom_bodyid + g0, m->geom_sameframe + g0,
+                 m->geom_pos + 3 * g0, m->geom_quat + 4 * g0, d->geom_xpos + 3 * g0, d->geom_xmat + 9 * g0);
+  }
+  if (s1 > s0) {
+    placeObjects(d, s1 - s0, m->site_bodyid + s0, m->site_sameframe + s0, m->site_pos + 3 * s0,
+                 m->site_quat + 4 * s0, d->site_xpos + 3 * s0, d->site_xmat + 9 * s0);
+  }
+}
+
+
+void mc_kinematics(const mcModel* m, mcData* d) {
+  mci_kinematicsRange(m, d, 0, m->nbody);
+  mci_placeRange(m, d, 0, m->ngeom, 0, m->nsite);
+}
+
+
+// com-based motion axes of the dofs of joint j
+static void comDof(const mcModel* m, mcData* d, int j) {
+  const mcNum* com = d->subtree_com;
+  int b = m->jnt_bodyid[j];
+  int dadr = m->jnt_dofadr[j];
+  mcNum* cdof = d->cdof + 6 * dadr;
+  const mcNum* axis = d->xaxis + 3 * j;
+  mcNum off[3];
+  mcu_sub3(off, com + 3 * m->body_rootid[b], d->xanchor + 3 * j);
+
+  switch (m->jnt_type[j]) {
+  case mcJNT_FREE:
+    // translations along the global axes, then rotations about the body axes
+    for (int k = 0; k < 3; k++) {
+      mcNum e[3] = {k == 0, k == 1, k == 2};
+      mcu_dofCom(cdof + 6 * k, e, NULL);
+    }
+    cdof += 18;
+    // fall through
+  case mcJNT_BALL:
+    // rotations about the body axes (columns of xmat)
+    for (int k = 0; k < 3; k++) {
+      const mcNum* R = d->xmat + 9 * b;
+      mcNum e[3] = {R[k], R[3 + k], R[6 + k]};
+      mcu_dofCom(cdof + 6 * k, e, off);
+    }
+    break;
+  case mcJNT_SLIDE:
+    mcu_dofCom(cdof, axis, NULL);
+    break;
+  default:
+    mcu_dofCom(cdof, axis, off);
+    break;
+  }
+}
+
+
+// subtree com of body i from its mass-weighted sum (massless subtrees keep the body com)
+static void divideCom(const mcModel* m, mcData* d, int i) {
+  mcNum* com = d->subtree_com + 3 * i;
+  mcNum sm = m->body_subtreemass[i];
+  if (sm < mcMINVAL) {
+    mcu_copy3(com, d->xipos + 3 * i);
+  } else {
+    mcu_scl3(com, com, 1 / sm);
+  }
+}
+
+
+void mci_comPosRange(const mcModel* m, mcData* d, int first, int last, mcNum* rootsum) {
   mcNum* com = d->subtree_com;
 
   // mass-weighted body coms
-  for (int i = 0; i < nbody; i++) {
+  for (int i = first; i < last; i++) {
     mcu_scl3(com + 3 * i, d->xipos + 3 * i, m->body_mass[i]);
   }
 
-  // accumulate subtrees, children first
-  for (int i = nbody - 1; i > 0; i--) {
-    mcu_addTo3(com + 3 * m->body_parentid[i], com + 3 * i);
-  }
-
-  // divide by subtree mass (massless subtrees keep the body com)
-  for (int i = 0; i < nbody; i++) {
-    mcNum sm = m->body_subtreemass[i];
-    if (sm < mcMINVAL) {
-      mcu_copy3(com + 3 * i, d->xipos + 3 * i);
+  // accumulate subtrees, children first; a tree root's sum goes to the world or to rootsum
+  for (int i = last - 1; i >= first; i--) {
+    int p = m->body_parentid[i];
+    if (p == 0 && rootsum) {
+      mcu_copy3(rootsum + 3 * i, com + 3 * i);
     } else {
-      mcu_scl3(com + 3 * i, com + 3 * i, 1 / sm);
+      mcu_addTo3(com + 3 * p, com + 3 * i);
     }
   }
 
+  // divide by subtree mass
+  for (int i = first; i < last; i++) {
+    divideCom(m, d, i);
+  }
+
   // com-based body inertias about the subtree com of the tree root
-  mcu_zero(d->cinert, 10);
-  for (int i = 1; i < nbody; i++) {
+  for (int i = first; i < last; i++) {
     mcNum dif[3];
     mcu_sub3(dif, d->xipos + 3 * i, com + 3 * m->body_rootid[i]);
     mcu_inertCom(d->cinert + 10 * i, m->body_inertia + 3 * i, d->ximat + 9 * i, dif,
@@ -171,37 +234,30 @@ void mc_comPos(const mcModel* m, mcData* d) {
   }
 
   // com-based motion axes of the dofs
-  for (int j = 0; j < m->njnt; j++) {
-    int b = m->jnt_bodyid[j];
-    int dadr = m->jnt_dofadr[j];
-    mcNum* cdof = d->cdof + 6 * dadr;
-    const mcNum* axis = d->xaxis + 3 * j;
-    mcNum off[3];
-    mcu_sub3(off, com + 3 * m->body_rootid[b], d->xanchor + 3 * j);
-
-    switch (m->jnt_type[j]) {
-    case mcJNT_FREE:
-      // translations along the global axes, then rotations about the body axes
-      for (int k = 0; k < 3; k++) {
-        mcNum e[3] = {k == 0, k == 1, k == 2};
-        mcu_dofCom(cdof + 6 * k, e, NULL);
-      }
-      cdof += 18;
-      // fall through
-    case mcJNT_BALL:
-      // rotations about the body axes (columns of xmat)
-      for (int k = 0; k < 3; k++) {
-        const mcNum* R = d->xmat + 9 * b;
-        mcNum e[3] = {R[k], R[3 + k], R[6 + k]};
-        mcu_dofCom(cdof + 6 * k, e, off);
-      }
-      break;
-    case mcJNT_SLIDE:
-      mcu_dofCom(cdof, axis, NULL);
-      break;
-    default:
-      mcu_dofCom(cdof, axis, off);
-      break;
+  for (int b = first; b < last; b++) {
+    int jadr = m->body_jntadr[b];
+    for (int j = jadr; j < jadr + m->body_jntnum[b]; j++) {
+      comDof(m, d, j);
     }
   }
+}
+
+
+void mci_comPosWorld(const mcModel* m, mcData* d, const mcNum* rootsum) {
+  if (rootsum) {
+    for (int i = m->nbody - 1; i > 0; i--) {
+      if (m->body_parentid[i] == 0) {
+        mcu_addTo3(d->subtree_com, rootsum + 3 * i);
+      }
+    }
+  }
+  divideCom(m, d, 0);
+  mcu_zero(d->cinert, 10);
+}
+
+
+void mc_comPos(const mcModel* m, mcData* d) {
+  mcu_scl3(d->subtree_com, d->xipos, m->body_mass[0]);
+  mci_comPosRange(m, d, 1, m->nbody, NULL);
+  mci_comPosWorld(m, d, NULL);
 }

@@ -269,6 +269,7 @@ void mci_workerView(mciWorker* w, const mcData* d) {
   v->maxuse_arena = 0;
   v->threadpool = NULL;           // no nested parallel runs
   v->threadwork = NULL;
+  memset(v->timer, 0, sizeof(v->timer));
   memset(v->timer_plugin, 0, sizeof(v->timer_plugin));
   for (int k = 0; k < mcNWARNING; k++) {
     w->warnbase[k] = d->warning[k].number;
@@ -288,8 +289,45 @@ void mci_mergeView(mcData* d, const mciWorker* w) {
   if (!d->warning_stop && v->warning_stop) {
     d->warning_stop = v->warning_stop;
   }
+  for (int k = 0; k < mcNTIMER; k++) {
+    d->timer[k].duration += v->timer[k].duration;
+    d->timer[k].number += v->timer[k].number;
+  }
   for (int k = 0; k < mcNTIMERPLUGIN; k++) {
     d->timer_plugin[k].duration += v->timer_plugin[k].duration;
     d->timer_plugin[k].number += v->timer_plugin[k].number;
   }
+}
+
+
+//---------------------------------- two stages side by side --------------------------------------
+
+typedef struct {
+  const mcModel* m;
+  mcData* d;
+  void (*stage)(const mcModel*, mcData*);
+  void (*fn)(void*);
+  void* ctx;
+} Beside;
+
+
+// the stage uses no scratch stack, so one view (thread 0's) serves whichever thread runs it
+static void besideTask(void* ctx, int task, int thread) {
+  (void)thread;
+  Beside* b = (Beside*)ctx;
+  if (task == 0) {
+    b->fn(b->ctx);
+  } else {
+    b->stage(b->m, &mci_worker(b->d, 0)->view);
+  }
+}
+
+
+void mci_runBeside(const mcModel* m, mcData* d, void (*stage)(const mcModel*, mcData*),
+                   void (*fn)(void*), void* ctx) {
+  mciWorker* w = mci_worker(d, 0);
+  mci_workerView(w, d);
+  Beside b = {m, d, stage, fn, ctx};
+  mci_poolRun(d->threadpool, 2, besideTask, &b);
+  mci_mergeView(d, w);
 }

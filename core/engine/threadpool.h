@@ -34,7 +34,15 @@ mciWorker* mci_worker(const mcData* d, int t);
 // mci_mergeView.
 void mci_workerView(mciWorker* w, const mcData* d);
 
-// Add what the view counted since mci_workerView (warnings, escalation, plugin timers) into d.
+// Add what the view counted since mci_workerView (warnings, escalation, stage and plugin timers)
+// into d.
 void mci_mergeView(mcData* d, const mciWorker* w);
+
+// Run fn(ctx) and stage(m, view) at the same time on d's pool (2 threads or more): fn works on the
+// data itself, the stage on a thread's view of it, whose warnings and timers are merged into d
+// afterwards, so the two never write the same field of d. The stage must not use the scratch
+// stack (it writes d's arrays through the view) and must not read what fn writes.
+void mci_runBeside(const mcModel* m, mcData* d, void (*stage)(const mcModel*, mcData*),
+                   void (*fn)(void*), void* ctx);
 
 #endif  // MODUCO_CORE_ENGINE_THREADPOOL_H_

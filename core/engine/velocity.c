@@ -4,15 +4,13 @@
 
 #include "engine/engine.h"
 #include "engine/fluid.h"
+#include "engine/parallel_stages.h"
 #include "math/math.h"
 
 
-void mc_comVel(const mcModel* m, mcData* d) {
-  // world at rest
-  mcu_zero(d->cvel, 6);
-
+void mci_comVelRange(const mcModel* m, mcData* d, int first, int last) {
   // bodies in tree order
-  for (int i = 1; i < m->nbody; i++) {
+  for (int i = first; i < last; i++) {
     mcNum v[6], t[6];
     mcu_copy(v, d->cvel + 6 * m->body_parentid[i], 6);
 
@@ -54,26 +52,26 @@ void mc_comVel(const mcModel* m, mcData* d) {
 }
 
 
-void mc_rne(const mcModel* m, mcData* d, int flg_acc, mcNum* result) {
-  int nbody = m->nbody;
-  mc_markStack(d);
-  mcNum* cacc = mcSTACKALLOC(d, 6 * nbody, mcNum);
-  mcNum* cfrc = mcSTACKALLOC(d, 6 * nbody, mcNum);
-  if (!cacc || !cfrc) {
-    mcu_zero(result, m->nv);
-    mc_freeStack(d);
-    return;
-  }
+void mc_comVel(const mcModel* m, mcData* d) {
+  mcu_zero(d->cvel, 6);           // world at rest
+  mci_comVelRange(m, d, 1, m->nbody);
+}
 
+
+void mci_rneWorld(const mcModel* m, mcNum* cacc, mcNum* cfrc) {
   // the world accelerates against gravity
   mcu_zero(cacc, 6);
   mcu_zero(cfrc, 6);
   if (!(m->opt.disableflags & mcDSBL_GRAVITY)) {
     mcu_scl3(cacc + 3, m->opt.gravity, -1);
   }
+}
 
+
+void mci_rneRange(const mcModel* m, const mcData* d, int flg_acc, mcNum* cacc, mcNum* cfrc,
+                  mcNum* result, int first, int last) {
   // forward pass: body accelerations and the forces that produce them
-  for (int i = 1; i < nbody; i++) {
+  for (int i = first; i < last; i++) {
     mcNum t[6], f[6];
     mcNum* a = cacc + 6 * i;
     const mcNum* v = d->cvel + 6 * i;
@@ -99,7 +97,7 @@ void mc_rne(const mcModel* m, mcData* d, int flg_acc, mcNum* result) {
   }
 
   // backward pass: accumulate subtree forces
-  for (int i = nbody - 1; i > 0; i--) {
+  for (int i = last - 1; i >= first; i--) {
     int p = m->body_parentid[i];
     if (p > 0) {
       mcu_addTo(cfrc + 6 * p, cfrc + 6 * i, 6);
@@ -107,10 +105,27 @@ void mc_rne(const mcModel* m, mcData* d, int flg_acc, mcNum* result) {
   }
 
   // project on the dofs
-  for (int j = 0; j < m->nv; j++) {
-    result[j] = mcu_dot6(d->cdof + 6 * j, cfrc + 6 * m->dof_bodyid[j]);
+  for (int i = first; i < last; i++) {
+    int dadr = m->body_dofadr[i];
+    for (int j = dadr; j < dadr + m->body_dofnum[i]; j++) {
+      result[j] = mcu_dot6(d->cdof + 6 * j, cfrc + 6 * i);
+    }
   }
+}
 
+
+void mc_rne(const mcModel* m, mcData* d, int flg_acc, mcNum* result) {
+  int nbody = m->nbody;
+  mc_markStack(d);
+  mcNum* cacc = mcSTACKALLOC(d, 6 * nbody, mcNum);
+  mcNum* cfrc = mcSTACKALLOC(d, 6 * nbody, mcNum);
+  if (!cacc || !cfrc) {
+    mcu_zero(result, m->nv);
+    mc_freeStack(d);
+    return;
+  }
+  mci_rneWorld(m, cacc, cfrc);
+  mci_rneRange(m, d, flg_acc, cacc, cfrc, result, 1, nbody);
   mc_freeStack(d);
 }
 

@@ -5,6 +5,7 @@
 
 #include "engine/engine.h"
 #include "engine/io.h"
+#include "engine/parallel_stages.h"
 #include "engine/solver_contract.h"
 #include "plugin/loader.h"
 #include "plugin/registry.h"
@@ -50,6 +51,8 @@ static const mcpHost g_host = {
   .config = mcp_config,
   .pluginWarning = mcp_pluginWarning,
   .fwdPosition = mc_fwdPosition,
+  .factorIPool = mci_factorIPool,
+  .solveLDPool = mci_solveLDPool,
 };
 
 

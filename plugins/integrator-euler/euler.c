@@ -10,6 +10,7 @@
 //   qpos = qpos (+) h qvel (new velocity; quaternions on SO(3)), time += h.
 // d->qacc keeps the forward-dynamics acceleration; it is also saved to qacc_warmstart.
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include <moduco/mcplugin.h>
@@ -102,13 +103,24 @@ static void eulerStep(const mcpHost* host, const mcModel* m, mcData* d) {
       H[m->dof_Madr[dof]] += h * slope;
     }
   }
-  host->factorI(m, H, H, HDiagInv);
+  // (per kinematic tree on the data's thread pool when the core offers it: ABI 1.6, same bits)
+  int pool = host->struct_size >= offsetof(mcpHost, solveLDPool) + sizeof(host->solveLDPool) &&
+             host->factorIPool && host->solveLDPool;
+  if (pool) {
+    host->factorIPool(m, d, H, H, HDiagInv);
+  } else {
+    host->factorI(m, H, H, HDiagInv);
+  }
 
   // qacc = H^-1 (qfrc_smooth + qfrc_constraint)
   for (int i = 0; i < nv; i++) {
     qacc[i] = d->qfrc_smooth[i] + d->qfrc_constraint[i];
   }
-  host->solveLD(m, qacc, 1, H, HDiagInv);
+  if (pool) {
+    host->solveLDPool(m, d, qacc, 1, H, HDiagInv);
+  } else {
+    host->solveLD(m, qacc, 1, H, HDiagInv);
+  }
 
   // advance with the damped acceleration
   advance(host, m, d, qacc);

@@ -206,9 +206,15 @@ static unsigned long long runHash(const mcModel* m, int nthread, int nstep, int*
   unsigned long long h = 1469598103934665603ULL;
   for (int s = 0; s < nstep; s++) {
     mc_step(m, d);
-    const mcNum* arr[3] = {d->qpos, d->qvel, d->qacc};
-    int len[3] = {m->nq, m->nv, m->nv};
-    for (int a = 0; a < 3; a++) {
+    // the state, then the outputs of the per-tree stages (kinematics, com quantities, com
+    // velocities, bias forces) and of the narrow phase (geom frames)
+    const mcNum* arr[15] = {d->qpos, d->qvel, d->qacc, d->xpos, d->xquat, d->xipos,
+                            d->subtree_com, d->cinert, d->cdof, d->cvel, d->cdof_dot,
+                            d->qfrc_bias, d->geom_xpos, d->geom_xmat, d->site_xpos};
+    int len[15] = {m->nq, m->nv, m->nv, 3 * m->nbody, 4 * m->nbody, 3 * m->nbody,
+                   3 * m->nbody, 10 * m->nbody, 6 * m->nv, 6 * m->nbody, 6 * m->nv, m->nv,
+                   3 * m->ngeom, 9 * m->ngeom, 3 * m->nsite};
+    for (int a = 0; a < 15; a++) {
       for (int i = 0; i < len[a]; i++) {
         unsigned long long x;
         memcpy(&x, arr[a] + i, sizeof(x));
@@ -262,8 +268,46 @@ Test(island, bitwise_any_thread_count_22_humanoids) {
 
 
 Test(island, bitwise_any_thread_count_humanoid100) {
-  mcModel* m = loadFile("/work/shared/corpus/mj_humanoid100/humanoid100.xml");
-  sameForAnyThreads(m, 130, 1);
+  mcModel* m = loadFile("/usr/share/mujoco/model/humanoid100/humanoid100.xml");
+  sameForAnyThreads(m, 160, 1);
+  mc_deleteModel(m);
+}
+
+
+// trees of every kind for the per-tree stages: a mocap body, a static body with a site, a chain of
+// hinge, slide and ball joints with an offset inertial frame and sites, a massless subtree, free
+// bodies, and a geom on the world
+static const char* g_trees =
+  "<mujoco>"
+  "  <worldbody>"
+  "    <geom type='plane' size='5 5 .1'/>"
+  "    <site name='w' pos='0 0 1'/>"
+  "    <body name='mocap' mocap='true' pos='2 0 1'><geom type='box' size='.1 .1 .1'/></body>"
+  "    <body name='static' pos='0 3 .5'><geom type='sphere' size='.2'/><site name='s'/></body>"
+  "    <body name='arm' pos='0 0 1.5'>"
+  "      <joint type='hinge' axis='0 1 0' damping='.1'/>"
+  "      <geom type='capsule' fromto='0 0 0 .5 0 0' size='.05'/>"
+  "      <body pos='.5 0 0'><joint type='slide' axis='1 0 0'/>"
+  "        <inertial pos='.1 .05 0' mass='1' diaginertia='.01 .02 .03' quat='.9 .1 .3 0'/>"
+  "        <geom type='box' size='.1 .05 .05' pos='.1 0 0'/><site name='t' pos='.2 0 0'/>"
+  "        <body pos='.2 0 0'><joint type='ball'/>"
+  "          <geom type='sphere' size='.08' pos='0 0 -.2'/>"
+  "          <body pos='0 0 -.3'><site name='massless'/></body>"
+  "        </body>"
+  "      </body>"
+  "    </body>"
+  "    <body pos='-1 0 .5'><freejoint/><geom type='box' size='.1 .2 .1'/></body>"
+  "    <body pos='-1 1 .8' euler='10 20 30'><freejoint/><geom type='ellipsoid' size='.1 .2 .1'/>"
+  "      <body pos='.3 0 0'><joint type='hinge' axis='0 0 1'/><geom type='sphere' size='.1'/>"
+  "      </body></body>"
+  "  </worldbody>"
+  "</mujoco>";
+
+
+Test(island, per_tree_stages_any_thread_count) {
+  mcModel* m = loadString(g_trees);
+  cr_assert(m);
+  sameForAnyThreads(m, 200, 0);
   mc_deleteModel(m);
 }
 

@@ -215,7 +215,7 @@ Test(plugin_abi, layout_mcpSensor) {
 
 
 Test(plugin_abi, layout_mcpHost) {
-  cr_expect_eq(sizeof(mcpHost), 200);
+  cr_expect_eq(sizeof(mcpHost), 216);
   cr_expect_eq(offsetof(mcpHost, mulJ), 136);
   cr_expect_eq(offsetof(mcpHost, mulJT), 144);
   cr_expect_eq(offsetof(mcpHost, rowJ), 152);
@@ -224,6 +224,8 @@ Test(plugin_abi, layout_mcpHost) {
   cr_expect_eq(offsetof(mcpHost, config), 176);
   cr_expect_eq(offsetof(mcpHost, pluginWarning), 184);
   cr_expect_eq(offsetof(mcpHost, fwdPosition), 192);  // ABI 1.5
+  cr_expect_eq(offsetof(mcpHost, factorIPool), 200);  // ABI 1.6
+  cr_expect_eq(offsetof(mcpHost, solveLDPool), 208);
   cr_expect_eq(offsetof(mcpHost, abi_major), 0);
   cr_expect_eq(offsetof(mcpHost, abi_minor), 4);
   cr_expect_eq(offsetof(mcpHost, struct_size), 8);

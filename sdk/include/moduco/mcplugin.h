@@ -359,6 +359,14 @@ typedef struct mcpHost_ {
   // alone (kinematics, inertia, collision, constraint rows) at d->qpos, for an integrator that
   // checks the configuration it produces (the ipm solver's paired integrator "ipm-euler")
   void  (*fwdPosition)(const mcModel* m, mcData* d);
+
+  // ABI 1.6 (issue 15; read only when struct_size covers it): factorI and solveLD on the kinematic
+  // trees of d's in-step thread pool (mc_bindThreadPool) when one is bound, bitwise the results of
+  // factorI and solveLD; d is not otherwise read or written
+  void  (*factorIPool)(const mcModel* m, mcData* d, const mcNum* M, mcNum* qLD,
+                       mcNum* qLDiagInv);
+  void  (*solveLDPool)(const mcModel* m, mcData* d, mcNum* x, int n, const mcNum* qLD,
+                       const mcNum* qLDiagInv);
 } mcpHost;
 
 //---------------------------------- the library ---------------------------------------------------

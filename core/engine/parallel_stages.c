@@ -1,0 +1,227 @@
+// Moduco core: the per-tree parts of kinematics, com quantities, com velocities, the bias forces
+// and the tree-sparse L'DL factorization and solve on the in-step thread pool. The bodies are cut
+// into ranges of whole trees, a few per thread, balanced by body count; every body's (and dof's)
+// arithmetic is the serial stage's, and the only sum across trees (the world's subtree com) is
+// done on the caller in the serial order, so the results are bitwise those of mc_kinematics,
+// mc_comPos, mc_comVel, mc_rne, mc_factorI and mc_solveLD for any cut.
+#include "engine/engine.h"
+#include "engine/parallel_stages.h"
+#include "engine/threadpool.h"
+#include "math/math.h"
+
+#define MAXRANGE 64               // ranges of one job
+#define RANGEPERTHREAD 4          // ranges per thread (load balance on a shared machine)
+
+typedef struct {
+  const mcModel* m;
+  mcData* d;
+  int n;                          // ranges
+  int body[MAXRANGE + 1];         // range k: bodies body[k] .. body[k+1]-1 (body[0] >= 1)
+  int geom[MAXRANGE + 1];         // its geoms (geom[0] 0: the world's with the first range)
+  int site[MAXRANGE + 1];         // its sites
+  int placed;                     // geoms and sites sorted by body: placed by the ranges
+  int dof[MAXRANGE + 1];          // its dofs (when sorted by body)
+  mcNum* rootsum;                 // mass-weighted sums of the tree roots (3 x nbody)
+  mcNum* cacc;                    // rne scratch (6 x nbody each)
+  mcNum* cfrc;
+  mcNum* LD;                      // factorization: the factor and its inverse diagonal
+  mcNum* diagInv;
+  const mcNum* qLD;               // solve: the factor, its inverse diagonal and the ncol
+  const mcNum* qLDiagInv;         // right-hand sides x
+  mcNum* x;
+  int ncol;
+  int skipSimple;                 // solve: as mci_solveLDRange
+} Trees;
+
+
+// cut bodies 1 .. nbody-1 into at most want ranges of whole trees: a cut before body i is
+// allowed when no body from i on belongs to a tree with a smaller root
+static int cutTrees(const mcModel* m, int want, int* body) {
+  int nbody = m->nbody;
+  int target = (nbody - 1 + want - 1) / want;
+  int cut[MAXRANGE + 1], n = 0, count = 0, minroot = nbody;
+  for (int i = nbody - 1; i >= 1; i--) {
+    int r = m->body_rootid[i];
+    minroot = r < minroot ? r : minroot;
+    count++;
+    if (minroot == i && (count >= target || i == 1)) {
+      cut[n++] = i;
+      count = 0;
+    }
+  }
+  for (int k = 0; k < n; k++) {
+    body[k] = cut[n - 1 - k];
+  }
+  body[n] = nbody;
+  return n;
+}
+
+
+// cut objects (geoms or sites, body ids nondecreasing) where the body ranges start; 0 if unsorted
+static int cutObjects(const int* bodyid, int nobj, const Trees* t, int* obj) {
+  for (int i = 1; i < nobj; i++) {
+    if (bodyid[i] < bodyid[i - 1]) {
+      return 0;
+    }
+  }
+  int i = 0;
+  obj[0] = 0;
+  for (int k = 1; k < t->n; k++) {
+    while (i < nobj && bodyid[i] < t->body[k]) {
+      i++;
+    }
+    obj[k] = i;
+  }
+  obj[t->n] = nobj;
+  return 1;
+}
+
+
+// set up the ranges and nscratch numbers of scratch (the caller's workspace of the pool, idle
+// between jobs); 0 when the stage should run serially
+static int makeTrees(const mcModel* m, mcData* d, Trees* t, size_t nscratch) {
+  int nthread = mci_threads(d);
+  if (nthread < 2 || d->plugin_check || m->nbody < 3) {
+    return 0;
+  }
+  mciWorker* w = mci_worker(d, 0);
+  if (!w || sizeof(mcNum) * nscratch > w->nstack) {
+    return 0;
+  }
+  int want = RANGEPERTHREAD * nthread < MAXRANGE ? RANGEPERTHREAD * nthread : MAXRANGE;
+  t->m = m;
+  t->d = d;
+  t->n = cutTrees(m, want, t->body);
+  if (t->n < 2) {
+    return 0;
+  }
+  t->placed = cutObjects(m->geom_bodyid, m->ngeom, t, t->geom) &&
+              cutObjects(m->site_bodyid, m->nsite, t, t->site);
+  t->rootsum = t->cacc = (mcNum*)w->stack;
+  t->cfrc = t->cacc + 6 * m->nbody;
+  return 1;
+}
+
+
+//---------------------------------- position stage ------------------------------------------------
+
+static void positionTask(void* ctx, int k, int thread) {
+  (void)thread;
+  Trees* t = (Trees*)ctx;
+  int first = t->body[k], last = t->body[k + 1];
+  mci_kinematicsRange(t->m, t->d, first, last);
+  if (t->placed) {
+    mci_placeRange(t->m, t->d, t->geom[k], t->geom[k + 1], t->site[k], t->site[k + 1]);
+  }
+  mci_comPosRange(t->m, t->d, first, last, t->rootsum);
+}
+
+
+int mci_positionTrees(const mcModel* m, mcData* d) {
+  Trees t;
+  if (!makeTrees(m, d, &t, 3 * (size_t)m->nbody)) {
+    return 0;
+  }
+
+  // the world's frame, the trees in parallel, then what is left on the caller
+  mci_kinematicsRange(m, d, 0, 1);
+  mci_poolRun(d->threadpool, t.n, positionTask, &t);
+  if (!t.placed) {
+    mci_placeRange(m, d, 0, m->ngeom, 0, m->nsite);
+  }
+  mcu_scl3(d->subtree_com, d->xipos, m->body_mass[0]);
+  mci_comPosWorld(m, d, t.rootsum);
+  return 1;
+}
+
+
+//---------------------------------- velocity stage ------------------------------------------------
+
+static void velocityTask(void* ctx, int k, int thread) {
+  (void)thread;
+  Trees* t = (Trees*)ctx;
+  int first = t->body[k], last = t->body[k + 1];
+  mci_comVelRange(t->m, t->d, first, last);
+  mci_rneRange(t->m, t->d, 0, t->cacc, t->cfrc, t->d->qfrc_bias, first, last);
+}
+
+
+int mci_velocityTrees(const mcModel* m, mcData* d) {
+  Trees t;
+  if (!makeTrees(m, d, &t, 12 * (size_t)m->nbody)) {
+    return 0;
+  }
+  mcu_zero(d->cvel, 6);           // world at rest
+  mci_rneWorld(m, t.cacc, t.cfrc);
+  mci_poolRun(d->threadpool, t.n, velocityTask, &t);
+  return 1;
+}
+
+
+//---------------------------------- factorization and solve in the tree-sparse layout -------------
+
+// the ranges with their dofs; 0 (serial) also when M has fewer than MINOFFDIAG off-diagonal
+// entries, the solve's work: below it a job's synchronization costs more than the job saves
+// (humanoid100, 1,716 entries, stepped slower with it on a pool of two; 22_humanoids has 4,752)
+#define MINOFFDIAG 4096
+static int dofTrees(const mcModel* m, mcData* d, Trees* t) {
+  return m->nM - m->nv >= MINOFFDIAG && makeTrees(m, d, t, 0) &&
+         cutObjects(m->dof_bodyid, m->nv, t, t->dof);
+}
+
+
+static void factorTask(void* ctx, int k, int thread) {
+  (void)thread;
+  Trees* t = (Trees*)ctx;
+  mci_factorRange(t->m, NULL, t->LD, t->diagInv, t->dof[k], t->dof[k + 1]);
+}
+
+
+void mci_factorIPool(const mcModel* m, mcData* d, const mcNum* M, mcNum* qLD, mcNum* qLDiagInv) {
+  Trees t;
+  if (!dofTrees(m, d, &t)) {
+    mc_factorI(m, M, qLD, qLDiagInv);
+    return;
+  }
+  if (qLD != M) {
+    mcu_copy(qLD, M, m->nM);
+  }
+  t.LD = qLD;
+  t.diagInv = qLDiagInv;
+  mci_poolRun(d->threadpool, t.n, factorTask, &t);
+}
+
+
+static void solveTask(void* ctx, int k, int thread) {
+  (void)thread;
+  Trees* t = (Trees*)ctx;
+  mci_solveLDRange(t->m, t->x, t->ncol, t->qLD, t->qLDiagInv, t->dof[k], t->dof[k + 1],
+                   t->skipSimple);
+}
+
+
+static void solvePool(const mcModel* m, mcData* d, mcNum* x, int n, const mcNum* qLD,
+                      const mcNum* qLDiagInv, int skipSimple) {
+  Trees t;
+  if (!dofTrees(m, d, &t)) {
+    mci_solveLDRange(m, x, n, qLD, qLDiagInv, 0, m->nv, skipSimple);
+    return;
+  }
+  t.qLD = qLD;
+  t.qLDiagInv = qLDiagInv;
+  t.x = x;
+  t.ncol = n;
+  t.skipSimple = skipSimple;
+  mci_poolRun(d->threadpool, t.n, solveTask, &t);
+}
+
+
+void mci_solveLDPool(const mcModel* m, mcData* d, mcNum* x, int n, const mcNum* qLD,
+                     const mcNum* qLDiagInv) {
+  solvePool(m, d, x, n, qLD, qLDiagInv, 0);
+}
+
+
+void mci_solveMPool(const mcModel* m, mcData* d, mcNum* x, int n) {
+  solvePool(m, d, x, n, d->qLD, d->qLDiagInv, mci_simpleRowsZero(m));
+}

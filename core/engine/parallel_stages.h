@@ -1,0 +1,60 @@
+// Moduco core: the per-tree parts of the position and velocity stages, and the drivers that run
+// them on the in-step thread pool (core/engine/parallel_stages.c; private to libmoduco).
+//
+// The bodies of each kinematic tree (a child subtree of the world) are a contiguous range in body
+// order. A range function handles the bodies [first, last) of whole trees: it reads only the
+// world and the bodies of the range and writes only theirs, so ranges run in parallel and give
+// bitwise the results of the serial stage (which is the range of all bodies). Anything summed
+// across trees (the world's subtree com) is finished on the caller in the serial order.
+#ifndef MODUCO_CORE_ENGINE_PARALLEL_STAGES_H_
+#define MODUCO_CORE_ENGINE_PARALLEL_STAGES_H_
+
+#include <moduco/moduco.h>
+
+// core/engine/kinematics.c: body frames of [first, last) (first 0: the world's frame first);
+// geom and site frames of geoms [g0, g1) and sites [s0, s1) from their bodies' frames
+void mci_kinematicsRange(const mcModel* m, mcData* d, int first, int last);
+void mci_placeRange(const mcModel* m, mcData* d, int g0, int g1, int s0, int s1);
+
+// core/engine/kinematics.c: subtree coms, cinert and cdof of the trees [first, last) (first >= 1).
+// A tree root's mass-weighted sum is added to the world's (rootsum NULL, serial only) or stored
+// in rootsum[3 * root] for mci_comPosWorld, which then finishes the world's subtree com (the
+// world's own mass-weighted com must be in subtree_com before either) and cinert.
+void mci_comPosRange(const mcModel* m, mcData* d, int first, int last, mcNum* rootsum);
+void mci_comPosWorld(const mcModel* m, mcData* d, const mcNum* rootsum);
+
+// core/engine/velocity.c: cvel and cdof_dot of the trees [first, last) (the world's cvel zero)
+void mci_comVelRange(const mcModel* m, mcData* d, int first, int last);
+
+// core/engine/velocity.c: mc_rne in parts: the world's entries of the scratch cacc, cfrc (6 x
+// nbody each), then the passes of the trees [first, last), writing result at their dofs
+void mci_rneWorld(const mcModel* m, mcNum* cacc, mcNum* cfrc);
+void mci_rneRange(const mcModel* m, const mcData* d, int flg_acc, mcNum* cacc, mcNum* cfrc,
+                  mcNum* result, int first, int last);
+
+// core/engine/crb.c: mc_factorI and mc_solveLD restricted to the dofs [k0, k1) of whole trees
+// (their rows reach only ancestors, which are in the same tree); d (nullable) gets the warnings;
+// skipSimple: the factor is qLD of a model whose simple dofs' rows are zero off the diagonal
+// (mci_simpleRowsZero), as mc_solveM takes it
+void mci_factorRange(const mcModel* m, mcData* d, mcNum* LD, mcNum* diagInv, int k0, int k1);
+void mci_solveLDRange(const mcModel* m, mcNum* x, int n, const mcNum* qLD,
+                      const mcNum* qLDiagInv, int k0, int k1, int skipSimple);
+int mci_simpleRowsZero(const mcModel* m);
+
+// mc_factorI and mc_solveLD with the trees on d's thread pool when it can (bitwise the same),
+// else serially: the host's factorIPool and solveLDPool (ABI 1.6)
+void mci_factorIPool(const mcModel* m, mcData* d, const mcNum* M, mcNum* qLD, mcNum* qLDiagInv);
+void mci_solveLDPool(const mcModel* m, mcData* d, mcNum* x, int n, const mcNum* qLD,
+                     const mcNum* qLDiagInv);
+
+// mc_solveM's solve of x in place (d's factor of M) with the trees on the pool when it can
+void mci_solveMPool(const mcModel* m, mcData* d, mcNum* x, int n);
+
+// mc_kinematics + mc_comPos with the trees on d's thread pool; 0 (nothing done) when no pool is
+// bound, in plugin check mode, or the model has fewer than two trees
+int mci_positionTrees(const mcModel* m, mcData* d);
+
+// mc_comVel + mc_rne(m, d, 0, d->qfrc_bias) with the trees on d's thread pool; 0 as above
+int mci_velocityTrees(const mcModel* m, mcData* d);
+
+#endif  // MODUCO_CORE_ENGINE_PARALLEL_STAGES_H_
