@@ -42,7 +42,7 @@ void mci_solveLDRange(const mcModel* m, mcNum* x, int n, const mcNum* qLD,
 int mci_simpleRowsZero(const mcModel* m);
 
 // mc_factorI and mc_solveLD with the trees on d's thread pool when it can (bitwise the same),
-// else serially: the host's factorIPool and solveLDPool (ABI 1.6)
+// else serially: the host's factorIPool and solveLDPool (ABI 1.7)
 void mci_factorIPool(const mcModel* m, mcData* d, const mcNum* M, mcNum* qLD, mcNum* qLDiagInv);
 void mci_solveLDPool(const mcModel* m, mcData* d, mcNum* x, int n, const mcNum* qLD,
                      const mcNum* qLDiagInv);

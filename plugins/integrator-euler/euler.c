@@ -103,7 +103,7 @@ static void eulerStep(const mcpHost* host, const mcModel* m, mcData* d) {
       H[m->dof_Madr[dof]] += h * slope;
     }
   }
-  // (per kinematic tree on the data's thread pool when the core offers it: ABI 1.6, same bits)
+  // (per kinematic tree on the data's thread pool when the core offers it: ABI 1.7, same bits)
   int pool = host->struct_size >= offsetof(mcpHost, solveLDPool) + sizeof(host->solveLDPool) &&
              host->factorIPool && host->solveLDPool;
   if (pool) {

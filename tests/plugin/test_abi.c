@@ -13,7 +13,7 @@
 
 Test(plugin_abi, constants) {
   cr_expect_eq(MCP_ABI_MAJOR, 1);
-  cr_expect_eq(MCP_ABI_MINOR, 6);
+  cr_expect_eq(MCP_ABI_MINOR, 7);
   cr_expect_str_eq(MCP_ENTRY_SYMBOL, "mcp_library");
   cr_expect_eq(MCP_PRECISION, 8);
   cr_expect_eq(MCP_MAXNAME, 64);
@@ -100,7 +100,7 @@ Test(plugin_abi, model_fields_appended_after_abi_1_4) {
   // body_sleep (MuJoCo 3.14's <body sleep>, for sleeping trees), then modelfile and
   // sleep_tolerance last (ABI 1.6)
   cr_expect_eq(offsetof(mcModel, body_sleep), offsetof(mcModel, geom_matrgba) + sizeof(void*));
-  // mesh_tied and mesh_tie (the mesh support's tie chains, appended in 1.6)
+  // mesh_tied and mesh_tie (the mesh support's tie chains, appended in 1.7)
   cr_expect_eq(offsetof(mcModel, mesh_tied), offsetof(mcModel, body_sleep) + sizeof(void*));
   cr_expect_eq(offsetof(mcModel, mesh_tie), offsetof(mcModel, mesh_tied) + sizeof(void*));
   cr_expect_eq(offsetof(mcModel, modelfile), offsetof(mcModel, mesh_tie) + sizeof(void*));
@@ -224,7 +224,7 @@ Test(plugin_abi, layout_mcpHost) {
   cr_expect_eq(offsetof(mcpHost, config), 176);
   cr_expect_eq(offsetof(mcpHost, pluginWarning), 184);
   cr_expect_eq(offsetof(mcpHost, fwdPosition), 192);  // ABI 1.5
-  cr_expect_eq(offsetof(mcpHost, factorIPool), 200);  // ABI 1.6
+  cr_expect_eq(offsetof(mcpHost, factorIPool), 200);  // ABI 1.7
   cr_expect_eq(offsetof(mcpHost, solveLDPool), 208);
   cr_expect_eq(offsetof(mcpHost, abi_major), 0);
   cr_expect_eq(offsetof(mcpHost, abi_minor), 4);

@@ -572,7 +572,7 @@ typedef struct mcOption_ {
   X(mcNum,  geom_surfacevel,       ngeom,       6)  /* surface velocity: linear, angular */   \
   X(float,  geom_matrgba,          ngeom,       4)  /* rgba of the geom's material; -1: none */  \
   X(int,    body_sleep,            nbody,       1)  /* sleep policy of a tree root (mctSleep) */ \
-  /* mesh support ties (appended in 1.6): chains from each hull vertex g over the mesh points  */ \
+  /* mesh support ties (appended in 1.7): chains from each hull vertex g over the mesh points  */ \
   /* that can tie with it in a support scan, at mesh_vertadr: mesh_tie[g], mesh_tie[that], ... */ \
   X(mcByte, mesh_tied,             nmesh,       1)  /* 1: mesh_tie holds the support tie chains */ \
   X(int,    mesh_tie,              nmeshvert,   1)  /* next point of a support tie chain; -1 ends */

@@ -36,7 +36,7 @@ extern "C" {
 #endif
 
 #define MCP_ABI_MAJOR 1
-#define MCP_ABI_MINOR 6
+#define MCP_ABI_MINOR 7
 #define MCP_ENTRY_SYMBOL "mcp_library"
 #define MCP_PRECISION ((uint32_t)sizeof(mcNum))
 #define MCP_MAXNAME 64            // longest plugin name, including the terminating 0
@@ -360,7 +360,7 @@ typedef struct mcpHost_ {
   // checks the configuration it produces (the ipm solver's paired integrator "ipm-euler")
   void  (*fwdPosition)(const mcModel* m, mcData* d);
 
-  // ABI 1.6 (issue 15; read only when struct_size covers it): factorI and solveLD on the kinematic
+  // ABI 1.7 (issue 15; read only when struct_size covers it): factorI and solveLD on the kinematic
   // trees of d's in-step thread pool (mc_bindThreadPool) when one is bound, bitwise the results of
   // factorI and solveLD; d is not otherwise read or written
   void  (*factorIPool)(const mcModel* m, mcData* d, const mcNum* M, mcNum* qLD,
