@@ -247,8 +247,8 @@ void mc_forward(const mcModel* m, mcData* d) {
 //---------------------------------- stepping ------------------------------------------------------
 
 // refuse data made for another model
-static int sameModel(const mcModel* m, const mcData* d) {
-  if (d->model_signature != mci_modelSignature(m)) {
+static int sameModel(const mcModel* m, mcData* d) {
+  if (!mci_stepSignatureOk(m, d)) {
     mci_message("mc_step: data was made for another model; step refused");
     return 0;
   }

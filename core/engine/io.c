@@ -3,6 +3,7 @@
 #include "engine/io.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -279,6 +280,7 @@ void mc_deleteModel(mcModel* m) {
   if (!m) {
     return;
   }
+  mci_modelChanged();             // its address may come back as another model
   void* buffer = m->buffer;
   int nbuffer = m->nbuffer;
   while (buffer) {
@@ -307,6 +309,7 @@ mcModel* mc_copyModel(mcModel* dest, const mcModel* src) {
   }
 
   // copy everything but the pointers, then the buffer
+  mci_modelChanged();
   void* buffer = dest->buffer;
   *dest = *src;
   dest->buffer = buffer;
@@ -483,6 +486,53 @@ uint64_t mci_modelSignature(const mcModel* m) {
 }
 
 
+// bumped whenever a model's sizes or plugin instances may change in place or its memory goes
+// (mc_deleteModel, mc_copyModel into an existing model, mc_setSolver / mc_setIntegrator)
+static atomic_ulong g_modelGeneration = 1;
+
+void mci_modelChanged(void) {
+  atomic_fetch_add_explicit(&g_modelGeneration, 1, memory_order_acq_rel);
+}
+
+
+// the model a data's signature was last found to match, and the generation then; kept after the
+// sweep order in the data's buffer (a view has none)
+typedef struct {
+  const mcModel* model;
+  unsigned long generation;
+} SignatureCheck;
+
+
+static SignatureCheck* signatureCheck(const mcData* d) {
+  int* order = mci_sweepOrder(d);
+  if (!order) {
+    return NULL;
+  }
+  char* at = (char*)order + alignUp(sizeof(int) * (size_t)(3 + order[0]), MCI_ALIGN);
+  if (at + sizeof(SignatureCheck) > (char*)d->buffer + d->nbuffer) {
+    return NULL;
+  }
+  return (SignatureCheck*)at;
+}
+
+
+int mci_stepSignatureOk(const mcModel* m, mcData* d) {
+  unsigned long gen = atomic_load_explicit(&g_modelGeneration, memory_order_acquire);
+  SignatureCheck* c = signatureCheck(d);
+  if (c && c->model == m && c->generation == gen) {
+    return 1;
+  }
+  if (d->model_signature != modelSignature(m)) {
+    return 0;
+  }
+  if (c) {
+    c->model = m;
+    c->generation = gen;
+  }
+  return 1;
+}
+
+
 int mc_dataMatches(const mcModel* m, const mcData* d) {
   return d->model_signature == modelSignature(m);
 }
@@ -593,7 +643,8 @@ mcData* mc_makeData(const mcModel* m) {
   // one buffer: arrays, then the arena
   size_t bytes = dataBytes(m);
   d->narena = mci_arenaSize(m);
-  d->nbuffer = bytes + d->narena + sweepOrderBytes(m);
+  d->nbuffer = bytes + d->narena + sweepOrderBytes(m) +
+               alignUp(sizeof(SignatureCheck), MCI_ALIGN);
   d->buffer = aligned_alloc(MCI_ALIGN, alignUp(d->nbuffer, MCI_ALIGN));
   if (!d->buffer) {
     mci_message("mc_makeData: cannot allocate the data of the model: %zu bytes (arrays %zu, arena "

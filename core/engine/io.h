@@ -42,6 +42,11 @@ void* mci_arenaAlloc(mcData* d, size_t bytes, size_t align);
 // Hash of a model's sizes and plugin instances (stored in mcData.model_signature by mc_makeData).
 uint64_t mci_modelSignature(const mcModel* m);
 
+// mc_step's check that d was made for m: the hash, skipped while m is the model d last matched
+// and no model changed in place or went since (mci_modelChanged)
+int mci_stepSignatureOk(const mcModel* m, mcData* d);
+void mci_modelChanged(void);
+
 // The order of the geoms in the last sweep of the broad phase (core/engine/broadphase.c), kept
 // after the arena of the data that owns it: [capacity, count, axis, geom ids...]; NULL in a view. A
 // hint for the next sort only: the sorted order does not depend on it.

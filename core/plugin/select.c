@@ -8,6 +8,7 @@
 #include <moduco/moduco.h>
 #include <moduco/mcplugin.h>
 
+#include "engine/io.h"
 #include "plugin/registry.h"
 
 
@@ -38,6 +39,7 @@ static int replace(mcModel* m, int kind, const char* name, char* error, int erro
     }
     return -1;
   }
+  mci_modelChanged();             // data made before may no longer fit (mc_step checks again)
   return 0;
 }
 
