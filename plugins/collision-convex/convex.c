@@ -110,12 +110,10 @@ static int planeConvex(const mcpHost* host, const mcModel* m, const mcData* d, m
 
   // deepest hull vertex: largest projection on -normal in the mesh frame
   const mcNum* mat = d->geom_xmat + 9*g2;
-  const int* gr = m->mesh_graph + m->mesh_graphadr[id];
-  int nv = gr[0];
-  const int* edgeadr = gr + 2;
-  const int* gid = gr + 2 + nv;
-  const int* edge = gr + 2 + 2*nv;
-  const float* v = m->mesh_vert + 3*m->mesh_vertadr[id];
+  const MeshHull h = meshHull(m, id);
+  int nv = h.nv;
+  const int *edgeadr = h.edgeadr, *gid = h.gid, *edge = h.edge;
+  const float* v = h.v;
   mcNum loc[3];
   for (int k = 0; k < 3; k++) {
     loc[k] = -(mat[k]*n[0] + mat[3 + k]*n[1] + mat[6 + k]*n[2]);

@@ -36,6 +36,26 @@ static int meshSupportScan(const mcModel* m, int id, const mcNum dir[3]) {
 }
 
 
+// a mesh's compiled convex hull graph (mesh_graph at mesh_graphadr): nv hull vertices; hull
+// vertex i is mesh point gid[i], its neighbours edge[edgeadr[i]], edge[edgeadr[i] + 1], ... up
+// to -1; v the mesh points
+typedef struct {
+  int nv;
+  const int* edgeadr;
+  const int* gid;
+  const int* edge;
+  const float* v;
+} MeshHull;
+
+
+static inline MeshHull meshHull(const mcModel* m, int id) {
+  const int* gr = m->mesh_graph + m->mesh_graphadr[id];
+  MeshHull h = {gr[0], gr + 2, gr + 2 + gr[0], gr + 2 + 2*gr[0],
+                m->mesh_vert + 3*m->mesh_vertadr[id]};
+  return h;
+}
+
+
 // hull vertices sampled for the start of a climb without a warm start
 #define MESH_CLIMB_SAMPLES 16
 
@@ -56,12 +76,9 @@ static int meshSupportTie(const mcModel* m, int id, const mcNum dir[3], mcNum to
   if (!m->mesh_tied || !m->mesh_tied[id]) {
     return meshSupportScan(m, id, dir);
   }
-  const int* gr = m->mesh_graph + m->mesh_graphadr[id];
-  int nv = gr[0];
-  const int* edgeadr = gr + 2;
-  const int* gid = gr + 2 + nv;
-  const int* edge = gr + 2 + 2*nv;
-  const float* v = m->mesh_vert + 3*m->mesh_vertadr[id];
+  const MeshHull h = meshHull(m, id);
+  const int *edgeadr = h.edgeadr, *gid = h.gid, *edge = h.edge;
+  const float* v = h.v;
   const int* tie = m->mesh_tie + m->mesh_vertadr[id];
   int set[MESH_TIE_MAX], n = 1;
   set[0] = cur;
@@ -119,15 +136,13 @@ static int meshSupportGraph(const mcModel* m, int id, const mcNum dir[3], mcNum 
   if (adr < 0 || !m->nmeshgraph) {
     return meshSupportScan(m, id, dir);
   }
-  const int* gr = m->mesh_graph + adr;
-  int nv = gr[0];
+  const MeshHull h = meshHull(m, id);
+  int nv = h.nv;
   if (nv <= 0) {
     return meshSupportScan(m, id, dir);
   }
-  const int* edgeadr = gr + 2;
-  const int* gid = gr + 2 + nv;
-  const int* edge = gr + 2 + 2*nv;
-  const float* v = m->mesh_vert + 3*m->mesh_vertadr[id];
+  const int *edgeadr = h.edgeadr, *gid = h.gid, *edge = h.edge;
+  const float* v = h.v;
   int best = -1, cur = *warm >= 0 && *warm < nv ? *warm : 0;
   const float* p0 = v + 3*gid[cur];
   mcNum curp = dir[0]*p0[0] + dir[1]*p0[1] + dir[2]*p0[2];
@@ -184,12 +199,10 @@ static int meshSupportClimb(const mcModel* m, int id, const mcNum dir[3]) {
   if (adr < 0 || !m->nmeshgraph || m->mesh_graph[adr] <= 0) {
     return meshSupportScan(m, id, dir);
   }
-  const int* gr = m->mesh_graph + adr;
-  int nv = gr[0];
-  const int* edgeadr = gr + 2;
-  const int* gid = gr + 2 + nv;
-  const int* edge = gr + 2 + 2*nv;
-  const float* v = m->mesh_vert + 3*m->mesh_vertadr[id];
+  const MeshHull h = meshHull(m, id);
+  int nv = h.nv;
+  const int *edgeadr = h.edgeadr, *gid = h.gid, *edge = h.edge;
+  const float* v = h.v;
   int cur = 0;
   const float* p0 = v + 3*gid[cur];
   mcNum curp = dir[0]*p0[0] + dir[1]*p0[1] + dir[2]*p0[2];
