@@ -84,9 +84,6 @@ void mcs_warmstartDual(const mcpHost* host, const mcModel* m, mcData* d);
 void mcs_primal(const mcpHost* host, const mcModel* m, mcData* d, int maxiter, mcsPrimal kind,
                 const mcsSymbolicCache* cache);
 
-// Run PGS on the dual from d->efc_force; fills d->qacc.
-void mcs_pgs(const mcpHost* host, const mcModel* m, mcData* d, int maxiter);
-
 // Noslip postprocessing: PGS on the friction rows with the regularizer removed.
 void mcs_noslip(const mcpHost* host, const mcModel* m, mcData* d, int maxiter);
 

@@ -61,4 +61,15 @@ int mcs_cholFactor(mcNum* A, int n, mcNum mindiag);
 // solve (L L') x = b in place with the factor of mcs_cholFactor
 void mcs_cholSolve(const mcNum* L, mcNum* x, int n);
 
+// shared by PGS (plugins/solver-pgs) and noslip (solver_pgs.c):
+// one elliptic contact block at row adr of the dense AR (row stride ld): ray step, then the QCQP
+// on the slice (friction only if frictiononly); return the change of the dual cost (0 when the
+// old force is kept)
+mcNum mcs_ellipticUpdate(const mcNum* AR, int ld, const mcNum* b, mcNum* f, int adr, int dim,
+                         const mcContact* con, int nefc, int frictiononly);
+
+// qfrc_constraint = J' efc_force, qacc = qacc_smooth + inv(M) qfrc_constraint, states from the
+// dual forces, warmstart (what mcs_finish writes, with J' f computed once)
+void mcs_dualFinish(const mcpHost* host, const mcModel* m, mcData* d);
+
 #endif  // MODUCO_PLUGINS_SOLVER_COMMON_SOLVER_INTERNAL_H_

@@ -1,4 +1,5 @@
-// Moduco solver plugins: projected Gauss-Seidel on the dual, and the noslip postsolver.
+// Moduco solver plugins: the noslip postsolver on the dense dual (B' and A = J inv(M) J'), and the
+// elliptic block update and dual finish it shares with PGS (plugins/solver-pgs).
 #include <math.h>
 #include <string.h>
 
@@ -127,214 +128,6 @@ static int makeAR(const mcpHost* host, const mcModel* m, mcData* d, mcNum* AR, m
 }
 
 
-//---------------------------------- row-sparse AR -------------------------------------------------
-
-// AR + R with the row-sparse efc_J: rows i and j couple only when their dofs lie in a common
-// kinematic tree (B's rows are closed under ancestors), so each row of AR is stored on the rows
-// it couples with (CSR: adr, nnz, col, val; diag: 1 / AR_ii)
-typedef struct {
-  int* adr;
-  int* nnz;
-  int* col;
-  mcNum* val;
-  mcNum* diaginv;
-} SparseAR;
-
-
-// dofs of the ancestor closure of a row's columns, descending (the non-zeros of its row of B);
-// mark: nv ints, mark[k] == tag for dofs already listed; return the count
-static int rowClosure(const mcModel* m, const int* col, int ncol, int* mark, int tag, int* list) {
-  int n = 0;
-  for (int k = 0; k < ncol; k++) {
-    for (int a = col[k]; a >= 0 && mark[a] != tag; a = m->dof_parentid[a]) {
-      mark[a] = tag;
-      list[n++] = a;
-    }
-  }
-
-  // insertion sort, descending (lists are short: one or two chains)
-  for (int i = 1; i < n; i++) {
-    int v = list[i], j = i - 1;
-    while (j >= 0 && list[j] < v) {
-      list[j + 1] = list[j];
-      j--;
-    }
-    list[j + 1] = v;
-  }
-  return n;
-}
-
-
-// build S on the stack; 0 if the scratch does not fit
-static int makeSparseAR(const mcpHost* host, const mcModel* m, mcData* d, SparseAR* S) {
-  int nv = m->nv, nefc = d->nefc;
-  const int* rownnz = d->efc_J_rownnz;
-  const int* parent = m->dof_parentid;
-  const int* Madr = m->dof_Madr;
-  const mcNum* LD = d->qLD;
-
-  // root dof of every dof; closure sizes (the non-zeros of the rows of B)
-  int* root = host->stackAlloc(d, sizeof(int) * (size_t)nv, 16);
-  int* mark = host->stackAlloc(d, sizeof(int) * (size_t)nv, 16);
-  int* list = host->stackAlloc(d, sizeof(int) * (size_t)nv, 16);
-  mcNum* work = host->stackAlloc(d, sizeof(mcNum) * (size_t)nv, 16);
-  mcNum* sqrtinv = host->stackAlloc(d, sizeof(mcNum) * (size_t)nv, 16);
-  int* badr = host->stackAlloc(d, sizeof(int) * ((size_t)nefc + 1), 16);
-  int* tcount = host->stackAlloc(d, sizeof(int) * ((size_t)nv + 1), 16);
-  int* stamp = host->stackAlloc(d, sizeof(int) * (size_t)nefc, 16);
-  S->adr = host->stackAlloc(d, sizeof(int) * (size_t)nefc, 16);
-  S->nnz = host->stackAlloc(d, sizeof(int) * (size_t)nefc, 16);
-  S->diaginv = host->stackAlloc(d, sizeof(mcNum) * (size_t)nefc, 16);
-  if (!root || !mark || !list || !work || !sqrtinv || !badr || !tcount || !stamp || !S->adr ||
-      !S->nnz || !S->diaginv) {
-    return 0;
-  }
-  sqrtDiagInv(m, d, sqrtinv);
-  for (int k = 0; k < nv; k++) {
-    int p = parent[k];
-    root[k] = p < 0 ? k : root[p];               // parents come first
-    mark[k] = -1;
-    work[k] = 0;
-  }
-  badr[0] = 0;
-  for (int i = 0; i < nefc; i++) {
-    const int* col = d->efc_J_colind + d->efc_J_rowadr[i];
-    badr[i + 1] = badr[i] + rowClosure(m, col, rownnz[i], mark, i, list);
-  }
-  int nnzB = badr[nefc];
-
-  // rows of B (row-sparse on the closure): J_i, inv(L') from the leaves up, sqrt(inv(D))
-  int* bcol = host->stackAlloc(d, sizeof(int) * ((size_t)nnzB + 1), 16);
-  mcNum* bval = host->stackAlloc(d, sizeof(mcNum) * ((size_t)nnzB + 1), 16);
-  int* trow = host->stackAlloc(d, sizeof(int) * ((size_t)nnzB + 1), 16);
-  if (!bcol || !bval || !trow) {
-    return 0;
-  }
-  for (int k = 0; k < nv; k++) {
-    mark[k] = -1;
-  }
-  for (int i = 0; i < nefc; i++) {
-    const int* col = d->efc_J_colind + d->efc_J_rowadr[i];
-    const mcNum* val = d->efc_J_val + d->efc_J_rowadr[i];
-    int n = rowClosure(m, col, rownnz[i], mark, i, bcol + badr[i]);
-    const int* cl = bcol + badr[i];
-    for (int k = 0; k < rownnz[i]; k++) {
-      work[col[k]] = val[k];
-    }
-    for (int q = 0; q < n; q++) {
-      int k = cl[q];
-      mcNum xk = work[k];
-      if (xk == 0) {
-        continue;
-      }
-      int adr = Madr[k] + 1;
-      for (int a = parent[k]; a >= 0; a = parent[a]) {
-        work[a] -= LD[adr++] * xk;
-      }
-    }
-    for (int q = 0; q < n; q++) {
-      int k = cl[q];
-      bval[badr[i] + q] = work[k] * sqrtinv[k];
-      work[k] = 0;
-    }
-  }
-
-  // rows of every tree (by root dof, CSR in tcount/trow): a row is in the trees of its columns
-  memset(tcount, 0, sizeof(int) * ((size_t)nv + 1));
-  for (int pass = 0; pass < 2; pass++) {
-    for (int i = 0; i < nefc; i++) {
-      for (int q = badr[i]; q < badr[i + 1]; q++) {
-        if (parent[bcol[q]] >= 0) {
-          continue;                               // roots only: one per tree of the row
-        }
-        if (pass == 0) {
-          tcount[bcol[q] + 1]++;
-        } else {
-          trow[tcount[bcol[q]]++] = i;
-        }
-      }
-    }
-    if (pass == 0) {
-      for (int t = 0; t < nv; t++) {
-        tcount[t + 1] += tcount[t];
-      }
-    } else {
-      for (int t = nv; t > 0; t--) {
-        tcount[t] = tcount[t - 1];
-      }
-      tcount[0] = 0;
-    }
-  }
-
-  // coupled rows of each row (itself first): count, allocate, fill
-  int total = 0;
-  for (int pass = 0; pass < 2; pass++) {
-    if (pass == 1) {
-      S->col = host->stackAlloc(d, sizeof(int) * ((size_t)total + 1), 16);
-      S->val = host->stackAlloc(d, sizeof(mcNum) * ((size_t)total + 1), 16);
-      if (!S->col || !S->val) {
-        return 0;
-      }
-    }
-    for (int i = 0; i < nefc; i++) {
-      stamp[i] = -1;
-    }
-    int adr = 0;
-    for (int i = 0; i < nefc; i++) {
-      int n = 1;
-      stamp[i] = i;
-      if (pass == 1) {
-        S->col[adr] = i;
-      }
-      for (int q = badr[i]; q < badr[i + 1]; q++) {
-        int t = bcol[q];
-        if (parent[t] >= 0) {
-          continue;
-        }
-        for (int r = tcount[t]; r < tcount[t + 1]; r++) {
-          int j = trow[r];
-          if (stamp[j] != i) {
-            stamp[j] = i;
-            if (pass == 1) {
-              S->col[adr + n] = j;
-            }
-            n++;
-          }
-        }
-      }
-      if (pass == 1) {
-        S->adr[i] = adr;
-        S->nnz[i] = n;
-      }
-      adr += n;
-    }
-    total = adr;
-  }
-
-  // values: B_i . B_j (B_i scattered into work), plus R on the diagonal
-  for (int i = 0; i < nefc; i++) {
-    for (int q = badr[i]; q < badr[i + 1]; q++) {
-      work[bcol[q]] = bval[q];
-    }
-    for (int q = 0; q < S->nnz[i]; q++) {
-      int j = S->col[S->adr[i] + q];
-      mcNum v = 0;
-      for (int r = badr[j]; r < badr[j + 1]; r++) {
-        v += work[bcol[r]] * bval[r];
-      }
-      S->val[S->adr[i] + q] = v;
-    }
-    for (int q = badr[i]; q < badr[i + 1]; q++) {
-      work[bcol[q]] = 0;
-    }
-    S->val[S->adr[i]] += d->efc_R[i];
-    S->diaginv[i] = 1 / S->val[S->adr[i]];
-  }
-  d->solver_nnz = total;
-  return 1;
-}
-
-
 // dual cost 0.5 f' AR f + f' b
 static mcNum dualCost(const mcNum* AR, const mcNum* f, const mcNum* b, int n) {
   mcNum c = 0;
@@ -422,15 +215,13 @@ static void ellipseQP(const mcNum* A, const mcNum* g, const mcNum* mu, mcNum r, 
 }
 
 
-// one elliptic contact block: ray step, then the QCQP on the slice (friction only if noslip);
-// return the change of the dual cost (0 when the old force is kept)
-static mcNum ellipticUpdate(const mcNum* AR, const mcNum* b, mcNum* f, int adr, int dim,
-                           const mcContact* con, int nefc, int frictiononly) {
+mcNum mcs_ellipticUpdate(const mcNum* AR, int ld, const mcNum* b, mcNum* f, int adr, int dim,
+                         const mcContact* con, int nefc, int frictiononly) {
   mcNum A[36], r[6];
 
   // local matrix and residual without the block's own contribution
   for (int a = 0; a < dim; a++) {
-    const mcNum* row = AR + (size_t)(adr + a) * nefc;
+    const mcNum* row = AR + (size_t)(adr + a) * ld;
     r[a] = mcs_dot(row, f, nefc) + b[adr + a];
     for (int c = 0; c < dim; c++) {
       A[a * dim + c] = row[adr + c];
@@ -527,9 +318,7 @@ static void dualStates(const mcModel* m, mcData* d) {
 }
 
 
-// qfrc_constraint = J' f, qacc = qacc_smooth + inv(M) qfrc_constraint, states, warmstart (what
-// mcs_finish writes, with J' f computed once)
-static void dualFinish(const mcpHost* host, const mcModel* m, mcData* d) {
+void mcs_dualFinish(const mcpHost* host, const mcModel* m, mcData* d) {
   host->mulJT(m, d, d->qfrc_constraint, d->efc_force);
   host->solveM(m, d, d->qacc, d->qfrc_constraint, 1);
   for (int i = 0; i < m->nv; i++) {
@@ -539,213 +328,6 @@ static void dualFinish(const mcpHost* host, const mcModel* m, mcData* d) {
   memcpy(d->qacc_warmstart, d->qacc, sizeof(mcNum) * m->nv);
 }
 
-
-// the dual problem of PGS: AR + R dense (AR) or row-sparse (S), its inverse diagonal, the box of
-// every scalar row, efc_b
-typedef struct {
-  int nefc;
-  const mcNum* AR;                // dense nefc x nefc, or NULL
-  const SparseAR* S;              // row-sparse when AR is NULL
-  const mcNum* diaginv;           // 1 / (AR + R)_ii
-  const mcNum* lo;                // box of the scalar rows: [-frictionloss, frictionloss] for
-  const mcNum* hi;                // friction loss, [0, inf) for limits and contacts, free for
-                                  // equalities (elliptic rows: unused)
-  const mcNum* b;
-  int elliptic;                   // some row is an elliptic contact (dense AR only)
-} DualProblem;
-
-
-// box of each scalar row in lo, hi; return 1 if a row is elliptic
-static int rowBounds(const mcData* d, mcNum* lo, mcNum* hi) {
-  int elliptic = 0;
-  for (int i = 0; i < d->nefc; i++) {
-    int type = d->efc_type[i];
-    if (type == mcCNSTR_FRICTION_DOF || type == mcCNSTR_FRICTION_TENDON) {
-      lo[i] = -d->efc_frictionloss[i];
-      hi[i] = d->efc_frictionloss[i];
-    } else {
-      lo[i] = type == mcCNSTR_EQUALITY ? -INFINITY : 0;
-      hi[i] = INFINITY;
-    }
-    elliptic |= type == mcCNSTR_CONTACT_ELLIPTIC;
-  }
-  return elliptic;
-}
-
-
-// v clamped to the box of scalar row i (lo > v ? lo : v, then hi < v ? hi : v: NaN is kept)
-static inline mcNum clampBox(const DualProblem* P, int i, mcNum v) {
-  v = P->lo[i] > v ? P->lo[i] : v;
-  return P->hi[i] < v ? P->hi[i] : v;
-}
-
-
-// one Gauss-Seidel sweep in row order with the dense AR: each scalar row moves to the minimum of
-// the dual cost along it, v = f_i - res_i / AR_ii with res = AR f + b, clamped to its box. The
-// long sum of row i does not wait for row i - 1: it is taken while f[i-1] still holds its old
-// value op (the new value vp is stored after it) and row i - 1 enters as
-//   v = w - c vp,  w = f_i - (sum + b_i) / AR_ii + c op,  c = AR_i,i-1 / AR_ii
-// (the pending update is stored before an elliptic block). Return the cost decrease summed over
-// the row updates, the rows whose force changed sign (nchange) and the non-zero forces after the
-// sweep (nactive).
-static mcNum sweepDense(const mcData* d, const DualProblem* P, mcNum* f, int* nchange,
-                        int* nactive) {
-  int nefc = P->nefc;
-  const mcNum* b = P->b;
-  mcNum improvement = 0, pv = 0, pold = 0;
-  int change = 0, active = 0, pend = -1;
-  for (int i = 0; i < nefc; i++) {
-    if (P->elliptic && d->efc_type[i] == mcCNSTR_CONTACT_ELLIPTIC) {
-      if (pend >= 0) {
-        f[pend] = pv;
-        pend = -1;
-        pv = pold = 0;
-      }
-      const mcContact* con = d->contact + d->efc_id[i];
-      improvement -= ellipticUpdate(P->AR, b, f, i, con->dim, con, nefc, 0);
-      for (int k = 0; k < con->dim; k++) {
-        active += f[i + k] != 0;
-      }
-      i += con->dim - 1;
-      continue;
-    }
-    const mcNum* row = P->AR + (size_t)i * nefc;
-    mcNum dinv = P->diaginv[i], old = f[i];
-    mcNum sum = mcs_dot(row, f, nefc) + b[i];
-    mcNum a = 0;
-    if (pend >= 0) {
-      f[pend] = pv;
-      a = row[pend];
-    }
-    mcNum c = a * dinv;
-    mcNum w = (old - sum * dinv) + c * pold;
-    mcNum v = clampBox(P, i, w - c * pv);
-    mcNum delta = v - old, res = sum + a * (pv - pold);
-    improvement -= delta * (res + 0.5 * row[i] * delta);
-    change += (old > 0) != (v > 0);
-    active += v != 0;
-    pend = i;
-    pv = v;
-    pold = old;
-  }
-  if (pend >= 0) {
-    f[pend] = pv;
-  }
-  *nchange = change;
-  *nactive = active;
-  return improvement;
-}
-
-
-// one Gauss-Seidel sweep in row order with the row-sparse AR (no elliptic rows), as sweepDense
-static mcNum sweepSparse(const DualProblem* P, mcNum* f, int* nchange, int* nactive) {
-  const SparseAR* S = P->S;
-  mcNum improvement = 0;
-  int change = 0, active = 0;
-  for (int i = 0; i < P->nefc; i++) {
-    const int* col = S->col + S->adr[i];
-    const mcNum* val = S->val + S->adr[i];
-    mcNum res = P->b[i];
-    for (int k = 0; k < S->nnz[i]; k++) {
-      res += val[k] * f[col[k]];
-    }
-    mcNum old = f[i];
-    mcNum v = clampBox(P, i, old - res * P->diaginv[i]);
-    mcNum delta = v - old;
-    improvement -= delta * (res + 0.5 * val[0] * delta);
-    f[i] = v;
-    change += (old > 0) != (v > 0);
-    active += v != 0;
-  }
-  *nchange = change;
-  *nactive = active;
-  return improvement;
-}
-
-
-void mcs_pgs(const mcpHost* host, const mcModel* m, mcData* d, int maxiter) {
-  int nv = m->nv, nefc = d->nefc;
-  d->solver_iter = 0;
-  if (nefc == 0) {
-    mcs_unconstrained(m, d);
-    return;
-  }
-  mcs_warmstartDual(host, m, d);
-
-  host->markStack(d);
-  DualProblem P;
-  memset(&P, 0, sizeof(P));
-  P.nefc = nefc;
-  P.b = d->efc_b;
-
-  // row-sparse AR with the sparse Jacobian (elliptic blocks need the dense rows)
-  SparseAR S;
-  int sparse = d->efc_J_rownnz != NULL;
-  for (int i = 0; i < nefc && sparse; i++) {
-    sparse = d->efc_type[i] != mcCNSTR_CONTACT_ELLIPTIC;
-  }
-  if (sparse && makeSparseAR(host, m, d, &S)) {
-    P.S = &S;
-    P.diaginv = S.diaginv;
-  } else {
-    host->freeStack(d);
-    host->markStack(d);
-
-    // dense AR, its inverse diagonal in the nefc x nv scratch (no longer needed then)
-    mcNum* AR = host->stackAlloc(d, sizeof(mcNum) * ((size_t)nefc * nefc + (size_t)nefc * nv),
-                                 16);
-    if (AR && makeAR(host, m, d, AR, AR + (size_t)nefc * nefc, 1)) {
-      mcNum* diaginv = AR + (size_t)nefc * nefc;
-      for (int i = 0; i < nefc; i++) {
-        diaginv[i] = 1 / AR[(size_t)i * nefc + i];
-      }
-      d->solver_nnz = nefc * nefc;
-      P.AR = AR;
-      P.diaginv = diaginv;
-    }
-  }
-  mcNum* lo = P.diaginv ? host->stackAlloc(d, sizeof(mcNum) * 2 * (size_t)nefc, 16) : NULL;
-  if (!lo) {
-    // the stack is full (warned): no constraint force
-    host->freeStack(d);
-    memset(d->efc_force, 0, sizeof(mcNum) * nefc);
-    dualFinish(host, m, d);
-    return;
-  }
-  P.lo = lo;
-  P.hi = lo + nefc;
-  P.elliptic = rowBounds(d, lo, lo + nefc);
-
-  // sweeps until the scaled improvement falls below the tolerance
-  mcNum* f = d->efc_force;
-  mcNum scale = mcs_scale(m, d), tol = m->opt.tolerance;
-  int iter = 0;
-  while (iter < maxiter) {
-    int nchange, nactive;
-    mcNum improvement = P.AR ? sweepDense(d, &P, f, &nchange, &nactive)
-                             : sweepSparse(&P, f, &nchange, &nactive);
-    mcSolverStat* stat = d->solver + (iter < mcNSOLVER ? iter : mcNSOLVER - 1);
-    memset(stat, 0, sizeof(*stat));
-    stat->improvement = scale * improvement;
-    stat->nchange = nchange;
-    stat->nactive = nactive;
-    iter++;
-    if (stat->improvement < tol) {
-      break;
-    }
-  }
-  d->solver_iter = iter;
-
-  // never NaN
-  for (int i = 0; i < nefc; i++) {
-    if (!isfinite(f[i])) {
-      memset(f, 0, sizeof(mcNum) * nefc);
-      break;
-    }
-  }
-  host->freeStack(d);
-  dualFinish(host, m, d);
-}
 
 
 void mcs_noslip(const mcpHost* host, const mcModel* m, mcData* d, int maxiter) {
@@ -788,7 +370,7 @@ void mcs_noslip(const mcpHost* host, const mcModel* m, mcData* d, int maxiter) {
       else if (type == mcCNSTR_CONTACT_ELLIPTIC) {
         const mcContact* con = d->contact + d->efc_id[i];
         if (con->dim > 1) {
-          ellipticUpdate(AR, b, f, i, con->dim, con, nefc, 1);
+          mcs_ellipticUpdate(AR, nefc, b, f, i, con->dim, con, nefc, 1);
         }
         i += con->dim - 1;
       }
@@ -829,5 +411,5 @@ void mcs_noslip(const mcpHost* host, const mcModel* m, mcData* d, int maxiter) {
     }
   }
   host->freeStack(d);
-  dualFinish(host, m, d);
+  mcs_dualFinish(host, m, d);
 }

@@ -1,12 +1,17 @@
 // Moduco plugin: PGS constraint solver (dual, projected Gauss-Seidel, elliptic cone blocks)
 #include <moduco/mcplugin.h>
 
+#include "pgs_dual.h"
 #include "solver.h"
+
+// the dense kernels' instruction set, chosen when the library loads (every set gives the same
+// numbers)
+static PgsIsa g_isa = PGS_ISA_PORTABLE;
 
 
 // entry of the plugin
 static void solve(const mcpHost* host, const mcModel* m, mcData* d, int maxiter) {
-  mcs_pgs(host, m, d, maxiter);
+  pgs_solve(host, m, d, maxiter, g_isa);
 }
 
 
@@ -25,5 +30,6 @@ static const mcpLibrary g_library = MCP_LIBRARY("solver-pgs", 1, g_list);
 
 MCP_EXPORT const mcpLibrary* mcp_library(const mcpHost* host) {
   (void)host;
+  g_isa = pgs_isaSelect();
   return &g_library;
 }

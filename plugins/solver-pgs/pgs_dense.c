@@ -1,0 +1,346 @@
+// Moduco plugin solver-pgs: the dense AR + R of PGS (A = B B' in 4 x 4 tiles) and its sweep, with
+// kernels for plain C, SSE2 and AVX (chosen at run time) that give bitwise the same numbers: each
+// sum has one fixed order of the same products, and no kernel fuses a multiply with an add.
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define PGS_X86 1
+#endif
+
+#include "pgs_dual.h"
+#include "solver_internal.h"
+
+#if defined(PGS_X86) && defined(__SSE2__)
+#define PGS_HAVE_SSE2 1
+#endif
+#if defined(PGS_HAVE_SSE2) && defined(__GNUC__)
+#define PGS_HAVE_AVX 1
+#define PGS_AVX __attribute__((target("avx")))
+#endif
+
+
+//---------------------------------- lane dot ------------------------------------------------------
+
+// four lanes, lane k over the indices i = k mod 4, then (s0 + s1) + (s2 + s3)
+static inline mcNum dotPortable(const mcNum* a, const mcNum* b, int n) {
+  mcNum s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  for (int i = 0; i < n; i += 4) {
+    s0 += a[i] * b[i];
+    s1 += a[i + 1] * b[i + 1];
+    s2 += a[i + 2] * b[i + 2];
+    s3 += a[i + 3] * b[i + 3];
+  }
+  return (s0 + s1) + (s2 + s3);
+}
+
+
+#ifdef PGS_HAVE_SSE2
+// (s0 + s1, s2 + s3) of the lanes in lo = (s0, s1), hi = (s2, s3), then their sum
+static inline mcNum laneSum(__m128d lo, __m128d hi) {
+  __m128d t = _mm_add_pd(_mm_unpacklo_pd(lo, hi), _mm_unpackhi_pd(lo, hi));
+  return _mm_cvtsd_f64(t) + _mm_cvtsd_f64(_mm_unpackhi_pd(t, t));
+}
+
+
+// lanes 0, 1 in one register and 2, 3 in another
+static inline mcNum dotSse2(const mcNum* a, const mcNum* b, int n) {
+  __m128d s01 = _mm_setzero_pd(), s23 = _mm_setzero_pd();
+  for (int i = 0; i < n; i += 4) {
+    s01 = _mm_add_pd(s01, _mm_mul_pd(_mm_load_pd(a + i), _mm_load_pd(b + i)));
+    s23 = _mm_add_pd(s23, _mm_mul_pd(_mm_load_pd(a + i + 2), _mm_load_pd(b + i + 2)));
+  }
+  return laneSum(s01, s23);
+}
+#endif
+
+
+#ifdef PGS_HAVE_AVX
+// the four lanes in one register (two steps per pass of the loop, in order)
+PGS_AVX static inline mcNum dotAvx(const mcNum* a, const mcNum* b, int n) {
+  __m256d s = _mm256_setzero_pd();
+  int i = 0;
+  for (; i + 8 <= n; i += 8) {
+    s = _mm256_add_pd(s, _mm256_mul_pd(_mm256_load_pd(a + i), _mm256_load_pd(b + i)));
+    s = _mm256_add_pd(s, _mm256_mul_pd(_mm256_load_pd(a + i + 4), _mm256_load_pd(b + i + 4)));
+  }
+  if (i < n) {
+    s = _mm256_add_pd(s, _mm256_mul_pd(_mm256_load_pd(a + i), _mm256_load_pd(b + i)));
+  }
+  __m128d lo = _mm256_castpd256_pd128(s), hi = _mm256_extractf128_pd(s, 1);
+  __m128d t = _mm_add_pd(_mm_unpacklo_pd(lo, hi), _mm_unpackhi_pd(lo, hi));
+  return _mm_cvtsd_f64(t) + _mm_cvtsd_f64(_mm_unpackhi_pd(t, t));
+}
+#endif
+
+
+//---------------------------------- A = B B' ------------------------------------------------------
+
+// the 4 x 4 tile of rows i..i+3, columns j..j+3: sum over k ascending of BT_k,i+r BT_k,j+c
+static void tilePortable(const mcNum* BT, int nv, int ld, int i, int j, mcNum* t) {
+  mcNum acc[16] = {0};
+  for (int k = 0; k < nv; k++) {
+    const mcNum* bk = BT + (size_t)k * ld;
+    for (int r = 0; r < 4; r++) {
+      for (int c = 0; c < 4; c++) {
+        acc[4 * r + c] += bk[i + r] * bk[j + c];
+      }
+    }
+  }
+  memcpy(t, acc, sizeof(acc));
+}
+
+
+#ifdef PGS_HAVE_SSE2
+static void tileSse2(const mcNum* BT, int nv, int ld, int i, int j, mcNum* t) {
+  __m128d a0 = _mm_setzero_pd(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+  for (int k = 0; k < nv; k++) {
+    const mcNum* bk = BT + (size_t)k * ld;
+    __m128d c01 = _mm_load_pd(bk + j), c23 = _mm_load_pd(bk + j + 2);
+    __m128d x = _mm_set1_pd(bk[i]);
+    a0 = _mm_add_pd(a0, _mm_mul_pd(x, c01));
+    a1 = _mm_add_pd(a1, _mm_mul_pd(x, c23));
+    x = _mm_set1_pd(bk[i + 1]);
+    a2 = _mm_add_pd(a2, _mm_mul_pd(x, c01));
+    a3 = _mm_add_pd(a3, _mm_mul_pd(x, c23));
+    x = _mm_set1_pd(bk[i + 2]);
+    a4 = _mm_add_pd(a4, _mm_mul_pd(x, c01));
+    a5 = _mm_add_pd(a5, _mm_mul_pd(x, c23));
+    x = _mm_set1_pd(bk[i + 3]);
+    a6 = _mm_add_pd(a6, _mm_mul_pd(x, c01));
+    a7 = _mm_add_pd(a7, _mm_mul_pd(x, c23));
+  }
+  _mm_storeu_pd(t, a0);
+  _mm_storeu_pd(t + 2, a1);
+  _mm_storeu_pd(t + 4, a2);
+  _mm_storeu_pd(t + 6, a3);
+  _mm_storeu_pd(t + 8, a4);
+  _mm_storeu_pd(t + 10, a5);
+  _mm_storeu_pd(t + 12, a6);
+  _mm_storeu_pd(t + 14, a7);
+}
+#endif
+
+
+#ifdef PGS_HAVE_AVX
+PGS_AVX static void tileAvx(const mcNum* BT, int nv, int ld, int i, int j, mcNum* t) {
+  __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
+  for (int k = 0; k < nv; k++) {
+    const mcNum* bk = BT + (size_t)k * ld;
+    __m256d c = _mm256_load_pd(bk + j);
+    a0 = _mm256_add_pd(a0, _mm256_mul_pd(_mm256_broadcast_sd(bk + i), c));
+    a1 = _mm256_add_pd(a1, _mm256_mul_pd(_mm256_broadcast_sd(bk + i + 1), c));
+    a2 = _mm256_add_pd(a2, _mm256_mul_pd(_mm256_broadcast_sd(bk + i + 2), c));
+    a3 = _mm256_add_pd(a3, _mm256_mul_pd(_mm256_broadcast_sd(bk + i + 3), c));
+  }
+  _mm256_storeu_pd(t, a0);
+  _mm256_storeu_pd(t + 4, a1);
+  _mm256_storeu_pd(t + 8, a2);
+  _mm256_storeu_pd(t + 12, a3);
+}
+#endif
+
+
+void pgs_productBBT(const mcNum* BT, int nv, int ld, mcNum* A, PgsIsa isa) {
+  mcNum t[16];
+  for (int i = 0; i < ld; i += 4) {
+    for (int j = 0; j <= i; j += 4) {
+      switch (isa) {
+#ifdef PGS_HAVE_AVX
+      case PGS_ISA_AVX:
+        tileAvx(BT, nv, ld, i, j, t);
+        break;
+#endif
+#ifdef PGS_HAVE_SSE2
+      case PGS_ISA_SSE2:
+        tileSse2(BT, nv, ld, i, j, t);
+        break;
+#endif
+      default:
+        tilePortable(BT, nv, ld, i, j, t);
+      }
+
+      // the tile and its mirror (a diagonal tile is symmetric: x y and y x are the same number)
+      for (int r = 0; r < 4; r++) {
+        memcpy(A + (size_t)(i + r) * ld + j, t + 4 * r, sizeof(mcNum) * 4);
+        for (int c = 0; c < 4 && j < i; c++) {
+          A[(size_t)(j + c) * ld + i + r] = t[4 * r + c];
+        }
+      }
+    }
+  }
+}
+
+
+// B' of B = J inv(L) sqrt(inv(D)) (M = L' D L in qLD), nv x ld, so that J inv(M) J' = B B'; the
+// rows of padding are zero. Rows of B are made four at a time in x (nv x 4, interleaved: the four
+// updates of a dof are side by side): J_i, then inv(L') from the leaves up, then sqrt(inv(D)).
+// A dof where all four rows are zero is skipped; a row that is zero there while another is not
+// takes an update by L * 0, which changes no value of B B' (only the sign of a zero in B). Every
+// entry takes the same operations as solver-common's makeBT (noslip's): the same B.
+static void makeBT(const mcModel* m, const mcData* d, mcNum* BT, int ld, mcNum* x,
+                   mcNum* sqrtinv) {
+  int nv = m->nv, nefc = d->nefc;
+  const int* rownnz = d->efc_J_rownnz;
+  const int* parent = m->dof_parentid;
+  const int* Madr = m->dof_Madr;
+  const mcNum* LD = d->qLD;
+  for (int k = 0; k < nv; k++) {
+    sqrtinv[k] = sqrt(d->qLDiagInv[k]);           // sqrt(inv(D)); qLDiagSqrtInv may be stale
+  }
+  for (int i0 = 0; i0 < ld; i0 += 4) {
+    memset(x, 0, sizeof(mcNum) * 4 * (size_t)nv);
+    for (int r = 0; r < 4 && i0 + r < nefc; r++) {
+      int i = i0 + r;
+      if (rownnz) {
+        const int* col = d->efc_J_colind + d->efc_J_rowadr[i];
+        const mcNum* val = d->efc_J_val + d->efc_J_rowadr[i];
+        for (int k = 0; k < rownnz[i]; k++) {
+          x[4 * col[k] + r] = val[k];
+        }
+      } else {
+        const mcNum* J = d->efc_J + (size_t)i * nv;
+        for (int k = 0; k < nv; k++) {
+          x[4 * k + r] = J[k];
+        }
+      }
+    }
+    for (int k = nv - 1; k >= 0; k--) {
+      const mcNum* xk = x + 4 * k;
+      if (xk[0] == 0 && xk[1] == 0 && xk[2] == 0 && xk[3] == 0) {
+        continue;
+      }
+      int adr = Madr[k] + 1;
+      for (int a = parent[k]; a >= 0; a = parent[a]) {
+        mcNum l = LD[adr++];
+        mcNum* xa = x + 4 * a;
+        for (int r = 0; r < 4; r++) {
+          xa[r] -= l * xk[r];
+        }
+      }
+    }
+    for (int k = 0; k < nv; k++) {
+      for (int r = 0; r < 4; r++) {
+        BT[(size_t)k * ld + i0 + r] = x[4 * k + r] * sqrtinv[k];
+      }
+    }
+  }
+}
+
+
+void pgs_makeDenseAR(const mcModel* m, const mcData* d, mcNum* AR, int ld, mcNum* BT,
+                     mcNum* work, mcNum* diaginv, PgsIsa isa) {
+  int nv = m->nv, nefc = d->nefc;
+  makeBT(m, d, BT, ld, work, work + 4 * (size_t)nv);
+  pgs_productBBT(BT, nv, ld, AR, isa);
+  for (int i = 0; i < nefc; i++) {
+    AR[(size_t)i * ld + i] += d->efc_R[i];
+    diaginv[i] = 1 / AR[(size_t)i * ld + i];
+  }
+  for (int i = nefc; i < ld; i++) {
+    diaginv[i] = 0;
+  }
+}
+
+
+//---------------------------------- sweeps --------------------------------------------------------
+
+#define PGS_SWEEP sweepPortable
+#define PGS_SWEEP_ATTR
+#define PGS_SWEEP_DOT dotPortable
+#include "pgs_sweep.inc"
+#undef PGS_SWEEP
+#undef PGS_SWEEP_ATTR
+#undef PGS_SWEEP_DOT
+
+#ifdef PGS_HAVE_SSE2
+#define PGS_SWEEP sweepSse2
+#define PGS_SWEEP_ATTR
+#define PGS_SWEEP_DOT dotSse2
+#include "pgs_sweep.inc"
+#undef PGS_SWEEP
+#undef PGS_SWEEP_ATTR
+#undef PGS_SWEEP_DOT
+#endif
+
+#ifdef PGS_HAVE_AVX
+#define PGS_SWEEP sweepAvx
+#define PGS_SWEEP_ATTR PGS_AVX
+#define PGS_SWEEP_DOT dotAvx
+#include "pgs_sweep.inc"
+#undef PGS_SWEEP
+#undef PGS_SWEEP_ATTR
+#undef PGS_SWEEP_DOT
+#endif
+
+
+mcNum pgs_sweepDense(const mcData* d, const PgsDual* P, mcNum* f, int* nchange, int* nactive,
+                     PgsIsa isa) {
+  switch (isa) {
+#ifdef PGS_HAVE_AVX
+  case PGS_ISA_AVX:
+    return sweepAvx(d, P, f, nchange, nactive);
+#endif
+#ifdef PGS_HAVE_SSE2
+  case PGS_ISA_SSE2:
+    return sweepSse2(d, P, f, nchange, nactive);
+#endif
+  default:
+    return sweepPortable(d, P, f, nchange, nactive);
+  }
+}
+
+
+mcNum pgs_dot(const mcNum* a, const mcNum* b, int n, PgsIsa isa) {
+  switch (isa) {
+#ifdef PGS_HAVE_AVX
+  case PGS_ISA_AVX:
+    return dotAvx(a, b, n);
+#endif
+#ifdef PGS_HAVE_SSE2
+  case PGS_ISA_SSE2:
+    return dotSse2(a, b, n);
+#endif
+  default:
+    return dotPortable(a, b, n);
+  }
+}
+
+
+//---------------------------------- instruction set -----------------------------------------------
+
+int pgs_isaAvailable(PgsIsa isa) {
+  switch (isa) {
+  case PGS_ISA_PORTABLE:
+    return 1;
+#ifdef PGS_HAVE_SSE2
+  case PGS_ISA_SSE2:
+    return 1;
+#endif
+#ifdef PGS_HAVE_AVX
+  case PGS_ISA_AVX:
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx") != 0;
+#endif
+  default:
+    return 0;
+  }
+}
+
+
+PgsIsa pgs_isaSelect(void) {
+  static const char* const kName[PGS_ISA_COUNT] = {"portable", "sse2", "avx"};
+  const char* want = getenv("MODUCO_PGS_ISA");
+  for (int isa = 0; want && isa < PGS_ISA_COUNT; isa++) {
+    if (strcmp(want, kName[isa]) == 0 && pgs_isaAvailable((PgsIsa)isa)) {
+      return (PgsIsa)isa;
+    }
+  }
+  for (int isa = PGS_ISA_COUNT - 1; isa > 0; isa--) {
+    if (pgs_isaAvailable((PgsIsa)isa)) {
+      return (PgsIsa)isa;
+    }
+  }
+  return PGS_ISA_PORTABLE;
+}
