@@ -173,19 +173,75 @@ void pgs_productBBT(const mcNum* BT, int nv, int ld, mcNum* A, PgsIsa isa) {
 }
 
 
+// x = x inv(L') on four interleaved rows of B (x: nv x 4, the four entries of a dof side by
+// side), from the leaves up: dof k updates its ancestors a by x_a -= L_ka x_k. A dof where all four
+// rows are zero is skipped; a row that is zero there while another is not takes an update by
+// L * 0, which changes no value of B B' (only the sign of a zero in B). Every entry takes the same
+// operations as solver-common's makeBT (noslip's): the same B.
+static void walkPortable(const mcModel* m, const mcNum* LD, mcNum* x) {
+  for (int k = m->nv - 1; k >= 0; k--) {
+    const mcNum* xk = x + 4 * k;
+    if (xk[0] == 0 && xk[1] == 0 && xk[2] == 0 && xk[3] == 0) {
+      continue;
+    }
+    int adr = m->dof_Madr[k] + 1;
+    for (int a = m->dof_parentid[k]; a >= 0; a = m->dof_parentid[a]) {
+      mcNum l = LD[adr++];
+      mcNum* xa = x + 4 * a;
+      for (int r = 0; r < 4; r++) {
+        xa[r] -= l * xk[r];
+      }
+    }
+  }
+}
+
+
+#ifdef PGS_HAVE_SSE2
+static void walkSse2(const mcModel* m, const mcNum* LD, mcNum* x) {
+  __m128d zero = _mm_setzero_pd();
+  for (int k = m->nv - 1; k >= 0; k--) {
+    __m128d k01 = _mm_load_pd(x + 4 * k), k23 = _mm_load_pd(x + 4 * k + 2);
+    if (!_mm_movemask_pd(_mm_or_pd(_mm_cmpneq_pd(k01, zero), _mm_cmpneq_pd(k23, zero)))) {
+      continue;
+    }
+    int adr = m->dof_Madr[k] + 1;
+    for (int a = m->dof_parentid[k]; a >= 0; a = m->dof_parentid[a]) {
+      __m128d l = _mm_set1_pd(LD[adr++]);
+      mcNum* xa = x + 4 * a;
+      _mm_store_pd(xa, _mm_sub_pd(_mm_load_pd(xa), _mm_mul_pd(l, k01)));
+      _mm_store_pd(xa + 2, _mm_sub_pd(_mm_load_pd(xa + 2), _mm_mul_pd(l, k23)));
+    }
+  }
+}
+#endif
+
+
+#ifdef PGS_HAVE_AVX
+PGS_AVX static void walkAvx(const mcModel* m, const mcNum* LD, mcNum* x) {
+  __m256d zero = _mm256_setzero_pd();
+  for (int k = m->nv - 1; k >= 0; k--) {
+    __m256d xk = _mm256_load_pd(x + 4 * k);
+    if (!_mm256_movemask_pd(_mm256_cmp_pd(xk, zero, _CMP_NEQ_UQ))) {
+      continue;
+    }
+    int adr = m->dof_Madr[k] + 1;
+    for (int a = m->dof_parentid[k]; a >= 0; a = m->dof_parentid[a]) {
+      __m256d l = _mm256_broadcast_sd(LD + adr++);
+      mcNum* xa = x + 4 * a;
+      _mm256_store_pd(xa, _mm256_sub_pd(_mm256_load_pd(xa), _mm256_mul_pd(l, xk)));
+    }
+  }
+}
+#endif
+
+
 // B' of B = J inv(L) sqrt(inv(D)) (M = L' D L in qLD), nv x ld, so that J inv(M) J' = B B'; the
-// rows of padding are zero. Rows of B are made four at a time in x (nv x 4, interleaved: the four
-// updates of a dof are side by side): J_i, then inv(L') from the leaves up, then sqrt(inv(D)).
-// A dof where all four rows are zero is skipped; a row that is zero there while another is not
-// takes an update by L * 0, which changes no value of B B' (only the sign of a zero in B). Every
-// entry takes the same operations as solver-common's makeBT (noslip's): the same B.
+// rows of padding are zero. Rows of B are made four at a time in x (nv x 4, 32-byte aligned):
+// J_i, then inv(L'), then sqrt(inv(D))
 static void makeBT(const mcModel* m, const mcData* d, mcNum* BT, int ld, mcNum* x,
-                   mcNum* sqrtinv) {
+                   mcNum* sqrtinv, PgsIsa isa) {
   int nv = m->nv, nefc = d->nefc;
   const int* rownnz = d->efc_J_rownnz;
-  const int* parent = m->dof_parentid;
-  const int* Madr = m->dof_Madr;
-  const mcNum* LD = d->qLD;
   for (int k = 0; k < nv; k++) {
     sqrtinv[k] = sqrt(d->qLDiagInv[k]);           // sqrt(inv(D)); qLDiagSqrtInv may be stale
   }
@@ -206,19 +262,19 @@ static void makeBT(const mcModel* m, const mcData* d, mcNum* BT, int ld, mcNum* 
         }
       }
     }
-    for (int k = nv - 1; k >= 0; k--) {
-      const mcNum* xk = x + 4 * k;
-      if (xk[0] == 0 && xk[1] == 0 && xk[2] == 0 && xk[3] == 0) {
-        continue;
-      }
-      int adr = Madr[k] + 1;
-      for (int a = parent[k]; a >= 0; a = parent[a]) {
-        mcNum l = LD[adr++];
-        mcNum* xa = x + 4 * a;
-        for (int r = 0; r < 4; r++) {
-          xa[r] -= l * xk[r];
-        }
-      }
+    switch (isa) {
+#ifdef PGS_HAVE_AVX
+    case PGS_ISA_AVX:
+      walkAvx(m, d->qLD, x);
+      break;
+#endif
+#ifdef PGS_HAVE_SSE2
+    case PGS_ISA_SSE2:
+      walkSse2(m, d->qLD, x);
+      break;
+#endif
+    default:
+      walkPortable(m, d->qLD, x);
     }
     for (int k = 0; k < nv; k++) {
       for (int r = 0; r < 4; r++) {
@@ -232,7 +288,7 @@ static void makeBT(const mcModel* m, const mcData* d, mcNum* BT, int ld, mcNum* 
 void pgs_makeDenseAR(const mcModel* m, const mcData* d, mcNum* AR, int ld, mcNum* BT,
                      mcNum* work, mcNum* diaginv, PgsIsa isa) {
   int nv = m->nv, nefc = d->nefc;
-  makeBT(m, d, BT, ld, work, work + 4 * (size_t)nv);
+  makeBT(m, d, BT, ld, work, work + 4 * (size_t)nv, isa);
   pgs_productBBT(BT, nv, ld, AR, isa);
   for (int i = 0; i < nefc; i++) {
     AR[(size_t)i * ld + i] += d->efc_R[i];

@@ -67,6 +67,7 @@ mcNum pgs_dot(const mcNum* a, const mcNum* b, int n, PgsIsa isa);
 void pgs_productBBT(const mcNum* BT, int nv, int ld, mcNum* A, PgsIsa isa);
 
 // dense AR + R (ld x ld, zero padded) and its inverse diagonal; BT: nv x ld, work: 5 nv
+// (32-byte aligned)
 void pgs_makeDenseAR(const mcModel* m, const mcData* d, mcNum* AR, int ld, mcNum* BT,
                      mcNum* work, mcNum* diaginv, PgsIsa isa);
 

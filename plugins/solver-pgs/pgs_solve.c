@@ -34,7 +34,7 @@ static mcNum* denseProblem(const mcpHost* host, const mcModel* m, mcData* d, Pgs
   int nv = m->nv, nefc = d->nefc, ld = pgs_stride(nefc);
   size_t nAR = (size_t)ld * ld, nBT = (size_t)nv * ld;
   mcNum* AR = host->stackAlloc(d, sizeof(mcNum) * (nAR + nBT + 2 * (size_t)ld), 32);
-  mcNum* work = host->stackAlloc(d, sizeof(mcNum) * 5 * ((size_t)nv + 1), 16);
+  mcNum* work = host->stackAlloc(d, sizeof(mcNum) * 5 * ((size_t)nv + 1), 32);
   if (!AR || !work) {
     return NULL;
   }

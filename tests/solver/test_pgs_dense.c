@@ -1,7 +1,8 @@
 // The dense kernels of the PGS plugin (plugins/solver-pgs/pgs_dense.c): every instruction set
 // the machine runs (plain C, SSE2, AVX chosen at run time) must give bitwise the same numbers as
 // the orders written down here: the lane dot of the sweep, the tiled A = B B' (bitwise the plain
-// sum over the dofs in order, the product of earlier sessions), and whole sweeps.
+// sum over the dofs in order, the product of earlier sessions), the whole dense AR + R from J and
+// the factor of M (bitwise the plain row-by-row product), and whole sweeps.
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -214,5 +215,115 @@ Test(pgs_dense, sweeps_every_instruction_set_bitwise_and_gauss_seidel) {
                 plain[i]);
     }
     cr_assert(impr[0] >= 0, "trial %d: the sweeps raised the dual cost (%g)", trial, impr[0]);
+  }
+}
+
+
+// a random tree of nv dofs (parents first), its L' D L factor in the dof_Madr layout (diagonal,
+// then one entry per ancestor) and a dense J with zero rows, zero columns and scattered zeros;
+// the plain A: each row of B alone (J_i, x_a -= L_ka x_k from the leaves up over the non-zero
+// x_k, sqrt(inv(D))), A_ij summed over the non-zeros of B_i in dof order, plus R
+#define TREE_NV 24
+#define TREE_NEFC 30
+
+typedef struct {
+  int parent[TREE_NV], madr[TREE_NV];
+  double LD[TREE_NV * TREE_NV], dinv[TREE_NV];
+  double J[TREE_NEFC * TREE_NV], R[TREE_NEFC];
+} Tree;
+
+
+static void randomTree(unsigned long long* seed, Tree* t, int nv, int nefc) {
+  int adr = 0;
+  for (int k = 0; k < nv; k++) {
+    t->parent[k] = k == 0 || *seed % 5 == 0 ? -1 : (int)(*seed % (unsigned long long)k);
+    rnd(seed);
+    t->madr[k] = adr;
+    t->LD[adr++] = 1;
+    for (int a = t->parent[k]; a >= 0; a = t->parent[a]) {
+      t->LD[adr++] = ldexp(frexp(rnd(seed), &(int){0}), -1);
+    }
+    t->dinv[k] = 0.5 + fabs(ldexp(frexp(rnd(seed), &(int){0}), 0));
+  }
+  for (int i = 0; i < nefc; i++) {
+    int zerorow = i % 7 == 3;
+    for (int k = 0; k < nv; k++) {
+      double v = rnd(seed);
+      t->J[i * nv + k] = zerorow || k % 5 == 4 || fabs(v) < 1e-3 ? 0.0 : v;
+    }
+    t->R[i] = 1e-2 * (1 + i % 3);
+  }
+}
+
+
+static void plainAR(const Tree* t, int nv, int nefc, double* B, double* A) {
+  for (int i = 0; i < nefc; i++) {
+    double* x = B + i * nv;
+    memcpy(x, t->J + i * nv, sizeof(double) * nv);
+    for (int k = nv - 1; k >= 0; k--) {
+      if (x[k] == 0) {
+        continue;
+      }
+      int adr = t->madr[k] + 1;
+      for (int a = t->parent[k]; a >= 0; a = t->parent[a]) {
+        x[a] -= t->LD[adr++] * x[k];
+      }
+    }
+    for (int k = 0; k < nv; k++) {
+      x[k] *= sqrt(t->dinv[k]);
+    }
+  }
+  for (int i = 0; i < nefc; i++) {
+    for (int j = 0; j < nefc; j++) {
+      double s = 0;
+      for (int k = 0; k < nv; k++) {
+        if (B[i * nv + k] != 0) {
+          s += B[i * nv + k] * B[j * nv + k];
+        }
+      }
+      A[i * nefc + j] = s + (i == j ? t->R[i] : 0);
+    }
+  }
+}
+
+
+Test(pgs_dense, dense_AR_is_the_plain_row_by_row_product) {
+  static Tree t;
+  static mcModel m;
+  static mcData d;
+  static double B[TREE_NEFC * TREE_NV], A[TREE_NEFC * TREE_NEFC];
+  static _Alignas(32) double AR[32 * 32], BT[TREE_NV * 32], work[5 * (TREE_NV + 1)];
+  double diaginv[32];
+  unsigned long long seed = 3;
+  for (int trial = 0; trial < 60; trial++) {
+    int nv = 1 + trial % TREE_NV, nefc = 1 + (trial * 7) % TREE_NEFC, ld = pgs_stride(nefc);
+    randomTree(&seed, &t, nv, nefc);
+    plainAR(&t, nv, nefc, B, A);
+    m.nv = nv;
+    m.dof_parentid = t.parent;
+    m.dof_Madr = t.madr;
+    d.nefc = nefc;
+    d.efc_J = t.J;
+    d.efc_R = t.R;
+    d.qLD = t.LD;
+    d.qLDiagInv = t.dinv;
+    for (int isa = 0; isa < PGS_ISA_COUNT; isa++) {
+      if (!pgs_isaAvailable((PgsIsa)isa)) {
+        continue;
+      }
+      memset(AR, 0xff, sizeof(AR));
+      pgs_makeDenseAR(&m, &d, AR, ld, BT, work, diaginv, (PgsIsa)isa);
+      for (int i = 0; i < ld; i++) {
+        for (int j = 0; j < ld; j++) {
+          double want = i < nefc && j < nefc ? A[i * nefc + j] : 0.0;
+          cr_assert(same(AR[i * ld + j], want), "trial %d isa %d nv %d nefc %d AR[%d][%d] %.17g "
+                    "against %.17g", trial, isa, nv, nefc, i, j, AR[i * ld + j], want);
+        }
+        if (i < nefc) {
+          cr_assert(same(diaginv[i], 1 / A[i * nefc + i]), "trial %d isa %d diaginv[%d]", trial,
+                    isa, i);
+        }
+      }
+    }
   }
 }
