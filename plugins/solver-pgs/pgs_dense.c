@@ -75,6 +75,35 @@ PGS_AVX static inline mcNum dotAvx(const mcNum* a, const mcNum* b, int n) {
 #endif
 
 
+//---------------------------------- stores of the swept forces ------------------------------------
+
+// f[p] = v. A load wider than the store before it (the dot's vector loads after a scalar store of
+// one force) cannot take its value from the store and waits until the store has left the core;
+// so the SSE2 and AVX sweeps write the whole pair or block of four that the dot loads
+static inline void storePortable(mcNum* f, int p, mcNum v) {
+  f[p] = v;
+}
+
+
+#ifdef PGS_HAVE_SSE2
+static inline void storeSse2(mcNum* f, int p, mcNum v) {
+  mcNum* q = f + (p & ~1);
+  __m128d pair = _mm_load_pd(q), x = _mm_set_sd(v);
+  _mm_store_pd(q, p & 1 ? _mm_unpacklo_pd(pair, x) : _mm_move_sd(pair, x));
+}
+#endif
+
+
+#ifdef PGS_HAVE_AVX
+PGS_AVX static inline void storeAvx(mcNum* f, int p, mcNum v) {
+  static const long long kLane[4][4] = {{-1, 0, 0, 0}, {0, -1, 0, 0}, {0, 0, -1, 0}, {0, 0, 0, -1}};
+  mcNum* q = f + (p & ~3);
+  __m256d lane = _mm256_castsi256_pd(_mm256_loadu_si256((const __m256i*)kLane[p & 3]));
+  _mm256_store_pd(q, _mm256_blendv_pd(_mm256_load_pd(q), _mm256_set1_pd(v), lane));
+}
+#endif
+
+
 //---------------------------------- A = B B' ------------------------------------------------------
 
 // the 4 x 4 tile of rows i..i+3, columns j..j+3: sum over k ascending of BT_k,i+r BT_k,j+c
@@ -305,29 +334,35 @@ void pgs_makeDenseAR(const mcModel* m, const mcData* d, mcNum* AR, int ld, mcNum
 #define PGS_SWEEP sweepPortable
 #define PGS_SWEEP_ATTR
 #define PGS_SWEEP_DOT dotPortable
+#define PGS_SWEEP_STORE storePortable
 #include "pgs_sweep.inc"
 #undef PGS_SWEEP
 #undef PGS_SWEEP_ATTR
 #undef PGS_SWEEP_DOT
+#undef PGS_SWEEP_STORE
 
 #ifdef PGS_HAVE_SSE2
 #define PGS_SWEEP sweepSse2
 #define PGS_SWEEP_ATTR
 #define PGS_SWEEP_DOT dotSse2
+#define PGS_SWEEP_STORE storeSse2
 #include "pgs_sweep.inc"
 #undef PGS_SWEEP
 #undef PGS_SWEEP_ATTR
 #undef PGS_SWEEP_DOT
+#undef PGS_SWEEP_STORE
 #endif
 
 #ifdef PGS_HAVE_AVX
 #define PGS_SWEEP sweepAvx
 #define PGS_SWEEP_ATTR PGS_AVX
 #define PGS_SWEEP_DOT dotAvx
+#define PGS_SWEEP_STORE storeAvx
 #include "pgs_sweep.inc"
 #undef PGS_SWEEP
 #undef PGS_SWEEP_ATTR
 #undef PGS_SWEEP_DOT
+#undef PGS_SWEEP_STORE
 #endif
 
 
