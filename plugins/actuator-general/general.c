@@ -12,6 +12,21 @@
 #include <moduco/mcplugin.h>
 
 
+//---------------------------------- guards --------------------------------------------------------
+
+// max(x, mcMINVAL), mcMINVAL for a NaN x: fmax's result, inlined (fmax is a libm call)
+static inline mcNum guard(mcNum x) {
+  return x > mcMINVAL ? x : mcMINVAL;
+}
+
+
+// x clamped to [lo, hi], lo for a NaN x: fmin(fmax(x, lo), hi)'s result, inlined
+static inline mcNum clamp(mcNum x, mcNum lo, mcNum hi) {
+  mcNum y = x > lo ? x : lo;
+  return y < hi ? y : hi;
+}
+
+
 //---------------------------------- muscle model --------------------------------------------------
 
 // quintic sigmoid on [0, 1]
@@ -30,9 +45,9 @@ static mcNum sigmoid(mcNum x) {
 static void muscleScale(const mcModel* m, const mcData* d, int i, const mcNum* prm, mcNum* F0,
                         mcNum* L0, mcNum* L) {
   const mcNum* lr = m->actuator_lengthrange + 2 * i;
-  *F0 = prm[2] < 0 ? prm[3] / fmax(mcMINVAL, m->actuator_acc0[i]) : prm[2];
-  *L0 = (lr[1] - lr[0]) / fmax(mcMINVAL, prm[1] - prm[0]);
-  *L = prm[0] + (d->actuator_length[i] - lr[0]) / fmax(mcMINVAL, *L0);
+  *F0 = prm[2] < 0 ? prm[3] / guard(m->actuator_acc0[i]) : prm[2];
+  *L0 = (lr[1] - lr[0]) / guard(prm[1] - prm[0]);
+  *L = prm[0] + (d->actuator_length[i] - lr[0]) / guard(*L0);
 }
 
 
@@ -43,16 +58,16 @@ static mcNum muscleFL(mcNum L, mcNum lmin, mcNum lmax) {
   }
   mcNum a = 0.5 * (lmin + 1), b = 0.5 * (1 + lmax), x;
   if (L <= a) {
-    x = (L - lmin) / fmax(mcMINVAL, a - lmin);
+    x = (L - lmin) / guard(a - lmin);
     return 0.5 * x * x;
   } else if (L <= 1) {
-    x = (1 - L) / fmax(mcMINVAL, 1 - a);
+    x = (1 - L) / guard(1 - a);
     return 1 - 0.5 * x * x;
   } else if (L <= b) {
-    x = (L - 1) / fmax(mcMINVAL, b - 1);
+    x = (L - 1) / guard(b - 1);
     return 1 - 0.5 * x * x;
   }
-  x = (lmax - L) / fmax(mcMINVAL, lmax - b);
+  x = (lmax - L) / guard(lmax - b);
   return 0.5 * x * x;
 }
 
@@ -80,7 +95,7 @@ static mcNum muscleGain(const mcModel* m, const mcData* d, int i, mcNum* dgain) 
   const mcNum* prm = m->actuator_gainprm + mcNGAIN * i;
   mcNum F0, L0, L, dFV;
   muscleScale(m, d, i, prm, &F0, &L0, &L);
-  mcNum vscale = fmax(mcMINVAL, L0 * prm[6]);
+  mcNum vscale = guard(L0 * prm[6]);
   mcNum FL = muscleFL(L, prm[4], prm[5]);
   mcNum FV = muscleFV(d->actuator_velocity[i] / vscale, prm[8], &dFV);
   if (dgain) {
@@ -100,17 +115,17 @@ static mcNum muscleBias(const mcModel* m, const mcData* d, int i) {
     return 0;
   }
   if (L <= b) {
-    mcNum x = (L - 1) / fmax(mcMINVAL, b - 1);
+    mcNum x = (L - 1) / guard(b - 1);
     return -F0 * fpmax * 0.5 * x * x;
   }
-  mcNum x = (L - b) / fmax(mcMINVAL, b - 1);
+  mcNum x = (L - b) / guard(b - 1);
   return -F0 * fpmax * (0.5 + x);
 }
 
 
 // muscle activation dynamics: faster activation at high activation, slower deactivation
 static mcNum muscleActDot(mcNum u, mcNum act, const mcNum* prm) {
-  mcNum uc = fmin(fmax(u, 0), 1), ac = fmin(fmax(act, 0), 1);
+  mcNum uc = clamp(u, 0, 1), ac = clamp(act, 0, 1);
   mcNum tact = prm[0] * (0.5 + 1.5 * ac);
   mcNum tdeact = prm[1] / (0.5 + 1.5 * ac);
   mcNum du = uc - act, tau;
@@ -119,7 +134,7 @@ static mcNum muscleActDot(mcNum u, mcNum act, const mcNum* prm) {
   } else {
     tau = du > 0 ? tact : tdeact;
   }
-  return du / fmax(mcMINVAL, tau);
+  return du / guard(tau);
 }
 
 
@@ -129,7 +144,7 @@ static mcNum muscleActDot(mcNum u, mcNum act, const mcNum* prm) {
 static mcNum control(const mcModel* m, const mcData* d, int i) {
   mcNum u = d->ctrl[i];
   if (m->actuator_ctrllimited[i] && !(m->opt.disableflags & mcDSBL_CLAMPCTRL)) {
-    u = fmin(fmax(u, m->actuator_ctrlrange[2 * i]), m->actuator_ctrlrange[2 * i + 1]);
+    u = clamp(u, m->actuator_ctrlrange[2 * i], m->actuator_ctrlrange[2 * i + 1]);
   }
   return u;
 }
@@ -146,7 +161,7 @@ static void actDot(const mcpHost* host, const mcModel* m, mcData* d, int i) {
     break;
   case mcDYN_FILTER:
   case mcDYN_FILTEREXACT:
-    d->act_dot[last] = (u - a) / fmax(prm[0], mcMINVAL);
+    d->act_dot[last] = (u - a) / guard(prm[0]);
     break;
   case mcDYN_MUSCLE:
     d->act_dot[last] = muscleActDot(u, a, prm);
@@ -171,13 +186,13 @@ static mcNum input(const mcModel* m, const mcData* d, int i) {
   }
   mcNum h = m->opt.timestep, ad = d->act_dot[last];
   if (m->actuator_dyntype[i] == mcDYN_FILTEREXACT) {
-    mcNum tau = fmax(m->actuator_dynprm[mcNDYN * i], mcMINVAL);
+    mcNum tau = guard(m->actuator_dynprm[mcNDYN * i]);
     a += ad * tau * (1 - exp(-h / tau));
   } else {
     a += ad * h;
   }
   if (m->actuator_actlimited[i]) {
-    a = fmin(fmax(a, m->actuator_actrange[2 * i]), m->actuator_actrange[2 * i + 1]);
+    a = clamp(a, m->actuator_actrange[2 * i], m->actuator_actrange[2 * i + 1]);
   }
   return a;
 }
@@ -243,7 +258,7 @@ static void integrateAct(const mcpHost* host, const mcModel* m, mcData* d, int i
   int adr = m->actuator_actadr[i], num = m->actuator_actnum[i];
   mcNum s = h;
   if (m->actuator_dyntype[i] == mcDYN_FILTEREXACT) {
-    mcNum tau = fmax(m->actuator_dynprm[mcNDYN * i], mcMINVAL);
+    mcNum tau = guard(m->actuator_dynprm[mcNDYN * i]);
     s = tau * (1 - exp(-h / tau));
   }
   for (int k = adr; k < adr + num; k++) {
