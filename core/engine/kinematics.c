@@ -72,10 +72,17 @@ static void applyJoints(const mcModel* m, mcData* d, int i, mcNum xpos[3], mcNum
       continue;
     }
 
-    // axis and anchor in the global frame, before this joint moves the body
+    // axis and anchor in the global frame, before this joint moves the body (a joint at the
+    // body origin, the common case, anchors there and moves no origin: no rotated offsets)
+    const mcNum* jpos = m->jnt_pos + 3 * j;
+    int origin = jpos[0] == 0 && jpos[1] == 0 && jpos[2] == 0;
     mcu_rotVecQuat(axis, m->jnt_axis + 3 * j, xquat);
-    mcu_rotVecQuat(anchor, m->jnt_pos + 3 * j, xquat);
-    mcu_addTo3(anchor, xpos);
+    if (origin) {
+      mcu_copy3(anchor, xpos);
+    } else {
+      mcu_rotVecQuat(anchor, jpos, xquat);
+      mcu_addTo3(anchor, xpos);
+    }
 
     // slide: translate along the axis
     if (type == mcJNT_SLIDE) {
@@ -94,9 +101,11 @@ static void applyJoints(const mcModel* m, mcData* d, int i, mcNum xpos[3], mcNum
     mcu_mulQuat(xquat, xquat, qloc);
 
     // keep the anchor fixed: xpos = anchor - R * jnt_pos
-    mcNum off[3];
-    mcu_rotVecQuat(off, m->jnt_pos + 3 * j, xquat);
-    mcu_sub3(xpos, anchor, off);
+    if (!origin) {
+      mcNum off[3];
+      mcu_rotVecQuat(off, jpos, xquat);
+      mcu_sub3(xpos, anchor, off);
+    }
   }
 }
 
