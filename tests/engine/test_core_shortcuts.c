@@ -92,6 +92,20 @@ static void expectSame(const double* a, const double* b, int n, const char* what
 }
 
 
+// n sites or geoms against the general formula on their bodies' frames
+static void expectObjects(const mcData* d, int n, const int* bodyid, const double* pos,
+                          const double* quat, const double* xpos, const double* xmat,
+                          const char* what) {
+  for (int i = 0; i < n; i++) {
+    int b = bodyid[i];
+    double p[3], R[9];
+    refLocal(p, R, pos + 3 * i, quat + 4 * i, d->xpos + 3 * b, d->xquat + 4 * b);
+    expectSame(xpos + 3 * i, p, 3, what, i);
+    expectSame(xmat + 9 * i, R, 9, what, i);
+  }
+}
+
+
 Test(core_shortcuts, kinematicsEqualsGeneralFormulas) {
   mcModel* m = load();
   mcData* d = mc_makeData(m);
@@ -167,22 +181,10 @@ Test(core_shortcuts, kinematicsEqualsGeneralFormulas) {
     }
 
     // sites and geoms
-    for (int i = 0; i < m->nsite; i++) {
-      int b = m->site_bodyid[i];
-      double xpos[3], xmat[9];
-      refLocal(xpos, xmat, m->site_pos + 3 * i, m->site_quat + 4 * i, d->xpos + 3 * b,
-               d->xquat + 4 * b);
-      expectSame(d->site_xpos + 3 * i, xpos, 3, "site_xpos", i);
-      expectSame(d->site_xmat + 9 * i, xmat, 9, "site_xmat", i);
-    }
-    for (int i = 0; i < m->ngeom; i++) {
-      int b = m->geom_bodyid[i];
-      double xpos[3], xmat[9];
-      refLocal(xpos, xmat, m->geom_pos + 3 * i, m->geom_quat + 4 * i, d->xpos + 3 * b,
-               d->xquat + 4 * b);
-      expectSame(d->geom_xpos + 3 * i, xpos, 3, "geom_xpos", i);
-      expectSame(d->geom_xmat + 9 * i, xmat, 9, "geom_xmat", i);
-    }
+    expectObjects(d, m->nsite, m->site_bodyid, m->site_pos, m->site_quat, d->site_xpos,
+                  d->site_xmat, "site");
+    expectObjects(d, m->ngeom, m->geom_bodyid, m->geom_pos, m->geom_quat, d->geom_xpos,
+                  d->geom_xmat, "geom");
   }
   mc_deleteData(d);
   mc_deleteModel(m);
