@@ -41,13 +41,32 @@ static mcNum sigmoid(mcNum x) {
 }
 
 
-// peak force F0 (scale / acc0 when force is negative), optimal length L0 and normalized length
-static void muscleScale(const mcModel* m, const mcData* d, int i, const mcNum* prm, mcNum* F0,
-                        mcNum* L0, mcNum* L) {
+// peak force F0 (scale / acc0 when force is negative), optimal length L0 and normalized length L
+typedef struct {
+  mcNum F0, L0, L;
+} MuscleScale;
+
+
+// the scale of actuator i from its parameters prm (gainprm or biasprm: their first four, range
+// force and scale, are the inputs)
+static void muscleScale(const mcModel* m, const mcData* d, int i, const mcNum* prm,
+                        MuscleScale* s) {
   const mcNum* lr = m->actuator_lengthrange + 2 * i;
-  *F0 = prm[2] < 0 ? prm[3] / guard(m->actuator_acc0[i]) : prm[2];
-  *L0 = (lr[1] - lr[0]) / guard(prm[1] - prm[0]);
-  *L = prm[0] + (d->actuator_length[i] - lr[0]) / guard(*L0);
+  s->F0 = prm[2] < 0 ? prm[3] / guard(m->actuator_acc0[i]) : prm[2];
+  s->L0 = (lr[1] - lr[0]) / guard(prm[1] - prm[0]);
+  s->L = prm[0] + (d->actuator_length[i] - lr[0]) / guard(s->L0);
+}
+
+
+// the scale of prm, or the given one (nullable) computed from the same four parameters
+static MuscleScale scaleOf(const mcModel* m, const mcData* d, int i, const mcNum* prm,
+                           const MuscleScale* given) {
+  MuscleScale s;
+  if (given) {
+    return *given;
+  }
+  muscleScale(m, d, i, prm, &s);
+  return s;
 }
 
 
@@ -90,36 +109,37 @@ static mcNum muscleFV(mcNum V, mcNum fvmax, mcNum* dFV) {
 }
 
 
-// muscle gain and its derivative in the actuator velocity
-static mcNum muscleGain(const mcModel* m, const mcData* d, int i, mcNum* dgain) {
+// muscle gain and its derivative in the actuator velocity (scale: nullable, as scaleOf)
+static mcNum muscleGain(const mcModel* m, const mcData* d, int i, const MuscleScale* scale,
+                        mcNum* dgain) {
   const mcNum* prm = m->actuator_gainprm + mcNGAIN * i;
-  mcNum F0, L0, L, dFV;
-  muscleScale(m, d, i, prm, &F0, &L0, &L);
-  mcNum vscale = guard(L0 * prm[6]);
-  mcNum FL = muscleFL(L, prm[4], prm[5]);
+  MuscleScale s = scaleOf(m, d, i, prm, scale);
+  mcNum dFV;
+  mcNum vscale = guard(s.L0 * prm[6]);
+  mcNum FL = muscleFL(s.L, prm[4], prm[5]);
   mcNum FV = muscleFV(d->actuator_velocity[i] / vscale, prm[8], &dFV);
   if (dgain) {
-    *dgain = -F0 * FL * dFV / vscale;
+    *dgain = -s.F0 * FL * dFV / vscale;
   }
-  return -F0 * FL * FV;
+  return -s.F0 * FL * FV;
 }
 
 
-// passive muscle force: zero below the optimum, quadratic then linear above it
-static mcNum muscleBias(const mcModel* m, const mcData* d, int i) {
+// passive muscle force: zero below the optimum, quadratic then linear above it (scale as in
+// muscleGain)
+static mcNum muscleBias(const mcModel* m, const mcData* d, int i, const MuscleScale* scale) {
   const mcNum* prm = m->actuator_biasprm + mcNBIAS * i;
-  mcNum F0, L0, L;
-  muscleScale(m, d, i, prm, &F0, &L0, &L);
+  MuscleScale s = scaleOf(m, d, i, prm, scale);
   mcNum b = 0.5 * (1 + prm[5]), fpmax = prm[7];
-  if (L <= 1) {
+  if (s.L <= 1) {
     return 0;
   }
-  if (L <= b) {
-    mcNum x = (L - 1) / guard(b - 1);
-    return -F0 * fpmax * 0.5 * x * x;
+  if (s.L <= b) {
+    mcNum x = (s.L - 1) / guard(b - 1);
+    return -s.F0 * fpmax * 0.5 * x * x;
   }
-  mcNum x = (L - b) / guard(b - 1);
-  return -F0 * fpmax * (0.5 + x);
+  mcNum x = (s.L - b) / guard(b - 1);
+  return -s.F0 * fpmax * (0.5 + x);
 }
 
 
@@ -204,6 +224,16 @@ static mcNum force(const mcpHost* host, const mcModel* m, mcData* d, int i) {
   const mcNum* bp = m->actuator_biasprm + mcNBIAS * i;
   mcNum len = d->actuator_length[i], vel = d->actuator_velocity[i];
 
+  // a muscle whose gain and bias share their scale parameters (the compiler's muscle copies
+  // them) computes the scale once
+  MuscleScale shared;
+  const MuscleScale* scale = NULL;
+  if (m->actuator_gaintype[i] == mcGAIN_MUSCLE && m->actuator_biastype[i] == mcBIAS_MUSCLE &&
+      gp[0] == bp[0] && gp[1] == bp[1] && gp[2] == bp[2] && gp[3] == bp[3]) {
+    muscleScale(m, d, i, gp, &shared);
+    scale = &shared;
+  }
+
   // gain
   mcNum gain = 0;
   switch (m->actuator_gaintype[i]) {
@@ -214,7 +244,7 @@ static mcNum force(const mcpHost* host, const mcModel* m, mcData* d, int i) {
     gain = gp[0] + gp[1] * len + gp[2] * vel;
     break;
   case mcGAIN_MUSCLE:
-    gain = muscleGain(m, d, i, NULL);
+    gain = muscleGain(m, d, i, scale, NULL);
     break;
   default:
     break;
@@ -227,7 +257,7 @@ static mcNum force(const mcpHost* host, const mcModel* m, mcData* d, int i) {
     bias = bp[0] + bp[1] * len + bp[2] * vel;
     break;
   case mcBIAS_MUSCLE:
-    bias = muscleBias(m, d, i);
+    bias = muscleBias(m, d, i, scale);
     break;
   default:
     break;
@@ -242,7 +272,7 @@ static mcNum dforceDvel(const mcpHost* host, const mcModel* m, const mcData* d, 
   if (m->actuator_gaintype[i] == mcGAIN_AFFINE) {
     dg = m->actuator_gainprm[mcNGAIN * i + 2];
   } else if (m->actuator_gaintype[i] == mcGAIN_MUSCLE) {
-    muscleGain(m, d, i, &dg);
+    muscleGain(m, d, i, NULL, &dg);
   }
   if (m->actuator_biastype[i] == mcBIAS_AFFINE) {
     db = m->actuator_biasprm[mcNBIAS * i + 2];
