@@ -4,7 +4,8 @@
 //    xmat; a body with a unit body_quat starts from its parent's xquat; a joint at the body
 //    origin anchors at the body position and moves no origin;
 //  - constraint: the default solimp power 2 squares with x * x; efc_vel and efc_aref are computed
-//    once, in the velocity stage, and hold J qvel and the reference of the rows' parameters.
+//    once, in the velocity stage, and hold J qvel and the reference of the rows' parameters;
+//  - profiling: consecutive actuator plugin calls share their clock reads.
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 
 #include "engine/constraint.h"
 #include "engine/engine.h"
+#include "plugin/registry.h"
 #include "math/math.h"
 
 
@@ -240,6 +242,60 @@ Test(core_shortcuts, referenceComputedInTheVelocityStage) {
     }
   }
   cr_assert(rows > 20, "the states make contact and limit rows (%d)", rows);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
+// profiling: consecutive actuator plugin calls share their clock reads; every call still counts
+// once in its plugin's timer, and the plugin's time stays within the actuation stage's
+Test(core_shortcuts, chainedActuatorTimers) {
+  static const char* xml =
+    "<mujoco>"
+    "  <worldbody>"
+    "    <site name='a0' pos='0 0 1.5'/><site name='a1' pos='.1 0 1.5'/>"
+    "    <body name='arm' pos='0 0 1'>"
+    "      <joint name='hinge' type='hinge' axis='0 1 0'/>"
+    "      <geom type='capsule' fromto='0 0 0 .3 0 0' size='.03'/>"
+    "      <site name='tip' pos='.3 0 0'/>"
+    "    </body>"
+    "  </worldbody>"
+    "  <tendon>"
+    "    <spatial name='t0'><site site='a0'/><site site='tip'/></spatial>"
+    "    <spatial name='t1'><site site='a1'/><site site='tip'/></spatial>"
+    "  </tendon>"
+    "  <actuator>"
+    "    <muscle tendon='t0' ctrllimited='true' ctrlrange='0 1'/>"
+    "    <muscle tendon='t1' ctrllimited='true' ctrlrange='0 1'/>"
+    "    <motor joint='hinge' gear='1'/>"
+    "    <muscle tendon='t0' ctrllimited='true' ctrlrange='0 1'/>"
+    "  </actuator>"
+    "</mujoco>";
+  char err[512] = "";
+  mcModel* m = mc_loadXMLString(xml, NULL, err, sizeof(err));
+  cr_assert(m, "model: %s", err);
+  mcData* d = mc_makeData(m);
+  int slot = -1;
+  for (int i = 0; i < m->nplugin; i++) {
+    if ((int)m->plugin[i]->kind == mcpKIND_ACTUATOR) {
+      slot = mcp_elementSlot(m->plugin[i]);
+    }
+  }
+  cr_assert_geq(slot, 0, "the muscles should be bound to an actuator plugin");
+  d->profile = 1;
+  int steps = 50;
+  for (int t = 0; t < steps; t++) {
+    for (int i = 0; i < m->nu; i++) {
+      d->ctrl[i] = 0.5;
+    }
+    mc_step(m, d);
+  }
+  const mcTimerStat* p = d->timer_plugin + (slot < mcNTIMERPLUGIN - 1 ? slot : mcNTIMERPLUGIN - 1);
+  cr_expect_eq(p->number, 2 * 3 * steps, "act_dot and force of three muscles a step");
+  cr_expect_gt(p->duration, 0);
+  cr_expect_leq(p->duration, d->timer[mcTIMER_ACTUATION].duration,
+                "plugin time %g beyond the actuation stage's %g", p->duration,
+                d->timer[mcTIMER_ACTUATION].duration);
   mc_deleteData(d);
   mc_deleteModel(m);
 }
