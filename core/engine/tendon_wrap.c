@@ -233,13 +233,14 @@ mcNum mc_wrap(mcNum wpnt[6], const mcNum x0[3], const mcNum x1[3], const mcNum x
     mcu_normalize3(ax1);
   }
 
-  // project and wrap in 2D
-  mcNum e0[2] = {mcu_dot3(p0, ax0), mcu_dot3(p0, ax1)};
-  mcNum e1[2] = {mcu_dot3(p1, ax0), mcu_dot3(p1, ax1)};
+  // project and wrap in 2D (a cylinder's plane is the xy plane: the coordinates themselves)
+  int cyl = type == mcWRAP_CYLINDER;
+  mcNum e0[2] = {cyl ? p0[0] : mcu_dot3(p0, ax0), cyl ? p0[1] : mcu_dot3(p0, ax1)};
+  mcNum e1[2] = {cyl ? p1[0] : mcu_dot3(p1, ax0), cyl ? p1[1] : mcu_dot3(p1, ax1)};
   mcNum s2[2], t[4];
   if (side) {
-    s2[0] = mcu_dot3(s, ax0);
-    s2[1] = mcu_dot3(s, ax1);
+    s2[0] = cyl ? s[0] : mcu_dot3(s, ax0);
+    s2[1] = cyl ? s[1] : mcu_dot3(s, ax1);
   }
   mcNum arc = wrapCircle(t, e0, e1, side ? s2 : NULL, radius);
   if (arc < 0) {
@@ -248,14 +249,19 @@ mcNum mc_wrap(mcNum wpnt[6], const mcNum x0[3], const mcNum x1[3], const mcNum x
 
   // tangent points in the geom frame
   mcNum q[6];
-  for (int k = 0; k < 3; k++) {
-    q[k] = t[0] * ax0[k] + t[1] * ax1[k];
-    q[3 + k] = t[2] * ax0[k] + t[3] * ax1[k];
+  if (cyl) {
+    mcNum q0[6] = {t[0], t[1], 0, t[2], t[3], 0};
+    mcu_copy(q, q0, 6);
+  } else {
+    for (int k = 0; k < 3; k++) {
+      q[k] = t[0] * ax0[k] + t[1] * ax1[k];
+      q[3 + k] = t[2] * ax0[k] + t[3] * ax1[k];
+    }
   }
   mcNum len = arc;
 
   // cylinder: heights that make the unrolled path a straight line (a helix on the surface)
-  if (type == mcWRAP_CYLINDER) {
+  if (cyl) {
     mcNum l0 = hypot(e0[0] - t[0], e0[1] - t[1]);
     mcNum l1 = hypot(e1[0] - t[2], e1[1] - t[3]);
     mcNum total = l0 + arc + l1;
