@@ -51,9 +51,9 @@ static const char* kXml =
   "</mujoco>";
 
 
-static mcModel* load(void) {
+static mcModel* load(const char* xml) {
   char err[512] = "";
-  mcModel* m = mc_loadXMLString(kXml, NULL, err, sizeof(err));
+  mcModel* m = mc_loadXMLString(xml, NULL, err, sizeof(err));
   cr_assert(m, "model: %s", err);
   return m;
 }
@@ -109,7 +109,7 @@ static void expectObjects(const mcData* d, int n, const int* bodyid, const doubl
 
 
 Test(core_shortcuts, kinematicsEqualsGeneralFormulas) {
-  mcModel* m = load();
+  mcModel* m = load(kXml);
   mcData* d = mc_makeData(m);
   int unitSites = 0, unitBodies = 0, originJoints = 0, offJoints = 0;
   for (int i = 0; i < m->nsite; i++) {
@@ -221,7 +221,7 @@ Test(core_shortcuts, impedancePowerTwoIsTheSquare) {
 
 
 Test(core_shortcuts, referenceComputedInTheVelocityStage) {
-  mcModel* m = load();
+  mcModel* m = load(kXml);
   mcData* d = mc_makeData(m);
   int rows = 0;
   for (int t = 0; t < 20; t++) {
@@ -271,9 +271,7 @@ Test(core_shortcuts, chainedActuatorTimers) {
     "    <muscle tendon='t0' ctrllimited='true' ctrlrange='0 1'/>"
     "  </actuator>"
     "</mujoco>";
-  char err[512] = "";
-  mcModel* m = mc_loadXMLString(xml, NULL, err, sizeof(err));
-  cr_assert(m, "model: %s", err);
+  mcModel* m = load(xml);
   mcData* d = mc_makeData(m);
   int slot = -1;
   for (int i = 0; i < m->nplugin; i++) {
