@@ -167,7 +167,10 @@ void mc_fwdActuation(const mcModel* m, mcData* d) {
     }
   }
 
-  // activation derivatives
+  // activation derivatives (per-plugin timers, when profiling: consecutive plugin calls share
+  // their clock reads, the end of one the start of the next; a core actuator breaks the chain)
+  double t0 = 0;
+  int chained = 0;
   for (int i = 0; i < nu; i++) {
     int adr = m->actuator_actadr[i];
     if (adr < 0 || m->actuator_actnum[i] == 0) {
@@ -177,32 +180,39 @@ void mc_fwdActuation(const mcModel* m, mcData* d) {
     if (p) {
       if (p->act_dot) {
         host = host ? host : mcp_host();
-        double t0 = mc_clockNow(d);
+        t0 = chained ? t0 : mc_clockNow(d);
         p->act_dot(host, m, d, i);
-        mc_clockAddElement(m, d, m->actuator_plugin[i], t0);
+        t0 = mc_clockAddElement(m, d, m->actuator_plugin[i], t0);
+        chained = 1;
         if (d->plugin_check) {
           mci_checkActDot(m, d, i);
+          chained = 0;
         }
       }
     } else {
       coreActDot(m, d, i, adr);
+      chained = 0;
     }
   }
 
   // forces in actuation space, clamped to forcerange
+  chained = 0;
   for (int i = 0; i < nu; i++) {
     const mcpActuator* p = actuatorPlugin(m, i);
     mcNum f;
     if (p) {
       host = host ? host : mcp_host();
-      double t0 = mc_clockNow(d);
+      t0 = chained ? t0 : mc_clockNow(d);
       f = p->force ? p->force(host, m, d, i) : 0;
-      mc_clockAddElement(m, d, m->actuator_plugin[i], t0);
+      t0 = mc_clockAddElement(m, d, m->actuator_plugin[i], t0);
+      chained = 1;
       if (d->plugin_check) {
         mci_checkActForce(m, d, i, f);
+        chained = 0;
       }
     } else {
       f = coreForce(m, d, i);
+      chained = 0;
     }
     if (m->actuator_forcelimited[i]) {
       f = mcu_clip(f, m->actuator_forcerange[2 * i], m->actuator_forcerange[2 * i + 1]);

@@ -652,35 +652,40 @@ static void addContact(Builder* b) {
     mcNum off1[3], off2[3];
     mcu_sub3(off1, con->pos, d->subtree_com + 3 * m->body_rootid[b1]);
     mcu_sub3(off2, con->pos, d->subtree_com + 3 * m->body_rootid[b2]);
+    // (the rotational part only for torsional and rolling friction, condim 4 and 6)
+    int ndir = con->dim >= 4 ? 6 : 3;
     mcNum* jp = b->jp2;
     mcNum* jr = b->jr2;
     for (int t = 0; t < nc; t++) {
       const mcNum* cd = d->cdof + 6 * b->cols[t];
-      mcNum p1[3] = {0, 0, 0}, p2[3] = {0, 0, 0}, r1[3] = {0, 0, 0}, r2[3] = {0, 0, 0};
-      if (b->side[t] & 1) {
+      int side = b->side[t];
+      mcNum p1[3] = {0, 0, 0}, p2[3] = {0, 0, 0};
+      if (side & 1) {
         mcNum c[3];
         mcu_cross(c, cd, off1);
         for (int k = 0; k < 3; k++) {
-          r1[k] = cd[k];
           p1[k] = cd[3 + k] + c[k];
         }
       }
-      if (b->side[t] & 2) {
+      if (side & 2) {
         mcNum c[3];
         mcu_cross(c, cd, off2);
         for (int k = 0; k < 3; k++) {
-          r2[k] = cd[k];
           p2[k] = cd[3 + k] + c[k];
         }
       }
       for (int k = 0; k < 3; k++) {
         jp[k * nv + t] = p2[k] - p1[k];
-        jr[k * nv + t] = r2[k] - r1[k];
+      }
+      if (ndir == 6) {
+        for (int k = 0; k < 3; k++) {
+          mcNum r1 = side & 1 ? cd[k] : 0, r2 = side & 2 ? cd[k] : 0;
+          jr[k * nv + t] = r2 - r1;
+        }
       }
     }
 
     // rows of the contact frame: lin (normal, t1, t2) in jp1, rot (normal, t1, t2) in jr1
-    int ndir = con->dim >= 4 ? 6 : 3;
     for (int k = 0; k < 3; k++) {
       const mcNum* ax = con->frame + 3 * k;
       for (int t = 0; t < nc; t++) {
@@ -736,6 +741,13 @@ static inline mcNum powOne(mcNum x, mcNum e) {
 }
 
 
+// x^p; x * x for p == 2 (the default power): the correctly rounded square, which libm's pow
+// misses by one bit in about 0.1 % of arguments (its error bound is above half an ulp)
+static inline mcNum powTwo(mcNum x, mcNum p) {
+  return p == 2 ? x * x : pow(x, p);
+}
+
+
 void mc_impedance(const mcNum solimp[mcNIMP], mcNum x, mcNum* imp, mcNum* impP) {
   mcNum dmin = solimp[0], dmax = solimp[1], width = solimp[2];
   mcNum mid = solimp[3], power = solimp[4];
@@ -762,11 +774,11 @@ void mc_impedance(const mcNum solimp[mcNIMP], mcNum x, mcNum* imp, mcNum* impP) 
     yP = 1;
   } else if (u <= mid) {
     mcNum a = 1 / powOne(mid, power - 1);
-    y = a * pow(u, power);
+    y = a * powTwo(u, power);
     yP = power * a * powOne(u, power - 1);
   } else {
     mcNum a = 1 / powOne(1 - mid, power - 1);
-    y = 1 - a * pow(1 - u, power);
+    y = 1 - a * powTwo(1 - u, power);
     yP = power * a * powOne(1 - u, power - 1);
   }
 
@@ -1143,10 +1155,10 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
   }
   mc_freeStack(d);
 
-  // soft-constraint parameters and the velocity-dependent reference
+  // soft-constraint parameters (the velocity-dependent reference is mc_fwdVelocity's: it needs
+  // this step's cdof_dot, and computing it here too only to overwrite it cost a J qvel per row)
   diagApprox(m, d);
   makeImpedance(m, d);
-  mc_referenceConstraint(m, d);
 
   // constraint islands of the rows (core/engine/island.c)
   mc_island(m, d);

@@ -19,8 +19,9 @@
 
 // Assemble all efc rows from the current positions (needs kinematics, comPos, tendon, crb,
 // factorM and the contact list from mc_collision). Allocates the efc arrays in the arena; rows
-// that do not fit are dropped with mcWARN_CNSTRFULL. Also computes efc_vel and efc_aref from the
-// current qvel (mc_referenceConstraint), so a solver can run right after the smooth dynamics.
+// that do not fit are dropped with mcWARN_CNSTRFULL. efc_vel and efc_aref are left to
+// mc_referenceConstraint (mc_fwdVelocity calls it; a caller running a solver on rows it made
+// itself calls it after this).
 void mc_makeConstraint(const mcModel* m, mcData* d);
 
 // efc_vel = J * qvel and efc_aref = -B * vel - K * imp * (pos - margin), less dJ/dt qvel on the

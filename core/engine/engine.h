@@ -76,13 +76,17 @@ static inline void mc_clockAdd(mcData* d, int timer, double t0) {
 }
 
 
-// accumulate the per-plugin timer of a slot (mctTimerPlugin) started at t0
-static inline void mc_clockAddPlugin(mcData* d, int slot, double t0) {
-  if (d->profile) {
-    slot = slot < mcNTIMERPLUGIN - 1 ? slot : mcNTIMERPLUGIN - 1;
-    d->timer_plugin[slot].duration += mc_clockNow(d) - t0;
-    d->timer_plugin[slot].number++;
+// accumulate the per-plugin timer of a slot (mctTimerPlugin) started at t0; return the clock read
+// (the start of what follows)
+static inline double mc_clockAddPlugin(mcData* d, int slot, double t0) {
+  if (!d->profile) {
+    return 0;
   }
+  double t1 = mc_clockNow(d);
+  slot = slot < mcNTIMERPLUGIN - 1 ? slot : mcNTIMERPLUGIN - 1;
+  d->timer_plugin[slot].duration += t1 - t0;
+  d->timer_plugin[slot].number++;
+  return t1;
 }
 
 
@@ -90,14 +94,16 @@ static inline void mc_clockAddPlugin(mcData* d, int slot, double t0) {
 int mcp_elementSlot(const struct mcpHeader_* hdr);
 
 
-// accumulate the per-plugin timer of the plugin of element instance p, started at t0
-static inline void mc_clockAddElement(const mcModel* m, mcData* d, int p, double t0) {
+// accumulate the per-plugin timer of the plugin of element instance p, started at t0; return the
+// clock read (a loop over elements starts the next one's timer there: one read per element)
+static inline double mc_clockAddElement(const mcModel* m, mcData* d, int p, double t0) {
   if (d->profile && p >= 0 && p < m->nplugin) {
     int slot = mcp_elementSlot(m->plugin[p]);
     if (slot >= 0) {
-      mc_clockAddPlugin(d, slot, t0);
+      return mc_clockAddPlugin(d, slot, t0);
     }
   }
+  return mc_clockNow(d);
 }
 
 

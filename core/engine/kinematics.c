@@ -5,6 +5,12 @@
 #include "math/math.h"
 
 
+// whether q is exactly the unit quaternion (1, 0, 0, 0)
+static inline int isUnitQuat(const mcNum q[4]) {
+  return q[0] == 1 && q[1] == 0 && q[2] == 0 && q[3] == 0;
+}
+
+
 // place an object with local offset (pos, quat) on a body frame (bpos, bquat, bmat)
 static void localToGlobal(mcNum xpos[3], mcNum xmat[9], const mcNum pos[3], const mcNum quat[4],
                           const mcNum bpos[3], const mcNum bquat[4], const mcNum bmat[9]) {
@@ -12,7 +18,12 @@ static void localToGlobal(mcNum xpos[3], mcNum xmat[9], const mcNum pos[3], cons
   mcu_mulMatVec3(xpos, bmat, pos);
   mcu_addTo3(xpos, bpos);
 
-  // orientation: composed quaternion to matrix
+  // orientation: the body's when the offset does not rotate (bmat is quat2Mat of bquat, which
+  // bquat * (1, 0, 0, 0) reproduces up to the sign of zeros), else the composed quaternion's
+  if (isUnitQuat(quat)) {
+    mcu_copy(xmat, bmat, 9);
+    return;
+  }
   mcNum q[4];
   mcu_mulQuat(q, bquat, quat);
   mcu_quat2Mat(xmat, q);
@@ -61,10 +72,17 @@ static void applyJoints(const mcModel* m, mcData* d, int i, mcNum xpos[3], mcNum
       continue;
     }
 
-    // axis and anchor in the global frame, before this joint moves the body
+    // axis and anchor in the global frame, before this joint moves the body (a joint at the
+    // body origin, the common case, anchors there and moves no origin: no rotated offsets)
+    const mcNum* jpos = m->jnt_pos + 3 * j;
+    int origin = jpos[0] == 0 && jpos[1] == 0 && jpos[2] == 0;
     mcu_rotVecQuat(axis, m->jnt_axis + 3 * j, xquat);
-    mcu_rotVecQuat(anchor, m->jnt_pos + 3 * j, xquat);
-    mcu_addTo3(anchor, xpos);
+    if (origin) {
+      mcu_copy3(anchor, xpos);
+    } else {
+      mcu_rotVecQuat(anchor, jpos, xquat);
+      mcu_addTo3(anchor, xpos);
+    }
 
     // slide: translate along the axis
     if (type == mcJNT_SLIDE) {
@@ -83,9 +101,11 @@ static void applyJoints(const mcModel* m, mcData* d, int i, mcNum xpos[3], mcNum
     mcu_mulQuat(xquat, xquat, qloc);
 
     // keep the anchor fixed: xpos = anchor - R * jnt_pos
-    mcNum off[3];
-    mcu_rotVecQuat(off, m->jnt_pos + 3 * j, xquat);
-    mcu_sub3(xpos, anchor, off);
+    if (!origin) {
+      mcNum off[3];
+      mcu_rotVecQuat(off, jpos, xquat);
+      mcu_sub3(xpos, anchor, off);
+    }
   }
 }
 
@@ -115,7 +135,11 @@ void mci_kinematicsRange(const mcModel* m, mcData* d, int first, int last) {
       int p = m->body_parentid[i];
       mcu_mulMatVec3(xpos, d->xmat + 9 * p, m->body_pos + 3 * i);
       mcu_addTo3(xpos, d->xpos + 3 * p);
-      mcu_mulQuat(xquat, d->xquat + 4 * p, m->body_quat + 4 * i);
+      if (isUnitQuat(m->body_quat + 4 * i)) {
+        mcu_copy4(xquat, d->xquat + 4 * p);
+      } else {
+        mcu_mulQuat(xquat, d->xquat + 4 * p, m->body_quat + 4 * i);
+      }
       applyJoints(m, d, i, xpos, xquat);
     }
 

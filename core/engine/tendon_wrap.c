@@ -23,13 +23,16 @@
 
 //---------------------------------- wrapping ------------------------------------------------------
 
-// tangent point on the circle of radius r seen from e (|e| > r), on the side that makes a path
-// through it turn counterclockwise (dir = +1) or clockwise (dir = -1) when arriving from e
-static void tangentPoint(mcNum t[2], const mcNum e[2], mcNum r, mcNum dir) {
+// the two tangent points on the circle of radius r seen from e (|e| > r): tp on the side that
+// makes a path through it turn counterclockwise when arriving from e, tm clockwise
+static void tangentPoints(mcNum tp[2], mcNum tm[2], const mcNum e[2], mcNum r) {
   mcNum sq = e[0] * e[0] + e[1] * e[1];
   mcNum s = sqrt(sq - r * r);
-  t[0] = r * (r * e[0] - dir * s * e[1]) / sq;
-  t[1] = r * (r * e[1] + dir * s * e[0]) / sq;
+  mcNum a0 = r * e[0], a1 = r * e[1], b0 = s * e[0], b1 = s * e[1];
+  tp[0] = r * (a0 - b1) / sq;
+  tp[1] = r * (a1 + b0) / sq;
+  tm[0] = r * (a0 + b1) / sq;
+  tm[1] = r * (a1 - b0) / sq;
 }
 
 
@@ -149,10 +152,10 @@ static mcNum wrapCircle(mcNum t[4], const mcNum e0[2], const mcNum e1[2], const 
   // the two consistent candidates, counterclockwise and clockwise (the tangent pieces have the
   // same lengths in both, so the shorter arc is the shorter path)
   mcNum cand[2][4], ang[2], score[2];
+  tangentPoints(cand[0], cand[1], e0, r);
+  tangentPoints(cand[1] + 2, cand[0] + 2, e1, r);
   for (int c = 0; c < 2; c++) {
     mcNum dir = c == 0 ? 1 : -1;
-    tangentPoint(cand[c], e0, r, dir);
-    tangentPoint(cand[c] + 2, e1, r, -dir);
 
     // with a side point: the candidate whose chord midpoint points nearer to the side point's
     // direction (largest cosine); otherwise the shorter arc
@@ -230,13 +233,14 @@ mcNum mc_wrap(mcNum wpnt[6], const mcNum x0[3], const mcNum x1[3], const mcNum x
     mcu_normalize3(ax1);
   }
 
-  // project and wrap in 2D
-  mcNum e0[2] = {mcu_dot3(p0, ax0), mcu_dot3(p0, ax1)};
-  mcNum e1[2] = {mcu_dot3(p1, ax0), mcu_dot3(p1, ax1)};
+  // project and wrap in 2D (a cylinder's plane is the xy plane: the coordinates themselves)
+  int cyl = type == mcWRAP_CYLINDER;
+  mcNum e0[2] = {cyl ? p0[0] : mcu_dot3(p0, ax0), cyl ? p0[1] : mcu_dot3(p0, ax1)};
+  mcNum e1[2] = {cyl ? p1[0] : mcu_dot3(p1, ax0), cyl ? p1[1] : mcu_dot3(p1, ax1)};
   mcNum s2[2], t[4];
   if (side) {
-    s2[0] = mcu_dot3(s, ax0);
-    s2[1] = mcu_dot3(s, ax1);
+    s2[0] = cyl ? s[0] : mcu_dot3(s, ax0);
+    s2[1] = cyl ? s[1] : mcu_dot3(s, ax1);
   }
   mcNum arc = wrapCircle(t, e0, e1, side ? s2 : NULL, radius);
   if (arc < 0) {
@@ -245,14 +249,19 @@ mcNum mc_wrap(mcNum wpnt[6], const mcNum x0[3], const mcNum x1[3], const mcNum x
 
   // tangent points in the geom frame
   mcNum q[6];
-  for (int k = 0; k < 3; k++) {
-    q[k] = t[0] * ax0[k] + t[1] * ax1[k];
-    q[3 + k] = t[2] * ax0[k] + t[3] * ax1[k];
+  if (cyl) {
+    mcNum q0[6] = {t[0], t[1], 0, t[2], t[3], 0};
+    mcu_copy(q, q0, 6);
+  } else {
+    for (int k = 0; k < 3; k++) {
+      q[k] = t[0] * ax0[k] + t[1] * ax1[k];
+      q[3 + k] = t[2] * ax0[k] + t[3] * ax1[k];
+    }
   }
   mcNum len = arc;
 
   // cylinder: heights that make the unrolled path a straight line (a helix on the surface)
-  if (type == mcWRAP_CYLINDER) {
+  if (cyl) {
     mcNum l0 = hypot(e0[0] - t[0], e0[1] - t[1]);
     mcNum l1 = hypot(e1[0] - t[2], e1[1] - t[3]);
     mcNum total = l0 + arc + l1;

@@ -12,6 +12,21 @@
 #include <moduco/mcplugin.h>
 
 
+//---------------------------------- guards --------------------------------------------------------
+
+// max(x, mcMINVAL), mcMINVAL for a NaN x: fmax's result, inlined (fmax is a libm call)
+static inline mcNum guard(mcNum x) {
+  return x > mcMINVAL ? x : mcMINVAL;
+}
+
+
+// x clamped to [lo, hi], lo for a NaN x: fmin(fmax(x, lo), hi)'s result, inlined
+static inline mcNum clamp(mcNum x, mcNum lo, mcNum hi) {
+  mcNum y = x > lo ? x : lo;
+  return y < hi ? y : hi;
+}
+
+
 //---------------------------------- muscle model --------------------------------------------------
 
 // quintic sigmoid on [0, 1]
@@ -26,13 +41,32 @@ static mcNum sigmoid(mcNum x) {
 }
 
 
-// peak force F0 (scale / acc0 when force is negative), optimal length L0 and normalized length
-static void muscleScale(const mcModel* m, const mcData* d, int i, const mcNum* prm, mcNum* F0,
-                        mcNum* L0, mcNum* L) {
+// peak force F0 (scale / acc0 when force is negative), optimal length L0 and normalized length L
+typedef struct {
+  mcNum F0, L0, L;
+} MuscleScale;
+
+
+// the scale of actuator i from its parameters prm (gainprm or biasprm: their first four, range
+// force and scale, are the inputs)
+static void muscleScale(const mcModel* m, const mcData* d, int i, const mcNum* prm,
+                        MuscleScale* s) {
   const mcNum* lr = m->actuator_lengthrange + 2 * i;
-  *F0 = prm[2] < 0 ? prm[3] / fmax(mcMINVAL, m->actuator_acc0[i]) : prm[2];
-  *L0 = (lr[1] - lr[0]) / fmax(mcMINVAL, prm[1] - prm[0]);
-  *L = prm[0] + (d->actuator_length[i] - lr[0]) / fmax(mcMINVAL, *L0);
+  s->F0 = prm[2] < 0 ? prm[3] / guard(m->actuator_acc0[i]) : prm[2];
+  s->L0 = (lr[1] - lr[0]) / guard(prm[1] - prm[0]);
+  s->L = prm[0] + (d->actuator_length[i] - lr[0]) / guard(s->L0);
+}
+
+
+// the scale of prm, or the given one (nullable) computed from the same four parameters
+static MuscleScale scaleOf(const mcModel* m, const mcData* d, int i, const mcNum* prm,
+                           const MuscleScale* given) {
+  MuscleScale s;
+  if (given) {
+    return *given;
+  }
+  muscleScale(m, d, i, prm, &s);
+  return s;
 }
 
 
@@ -43,16 +77,16 @@ static mcNum muscleFL(mcNum L, mcNum lmin, mcNum lmax) {
   }
   mcNum a = 0.5 * (lmin + 1), b = 0.5 * (1 + lmax), x;
   if (L <= a) {
-    x = (L - lmin) / fmax(mcMINVAL, a - lmin);
+    x = (L - lmin) / guard(a - lmin);
     return 0.5 * x * x;
   } else if (L <= 1) {
-    x = (1 - L) / fmax(mcMINVAL, 1 - a);
+    x = (1 - L) / guard(1 - a);
     return 1 - 0.5 * x * x;
   } else if (L <= b) {
-    x = (L - 1) / fmax(mcMINVAL, b - 1);
+    x = (L - 1) / guard(b - 1);
     return 1 - 0.5 * x * x;
   }
-  x = (lmax - L) / fmax(mcMINVAL, lmax - b);
+  x = (lmax - L) / guard(lmax - b);
   return 0.5 * x * x;
 }
 
@@ -75,42 +109,43 @@ static mcNum muscleFV(mcNum V, mcNum fvmax, mcNum* dFV) {
 }
 
 
-// muscle gain and its derivative in the actuator velocity
-static mcNum muscleGain(const mcModel* m, const mcData* d, int i, mcNum* dgain) {
+// muscle gain and its derivative in the actuator velocity (scale: nullable, as scaleOf)
+static mcNum muscleGain(const mcModel* m, const mcData* d, int i, const MuscleScale* scale,
+                        mcNum* dgain) {
   const mcNum* prm = m->actuator_gainprm + mcNGAIN * i;
-  mcNum F0, L0, L, dFV;
-  muscleScale(m, d, i, prm, &F0, &L0, &L);
-  mcNum vscale = fmax(mcMINVAL, L0 * prm[6]);
-  mcNum FL = muscleFL(L, prm[4], prm[5]);
+  MuscleScale s = scaleOf(m, d, i, prm, scale);
+  mcNum dFV;
+  mcNum vscale = guard(s.L0 * prm[6]);
+  mcNum FL = muscleFL(s.L, prm[4], prm[5]);
   mcNum FV = muscleFV(d->actuator_velocity[i] / vscale, prm[8], &dFV);
   if (dgain) {
-    *dgain = -F0 * FL * dFV / vscale;
+    *dgain = -s.F0 * FL * dFV / vscale;
   }
-  return -F0 * FL * FV;
+  return -s.F0 * FL * FV;
 }
 
 
-// passive muscle force: zero below the optimum, quadratic then linear above it
-static mcNum muscleBias(const mcModel* m, const mcData* d, int i) {
+// passive muscle force: zero below the optimum, quadratic then linear above it (scale as in
+// muscleGain)
+static mcNum muscleBias(const mcModel* m, const mcData* d, int i, const MuscleScale* scale) {
   const mcNum* prm = m->actuator_biasprm + mcNBIAS * i;
-  mcNum F0, L0, L;
-  muscleScale(m, d, i, prm, &F0, &L0, &L);
+  MuscleScale s = scaleOf(m, d, i, prm, scale);
   mcNum b = 0.5 * (1 + prm[5]), fpmax = prm[7];
-  if (L <= 1) {
+  if (s.L <= 1) {
     return 0;
   }
-  if (L <= b) {
-    mcNum x = (L - 1) / fmax(mcMINVAL, b - 1);
-    return -F0 * fpmax * 0.5 * x * x;
+  if (s.L <= b) {
+    mcNum x = (s.L - 1) / guard(b - 1);
+    return -s.F0 * fpmax * 0.5 * x * x;
   }
-  mcNum x = (L - b) / fmax(mcMINVAL, b - 1);
-  return -F0 * fpmax * (0.5 + x);
+  mcNum x = (s.L - b) / guard(b - 1);
+  return -s.F0 * fpmax * (0.5 + x);
 }
 
 
 // muscle activation dynamics: faster activation at high activation, slower deactivation
 static mcNum muscleActDot(mcNum u, mcNum act, const mcNum* prm) {
-  mcNum uc = fmin(fmax(u, 0), 1), ac = fmin(fmax(act, 0), 1);
+  mcNum uc = clamp(u, 0, 1), ac = clamp(act, 0, 1);
   mcNum tact = prm[0] * (0.5 + 1.5 * ac);
   mcNum tdeact = prm[1] / (0.5 + 1.5 * ac);
   mcNum du = uc - act, tau;
@@ -119,7 +154,7 @@ static mcNum muscleActDot(mcNum u, mcNum act, const mcNum* prm) {
   } else {
     tau = du > 0 ? tact : tdeact;
   }
-  return du / fmax(mcMINVAL, tau);
+  return du / guard(tau);
 }
 
 
@@ -129,7 +164,7 @@ static mcNum muscleActDot(mcNum u, mcNum act, const mcNum* prm) {
 static mcNum control(const mcModel* m, const mcData* d, int i) {
   mcNum u = d->ctrl[i];
   if (m->actuator_ctrllimited[i] && !(m->opt.disableflags & mcDSBL_CLAMPCTRL)) {
-    u = fmin(fmax(u, m->actuator_ctrlrange[2 * i]), m->actuator_ctrlrange[2 * i + 1]);
+    u = clamp(u, m->actuator_ctrlrange[2 * i], m->actuator_ctrlrange[2 * i + 1]);
   }
   return u;
 }
@@ -146,7 +181,7 @@ static void actDot(const mcpHost* host, const mcModel* m, mcData* d, int i) {
     break;
   case mcDYN_FILTER:
   case mcDYN_FILTEREXACT:
-    d->act_dot[last] = (u - a) / fmax(prm[0], mcMINVAL);
+    d->act_dot[last] = (u - a) / guard(prm[0]);
     break;
   case mcDYN_MUSCLE:
     d->act_dot[last] = muscleActDot(u, a, prm);
@@ -171,13 +206,13 @@ static mcNum input(const mcModel* m, const mcData* d, int i) {
   }
   mcNum h = m->opt.timestep, ad = d->act_dot[last];
   if (m->actuator_dyntype[i] == mcDYN_FILTEREXACT) {
-    mcNum tau = fmax(m->actuator_dynprm[mcNDYN * i], mcMINVAL);
+    mcNum tau = guard(m->actuator_dynprm[mcNDYN * i]);
     a += ad * tau * (1 - exp(-h / tau));
   } else {
     a += ad * h;
   }
   if (m->actuator_actlimited[i]) {
-    a = fmin(fmax(a, m->actuator_actrange[2 * i]), m->actuator_actrange[2 * i + 1]);
+    a = clamp(a, m->actuator_actrange[2 * i], m->actuator_actrange[2 * i + 1]);
   }
   return a;
 }
@@ -189,6 +224,16 @@ static mcNum force(const mcpHost* host, const mcModel* m, mcData* d, int i) {
   const mcNum* bp = m->actuator_biasprm + mcNBIAS * i;
   mcNum len = d->actuator_length[i], vel = d->actuator_velocity[i];
 
+  // a muscle whose gain and bias share their scale parameters (the compiler's muscle copies
+  // them) computes the scale once
+  MuscleScale shared;
+  const MuscleScale* scale = NULL;
+  if (m->actuator_gaintype[i] == mcGAIN_MUSCLE && m->actuator_biastype[i] == mcBIAS_MUSCLE &&
+      gp[0] == bp[0] && gp[1] == bp[1] && gp[2] == bp[2] && gp[3] == bp[3]) {
+    muscleScale(m, d, i, gp, &shared);
+    scale = &shared;
+  }
+
   // gain
   mcNum gain = 0;
   switch (m->actuator_gaintype[i]) {
@@ -199,7 +244,7 @@ static mcNum force(const mcpHost* host, const mcModel* m, mcData* d, int i) {
     gain = gp[0] + gp[1] * len + gp[2] * vel;
     break;
   case mcGAIN_MUSCLE:
-    gain = muscleGain(m, d, i, NULL);
+    gain = muscleGain(m, d, i, scale, NULL);
     break;
   default:
     break;
@@ -212,7 +257,7 @@ static mcNum force(const mcpHost* host, const mcModel* m, mcData* d, int i) {
     bias = bp[0] + bp[1] * len + bp[2] * vel;
     break;
   case mcBIAS_MUSCLE:
-    bias = muscleBias(m, d, i);
+    bias = muscleBias(m, d, i, scale);
     break;
   default:
     break;
@@ -227,7 +272,7 @@ static mcNum dforceDvel(const mcpHost* host, const mcModel* m, const mcData* d, 
   if (m->actuator_gaintype[i] == mcGAIN_AFFINE) {
     dg = m->actuator_gainprm[mcNGAIN * i + 2];
   } else if (m->actuator_gaintype[i] == mcGAIN_MUSCLE) {
-    muscleGain(m, d, i, &dg);
+    muscleGain(m, d, i, NULL, &dg);
   }
   if (m->actuator_biastype[i] == mcBIAS_AFFINE) {
     db = m->actuator_biasprm[mcNBIAS * i + 2];
@@ -243,7 +288,7 @@ static void integrateAct(const mcpHost* host, const mcModel* m, mcData* d, int i
   int adr = m->actuator_actadr[i], num = m->actuator_actnum[i];
   mcNum s = h;
   if (m->actuator_dyntype[i] == mcDYN_FILTEREXACT) {
-    mcNum tau = fmax(m->actuator_dynprm[mcNDYN * i], mcMINVAL);
+    mcNum tau = guard(m->actuator_dynprm[mcNDYN * i]);
     s = tau * (1 - exp(-h / tau));
   }
   for (int k = adr; k < adr + num; k++) {

@@ -272,6 +272,7 @@ void bridge_forward(Bridge* b) {
   d->ncon = s->ncon;
   (void)mc;
   mc_makeConstraint(b->mc, d);
+  mc_referenceConstraint(b->mc, d);               // what mc_fwdVelocity adds to the rows
 }
 
 
