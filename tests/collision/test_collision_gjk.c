@@ -393,7 +393,8 @@ Test(collision_gjk, round_ellipsoid_exact) {
 // a box against a cube mesh, faces parallel: depth and normal exact (the position is any point
 // of the overlap: only checked to lie in it)
 Test(collision_gjk, box_mesh_faces_exact) {
-  const char* xml = "<mujoco><option><flag nativeccd='enable'/></option><asset><mesh name='cube' "
+  const char* xml = "<mujoco><option><flag nativeccd='enable' multiccd='disable'/></option><asset>"
+                    "<mesh name='cube' "
                     "vertex='-.1 -.1 -.1 .1 -.1 -.1 -.1 .1 -.1 .1 .1 -.1 -.1 -.1 .1 .1 -.1 .1 "
                     "-.1 .1 .1 .1 .1 .1'/></asset><worldbody>"
                     "<body><freejoint/><geom type='box' size='0.1 0.2 0.3'/></body>"
@@ -412,7 +413,8 @@ Test(collision_gjk, box_mesh_faces_exact) {
 // the true depth in deep cylinder-box poses; on (the default, as in MuJoCo 3.x) the exact GJK/EPA
 // answer.
 Test(collision_gjk, flag_selects_collider) {
-  const char* flags[3] = {"nativeccd='disable'", "nativeccd='enable'", "multiccd='disable'"};
+  const char* flags[3] = {"nativeccd='disable'", "nativeccd='enable' multiccd='disable'",
+                          "multiccd='disable'"};
   TuRng rng = {0xf1a9};
   int differ = 0, n = 0;
   for (int p = 0; p < 20; p++) {
@@ -443,6 +445,54 @@ Test(collision_gjk, flag_selects_collider) {
   cr_log_info("%d of %d overlapping cylinder-box poses differ by over 1e-3 between MPR and EPA",
               differ, n);
   cr_expect(differ > 0, "MPR and EPA never differ: the flag did not switch the collider");
+}
+
+
+// multiccd as MuJoCo 3.x selects it: on by default with nativeccd (3.x's disable flag, probed on
+// 3.14: disableflags bit 1<<19 clear by default), multiccd="disable" turns it off, "enable" is
+// accepted; with nativeccd off (the legacy colliders, MuJoCo 2.2.2 has no multiccd) off unless
+// enabled; a bad value is refused with the file and line
+Test(collision_gjk, multiccd_default_as_mujoco3) {
+  static const struct {
+    const char* flags;
+    int on;
+  } cases[] = {{"", 1}, {"multiccd='disable'", 0}, {"multiccd='enable'", 1},
+               {"nativeccd='enable'", 1}, {"nativeccd='disable'", 0},
+               {"nativeccd='disable' multiccd='enable'", 1},
+               {"nativeccd='disable' multiccd='disable'", 0}};
+  for (size_t i = 0; i < sizeof(cases)/sizeof(cases[0]); i++) {
+    char xml[512];
+    snprintf(xml, sizeof(xml), "<mujoco><option><flag %s/></option><worldbody><geom "
+             "type='box' size='1 1 .1'/><body pos='0 0 .199'><freejoint/><geom type='cylinder' "
+             "size='.1 .1'/></body></worldbody></mujoco>", cases[i].flags);
+    mcModel* m = load(xml);
+    cr_expect_eq(!!(m->opt.enableflags & mcENBL_MULTICCD), cases[i].on, "<flag %s/>: multiccd "
+                 "%s", cases[i].flags, cases[i].on ? "off" : "on");
+    mcData* d = mc_makeData(m);
+    mc_forward(m, d);
+    // an upright cylinder on a box: 4 points of its cap (3.14) with the flag on by 3.14's rule, 5
+    // (3.3.8's, on MPR) with the legacy colliders, one without the flag
+    int native = !strstr(cases[i].flags, "nativeccd='disable'");
+    cr_expect_eq(d->ncon, cases[i].on ? (native ? 4 : 5) : 1, "<flag %s/>: %d contacts",
+                 cases[i].flags, d->ncon);
+    mc_deleteData(d);
+    mc_deleteModel(m);
+  }
+  const char* file = "multiccd_bad_flag.xml";
+  FILE* f = fopen(file, "w");
+  cr_assert(f);
+  fputs("<mujoco>\n  <option>\n    <flag multiccd='on'/>\n  </option>\n</mujoco>\n", f);
+  fclose(f);
+  char err[1000] = "";
+  mcModel* m = mc_loadXML(file, err, sizeof(err));
+  remove(file);
+  cr_expect_null(m, "multiccd='on' accepted");
+  cr_expect(strstr(err, "multiccd_bad_flag.xml:3"), "error does not name the file and line: %s",
+            err);
+  cr_expect(strstr(err, "multiccd"), "error does not name the attribute: %s", err);
+  if (m) {
+    mc_deleteModel(m);
+  }
 }
 
 
