@@ -294,8 +294,11 @@ static int clip(const mcNum a[][2], int na, const mcNum b[][2], int nb, mcNum ou
 }
 
 
-// the segment s[0], s[1] clipped by each edge of convex polygon b (counter-clockwise): its ends
-// in out (0 or 2)
+// The segment s[0], s[1] clipped by each edge of convex polygon b (counter-clockwise): its ends
+// in out, an end that was cut off twice (MuJoCo 3.14 clips the segment as a polygon of two
+// vertices, which puts each border point in once for each of the segment's two sides; probed: a
+// lying cylinder across a box's edge whose inner end is not deep enough gets the edge point
+// twice); their number (0 to 4).
 static int clipSegment(const mcNum s[][2], const mcNum b[][2], int nb, mcNum out[][2]) {
   mcNum t0 = 0, t1 = 1;
   for (int e = 0; e < nb && t0 <= t1; e++) {
@@ -315,11 +318,34 @@ static int clipSegment(const mcNum s[][2], const mcNum b[][2], int nb, mcNum out
   if (t0 > t1) {
     return 0;
   }
-  for (int k = 0; k < 2; k++) {
-    out[0][k] = s[0][k] + t0*(s[1][k] - s[0][k]);
-    out[1][k] = s[0][k] + t1*(s[1][k] - s[0][k]);
+  int n = 0;
+  for (int end = 0; end < 2; end++) {
+    mcNum t = end ? t1 : t0;
+    int times = t == end ? 1 : 2;
+    for (int i = 0; i < times; i++, n++) {
+      for (int k = 0; k < 2; k++) {
+        out[n][k] = s[0][k] + t*(s[1][k] - s[0][k]);
+      }
+    }
   }
-  return 2;
+  return n;
+}
+
+
+// Drop the contacts at the same point as an earlier one (3.14 keeps a border point twice only
+// when it is all of a segment's contacts); the number left.
+static int uniqueContacts(mcContact* con, int n) {
+  int m = 0;
+  for (int i = 0; i < n; i++) {
+    int dup = 0;
+    for (int j = 0; j < m && !dup; j++) {
+      dup = !memcmp(con[i].pos, con[j].pos, sizeof(con[i].pos));
+    }
+    if (!dup) {
+      con[m++] = con[i];
+    }
+  }
+  return m;
 }
 
 
@@ -463,10 +489,10 @@ int faces314_contacts(const mcModel* m, const mcData* d, mcContact* con, int g1,
   if ((n1 < 3 && !cyl) || n2 < 3) {
     return 0;
   }
-  int nq;
+  int nq, segment = 1;
   if (n1 == 2) {                    // a cylinder's side line on geom2's face
     nq = clipSegment(p1, p2, n2, q);
-  } else if (c2 < FACECOS) {               // geom2 enters by an edge of its face, geom1 by its face
+  } else if (c2 < FACECOS) {        // geom2 enters by an edge of its face, geom1 by its face
     faceEdge(p2, n2, u, v, n, o2, off2, -1);
     nq = clipSegment(p2, p1, n1, q);
   } else if (c1 < FACECOS) {        // geom1 by an edge, geom2 by its face
@@ -474,6 +500,7 @@ int faces314_contacts(const mcModel* m, const mcData* d, mcContact* con, int g1,
     nq = clipSegment(p1, p2, n2, q);
   } else {
     nq = clip(p1, n1, p2, n2, q);
+    segment = 0;
   }
   mcContact single = con[0];
   int nc = 0;
@@ -497,6 +524,9 @@ int faces314_contacts(const mcModel* m, const mcData* d, mcContact* con, int g1,
   if (nc == 0) {
     con[0] = single;
     return 0;
+  }
+  if (segment && nc > 2) {
+    nc = uniqueContacts(con, nc);
   }
   return nc > MAXPTS ? reduce(con, nc) : nc;
 }
