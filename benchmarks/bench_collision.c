@@ -267,6 +267,7 @@ static int loadBoth(Bench* b, const char* path) {
     return 0;
   }
   b->m->opt.disableflags &= ~mcDSBL_CONTACT;
+  b->m->opt.enableflags &= ~mcENBL_MULTICCD;  // one contact a pair, as MuJoCo 2.2.2
 
   // room for every contact of the pile (contacts start the arena)
   size_t need = (size_t)(12*b->m->nbody + 1000) * 2 * sizeof(mcContact) + (64u << 20);

@@ -103,6 +103,7 @@ static int loadBench(Bench* b, const char* file) {
     fprintf(stderr, "%s: Moduco: %s\n", file, err);
     return -1;
   }
+  b->mc->opt.enableflags &= ~mcENBL_MULTICCD;  // one contact a pair, as MuJoCo 2.2.2
   if (b->mj->nstack < MJ_STACK) {
     b->mj->nstack = MJ_STACK;
   }

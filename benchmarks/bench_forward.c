@@ -197,6 +197,7 @@ static void benchModel(const Settings* set, const char* name, const char* file, 
     mj_deleteModel(b.mj);
     return;
   }
+  b.mc->opt.enableflags &= ~mcENBL_MULTICCD;  // one contact a pair, as MuJoCo 2.2.2
   if (b.mc->nq != b.mj->nq || b.mc->nv != b.mj->nv || b.mc->nu != b.mj->nu ||
       b.mc->na != b.mj->na) {
     printf("%-30s skipped: sizes differ (nq %d/%d nv %d/%d nu %d/%d na %d/%d)\n", name,

@@ -336,6 +336,7 @@ typedef struct mcc_ {
   mcOption opt;
   mcNum sleep_tolerance;          // <option sleep_tolerance> (mcModel.sleep_tolerance)
   const mcxElem* option_elem;     // for messages about the integrator/solver
+  int multiccd_set;               // <flag multiccd> given (else on exactly with nativeccd)
   size_t narena;
   const mcxElem* memory_elem;     // the <size> element that set narena (error messages)
   int nstack;                     // legacy <size nstack> in mcNums (0: not given)

@@ -121,6 +121,7 @@ static void mcc_readFlags(mcc* c, const mcxElem* e) {
     for (int b = 0; b < mcNENABLE && !found; b++) {
       if (!strcmp(key, mcc_enableNames[b])) {
         found = 1;
+        c->multiccd_set |= (1 << b) == mcENBL_MULTICCD;
         if (value == 1) {
           c->opt.enableflags |= 1 << b;
         } else {
@@ -246,10 +247,21 @@ void mcc_rejection(const char* name, char* out, int out_sz) {
 }
 
 
+// multiccd as MuJoCo 3.x selects it: on by default (3.x's disable flag) with nativeccd on, off
+// with the legacy colliders (nativeccd="disable": MuJoCo 2.2.2 has none) unless the model enables
+// it; an explicit <flag multiccd> wins either way
+static void mcc_multiccdDefault(mcc* c) {
+  if (!c->multiccd_set && (c->opt.enableflags & mcENBL_NATIVECCD)) {
+    c->opt.enableflags |= mcENBL_MULTICCD;
+  }
+}
+
+
 void mcc_resolvePlugins(mcc* c) {
   mcOption* o = &c->opt;
   const mcxElem* e = c->option_elem ? c->option_elem : c->tree->root;
   char list[1024];
+  mcc_multiccdDefault(c);
 
   // integrator: built-in code, then the plugin (which must exist)
   if (!o->integrator_name[0]) {

@@ -1,6 +1,15 @@
 // Moduco collision-gjk: the multi-contact of two polytopes (box or mesh hull against box or mesh
-// hull) as MuJoCo 3.14 makes it for its multiccd flag, found by probing 3.14 as a black box
-// (tests/collision/test_collision_gjk.c, multiccd tests; docs/mujoco3.md).
+// hull) and of a cylinder against a polytope or a cylinder as MuJoCo 3.14 makes it for its
+// multiccd flag, found by probing 3.14 as a black box (tests/collision/test_collision_gjk.c,
+// multiccd tests; docs/mujoco3.md).
+//
+// A cylinder's features: its cap as the regular 16-gon with a vertex on the geom's x axis, or its
+// side as the line nearest the normal (the two ends of the side at the single contact's normal).
+// With a cylinder in the pair both features must count (within FACECOS, for the side line its
+// outward normal) and geom2's must be a face, else the single contact stands: a cap on a face or
+// a cap gives the clipped 16-gon, a side line on a box or mesh face the clipped line (each point
+// at its own depth, projected along the contacts' normal), a side under a cap or a box's edge on
+// a cap the single contact.
 //
 // Given the single contact's normal n (geom1 toward geom2), each geom's face most turned toward
 // the other is taken: geom1's whose outward normal is nearest n, geom2's nearest -n (a box's side,
@@ -24,6 +33,7 @@
 #define MAXPOLY  (2*MAXF)           // vertices of the intersection
 #define MAXPTS   4                  // contacts kept
 #define FACECOS  0.996              // a face counts when its normal is this near the contact's
+#define NCAP     16                 // vertices of a cylinder's cap as MuJoCo 3.14 takes it
 
 static mcNum dot3(const mcNum a[3], const mcNum b[3]) {
   return a[0]*b[0] + a[1]*b[1] + a[2]*b[2];
@@ -41,9 +51,15 @@ static const int* hullGraph(const mcModel* m, int g) {
 }
 
 
+// does geom g have flat features here: a box, a mesh with a hull graph or a cylinder
+static int hasFaces(const mcModel* m, int g) {
+  int t = m->geom_type[g];
+  return t == mcGEOM_BOX || t == mcGEOM_CYLINDER || hullGraph(m, g);
+}
+
+
 int faces314_applies(const mcModel* m, int g1, int g2) {
-  return (m->geom_type[g1] == mcGEOM_BOX || hullGraph(m, g1)) &&
-         (m->geom_type[g2] == mcGEOM_BOX || hullGraph(m, g2));
+  return hasFaces(m, g1) && hasFaces(m, g2);
 }
 
 
@@ -150,8 +166,47 @@ static mcNum meshFace(const mcModel* m, const mcData* d, int g, const int* gr, c
 }
 
 
+// A cylinder's feature most turned toward dir: its cap as the regular 16-gon with a vertex on the
+// geom's x axis (NCAP points, the cap's outward normal), or, when the axis is nearer across dir,
+// its side's line nearest dir (2 points, the outward normal of the side along that line); the
+// cosine of that normal with dir.
+static mcNum cylinderFace(const mcModel* m, const mcData* d, int g, const mcNum dir[3],
+                          mcNum pts[][3], int* np, mcNum o[3]) {
+  const mcNum* mat = d->geom_xmat + 9*g;
+  mcNum r = m->geom_size[3*g], h = m->geom_size[3*g + 1];
+  mcNum ax[3] = {mat[2], mat[5], mat[8]}, along = dot3(ax, dir), side[3];
+  for (int k = 0; k < 3; k++) {
+    side[k] = dir[k] - along*ax[k];
+  }
+  mcNum across = sqrt(dot3(side, side)), sign = along < 0 ? -1 : 1;
+  if (fabs(along) >= across) {
+    for (int i = 0; i < NCAP; i++) {
+      mcNum a = i*(2*M_PI/NCAP);
+      mcNum loc[3] = {r*cos(a), r*sin(a), sign*h};
+      toWorld(d, g, loc, pts[i]);
+    }
+    *np = NCAP;
+    for (int k = 0; k < 3; k++) {
+      o[k] = sign*ax[k];
+    }
+    return fabs(along);
+  }
+  const mcNum* pos = d->geom_xpos + 3*g;
+  for (int k = 0; k < 3; k++) {
+    o[k] = side[k] / across;
+    pts[0][k] = pos[k] + r*o[k] + h*ax[k];
+    pts[1][k] = pos[k] + r*o[k] - h*ax[k];
+  }
+  *np = 2;
+  return across;
+}
+
+
 static mcNum bestFace(const mcModel* m, const mcData* d, int g, const mcNum dir[3],
                       mcNum pts[][3], int* np, mcNum o[3]) {
+  if (m->geom_type[g] == mcGEOM_CYLINDER) {
+    return cylinderFace(m, d, g, dir, pts, np, o);
+  }
   const int* gr = hullGraph(m, g);
   return gr ? meshFace(m, d, g, gr, dir, pts, np, o) : boxFace(m, d, g, dir, pts, np, o);
 }
@@ -239,8 +294,11 @@ static int clip(const mcNum a[][2], int na, const mcNum b[][2], int nb, mcNum ou
 }
 
 
-// the segment s[0], s[1] clipped by each edge of convex polygon b (counter-clockwise): its ends
-// in out (0 or 2)
+// The segment s[0], s[1] clipped by each edge of convex polygon b (counter-clockwise): its ends
+// in out, an end that was cut off twice (MuJoCo 3.14 clips the segment as a polygon of two
+// vertices, which puts each border point in once for each of the segment's two sides; probed: a
+// lying cylinder across a box's edge whose inner end is not deep enough gets the edge point
+// twice); their number (0 to 4).
 static int clipSegment(const mcNum s[][2], const mcNum b[][2], int nb, mcNum out[][2]) {
   mcNum t0 = 0, t1 = 1;
   for (int e = 0; e < nb && t0 <= t1; e++) {
@@ -260,11 +318,34 @@ static int clipSegment(const mcNum s[][2], const mcNum b[][2], int nb, mcNum out
   if (t0 > t1) {
     return 0;
   }
-  for (int k = 0; k < 2; k++) {
-    out[0][k] = s[0][k] + t0*(s[1][k] - s[0][k]);
-    out[1][k] = s[0][k] + t1*(s[1][k] - s[0][k]);
+  int n = 0;
+  for (int end = 0; end < 2; end++) {
+    mcNum t = end ? t1 : t0;
+    int times = t == end ? 1 : 2;
+    for (int i = 0; i < times; i++, n++) {
+      for (int k = 0; k < 2; k++) {
+        out[n][k] = s[0][k] + t*(s[1][k] - s[0][k]);
+      }
+    }
   }
-  return 2;
+  return n;
+}
+
+
+// Drop the contacts at the same point as an earlier one (3.14 keeps a border point twice only
+// when it is all of a segment's contacts); the number left.
+static int uniqueContacts(mcContact* con, int n) {
+  int m = 0;
+  for (int i = 0; i < n; i++) {
+    int dup = 0;
+    for (int j = 0; j < m && !dup; j++) {
+      dup = !memcmp(con[i].pos, con[j].pos, sizeof(con[i].pos));
+    }
+    if (!dup) {
+      con[m++] = con[i];
+    }
+  }
+  return m;
 }
 
 
@@ -368,11 +449,21 @@ int faces314_contacts(const mcModel* m, const mcData* d, mcContact* con, int g1,
   } else {
     return 0;
   }
-  if (n1 < 3 || n2 < 3 || !(c1 > 0) || !(c2 > 0)) {
+  int cyl = m->geom_type[g1] == mcGEOM_CYLINDER || m->geom_type[g2] == mcGEOM_CYLINDER;
+  if (cyl) {
+    // with a cylinder both features must count and geom2's be a face (probed on 3.14: a box's
+    // edge on a cap, a cap tilted beyond the angle, a side under a cap keep the single contact);
+    // a cylinder's side line enters geom2's face as it is (no edge to pick)
+    if (c1 < FACECOS || c2 < FACECOS || n2 < 3 ||
+        (n1 < 3 && m->geom_type[g2] == mcGEOM_CYLINDER)) {
+      return 0;
+    }
+  } else if (n1 < 3 || n2 < 3 || !(c1 > 0) || !(c2 > 0)) {
     return 0;
   }
-  // the faces are projected along geom1's face normal when it counts, else along the contacts'
-  if (c1 >= FACECOS) {
+  // the faces are projected along geom1's face normal when it counts (a cylinder's side line
+  // along the contacts'), else along the contacts'
+  if (c1 >= FACECOS && n1 >= 3) {
     memcpy(n, o1, sizeof(n));
   } else {
     memcpy(n, N, sizeof(n));
@@ -395,11 +486,13 @@ int faces314_contacts(const mcModel* m, const mcData* d, mcContact* con, int g1,
   n1 = project(f1, n1, u, v, p1);
   n2 = project(f2, n2, u, v, p2);
   mcNum off1 = dot3(o1, f1[0]), off2 = dot3(o2, f2[0]);
-  if (n1 < 3 || n2 < 3) {
+  if ((n1 < 3 && !cyl) || n2 < 3) {
     return 0;
   }
-  int nq;
-  if (c2 < FACECOS) {               // geom2 enters by an edge of its face, geom1 by its face
+  int nq, segment = 1;
+  if (n1 == 2) {                    // a cylinder's side line on geom2's face
+    nq = clipSegment(p1, p2, n2, q);
+  } else if (c2 < FACECOS) {        // geom2 enters by an edge of its face, geom1 by its face
     faceEdge(p2, n2, u, v, n, o2, off2, -1);
     nq = clipSegment(p2, p1, n1, q);
   } else if (c1 < FACECOS) {        // geom1 by an edge, geom2 by its face
@@ -407,6 +500,7 @@ int faces314_contacts(const mcModel* m, const mcData* d, mcContact* con, int g1,
     nq = clipSegment(p1, p2, n2, q);
   } else {
     nq = clip(p1, n1, p2, n2, q);
+    segment = 0;
   }
   mcContact single = con[0];
   int nc = 0;
@@ -430,6 +524,9 @@ int faces314_contacts(const mcModel* m, const mcData* d, mcContact* con, int g1,
   if (nc == 0) {
     con[0] = single;
     return 0;
+  }
+  if (segment && nc > 2) {
+    nc = uniqueContacts(con, nc);
   }
   return nc > MAXPTS ? reduce(con, nc) : nc;
 }

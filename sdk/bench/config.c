@@ -20,14 +20,19 @@ void mcb_defaultConfig(mcbConfig* c) {
 }
 
 
-// load a Moduco arm and apply its plugins; on failure fill a->error
-static void setupModuco(BenchArm* a) {
+// load a Moduco arm and apply its plugins; on failure fill a->error. Against a MuJoCo 2.2.2
+// reference (one contact a pair) multiccd, on by default with nativeccd as in MuJoCo 3.x, is
+// turned off so that both engines do the same collision work
+static void setupModuco(BenchArm* a, int reference) {
   a->m = mc_loadXML(a->r.file, a->error, sizeof(a->error));
   if (!a->m) {
     if (!a->error[0]) {
       snprintf(a->error, sizeof(a->error), "%s: could not load model", a->r.file);
     }
     return;
+  }
+  if (reference) {
+    a->m->opt.enableflags &= ~mcENBL_MULTICCD;
   }
   char err[1024] = "";
   if ((a->solver[0] && mc_setSolver(a->m, a->solver, err, sizeof(err))) ||
@@ -147,7 +152,7 @@ mcbBench* mcb_create(const mcbConfig* config) {
         snprintf(a->solver, sizeof(a->solver), "%s", c->nsolver ? c->solver[s] : "");
         snprintf(a->integrator, sizeof(a->integrator), "%s",
                  c->nintegrator ? c->integrator[k] : "");
-        setupModuco(a);
+        setupModuco(a, c->reference);
       }
     }
     if (c->reference) {

@@ -315,7 +315,7 @@ void tu_legacyWeldWeights(mcModel* m) {
 
 
 void tu_legacyCollision(mcModel* m) {
-  m->opt.enableflags &= ~mcENBL_NATIVECCD;
+  m->opt.enableflags &= ~(mcENBL_NATIVECCD | mcENBL_MULTICCD);
   m->opt.enableflags |= mcENBL_LEGACYMARGIN;
 }
 
@@ -323,7 +323,10 @@ void tu_legacyCollision(mcModel* m) {
 mcModel* tu_loadLegacyCollision(const char* xml, char* err, int err_sz) {
   mcModel* m = mc_loadXMLString(xml, NULL, err, err_sz);
   if (m) {
+    // as if the model said nativeccd="disable": multiccd stays only where the model enables it
+    int multi = strstr(xml, "multiccd='enable'") || strstr(xml, "multiccd=\"enable\"");
     tu_legacyCollision(m);
+    m->opt.enableflags |= multi ? mcENBL_MULTICCD : 0;
   }
   return m;
 }

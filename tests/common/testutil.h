@@ -99,15 +99,18 @@ void tu_legacyWeldWeights(mcModel* m);
 
 // MuJoCo 2.2.2's collision on a compiled model, for the suites that compare contacts with 2.2.2
 // (MuJoCo 3.x and Moduco differ by default, docs/mujoco3.md): clear mcENBL_NATIVECCD (libccd MPR
-// and 2.2.2's box-box instead of GJK/EPA and box-box by SAT) and set mcENBL_LEGACYMARGIN (a
+// and 2.2.2's box-box instead of GJK/EPA and box-box by SAT) and mcENBL_MULTICCD (on by default
+// with nativeccd, as in 3.x; 2.2.2 has one contact a pair) and set mcENBL_LEGACYMARGIN (a
 // pair's margin and gap are the larger of the two geoms', contacts are detected at the margin
 // and make rows below margin - gap; 3.14 adds the geoms' margins and gaps, detects at margin +
 // gap and makes rows below the margin)
 void tu_legacyCollision(mcModel* m);
 
-// mc_loadXMLString (no folder) then tu_legacyCollision; for the suites on MuJoCo 3.3.8 whose
-// colliders are Moduco's legacy ones (3.3.8 takes the larger margin as 2.2.2; its box-box is
-// 2.2.2's before 3.12's separating-axis test; multiccd compared on top of libccd MPR)
+// mc_loadXMLString (no folder) then tu_legacyCollision, multiccd kept where the text enables it
+// (multiccd='enable', as the compiler keeps it with nativeccd="disable"); for the suites on
+// MuJoCo 3.3.8 whose colliders are Moduco's legacy ones (3.3.8 takes the larger margin as 2.2.2;
+// its box-box is 2.2.2's before 3.12's separating-axis test; multiccd compared on top of libccd
+// MPR)
 mcModel* tu_loadLegacyCollision(const char* xml, char* err, int err_sz);
 
 // MuJoCo 2.2.2's rules where Moduco follows MuJoCo 3.x in dynamics (the internal switch

@@ -306,7 +306,8 @@ Test(compiler, options_and_flags) {
   cr_assert_eq(m->opt.o_solimp[0], 0.8);
   cr_assert_eq(m->opt.o_solimp[1], 0.95);
   cr_assert_eq(m->opt.disableflags, mcDSBL_CONTACT | mcDSBL_WARMSTART);
-  cr_assert_eq(m->opt.enableflags, mcENBL_ENERGY | mcENBL_NATIVECCD);  // nativeccd: on by default
+  // nativeccd and multiccd (with nativeccd) on by default, as in MuJoCo 3.x
+  cr_assert_eq(m->opt.enableflags, mcENBL_ENERGY | mcENBL_NATIVECCD | mcENBL_MULTICCD);
   cr_assert_eq(m->narena, (size_t)2 * 1024 * 1024);
   cr_assert_eq(m->njmax, 100);
   cr_assert_eq(m->nuserdata, 4);

@@ -147,6 +147,9 @@ static double run(const char* file, const char* integrator, double h, int n, int
                   double lift, double recovery, double* time, int* bad) {
   mcModel* m = loadIpm(file, integrator, lookahead ? h : 0);
   m->opt.timestep = h;
+  // one contact a pair, as when these scenes were set (multiccd, now on by default as in MuJoCo
+  // 3.x, gives the H1's feet several at h = 0.1: max |qvel| 29 without a reset)
+  m->opt.enableflags &= ~mcENBL_MULTICCD;
   m->plugin_config[m->plugin_configadr[m->plugin_solver] + 5] = recovery;
   if (!lookahead) {
     m->opt.cone = mcCONE_PYRAMIDAL;
