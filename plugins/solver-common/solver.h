@@ -26,10 +26,12 @@ typedef struct {
   int* rownnz;                    //                                                     (nv)
   int* colind;                    //                                                     (nnz)
   mcNum* val;                     //                                                     (nnz)
-  int* jcoladr;                   // efc_J by columns: start of column c in jrow, jpos  (nv + 1)
-  int* jcolnnz;                   //                                                     (nv)
-  int* jrow;                      // efc row of each entry                               (nnzJ)
-  int* jpos;                      // position of the entry within its efc row            (nnzJ)
+  int* jcoladr;                   // efc_J by columns, the first row of each run of rows with
+  int* jcolnnz;                   // the same columns only: start of column c in jrow, jpos
+                                  // (nv + 1), number of entries (nv)
+  int* jrow;                      // efc row of each entry                    (at most nnzJ)
+  int* jpos;                      // position of the entry within its efc row (at most nnzJ)
+  int* rrun;                      // rows r .. r + rrun[r] - 1 have the columns of row r (nefc)
   int* map;                       // scratch                                             (3 nv)
 } mcsSparseH;
 
