@@ -288,6 +288,12 @@ int mcs_sparseSymbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSpar
     }
   }
 
+  S->work = 0;
+  for (int k = 0; k < nv; k++) {
+    long n = S->rownnz[k];
+    S->work += n * (n - 1) / 2;
+  }
+
   // values of L (and S->map, scratch of the numeric factorization)
   S->val = host->stackAlloc(d, sizeof(mcNum) * (size_t)S->nnz, 16);
   return S->map && S->val;
@@ -554,4 +560,28 @@ int mcs_sparseUpdate(const mcData* d, mcsSparseH* S, int r, mcNum sigma, mcNum* 
     k = nk > 0 ? ck[nk - 1] : -1;
   }
   return ok;
+}
+
+
+long mcs_sparseUpdateWork(const mcData* d, const mcsSparseH* S, int r) {
+  int n = d->efc_J_rownnz[r];
+  long work = 0;
+  for (int k = n > 0 ? d->efc_J_colind[d->efc_J_rowadr[r] + n - 1] : -1; k >= 0;) {
+    int nk = S->rownnz[k];
+    work += nk;
+    k = nk > 1 ? S->colind[S->rowadr[k] + nk - 2] : -1;
+  }
+  return work;
+}
+
+
+long mcs_sparseFactorWork(const mcData* d, const mcsSparseH* S) {
+  long work = S->work;
+  for (int r = 0; r < d->nefc; r++) {
+    if (d->efc_state[r] == mcCNSTRSTATE_QUADRATIC) {
+      long n = d->efc_J_rownnz[r];
+      work += n * (n + 1) / 2;
+    }
+  }
+  return work;
 }

@@ -3,7 +3,9 @@
 // together. The factor L (H = L' L) must reproduce M + J' D J + the cone Hessians assembled
 // densely here row by row, for every mix of row states within the runs (quadratic, satisfied,
 // middle zone of an elliptic cone), and the runs must be exactly the maximal blocks of
-// consecutive rows with equal columns.
+// consecutive rows with equal columns. Rank-1 updates for many changed rows must match a fresh
+// factorization, and Newton must use them (not refactor) on humanoid100's moves with many
+// changes when they cost less.
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -99,10 +101,60 @@ static double factorError(const mcsSparseH* S, const double* H) {
 }
 
 
+// from the factor S of the current states: new states at other random points, rank-1 updates
+// for every row whose quadratic state changed (additions, then removals, as Newton does when the
+// updates cost less than a factorization), compared with a fresh factorization at the new states
+// (scenes without rows in the middle zone of a cone: its Hessian is no rank-1 term); return the
+// number of updates
+static int checkUpdates(const mcModel* m, mcData* d, mcsSparseH* S, unsigned seed) {
+  int nv = m->nv, nefc = d->nefc;
+  int* old = malloc(sizeof(int) * (size_t)nefc);
+  double* jar = malloc(sizeof(double) * (size_t)nefc);
+  double* w = calloc((size_t)nv, sizeof(double));
+  double* fresh = malloc(sizeof(double) * (size_t)S->nnz);
+  memcpy(old, d->efc_state, sizeof(int) * (size_t)nefc);
+  srand(seed + 1000);
+  for (int r = 0; r < nefc; r++) {
+    jar[r] = (double)rand() / RAND_MAX - 0.5;
+  }
+  mcs_constraintUpdate(m, d, jar, 1);
+  int changes = 0, ok = 1;
+  for (int r = 0; r < nefc; r++) {
+    cr_assert(old[r] != mcCNSTRSTATE_CONE && d->efc_state[r] != mcCNSTRSTATE_CONE);
+  }
+  for (int pass = 0; pass < 2; pass++) {
+    for (int r = 0; r < nefc; r++) {
+      int now = d->efc_state[r] == mcCNSTRSTATE_QUADRATIC;
+      int was = old[r] == mcCNSTRSTATE_QUADRATIC;
+      if (now != was && now == (pass == 0)) {
+        ok = ok && mcs_sparseUpdate(d, S, r, now ? d->efc_D[r] : -d->efc_D[r], w);
+        changes++;
+      }
+    }
+  }
+  cr_assert(ok, "a downdate failed (seed %u)", seed);
+  memcpy(fresh, S->val, sizeof(double) * (size_t)S->nnz);
+  mcs_sparseFactor(m, d, S);
+  double err = 0;
+  for (int k = 0; k < S->nnz; k++) {
+    double e = fabs(fresh[k] - S->val[k]) / fmax(1, fabs(S->val[k]));
+    err = e > err ? e : err;
+  }
+  cr_assert_leq(err, 1e-9, "%d updates differ from the factorization by %g (seed %u)", changes,
+                err, seed);
+  free(old);
+  free(jar);
+  free(w);
+  free(fresh);
+  return changes;
+}
+
+
 // states at random points jar around zero (each row's zone, the cone Hessians), the factor, and
 // its check; return the number of runs holding two or more quadratic rows and, through mixed,
-// of runs holding both a cone row and a quadratic row
-static int checkFactor(const mcModel* m, mcData* d, unsigned seed, int* mixed) {
+// of runs holding both a cone row and a quadratic row; with updates (pyramidal cones), the
+// number of rank-1 updates checked by checkUpdates
+static int checkFactor(const mcModel* m, mcData* d, unsigned seed, int* mixed, int* updates) {
   const mcpHost* host = mcp_host();
   int nv = m->nv, nefc = d->nefc;
   double* jar = malloc(sizeof(double) * (size_t)nefc);
@@ -149,6 +201,9 @@ static int checkFactor(const mcModel* m, mcData* d, unsigned seed, int* mixed) {
   double err = factorError(&S, H);
   cr_assert_leq(err, 1e-10, "L'L differs from M + J'DJ by %g (seed %u)", err, seed);
   free(H);
+  if (updates) {
+    *updates = checkUpdates(m, d, &S, seed);
+  }
   host->freeStack(d);
   return grouped;
 }
@@ -160,7 +215,7 @@ static void run(const char* cone, int wantMixed) {
            "cone=\"%s\"", cone);
   mcModel* m = capsulePile(option, NBODY, 1);
   mcData* d = mc_makeData(m);
-  int grouped = 0, mixed = 0, checks = 0;
+  int grouped = 0, mixed = 0, checks = 0, updates = 0;
   for (int k = 0; k < 300; k++) {
     mc_step(m, d);
     if (k % 25 == 24) {
@@ -170,9 +225,10 @@ static void run(const char* cone, int wantMixed) {
       }
       cr_assert(d->efc_J_rownnz, "the scene runs on the row-sparse Jacobian");
       for (unsigned seed = 1; seed <= 3; seed++) {
-        int mix;
-        grouped += checkFactor(m, d, seed + 7 * k, &mix);
+        int mix, upd = 0;
+        grouped += checkFactor(m, d, seed + 7 * k, &mix, wantMixed ? NULL : &upd);
         mixed += mix;
+        updates += upd;
         checks++;
       }
     }
@@ -180,6 +236,8 @@ static void run(const char* cone, int wantMixed) {
   cr_assert_gt(grouped, checks, "too few runs with several quadratic rows: %d", grouped);
   if (wantMixed) {
     cr_assert_gt(mixed, 0, "no run mixes cone and quadratic rows");
+  } else {
+    cr_assert_gt(updates, 20 * checks, "too few rank-1 updates checked: %d", updates);
   }
   mc_deleteData(d);
   mc_deleteModel(m);
@@ -193,4 +251,32 @@ Test(sparse_factor, pyramidal_runs) {
 
 Test(sparse_factor, elliptic_runs) {
   run("elliptic", 1);
+}
+
+
+// humanoid100 (a humanoid and 100 free objects, the sparse path): Newton updates its factor
+// instead of refactoring it after moves that change more rows than the old fixed limit of
+// 8 + nv / 16, when the updates cost less than a factorization
+Test(sparse_factor, many_changes_update) {
+  char error[1024] = "";
+  mcModel* m = mc_loadXML("/usr/share/mujoco/model/humanoid100/humanoid100.xml", error,
+                          sizeof(error));
+  cr_assert(m, "load: %s", error);
+  mcData* d = mc_makeData(m);
+  int many = 0, updated = 0;
+  for (int k = 0; k < 300; k++) {
+    mc_step(m, d);
+    cr_assert(d->nefc == 0 || d->efc_J_rownnz, "humanoid100 runs on the row-sparse Jacobian");
+    for (int t = 0; t + 1 < d->solver_iter && t < mcNSOLVER; t++) {
+      const mcSolverStat* s = d->solver + t;
+      if (s->nchange > 8 + m->nv / 16) {
+        many++;
+        updated += s->nupdate == s->nchange;
+      }
+    }
+  }
+  cr_assert_gt(many, 10, "too few iterations with many changes: %d", many);
+  cr_assert_gt(updated, many / 2, "%d of %d moves with many changes updated", updated, many);
+  mc_deleteData(d);
+  mc_deleteModel(m);
 }
