@@ -71,6 +71,14 @@ int mcs_sparseUpdate(const mcData* d, mcsSparseH* S, int r, mcNum sigma, mcNum* 
 long mcs_sparseUpdateWork(const mcData* d, const mcsSparseH* S, int r);
 long mcs_sparseFactorWork(const mcData* d, const mcsSparseH* S);
 
+// res = J vec (mcs_mulRows) and res += J' vec (mcs_mulRowsT) over nrow rows given by their non-zeros
+// (rnnz, radr, rcol, rval); run: NULL, or S->rrun (rows with the same columns, processed together;
+// bitwise the products of the rows one by one). Rows with vec 0 add nothing to J' vec.
+void mcs_mulRows(int nrow, const int* rnnz, const int* radr, const int* rcol, const mcNum* rval,
+                 const int* run, mcNum* res, const mcNum* vec);
+void mcs_mulRowsT(int nrow, const int* rnnz, const int* radr, const int* rcol,
+                  const mcNum* rval, const int* run, mcNum* res, const mcNum* vec);
+
 // x = inv(H) x with the factor.
 void mcs_sparseSolve(const mcsSparseH* S, mcNum* x);
 

@@ -703,33 +703,18 @@ static mcNum lineSearch(Primal* p, mcSolverStat* stat, mcNum scale, mcNum* chang
 
 //---------------------------------- the primal loop -----------------------------------------------
 
-// res = J vec over the rows of the solve
+// res = J vec over the rows of the solve (rows with the same columns together on the sparse path)
 static void rowsMulJ(const Primal* p, mcNum* res, const mcNum* vec) {
-  for (int i = 0; i < p->nefc; i++) {
-    const int* col = p->rcol + p->radr[i];
-    const mcNum* val = p->rval + p->radr[i];
-    mcNum s = 0;
-    for (int k = 0, n = p->rnnz[i]; k < n; k++) {
-      s += val[k] * vec[col[k]];
-    }
-    res[i] = s;
-  }
+  mcs_mulRows(p->nefc, p->rnnz, p->radr, p->rcol, p->rval, p->sparse ? p->S.rrun : NULL, res,
+              vec);
 }
 
 
 // res = J' vec over the rows of the solve
 static void rowsMulJT(const Primal* p, mcNum* res, const mcNum* vec) {
   memset(res, 0, sizeof(mcNum) * p->nv);
-  for (int i = 0; i < p->nefc; i++) {
-    mcNum v = vec[i];
-    if (v != 0) {
-      const int* col = p->rcol + p->radr[i];
-      const mcNum* val = p->rval + p->radr[i];
-      for (int k = 0, n = p->rnnz[i]; k < n; k++) {
-        res[col[k]] += v * val[k];
-      }
-    }
-  }
+  mcs_mulRowsT(p->nefc, p->rnnz, p->radr, p->rcol, p->rval, p->sparse ? p->S.rrun : NULL, res,
+               vec);
 }
 
 

@@ -563,6 +563,107 @@ int mcs_sparseUpdate(const mcData* d, mcsSparseH* S, int r, mcNum sigma, mcNum* 
 }
 
 
+//---------------------------------- products with the rows ------------------------------------
+
+// rows i .. i + runLength(run, i) - 1 have the same columns, taken up to 4 at a time
+static inline int runLength(const int* run, int i) {
+  return run[i] < 4 ? run[i] : 4;
+}
+
+
+// res[g] = row val[g] . vec over the ng rows of a run with columns col: each sum in the order of
+// the columns, as one row alone (the entries of vec are loaded once for the run). Called with a
+// literal ng so that the loop over the rows unrolls
+static inline void mulRun(mcNum* res, const int* col, int n, const mcNum* const* val,
+                          const mcNum* vec, int ng) {
+  mcNum s[4] = {0, 0, 0, 0};
+  for (int k = 0; k < n; k++) {
+    mcNum x = vec[col[k]];
+    for (int g = 0; g < ng; g++) {
+      s[g] += val[g][k] * x;
+    }
+  }
+  for (int g = 0; g < ng; g++) {
+    res[g] = s[g];
+  }
+}
+
+
+void mcs_mulRows(int nrow, const int* rnnz, const int* radr, const int* rcol, const mcNum* rval,
+                 const int* run, mcNum* res, const mcNum* vec) {
+  if (!run) {
+    for (int i = 0; i < nrow; i++) {
+      const mcNum* val[1] = {rval + radr[i]};
+      mulRun(res + i, rcol + radr[i], rnnz[i], val, vec, 1);
+    }
+    return;
+  }
+  for (int i = 0; i < nrow;) {
+    int ng = runLength(run, i), n = rnnz[i];
+    const int* col = rcol + radr[i];
+    const mcNum* val[4];
+    for (int g = 0; g < ng; g++) {
+      val[g] = rval + radr[i + g];
+    }
+    switch (ng) {
+      case 1: mulRun(res + i, col, n, val, vec, 1); break;
+      case 2: mulRun(res + i, col, n, val, vec, 2); break;
+      case 3: mulRun(res + i, col, n, val, vec, 3); break;
+      default: mulRun(res + i, col, n, val, vec, 4); break;
+    }
+    i += ng;
+  }
+}
+
+
+// res[col] += v[g] * row val[g] over the ng rows of a run, in the order of g for each entry (as
+// the rows one after the other)
+static inline void mulTRun(mcNum* res, const int* col, int n, const mcNum* const* val,
+                           const mcNum* v, int ng) {
+  for (int k = 0; k < n; k++) {
+    mcNum h = res[col[k]];
+    for (int g = 0; g < ng; g++) {
+      h += v[g] * val[g][k];
+    }
+    res[col[k]] = h;
+  }
+}
+
+
+void mcs_mulRowsT(int nrow, const int* rnnz, const int* radr, const int* rcol,
+                  const mcNum* rval, const int* run, mcNum* res, const mcNum* vec) {
+  if (!run) {
+    for (int i = 0; i < nrow; i++) {
+      if (vec[i] != 0) {
+        const mcNum* val[1] = {rval + radr[i]};
+        mulTRun(res, rcol + radr[i], rnnz[i], val, vec + i, 1);
+      }
+    }
+    return;
+  }
+  for (int i = 0; i < nrow;) {
+    int nrun = runLength(run, i), ng = 0, n = rnnz[i];
+    const int* col = rcol + radr[i];
+    const mcNum* val[4];
+    mcNum v[4];
+    for (int g = 0; g < nrun; g++) {
+      if (vec[i + g] != 0) {
+        val[ng] = rval + radr[i + g];
+        v[ng++] = vec[i + g];
+      }
+    }
+    switch (ng) {
+      case 0: break;
+      case 1: mulTRun(res, col, n, val, v, 1); break;
+      case 2: mulTRun(res, col, n, val, v, 2); break;
+      case 3: mulTRun(res, col, n, val, v, 3); break;
+      default: mulTRun(res, col, n, val, v, 4); break;
+    }
+    i += nrun;
+  }
+}
+
+
 long mcs_sparseUpdateWork(const mcData* d, const mcsSparseH* S, int r) {
   int n = d->efc_J_rownnz[r];
   long work = 0;

@@ -280,3 +280,55 @@ Test(sparse_factor, many_changes_update) {
   mc_deleteData(d);
   mc_deleteModel(m);
 }
+
+
+// J v and J' f over runs of rows with the same columns (Newton's products on the sparse path)
+// are bitwise those of the rows one by one, rows with f 0 included (they add nothing, not +0)
+Test(sparse_factor, run_products) {
+  mcModel* m = capsulePile("timestep=\"0.005\" solver=\"newton\" jacobian=\"sparse\"", NBODY, 1);
+  mcData* d = mc_makeData(m);
+  const mcpHost* host = mcp_host();
+  int nv = m->nv, longRuns = 0;
+  for (int k = 0; k < 300; k++) {
+    mc_step(m, d);
+    if (k % 20 != 19 || d->nefc == 0) {
+      continue;
+    }
+    mc_forward(m, d);
+    int nefc = d->nefc;
+    host->markStack(d);
+    mcsSparseH S;
+    cr_assert(mcs_sparseSymbolic(host, m, d, &S, NULL), "no stack for the symbolic pass");
+    double* v = malloc(sizeof(double) * (4 * (size_t)nefc + 3 * (size_t)nv));
+    double *f = v + nv, *a = f + nefc, *b = a + nefc, *ta = b + nefc, *tb = ta + nv;
+    srand(k);
+    for (int i = 0; i < nv; i++) {
+      v[i] = (double)rand() / RAND_MAX - 0.5;
+    }
+    for (int r = 0; r < nefc; r++) {
+      f[r] = r % 3 == 1 ? (r % 2 ? -0.0 : 0.0) : (double)rand() / RAND_MAX - 0.5;
+      longRuns += S.rrun[r] >= 3;
+    }
+    const int *nnz = d->efc_J_rownnz, *adr = d->efc_J_rowadr, *col = d->efc_J_colind;
+    mcs_mulRows(nefc, nnz, adr, col, d->efc_J_val, S.rrun, a, v);
+    mcs_mulRows(nefc, nnz, adr, col, d->efc_J_val, NULL, b, v);
+    cr_assert(!memcmp(a, b, sizeof(double) * (size_t)nefc), "J v over runs differs (step %d)", k);
+    for (int i = 0; i < nv; i++) {
+      ta[i] = tb[i] = -0.0;
+    }
+    mcs_mulRowsT(nefc, nnz, adr, col, d->efc_J_val, S.rrun, ta, f);
+    for (int r = 0; r < nefc; r++) {
+      if (f[r] != 0) {
+        for (int q = 0; q < nnz[r]; q++) {
+          tb[col[adr[r] + q]] += f[r] * d->efc_J_val[adr[r] + q];
+        }
+      }
+    }
+    cr_assert(!memcmp(ta, tb, sizeof(double) * (size_t)nv), "J' f over runs differs (step %d)", k);
+    free(v);
+    host->freeStack(d);
+  }
+  cr_assert_gt(longRuns, 10, "too few runs of 3 or more rows: %d", longRuns);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
