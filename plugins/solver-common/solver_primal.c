@@ -718,6 +718,21 @@ static void rowsMulJT(const Primal* p, mcNum* res, const mcNum* vec) {
 }
 
 
+// bit q set for each non-zero a[q] of four entries (NaN counts as non-zero, -0 as zero, as a
+// test a[q] != 0), and the number of bits of each mask
+static inline int nonzero4(const mcNum* a) {
+#ifdef __SSE2__
+  __m128d z = _mm_setzero_pd();
+  return _mm_movemask_pd(_mm_cmpneq_pd(_mm_loadu_pd(a), z)) |
+         _mm_movemask_pd(_mm_cmpneq_pd(_mm_loadu_pd(a + 2), z)) << 2;
+#else
+  return (a[0] != 0) | (a[1] != 0) << 1 | (a[2] != 0) << 2 | (a[3] != 0) << 3;
+#endif
+}
+
+static const unsigned char kBits[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+
+
 // rows of the solve: the row-sparse efc_J, else a compressed copy of the dense one on the stack;
 // 0 if the copy does not fit
 static int makeRows(Primal* p) {
@@ -733,17 +748,13 @@ static int makeRows(Primal* p) {
   // count the non-zeros over the whole matrix at once, four entries a step
   const mcNum* J = d->efc_J;
   size_t total = (size_t)nefc * nv, k = 0;
-  int c0 = 0, c1 = 0, c2 = 0, c3 = 0;
+  int nnz = 0;
   for (; k + 4 <= total; k += 4) {
-    c0 += J[k] != 0;
-    c1 += J[k + 1] != 0;
-    c2 += J[k + 2] != 0;
-    c3 += J[k + 3] != 0;
+    nnz += kBits[nonzero4(J + k)];
   }
   for (; k < total; k++) {
-    c0 += J[k] != 0;
+    nnz += J[k] != 0;
   }
-  int nnz = c0 + c1 + c2 + c3;
   int* rnnz = p->host->stackAlloc(d, sizeof(int) * (2 * (size_t)nefc + nnz + 1), 16);
   mcNum* rval = p->host->stackAlloc(d, sizeof(mcNum) * ((size_t)nnz + 1), 16);
   if (!rnnz || !rval) {
@@ -755,18 +766,20 @@ static int makeRows(Primal* p) {
   for (int i = 0; i < nefc; i++, J += nv) {
     radr[i] = adr;
 
-    // branch-free: always write, advance over non-zeros (one spare slot at the end); two
-    // entries a step
+    // four entries a step: none non-zero (runs of dofs a row does not reach) skips; else
+    // branch-free: always write, advance over non-zeros (one spare slot at the end)
     int c = 0;
-    for (; c + 2 <= nv; c += 2) {
-      rcol[adr] = c;
-      rval[adr] = J[c];
-      adr += J[c] != 0;
-      rcol[adr] = c + 1;
-      rval[adr] = J[c + 1];
-      adr += J[c + 1] != 0;
+    for (; c + 4 <= nv; c += 4) {
+      int mask = nonzero4(J + c);
+      if (mask) {
+        for (int q = 0; q < 4; q++) {
+          rcol[adr] = c + q;
+          rval[adr] = J[c + q];
+          adr += (mask >> q) & 1;
+        }
+      }
     }
-    if (c < nv) {
+    for (; c < nv; c++) {
       rcol[adr] = c;
       rval[adr] = J[c];
       adr += J[c] != 0;
