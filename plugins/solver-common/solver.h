@@ -26,11 +26,14 @@ typedef struct {
   int* rownnz;                    //                                                     (nv)
   int* colind;                    //                                                     (nnz)
   mcNum* val;                     //                                                     (nnz)
-  int* jcoladr;                   // efc_J by columns: start of column c in jrow, jpos  (nv + 1)
-  int* jcolnnz;                   //                                                     (nv)
-  int* jrow;                      // efc row of each entry                               (nnzJ)
-  int* jpos;                      // position of the entry within its efc row            (nnzJ)
+  int* jcoladr;                   // efc_J by columns, the first row of each run of rows with
+  int* jcolnnz;                   // the same columns only: start of column c in jrow, jpos
+                                  // (nv + 1), number of entries (nv)
+  int* jrow;                      // efc row of each entry                    (at most nnzJ)
+  int* jpos;                      // position of the entry within its efc row (at most nnzJ)
+  int* rrun;                      // rows r .. r + rrun[r] - 1 have the columns of row r (nefc)
   int* map;                       // scratch                                             (3 nv)
+  long work;                      // multiply-adds of the elimination (sum of n(n-1)/2 over rows)
 } mcsSparseH;
 
 // Symbolic cache of Newton across steps: an int buffer in the solver instance's plugin_data
@@ -61,6 +64,20 @@ void mcs_sparseFactor(const mcModel* m, const mcData* d, mcsSparseH* S);
 // Rank-1 update (sigma = D) or downdate (sigma = -D) of the factor with efc row r; w is zero
 // scratch (nv) and is left zero. Return 0 if a pivot fell below mcMINVAL (refactor then).
 int mcs_sparseUpdate(const mcData* d, mcsSparseH* S, int r, mcNum sigma, mcNum* w);
+
+// Entries of L a rank-1 update with efc row r walks (the rows on the elimination-tree path from
+// its last column), and multiply-adds of a factorization of the current Hessian (the elimination
+// plus the assembly of the quadratic rows): the costs Newton weighs to update or refactor.
+long mcs_sparseUpdateWork(const mcData* d, const mcsSparseH* S, int r);
+long mcs_sparseFactorWork(const mcData* d, const mcsSparseH* S);
+
+// res = J vec (mcs_mulRows) and res += J' vec (mcs_mulRowsT) over nrow rows given by their non-zeros
+// (rnnz, radr, rcol, rval); run: NULL, or S->rrun (rows with the same columns, processed together;
+// bitwise the products of the rows one by one). Rows with vec 0 add nothing to J' vec.
+void mcs_mulRows(int nrow, const int* rnnz, const int* radr, const int* rcol, const mcNum* rval,
+                 const int* run, mcNum* res, const mcNum* vec);
+void mcs_mulRowsT(int nrow, const int* rnnz, const int* radr, const int* rcol,
+                  const mcNum* rval, const int* run, mcNum* res, const mcNum* vec);
 
 // x = inv(H) x with the factor.
 void mcs_sparseSolve(const mcsSparseH* S, mcNum* x);

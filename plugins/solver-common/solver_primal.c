@@ -277,8 +277,14 @@ static void makeHessian(Primal* p) {
 }
 
 
-// Newton after a move: rank-1 updates of the sparse factor for the rows whose quadratic state
-// changed (additions first, then removals), else a full factorization; return the updates done
+// cost of an entry of a sparse rank-1 update (a division and three multiply-adds) in
+// multiply-adds of a factorization, for Newton's choice between updating and refactoring (2:
+// the fewest instructions on humanoid100 and 22_humanoids among 1, 2, 4 and 8)
+enum { UPDATE_COST = 2 };
+
+// Newton after a move: rank-1 updates of the factor for the rows whose quadratic state changed
+// (additions first, then removals), else a full factorization (dense: beyond 8 + nv / 16 changes;
+// sparse: when the updates cost more); return the updates done
 static int updateHessian(Primal* p) {
   mcData* d = p->d;
   int nefc = p->nefc, nv = p->nv, nchange = 0;
@@ -290,9 +296,24 @@ static int updateHessian(Primal* p) {
     }
     nchange += (now == mcCNSTRSTATE_QUADRATIC) != (old == mcCNSTRSTATE_QUADRATIC);
   }
-  if (nchange < 0 || nchange > 8 + nv / 16) {
+  if (nchange < 0 || (!p->sparse && nchange > 8 + nv / 16)) {
     makeHessian(p);
     return 0;
+  }
+
+  // sparse: beyond 8 changes, update while the updates' paths cost less than a factorization
+  if (p->sparse && nchange > 8) {
+    long work = 0, limit = mcs_sparseFactorWork(d, &p->S) / UPDATE_COST;
+    for (int i = 0; i < nefc && work <= limit; i++) {
+      if ((d->efc_state[i] == mcCNSTRSTATE_QUADRATIC) !=
+          (p->oldstate[i] == mcCNSTRSTATE_QUADRATIC)) {
+        work += mcs_sparseUpdateWork(d, &p->S, i);
+      }
+    }
+    if (work > limit) {
+      makeHessian(p);
+      return 0;
+    }
   }
 
   // additions, then removals; a failed downdate falls back to the full factorization
@@ -682,34 +703,34 @@ static mcNum lineSearch(Primal* p, mcSolverStat* stat, mcNum scale, mcNum* chang
 
 //---------------------------------- the primal loop -----------------------------------------------
 
-// res = J vec over the rows of the solve
+// res = J vec over the rows of the solve (rows with the same columns together on the sparse path)
 static void rowsMulJ(const Primal* p, mcNum* res, const mcNum* vec) {
-  for (int i = 0; i < p->nefc; i++) {
-    const int* col = p->rcol + p->radr[i];
-    const mcNum* val = p->rval + p->radr[i];
-    mcNum s = 0;
-    for (int k = 0, n = p->rnnz[i]; k < n; k++) {
-      s += val[k] * vec[col[k]];
-    }
-    res[i] = s;
-  }
+  mcs_mulRows(p->nefc, p->rnnz, p->radr, p->rcol, p->rval, p->sparse ? p->S.rrun : NULL, res,
+              vec);
 }
 
 
 // res = J' vec over the rows of the solve
 static void rowsMulJT(const Primal* p, mcNum* res, const mcNum* vec) {
   memset(res, 0, sizeof(mcNum) * p->nv);
-  for (int i = 0; i < p->nefc; i++) {
-    mcNum v = vec[i];
-    if (v != 0) {
-      const int* col = p->rcol + p->radr[i];
-      const mcNum* val = p->rval + p->radr[i];
-      for (int k = 0, n = p->rnnz[i]; k < n; k++) {
-        res[col[k]] += v * val[k];
-      }
-    }
-  }
+  mcs_mulRowsT(p->nefc, p->rnnz, p->radr, p->rcol, p->rval, p->sparse ? p->S.rrun : NULL, res,
+               vec);
 }
+
+
+// bit q set for each non-zero a[q] of four entries (NaN counts as non-zero, -0 as zero, as a
+// test a[q] != 0), and the number of bits of each mask
+static inline int nonzero4(const mcNum* a) {
+#ifdef __SSE2__
+  __m128d z = _mm_setzero_pd();
+  return _mm_movemask_pd(_mm_cmpneq_pd(_mm_loadu_pd(a), z)) |
+         _mm_movemask_pd(_mm_cmpneq_pd(_mm_loadu_pd(a + 2), z)) << 2;
+#else
+  return (a[0] != 0) | (a[1] != 0) << 1 | (a[2] != 0) << 2 | (a[3] != 0) << 3;
+#endif
+}
+
+static const unsigned char kBits[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
 
 
 // rows of the solve: the row-sparse efc_J, else a compressed copy of the dense one on the stack;
@@ -727,17 +748,13 @@ static int makeRows(Primal* p) {
   // count the non-zeros over the whole matrix at once, four entries a step
   const mcNum* J = d->efc_J;
   size_t total = (size_t)nefc * nv, k = 0;
-  int c0 = 0, c1 = 0, c2 = 0, c3 = 0;
+  int nnz = 0;
   for (; k + 4 <= total; k += 4) {
-    c0 += J[k] != 0;
-    c1 += J[k + 1] != 0;
-    c2 += J[k + 2] != 0;
-    c3 += J[k + 3] != 0;
+    nnz += kBits[nonzero4(J + k)];
   }
   for (; k < total; k++) {
-    c0 += J[k] != 0;
+    nnz += J[k] != 0;
   }
-  int nnz = c0 + c1 + c2 + c3;
   int* rnnz = p->host->stackAlloc(d, sizeof(int) * (2 * (size_t)nefc + nnz + 1), 16);
   mcNum* rval = p->host->stackAlloc(d, sizeof(mcNum) * ((size_t)nnz + 1), 16);
   if (!rnnz || !rval) {
@@ -749,18 +766,20 @@ static int makeRows(Primal* p) {
   for (int i = 0; i < nefc; i++, J += nv) {
     radr[i] = adr;
 
-    // branch-free: always write, advance over non-zeros (one spare slot at the end); two
-    // entries a step
+    // four entries a step: none non-zero (runs of dofs a row does not reach) skips; else
+    // branch-free: always write, advance over non-zeros (one spare slot at the end)
     int c = 0;
-    for (; c + 2 <= nv; c += 2) {
-      rcol[adr] = c;
-      rval[adr] = J[c];
-      adr += J[c] != 0;
-      rcol[adr] = c + 1;
-      rval[adr] = J[c + 1];
-      adr += J[c + 1] != 0;
+    for (; c + 4 <= nv; c += 4) {
+      int mask = nonzero4(J + c);
+      if (mask) {
+        for (int q = 0; q < 4; q++) {
+          rcol[adr] = c + q;
+          rval[adr] = J[c + q];
+          adr += (mask >> q) & 1;
+        }
+      }
     }
-    if (c < nv) {
+    for (; c < nv; c++) {
       rcol[adr] = c;
       rval[adr] = J[c];
       adr += J[c] != 0;

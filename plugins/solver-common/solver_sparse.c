@@ -35,7 +35,8 @@ static int symbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSparseH
   memset(S, 0, sizeof(*S));
   S->nv = nv;
 
-  // Jacobian by columns: the rows of each column and the position of the entry in the row
+  // Jacobian by columns: the rows of each column (first rows of runs) and the position of the
+  // entry in the row
   int nnzJ = 0;
   for (int r = 0; r < nefc; r++) {
     nnzJ += rownnz[r];
@@ -43,9 +44,10 @@ static int symbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSparseH
   S->jcoladr = host->stackAlloc(d, sizeof(int) * (2 * (size_t)nv + 1), 16);
   S->jrow = host->stackAlloc(d, sizeof(int) * ((size_t)nnzJ + 1), 16);
   S->jpos = host->stackAlloc(d, sizeof(int) * ((size_t)nnzJ + 1), 16);
+  S->rrun = host->stackAlloc(d, sizeof(int) * ((size_t)nefc + 1), 16);
   S->rowadr = host->stackAlloc(d, sizeof(int) * 2 * (size_t)nv, 16);
   S->map = host->stackAlloc(d, sizeof(int) * 3 * (size_t)nv, 16);
-  if (!S->jcoladr || !S->jrow || !S->jpos || !S->rowadr || !S->map) {
+  if (!S->jcoladr || !S->jrow || !S->jpos || !S->rrun || !S->rowadr || !S->map) {
     return 0;
   }
   S->jcolnnz = S->jcoladr + nv + 1;
@@ -53,16 +55,27 @@ static int symbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSparseH
   int* mark = S->map;
   int* head = S->map + nv;
   int* next = S->map + 2 * nv;
+
+  // runs of rows with the same columns (the edges of a pyramidal contact, the contacts of one
+  // pair of bodies): only the first row of a run is listed by columns; the pattern needs no
+  // other, and the assembly adds the rows of a run together
+  for (int r = nefc - 1; r >= 0; r--) {
+    int same = r + 1 < nefc && rownnz[r + 1] == rownnz[r] &&
+               !memcmp(colind + rowadr[r], colind + rowadr[r + 1], sizeof(int) * rownnz[r]);
+    S->rrun[r] = same ? S->rrun[r + 1] + 1 : 1;
+  }
   memset(S->jcolnnz, 0, sizeof(int) * nv);
-  for (int t = 0; t < nnzJ; t++) {
-    S->jcolnnz[colind[t]]++;
+  for (int r = 0; r < nefc; r += S->rrun[r]) {
+    for (int k = 0; k < rownnz[r]; k++) {
+      S->jcolnnz[colind[rowadr[r] + k]]++;
+    }
   }
   S->jcoladr[0] = 0;
   for (int c = 0; c < nv; c++) {
     S->jcoladr[c + 1] = S->jcoladr[c] + S->jcolnnz[c];
     S->jcolnnz[c] = 0;
   }
-  for (int r = 0; r < nefc; r++) {
+  for (int r = 0; r < nefc; r += S->rrun[r]) {
     for (int k = 0; k < rownnz[r]; k++) {
       int c = colind[rowadr[r] + k];
       int t = S->jcoladr[c] + S->jcolnnz[c]++;
@@ -154,7 +167,8 @@ static int symbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSparseH
 //---------------------------------- symbolic cache ------------------------------------------------
 
 // header of the cache buffer: valid flag, nv, nefc, nnz of efc_J, nnz of L; then the key
-// (efc_J_rownnz, the columns of every row), jcoladr + jcolnnz, jrow, jpos, rowadr + rownnz, colind
+// (efc_J_rownnz, the columns of every row), jcoladr + jcolnnz, jrow, jpos, rrun, rowadr + rownnz,
+// colind
 enum { CACHE_VALID = 0, CACHE_NV, CACHE_NEFC, CACHE_NNZJ, CACHE_NNZL, CACHE_HEADER };
 
 
@@ -182,7 +196,7 @@ const mcpPluginExt mcs_solverExt = {0, NULL, NULL, solverNdata, NULL};
 
 // ints the cache needs for nefc rows, nnzJ Jacobian entries and nnzL factor entries
 static size_t cacheNeed(int nv, int nefc, int nnzJ, int nnzL) {
-  return CACHE_HEADER + (size_t)nefc + 3 * (size_t)nnzJ + 4 * (size_t)nv + 1 + (size_t)nnzL;
+  return CACHE_HEADER + 2 * (size_t)nefc + 3 * (size_t)nnzJ + 4 * (size_t)nv + 1 + (size_t)nnzL;
 }
 
 
@@ -212,6 +226,8 @@ static int cacheHit(const mcsSymbolicCache* c, const mcData* d, int nv, int nnzJ
   S->jrow = p;
   S->jpos = p + nnzJ;
   p += 2 * nnzJ;
+  S->rrun = p;
+  p += nefc;
   S->rowadr = p;
   S->rownnz = p + nv;
   S->colind = p + 2 * nv;
@@ -238,9 +254,11 @@ static void cacheStore(const mcsSymbolicCache* c, const mcData* d, int nv, int n
   memcpy(p, S->jcoladr, sizeof(int) * ((size_t)nv + 1));
   memcpy(p + nv + 1, S->jcolnnz, sizeof(int) * (size_t)nv);
   p += 2 * nv + 1;
-  memcpy(p, S->jrow, sizeof(int) * (size_t)nnzJ);
-  memcpy(p + nnzJ, S->jpos, sizeof(int) * (size_t)nnzJ);
+  memcpy(p, S->jrow, sizeof(int) * (size_t)S->jcoladr[nv]);
+  memcpy(p + nnzJ, S->jpos, sizeof(int) * (size_t)S->jcoladr[nv]);
   p += 2 * nnzJ;
+  memcpy(p, S->rrun, sizeof(int) * (size_t)nefc);
+  p += nefc;
   memcpy(p, S->rowadr, sizeof(int) * (size_t)nv);
   memcpy(p + nv, S->rownnz, sizeof(int) * (size_t)nv);
   memcpy(p + 2 * nv, S->colind, sizeof(int) * (size_t)S->nnz);
@@ -268,6 +286,12 @@ int mcs_sparseSymbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSpar
     if (cached) {
       cacheStore(cache, d, nv, nnzJ, S);
     }
+  }
+
+  S->work = 0;
+  for (int k = 0; k < nv; k++) {
+    long n = S->rownnz[k];
+    S->work += n * (n - 1) / 2;
   }
 
   // values of L (and S->map, scratch of the numeric factorization)
@@ -313,6 +337,52 @@ static inline void addRow(const mcData* d, mcNum* Li, const int* map, int r, int
 }
 
 
+// add sum over g < ng of w[g] * (row val[g] of J, its first n entries: the columns <= i) into
+// row i of L through map, for rows with the same columns rc; each entry receives the rows' terms
+// in the order of g, one addition each (the same operations as adding the rows one by one).
+// Called with a literal ng for the common run lengths, so that the loop over g unrolls
+static inline void addRun(mcNum* Li, const int* map, const int* rc, int n,
+                          const mcNum* const* val, const mcNum* w, int ng) {
+  if (n <= 0) {
+    return;
+  }
+  int p0 = map[rc[0]];
+  if (map[rc[n - 1]] - p0 == n - 1) {
+    mcNum* r = Li + p0;
+    for (int q = 0; q < n; q++) {
+      mcNum h = r[q];
+      for (int g = 0; g < ng; g++) {
+        h += w[g] * val[g][q];
+      }
+      r[q] = h;
+    }
+    return;
+  }
+  for (int q = 0; q < n; q++) {
+    mcNum* e = Li + map[rc[q]];
+    mcNum h = *e;
+    for (int g = 0; g < ng; g++) {
+      h += w[g] * val[g][q];
+    }
+    *e = h;
+  }
+}
+
+
+// addRun with the run length as a literal for 1 to 4 rows
+static void addRunN(mcNum* Li, const int* map, const int* rc, int n, const mcNum* const* val,
+                    const mcNum* w, int ng) {
+  switch (ng) {
+    case 0: break;
+    case 1: addRun(Li, map, rc, n, val, w, 1); break;
+    case 2: addRun(Li, map, rc, n, val, w, 2); break;
+    case 3: addRun(Li, map, rc, n, val, w, 3); break;
+    case 4: addRun(Li, map, rc, n, val, w, 4); break;
+    default: addRun(Li, map, rc, n, val, w, ng); break;
+  }
+}
+
+
 // number of entries of row r of J with column <= i (columns ascending)
 static int rowPrefix(const mcData* d, int r, int i) {
   const int* rc = d->efc_J_colind + d->efc_J_rowadr[r];
@@ -341,23 +411,41 @@ void mcs_sparseFactor(const mcModel* m, const mcData* d, mcsSparseH* S) {
     for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j]) {
       Li[map[j]] = d->qM[adr++];
     }
-    for (int t = S->jcoladr[i]; t < S->jcoladr[i + 1]; t++) {
-      int r = S->jrow[t], state = d->efc_state[r];
-      mcNum Jri = d->efc_J_val[d->efc_J_rowadr[r] + S->jpos[t]];
-      if (state == mcCNSTRSTATE_QUADRATIC) {
-        // columns ascending: those <= i are the entries up to and including i's
-        addRow(d, Li, map, r, S->jpos[t] + 1, d->efc_D[r] * Jri);
-      } else if (state == mcCNSTRSTATE_CONE) {
-        const mcContact* con = d->contact + d->efc_id[r];
-        int dim = con->dim, a = r - con->efc_address;
-        for (int b = 0; b < dim; b++) {
-          mcNum h = con->H[a * dim + b];
-          if (h != 0) {
-            int rb = con->efc_address + b;
-            addRow(d, Li, map, rb, rowPrefix(d, rb, i), h * Jri);
+    // the rows through column i, a run of rows with the same columns at a time: their quadratic
+    // rows are added together, in row order; a cone row first adds the quadratic rows before it
+    for (int t = S->jcoladr[i]; t < S->jcoladr[i + 1];) {
+      int r0 = S->jrow[t], nrun = S->rrun[r0], pos = S->jpos[t++];
+      const int* rc = d->efc_J_colind + d->efc_J_rowadr[r0];
+      const mcNum* val[8];
+      mcNum w[8];
+      int ng = 0;
+      for (int r = r0; r < r0 + nrun; r++) {
+        int state = d->efc_state[r];
+        if (state == mcCNSTRSTATE_QUADRATIC) {
+          const mcNum* rv = d->efc_J_val + d->efc_J_rowadr[r];
+          if (ng == 8) {
+            addRunN(Li, map, rc, pos + 1, val, w, ng);
+            ng = 0;
+          }
+          val[ng] = rv;
+          w[ng++] = d->efc_D[r] * rv[pos];
+        } else if (state == mcCNSTRSTATE_CONE) {
+          addRunN(Li, map, rc, pos + 1, val, w, ng);
+          ng = 0;
+          mcNum Jri = d->efc_J_val[d->efc_J_rowadr[r] + pos];
+          const mcContact* con = d->contact + d->efc_id[r];
+          int dim = con->dim, a = r - con->efc_address;
+          for (int b = 0; b < dim; b++) {
+            mcNum h = con->H[a * dim + b];
+            if (h != 0) {
+              int rb = con->efc_address + b;
+              addRow(d, Li, map, rb, rowPrefix(d, rb, i), h * Jri);
+            }
           }
         }
       }
+      // columns ascending: those <= i are the entries up to and including i's
+      addRunN(Li, map, rc, pos + 1, val, w, ng);
     }
   }
 
@@ -472,4 +560,129 @@ int mcs_sparseUpdate(const mcData* d, mcsSparseH* S, int r, mcNum sigma, mcNum* 
     k = nk > 0 ? ck[nk - 1] : -1;
   }
   return ok;
+}
+
+
+//---------------------------------- products with the rows ------------------------------------
+
+// rows i .. i + runLength(run, i) - 1 have the same columns, taken up to 4 at a time
+static inline int runLength(const int* run, int i) {
+  return run[i] < 4 ? run[i] : 4;
+}
+
+
+// res[g] = row val[g] . vec over the ng rows of a run with columns col: each sum in the order of
+// the columns, as one row alone (the entries of vec are loaded once for the run). Called with a
+// literal ng so that the loop over the rows unrolls
+static inline void mulRun(mcNum* res, const int* col, int n, const mcNum* const* val,
+                          const mcNum* vec, int ng) {
+  mcNum s[4] = {0, 0, 0, 0};
+  for (int k = 0; k < n; k++) {
+    mcNum x = vec[col[k]];
+    for (int g = 0; g < ng; g++) {
+      s[g] += val[g][k] * x;
+    }
+  }
+  for (int g = 0; g < ng; g++) {
+    res[g] = s[g];
+  }
+}
+
+
+void mcs_mulRows(int nrow, const int* rnnz, const int* radr, const int* rcol, const mcNum* rval,
+                 const int* run, mcNum* res, const mcNum* vec) {
+  if (!run) {
+    for (int i = 0; i < nrow; i++) {
+      const mcNum* val[1] = {rval + radr[i]};
+      mulRun(res + i, rcol + radr[i], rnnz[i], val, vec, 1);
+    }
+    return;
+  }
+  for (int i = 0; i < nrow;) {
+    int ng = runLength(run, i), n = rnnz[i];
+    const int* col = rcol + radr[i];
+    const mcNum* val[4];
+    for (int g = 0; g < ng; g++) {
+      val[g] = rval + radr[i + g];
+    }
+    switch (ng) {
+      case 1: mulRun(res + i, col, n, val, vec, 1); break;
+      case 2: mulRun(res + i, col, n, val, vec, 2); break;
+      case 3: mulRun(res + i, col, n, val, vec, 3); break;
+      default: mulRun(res + i, col, n, val, vec, 4); break;
+    }
+    i += ng;
+  }
+}
+
+
+// res[col] += v[g] * row val[g] over the ng rows of a run, in the order of g for each entry (as
+// the rows one after the other)
+static inline void mulTRun(mcNum* res, const int* col, int n, const mcNum* const* val,
+                           const mcNum* v, int ng) {
+  for (int k = 0; k < n; k++) {
+    mcNum h = res[col[k]];
+    for (int g = 0; g < ng; g++) {
+      h += v[g] * val[g][k];
+    }
+    res[col[k]] = h;
+  }
+}
+
+
+void mcs_mulRowsT(int nrow, const int* rnnz, const int* radr, const int* rcol,
+                  const mcNum* rval, const int* run, mcNum* res, const mcNum* vec) {
+  if (!run) {
+    for (int i = 0; i < nrow; i++) {
+      if (vec[i] != 0) {
+        const mcNum* val[1] = {rval + radr[i]};
+        mulTRun(res, rcol + radr[i], rnnz[i], val, vec + i, 1);
+      }
+    }
+    return;
+  }
+  for (int i = 0; i < nrow;) {
+    int nrun = runLength(run, i), ng = 0, n = rnnz[i];
+    const int* col = rcol + radr[i];
+    const mcNum* val[4];
+    mcNum v[4];
+    for (int g = 0; g < nrun; g++) {
+      if (vec[i + g] != 0) {
+        val[ng] = rval + radr[i + g];
+        v[ng++] = vec[i + g];
+      }
+    }
+    switch (ng) {
+      case 0: break;
+      case 1: mulTRun(res, col, n, val, v, 1); break;
+      case 2: mulTRun(res, col, n, val, v, 2); break;
+      case 3: mulTRun(res, col, n, val, v, 3); break;
+      default: mulTRun(res, col, n, val, v, 4); break;
+    }
+    i += nrun;
+  }
+}
+
+
+long mcs_sparseUpdateWork(const mcData* d, const mcsSparseH* S, int r) {
+  int n = d->efc_J_rownnz[r];
+  long work = 0;
+  for (int k = n > 0 ? d->efc_J_colind[d->efc_J_rowadr[r] + n - 1] : -1; k >= 0;) {
+    int nk = S->rownnz[k];
+    work += nk;
+    k = nk > 1 ? S->colind[S->rowadr[k] + nk - 2] : -1;
+  }
+  return work;
+}
+
+
+long mcs_sparseFactorWork(const mcData* d, const mcsSparseH* S) {
+  long work = S->work;
+  for (int r = 0; r < d->nefc; r++) {
+    if (d->efc_state[r] == mcCNSTRSTATE_QUADRATIC) {
+      long n = d->efc_J_rownnz[r];
+      work += n * (n + 1) / 2;
+    }
+  }
+  return work;
 }
