@@ -3,7 +3,6 @@
 #include "engine/threadpool.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +12,7 @@
 
 #define MAXTHREAD 256
 #define MINSTACK ((size_t)1 << 20)
-#define SPINNS 100000             // a helper spins this long (ns) for the next job, then sleeps
+#define SPINNS 500000             // a helper spins this long (ns) for the next job, then sleeps
 #define LINE 64
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -50,11 +49,13 @@ struct mcThreadPool_ {
   atomic_int open;                // helpers may still join the current job
   _Alignas(LINE) atomic_int active;  // helpers that joined the current job and are still in it
   _Alignas(LINE) atomic_int sleepers;  // helpers on (or about to wait on) the condition variable
+  atomic_int waiting;             // the caller sleeps until active reaches zero
   atomic_int quit;
   atomic_long spinns;             // the spin time (mci_poolSetSpin)
   atomic_int hold;                // helpers never join (mci_poolSetSpin with hold)
   pthread_mutex_t lock;           // guards the sleep
   pthread_cond_t wake;            // a new generation was posted
+  pthread_cond_t done;            // active reached zero while the caller was waiting
   mciTaskFn fn;                   // the job (written before it is opened)
   void* ctx;
   atomic_int taken[MAXTHREAD];    // tasks run by each thread (statistics)
@@ -145,7 +146,13 @@ static void* helperMain(void* arg) {
       seen = atomic_load(&pool->generation);   // the job joined (perhaps a newer one)
       drain(pool, pool->fn, pool->ctx, h->id);
     }
-    atomic_fetch_sub_explicit(&pool->active, 1, memory_order_release);
+    // leave; the last one out wakes a caller that sleeps (it raised waiting before it read
+    // active, this thread lowered active before it reads waiting)
+    if (atomic_fetch_sub(&pool->active, 1) == 1 && atomic_load(&pool->waiting)) {
+      pthread_mutex_lock(&pool->lock);
+      pthread_cond_signal(&pool->done);
+      pthread_mutex_unlock(&pool->lock);
+    }
   }
 }
 
@@ -177,14 +184,19 @@ void mci_poolRun(mcThreadPool* pool, int ntask, mciTaskFn fn, void* ctx) {
 
   // no task left to take: close the job, wait for the helpers still running one
   atomic_store(&pool->open, 0);
-  for (int spin = 0; atomic_load_explicit(&pool->active, memory_order_acquire) > 0; spin++) {
-    if (spin < 4096) {
+  for (int spin = 0; atomic_load(&pool->active) > 0; spin++) {
+    if (spin < 4096) {            // a task in progress: usually a few microseconds
       PAUSE();
-    } else {
-      sched_yield();
+      continue;
     }
+    pthread_mutex_lock(&pool->lock);   // a helper descheduled in its task: sleep
+    atomic_store(&pool->waiting, 1);
+    while (atomic_load(&pool->active) > 0) {
+      pthread_cond_wait(&pool->done, &pool->lock);
+    }
+    atomic_store(&pool->waiting, 0);
+    pthread_mutex_unlock(&pool->lock);
   }
-  atomic_thread_fence(memory_order_acquire);
   pthread_mutex_unlock(&pool->call);
 }
 
@@ -229,6 +241,7 @@ static void destroyPool(mcThreadPool* pool, int n) {
   pthread_mutex_destroy(&pool->lock);
   pthread_mutex_destroy(&pool->call);
   pthread_cond_destroy(&pool->wake);
+  pthread_cond_destroy(&pool->done);
   free(pool->thread);
   free(pool->helper);
   free(pool->block);
@@ -260,6 +273,7 @@ mcThreadPool* mc_threadPoolCreate(int nthread) {
   pthread_mutex_init(&pool->lock, NULL);
   pthread_mutex_init(&pool->call, NULL);
   pthread_cond_init(&pool->wake, NULL);
+  pthread_cond_init(&pool->done, NULL);
   atomic_init(&pool->spinns, SPINNS);
   for (int i = 1; i < nthread; i++) {
     helper[i].pool = pool;
