@@ -3,6 +3,7 @@
 #include "engine/threadpool.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,9 @@
 
 #define MAXTHREAD 256
 #define MINSTACK ((size_t)1 << 20)
-#define SPINNS 500000             // a helper spins this long (ns) for the next job, then sleeps
+#define SPINNS 500000             // a helper waits this long (ns) awake for the next job, then sleeps
+#define PAUSENS 20000             // pause-spinning this long first (then yielding); the caller as long
+                                  // for a started task before it sleeps
 #define LINE 64
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -97,22 +100,28 @@ static long nanosNow(void) {
 }
 
 
-// wait for a generation other than seen (or quit): spin, then sleep
+// wait for a generation other than seen (or quit): spin with a pause for up to PAUSENS, then
+// with sched_yield up to the spin time (on a loaded machine the caller, or another process,
+// gets the core; on an idle one the yield returns at once), then sleep
 static unsigned long awaitJob(mcThreadPool* pool, unsigned long seen) {
-  long limit = atomic_load_explicit(&pool->spinns, memory_order_relaxed), start = 0;
+  long limit = atomic_load_explicit(&pool->spinns, memory_order_relaxed), start = 0, now = 0;
   for (int spin = 0;; spin++) {
     unsigned long g = atomic_load(&pool->generation);
     if (g != seen || atomic_load(&pool->quit)) {
       return g;
     }
     if ((spin & 63) == 63) {
-      long now = nanosNow();
+      now = nanosNow();
       start = start ? start : now;
       if (now - start >= limit) {
         break;
       }
     }
-    PAUSE();
+    if (start && now - start >= PAUSENS) {
+      sched_yield();
+    } else {
+      PAUSE();
+    }
   }
   // sleep: sleepers is raised before the generation is read again, the caller bumps the
   // generation before it reads sleepers, so one of the two sees the other
@@ -157,6 +166,18 @@ static void* helperMain(void* arg) {
 }
 
 
+// sleep until no helper is in the current job (the last one out signals done)
+static void waitHelpers(mcThreadPool* pool) {
+  pthread_mutex_lock(&pool->lock);
+  atomic_store(&pool->waiting, 1);
+  while (atomic_load(&pool->active) > 0) {
+    pthread_cond_wait(&pool->done, &pool->lock);
+  }
+  atomic_store(&pool->waiting, 0);
+  pthread_mutex_unlock(&pool->lock);
+}
+
+
 void mci_poolRun(mcThreadPool* pool, int ntask, mciTaskFn fn, void* ctx) {
   if (!pool || pool->nthread < 2 || ntask < 2) {
     for (int t = 0; t < ntask; t++) {
@@ -184,18 +205,17 @@ void mci_poolRun(mcThreadPool* pool, int ntask, mciTaskFn fn, void* ctx) {
 
   // no task left to take: close the job, wait for the helpers still running one
   atomic_store(&pool->open, 0);
+  long start = 0;
   for (int spin = 0; atomic_load(&pool->active) > 0; spin++) {
-    if (spin < 4096) {            // a task in progress: usually a few microseconds
-      PAUSE();
-      continue;
+    if ((spin & 63) == 63) {
+      long now = nanosNow();
+      start = start ? start : now;
+      if (now - start >= PAUSENS) {   // a helper descheduled in its task: sleep
+        waitHelpers(pool);
+        break;
+      }
     }
-    pthread_mutex_lock(&pool->lock);   // a helper descheduled in its task: sleep
-    atomic_store(&pool->waiting, 1);
-    while (atomic_load(&pool->active) > 0) {
-      pthread_cond_wait(&pool->done, &pool->lock);
-    }
-    atomic_store(&pool->waiting, 0);
-    pthread_mutex_unlock(&pool->lock);
+    PAUSE();                      // a task in progress: usually a few microseconds
   }
   pthread_mutex_unlock(&pool->call);
 }
