@@ -47,7 +47,7 @@ struct mcThreadPool_ {
   // and bumps the generation; a helper that sees a new generation joins (active + 1) only while
   // the job is open. The caller takes every task no helper has started, then closes the job and
   // waits only for the helpers that joined, so a descheduled helper never delays the step. A
-  // helper spins SPINNS for the next generation before it sleeps on the condition variable.
+  // helper stays awake SPINNS for the next generation before it sleeps on the condition variable.
   _Alignas(LINE) atomic_ulong generation;
   atomic_int open;                // helpers may still join the current job
   _Alignas(LINE) atomic_int active;  // helpers that joined the current job and are still in it
@@ -70,7 +70,6 @@ typedef struct {                  // mcData.threadwork
   int nthread;
   mciWorker* worker;
 } ThreadWork;
-
 
 
 //---------------------------------- running tasks -------------------------------------------------
