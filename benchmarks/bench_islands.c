@@ -6,12 +6,21 @@
 //     range, the median CPU time per step of both (all threads, and the calling thread's alone:
 //     1 thread / caller is what the step could gain on idle cores, an upper bound that a loaded
 //     machine does not distort), and checks that both runs end in the same state bit for bit.
+//     First it prints the round trip of a cache line between two threads pinned to two CPUs: on
+//     a virtual machine it can change by 5x when the host moves the virtual CPUs (about 60 ns
+//     sharing a cache, 330 ns apart on the development VM), and the step on two threads with it.
 //   moduco-bench-islands scale [--steps N] [--repeat R] [--max N] [--no-island]
 //     piles of n free bodies (stacks of five on a plane: spheres, capsules, boxes) for n = 300 ..
 //     10,000 (up to --max), islands on (--no-island: off), Newton; prints the median CPU time per
 //     step, nisland,
 //     contacts and rows, and the least-squares exponent p of t ~ n^p; then the peak memory.
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE               // pthread_setaffinity_np, CPU_SET
+#endif
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +68,72 @@ static double run(const mcModel* m, mcData* d, int nstep, double* cpu, double* o
 
 
 //---------------------------------- threads -------------------------------------------------------
+
+#define NPING 20000
+
+typedef struct {
+  _Alignas(64) atomic_int flag;   // odd: the caller's turn answered; even: the partner's
+  int cpu;                        // the partner's CPU
+} Ping;
+
+
+// pin the calling thread to cpu (ignored where not allowed)
+static void pin(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+
+static void* pingPartner(void* arg) {
+  Ping* p = (Ping*)arg;
+  pin(p->cpu);
+  for (int i = 0; i < NPING; i++) {
+    while (atomic_load_explicit(&p->flag, memory_order_acquire) != 2 * i + 1) {
+    }
+    atomic_store_explicit(&p->flag, 2 * i + 2, memory_order_release);
+  }
+  return NULL;
+}
+
+
+// round trip of a cache line between the first two CPUs this process may use (ns); 0 with fewer
+// than two (the calling thread's affinity is restored after)
+static double crossCoreRoundTrip(void) {
+  cpu_set_t mine;
+  if (sched_getaffinity(0, sizeof(mine), &mine) != 0) {
+    return 0;
+  }
+  int cpu[2], n = 0;
+  for (int c = 0; c < CPU_SETSIZE && n < 2; c++) {
+    if (CPU_ISSET(c, &mine)) {
+      cpu[n++] = c;
+    }
+  }
+  if (n < 2) {
+    return 0;
+  }
+  Ping p;
+  atomic_init(&p.flag, 0);
+  p.cpu = cpu[1];
+  pthread_t partner;
+  if (pthread_create(&partner, NULL, pingPartner, &p) != 0) {
+    return 0;
+  }
+  pin(cpu[0]);
+  double t0 = now(0);
+  for (int i = 0; i < NPING; i++) {
+    atomic_store_explicit(&p.flag, 2 * i + 1, memory_order_release);
+    while (atomic_load_explicit(&p.flag, memory_order_acquire) != 2 * i + 2) {
+    }
+  }
+  double t = now(0) - t0;
+  pthread_join(partner, NULL);
+  pthread_setaffinity_np(pthread_self(), sizeof(mine), &mine);
+  return 1e9 * t / NPING;
+}
+
 
 static int benchThreads(const char* file, int nstep, int repeat, int nthread) {
   char error[1024] = "";
@@ -222,6 +297,7 @@ int main(int argc, char** argv) {
   if (!strcmp(argv[1], "scale")) {
     return benchScale(nstep, repeat, nmax, island);
   }
+  printf("cross-core round trip %.0f ns\n", crossCoreRoundTrip());
   for (int i = first; i < argc; i++) {
     status |= benchThreads(argv[i], nstep, repeat, nthread);
   }

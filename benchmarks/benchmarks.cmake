@@ -30,4 +30,4 @@ target_compile_definitions(moduco-bench-derivative PRIVATE MODUCO_SOURCE_DIR="${
 # moduco-bench-islands: in-step thread pool (1 vs T threads, islands on) and the scaling of the
 # step with the number of free bodies (issue 15)
 add_executable(moduco-bench-islands ${CMAKE_CURRENT_LIST_DIR}/bench_islands.c)
-target_link_libraries(moduco-bench-islands PRIVATE moduco m)
+target_link_libraries(moduco-bench-islands PRIVATE moduco Threads::Threads m)

@@ -94,8 +94,7 @@ int mci_narrowParallel(const mcModel* m, mcData* d, const void* list, int n, mci
   job.nout = mc_stackAlloc(d, sizeof(int) * (size_t)ntask, _Alignof(int));
   job.ok = mc_stackAlloc(d, sizeof(int) * (size_t)ntask, _Alignof(int));
   job.scratch = mc_stackAlloc(d, sizeof(mcContact*) * (size_t)nthread, _Alignof(mcContact*));
-  mcContact* scratch = chunkScratch(d);
-  if (!job.out || !job.nout || !job.ok || !job.scratch || !scratch) {
+  if (!job.out || !job.nout || !job.ok || !job.scratch) {
     return 0;
   }
 
@@ -112,13 +111,19 @@ int mci_narrowParallel(const mcModel* m, mcData* d, const void* list, int n, mci
     mci_mergeView(d, mci_worker(d, t));
   }
 
-  // append in chunk order; chunks that failed are collided here
+  // append in chunk order; chunks that failed are collided here (with a scratch made then: a
+  // 50-contact memset the step saves when every chunk fits)
+  mcContact* scratch = NULL;
   for (int t = 0; t < ntask; t++) {
     if (job.ok[t]) {
       if (!appendChunk(m, d, job.out[t], job.nout[t])) {
         return 0;
       }
       continue;
+    }
+    scratch = scratch ? scratch : chunkScratch(d);
+    if (!scratch) {
+      return 0;
     }
     int last = (t + 1) * job.chunk < n ? (t + 1) * job.chunk : n;
     for (int i = t * job.chunk; i < last; i++) {

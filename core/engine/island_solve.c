@@ -22,6 +22,7 @@ typedef struct {
   mcSolverStat* stat;             // nisland x nstat, NULL: none kept
   int* failed;                    // per island: 1 if its view ran out of scratch memory
   int* nnz;                       // per island: the solver's solver_nnz
+  int* prepared;                  // per thread: its worker's views are set for this solve
 } Job;
 
 
@@ -305,10 +306,15 @@ static int solveIsland(const Job* job, mciWorker* w, int isl) {
 }
 
 
-// pool task: island task on the thread's worker
+// pool task: island task on the thread's worker (its views made by the thread's first task, so
+// the caller does not make them all)
 static void islandTask(void* ctx, int task, int thread) {
   Job* job = (Job*)ctx;
   mciWorker* w = mci_worker(job->d, thread);
+  if (!job->prepared[thread]) {
+    prepareWorker(w, job->m, job->d);
+    job->prepared[thread] = 1;
+  }
   job->failed[task] = !solveIsland(job, w, task);
 }
 
@@ -371,7 +377,9 @@ int mc_solveIslands(const mcModel* m, mcData* d, int maxiter) {
   job.nnz = mc_stackAlloc(d, sizeof(int) * (size_t)nisland, _Alignof(int));
   job.stat = mc_stackAlloc(d, sizeof(mcSolverStat) * (size_t)nisland * job.nstat,
                            _Alignof(mcSolverStat));
-  if (!job.failed || !job.nnz || !job.stat) {
+  int nthread = mci_threads(d);
+  job.prepared = mc_stackAlloc(d, sizeof(int) * (size_t)nthread, _Alignof(int));
+  if (!job.failed || !job.nnz || !job.stat || !job.prepared) {
     mc_freeStack(d);
     return 0;
   }
@@ -380,31 +388,36 @@ int mc_solveIslands(const mcModel* m, mcData* d, int maxiter) {
   }
 
   // parallel first (workers' own memory), then on the caller what did not fit there
-  int nthread = mci_threads(d);
   if (nthread > 1) {
-    for (int t = 0; t < nthread; t++) {
-      prepareWorker(mci_worker(d, t), m, d);
-    }
+    memset(job.prepared, 0, sizeof(int) * (size_t)nthread);
     mci_poolRun(d->threadpool, nisland, islandTask, &job);
     for (int t = 0; t < nthread; t++) {
-      mci_mergeView(d, mci_worker(d, t));
+      if (job.prepared[t]) {
+        mci_mergeView(d, mci_worker(d, t));
+      }
     }
   }
-  mciWorker local;
-  size_t start = (d->parena + 63) & ~(size_t)63;
-  local.stack = (char*)d->arena + start;
-  local.nstack = d->pstack > start ? d->pstack - start : 0;
-  prepareWorker(&local, m, d);
-  int ok = 1;
+  int nfailed = 0;
   for (int i = 0; i < nisland; i++) {
-    if (job.failed[i] && !solveIsland(&job, &local, i)) {
-      ok = 0;                     // not even there: the whole problem is solved instead
-      break;
-    }
+    nfailed += job.failed[i];
   }
-  mci_mergeView(d, &local);
-  size_t used = d->narena - d->pstack + local.view.maxuse_stack + local.view.maxuse_arena;
-  d->maxuse_stack = used > d->maxuse_stack ? used : d->maxuse_stack;
+  int ok = 1;
+  if (nfailed) {
+    mciWorker local;
+    size_t start = (d->parena + 63) & ~(size_t)63;
+    local.stack = (char*)d->arena + start;
+    local.nstack = d->pstack > start ? d->pstack - start : 0;
+    prepareWorker(&local, m, d);
+    for (int i = 0; i < nisland; i++) {
+      if (job.failed[i] && !solveIsland(&job, &local, i)) {
+        ok = 0;                   // not even there: the whole problem is solved instead
+        break;
+      }
+    }
+    mci_mergeView(d, &local);
+    size_t used = d->narena - d->pstack + local.view.maxuse_stack + local.view.maxuse_arena;
+    d->maxuse_stack = used > d->maxuse_stack ? used : d->maxuse_stack;
+  }
   if (!ok) {
     mc_freeStack(d);
     return 0;

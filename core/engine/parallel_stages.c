@@ -36,8 +36,9 @@ typedef struct {
 
 // cut bodies 1 .. nbody-1 into at most want ranges of whole trees: a cut before body i is
 // allowed when no body from i on belongs to a tree with a smaller root
-static int cutTrees(const mcModel* m, int want, int* body) {
+int mci_cutTrees(const mcModel* m, int want, int* body) {
   int nbody = m->nbody;
+  want = want < 1 ? 1 : want > MAXRANGE ? MAXRANGE : want;
   int target = (nbody - 1 + want - 1) / want;
   int cut[MAXRANGE + 1], n = 0, count = 0, minroot = nbody;
   for (int i = nbody - 1; i >= 1; i--) {
@@ -91,7 +92,7 @@ static int makeTrees(const mcModel* m, mcData* d, Trees* t, size_t nscratch) {
   int want = RANGEPERTHREAD * nthread < MAXRANGE ? RANGEPERTHREAD * nthread : MAXRANGE;
   t->m = m;
   t->d = d;
-  t->n = cutTrees(m, want, t->body);
+  t->n = mci_cutTrees(m, want, t->body);
   if (t->n < 2) {
     return 0;
   }

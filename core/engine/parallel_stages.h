@@ -50,6 +50,12 @@ void mci_solveLDPool(const mcModel* m, mcData* d, mcNum* x, int n, const mcNum* 
 // mc_solveM's solve of x in place (d's factor of M) with the trees on the pool when it can
 void mci_solveMPool(const mcModel* m, mcData* d, mcNum* x, int n);
 
+// Cut bodies 1 .. nbody-1 into at most want (<= 64) ranges of whole trees balanced by body count:
+// range k is bodies body[k] .. body[k+1]-1; returns the number of ranges. The same model and want
+// give the same cut, so pool thread t (which takes the same block of ranges first in every job)
+// keeps the same trees across the stages of a step.
+int mci_cutTrees(const mcModel* m, int want, int* body);
+
 // mc_kinematics + mc_comPos with the trees on d's thread pool; 0 (nothing done) when no pool is
 // bound, in plugin check mode, or the model has fewer than two trees
 int mci_positionTrees(const mcModel* m, mcData* d);

@@ -3,39 +3,65 @@
 #include "engine/threadpool.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "engine/io.h"
 
 #define MAXTHREAD 256
 #define MINSTACK ((size_t)1 << 20)
+#define SPINNS 500000             // a helper waits this long (ns) awake for the next job, then sleeps
+#define PAUSENS 20000             // pause-spinning this long first (then yielding); the caller as long
+                                  // for a started task before it sleeps
+#define LINE 64
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define PAUSE() _mm_pause()
+#elif defined(__aarch64__)
+#define PAUSE() __asm__ __volatile__("yield")
+#else
+#define PAUSE() ((void)0)
+#endif
 
 typedef struct {
   struct mcThreadPool_* pool;
   int id;                         // thread number (1 .. nthread-1)
 } Helper;
 
+typedef struct {                  // the tasks a thread takes first (a cache line each)
+  _Alignas(LINE) atomic_int next; // next task of the block to take
+  int end;                        // one past the block's last task
+} Block;
+
 struct mcThreadPool_ {
   int nthread;                    // threads including the caller
   pthread_t* thread;              // helpers 1 .. nthread-1
   Helper* helper;                 // their arguments
+  Block* block;                   // per thread: its share of the current job's tasks
 
-  // job hand-off: a helper joins the current job only while it is open; the caller closes it
-  // once it has run out of tasks and then waits only for the helpers that joined, so a helper
-  // that is slow to wake (a loaded machine) never delays the step
-  pthread_mutex_t lock;           // guards generation, open, active, quit and the job
+  // job hand-off without locks while the helpers are awake: the caller writes the job, opens it
+  // and bumps the generation; a helper that sees a new generation joins (active + 1) only while
+  // the job is open. The caller takes every task no helper has started, then closes the job and
+  // waits only for the helpers that joined, so a descheduled helper never delays the step. A
+  // helper stays awake SPINNS for the next generation before it sleeps on the condition variable.
+  _Alignas(LINE) atomic_ulong generation;
+  atomic_int open;                // helpers may still join the current job
+  _Alignas(LINE) atomic_int active;  // helpers that joined the current job and are still in it
+  _Alignas(LINE) atomic_int sleepers;  // helpers on (or about to wait on) the condition variable
+  atomic_int waiting;             // the caller sleeps until active reaches zero
+  atomic_int quit;
+  atomic_long spinns;             // the spin time (mci_poolSetSpin)
+  atomic_int hold;                // helpers never join (mci_poolSetSpin with hold)
+  pthread_mutex_t lock;           // guards the sleep
   pthread_cond_t wake;            // a new generation was posted
-  pthread_cond_t done;            // active reached zero
-  unsigned long generation;
-  int open;                       // helpers may still join the current job
-  int active;                     // helpers working on the current job
-  int quit;
-  mciTaskFn fn;
+  pthread_cond_t done;            // active reached zero while the caller was waiting
+  mciTaskFn fn;                   // the job (written before it is opened)
   void* ctx;
-  int ntask;
-  atomic_int next;                // next task to take
+  atomic_int taken[MAXTHREAD];    // tasks run by each thread (statistics)
 
   pthread_mutex_t call;           // one run at a time
 };
@@ -48,15 +74,65 @@ typedef struct {                  // mcData.threadwork
 
 //---------------------------------- running tasks -------------------------------------------------
 
-// take tasks until none is left
-static void drain(mcThreadPool* pool, mciTaskFn fn, void* ctx, int ntask, int thread) {
-  for (;;) {
-    int t = atomic_fetch_add_explicit(&pool->next, 1, memory_order_relaxed);
-    if (t >= ntask) {
-      return;
+// take tasks until none is left: the thread's own block first, then the others' in turn
+static void drain(mcThreadPool* pool, mciTaskFn fn, void* ctx, int thread) {
+  int n = pool->nthread, ran = 0;
+  for (int k = 0; k < n; k++) {
+    Block* b = pool->block + (thread + k) % n;
+    for (;;) {
+      int t = atomic_fetch_add_explicit(&b->next, 1, memory_order_relaxed);
+      if (t >= b->end) {
+        break;
+      }
+      fn(ctx, t, thread);
+      ran++;
     }
-    fn(ctx, t, thread);
   }
+  atomic_fetch_add_explicit(&pool->taken[thread], ran, memory_order_relaxed);
+}
+
+
+static long nanosNow(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (long)t.tv_sec * 1000000000L + t.tv_nsec;
+}
+
+
+// wait for a generation other than seen (or quit): spin with a pause for up to PAUSENS, then
+// with sched_yield up to the spin time (on a loaded machine the caller, or another process,
+// gets the core; on an idle one the yield returns at once), then sleep
+static unsigned long awaitJob(mcThreadPool* pool, unsigned long seen) {
+  long limit = atomic_load_explicit(&pool->spinns, memory_order_relaxed), start = 0, now = 0;
+  for (int spin = 0;; spin++) {
+    unsigned long g = atomic_load(&pool->generation);
+    if (g != seen || atomic_load(&pool->quit)) {
+      return g;
+    }
+    if ((spin & 63) == 63) {
+      now = nanosNow();
+      start = start ? start : now;
+      if (now - start >= limit) {
+        break;
+      }
+    }
+    if (start && now - start >= PAUSENS) {
+      sched_yield();
+    } else {
+      PAUSE();
+    }
+  }
+  // sleep: sleepers is raised before the generation is read again, the caller bumps the
+  // generation before it reads sleepers, so one of the two sees the other
+  pthread_mutex_lock(&pool->lock);
+  atomic_fetch_add(&pool->sleepers, 1);
+  unsigned long g;
+  while ((g = atomic_load(&pool->generation)) == seen && !atomic_load(&pool->quit)) {
+    pthread_cond_wait(&pool->wake, &pool->lock);
+  }
+  atomic_fetch_sub(&pool->sleepers, 1);
+  pthread_mutex_unlock(&pool->lock);
+  return g;
 }
 
 
@@ -65,33 +141,39 @@ static void* helperMain(void* arg) {
   mcThreadPool* pool = h->pool;
   unsigned long seen = 0;
   for (;;) {
-    pthread_mutex_lock(&pool->lock);
-    while (pool->generation == seen && !pool->quit) {
-      pthread_cond_wait(&pool->wake, &pool->lock);
-    }
-    if (pool->quit) {
-      pthread_mutex_unlock(&pool->lock);
+    seen = awaitJob(pool, seen);
+    if (atomic_load(&pool->quit)) {
       return NULL;
     }
-    seen = pool->generation;
-    if (!pool->open) {            // woke after the caller finished: nothing to join
-      pthread_mutex_unlock(&pool->lock);
+    if (atomic_load_explicit(&pool->hold, memory_order_relaxed)) {
       continue;
     }
-    pool->active++;
-    mciTaskFn fn = pool->fn;
-    void* ctx = pool->ctx;
-    int ntask = pool->ntask;
-    pthread_mutex_unlock(&pool->lock);
-
-    drain(pool, fn, ctx, ntask, h->id);
-
-    pthread_mutex_lock(&pool->lock);
-    if (--pool->active == 0) {
-      pthread_cond_signal(&pool->done);
+    // join (active first, then the open flag: the caller closes first, then reads active)
+    atomic_fetch_add(&pool->active, 1);
+    if (atomic_load(&pool->open)) {
+      seen = atomic_load(&pool->generation);   // the job joined (perhaps a newer one)
+      drain(pool, pool->fn, pool->ctx, h->id);
     }
-    pthread_mutex_unlock(&pool->lock);
+    // leave; the last one out wakes a caller that sleeps (it raised waiting before it read
+    // active, this thread lowered active before it reads waiting)
+    if (atomic_fetch_sub(&pool->active, 1) == 1 && atomic_load(&pool->waiting)) {
+      pthread_mutex_lock(&pool->lock);
+      pthread_cond_signal(&pool->done);
+      pthread_mutex_unlock(&pool->lock);
+    }
   }
+}
+
+
+// sleep until no helper is in the current job (the last one out signals done)
+static void waitHelpers(mcThreadPool* pool) {
+  pthread_mutex_lock(&pool->lock);
+  atomic_store(&pool->waiting, 1);
+  while (atomic_load(&pool->active) > 0) {
+    pthread_cond_wait(&pool->done, &pool->lock);
+  }
+  atomic_store(&pool->waiting, 0);
+  pthread_mutex_unlock(&pool->lock);
 }
 
 
@@ -103,36 +185,73 @@ void mci_poolRun(mcThreadPool* pool, int ntask, mciTaskFn fn, void* ctx) {
     return;
   }
   pthread_mutex_lock(&pool->call);
-  pthread_mutex_lock(&pool->lock);
+  int n = pool->nthread;
   pool->fn = fn;
   pool->ctx = ctx;
-  pool->ntask = ntask;
-  atomic_store(&pool->next, 0);
-  pool->open = 1;
-  pool->active = 0;
-  pool->generation++;
-  pthread_cond_broadcast(&pool->wake);
-  pthread_mutex_unlock(&pool->lock);
+  for (int k = 0; k < n; k++) {   // contiguous blocks: thread k keeps the same tasks every job
+    atomic_store_explicit(&pool->block[k].next, (int)((long)ntask * k / n), memory_order_relaxed);
+    pool->block[k].end = (int)((long)ntask * (k + 1) / n);
+  }
+  atomic_store(&pool->open, 1);
+  atomic_fetch_add(&pool->generation, 1);
+  if (atomic_load(&pool->sleepers) > 0) {
+    pthread_mutex_lock(&pool->lock);
+    pthread_cond_broadcast(&pool->wake);
+    pthread_mutex_unlock(&pool->lock);
+  }
 
-  drain(pool, fn, ctx, ntask, 0);
+  drain(pool, fn, ctx, 0);
 
   // no task left to take: close the job, wait for the helpers still running one
-  pthread_mutex_lock(&pool->lock);
-  pool->open = 0;
-  while (pool->active > 0) {
-    pthread_cond_wait(&pool->done, &pool->lock);
+  atomic_store(&pool->open, 0);
+  long start = 0;
+  for (int spin = 0; atomic_load(&pool->active) > 0; spin++) {
+    if ((spin & 63) == 63) {
+      long now = nanosNow();
+      start = start ? start : now;
+      if (now - start >= PAUSENS) {   // a helper descheduled in its task: sleep
+        waitHelpers(pool);
+        break;
+      }
+    }
+    PAUSE();                      // a task in progress: usually a few microseconds
   }
-  pthread_mutex_unlock(&pool->lock);
   pthread_mutex_unlock(&pool->call);
+}
+
+
+void mci_poolSetSpin(mcThreadPool* pool, long spinns, int hold) {
+  if (pool) {
+    atomic_store(&pool->spinns, spinns < 0 ? 0 : spinns);
+    atomic_store(&pool->hold, hold != 0);
+  }
+}
+
+
+void mci_poolTaken(mcThreadPool* pool, long* taken) {
+  for (int t = 0; pool && t < pool->nthread; t++) {
+    taken[t] = atomic_exchange(&pool->taken[t], 0);
+  }
 }
 
 
 //---------------------------------- the pool ------------------------------------------------------
 
+// allocate n zeroed bytes aligned to a cache line
+static void* lineAlloc(size_t n) {
+  n = (n + LINE - 1) & ~(size_t)(LINE - 1);
+  void* p = aligned_alloc(LINE, n);
+  if (p) {
+    memset(p, 0, n);
+  }
+  return p;
+}
+
+
 // stop and join the first n helpers, free everything
 static void destroyPool(mcThreadPool* pool, int n) {
   pthread_mutex_lock(&pool->lock);
-  pool->quit = 1;
+  atomic_store(&pool->quit, 1);
   pthread_cond_broadcast(&pool->wake);
   pthread_mutex_unlock(&pool->lock);
   for (int i = 1; i <= n; i++) {
@@ -144,6 +263,7 @@ static void destroyPool(mcThreadPool* pool, int n) {
   pthread_cond_destroy(&pool->done);
   free(pool->thread);
   free(pool->helper);
+  free(pool->block);
   free(pool);
 }
 
@@ -153,24 +273,27 @@ mcThreadPool* mc_threadPoolCreate(int nthread) {
     mci_message("mc_threadPoolCreate: nthread must be 1..%d, got %d", MAXTHREAD, nthread);
     return NULL;
   }
-  mcThreadPool* pool = (mcThreadPool*)calloc(1, sizeof(mcThreadPool));
+  mcThreadPool* pool = (mcThreadPool*)lineAlloc(sizeof(mcThreadPool));
   pthread_t* thread = (pthread_t*)calloc((size_t)nthread, sizeof(pthread_t));
   Helper* helper = (Helper*)calloc((size_t)nthread, sizeof(Helper));
-  if (!pool || !thread || !helper) {
+  Block* block = (Block*)lineAlloc(sizeof(Block) * (size_t)nthread);
+  if (!pool || !thread || !helper || !block) {
     free(pool);
     free(thread);
     free(helper);
+    free(block);
     mci_message("mc_threadPoolCreate: out of memory");
     return NULL;
   }
   pool->nthread = nthread;
   pool->thread = thread;
   pool->helper = helper;
+  pool->block = block;
   pthread_mutex_init(&pool->lock, NULL);
   pthread_mutex_init(&pool->call, NULL);
   pthread_cond_init(&pool->wake, NULL);
   pthread_cond_init(&pool->done, NULL);
-  atomic_init(&pool->next, 0);
+  atomic_init(&pool->spinns, SPINNS);
   for (int i = 1; i < nthread; i++) {
     helper[i].pool = pool;
     helper[i].id = i;

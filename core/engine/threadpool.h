@@ -1,7 +1,11 @@
 // Moduco core: the in-step thread pool (private to libmoduco; public API in moduco.h).
 //
-// mci_poolRun hands tasks 0 .. ntask-1 to the pool's threads through an atomic counter and
-// returns when all are done; the caller works as thread 0. Which thread runs a task must never
+// mci_poolRun hands tasks 0 .. ntask-1 to the pool's threads and returns when all are done; the
+// caller works as thread 0. The tasks are cut into one contiguous block per thread, which that
+// thread takes first (so a thread gets the same tasks, hence the same trees' data, in every job
+// with the same cut); a thread that has emptied its block takes the rest of the others' blocks.
+// Helpers spin briefly for the next job before they sleep; the caller runs every task no helper
+// has started and waits only for tasks already started. Which thread runs a task must never
 // change its result: a task writes only its own outputs, and merges happen on the caller in task
 // order. Each thread has a workspace (mciWorker) made by mc_bindThreadPool: a copy of the mcData
 // struct whose scratch stack is the thread's own, so host->stackAlloc works in parallel.
@@ -22,6 +26,13 @@ typedef struct {
 
 // Run fn(ctx, task, thread) for every task on the pool (pool NULL: all on the caller, in order).
 void mci_poolRun(mcThreadPool* pool, int ntask, mciTaskFn fn, void* ctx);
+
+// Tuning and tests: helpers spin spinns nanoseconds for the next job before they sleep (0: sleep
+// at once); hold != 0 keeps them from joining any job (the caller runs every task).
+void mci_poolSetSpin(mcThreadPool* pool, long spinns, int hold);
+
+// Tasks run by each thread of the pool since the last call (taken[0 .. nthread-1]), reset to 0.
+void mci_poolTaken(mcThreadPool* pool, long* taken);
 
 // Number of threads of d's bound pool, 1 when none.
 int mci_threads(const mcData* d);

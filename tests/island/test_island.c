@@ -16,6 +16,9 @@
 
 #include <moduco/moduco.h>
 
+#include "engine/parallel_stages.h"
+#include "engine/threadpool.h"
+
 #define HUMANOID22 "/usr/share/mujoco/model/humanoid/22_humanoids.xml"
 
 // under ThreadSanitizer (make test-tsan, 10-20x slower) the threaded tests run one solver and
@@ -194,14 +197,24 @@ Test(island, island_solve_matches_whole_problem) {
 }
 
 
+// how the pool's helpers wait for jobs (mci_poolSetSpin)
+enum { SPIN_DEFAULT, SPIN_NONE, HELPERS_HELD };
+
 // hash of the state and the solver outputs after nstep steps on a pool of nthread (0: none)
-static unsigned long long runHash(const mcModel* m, int nthread, int nstep, int* nisland) {
+// whose helpers wait as mode says
+static unsigned long long runHashMode(const mcModel* m, int nthread, int nstep, int* nisland,
+                                      int mode) {
   mcData* d = mc_makeData(m);
   mcThreadPool* pool = NULL;
   if (nthread > 0) {
     pool = mc_threadPoolCreate(nthread);
     cr_assert(pool);
     cr_assert_eq(mc_bindThreadPool(d, pool), 0);
+    if (mode == SPIN_NONE) {
+      mci_poolSetSpin(pool, 0, 0);
+    } else if (mode == HELPERS_HELD) {
+      mci_poolSetSpin(pool, 0, 1);
+    }
   }
   unsigned long long h = 1469598103934665603ULL;
   for (int s = 0; s < nstep; s++) {
@@ -230,10 +243,20 @@ static unsigned long long runHash(const mcModel* m, int nthread, int nstep, int*
         1099511628211ULL;
   }
   *nisland = d->nisland;
+  if (pool && mode == HELPERS_HELD) {
+    long taken[3] = {0, 0, 0};
+    mci_poolTaken(pool, taken);
+    cr_expect(taken[0] > 0 && taken[1] == 0, "held helpers ran %ld tasks", taken[1]);
+  }
   mc_bindThreadPool(d, NULL);
   mc_threadPoolDelete(pool);
   mc_deleteData(d);
   return h;
+}
+
+
+static unsigned long long runHash(const mcModel* m, int nthread, int nstep, int* nisland) {
+  return runHashMode(m, nthread, nstep, nisland, SPIN_DEFAULT);
 }
 
 
@@ -263,6 +286,19 @@ Test(island, bitwise_any_thread_count_22_humanoids) {
     sameForAnyThreads(m, 120, 1);
   }
   sameForAnyThreads(m, 120, 0);                      // collision on the pool, whole solve
+  mc_deleteModel(m);
+}
+
+
+// the same bits whether the helpers spin for jobs, sleep between them or never join one
+Test(island, bitwise_any_helper_wait) {
+  mcModel* m = loadFile(HUMANOID22);
+  m->opt.enableflags |= mcENBL_ISLAND;
+  int n;
+  unsigned long long h0 = runHash(m, 0, 60, &n);
+  cr_expect(runHashMode(m, 2, 60, &n, SPIN_NONE) == h0, "helpers sleeping between jobs differ");
+  cr_expect(runHashMode(m, 2, 60, &n, HELPERS_HELD) == h0, "caller alone differs");
+  cr_expect(runHashMode(m, 3, 60, &n, SPIN_NONE) == h0, "3 threads sleeping differ");
   mc_deleteModel(m);
 }
 
@@ -309,6 +345,93 @@ Test(island, per_tree_stages_any_thread_count) {
   cr_assert(m);
   sameForAnyThreads(m, 200, 0);
   mc_deleteModel(m);
+}
+
+
+// pool task: count the task's runs, check the thread number
+typedef struct {
+  int nthread;
+  int count[64];
+  int badthread;
+} Tally;
+
+static void tallyTask(void* ctx, int task, int thread) {
+  Tally* t = (Tally*)ctx;
+  __atomic_fetch_add(&t->count[task], 1, __ATOMIC_RELAXED);
+  if (thread < 0 || thread >= t->nthread) {
+    __atomic_store_n(&t->badthread, 1, __ATOMIC_RELAXED);
+  }
+}
+
+
+// every task runs exactly once however many tasks, threads and however the helpers wait; held
+// helpers run none
+Test(island, pool_runs_every_task_once) {
+  for (int nthread = 2; nthread <= 4; nthread++) {
+    mcThreadPool* pool = mc_threadPoolCreate(nthread);
+    cr_assert(pool);
+    for (int mode = 0; mode < 3; mode++) {
+      mci_poolSetSpin(pool, mode == 0 ? 100000 : 0, mode == 2);
+      long taken[4] = {0, 0, 0, 0};
+      mci_poolTaken(pool, taken);
+      long total = 0;
+      for (int ntask = 0; ntask <= 64; ntask++) {
+        for (int rep = 0; rep < 5; rep++) {
+          Tally t;
+          memset(&t, 0, sizeof(t));
+          t.nthread = nthread;
+          mci_poolRun(pool, ntask, tallyTask, &t);
+          for (int k = 0; k < 64; k++) {
+            cr_assert_eq(t.count[k], k < ntask, "%d threads, mode %d: task %d of %d ran %d times",
+                         nthread, mode, k, ntask, t.count[k]);
+          }
+          cr_assert(!t.badthread);
+          total += ntask >= 2 ? ntask : 0;
+        }
+      }
+      mci_poolTaken(pool, taken);
+      cr_expect_eq(taken[0] + taken[1] + taken[2] + taken[3], total);
+      if (mode == 2) {
+        cr_expect_eq(taken[0], total, "held helpers ran tasks");
+      }
+    }
+    mc_threadPoolDelete(pool);
+  }
+}
+
+
+// the cut into ranges of whole trees covers bodies 1 .. nbody-1 once, in order, each range
+// starting at a tree root with no later body in an earlier tree, at most want ranges
+static void checkCut(const mcModel* m, int want) {
+  int body[65];
+  int n = mci_cutTrees(m, want, body);
+  cr_expect(n >= 1 && n <= want, "%d ranges for %d", n, want);
+  cr_expect_eq(body[0], 1);
+  cr_expect_eq(body[n], m->nbody);
+  for (int k = 0; k < n; k++) {
+    cr_expect(body[k + 1] > body[k], "range %d empty", k);
+    cr_expect_eq(m->body_rootid[body[k]], body[k], "range %d starts inside a tree", k);
+    for (int i = body[k]; i < m->nbody; i++) {
+      cr_expect(m->body_rootid[i] >= body[k], "body %d after cut %d is in an earlier tree", i, k);
+    }
+  }
+  int again[65];
+  cr_expect_eq(mci_cutTrees(m, want, again), n);
+  cr_expect(!memcmp(body, again, sizeof(int) * (size_t)(n + 1)), "the cut is not repeatable");
+}
+
+
+Test(island, tree_cut_covers_every_body_once) {
+  mcModel* m22 = loadFile(HUMANOID22);
+  mcModel* mt = loadString(g_trees);
+  for (int want = 1; want <= 64; want++) {
+    checkCut(m22, want);
+    checkCut(mt, want);
+  }
+  int body[65];
+  cr_expect_eq(mci_cutTrees(m22, 8, body), 8, "22 trees make 8 ranges");
+  mc_deleteModel(m22);
+  mc_deleteModel(mt);
 }
 
 
