@@ -46,7 +46,9 @@ typedef enum {
 } gjkResult;
 
 // the distance of obj1 and obj2 in *dist with the closest points x1 (on obj1) and x2 (on obj2);
-// with gjkOVERLAP *dist is 0 and s holds the last simplex
+// with gjkOVERLAP *dist is 0 and s holds the last simplex; with gjkBEYOND *dist is the lower
+// bound and x1 - x2 the last simplex's closest point v (or center1 - center2 before the first
+// one), the objects lying more than the cutoff apart along the direction of x2 - x1
 gjkResult gjk_distance(const gjkQuery* q, mcNum* dist, mcNum x1[3], mcNum x2[3], gjkSimplex* s);
 
 // the penetration of overlapping obj1 and obj2, starting from GJK's simplex s: depth (>= 0), the
