@@ -2,7 +2,8 @@
 // pair found apart keeps the direction, and the next query checks it by the exact supports
 // before GJK. It must never change a contact: the contacts with a cache carried over random
 // poses, or filled with arbitrary directions under the pairs' own keys, equal those of a data
-// whose cache is empty, bit for bit; and pairs near but apart must leave their direction there.
+// whose cache is empty, bit for bit (climb starts out of range too); and pairs near but apart
+// must leave their direction there.
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -88,22 +89,24 @@ Test(collision_sepdir, cache_never_changes_a_contact) {
       // arbitrary directions (any unit vector, zero, huge) under keys of real pairs
       for (size_t s = 0; s < nslot; s++) {
         int g1 = (int)uniform(0, 6), g2 = (int)uniform(0, 6);
-        mcNum* slot = warm->collision_sepdir + 4*s;
+        mcNum* slot = warm->collision_sepdir + 6*s;
         slot[0] = (mcNum)g1*m->ngeom + g2 + 1;
         for (int k = 1; k < 4; k++) {
           slot[k] = t % 21 == 3 ? 0 : uniform(-1, 1);
         }
+        slot[4] = (int)uniform(-2, 10);   // climb starts in and out of the hull's range
+        slot[5] = t % 14 == 3 ? 1e300 : (int)uniform(-2, 10);
       }
     }
     memcpy(cold->qpos, warm->qpos, sizeof(mcNum)*(size_t)m->nq);
-    memset(cold->collision_sepdir, 0, sizeof(mcNum)*4*nslot);
+    memset(cold->collision_sepdir, 0, sizeof(mcNum)*6*nslot);
     mc_forward(m, warm);
     mc_forward(m, cold);
     expectSameContacts(warm, cold, t);
     ncon += warm->ncon;
   }
   for (size_t s = 0; s < nslot; s++) {
-    nkept += warm->collision_sepdir[4*s] != 0;
+    nkept += warm->collision_sepdir[6*s] != 0;
   }
   cr_expect(ncon > 1000, "contacts over all poses: %ld", ncon);
   cr_expect(nkept > 0);
@@ -131,7 +134,7 @@ Test(collision_sepdir, near_pair_keeps_its_direction) {
   cr_expect_eq(d->ncon, 0);
   int found = 0;
   for (int s = 0; s < 2*m->ngeom; s++) {
-    const mcNum* slot = d->collision_sepdir + 4*s;
+    const mcNum* slot = d->collision_sepdir + 6*s;
     if (slot[0] == 0) {
       continue;
     }
@@ -144,7 +147,7 @@ Test(collision_sepdir, near_pair_keeps_its_direction) {
   mc_forward(m, d);
   cr_expect_eq(d->ncon, 0);
   mc_resetData(m, d);
-  for (int s = 0; s < 8*m->ngeom; s++) {
+  for (int s = 0; s < 12*m->ngeom; s++) {
     cr_expect_eq(d->collision_sepdir[s], 0);
   }
   mc_deleteData(d);
