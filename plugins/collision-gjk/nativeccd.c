@@ -213,9 +213,6 @@ static void sepStore(mcNum* slot, mcNum key, const mcNum u[3], int warm1, int wa
 static int convexGjk(const mcpHost* host, const mcModel* m, const mcData* d, mcContact* con,
                      int g1, int g2, mcNum margin) {
   mcNum dist, n[3], x1[3], x2[3];
-  if (geomBoxesApart(m, d, g1, g2, margin, n, &dist)) {
-    return 0;                       // farther than margin: GJK would find no contact either
-  }
   // the direction that separated the pair when it was last apart (the last step, mostly): the
   // geoms' supports along it prove a gap above the margin as GJK would find it, in two supports
   // instead of GJK's iterations; where they do not, GJK from there (the climbs warm)
@@ -224,6 +221,10 @@ static int convexGjk(const mcpHost* host, const mcModel* m, const mcData* d, mcC
   ConvexObj o1 = {m, d, g1, 0, -1}, o2 = {m, d, g2, 0, -1};
   if (slot && sepLoad(slot, key, u, &o1, &o2) && geomSupportsApart(&o1, &o2, margin, u)) {
     return 0;
+  }
+  // (the box test after it: a kept pair came past the box test, which mostly fails it again)
+  if (geomBoxesApart(m, d, g1, g2, margin, n, &dist)) {
+    return 0;                       // farther than margin: GJK would find no contact either
   }
   int apart;
   if (!signedDistance(m, d, g1, g2, margin, &o1.warm, &o2.warm, &dist, n, x1, x2, &apart)) {
