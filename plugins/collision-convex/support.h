@@ -622,4 +622,26 @@ static inline int geomBoxesApart(const mcModel* m, const mcData* d, int g1, int 
   return 0;
 }
 
+// Whether the own supports (exact: a mesh's first largest vertex) of the geoms of o1 and o2 (their
+// margin fields are ignored) leave a gap above margin along the world unit direction u (from o1
+// toward o2): then the geoms lie farther apart than margin and have no contact, which GJK would
+// find too (1); 0: maybe not. The slack is that of geomBoxesApart. Two support calls, which leave
+// the mesh climbs' ends in o1->warm and o2->warm for a following query (where a climb starts
+// does not change its result).
+static inline int geomSupportsApart(ConvexObj* o1, ConvexObj* o2, mcNum margin,
+                                    const mcNum u[3]) {
+  ConvexObj a1 = *o1, a2 = *o2;
+  mcNum down[3] = {-u[0], -u[1], -u[2]}, x1[3], x2[3], scale = fabs(margin);
+  a1.margin = a2.margin = 0;
+  geomSupport(&a1, u, x1);
+  geomSupport(&a2, down, x2);
+  o1->warm = a1.warm;
+  o2->warm = a2.warm;
+  for (int k = 0; k < 3; k++) {
+    scale += fabs(x1[k]) + fabs(x2[k]);
+  }
+  mcNum gap = (u[0]*x2[0] + u[1]*x2[1] + u[2]*x2[2]) - (u[0]*x1[0] + u[1]*x1[1] + u[2]*x1[2]);
+  return gap > margin + 1e-9*scale;
+}
+
 #endif  // MODUCO_PLUGINS_COLLISION_CONVEX_SUPPORT_H_

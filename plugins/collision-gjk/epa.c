@@ -322,14 +322,7 @@ int epa_penetration(const gjkQuery* q, const gjkSimplex* s, mcNum* depth, mcNum 
   for (int it = 0;; it++) {
     // the first slot of the least distance: removed slots (infinity) never win, as no live
     // face is infinitely far (faceGeometry)
-    int best = -1;
-    mcNum bestDist = INFINITY;
-    for (int f = 0; f < P.nface; f++) {
-      if (P.live[f] < bestDist) {
-        bestDist = P.live[f];
-        best = f;
-      }
-    }
+    int best = epa_nearestSlot(P.live, P.nface);
     if (best < 0) {
       return 0;
     }

@@ -198,6 +198,12 @@ gjkResult gjk_distance(const gjkQuery* q, mcNum* dist, mcNum x1[3], mcNum x2[3],
     // w.v / |v| bounds the distance from below (every point x of obj1 - obj2 has x.v >= w.v)
     if (vw > q->cutoff*len) {
       *dist = vw / len;
+      if (s->n > 0) {
+        witness(s, lam, x1, x2);
+      } else {
+        memcpy(x1, q->center1, sizeof(mcNum)*3);
+        memcpy(x2, q->center2, sizeof(mcNum)*3);
+      }
       return gjkBEYOND;
     }
     if (s->n > 0 && len - vw/len <= tol) {

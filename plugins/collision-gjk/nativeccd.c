@@ -10,6 +10,7 @@
 // multi-contact of collision-convex (multiccd.c, MuJoCo 3.3.8's) follow. The core uses this
 // plugin only for models with mcENBL_NATIVECCD (on unless <flag nativeccd="disable"/>, as in
 // MuJoCo 3.x; docs/status.md).
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -71,7 +72,8 @@ static void setQuery(gjkQuery* q, const Shape* s1, const Shape* s2, mcNum cutoff
 
 
 // Signed distance of shapes s1, s2 up to cutoff: dist, normal (s1 to s2) and closest (or
-// deepest) points; return 1, or -1 when farther than cutoff, 0 when degenerate (flat cores).
+// deepest) points; return 1, or -1 when farther than cutoff (n then a unit direction from s1
+// toward s2 along which they lie farther apart, or 0 0 0), 0 when degenerate (flat cores).
 static int shapeDistance(Shape* s1, Shape* s2, mcNum cutoff, mcNum* dist, mcNum n[3], mcNum x1[3],
                          mcNum x2[3]) {
   gjkQuery q;
@@ -79,6 +81,11 @@ static int shapeDistance(Shape* s1, Shape* s2, mcNum cutoff, mcNum* dist, mcNum 
   setQuery(&q, s1, s2, cutoff);
   gjkResult res = gjk_distance(&q, dist, x1, x2, &simplex);
   if (res == gjkBEYOND) {
+    mcNum u[3] = {x2[0] - x1[0], x2[1] - x1[1], x2[2] - x1[2]};
+    mcNum len = sqrt(u[0]*u[0] + u[1]*u[1] + u[2]*u[2]);
+    for (int k = 0; k < 3; k++) {
+      n[k] = len > 0 && isfinite(len) ? u[k] / len : 0;
+    }
     return -1;
   }
   if (res == gjkSEPARATED) {
@@ -105,10 +112,15 @@ static int shapeDistance(Shape* s1, Shape* s2, mcNum cutoff, mcNum* dist, mcNum 
 // direction, so the whole shapes' overlap along any direction is the cores' plus r1 + r2, and
 // the depth (the smallest overlap) and distance are the cores' shifted by the radii, with the
 // same normal, whether the cores overlap or not. Only flat cores (a point or segment against
-// another) go through the whole shapes.
+// another) go through the whole shapes. The mesh climbs start at hull vertices *warm1 and *warm2
+// (negative: from a sample; the supports are the same from any start), which are left where the
+// last ones ended. Without a contact, *apart
+// says whether n is a unit direction from g1 toward g2 along which the geoms lie farther apart
+// than the margin.
 static int signedDistance(const mcModel* m, const mcData* d, int g1, int g2, mcNum margin,
-                          mcNum* dist, mcNum n[3], mcNum x1[3], mcNum x2[3]) {
-  Shape s1 = {{m, d, g1, 0, -1}, 1}, s2 = {{m, d, g2, 0, -1}, 1};
+                          int* warm1, int* warm2, mcNum* dist, mcNum n[3], mcNum x1[3],
+                          mcNum x2[3], int* apart) {
+  Shape s1 = {{m, d, g1, 0, *warm1}, 1}, s2 = {{m, d, g2, 0, *warm2}, 1};
   mcNum r1 = coreRadius(m, g1), r2 = coreRadius(m, g2);
   int res = shapeDistance(&s1, &s2, margin + r1 + r2, dist, n, x1, x2);
   if (res == 0 && r1 + r2 > 0) {
@@ -116,6 +128,9 @@ static int signedDistance(const mcModel* m, const mcData* d, int g1, int g2, mcN
     r1 = r2 = 0;
     res = shapeDistance(&s1, &s2, margin, dist, n, x1, x2);
   }
+  *warm1 = s1.o.warm;
+  *warm2 = s2.o.warm;
+  *apart = res < 0 && (n[0] != 0 || n[1] != 0 || n[2] != 0);
   if (res <= 0) {
     return 0;
   }
@@ -124,18 +139,103 @@ static int signedDistance(const mcModel* m, const mcData* d, int g1, int g2, mcN
     x2[k] -= r2*n[k];
   }
   *dist -= r1 + r2;
-  return *dist <= margin;
+  *apart = !(*dist <= margin);
+  return !*apart;
+}
+
+
+// The separating-direction cache (mcData.collision_sepdir): 2 ngeom slots of 6 numbers, the key
+// g1 ngeom + g2 + 1 (0: empty), a unit direction from g1 toward g2 along which the pair was last
+// found farther apart than its margin, and the hull vertices where the meshes' climbs ended
+// then (where the next climbs start: any start gives the same support). A pair's slot is a hash of the pair (other pairs
+// may take it over). Narrow-phase threads share the array, so every number is read and written
+// by a relaxed atomic access: a slot torn between two writers holds some direction, and any
+// direction only decides whether the check (geomSupportsApart, exact) is passed.
+static mcNum* sepSlot(const mcModel* m, const mcData* d, int g1, int g2) {
+  if (!d->collision_sepdir || m->ngeom <= 0) {
+    return NULL;
+  }
+  unsigned h = (unsigned)g1*2654435761u ^ (unsigned)g2*2246822519u;
+  return d->collision_sepdir + 6*(size_t)(h % (2u*(unsigned)m->ngeom));
+}
+
+
+static inline mcNum sepKey(const mcModel* m, int g1, int g2) {
+  return (mcNum)g1*m->ngeom + g2 + 1;
+}
+
+
+static inline mcNum loadRelaxed(const mcNum* x) {
+  mcNum v;
+  __atomic_load(x, &v, __ATOMIC_RELAXED);
+  return v;
+}
+
+
+static inline void storeRelaxed(mcNum* x, mcNum v) {
+  __atomic_store(x, &v, __ATOMIC_RELAXED);
+}
+
+
+// the slot's direction for the pair in u and the climbs' starts in o1, o2: 1 if the slot holds
+// the pair (a start out of range climbs from the first hull vertex)
+static int sepLoad(const mcNum* slot, mcNum key, mcNum u[3], ConvexObj* o1, ConvexObj* o2) {
+  if (loadRelaxed(slot) != key) {
+    return 0;
+  }
+  for (int k = 0; k < 3; k++) {
+    u[k] = loadRelaxed(slot + 1 + k);
+  }
+  mcNum w1 = loadRelaxed(slot + 4), w2 = loadRelaxed(slot + 5);
+  o1->warm = w1 >= 0 && w1 < INT_MAX ? (int)w1 : -1;
+  o2->warm = w2 >= 0 && w2 < INT_MAX ? (int)w2 : -1;
+  return 1;
+}
+
+
+// keep direction u and the climbs' ends warm1, warm2 for the pair (u NULL: forget the pair if
+// the slot holds it)
+static void sepStore(mcNum* slot, mcNum key, const mcNum u[3], int warm1, int warm2) {
+  if (!u) {
+    if (loadRelaxed(slot) == key) {
+      storeRelaxed(slot, 0);
+    }
+    return;
+  }
+  storeRelaxed(slot, key);
+  for (int k = 0; k < 3; k++) {
+    storeRelaxed(slot + 1 + k, u[k]);
+  }
+  storeRelaxed(slot + 4, warm1);
+  storeRelaxed(slot + 5, warm2);
 }
 
 
 static int convexGjk(const mcpHost* host, const mcModel* m, const mcData* d, mcContact* con,
                      int g1, int g2, mcNum margin) {
   mcNum dist, n[3], x1[3], x2[3];
+  // the direction that separated the pair when it was last apart (the last step, mostly): the
+  // geoms' supports along it prove a gap above the margin as GJK would find it, in two supports
+  // instead of GJK's iterations; where they do not, GJK from there (the climbs warm)
+  mcNum* slot = sepSlot(m, d, g1, g2);
+  mcNum key = sepKey(m, g1, g2), u[3];
+  ConvexObj o1 = {m, d, g1, 0, -1}, o2 = {m, d, g2, 0, -1};
+  if (slot && sepLoad(slot, key, u, &o1, &o2) && geomSupportsApart(&o1, &o2, margin, u)) {
+    return 0;
+  }
+  // (the box test after it: a kept pair came past the box test, which mostly fails it again)
   if (geomBoxesApart(m, d, g1, g2, margin, n, &dist)) {
     return 0;                       // farther than margin: GJK would find no contact either
   }
-  if (!signedDistance(m, d, g1, g2, margin, &dist, n, x1, x2)) {
+  int apart;
+  if (!signedDistance(m, d, g1, g2, margin, &o1.warm, &o2.warm, &dist, n, x1, x2, &apart)) {
+    if (slot) {
+      sepStore(slot, key, apart ? n : NULL, o1.warm, o2.warm);
+    }
     return 0;
+  }
+  if (slot) {
+    sepStore(slot, key, NULL, 0, 0);
   }
   con->dist = dist;
   for (int k = 0; k < 3; k++) {

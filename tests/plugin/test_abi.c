@@ -120,6 +120,13 @@ Test(plugin_abi, sleep_fields_appended_after_abi_1_5) {
 }
 
 
+Test(plugin_abi, collision_sepdir_appended_after_body_awake) {
+  // the collision plugins' separating-direction cache ends mcData's array list (this session)
+  cr_expect_eq(offsetof(mcData, collision_sepdir), offsetof(mcData, body_awake) + sizeof(void*));
+  cr_expect_lt(offsetof(mcData, collision_sepdir), offsetof(mcData, contact));
+}
+
+
 Test(plugin_abi, layout_mcpPostsolver) {
   cr_expect_eq(sizeof(mcpPostsolver), 96);
   cr_expect_eq(offsetof(mcpPostsolver, ext), 88);
