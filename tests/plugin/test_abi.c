@@ -13,7 +13,7 @@
 
 Test(plugin_abi, constants) {
   cr_expect_eq(MCP_ABI_MAJOR, 1);
-  cr_expect_eq(MCP_ABI_MINOR, 7);
+  cr_expect_eq(MCP_ABI_MINOR, 8);
   cr_expect_str_eq(MCP_ENTRY_SYMBOL, "mcp_library");
   cr_expect_eq(MCP_PRECISION, 8);
   cr_expect_eq(MCP_MAXNAME, 64);
@@ -121,7 +121,7 @@ Test(plugin_abi, sleep_fields_appended_after_abi_1_5) {
 
 
 Test(plugin_abi, collision_sepdir_appended_after_body_awake) {
-  // the collision plugins' separating-direction cache ends mcData's array list (this session)
+  // the collision plugins' separating-direction cache ends mcData's array list (appended in 1.8)
   cr_expect_eq(offsetof(mcData, collision_sepdir), offsetof(mcData, body_awake) + sizeof(void*));
   cr_expect_lt(offsetof(mcData, collision_sepdir), offsetof(mcData, contact));
 }

@@ -234,7 +234,7 @@ typedef struct mcContact_ {       // result of collision detection functions
   X(int,    tree_asleep,       nv,       1)  /* <0: awake (-11 + steps at rest); >=0: asleep,   \
                                                  next tree of its sleeping cycle */              \
   X(int,    body_awake,        nbody,    1)  /* 1: awake, 0: asleep, -1: static (no dofs) */   \
-  /* collision plugins' separating directions (ABI 1.7 append, collision-gjk nativeccd.c): a  \
+  /* collision plugins' separating directions (appended in ABI 1.8, collision-gjk nativeccd.c): a  \
      hash of geom pairs to 2 ngeom slots of (key, direction, climb starts); only speeds up the \
      narrow phase, never changes a result; relaxed atomics, as narrow-phase threads share it */ \
   X(mcNum,  collision_sepdir,  ngeom,   12)  /* per slot: g1 ngeom + g2 + 1 (0: empty), unit   \
