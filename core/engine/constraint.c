@@ -524,17 +524,19 @@ static int contactRows(const mcModel* m, const mcContact* con) {
 }
 
 
+// last dof of the chain of body (nearest body with dofs), -1 when none
+static int chainLast(const mcModel* m, int body) {
+  while (body > 0 && m->body_dofnum[body] == 0) {
+    body = m->body_parentid[body];
+  }
+  return body > 0 ? m->body_dofadr[body] + m->body_dofnum[body] - 1 : -1;
+}
+
+
 // dofs of the chain of body (nearest body with dofs and its ancestors), ascending; return count
 static int chainDofs(const mcModel* m, int body, int* dofs) {
-  int b = body;
-  while (b > 0 && m->body_dofnum[b] == 0) {
-    b = m->body_parentid[b];
-  }
-  if (b <= 0) {
-    return 0;
-  }
   int n = 0;
-  for (int i = m->body_dofadr[b] + m->body_dofnum[b] - 1; i >= 0; i = m->dof_parentid[i]) {
+  for (int i = chainLast(m, body); i >= 0; i = m->dof_parentid[i]) {
     dofs[n++] = i;
   }
 
@@ -577,19 +579,32 @@ static int contactColumns(Builder* b, int b1, int b2) {
 }
 
 
+// contactColumns' count without the lists: the two chains walked up together (a dof's parent has
+// a smaller index) until they meet, then their common part once
+static int contactColumnCount(const mcModel* m, int b1, int b2) {
+  int i = chainLast(m, b1), j = chainLast(m, b2), n = 0;
+  while (i != j) {
+    if (i > j) {
+      i = m->dof_parentid[i];
+    } else {
+      j = m->dof_parentid[j];
+    }
+    n++;
+  }
+  for (; i >= 0; i = m->dof_parentid[i]) {
+    n++;
+  }
+  return n;
+}
+
+
 // upper bound of the non-zeros of a contact's rows (count pass)
 static int contactBound(const mcModel* m, const mcContact* con) {
   int n = 0;
   for (int g = 0; g < 2; g++) {
-    int body = m->geom_bodyid[g ? con->geom2 : con->geom1];
-    while (body > 0 && m->body_dofnum[body] == 0) {
-      body = m->body_parentid[body];
-    }
-    if (body > 0) {
-      for (int i = m->body_dofadr[body] + m->body_dofnum[body] - 1; i >= 0;
-           i = m->dof_parentid[i]) {
-        n++;
-      }
+    for (int i = chainLast(m, m->geom_bodyid[g ? con->geom2 : con->geom1]); i >= 0;
+         i = m->dof_parentid[i]) {
+      n++;
     }
   }
   return n < m->nv ? n : m->nv;
@@ -1138,7 +1153,7 @@ static int contactsOnPool(Builder* b) {
     for (int i = c.con[k]; b->sparse && i < c.con[k + 1]; i++) {
       const mcContact* con = d->contact + i;
       if (con->efc_address >= 0) {
-        int nc = contactColumns(b, m->geom_bodyid[con->geom1], m->geom_bodyid[con->geom2]);
+        int nc = contactColumnCount(m, m->geom_bodyid[con->geom1], m->geom_bodyid[con->geom2]);
         c.nnz[k + 1] += contactRows(m, con) * nc;
       }
     }
