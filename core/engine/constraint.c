@@ -1329,9 +1329,10 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
 }
 
 
-void mc_referenceConstraint(const mcModel* m, mcData* d) {
+// efc_vel and the position part of efc_aref of the rows [i0, i1)
+static void referenceRows(const mcModel* m, mcData* d, int i0, int i1) {
   int nv = m->nv;
-  for (int i = 0; i < d->nefc; i++) {
+  for (int i = i0; i < i1; i++) {
     const mcNum* kbip = d->efc_KBIP + 4 * i;
     mcNum vel;
     if (d->efc_J_rownnz) {
@@ -1346,6 +1347,33 @@ void mc_referenceConstraint(const mcModel* m, mcData* d) {
     }
     d->efc_vel[i] = vel;
     d->efc_aref[i] = -kbip[1] * vel - kbip[0] * kbip[2] * (d->efc_pos[i] - d->efc_margin[i]);
+  }
+}
+
+
+#define MINREFROWS 128            // fewer rows: referenceRows serially
+
+typedef struct {
+  const mcModel* m;
+  mcData* d;
+  int n;                          // ranges of rows of equal length
+} RowRanges;
+
+static void referenceTask(void* ctx, int k, int thread) {
+  (void)thread;
+  RowRanges* r = (RowRanges*)ctx;
+  int nefc = r->d->nefc;
+  referenceRows(r->m, r->d, (int)((long)nefc * k / r->n), (int)((long)nefc * (k + 1) / r->n));
+}
+
+
+void mc_referenceConstraint(const mcModel* m, mcData* d) {
+  int nthread = mci_threads(d);
+  if (nthread < 2 || d->plugin_check || d->nefc < MINREFROWS) {
+    referenceRows(m, d, 0, d->nefc);
+  } else {
+    RowRanges r = {m, d, CHUNKPERTHREAD * nthread};
+    mci_poolRun(d->threadpool, r.n, referenceTask, &r);
   }
 
   // contacts: moving surfaces and adhesion (core/engine/contact_surface.c)
