@@ -9,6 +9,7 @@
 #include "engine/island.h"
 #include "engine/jacobian.h"
 #include "engine/sleep.h"
+#include "engine/threadpool.h"
 #include "math/math.h"
 
 // row builder: one pass counts, the second fills the arena arrays
@@ -32,6 +33,7 @@ typedef struct {
   int nnzcap;                     // sparse: non-zeros that fit (fill pass)
   int* cols;                      // scratch: dof columns of a contact (nv)
   int* side;                      // scratch: bit 1 on the chain of body 1, bit 2 on body 2 (nv)
+  int conrow;                     // first row of the contacts (fill pass)
 } Builder;
 
 
@@ -522,17 +524,19 @@ static int contactRows(const mcModel* m, const mcContact* con) {
 }
 
 
+// last dof of the chain of body (nearest body with dofs), -1 when none
+static int chainLast(const mcModel* m, int body) {
+  while (body > 0 && m->body_dofnum[body] == 0) {
+    body = m->body_parentid[body];
+  }
+  return body > 0 ? m->body_dofadr[body] + m->body_dofnum[body] - 1 : -1;
+}
+
+
 // dofs of the chain of body (nearest body with dofs and its ancestors), ascending; return count
 static int chainDofs(const mcModel* m, int body, int* dofs) {
-  int b = body;
-  while (b > 0 && m->body_dofnum[b] == 0) {
-    b = m->body_parentid[b];
-  }
-  if (b <= 0) {
-    return 0;
-  }
   int n = 0;
-  for (int i = m->body_dofadr[b] + m->body_dofnum[b] - 1; i >= 0; i = m->dof_parentid[i]) {
+  for (int i = chainLast(m, body); i >= 0; i = m->dof_parentid[i]) {
     dofs[n++] = i;
   }
 
@@ -575,19 +579,32 @@ static int contactColumns(Builder* b, int b1, int b2) {
 }
 
 
+// contactColumns' count without the lists: the two chains walked up together (a dof's parent has
+// a smaller index) until they meet, then their common part once
+static int contactColumnCount(const mcModel* m, int b1, int b2) {
+  int i = chainLast(m, b1), j = chainLast(m, b2), n = 0;
+  while (i != j) {
+    if (i > j) {
+      i = m->dof_parentid[i];
+    } else {
+      j = m->dof_parentid[j];
+    }
+    n++;
+  }
+  for (; i >= 0; i = m->dof_parentid[i]) {
+    n++;
+  }
+  return n;
+}
+
+
 // upper bound of the non-zeros of a contact's rows (count pass)
 static int contactBound(const mcModel* m, const mcContact* con) {
   int n = 0;
   for (int g = 0; g < 2; g++) {
-    int body = m->geom_bodyid[g ? con->geom2 : con->geom1];
-    while (body > 0 && m->body_dofnum[body] == 0) {
-      body = m->body_parentid[body];
-    }
-    if (body > 0) {
-      for (int i = m->body_dofadr[body] + m->body_dofnum[body] - 1; i >= 0;
-           i = m->dof_parentid[i]) {
-        n++;
-      }
+    for (int i = chainLast(m, m->geom_bodyid[g ? con->geom2 : con->geom1]); i >= 0;
+         i = m->dof_parentid[i]) {
+      n++;
     }
   }
   return n < m->nv ? n : m->nv;
@@ -612,18 +629,129 @@ static void storeRow(Builder* b, int row, const int* cols, const mcNum* val, int
 }
 
 
-static void addContact(Builder* b) {
+// fill the rows of contact i at its efc_address (the sparse values from b->nnz on): the relative
+// Jacobian on the chain dofs, rotated to the contact frame, and the rows of its cone
+static void fillContact(Builder* b, int i) {
   const mcModel* m = b->m;
   mcData* d = b->d;
   int nv = m->nv;
   int elliptic = m->opt.cone == mcCONE_ELLIPTIC;
+  mcContact* con = d->contact + i;
+  int row = con->efc_address;
+  if (!b->sparse) {
+    mcu_zero(d->efc_J + (size_t)row * nv, (size_t)contactRows(m, con) * nv);
+  }
+
+  // regularized-cone friction
+  mcNum impratio = m->opt.impratio > mcMINVAL ? m->opt.impratio : 1;
+  con->mu = con->friction[0] * sqrt(1 / impratio);
+
+  // relative spatial Jacobian (geom2 minus geom1) at the contact point, on the chain dofs
+  int b1 = m->geom_bodyid[con->geom1], b2 = m->geom_bodyid[con->geom2];
+  int nc = contactColumns(b, b1, b2);
+  mcNum off1[3], off2[3];
+  mcu_sub3(off1, con->pos, d->subtree_com + 3 * m->body_rootid[b1]);
+  mcu_sub3(off2, con->pos, d->subtree_com + 3 * m->body_rootid[b2]);
+  // (the rotational part only for torsional and rolling friction, condim 4 and 6)
+  int ndir = con->dim >= 4 ? 6 : 3;
+  mcNum* jp = b->jp2;
+  mcNum* jr = b->jr2;
+  for (int t = 0; t < nc; t++) {
+    const mcNum* cd = d->cdof + 6 * b->cols[t];
+    int side = b->side[t];
+    mcNum p1[3] = {0, 0, 0}, p2[3] = {0, 0, 0};
+    if (side & 1) {
+      mcNum c[3];
+      mcu_cross(c, cd, off1);
+      for (int k = 0; k < 3; k++) {
+        p1[k] = cd[3 + k] + c[k];
+      }
+    }
+    if (side & 2) {
+      mcNum c[3];
+      mcu_cross(c, cd, off2);
+      for (int k = 0; k < 3; k++) {
+        p2[k] = cd[3 + k] + c[k];
+      }
+    }
+    for (int k = 0; k < 3; k++) {
+      jp[k * nv + t] = p2[k] - p1[k];
+    }
+    if (ndir == 6) {
+      for (int k = 0; k < 3; k++) {
+        mcNum r1 = side & 1 ? cd[k] : 0, r2 = side & 2 ? cd[k] : 0;
+        jr[k * nv + t] = r2 - r1;
+      }
+    }
+  }
+
+  // rows of the contact frame: lin (normal, t1, t2) in jp1, rot (normal, t1, t2) in jr1
+  for (int k = 0; k < 3; k++) {
+    const mcNum* ax = con->frame + 3 * k;
+    for (int t = 0; t < nc; t++) {
+      b->jp1[k * nv + t] = ax[0] * jp[t] + ax[1] * jp[nv + t] + ax[2] * jp[2 * nv + t];
+      if (ndir == 6) {
+        b->jr1[k * nv + t] = ax[0] * jr[t] + ax[1] * jr[nv + t] + ax[2] * jr[2 * nv + t];
+      }
+    }
+  }
+
+  // direction k of the contact space (0: normal, 1-2: tangents, 3: spin, 4-5: roll)
+  #define DIR(k) ((k) < 3 ? b->jp1 + (k) * nv : b->jr1 + ((k) - 3) * nv)
+
+  // frictionless
+  if (con->dim <= 1) {
+    setRow(b, row, mcCNSTR_CONTACT_FRICTIONLESS, i, con->dist, con->includemargin, 0);
+    storeRow(b, row, b->cols, DIR(0), nc);
+  }
+
+  // elliptic: one row per direction; only the normal has a position residual
+  else if (elliptic) {
+    for (int k = 0; k < con->dim; k++) {
+      setRow(b, row + k, mcCNSTR_CONTACT_ELLIPTIC, i, k ? 0 : con->dist,
+             k ? 0 : con->includemargin, 0);
+      storeRow(b, row + k, b->cols, DIR(k), nc);
+    }
+  }
+
+  // pyramidal: edges normal +- friction * direction
+  else {
+    mcNum* edge = jp;
+    for (int k = 1; k < con->dim; k++) {
+      for (int s = 0; s < 2; s++) {
+        int r = row + 2 * (k - 1) + s;
+        setRow(b, r, mcCNSTR_CONTACT_PYRAMIDAL, i, con->dist, con->includemargin, 0);
+        mcu_copy(edge, DIR(0), nc);
+        mcu_addToScl(edge, DIR(k), s ? -con->friction[k - 1] : con->friction[k - 1], nc);
+        storeRow(b, r, b->cols, edge, nc);
+      }
+    }
+  }
+  #undef DIR
+}
+
+
+// fill the rows of the contacts [c0, c1) that got rows
+static void fillContacts(Builder* b, int c0, int c1) {
+  for (int i = c0; i < c1; i++) {
+    if (b->d->contact[i].efc_address >= 0) {
+      fillContact(b, i);
+    }
+  }
+}
+
+
+// count pass: rows and a bound of the non-zeros; fill pass: rows in contact order (those past the
+// capacity dropped) in efc_address, the rows themselves left to fillContacts
+static void addContact(Builder* b) {
+  const mcModel* m = b->m;
+  mcData* d = b->d;
   if (m->opt.disableflags & mcDSBL_CONTACT) {
     for (int i = 0; i < d->ncon; i++) {
       d->contact[i].efc_address = -1;
     }
     return;
   }
-
   for (int i = 0; i < d->ncon; i++) {
     mcContact* con = d->contact + i;
     if (b->fill) {
@@ -635,99 +763,13 @@ static void addContact(Builder* b) {
     int nrow = contactRows(m, con);
     if (!b->fill) {
       b->nnz += nrow * contactBound(m, con);
+      b->n += nrow;
+    } else if (b->n + nrow > b->cap) {
+      b->dropped += nrow;
+    } else {
+      con->efc_address = b->n;
+      b->n += nrow;
     }
-    int row = reserve(b, nrow, 0);
-    if (row < 0) {
-      continue;
-    }
-    con->efc_address = row;
-
-    // regularized-cone friction
-    mcNum impratio = m->opt.impratio > mcMINVAL ? m->opt.impratio : 1;
-    con->mu = con->friction[0] * sqrt(1 / impratio);
-
-    // relative spatial Jacobian (geom2 minus geom1) at the contact point, on the chain dofs
-    int b1 = m->geom_bodyid[con->geom1], b2 = m->geom_bodyid[con->geom2];
-    int nc = contactColumns(b, b1, b2);
-    mcNum off1[3], off2[3];
-    mcu_sub3(off1, con->pos, d->subtree_com + 3 * m->body_rootid[b1]);
-    mcu_sub3(off2, con->pos, d->subtree_com + 3 * m->body_rootid[b2]);
-    // (the rotational part only for torsional and rolling friction, condim 4 and 6)
-    int ndir = con->dim >= 4 ? 6 : 3;
-    mcNum* jp = b->jp2;
-    mcNum* jr = b->jr2;
-    for (int t = 0; t < nc; t++) {
-      const mcNum* cd = d->cdof + 6 * b->cols[t];
-      int side = b->side[t];
-      mcNum p1[3] = {0, 0, 0}, p2[3] = {0, 0, 0};
-      if (side & 1) {
-        mcNum c[3];
-        mcu_cross(c, cd, off1);
-        for (int k = 0; k < 3; k++) {
-          p1[k] = cd[3 + k] + c[k];
-        }
-      }
-      if (side & 2) {
-        mcNum c[3];
-        mcu_cross(c, cd, off2);
-        for (int k = 0; k < 3; k++) {
-          p2[k] = cd[3 + k] + c[k];
-        }
-      }
-      for (int k = 0; k < 3; k++) {
-        jp[k * nv + t] = p2[k] - p1[k];
-      }
-      if (ndir == 6) {
-        for (int k = 0; k < 3; k++) {
-          mcNum r1 = side & 1 ? cd[k] : 0, r2 = side & 2 ? cd[k] : 0;
-          jr[k * nv + t] = r2 - r1;
-        }
-      }
-    }
-
-    // rows of the contact frame: lin (normal, t1, t2) in jp1, rot (normal, t1, t2) in jr1
-    for (int k = 0; k < 3; k++) {
-      const mcNum* ax = con->frame + 3 * k;
-      for (int t = 0; t < nc; t++) {
-        b->jp1[k * nv + t] = ax[0] * jp[t] + ax[1] * jp[nv + t] + ax[2] * jp[2 * nv + t];
-        if (ndir == 6) {
-          b->jr1[k * nv + t] = ax[0] * jr[t] + ax[1] * jr[nv + t] + ax[2] * jr[2 * nv + t];
-        }
-      }
-    }
-
-    // direction k of the contact space (0: normal, 1-2: tangents, 3: spin, 4-5: roll)
-    #define DIR(k) ((k) < 3 ? b->jp1 + (k) * nv : b->jr1 + ((k) - 3) * nv)
-
-    // frictionless
-    if (con->dim <= 1) {
-      setRow(b, row, mcCNSTR_CONTACT_FRICTIONLESS, i, con->dist, con->includemargin, 0);
-      storeRow(b, row, b->cols, DIR(0), nc);
-    }
-
-    // elliptic: one row per direction; only the normal has a position residual
-    else if (elliptic) {
-      for (int k = 0; k < con->dim; k++) {
-        setRow(b, row + k, mcCNSTR_CONTACT_ELLIPTIC, i, k ? 0 : con->dist,
-               k ? 0 : con->includemargin, 0);
-        storeRow(b, row + k, b->cols, DIR(k), nc);
-      }
-    }
-
-    // pyramidal: edges normal +- friction * direction
-    else {
-      mcNum* edge = jp;
-      for (int k = 1; k < con->dim; k++) {
-        for (int s = 0; s < 2; s++) {
-          int r = row + 2 * (k - 1) + s;
-          setRow(b, r, mcCNSTR_CONTACT_PYRAMIDAL, i, con->dist, con->includemargin, 0);
-          mcu_copy(edge, DIR(0), nc);
-          mcu_addToScl(edge, DIR(k), s ? -con->friction[k - 1] : con->friction[k - 1], nc);
-          storeRow(b, r, b->cols, edge, nc);
-        }
-      }
-    }
-    #undef DIR
   }
 }
 
@@ -849,14 +891,15 @@ static void solParams(const mcModel* m, const mcData* d, int i, mcNum ref[mcNREF
 }
 
 
-// efc_diagApprox from the inverse weights at qpos0. A weld's three orientation rows take the
-// bodies' rotational weights, as MuJoCo 3.x does (2.2.2 gave all six rows the translational ones)
-static void diagApprox(const mcModel* m, mcData* d) {
+// efc_diagApprox of the rows [i0, i1) (i0 0 or the first row of a contact) from the inverse
+// weights at qpos0. A weld's three orientation rows take the bodies' rotational weights, as
+// MuJoCo 3.x does (2.2.2 gave all six rows the translational ones)
+static void diagApprox(const mcModel* m, mcData* d, int i0, int i1) {
   int eqrow = 0;                  // row of the current equality constraint's block
-  for (int i = 0; i < d->nefc; i++) {
+  for (int i = i0; i < i1; i++) {
     int id = d->efc_id[i];
     mcNum v = 0;
-    int same = i > 0 && d->efc_type[i - 1] == d->efc_type[i] && d->efc_id[i - 1] == id;
+    int same = i > i0 && d->efc_type[i - 1] == d->efc_type[i] && d->efc_id[i - 1] == id;
     eqrow = same ? eqrow + 1 : 0;
     switch (d->efc_type[i]) {
     case mcCNSTR_EQUALITY: {
@@ -920,10 +963,10 @@ static void diagApprox(const mcModel* m, mcData* d) {
 }
 
 
-// KBIP, R, D of every row; cone-specific coupling of R for contacts
-static void makeImpedance(const mcModel* m, mcData* d) {
+// KBIP and R of the rows [i0, i1)
+static void makeImpedance(const mcModel* m, mcData* d, int i0, int i1) {
   mcNum impratio = m->opt.impratio > mcMINVAL ? m->opt.impratio : 1;
-  for (int i = 0; i < d->nefc; i++) {
+  for (int i = i0; i < i1; i++) {
     mcNum ref[mcNREF], si[mcNIMP], imp, impP;
     solParams(m, d, i, ref, si);
     int type = d->efc_type[i];
@@ -944,7 +987,7 @@ static void makeImpedance(const mcModel* m, mcData* d) {
              d->efc_id[first - 1] == d->efc_id[i]) {
         first--;
       }
-      while (last + 1 < d->nefc && d->efc_type[last + 1] == mcCNSTR_EQUALITY &&
+      while (last + 1 < d->ne && d->efc_type[last + 1] == mcCNSTR_EQUALITY &&
              d->efc_id[last + 1] == d->efc_id[i]) {
         last++;
       }
@@ -982,9 +1025,14 @@ static void makeImpedance(const mcModel* m, mcData* d) {
     // regularizer
     d->efc_R[i] = mcu_max(mcMINVAL, (1 - imp) * d->efc_diagApprox[i] / imp);
   }
+}
 
-  // elliptic cones: friction rows from the normal row through impratio and the friction ratios
-  for (int c = 0; c < d->ncon; c++) {
+
+// elliptic cones of the contacts [c0, c1): friction rows from the normal row through impratio and
+// the friction ratios
+static void ellipticFriction(const mcModel* m, mcData* d, int c0, int c1) {
+  mcNum impratio = m->opt.impratio > mcMINVAL ? m->opt.impratio : 1;
+  for (int c = c0; c < c1; c++) {
     const mcContact* con = d->contact + c;
     int adr = con->efc_address;
     if (adr < 0 || con->dim < 2 || d->efc_type[adr] != mcCNSTR_CONTACT_ELLIPTIC) {
@@ -998,11 +1046,123 @@ static void makeImpedance(const mcModel* m, mcData* d) {
       d->efc_diagApprox[adr + k] = d->efc_R[adr + k] * imp / (1 - imp);
     }
   }
+}
 
-  // constraint mass
-  for (int i = 0; i < d->nefc; i++) {
+
+// the soft-constraint parameters of the rows [i0, i1), which hold the rows of the contacts
+// [c0, c1) and of no other contact: diagApprox, KBIP, R, D (i0 0 or a contact's first row)
+static void softParams(const mcModel* m, mcData* d, int i0, int i1, int c0, int c1) {
+  diagApprox(m, d, i0, i1);
+  makeImpedance(m, d, i0, i1);
+  ellipticFriction(m, d, c0, c1);
+  for (int i = i0; i < i1; i++) {   // constraint mass
     d->efc_D[i] = 1 / d->efc_R[i];
   }
+}
+
+
+//---------------------------------- contact rows on the thread pool ------------------------------
+
+#define MAXCHUNK 64               // chunks of one job
+#define CHUNKPERTHREAD 4          // chunks per thread (load balance on a shared machine)
+#define MINCONTACTROWS 64         // fewer contact rows: serial (a job costs more than it saves)
+
+// chunks of contacts with their first rows and (sparse) first non-zeros
+typedef struct {
+  Builder* b;
+  int n;
+  int con[MAXCHUNK + 1];
+  int row[MAXCHUNK + 1];
+  int nnz[MAXCHUNK + 1];
+} Chunks;
+
+
+int mci_cutContacts(const mcModel* m, const mcData* d, int want, int* con, int* row) {
+  want = want < 1 ? 1 : want > MAXCHUNK ? MAXCHUNK : want;
+  int total = 0, first = -1;
+  for (int i = 0; i < d->ncon; i++) {
+    if (d->contact[i].efc_address >= 0) {
+      first = first < 0 ? d->contact[i].efc_address : first;
+      total += contactRows(m, d->contact + i);
+    }
+  }
+  if (total == 0) {
+    return 0;
+  }
+
+  // a chunk ends once it has target rows: every chunk but the last has at least target rows
+  int target = (total + want - 1) / want, n = 0, count = 0;
+  for (int i = 0; i < d->ncon; i++) {
+    int adr = d->contact[i].efc_address;
+    if (adr < 0) {
+      continue;
+    }
+    if (n == 0 || count >= target) {
+      con[n] = n ? i : 0;
+      row[n++] = adr;
+      count = 0;
+    }
+    count += contactRows(m, d->contact + i);
+  }
+  con[n] = d->ncon;
+  row[n] = first + total;
+  return n;
+}
+
+
+// fill the contacts of chunk k and the soft-constraint parameters of its rows, with scratch
+// Jacobians from the thread's workspace
+static void contactTask(void* ctx, int k, int thread) {
+  Chunks* c = (Chunks*)ctx;
+  Builder w = *c->b;
+  size_t nv = (size_t)w.m->nv;
+  mcNum* scratch = (mcNum*)mci_worker(w.d, thread)->stack;
+  w.jp1 = scratch;
+  w.jr1 = scratch + 3 * nv;
+  w.jp2 = scratch + 6 * nv;
+  w.jr2 = scratch + 9 * nv;
+  w.cols = (int*)(scratch + 12 * nv);
+  w.side = w.cols + 2 * nv;
+  w.nnz = c->nnz[k];
+  fillContacts(&w, c->con[k], c->con[k + 1]);
+  softParams(w.m, w.d, c->row[k], c->row[k + 1], c->con[k], c->con[k + 1]);
+}
+
+
+// the contacts' rows and all rows' soft-constraint parameters in chunks of contacts on d's pool
+// (rows and sparse non-zeros placed as the serial fill places them); 0 (nothing done) when no
+// pool is bound, in plugin check mode, or with few contact rows
+static int contactsOnPool(Builder* b) {
+  const mcModel* m = b->m;
+  mcData* d = b->d;
+  int nthread = mci_threads(d);
+  size_t scratch = 12 * (size_t)m->nv * sizeof(mcNum) + 4 * (size_t)m->nv * sizeof(int);
+  if (nthread < 2 || d->plugin_check || d->nefc - b->conrow < MINCONTACTROWS ||
+      scratch > mci_worker(d, 0)->nstack) {
+    return 0;
+  }
+  Chunks c;
+  c.b = b;
+  int want = CHUNKPERTHREAD * nthread;
+  c.n = mci_cutContacts(m, d, want, c.con, c.row);
+
+  // sparse: the first non-zero of every chunk from the contacts' column counts
+  c.nnz[0] = b->nnz;
+  for (int k = 0; k < c.n; k++) {
+    c.nnz[k + 1] = c.nnz[k];
+    for (int i = c.con[k]; b->sparse && i < c.con[k + 1]; i++) {
+      const mcContact* con = d->contact + i;
+      if (con->efc_address >= 0) {
+        int nc = contactColumnCount(m, m->geom_bodyid[con->geom1], m->geom_bodyid[con->geom2]);
+        c.nnz[k + 1] += contactRows(m, con) * nc;
+      }
+    }
+  }
+  b->nnz = c.nnz[c.n];
+
+  softParams(m, d, 0, b->conrow, 0, 0);
+  mci_poolRun(d->threadpool, c.n, contactTask, &c);
+  return 1;
 }
 
 
@@ -1022,6 +1182,7 @@ static void buildRows(Builder* b) {
   } else if (!b->fill && b->sparse) {
     b->nnz = b->n * b->m->nv;
   }
+  b->conrow = b->n;
   addContact(b);
 }
 
@@ -1153,21 +1314,25 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
   if (d->nefc > d->maxuse_efc) {
     d->maxuse_efc = d->nefc;
   }
-  mc_freeStack(d);
 
-  // soft-constraint parameters (the velocity-dependent reference is mc_fwdVelocity's: it needs
-  // this step's cdof_dot, and computing it here too only to overwrite it cost a J qvel per row)
-  diagApprox(m, d);
-  makeImpedance(m, d);
+  // the contacts' rows and every row's soft-constraint parameters, on the pool when it pays (the
+  // velocity-dependent reference is mc_fwdVelocity's: it needs this step's cdof_dot, and
+  // computing it here too only to overwrite it cost a J qvel per row)
+  if (!contactsOnPool(&b)) {
+    fillContacts(&b, 0, d->ncon);
+    softParams(m, d, 0, d->nefc, 0, d->ncon);
+  }
+  mc_freeStack(d);
 
   // constraint islands of the rows (core/engine/island.c)
   mc_island(m, d);
 }
 
 
-void mc_referenceConstraint(const mcModel* m, mcData* d) {
+// efc_vel and the position part of efc_aref of the rows [i0, i1)
+static void referenceRows(const mcModel* m, mcData* d, int i0, int i1) {
   int nv = m->nv;
-  for (int i = 0; i < d->nefc; i++) {
+  for (int i = i0; i < i1; i++) {
     const mcNum* kbip = d->efc_KBIP + 4 * i;
     mcNum vel;
     if (d->efc_J_rownnz) {
@@ -1182,6 +1347,33 @@ void mc_referenceConstraint(const mcModel* m, mcData* d) {
     }
     d->efc_vel[i] = vel;
     d->efc_aref[i] = -kbip[1] * vel - kbip[0] * kbip[2] * (d->efc_pos[i] - d->efc_margin[i]);
+  }
+}
+
+
+#define MINREFROWS 128            // fewer rows: referenceRows serially
+
+typedef struct {
+  const mcModel* m;
+  mcData* d;
+  int n;                          // ranges of rows of equal length
+} RowRanges;
+
+static void referenceTask(void* ctx, int k, int thread) {
+  (void)thread;
+  RowRanges* r = (RowRanges*)ctx;
+  int nefc = r->d->nefc;
+  referenceRows(r->m, r->d, (int)((long)nefc * k / r->n), (int)((long)nefc * (k + 1) / r->n));
+}
+
+
+void mc_referenceConstraint(const mcModel* m, mcData* d) {
+  int nthread = mci_threads(d);
+  if (nthread < 2 || d->plugin_check || d->nefc < MINREFROWS) {
+    referenceRows(m, d, 0, d->nefc);
+  } else {
+    RowRanges r = {m, d, CHUNKPERTHREAD * nthread};
+    mci_poolRun(d->threadpool, r.n, referenceTask, &r);
   }
 
   // contacts: moving surfaces and adhesion (core/engine/contact_surface.c)

@@ -28,6 +28,12 @@ void mc_makeConstraint(const mcModel* m, mcData* d);
 // rows of connect and weld constraints (MuJoCo 3.x; needs cdof_dot, mc_comVel).
 void mc_referenceConstraint(const mcModel* m, mcData* d);
 
+// Cut the contacts of d that have rows (mc_makeConstraint) into at most want (<= 64) chunks of
+// contiguous contacts balanced by row count, as mc_makeConstraint fills them on the thread pool:
+// chunk k is contacts con[k] .. con[k+1]-1 (con[0] 0, con[n] ncon) with the rows row[k] ..
+// row[k+1]-1; returns the number of chunks n (0 when no contact has rows).
+int mci_cutContacts(const mcModel* m, const mcData* d, int want, int* con, int* row);
+
 // Impedance of the solimp curve at constraint violation x = pos - margin: writes imp (clamped to
 // [mcMINIMP, mcMAXIMP]) and its derivative with respect to x.
 void mc_impedance(const mcNum solimp[mcNIMP], mcNum x, mcNum* imp, mcNum* impP);

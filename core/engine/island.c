@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "engine/io.h"
+#include "engine/threadpool.h"
 
 
 // root of x with path halving
@@ -89,17 +90,83 @@ static void bucket(const int* key, int n, int nkey, int* adr, int* num, int* ind
 }
 
 
-void mci_treeSets(const mcModel* m, const mcData* d, int* tree, int* uf, int* rowtree) {
+#define MANYTREES (-3)            // rowTrees: the row touches more than two trees
+
+// the trees row i touches, without the sets: pair[0] the first (-1 without non-zeros), pair[1]
+// another one (-1 when none), or pair[0] MANYTREES when there are more than two
+static void rowTrees(const mcModel* m, const mcData* d, int i, const int* tree, int* pair) {
+  pair[0] = pair[1] = -1;
+  int n = d->efc_J_rownnz ? d->efc_J_rownnz[i] : m->nv;
+  const int* col = d->efc_J_rownnz ? d->efc_J_colind + d->efc_J_rowadr[i] : NULL;
+  const mcNum* J = d->efc_J_rownnz ? NULL : d->efc_J + (size_t)i * m->nv;
+  for (int k = 0; k < n; k++) {
+    if (J && J[k] == 0) {
+      continue;
+    }
+    int t = tree[col ? col[k] : k];
+    if (pair[0] < 0) {
+      pair[0] = t;
+    } else if (t != pair[0] && pair[1] < 0) {
+      pair[1] = t;
+    } else if (t != pair[0] && t != pair[1]) {
+      pair[0] = MANYTREES;
+      return;
+    }
+  }
+}
+
+
+typedef struct {
+  const mcModel* m;
+  const mcData* d;
+  const int* tree;
+  int* pair;                      // 2 x nefc
+  int n;                          // ranges of rows of equal length
+} TreeRows;
+
+static void treeRowsTask(void* ctx, int k, int thread) {
+  (void)thread;
+  TreeRows* r = (TreeRows*)ctx;
+  int nefc = r->d->nefc;
+  for (int i = (int)((long)nefc * k / r->n), end = (int)((long)nefc * (k + 1) / r->n); i < end;
+       i++) {
+    rowTrees(r->m, r->d, i, r->tree, r->pair + 2 * i);
+  }
+}
+
+
+// the tree of row i's first non-zero, its trees joined: from pair (rowTrees) when given
+static int linkRowPair(const mcModel* m, const mcData* d, int i, const int* tree, int* uf,
+                       const int* pair) {
+  if (!pair || pair[2 * i] == MANYTREES) {
+    return linkRow(m, d, i, tree, uf);
+  }
+  if (pair[2 * i + 1] >= 0) {
+    unite(uf, pair[2 * i], pair[2 * i + 1]);
+  }
+  return pair[2 * i];
+}
+
+
+// mci_treeSets with the trees of each row found first (pair, 2 x nefc, on d's pool in ranges of
+// rows when pair is given); as unite keeps the smaller root, every set's root is its smallest tree
+// whatever the order of the joins, so the sets and roots are those of the serial walk
+static void treeSets(const mcModel* m, const mcData* d, int* tree, int* uf, int* rowtree,
+                     int* pair) {
   // trees (root dof of every dof; parents come first), each its own set
   for (int k = 0; k < m->nv; k++) {
     int p = m->dof_parentid[k];
     tree[k] = p < 0 ? k : tree[p];
     uf[k] = k;
   }
+  if (pair) {
+    TreeRows r = {m, d, tree, pair, 4 * mci_threads(d)};
+    mci_poolRun(d->threadpool, r.n, treeRowsTask, &r);
+  }
 
   // rows join the trees they touch; the rows of one contact join each other
   for (int i = 0; i < d->nefc; i++) {
-    int t = linkRow(m, d, i, tree, uf);
+    int t = linkRowPair(m, d, i, tree, uf, pair);
     if (sameContact(d, i) && rowtree[i - 1] >= 0) {
       if (t >= 0) {
         unite(uf, rowtree[i - 1], t);
@@ -109,6 +176,11 @@ void mci_treeSets(const mcModel* m, const mcData* d, int* tree, int* uf, int* ro
     }
     rowtree[i] = t;
   }
+}
+
+
+void mci_treeSets(const mcModel* m, const mcData* d, int* tree, int* uf, int* rowtree) {
+  treeSets(m, d, tree, uf, rowtree, NULL);
 }
 
 
@@ -132,7 +204,11 @@ void mc_island(const mcModel* m, mcData* d) {
     return;
   }
 
-  mci_treeSets(m, d, tree, uf, efc_island);
+  int* pair = NULL;               // the rows' trees found on the pool first (128 rows or more)
+  if (mci_threads(d) >= 2 && !d->plugin_check && nefc >= 128) {
+    pair = mc_stackAlloc(d, 2 * sizeof(int) * (size_t)nefc, _Alignof(int));
+  }
+  treeSets(m, d, tree, uf, efc_island, pair);
   for (int k = 0; k < nv; k++) {
     label[k] = -1;                // 0: the tree (later: the set) has a row
   }

@@ -16,6 +16,7 @@
 
 #include <moduco/moduco.h>
 
+#include "engine/constraint.h"
 #include "engine/parallel_stages.h"
 #include "engine/threadpool.h"
 
@@ -200,6 +201,54 @@ Test(island, island_solve_matches_whole_problem) {
 // how the pool's helpers wait for jobs (mci_poolSetSpin)
 enum { SPIN_DEFAULT, SPIN_NONE, HELPERS_HELD };
 
+static unsigned long long hashNums(unsigned long long h, const mcNum* a, size_t n) {
+  for (size_t i = 0; a && i < n; i++) {
+    unsigned long long x;
+    memcpy(&x, a + i, sizeof(x));
+    h = (h ^ x) * 1099511628211ULL;
+  }
+  return h;
+}
+
+
+static unsigned long long hashInts(unsigned long long h, const int* a, size_t n) {
+  for (size_t i = 0; a && i < n; i++) {
+    h = (h ^ (unsigned int)a[i]) * 1099511628211ULL;
+  }
+  return h;
+}
+
+
+// the outputs of the constraint assembly (rows filled on the pool by chunks of contacts): types,
+// ids, the dense or sparse Jacobian, residuals, soft-constraint parameters, reference, and the
+// contacts' row addresses
+static unsigned long long hashRows(const mcModel* m, const mcData* d, unsigned long long h) {
+  size_t n = (size_t)d->nefc;
+  h = hashInts(h, d->efc_type, n);
+  h = hashInts(h, d->efc_id, n);
+  if (d->efc_J_rownnz) {
+    size_t nnz = n ? (size_t)d->efc_J_rowadr[n - 1] + (size_t)d->efc_J_rownnz[n - 1] : 0;
+    h = hashInts(h, d->efc_J_rownnz, n);
+    h = hashInts(h, d->efc_J_rowadr, n);
+    h = hashInts(h, d->efc_J_colind, nnz);
+    h = hashNums(h, d->efc_J_val, nnz);
+  } else {
+    h = hashNums(h, d->efc_J, n * (size_t)m->nv);
+  }
+  const mcNum* arr[8] = {d->efc_pos, d->efc_margin, d->efc_frictionloss, d->efc_diagApprox,
+                         d->efc_D, d->efc_R, d->efc_vel, d->efc_aref};
+  for (int a = 0; a < 8; a++) {
+    h = hashNums(h, arr[a], n);
+  }
+  h = hashNums(h, d->efc_KBIP, 4 * n);
+  for (int i = 0; i < d->ncon; i++) {
+    h = hashInts(h, &d->contact[i].efc_address, 1);
+    h = hashNums(h, &d->contact[i].mu, 1);
+  }
+  return h;
+}
+
+
 // hash of the state and the solver outputs after nstep steps on a pool of nthread (0: none)
 // whose helpers wait as mode says
 static unsigned long long runHashMode(const mcModel* m, int nthread, int nstep, int* nisland,
@@ -239,6 +288,7 @@ static unsigned long long runHashMode(const mcModel* m, int nthread, int nstep, 
       memcpy(&x, d->efc_force + i, sizeof(x));
       h = (h ^ x ^ (unsigned long long)d->efc_state[i]) * 1099511628211ULL;
     }
+    h = hashRows(m, d, h);
     h = (h ^ (unsigned long long)d->ncon ^ ((unsigned long long)d->solver_iter << 32)) *
         1099511628211ULL;
   }
@@ -286,6 +336,76 @@ Test(island, bitwise_any_thread_count_22_humanoids) {
     sameForAnyThreads(m, 120, 1);
   }
   sameForAnyThreads(m, 120, 0);                      // collision on the pool, whole solve
+  mc_deleteModel(m);
+}
+
+
+// contact rows filled on the pool with the dense Jacobian, pyramidal and elliptic cones
+Test(island, bitwise_any_thread_count_dense_jacobian) {
+  mcModel* m = loadFile(HUMANOID22);
+  m->opt.jacobian = mcJAC_DENSE;
+  sameForAnyThreads(m, 60, 1);
+  m->opt.cone = mcCONE_ELLIPTIC;
+  sameForAnyThreads(m, 60, 1);
+  m->opt.jacobian = mcJAC_SPARSE;
+  sameForAnyThreads(m, 60, 0);
+  mc_deleteModel(m);
+}
+
+
+// the chunks of contacts cover every contact row exactly once, in order, balanced by rows
+Test(island, contact_chunks_cover_rows_once) {
+  mcModel* m = loadFile(HUMANOID22);
+  mcData* d = mc_makeData(m);
+  for (int s = 0; s < 80; s++) {
+    mc_step(m, d);
+  }
+  mc_forward(m, d);
+  int first = d->nefc, withrows = 0;
+  for (int i = 0; i < d->ncon; i++) {
+    if (d->contact[i].efc_address >= 0) {
+      first = d->contact[i].efc_address < first ? d->contact[i].efc_address : first;
+      withrows++;
+    }
+  }
+  cr_assert(withrows > 8 && d->nefc - first >= 64, "only %d contacts with rows", withrows);
+  int* seen = calloc((size_t)d->nefc, sizeof(int));
+  cr_assert(seen);
+  const int want[5] = {1, 2, 3, 8, 100};
+  for (int w = 0; w < 5; w++) {
+    int con[65], row[65];
+    int n = mci_cutContacts(m, d, want[w], con, row);
+    cr_expect(n >= 1 && n <= (want[w] < 64 ? want[w] : 64), "want %d: %d chunks", want[w], n);
+    cr_expect(con[0] == 0 && con[n] == d->ncon && row[0] == first && row[n] == d->nefc);
+    memset(seen, 0, sizeof(int) * (size_t)d->nefc);
+    int most = 0;
+    for (int k = 0; k < n; k++) {
+      cr_expect(con[k] < con[k + 1] && row[k] < row[k + 1], "chunk %d empty", k);
+      most = row[k + 1] - row[k] > most ? row[k + 1] - row[k] : most;
+      for (int i = con[k]; i < con[k + 1]; i++) {   // a contact's rows lie in its chunk
+        int adr = d->contact[i].efc_address;
+        if (adr < 0) {
+          continue;
+        }
+        int end = adr + 1;
+        while (end < d->nefc && d->efc_id[end] == i && d->efc_type[end] == d->efc_type[adr]) {
+          end++;
+        }
+        cr_expect(adr >= row[k] && end <= row[k + 1], "contact %d outside chunk %d", i, k);
+        for (int r = adr; r < end; r++) {
+          seen[r]++;
+        }
+      }
+    }
+    for (int r = first; r < d->nefc; r++) {
+      cr_expect_eq(seen[r], 1, "want %d: row %d covered %d times", want[w], r, seen[r]);
+    }
+    int fair = (d->nefc - first + n - 1) / n;
+    cr_expect(most <= fair + 10, "want %d: chunk of %d rows, mean %d", want[w],
+              most, fair);
+  }
+  free(seen);
+  mc_deleteData(d);
   mc_deleteModel(m);
 }
 
