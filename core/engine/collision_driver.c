@@ -1166,9 +1166,8 @@ mcContact* mci_newContact(const mcModel* m, mcData* d) {
 // append num contacts from scratch with the mixed parameters; return 0 when the arena is full
 static int appendContacts(const mcModel* m, mcData* d, const mcContact* scratch, int num,
                           const mcContact* par, mcNum margin, mcNum gap, int g1, int g2) {
-  const mcContact param = *par;
-
-  // append with the mixed parameters
+  // append with the mixed parameters (read from par in place: a whole-struct copy per pair cost
+  // more than the fields it serves)
   for (int i = 0; i < num; i++) {
     mcContact* con = mci_newContact(m, d);
     if (!con) {
@@ -1180,11 +1179,11 @@ static int appendContacts(const mcModel* m, mcData* d, const mcContact* scratch,
     memcpy(con->frame, scratch[i].frame, sizeof(con->frame));
     mci_makeFrame(con->frame);
     con->includemargin = includeMargin(m, margin, gap);
-    con->dim = param.dim;
-    memcpy(con->friction, param.friction, sizeof(con->friction));
-    memcpy(con->solref, param.solref, sizeof(con->solref));
-    memcpy(con->solreffriction, param.solreffriction, sizeof(con->solreffriction));
-    memcpy(con->solimp, param.solimp, sizeof(con->solimp));
+    con->dim = par->dim;
+    memcpy(con->friction, par->friction, sizeof(con->friction));
+    memcpy(con->solref, par->solref, sizeof(con->solref));
+    memcpy(con->solreffriction, par->solreffriction, sizeof(con->solreffriction));
+    memcpy(con->solimp, par->solimp, sizeof(con->solimp));
     con->mu = 0;
     con->geom1 = g1;
     con->geom2 = g2;
