@@ -41,6 +41,7 @@ static const char* const g_typename[mcNGEOMTYPES] = {
 // (MuJoCo 3.x's native convex collision, plugins/collision-gjk): a model picks [1] when its
 // opt.enableflags has mcENBL_NATIVECCD (docs/status.md, "Native convex collision")
 static mcpfCollide g_table[2][mcNGEOMTYPES][mcNGEOMTYPES];
+static mcpfCollide g_both[2][mcNGEOMTYPES][mcNGEOMTYPES];  // the same, both orders of each pair
 static pthread_once_t g_tableOnce = PTHREAD_ONCE_INIT;
 static int g_reported[mcNGEOMTYPES][mcNGEOMTYPES];
 static pthread_mutex_t g_reportLock = PTHREAD_MUTEX_INITIALIZER;
@@ -70,6 +71,13 @@ static void buildTable(void) {
       }
     }
   }
+  for (int t = 0; t < 2; t++) {
+    for (int t1 = 0; t1 < mcNGEOMTYPES; t1++) {
+      for (int t2 = 0; t2 < mcNGEOMTYPES; t2++) {
+        g_both[t][t1][t2] = t1 <= t2 ? g_table[t][t1][t2] : g_table[t][t2][t1];
+      }
+    }
+  }
 }
 
 
@@ -84,15 +92,11 @@ mcpfCollide mci_collisionFuncFor(const mcModel* m, int type1, int type2) {
 
 
 // the whole table of m's flags, both orders of every type pair (one pthread_once per step, not
-// one per type pair)
-static void collisionTable(const mcModel* m, mcpfCollide func[mcNGEOMTYPES][mcNGEOMTYPES]) {
+// one per type pair; built once per process, not copied per step)
+typedef mcpfCollide (*mciCollideTable)[mcNGEOMTYPES];
+static mciCollideTable collisionTable(const mcModel* m) {
   pthread_once(&g_tableOnce, buildTable);
-  int t = m->opt.enableflags & mcENBL_NATIVECCD ? 1 : 0;
-  for (int t1 = 0; t1 < mcNGEOMTYPES; t1++) {
-    for (int t2 = 0; t2 < mcNGEOMTYPES; t2++) {
-      func[t1][t2] = t1 <= t2 ? g_table[t][t1][t2] : g_table[t][t2][t1];
-    }
-  }
+  return g_both[m->opt.enableflags & mcENBL_NATIVECCD ? 1 : 0];
 }
 
 
@@ -531,7 +535,7 @@ typedef struct {
   int excludeSorted;
   int checkExplicit;              // collision="all": explicit pairs replace dynamic ones
   int override;
-  mcpfCollide func[mcNGEOMTYPES][mcNGEOMTYPES];  // both orders
+  mciCollideTable func;           // both orders (collisionTable)
   mciCandidate* out;              // surviving dynamic pairs (up to cap; n counts all)
   int n;
   int cap;
@@ -1044,7 +1048,7 @@ static int candidates(const mcModel* m, mcData* d, mciCandidate** list) {
   ctx.excludeSorted = isSorted(m->exclude_signature, m->nexclude);
   ctx.checkExplicit = mode == mcCOL_ALL;
   ctx.override = (m->opt.enableflags & mcENBL_OVERRIDE) != 0;
-  collisionTable(m, ctx.func);
+  ctx.func = collisionTable(m);
 
   // explicit pairs
   if (mode != mcCOL_DYNAMIC) {
