@@ -963,13 +963,31 @@ static void diagApprox(const mcModel* m, mcData* d, int i0, int i1) {
 }
 
 
+// R of pyramidal edge i from its impedance, its diagApprox first scaled to the edge's A diagonal
+static inline void pyramidRegularizer(mcData* d, int i, mcNum imp, mcNum impratio) {
+  mcNum mu = d->contact[d->efc_id[i]].friction[0];
+  d->efc_diagApprox[i] *= 2 * mu * mu * (1 + mu * mu) / impratio;
+  d->efc_R[i] = mcu_max(mcMINVAL, (1 - imp) * d->efc_diagApprox[i] / imp);
+}
+
+
 // KBIP and R of the rows [i0, i1)
 static void makeImpedance(const mcModel* m, mcData* d, int i0, int i1) {
   mcNum impratio = m->opt.impratio > mcMINVAL ? m->opt.impratio : 1;
   for (int i = i0; i < i1; i++) {
     mcNum ref[mcNREF], si[mcNIMP], imp, impP;
-    solParams(m, d, i, ref, si);
     int type = d->efc_type[i];
+    mcNum* kbip = d->efc_KBIP + 4 * i;
+
+    // the later edges of a pyramid: the same solref, solimp and distance as the contact's first
+    // row, so the same K, B, imp and impP (a copy of the bits the row before computed)
+    if (type == mcCNSTR_CONTACT_PYRAMIDAL && i > i0 && d->efc_type[i - 1] == type &&
+        d->efc_id[i - 1] == d->efc_id[i]) {
+      mcu_copy4(kbip, kbip - 4);
+      pyramidRegularizer(d, i, kbip[2], impratio);
+      continue;
+    }
+    solParams(m, d, i, ref, si);
 
     // violation used by the impedance: contacts use their normal distance for every row
     mcNum x;
@@ -1010,20 +1028,15 @@ static void makeImpedance(const mcModel* m, mcData* d, int i0, int i1) {
       K = -ref[0] / (dmax * dmax);
       B = -ref[1] / dmax;
     }
-    mcNum* kbip = d->efc_KBIP + 4 * i;
     kbip[0] = zerok ? 0 : K;
     kbip[1] = B;
     kbip[2] = imp;
     kbip[3] = impP;
-
-    // pyramidal edges: approximation of the edge's A diagonal
     if (type == mcCNSTR_CONTACT_PYRAMIDAL) {
-      mcNum mu = d->contact[d->efc_id[i]].friction[0];
-      d->efc_diagApprox[i] *= 2 * mu * mu * (1 + mu * mu) / impratio;
+      pyramidRegularizer(d, i, imp, impratio);
+    } else {
+      d->efc_R[i] = mcu_max(mcMINVAL, (1 - imp) * d->efc_diagApprox[i] / imp);
     }
-
-    // regularizer
-    d->efc_R[i] = mcu_max(mcMINVAL, (1 - imp) * d->efc_diagApprox[i] / imp);
   }
 }
 
