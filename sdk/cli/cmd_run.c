@@ -66,6 +66,7 @@ int cmd_run(int argc, char** argv) {
   int profile = 0;
   int check = 0;
   int island = -1;                // --island on|off; -1: the model's flag
+  int multiccd = -1;              // --multiccd on|off; -1: the model's flag
   long nthread = 0;               // --threads N: in-step thread pool of N threads; 0: none
   const char* record = NULL;
 
@@ -90,13 +91,14 @@ int cmd_run(int argc, char** argv) {
       profile = 1;
     } else if (!strcmp(a, "--check")) {
       check = 1;
-    } else if (!strcmp(a, "--island") && has) {
+    } else if ((!strcmp(a, "--island") || !strcmp(a, "--multiccd")) && has) {
       const char* v = argv[++i];
-      island = !strcmp(v, "on") ? 1 : !strcmp(v, "off") ? 0 : -2;
-      if (island < -1) {
-        cli_error("--island needs 'on' or 'off', got '%s'", v);
+      int on = !strcmp(v, "on") ? 1 : !strcmp(v, "off") ? 0 : -2;
+      if (on < -1) {
+        cli_error("%s needs 'on' or 'off', got '%s'", a, v);
         return CLI_USAGE;
       }
+      *(!strcmp(a, "--island") ? &island : &multiccd) = on;
     } else if (!strcmp(a, "--threads") && has) {
       char* end = NULL;
       nthread = strtol(argv[++i], &end, 10);
@@ -108,8 +110,8 @@ int cmd_run(int argc, char** argv) {
       record = argv[++i];
     } else if (a[0] == '-' && a[1]) {
       cli_error("unknown or incomplete option '%s' (usage: moduco run MODEL [--duration T | "
-                "--steps N] [--integrator NAME] [--solver NAME] [--island on|off] [--threads N] "
-                "[--profile] [--check] [--record FILE])", a);
+                "--steps N] [--integrator NAME] [--solver NAME] [--island on|off] "
+                "[--multiccd on|off] [--threads N] [--profile] [--check] [--record FILE])", a);
       return CLI_USAGE;
     } else if (!file) {
       file = a;
@@ -120,8 +122,8 @@ int cmd_run(int argc, char** argv) {
   }
   if (!file) {
     cli_error("usage: moduco run MODEL [--duration T | --steps N] [--integrator NAME] "
-              "[--solver NAME] [--island on|off] [--threads N] [--profile] [--check] "
-              "[--record FILE]");
+              "[--solver NAME] [--island on|off] [--multiccd on|off] [--threads N] [--profile] "
+              "[--check] [--record FILE]");
     return CLI_USAGE;
   }
   if (duration >= 0 && nstep >= 0) {
@@ -142,6 +144,10 @@ int cmd_run(int argc, char** argv) {
   if (island >= 0) {
     m->opt.enableflags = island ? m->opt.enableflags | mcENBL_ISLAND
                                 : m->opt.enableflags & ~mcENBL_ISLAND;
+  }
+  if (multiccd >= 0) {
+    m->opt.enableflags = multiccd ? m->opt.enableflags | mcENBL_MULTICCD
+                                  : m->opt.enableflags & ~mcENBL_MULTICCD;
   }
   mcData* d = mc_makeData(m);
   if (!d) {

@@ -530,6 +530,55 @@ Test(cli, run_prints_summary) {
 }
 
 
+// --multiccd on|off overrides the model's flag: a cylinder standing on a box (through GJK/EPA)
+// gets one contact without multiccd and a ring with it, so the recorded motion differs; on equals
+// the default (multiccd on with nativeccd), and a value other than on/off is a one-line error
+static const char kStanding[] =
+    "<mujoco><option timestep='0.002'/><worldbody>"
+    "<geom type='box' size='1 1 0.1'/>"
+    "<body pos='0.02 0 0.19' euler='0 3 0'><freejoint/>"
+    "<geom type='cylinder' size='0.1 0.1'/></body></worldbody></mujoco>";
+
+// record 100 steps of model with extra run flags into the file g_dir/name; return its path
+static const char* recordRun(const char* model, const char* flags, const char* name) {
+  static char recs[3][600];
+  static int next = 0;
+  char* rec = recs[next++ % 3];
+  char args[1400];
+  snprintf(rec, sizeof(recs[0]), "%s/%s", g_dir, name);
+  snprintf(args, sizeof(args), "run '%s' --steps 100 %s --record '%s'", model, flags, rec);
+  Run r = run(args);
+  cr_assert_eq(r.status, 0, "%s: exit %d: %s", flags, r.status, r.err);
+  freeRun(&r);
+  return rec;
+}
+
+
+// whether two files have the same bytes (the recordings are binary)
+static int sameFile(const char* a, const char* b) {
+  char cmd[1400];
+  snprintf(cmd, sizeof(cmd), "cmp -s '%s' '%s'", a, b);
+  return system(cmd) == 0;
+}
+
+
+Test(cli, run_multiccd_switch) {
+  const char* model = writeFile(0, "standing.xml", kStanding);
+  const char* byDefault = recordRun(model, "", "rec_default");
+  const char* on = recordRun(model, "--multiccd on", "rec_on");
+  const char* off = recordRun(model, "--multiccd off", "rec_off");
+  cr_expect(sameFile(byDefault, on), "--multiccd on differs from the default");
+  cr_expect(!sameFile(on, off), "--multiccd off records the same motion as on");
+  char args[600];
+  snprintf(args, sizeof(args), "run '%s' --steps 5 --multiccd maybe", model);
+  Run r = run(args);
+  cr_expect_neq(r.status, 0);
+  cr_expect_eq(lineCount(r.err), 1, "stderr:\n%s", r.err);
+  cr_expect(strstr(r.err, "--multiccd") != NULL, "stderr:\n%s", r.err);
+  freeRun(&r);
+}
+
+
 // plugin-defined warnings are counted in the summary with the built-in ones, by name
 Test(cli, run_prints_plugin_warnings) {
   const char* model = writeFile(0, "plugwarn.xml",
