@@ -95,11 +95,63 @@ static inline void storeSse2(mcNum* f, int p, mcNum v) {
 
 
 #ifdef PGS_HAVE_AVX
+// the lanes are merged with and, and-not and or: gcc reads a blendv as a lane-wise condition on
+// 64-bit integers, which AVX without AVX2 cannot compare, and makes four branches of it
 PGS_AVX static inline void storeAvx(mcNum* f, int p, mcNum v) {
   static const long long kLane[4][4] = {{-1, 0, 0, 0}, {0, -1, 0, 0}, {0, 0, -1, 0}, {0, 0, 0, -1}};
   mcNum* q = f + (p & ~3);
   __m256d lane = _mm256_castsi256_pd(_mm256_loadu_si256((const __m256i*)kLane[p & 3]));
-  _mm256_store_pd(q, _mm256_blendv_pd(_mm256_load_pd(q), _mm256_set1_pd(v), lane));
+  __m256d keep = _mm256_andnot_pd(lane, _mm256_load_pd(q));
+  _mm256_store_pd(q, _mm256_or_pd(keep, _mm256_and_pd(lane, _mm256_set1_pd(v))));
+}
+#endif
+
+
+//---------------------------------- statistics of a sweep -----------------------------------------
+
+// set bits of a 4-bit mask
+static const unsigned char kBits[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+
+static void countPortable(const mcNum* old, const mcNum* f, int n, int* nchange, int* nactive) {
+  int change = 0, active = 0;
+  for (int i = 0; i < n; i++) {
+    change += (old[i] > 0) != (f[i] > 0);
+    active += f[i] != 0;
+  }
+  *nchange = change;
+  *nactive = active;
+}
+
+
+#ifdef PGS_HAVE_SSE2
+static void countSse2(const mcNum* old, const mcNum* f, int n, int* nchange, int* nactive) {
+  __m128d zero = _mm_setzero_pd();
+  int change = 0, active = 0;
+  for (int i = 0; i < n; i += 2) {
+    __m128d o = _mm_load_pd(old + i), x = _mm_load_pd(f + i);
+    change += kBits[_mm_movemask_pd(_mm_xor_pd(_mm_cmpgt_pd(o, zero), _mm_cmpgt_pd(x, zero)))];
+    active += kBits[_mm_movemask_pd(_mm_cmpneq_pd(x, zero))];
+  }
+  *nchange = change;
+  *nactive = active;
+}
+#endif
+
+
+#ifdef PGS_HAVE_AVX
+PGS_AVX static void countAvx(const mcNum* old, const mcNum* f, int n, int* nchange,
+                             int* nactive) {
+  __m256d zero = _mm256_setzero_pd();
+  int change = 0, active = 0;
+  for (int i = 0; i < n; i += 4) {
+    __m256d o = _mm256_load_pd(old + i), x = _mm256_load_pd(f + i);
+    __m256d sign = _mm256_xor_pd(_mm256_cmp_pd(o, zero, _CMP_GT_OQ),
+                                 _mm256_cmp_pd(x, zero, _CMP_GT_OQ));
+    change += kBits[_mm256_movemask_pd(sign)];
+    active += kBits[_mm256_movemask_pd(_mm256_cmp_pd(x, zero, _CMP_NEQ_UQ))];
+  }
+  *nchange = change;
+  *nactive = active;
 }
 #endif
 
@@ -332,37 +384,49 @@ void pgs_makeDenseAR(const mcModel* m, const mcData* d, mcNum* AR, int ld, mcNum
 //---------------------------------- sweeps --------------------------------------------------------
 
 #define PGS_SWEEP sweepPortable
+#define PGS_SWEEP_ROWS sweepRowsPortable
 #define PGS_SWEEP_ATTR
 #define PGS_SWEEP_DOT dotPortable
 #define PGS_SWEEP_STORE storePortable
+#define PGS_SWEEP_COUNT countPortable
 #include "pgs_sweep.inc"
 #undef PGS_SWEEP
+#undef PGS_SWEEP_ROWS
 #undef PGS_SWEEP_ATTR
 #undef PGS_SWEEP_DOT
 #undef PGS_SWEEP_STORE
+#undef PGS_SWEEP_COUNT
 
 #ifdef PGS_HAVE_SSE2
 #define PGS_SWEEP sweepSse2
+#define PGS_SWEEP_ROWS sweepRowsSse2
 #define PGS_SWEEP_ATTR
 #define PGS_SWEEP_DOT dotSse2
 #define PGS_SWEEP_STORE storeSse2
+#define PGS_SWEEP_COUNT countSse2
 #include "pgs_sweep.inc"
 #undef PGS_SWEEP
+#undef PGS_SWEEP_ROWS
 #undef PGS_SWEEP_ATTR
 #undef PGS_SWEEP_DOT
 #undef PGS_SWEEP_STORE
+#undef PGS_SWEEP_COUNT
 #endif
 
 #ifdef PGS_HAVE_AVX
 #define PGS_SWEEP sweepAvx
+#define PGS_SWEEP_ROWS sweepRowsAvx
 #define PGS_SWEEP_ATTR PGS_AVX
 #define PGS_SWEEP_DOT dotAvx
 #define PGS_SWEEP_STORE storeAvx
+#define PGS_SWEEP_COUNT countAvx
 #include "pgs_sweep.inc"
 #undef PGS_SWEEP
+#undef PGS_SWEEP_ROWS
 #undef PGS_SWEEP_ATTR
 #undef PGS_SWEEP_DOT
 #undef PGS_SWEEP_STORE
+#undef PGS_SWEEP_COUNT
 #endif
 
 
@@ -379,6 +443,25 @@ mcNum pgs_sweepDense(const mcData* d, const PgsDual* P, mcNum* f, int* nchange, 
 #endif
   default:
     return sweepPortable(d, P, f, nchange, nactive);
+  }
+}
+
+
+void pgs_countForces(const mcNum* old, const mcNum* f, int n, int* nchange, int* nactive,
+                     PgsIsa isa) {
+  switch (isa) {
+#ifdef PGS_HAVE_AVX
+  case PGS_ISA_AVX:
+    countAvx(old, f, n, nchange, nactive);
+    return;
+#endif
+#ifdef PGS_HAVE_SSE2
+  case PGS_ISA_SSE2:
+    countSse2(old, f, n, nchange, nactive);
+    return;
+#endif
+  default:
+    countPortable(old, f, n, nchange, nactive);
   }
 }
 

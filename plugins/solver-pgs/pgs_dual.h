@@ -30,6 +30,8 @@ typedef struct {
                                   // equalities (elliptic rows: unused)
   const mcNum* b;
   int elliptic;                   // some row is an elliptic contact (dense AR only)
+  mcNum* fold;                    // dense sweep's scratch: the forces before it (ld, 32-byte
+                                  // aligned)
 } PgsDual;
 
 // v clamped to the box of scalar row i (lo > v ? lo : v, then hi < v ? hi : v: NaN is kept)
@@ -71,9 +73,14 @@ void pgs_productBBT(const mcNum* BT, int nv, int ld, mcNum* A, PgsIsa isa);
 void pgs_makeDenseAR(const mcModel* m, const mcData* d, mcNum* AR, int ld, mcNum* BT,
                      mcNum* work, mcNum* diaginv, PgsIsa isa);
 
+// the sign changes ((old > 0) != (f > 0)) and the non-zeros of f over n (a multiple of 4; old, f
+// 32-byte aligned)
+void pgs_countForces(const mcNum* old, const mcNum* f, int n, int* nchange, int* nactive,
+                     PgsIsa isa);
+
 // one Gauss-Seidel sweep in row order with the dense AR on the forces f (ld, zero padded,
-// 32-byte aligned); return the cost decrease, the rows whose force changed sign (nchange) and the
-// non-zero forces after the sweep (nactive)
+// 32-byte aligned; P->fold its scratch); return the cost decrease, the scalar rows whose force
+// changed sign (nchange) and the non-zero forces after the sweep (nactive)
 mcNum pgs_sweepDense(const mcData* d, const PgsDual* P, mcNum* f, int* nchange, int* nactive,
                      PgsIsa isa);
 

@@ -27,13 +27,13 @@ static int rowBounds(const mcData* d, mcNum* lo, mcNum* hi) {
 }
 
 
-// the dense problem in P (AR, diaginv, ld) and the padded forces to sweep; NULL if the host stack
-// is full
+// the dense problem in P (AR, diaginv, ld, the sweep's scratch) and the padded forces to sweep;
+// NULL if the host stack is full
 static mcNum* denseProblem(const mcpHost* host, const mcModel* m, mcData* d, PgsDual* P,
                            PgsIsa isa) {
   int nv = m->nv, nefc = d->nefc, ld = pgs_stride(nefc);
   size_t nAR = (size_t)ld * ld, nBT = (size_t)nv * ld;
-  mcNum* AR = host->stackAlloc(d, sizeof(mcNum) * (nAR + nBT + 2 * (size_t)ld), 32);
+  mcNum* AR = host->stackAlloc(d, sizeof(mcNum) * (nAR + nBT + 3 * (size_t)ld), 32);
   mcNum* work = host->stackAlloc(d, sizeof(mcNum) * 5 * ((size_t)nv + 1), 32);
   if (!AR || !work) {
     return NULL;
@@ -45,6 +45,7 @@ static mcNum* denseProblem(const mcpHost* host, const mcModel* m, mcData* d, Pgs
   P->AR = AR;
   P->ld = ld;
   P->diaginv = diaginv;
+  P->fold = f + ld;
   memcpy(f, d->efc_force, sizeof(mcNum) * nefc);
   memset(f + nefc, 0, sizeof(mcNum) * (size_t)(ld - nefc));
   return f;

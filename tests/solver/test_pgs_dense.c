@@ -179,6 +179,8 @@ Test(pgs_dense, sweeps_every_instruction_set_bitwise_and_gauss_seidel) {
     P.lo = p.lo;
     P.hi = p.hi;
     P.b = p.b;
+    static _Alignas(32) double fold[NMAX];
+    P.fold = fold;
 
     // from the same start, five sweeps per instruction set
     _Alignas(32) double f[PGS_ISA_COUNT][NMAX], start[NMAX], plain[NMAX];
@@ -193,9 +195,21 @@ Test(pgs_dense, sweeps_every_instruction_set_bitwise_and_gauss_seidel) {
       if (!pgs_isaAvailable((PgsIsa)isa)) {
         continue;
       }
+      _Alignas(32) double before[NMAX];
       for (int s = 0; s < 5; s++) {
+        memcpy(before, f[isa], sizeof(before));
         impr[isa] += pgs_sweepDense(NULL, &P, f[isa], &nch[isa], &nact[isa], (PgsIsa)isa);
       }
+
+      // the statistics of the last sweep: sign changes and non-zero forces
+      int wantch = 0, wantact = 0;
+      for (int i = 0; i < nefc; i++) {
+        wantch += (before[i] > 0) != (f[isa][i] > 0);
+        wantact += f[isa][i] != 0;
+      }
+      cr_assert(nch[isa] == wantch && nact[isa] == wantact, "trial %d isa %d: nchange %d "
+                "(want %d) nactive %d (want %d)", trial, isa, nch[isa], wantch, nact[isa],
+                wantact);
       for (int i = 0; i < p.ld; i++) {
         cr_assert(same(f[isa][i], f[0][i]), "trial %d isa %d f[%d] %.17g against %.17g", trial,
                   isa, i, f[isa][i], f[0][i]);
@@ -324,6 +338,39 @@ Test(pgs_dense, dense_AR_is_the_plain_row_by_row_product) {
                     isa, i);
         }
       }
+    }
+  }
+}
+
+
+// the sign changes and non-zeros counted after a sweep, with zeros of both signs, tiny numbers,
+// infinities and NaN (not positive, non-zero)
+Test(pgs_dense, force_statistics_every_instruction_set) {
+  static const double kSpecial[] = {0.0, -0.0, 1.0, -1.0, 1e-300, -1e-300, INFINITY, -INFINITY,
+                                    NAN, 3.5};
+  _Alignas(32) double old[NMAX], f[NMAX];
+  unsigned long long seed = 11;
+  for (int trial = 0; trial < 200; trial++) {
+    int n = 4 * (1 + trial % (NMAX / 4));
+    for (int i = 0; i < n; i++) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      unsigned r = (unsigned)(seed >> 33);
+      old[i] = kSpecial[r % 10];
+      f[i] = kSpecial[r / 10 % 10];
+    }
+    int wantch = 0, wantact = 0;
+    for (int i = 0; i < n; i++) {
+      wantch += (old[i] > 0) != (f[i] > 0);
+      wantact += f[i] != 0;
+    }
+    for (int isa = 0; isa < PGS_ISA_COUNT; isa++) {
+      if (!pgs_isaAvailable((PgsIsa)isa)) {
+        continue;
+      }
+      int nch = -1, nact = -1;
+      pgs_countForces(old, f, n, &nch, &nact, (PgsIsa)isa);
+      cr_assert(nch == wantch && nact == wantact, "trial %d isa %d n %d: %d %d against %d %d",
+                trial, isa, n, nch, nact, wantch, wantact);
     }
   }
 }
