@@ -158,14 +158,34 @@ PGS_AVX static void countAvx(const mcNum* old, const mcNum* f, int n, int* nchan
 
 //---------------------------------- A = B B' ------------------------------------------------------
 
-// the 4 x 4 tile of rows i..i+3, columns j..j+3: sum over k ascending of BT_k,i+r BT_k,j+c
-static void tilePortable(const mcNum* BT, int nv, int ld, int i, int j, mcNum* t) {
+// the lowest dof of a non-zero mask word, taken off the word
+static inline int nextDof(uint64_t* bits) {
+  uint64_t b = *bits;
+  *bits = b & (b - 1);
+#ifdef __GNUC__
+  return __builtin_ctzll(b);
+#else
+  int k = 0;
+  for (; !(b & 1); b >>= 1) {
+    k++;
+  }
+  return k;
+#endif
+}
+
+
+// the 4 x 4 tile of rows i..i+3, columns j..j+3: sum over k ascending of BT_k,i+r BT_k,j+c, over
+// the dofs k of both masks (mi, mj: nw words)
+static void tilePortable(const mcNum* BT, int ld, int i, int j, const uint64_t* mi,
+                         const uint64_t* mj, int nw, mcNum* t) {
   mcNum acc[16] = {0};
-  for (int k = 0; k < nv; k++) {
-    const mcNum* bk = BT + (size_t)k * ld;
-    for (int r = 0; r < 4; r++) {
-      for (int c = 0; c < 4; c++) {
-        acc[4 * r + c] += bk[i + r] * bk[j + c];
+  for (int w = 0; w < nw; w++) {
+    for (uint64_t bits = mi[w] & mj[w]; bits;) {
+      const mcNum* bk = BT + (size_t)(64 * w + nextDof(&bits)) * ld;
+      for (int r = 0; r < 4; r++) {
+        for (int c = 0; c < 4; c++) {
+          acc[4 * r + c] += bk[i + r] * bk[j + c];
+        }
       }
     }
   }
@@ -174,23 +194,26 @@ static void tilePortable(const mcNum* BT, int nv, int ld, int i, int j, mcNum* t
 
 
 #ifdef PGS_HAVE_SSE2
-static void tileSse2(const mcNum* BT, int nv, int ld, int i, int j, mcNum* t) {
+static void tileSse2(const mcNum* BT, int ld, int i, int j, const uint64_t* mi,
+                     const uint64_t* mj, int nw, mcNum* t) {
   __m128d a0 = _mm_setzero_pd(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
-  for (int k = 0; k < nv; k++) {
-    const mcNum* bk = BT + (size_t)k * ld;
-    __m128d c01 = _mm_load_pd(bk + j), c23 = _mm_load_pd(bk + j + 2);
-    __m128d x = _mm_set1_pd(bk[i]);
-    a0 = _mm_add_pd(a0, _mm_mul_pd(x, c01));
-    a1 = _mm_add_pd(a1, _mm_mul_pd(x, c23));
-    x = _mm_set1_pd(bk[i + 1]);
-    a2 = _mm_add_pd(a2, _mm_mul_pd(x, c01));
-    a3 = _mm_add_pd(a3, _mm_mul_pd(x, c23));
-    x = _mm_set1_pd(bk[i + 2]);
-    a4 = _mm_add_pd(a4, _mm_mul_pd(x, c01));
-    a5 = _mm_add_pd(a5, _mm_mul_pd(x, c23));
-    x = _mm_set1_pd(bk[i + 3]);
-    a6 = _mm_add_pd(a6, _mm_mul_pd(x, c01));
-    a7 = _mm_add_pd(a7, _mm_mul_pd(x, c23));
+  for (int w = 0; w < nw; w++) {
+    for (uint64_t bits = mi[w] & mj[w]; bits;) {
+      const mcNum* bk = BT + (size_t)(64 * w + nextDof(&bits)) * ld;
+      __m128d c01 = _mm_load_pd(bk + j), c23 = _mm_load_pd(bk + j + 2);
+      __m128d x = _mm_set1_pd(bk[i]);
+      a0 = _mm_add_pd(a0, _mm_mul_pd(x, c01));
+      a1 = _mm_add_pd(a1, _mm_mul_pd(x, c23));
+      x = _mm_set1_pd(bk[i + 1]);
+      a2 = _mm_add_pd(a2, _mm_mul_pd(x, c01));
+      a3 = _mm_add_pd(a3, _mm_mul_pd(x, c23));
+      x = _mm_set1_pd(bk[i + 2]);
+      a4 = _mm_add_pd(a4, _mm_mul_pd(x, c01));
+      a5 = _mm_add_pd(a5, _mm_mul_pd(x, c23));
+      x = _mm_set1_pd(bk[i + 3]);
+      a6 = _mm_add_pd(a6, _mm_mul_pd(x, c01));
+      a7 = _mm_add_pd(a7, _mm_mul_pd(x, c23));
+    }
   }
   _mm_storeu_pd(t, a0);
   _mm_storeu_pd(t + 2, a1);
@@ -205,15 +228,18 @@ static void tileSse2(const mcNum* BT, int nv, int ld, int i, int j, mcNum* t) {
 
 
 #ifdef PGS_HAVE_AVX
-PGS_AVX static void tileAvx(const mcNum* BT, int nv, int ld, int i, int j, mcNum* t) {
+PGS_AVX static void tileAvx(const mcNum* BT, int ld, int i, int j, const uint64_t* mi,
+                            const uint64_t* mj, int nw, mcNum* t) {
   __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
-  for (int k = 0; k < nv; k++) {
-    const mcNum* bk = BT + (size_t)k * ld;
-    __m256d c = _mm256_load_pd(bk + j);
-    a0 = _mm256_add_pd(a0, _mm256_mul_pd(_mm256_broadcast_sd(bk + i), c));
-    a1 = _mm256_add_pd(a1, _mm256_mul_pd(_mm256_broadcast_sd(bk + i + 1), c));
-    a2 = _mm256_add_pd(a2, _mm256_mul_pd(_mm256_broadcast_sd(bk + i + 2), c));
-    a3 = _mm256_add_pd(a3, _mm256_mul_pd(_mm256_broadcast_sd(bk + i + 3), c));
+  for (int w = 0; w < nw; w++) {
+    for (uint64_t bits = mi[w] & mj[w]; bits;) {
+      const mcNum* bk = BT + (size_t)(64 * w + nextDof(&bits)) * ld;
+      __m256d c = _mm256_load_pd(bk + j);
+      a0 = _mm256_add_pd(a0, _mm256_mul_pd(_mm256_broadcast_sd(bk + i), c));
+      a1 = _mm256_add_pd(a1, _mm256_mul_pd(_mm256_broadcast_sd(bk + i + 1), c));
+      a2 = _mm256_add_pd(a2, _mm256_mul_pd(_mm256_broadcast_sd(bk + i + 2), c));
+      a3 = _mm256_add_pd(a3, _mm256_mul_pd(_mm256_broadcast_sd(bk + i + 3), c));
+    }
   }
   _mm256_storeu_pd(t, a0);
   _mm256_storeu_pd(t + 4, a1);
@@ -223,23 +249,26 @@ PGS_AVX static void tileAvx(const mcNum* BT, int nv, int ld, int i, int j, mcNum
 #endif
 
 
-void pgs_productBBT(const mcNum* BT, int nv, int ld, mcNum* A, PgsIsa isa) {
+void pgs_productBBT(const mcNum* BT, int nv, int ld, const uint64_t* mask, mcNum* A, PgsIsa isa) {
+  int nw = pgs_maskWords(nv);
   mcNum t[16];
   for (int i = 0; i < ld; i += 4) {
+    const uint64_t* mi = mask + (size_t)(i / 4) * nw;
     for (int j = 0; j <= i; j += 4) {
+      const uint64_t* mj = mask + (size_t)(j / 4) * nw;
       switch (isa) {
 #ifdef PGS_HAVE_AVX
       case PGS_ISA_AVX:
-        tileAvx(BT, nv, ld, i, j, t);
+        tileAvx(BT, ld, i, j, mi, mj, nw, t);
         break;
 #endif
 #ifdef PGS_HAVE_SSE2
       case PGS_ISA_SSE2:
-        tileSse2(BT, nv, ld, i, j, t);
+        tileSse2(BT, ld, i, j, mi, mj, nw, t);
         break;
 #endif
       default:
-        tilePortable(BT, nv, ld, i, j, t);
+        tilePortable(BT, ld, i, j, mi, mj, nw, t);
       }
 
       // the tile and its mirror (a diagonal tile is symmetric: x y and y x are the same number)
@@ -258,13 +287,15 @@ void pgs_productBBT(const mcNum* BT, int nv, int ld, mcNum* A, PgsIsa isa) {
 // side), from the leaves up: dof k updates its ancestors a by x_a -= L_ka x_k. A dof where all four
 // rows are zero is skipped; a row that is zero there while another is not takes an update by
 // L * 0, which changes no value of B B' (only the sign of a zero in B). Every entry takes the same
-// operations as solver-common's makeBT (noslip's): the same B.
-static void walkPortable(const mcModel* m, const mcNum* LD, mcNum* x) {
+// operations as solver-common's makeBT (noslip's): the same B. The dofs not skipped (x_k is final
+// when k is reached: its descendants come after it) are set in mask (zeroed by the caller).
+static void walkPortable(const mcModel* m, const mcNum* LD, mcNum* x, uint64_t* mask) {
   for (int k = m->nv - 1; k >= 0; k--) {
     const mcNum* xk = x + 4 * k;
     if (xk[0] == 0 && xk[1] == 0 && xk[2] == 0 && xk[3] == 0) {
       continue;
     }
+    mask[k >> 6] |= (uint64_t)1 << (k & 63);
     int adr = m->dof_Madr[k] + 1;
     for (int a = m->dof_parentid[k]; a >= 0; a = m->dof_parentid[a]) {
       mcNum l = LD[adr++];
@@ -278,13 +309,14 @@ static void walkPortable(const mcModel* m, const mcNum* LD, mcNum* x) {
 
 
 #ifdef PGS_HAVE_SSE2
-static void walkSse2(const mcModel* m, const mcNum* LD, mcNum* x) {
+static void walkSse2(const mcModel* m, const mcNum* LD, mcNum* x, uint64_t* mask) {
   __m128d zero = _mm_setzero_pd();
   for (int k = m->nv - 1; k >= 0; k--) {
     __m128d k01 = _mm_load_pd(x + 4 * k), k23 = _mm_load_pd(x + 4 * k + 2);
     if (!_mm_movemask_pd(_mm_or_pd(_mm_cmpneq_pd(k01, zero), _mm_cmpneq_pd(k23, zero)))) {
       continue;
     }
+    mask[k >> 6] |= (uint64_t)1 << (k & 63);
     int adr = m->dof_Madr[k] + 1;
     for (int a = m->dof_parentid[k]; a >= 0; a = m->dof_parentid[a]) {
       __m128d l = _mm_set1_pd(LD[adr++]);
@@ -298,13 +330,14 @@ static void walkSse2(const mcModel* m, const mcNum* LD, mcNum* x) {
 
 
 #ifdef PGS_HAVE_AVX
-PGS_AVX static void walkAvx(const mcModel* m, const mcNum* LD, mcNum* x) {
+PGS_AVX static void walkAvx(const mcModel* m, const mcNum* LD, mcNum* x, uint64_t* mask) {
   __m256d zero = _mm256_setzero_pd();
   for (int k = m->nv - 1; k >= 0; k--) {
     __m256d xk = _mm256_load_pd(x + 4 * k);
     if (!_mm256_movemask_pd(_mm256_cmp_pd(xk, zero, _CMP_NEQ_UQ))) {
       continue;
     }
+    mask[k >> 6] |= (uint64_t)1 << (k & 63);
     int adr = m->dof_Madr[k] + 1;
     for (int a = m->dof_parentid[k]; a >= 0; a = m->dof_parentid[a]) {
       __m256d l = _mm256_broadcast_sd(LD + adr++);
@@ -320,13 +353,15 @@ PGS_AVX static void walkAvx(const mcModel* m, const mcNum* LD, mcNum* x) {
 // rows of padding are zero. Rows of B are made four at a time in x (nv x 4, 32-byte aligned):
 // J_i, then inv(L'), then sqrt(inv(D))
 static void makeBT(const mcModel* m, const mcData* d, mcNum* BT, int ld, mcNum* x,
-                   mcNum* sqrtinv, PgsIsa isa) {
-  int nv = m->nv, nefc = d->nefc;
+                   mcNum* sqrtinv, uint64_t* mask, PgsIsa isa) {
+  int nv = m->nv, nefc = d->nefc, nw = pgs_maskWords(nv);
   const int* rownnz = d->efc_J_rownnz;
   for (int k = 0; k < nv; k++) {
     sqrtinv[k] = sqrt(d->qLDiagInv[k]);           // sqrt(inv(D)); qLDiagSqrtInv may be stale
   }
   for (int i0 = 0; i0 < ld; i0 += 4) {
+    uint64_t* mb = mask + (size_t)(i0 / 4) * nw;
+    memset(mb, 0, sizeof(uint64_t) * (size_t)nw);
     memset(x, 0, sizeof(mcNum) * 4 * (size_t)nv);
     for (int r = 0; r < 4 && i0 + r < nefc; r++) {
       int i = i0 + r;
@@ -346,16 +381,16 @@ static void makeBT(const mcModel* m, const mcData* d, mcNum* BT, int ld, mcNum* 
     switch (isa) {
 #ifdef PGS_HAVE_AVX
     case PGS_ISA_AVX:
-      walkAvx(m, d->qLD, x);
+      walkAvx(m, d->qLD, x, mb);
       break;
 #endif
 #ifdef PGS_HAVE_SSE2
     case PGS_ISA_SSE2:
-      walkSse2(m, d->qLD, x);
+      walkSse2(m, d->qLD, x, mb);
       break;
 #endif
     default:
-      walkPortable(m, d->qLD, x);
+      walkPortable(m, d->qLD, x, mb);
     }
     for (int k = 0; k < nv; k++) {
       for (int r = 0; r < 4; r++) {
@@ -367,10 +402,10 @@ static void makeBT(const mcModel* m, const mcData* d, mcNum* BT, int ld, mcNum* 
 
 
 void pgs_makeDenseAR(const mcModel* m, const mcData* d, mcNum* AR, int ld, mcNum* BT,
-                     mcNum* work, mcNum* diaginv, PgsIsa isa) {
+                     mcNum* work, uint64_t* mask, mcNum* diaginv, PgsIsa isa) {
   int nv = m->nv, nefc = d->nefc;
-  makeBT(m, d, BT, ld, work, work + 4 * (size_t)nv, isa);
-  pgs_productBBT(BT, nv, ld, AR, isa);
+  makeBT(m, d, BT, ld, work, work + 4 * (size_t)nv, mask, isa);
+  pgs_productBBT(BT, nv, ld, mask, AR, isa);
   for (int i = 0; i < nefc; i++) {
     AR[(size_t)i * ld + i] += d->efc_R[i];
     diaginv[i] = 1 / AR[(size_t)i * ld + i];

@@ -3,6 +3,8 @@
 #ifndef MODUCO_PLUGINS_SOLVER_PGS_PGS_DUAL_H_
 #define MODUCO_PLUGINS_SOLVER_PGS_PGS_DUAL_H_
 
+#include <stdint.h>
+
 #include <moduco/mcplugin.h>
 
 // AR + R with the row-sparse efc_J: rows i and j couple only when their dofs lie in a common
@@ -64,14 +66,22 @@ static inline int pgs_stride(int n) {
 // products of the indices i = k mod 4 in ascending order, the result is (s0 + s1) + (s2 + s3)
 mcNum pgs_dot(const mcNum* a, const mcNum* b, int n, PgsIsa isa);
 
+// words of a dof mask: one bit per dof
+static inline int pgs_maskWords(int nv) {
+  return (nv + 63) / 64;
+}
+
 // A = B B' from BT = B' (nv x ld, zero padded): A_ij = sum over k ascending of BT_ki BT_kj,
-// 4 x 4 tiles on and below the diagonal, mirrored above (ld x ld, 32-byte aligned, ld % 4 == 0)
-void pgs_productBBT(const mcNum* BT, int nv, int ld, mcNum* A, PgsIsa isa);
+// 4 x 4 tiles on and below the diagonal, mirrored above (ld x ld, 32-byte aligned, ld % 4 == 0).
+// mask: for rows 4b..4b+3 of B, pgs_maskWords(nv) words from mask + b pgs_maskWords(nv) with the
+// bit of dof k set where one of the four may be non-zero; a tile sums over the dofs of both its
+// masks only (the products it leaves out are zeros: the same sum for finite B)
+void pgs_productBBT(const mcNum* BT, int nv, int ld, const uint64_t* mask, mcNum* A, PgsIsa isa);
 
 // dense AR + R (ld x ld, zero padded) and its inverse diagonal; BT: nv x ld, work: 5 nv
-// (32-byte aligned)
+// (32-byte aligned), mask: ld / 4 pgs_maskWords(nv) words
 void pgs_makeDenseAR(const mcModel* m, const mcData* d, mcNum* AR, int ld, mcNum* BT,
-                     mcNum* work, mcNum* diaginv, PgsIsa isa);
+                     mcNum* work, uint64_t* mask, mcNum* diaginv, PgsIsa isa);
 
 // the sign changes ((old > 0) != (f > 0)) and the non-zeros of f over n (a multiple of 4; old, f
 // 32-byte aligned)

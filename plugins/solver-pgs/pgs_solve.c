@@ -35,12 +35,14 @@ static mcNum* denseProblem(const mcpHost* host, const mcModel* m, mcData* d, Pgs
   size_t nAR = (size_t)ld * ld, nBT = (size_t)nv * ld;
   mcNum* AR = host->stackAlloc(d, sizeof(mcNum) * (nAR + nBT + 3 * (size_t)ld), 32);
   mcNum* work = host->stackAlloc(d, sizeof(mcNum) * 5 * ((size_t)nv + 1), 32);
-  if (!AR || !work) {
+  uint64_t* mask = host->stackAlloc(d, sizeof(uint64_t) * (size_t)(ld / 4 * pgs_maskWords(nv)),
+                                    16);
+  if (!AR || !work || !mask) {
     return NULL;
   }
   mcNum* diaginv = AR + nAR + nBT;
   mcNum* f = diaginv + ld;
-  pgs_makeDenseAR(m, d, AR, ld, AR + nAR, work, diaginv, isa);
+  pgs_makeDenseAR(m, d, AR, ld, AR + nAR, work, mask, diaginv, isa);
   d->solver_nnz = nefc * nefc;
   P->AR = AR;
   P->ld = ld;

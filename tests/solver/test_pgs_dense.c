@@ -11,7 +11,7 @@
 #include "pgs_dual.h"
 
 #define NMAX 64
-#define NVMAX 30
+#define NVMAX 70
 
 // deterministic pseudo-random numbers of mixed magnitude (xorshift64*): [-1, 1) scaled by
 // 2^(-20..20), with exact zeros and negative zeros now and then
@@ -92,8 +92,31 @@ static double plainEntry(const double* BT, int nv, int ld, int i, int j) {
 }
 
 
+// the dof masks of BT's blocks of four rows: the dofs where one of the four is non-zero, and with
+// extra (a superset) every other dof now and then as well
+static void blockMasks(unsigned long long* seed, const double* BT, int nv, int ld, int extra,
+                       uint64_t* mask) {
+  int nw = pgs_maskWords(nv);
+  memset(mask, 0, sizeof(uint64_t) * (size_t)(ld / 4 * nw));
+  for (int b = 0; b < ld / 4; b++) {
+    for (int k = 0; k < nv; k++) {
+      const double* x = BT + k * ld + 4 * b;
+      int set = x[0] != 0 || x[1] != 0 || x[2] != 0 || x[3] != 0;
+      if (extra) {
+        rnd(seed);
+        set |= *seed % 3 == 0;
+      }
+      if (set) {
+        mask[b * nw + k / 64] |= (uint64_t)1 << (k % 64);
+      }
+    }
+  }
+}
+
+
 Test(pgs_dense, tiled_product_is_the_plain_sum) {
   static _Alignas(32) double BT[NVMAX * NMAX], A[NMAX * NMAX];
+  static uint64_t mask[NMAX / 4 * 2];
   unsigned long long seed = 99;
   for (int trial = 0; trial < 40; trial++) {
     for (int nefc = 1; nefc <= 41; nefc += 4 + trial % 3) {
@@ -104,7 +127,8 @@ Test(pgs_dense, tiled_product_is_the_plain_sum) {
           continue;
         }
         memset(A, 0xff, sizeof(A));                   // NaN everywhere: every entry is written
-        pgs_productBBT(BT, nv, ld, A, (PgsIsa)isa);
+        blockMasks(&seed, BT, nv, ld, trial % 2, mask);
+        pgs_productBBT(BT, nv, ld, mask, A, (PgsIsa)isa);
         for (int i = 0; i < ld; i++) {
           for (int j = 0; j < ld; j++) {
             double want = i < nefc && j < nefc ? plainEntry(BT, nv, ld, i, j) : 0.0;
@@ -138,7 +162,9 @@ static void randomProblem(unsigned long long* seed, Problem* p, int nv, int nefc
   for (int i = 0; i < nefc; i++) {
     BT[i % nv * p->ld + i] += 1;                      // no zero row
   }
-  pgs_productBBT(BT, nv, p->ld, p->AR, PGS_ISA_PORTABLE);
+  uint64_t mask[NMAX / 4 * 2];
+  blockMasks(seed, BT, nv, p->ld, 0, mask);
+  pgs_productBBT(BT, nv, p->ld, mask, p->AR, PGS_ISA_PORTABLE);
   for (int i = 0; i < nefc; i++) {
     p->AR[i * p->ld + i] += 0.1;
     p->diaginv[i] = 1 / p->AR[i * p->ld + i];
@@ -307,6 +333,7 @@ Test(pgs_dense, dense_AR_is_the_plain_row_by_row_product) {
   static mcData d;
   static double B[TREE_NEFC * TREE_NV], A[TREE_NEFC * TREE_NEFC];
   static _Alignas(32) double AR[32 * 32], BT[TREE_NV * 32], work[5 * (TREE_NV + 1)];
+  static uint64_t mask[32 / 4];
   double diaginv[32];
   unsigned long long seed = 3;
   for (int trial = 0; trial < 60; trial++) {
@@ -326,7 +353,8 @@ Test(pgs_dense, dense_AR_is_the_plain_row_by_row_product) {
         continue;
       }
       memset(AR, 0xff, sizeof(AR));
-      pgs_makeDenseAR(&m, &d, AR, ld, BT, work, diaginv, (PgsIsa)isa);
+      memset(mask, 0xff, sizeof(mask));              // every word is written
+      pgs_makeDenseAR(&m, &d, AR, ld, BT, work, mask, diaginv, (PgsIsa)isa);
       for (int i = 0; i < ld; i++) {
         for (int j = 0; j < ld; j++) {
           double want = i < nefc && j < nefc ? A[i * nefc + j] : 0.0;
