@@ -68,9 +68,8 @@ PGS_AVX static inline mcNum dotAvx(const mcNum* a, const mcNum* b, int n) {
   if (i < n) {
     s = _mm256_add_pd(s, _mm256_mul_pd(_mm256_load_pd(a + i), _mm256_load_pd(b + i)));
   }
-  __m128d lo = _mm256_castpd256_pd128(s), hi = _mm256_extractf128_pd(s, 1);
-  __m128d t = _mm_add_pd(_mm_unpacklo_pd(lo, hi), _mm_unpackhi_pd(lo, hi));
-  return _mm_cvtsd_f64(t) + _mm_cvtsd_f64(_mm_unpackhi_pd(t, t));
+  __m256d h = _mm256_hadd_pd(s, s);                // (s0 + s1, s0 + s1, s2 + s3, s2 + s3)
+  return _mm_cvtsd_f64(_mm_add_sd(_mm256_castpd256_pd128(h), _mm256_extractf128_pd(h, 1)));
 }
 #endif
 
@@ -351,7 +350,8 @@ PGS_AVX static void walkAvx(const mcModel* m, const mcNum* LD, mcNum* x, uint64_
 
 // B' of B = J inv(L) sqrt(inv(D)) (M = L' D L in qLD), nv x ld, so that J inv(M) J' = B B'; the
 // rows of padding are zero. Rows of B are made four at a time in x (nv x 4, 32-byte aligned):
-// J_i, then inv(L'), then sqrt(inv(D))
+// J_i, then inv(L'), then sqrt(inv(D)); with the dof masks of the blocks (pgs_productBBT), and
+// BT written at the dofs of its block's mask only (the product reads no other)
 static void makeBT(const mcModel* m, const mcData* d, mcNum* BT, int ld, mcNum* x,
                    mcNum* sqrtinv, uint64_t* mask, PgsIsa isa) {
   int nv = m->nv, nefc = d->nefc, nw = pgs_maskWords(nv);
@@ -392,9 +392,13 @@ static void makeBT(const mcModel* m, const mcData* d, mcNum* BT, int ld, mcNum* 
     default:
       walkPortable(m, d->qLD, x, mb);
     }
-    for (int k = 0; k < nv; k++) {
-      for (int r = 0; r < 4; r++) {
-        BT[(size_t)k * ld + i0 + r] = x[4 * k + r] * sqrtinv[k];
+    for (int w = 0; w < nw; w++) {
+      for (uint64_t bits = mb[w]; bits;) {
+        int k = 64 * w + nextDof(&bits);
+        mcNum* bk = BT + (size_t)k * ld + i0;
+        for (int r = 0; r < 4; r++) {
+          bk[r] = x[4 * k + r] * sqrtinv[k];
+        }
       }
     }
   }

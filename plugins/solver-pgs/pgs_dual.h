@@ -78,8 +78,9 @@ static inline int pgs_maskWords(int nv) {
 // masks only (the products it leaves out are zeros: the same sum for finite B)
 void pgs_productBBT(const mcNum* BT, int nv, int ld, const uint64_t* mask, mcNum* A, PgsIsa isa);
 
-// dense AR + R (ld x ld, zero padded) and its inverse diagonal; BT: nv x ld, work: 5 nv
-// (32-byte aligned), mask: ld / 4 pgs_maskWords(nv) words
+// dense AR + R (ld x ld, zero padded) and its inverse diagonal; BT: nv x ld scratch (written at
+// the dofs of the masks only), work: 5 nv (32-byte aligned), mask: ld / 4 pgs_maskWords(nv) words,
+// the masks of B's blocks afterwards
 void pgs_makeDenseAR(const mcModel* m, const mcData* d, mcNum* AR, int ld, mcNum* BT,
                      mcNum* work, uint64_t* mask, mcNum* diaginv, PgsIsa isa);
 
