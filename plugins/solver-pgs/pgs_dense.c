@@ -348,6 +348,51 @@ PGS_AVX static void walkAvx(const mcModel* m, const mcNum* LD, mcNum* x, uint64_
 #endif
 
 
+#ifdef PGS_HAVE_AVX
+// x[4 k + r] = J_r[k] for four rows of a dense J (four dofs per pass, transposed in registers)
+PGS_AVX static void interleaveAvx(const mcNum* J0, const mcNum* J1, const mcNum* J2,
+                                  const mcNum* J3, int nv, mcNum* x) {
+  int k = 0;
+  for (; k + 4 <= nv; k += 4) {
+    __m256d r0 = _mm256_loadu_pd(J0 + k), r1 = _mm256_loadu_pd(J1 + k);
+    __m256d r2 = _mm256_loadu_pd(J2 + k), r3 = _mm256_loadu_pd(J3 + k);
+    __m256d e01 = _mm256_unpacklo_pd(r0, r1), o01 = _mm256_unpackhi_pd(r0, r1);
+    __m256d e23 = _mm256_unpacklo_pd(r2, r3), o23 = _mm256_unpackhi_pd(r2, r3);
+    mcNum* xk = x + 4 * k;
+    _mm256_store_pd(xk, _mm256_permute2f128_pd(e01, e23, 0x20));
+    _mm256_store_pd(xk + 4, _mm256_permute2f128_pd(o01, o23, 0x20));
+    _mm256_store_pd(xk + 8, _mm256_permute2f128_pd(e01, e23, 0x31));
+    _mm256_store_pd(xk + 12, _mm256_permute2f128_pd(o01, o23, 0x31));
+  }
+  for (; k < nv; k++) {
+    _mm256_store_pd(x + 4 * k, _mm256_set_pd(J3[k], J2[k], J1[k], J0[k]));
+  }
+}
+#endif
+
+
+// x[4 k + r] = J_i0+r[k] for the rows i0..i0+3 (zero past nefc), sparse or dense J
+static void fillRows(const mcData* d, int nv, int nefc, int i0, mcNum* x) {
+  const int* rownnz = d->efc_J_rownnz;
+  memset(x, 0, sizeof(mcNum) * 4 * (size_t)nv);
+  for (int r = 0; r < 4 && i0 + r < nefc; r++) {
+    int i = i0 + r;
+    if (rownnz) {
+      const int* col = d->efc_J_colind + d->efc_J_rowadr[i];
+      const mcNum* val = d->efc_J_val + d->efc_J_rowadr[i];
+      for (int k = 0; k < rownnz[i]; k++) {
+        x[4 * col[k] + r] = val[k];
+      }
+    } else {
+      const mcNum* J = d->efc_J + (size_t)i * nv;
+      for (int k = 0; k < nv; k++) {
+        x[4 * k + r] = J[k];
+      }
+    }
+  }
+}
+
+
 // B' of B = J inv(L) sqrt(inv(D)) (M = L' D L in qLD), nv x ld, so that J inv(M) J' = B B'; the
 // rows of padding are zero. Rows of B are made four at a time in x (nv x 4, 32-byte aligned):
 // J_i, then inv(L'), then sqrt(inv(D)); with the dof masks of the blocks (pgs_productBBT), and
@@ -355,28 +400,20 @@ PGS_AVX static void walkAvx(const mcModel* m, const mcNum* LD, mcNum* x, uint64_
 static void makeBT(const mcModel* m, const mcData* d, mcNum* BT, int ld, mcNum* x,
                    mcNum* sqrtinv, uint64_t* mask, PgsIsa isa) {
   int nv = m->nv, nefc = d->nefc, nw = pgs_maskWords(nv);
-  const int* rownnz = d->efc_J_rownnz;
   for (int k = 0; k < nv; k++) {
     sqrtinv[k] = sqrt(d->qLDiagInv[k]);           // sqrt(inv(D)); qLDiagSqrtInv may be stale
   }
   for (int i0 = 0; i0 < ld; i0 += 4) {
     uint64_t* mb = mask + (size_t)(i0 / 4) * nw;
     memset(mb, 0, sizeof(uint64_t) * (size_t)nw);
-    memset(x, 0, sizeof(mcNum) * 4 * (size_t)nv);
-    for (int r = 0; r < 4 && i0 + r < nefc; r++) {
-      int i = i0 + r;
-      if (rownnz) {
-        const int* col = d->efc_J_colind + d->efc_J_rowadr[i];
-        const mcNum* val = d->efc_J_val + d->efc_J_rowadr[i];
-        for (int k = 0; k < rownnz[i]; k++) {
-          x[4 * col[k] + r] = val[k];
-        }
-      } else {
-        const mcNum* J = d->efc_J + (size_t)i * nv;
-        for (int k = 0; k < nv; k++) {
-          x[4 * k + r] = J[k];
-        }
-      }
+#ifdef PGS_HAVE_AVX
+    if (isa == PGS_ISA_AVX && !d->efc_J_rownnz && i0 + 4 <= nefc) {
+      const mcNum* J = d->efc_J + (size_t)i0 * nv;
+      interleaveAvx(J, J + nv, J + 2 * (size_t)nv, J + 3 * (size_t)nv, nv, x);
+    } else
+#endif
+    {
+      fillRows(d, nv, nefc, i0, x);
     }
     switch (isa) {
 #ifdef PGS_HAVE_AVX
