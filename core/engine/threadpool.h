@@ -34,6 +34,13 @@ void mci_poolSetSpin(mcThreadPool* pool, long spinns, int hold);
 // Tasks run by each thread of the pool since the last call (taken[0 .. nthread-1]), reset to 0.
 void mci_poolTaken(mcThreadPool* pool, long* taken);
 
+// Part k of n equal parts of [0, total): [*lo, *hi) (the parts cover it in order, sizes differ by
+// at most one)
+static inline void mci_rowRange(int total, int k, int n, int* lo, int* hi) {
+  *lo = (int)((long)total * k / n);
+  *hi = (int)((long)total * (k + 1) / n);
+}
+
 // Number of threads of d's bound pool, 1 when none.
 int mci_threads(const mcData* d);
 
