@@ -47,6 +47,9 @@ int mci_threads(const mcData* d);
 // Workspace of thread t of d's bound pool (NULL when none is bound).
 mciWorker* mci_worker(const mcData* d, int t);
 
+// The tree cut kept for d's pool (parallel_stages.c fills and checks it); d must have a pool bound
+struct mciTreeCut_* mci_treeCutCache(const mcData* d);
+
 // Make w->view a copy of d whose arena and stack are the worker's own memory (empty: no contacts
 // or rows), with the plugin timers zeroed; the warning counts of d are remembered for
 // mci_mergeView.
@@ -58,8 +61,9 @@ void mci_mergeView(mcData* d, const mciWorker* w);
 
 // Run fn(ctx) and stage(m, view) at the same time on d's pool (2 threads or more): fn works on the
 // data itself, the stage on a thread's view of it, whose warnings and timers are merged into d
-// afterwards, so the two never write the same field of d. The stage must not use the scratch
-// stack (it writes d's arrays through the view) and must not read what fn writes.
+// afterwards, so the two never write the same field of d. The stage writes d's arrays through the
+// view; its scratch stack is thread 0's workspace (idle during the job), not d's, and it must not
+// read what fn writes.
 void mci_runBeside(const mcModel* m, mcData* d, void (*stage)(const mcModel*, mcData*),
                    void (*fn)(void*), void* ctx);
 
