@@ -1,6 +1,6 @@
 // moduco-bench-islands: constraint islands and the in-step thread pool (issue 15).
 //
-//   moduco-bench-islands threads [--steps N] [--repeat R] [--threads T] MODEL...
+//   moduco-bench-islands threads [--steps N] [--repeat R] [--threads T] [--stages] MODEL...
 //     per model: interleaved rounds of N steps without a pool and on a pool of T threads (islands
 //     on); prints the median wall-clock step times, the median of the per-round ratios and its
 //     range, the median CPU time per step of both (all threads, and the calling thread's alone:
@@ -9,6 +9,9 @@
 //     First it prints the round trip of a cache line between two threads pinned to two CPUs: on
 //     a virtual machine it can change by 5x when the host moves the virtual CPUs (about 60 ns
 //     sharing a cache, 330 ns apart on the development VM), and the step on two threads with it.
+//     --stages: then one more round of each with the stage timers on (d->profile), printing the
+//     microseconds per step of every stage on 1 and T threads, to see which stages gain and which
+//     stay serial.
 //   moduco-bench-islands scale [--steps N] [--repeat R] [--max N] [--no-island]
 //     piles of n free bodies (stacks of five on a plane: spheres, capsules, boxes) for n = 300 ..
 //     10,000 (up to --max), islands on (--no-island: off), Newton; prints the median CPU time per
@@ -135,7 +138,53 @@ static double crossCoreRoundTrip(void) {
 }
 
 
-static int benchThreads(const char* file, int nstep, int repeat, int nthread) {
+// stages printed by --stages (a stage's time includes the stages indented under it)
+static const struct {
+  int timer;
+  const char* name;
+} kStage[] = {
+  {mcTIMER_STEP, "step"}, {mcTIMER_POSITION, "  position"},
+  {mcTIMER_POS_KINEMATICS, "    kinematics"}, {mcTIMER_POS_INERTIA, "    inertia"},
+  {mcTIMER_POS_COLLISION, "    collision (+ inertia beside it)"},
+  {mcTIMER_POS_MAKE, "    make constraint"}, {mcTIMER_VELOCITY, "  velocity"},
+  {mcTIMER_ACTUATION, "  actuation"}, {mcTIMER_ACCELERATION, "  acceleration"},
+  {mcTIMER_CONSTRAINT, "  constraint (solver)"}, {mcTIMER_INTEGRATOR, "  integrator"}};
+
+
+// one profiled round of nstep steps: the stages' microseconds per step into us
+static void stageRound(const mcModel* m, mcData* d, int nstep, double* us) {
+  double cpu;
+  d->profile = 1;
+  mc_resetData(m, d);             // clears the timers
+  run(m, d, nstep, &cpu, NULL);
+  size_t nstage = sizeof(kStage) / sizeof(kStage[0]);
+  for (size_t k = 0; k < nstage; k++) {
+    us[k] = 1e6 * d->timer[kStage[k].timer].duration / nstep;
+  }
+  us[nstage] = 0;                 // the collision plugins' calls (all threads together)
+  for (int k = 0; k < mcNTIMERCOLLISION; k++) {
+    us[nstage] += 1e6 * d->timer_plugin[mcTIMERPLUGIN_COLLISION + k].duration / nstep;
+  }
+  d->profile = 0;
+}
+
+
+static void printStages(const mcModel* m, mcData* d1, mcData* dn, int nstep) {
+  enum { NSTAGE = sizeof(kStage) / sizeof(kStage[0]) };
+  double u1[NSTAGE + 1], un[NSTAGE + 1];
+  stageRound(m, d1, nstep, u1);
+  stageRound(m, dn, nstep, un);
+  printf("  %-36s %10s %10s %8s\n", "stage (us/step)", "1 thread", "threads", "ratio");
+  for (int k = 0; k < NSTAGE; k++) {
+    printf("  %-36s %10.1f %10.1f %8.2f\n", kStage[k].name, u1[k], un[k],
+           un[k] > 0 ? u1[k] / un[k] : 0.0);
+  }
+  printf("  %-36s %10.1f %10.1f  (all threads)\n", "narrow-phase plugin calls", u1[NSTAGE],
+         un[NSTAGE]);
+}
+
+
+static int benchThreads(const char* file, int nstep, int repeat, int nthread, int stages) {
   char error[1024] = "";
   mcModel* m = mc_loadXML(file, error, sizeof(error));
   if (!m) {
@@ -175,6 +224,9 @@ static int benchThreads(const char* file, int nstep, int repeat, int nthread) {
          median(ratio, repeat), lo, hi, 1e3 * median(c1, repeat) / nstep, nthread,
          1e3 * median(cn, repeat) / nstep, 1e3 * median(on, repeat) / nstep,
          median(oratio, repeat), same ? "bitwise same" : "DIFFERENT");
+  if (stages) {
+    printStages(m, d1, dn, nstep);
+  }
   mc_bindThreadPool(dn, NULL);
   mc_threadPoolDelete(pool);
   mc_deleteData(d1);
@@ -268,11 +320,12 @@ static int benchScale(int nstep, int repeat, int nmax, int island) {
 
 int main(int argc, char** argv) {
   if (argc < 2 || (strcmp(argv[1], "threads") && strcmp(argv[1], "scale"))) {
-    fprintf(stderr, "usage: %s threads [--steps N] [--repeat R] [--threads T] MODEL...\n"
+    fprintf(stderr, "usage: %s threads [--steps N] [--repeat R] [--threads T] [--stages] "
+                    "MODEL...\n"
                     "       %s scale [--steps N] [--repeat R] [--max N] [--no-island]\n", argv[0], argv[0]);
     return 2;
   }
-  int nstep = 200, repeat = 5, nthread = 2, nmax = 10000, island = 1, status = 0;
+  int nstep = 200, repeat = 5, nthread = 2, nmax = 10000, island = 1, stages = 0, status = 0;
   int first = argc;
   for (int i = 2; i < argc; i++) {
     if (i + 1 < argc && !strcmp(argv[i], "--steps")) {
@@ -285,6 +338,8 @@ int main(int argc, char** argv) {
       nmax = atoi(argv[++i]);
     } else if (!strcmp(argv[i], "--no-island")) {
       island = 0;
+    } else if (!strcmp(argv[i], "--stages")) {
+      stages = 1;
     } else {
       first = i < first ? i : first;
       break;
@@ -299,7 +354,7 @@ int main(int argc, char** argv) {
   }
   printf("cross-core round trip %.0f ns\n", crossCoreRoundTrip());
   for (int i = first; i < argc; i++) {
-    status |= benchThreads(argv[i], nstep, repeat, nthread);
+    status |= benchThreads(argv[i], nstep, repeat, nthread, stages);
   }
   return status;
 }

@@ -1375,8 +1375,9 @@ typedef struct {
 static void referenceTask(void* ctx, int k, int thread) {
   (void)thread;
   RowRanges* r = (RowRanges*)ctx;
-  int nefc = r->d->nefc;
-  referenceRows(r->m, r->d, (int)((long)nefc * k / r->n), (int)((long)nefc * (k + 1) / r->n));
+  int lo, hi;
+  mci_rowRange(r->d->nefc, k, r->n, &lo, &hi);
+  referenceRows(r->m, r->d, lo, hi);
 }
 
 

@@ -76,7 +76,16 @@ static void inertiaStage(const mcModel* m, mcData* d) {
 }
 
 
-void mc_fwdPosition(const mcModel* m, mcData* d) {
+// the inertia stage, then the velocity stage's per-tree part (mci_velocityEarly): beside the broad
+// phase when mc_forward runs both stages on a pool (parallel_stages.h)
+static void inertiaVelocityStage(const mcModel* m, mcData* d) {
+  inertiaStage(m, d);
+  mci_velocityEarly(m, d);
+}
+
+
+// the position stage; early: the velocity stage's per-tree part too (mci_velocityEarlyOk)
+static void fwdPosition(const mcModel* m, mcData* d, int early) {
   double t0 = mc_clockNow(d), t1;
 
   // kinematics, com quantities (per tree on the thread pool when one is bound), tendons
@@ -89,11 +98,11 @@ void mc_fwdPosition(const mcModel* m, mcData* d) {
   mc_clockAdd(d, mcTIMER_POS_KINEMATICS, t0);
 
   // joint-space inertia and its factorization, then collision detection (core/engine/
-  // collision_driver.c); with a thread pool bound the inertia stage runs beside the broad phase
-  // (the collision timer then includes the overlap)
+  // collision_driver.c); with a thread pool bound the inertia stage (and, early, the velocity
+  // stage's per-tree part) runs beside the broad phase (the collision timer then includes it)
   t1 = mc_clockNow(d);
   if (mci_threads(d) > 1 && !d->plugin_check) {
-    mci_collisionWith(m, d, inertiaStage);
+    mci_collisionWith(m, d, early ? inertiaVelocityStage : inertiaStage);
   } else {
     inertiaStage(m, d);
     t1 = mc_clockNow(d);
@@ -118,14 +127,20 @@ void mc_fwdPosition(const mcModel* m, mcData* d) {
 }
 
 
-void mc_fwdVelocity(const mcModel* m, mcData* d) {
+void mc_fwdPosition(const mcModel* m, mcData* d) {
+  fwdPosition(m, d, 0);
+}
+
+
+// the velocity stage; early: its per-tree part was done by fwdPosition
+static void fwdVelocity(const mcModel* m, mcData* d, int early) {
   double t0 = mc_clockNow(d);
 
   // tendon and actuator velocities, com velocities, passive and bias forces; with a thread pool
   // bound, com velocities and the bias forces per tree on it first (passive forces read cvel,
   // neither reads what the other writes)
   mc_fwdVelocityTendonActuator(m, d);
-  int trees = mci_velocityTrees(m, d);
+  int trees = early || mci_velocityTrees(m, d);
   if (!trees) {
     mc_comVel(m, d);
   }
@@ -140,6 +155,11 @@ void mc_fwdVelocity(const mcModel* m, mcData* d) {
   mc_tendonArmatureBias(m, d, d->qfrc_bias);
 
   mc_clockAdd(d, mcTIMER_VELOCITY, t0);
+}
+
+
+void mc_fwdVelocity(const mcModel* m, mcData* d) {
+  fwdVelocity(m, d, 0);
 }
 
 
@@ -202,10 +222,11 @@ void mc_fwdConstraint(const mcModel* m, mcData* d) {
 void mc_forwardSkip(const mcModel* m, mcData* d, int skipstage, int skipsensor) {
   double t0 = mc_clockNow(d);
   int energy = m->opt.enableflags & mcENBL_ENERGY;
+  int early = skipstage < mcSTAGE_POS && mci_velocityEarlyOk(m, d);
 
   // position stage
   if (skipstage < mcSTAGE_POS) {
-    mc_fwdPosition(m, d);
+    fwdPosition(m, d, early);
     if (!skipsensor) {
       mc_sensorStage(m, d, mcSTAGE_POS);
     }
@@ -216,7 +237,7 @@ void mc_forwardSkip(const mcModel* m, mcData* d, int skipstage, int skipsensor) 
 
   // velocity stage
   if (skipstage < mcSTAGE_VEL) {
-    mc_fwdVelocity(m, d);
+    fwdVelocity(m, d, early);
     if (!skipsensor) {
       mc_sensorStage(m, d, mcSTAGE_VEL);
     }

@@ -127,9 +127,9 @@ typedef struct {
 static void treeRowsTask(void* ctx, int k, int thread) {
   (void)thread;
   TreeRows* r = (TreeRows*)ctx;
-  int nefc = r->d->nefc;
-  for (int i = (int)((long)nefc * k / r->n), end = (int)((long)nefc * (k + 1) / r->n); i < end;
-       i++) {
+  int lo, hi;
+  mci_rowRange(r->d->nefc, k, r->n, &lo, &hi);
+  for (int i = lo; i < hi; i++) {
     rowTrees(r->m, r->d, i, r->tree, r->pair + 2 * i);
   }
 }

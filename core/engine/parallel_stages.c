@@ -9,18 +9,13 @@
 #include "engine/threadpool.h"
 #include "math/math.h"
 
-#define MAXRANGE 64               // ranges of one job
+#define MAXRANGE MCI_MAXRANGE     // ranges of one job
 #define RANGEPERTHREAD 4          // ranges per thread (load balance on a shared machine)
 
 typedef struct {
   const mcModel* m;
   mcData* d;
-  int n;                          // ranges
-  int body[MAXRANGE + 1];         // range k: bodies body[k] .. body[k+1]-1 (body[0] >= 1)
-  int geom[MAXRANGE + 1];         // its geoms (geom[0] 0: the world's with the first range)
-  int site[MAXRANGE + 1];         // its sites
-  int placed;                     // geoms and sites sorted by body: placed by the ranges
-  int dof[MAXRANGE + 1];          // its dofs (when sorted by body)
+  const mciTreeCut* cut;          // the ranges (cached per data, see treeCut)
   mcNum* rootsum;                 // mass-weighted sums of the tree roots (3 x nbody)
   mcNum* cacc;                    // rne scratch (6 x nbody each)
   mcNum* cfrc;
@@ -59,7 +54,7 @@ int mci_cutTrees(const mcModel* m, int want, int* body) {
 
 
 // cut objects (geoms or sites, body ids nondecreasing) where the body ranges start; 0 if unsorted
-static int cutObjects(const int* bodyid, int nobj, const Trees* t, int* obj) {
+static int cutObjects(const int* bodyid, int nobj, const mciTreeCut* t, int* obj) {
   for (int i = 1; i < nobj; i++) {
     if (bodyid[i] < bodyid[i - 1]) {
       return 0;
@@ -78,6 +73,29 @@ static int cutObjects(const int* bodyid, int nobj, const Trees* t, int* obj) {
 }
 
 
+// the cut of d's pool (want ranges), made on the first job for this model and kept with the pool
+// workspace: it depends only on the model's tree layout (the model is read-only while stepping)
+static const mciTreeCut* treeCut(const mcModel* m, mcData* d, int want) {
+  mciTreeCut* c = mci_treeCutCache(d);
+  if (c->model == m && c->signature == d->model_signature && c->want == want &&
+      c->nbody == m->nbody && c->ngeom == m->ngeom && c->nsite == m->nsite && c->nv == m->nv) {
+    return c;
+  }
+  c->model = m;
+  c->signature = d->model_signature;
+  c->want = want;
+  c->nbody = m->nbody;
+  c->ngeom = m->ngeom;
+  c->nsite = m->nsite;
+  c->nv = m->nv;
+  c->n = mci_cutTrees(m, want, c->body);
+  c->placed = cutObjects(m->geom_bodyid, m->ngeom, c, c->geom) &&
+              cutObjects(m->site_bodyid, m->nsite, c, c->site);
+  c->dofsorted = cutObjects(m->dof_bodyid, m->nv, c, c->dof);
+  return c;
+}
+
+
 // set up the ranges and nscratch numbers of scratch (the caller's workspace of the pool, idle
 // between jobs); 0 when the stage should run serially
 static int makeTrees(const mcModel* m, mcData* d, Trees* t, size_t nscratch) {
@@ -92,12 +110,10 @@ static int makeTrees(const mcModel* m, mcData* d, Trees* t, size_t nscratch) {
   int want = RANGEPERTHREAD * nthread < MAXRANGE ? RANGEPERTHREAD * nthread : MAXRANGE;
   t->m = m;
   t->d = d;
-  t->n = mci_cutTrees(m, want, t->body);
-  if (t->n < 2) {
+  t->cut = treeCut(m, d, want);
+  if (t->cut->n < 2) {
     return 0;
   }
-  t->placed = cutObjects(m->geom_bodyid, m->ngeom, t, t->geom) &&
-              cutObjects(m->site_bodyid, m->nsite, t, t->site);
   t->rootsum = t->cacc = (mcNum*)w->stack;
   t->cfrc = t->cacc + 6 * m->nbody;
   return 1;
@@ -109,10 +125,11 @@ static int makeTrees(const mcModel* m, mcData* d, Trees* t, size_t nscratch) {
 static void positionTask(void* ctx, int k, int thread) {
   (void)thread;
   Trees* t = (Trees*)ctx;
-  int first = t->body[k], last = t->body[k + 1];
+  const mciTreeCut* c = t->cut;
+  int first = c->body[k], last = c->body[k + 1];
   mci_kinematicsRange(t->m, t->d, first, last);
-  if (t->placed) {
-    mci_placeRange(t->m, t->d, t->geom[k], t->geom[k + 1], t->site[k], t->site[k + 1]);
+  if (c->placed) {
+    mci_placeRange(t->m, t->d, c->geom[k], c->geom[k + 1], c->site[k], c->site[k + 1]);
   }
   mci_comPosRange(t->m, t->d, first, last, t->rootsum);
 }
@@ -126,8 +143,8 @@ int mci_positionTrees(const mcModel* m, mcData* d) {
 
   // the world's frame, the trees in parallel, then what is left on the caller
   mci_kinematicsRange(m, d, 0, 1);
-  mci_poolRun(d->threadpool, t.n, positionTask, &t);
-  if (!t.placed) {
+  mci_poolRun(d->threadpool, t.cut->n, positionTask, &t);
+  if (!t.cut->placed) {
     mci_placeRange(m, d, 0, m->ngeom, 0, m->nsite);
   }
   mcu_scl3(d->subtree_com, d->xipos, m->body_mass[0]);
@@ -141,7 +158,7 @@ int mci_positionTrees(const mcModel* m, mcData* d) {
 static void velocityTask(void* ctx, int k, int thread) {
   (void)thread;
   Trees* t = (Trees*)ctx;
-  int first = t->body[k], last = t->body[k + 1];
+  int first = t->cut->body[k], last = t->cut->body[k + 1];
   mci_comVelRange(t->m, t->d, first, last);
   mci_rneRange(t->m, t->d, 0, t->cacc, t->cfrc, t->d->qfrc_bias, first, last);
 }
@@ -154,8 +171,23 @@ int mci_velocityTrees(const mcModel* m, mcData* d) {
   }
   mcu_zero(d->cvel, 6);           // world at rest
   mci_rneWorld(m, t.cacc, t.cfrc);
-  mci_poolRun(d->threadpool, t.n, velocityTask, &t);
+  mci_poolRun(d->threadpool, t.cut->n, velocityTask, &t);
   return 1;
+}
+
+
+int mci_velocityEarlyOk(const mcModel* m, const mcData* d) {
+  return mci_threads(d) > 1 && !d->plugin_check && !(m->opt.enableflags & mcENBL_SLEEP);
+}
+
+
+void mci_velocityEarly(const mcModel* m, mcData* d) {
+  double t0 = mc_clockNow(d);
+  mc_comVel(m, d);
+  mc_rne(m, d, 0, d->qfrc_bias);
+  if (d->profile) {
+    d->timer[mcTIMER_VELOCITY].duration += mc_clockNow(d) - t0;   // a part of the stage's call
+  }
 }
 
 
@@ -166,15 +198,14 @@ int mci_velocityTrees(const mcModel* m, mcData* d) {
 // (humanoid100, 1,716 entries, stepped slower with it on a pool of two; 22_humanoids has 4,752)
 #define MINOFFDIAG 4096
 static int dofTrees(const mcModel* m, mcData* d, Trees* t) {
-  return m->nM - m->nv >= MINOFFDIAG && makeTrees(m, d, t, 0) &&
-         cutObjects(m->dof_bodyid, m->nv, t, t->dof);
+  return m->nM - m->nv >= MINOFFDIAG && makeTrees(m, d, t, 0) && t->cut->dofsorted;
 }
 
 
 static void factorTask(void* ctx, int k, int thread) {
   (void)thread;
   Trees* t = (Trees*)ctx;
-  mci_factorRange(t->m, NULL, t->LD, t->diagInv, t->dof[k], t->dof[k + 1]);
+  mci_factorRange(t->m, NULL, t->LD, t->diagInv, t->cut->dof[k], t->cut->dof[k + 1]);
 }
 
 
@@ -189,15 +220,15 @@ void mci_factorIPool(const mcModel* m, mcData* d, const mcNum* M, mcNum* qLD, mc
   }
   t.LD = qLD;
   t.diagInv = qLDiagInv;
-  mci_poolRun(d->threadpool, t.n, factorTask, &t);
+  mci_poolRun(d->threadpool, t.cut->n, factorTask, &t);
 }
 
 
 static void solveTask(void* ctx, int k, int thread) {
   (void)thread;
   Trees* t = (Trees*)ctx;
-  mci_solveLDRange(t->m, t->x, t->ncol, t->qLD, t->qLDiagInv, t->dof[k], t->dof[k + 1],
-                   t->skipSimple);
+  mci_solveLDRange(t->m, t->x, t->ncol, t->qLD, t->qLDiagInv, t->cut->dof[k],
+                   t->cut->dof[k + 1], t->skipSimple);
 }
 
 
@@ -213,7 +244,7 @@ static void solvePool(const mcModel* m, mcData* d, mcNum* x, int n, const mcNum*
   t.x = x;
   t.ncol = n;
   t.skipSimple = skipSimple;
-  mci_poolRun(d->threadpool, t.n, solveTask, &t);
+  mci_poolRun(d->threadpool, t.cut->n, solveTask, &t);
 }
 
 

@@ -50,6 +50,22 @@ void mci_solveLDPool(const mcModel* m, mcData* d, mcNum* x, int n, const mcNum* 
 // mc_solveM's solve of x in place (d's factor of M) with the trees on the pool when it can
 void mci_solveMPool(const mcModel* m, mcData* d, mcNum* x, int n);
 
+// The cut of the trees used by the jobs of a data's pool, kept with its workspace
+// (mci_treeCutCache) and remade when the model or the number of ranges changes
+#define MCI_MAXRANGE 64
+typedef struct mciTreeCut_ {
+  const mcModel* model;           // key: the model it was made for, its signature, want and sizes
+  uint64_t signature;
+  int want, nbody, ngeom, nsite, nv;
+  int n;                          // ranges
+  int body[MCI_MAXRANGE + 1];     // range k: bodies body[k] .. body[k+1]-1 (body[0] >= 1)
+  int geom[MCI_MAXRANGE + 1];     // its geoms (geom[0] 0: the world's with the first range)
+  int site[MCI_MAXRANGE + 1];     // its sites
+  int placed;                     // geoms and sites sorted by body: placed by the ranges
+  int dof[MCI_MAXRANGE + 1];      // its dofs (when dofsorted)
+  int dofsorted;                  // dofs sorted by body
+} mciTreeCut;
+
 // Cut bodies 1 .. nbody-1 into at most want (<= 64) ranges of whole trees balanced by body count:
 // range k is bodies body[k] .. body[k+1]-1; returns the number of ranges. The same model and want
 // give the same cut, so pool thread t (which takes the same block of ranges first in every job)
@@ -62,5 +78,16 @@ int mci_positionTrees(const mcModel* m, mcData* d);
 
 // mc_comVel + mc_rne(m, d, 0, d->qfrc_bias) with the trees on d's thread pool; 0 as above
 int mci_velocityTrees(const mcModel* m, mcData* d);
+
+// May mc_forward run the velocity stage's per-tree part (com velocities, bias forces) early, beside
+// the broad phase in the position stage (mci_velocityEarly)? Only on d's pool (where the inertia
+// stage runs beside the broad phase), not in plugin check mode, and not with sleeping trees
+// (waking a tree after collision may change qvel). Neither reads what the other writes, and it
+// is the serial stage's code, so the results are bitwise those of the velocity stage.
+int mci_velocityEarlyOk(const mcModel* m, const mcData* d);
+
+// mc_comVel + mc_rne(m, d, 0, d->qfrc_bias) on the calling thread (d may be a thread's view; its
+// scratch is the view's stack); with d->profile its time is added to the velocity stage's timer
+void mci_velocityEarly(const mcModel* m, mcData* d);
 
 #endif  // MODUCO_CORE_ENGINE_PARALLEL_STAGES_H_

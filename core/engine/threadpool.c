@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "engine/io.h"
+#include "engine/parallel_stages.h"
 
 #define MAXTHREAD 256
 #define MINSTACK ((size_t)1 << 20)
@@ -69,6 +70,7 @@ struct mcThreadPool_ {
 typedef struct {                  // mcData.threadwork
   int nthread;
   mciWorker* worker;
+  mciTreeCut cut;                 // the trees' cut for the per-tree jobs (parallel_stages.c)
 } ThreadWork;
 
 
@@ -379,6 +381,11 @@ int mci_threads(const mcData* d) {
 mciWorker* mci_worker(const mcData* d, int t) {
   const ThreadWork* w = (const ThreadWork*)d->threadwork;
   return w && t >= 0 && t < w->nthread ? w->worker + t : NULL;
+}
+
+
+mciTreeCut* mci_treeCutCache(const mcData* d) {
+  return &((ThreadWork*)d->threadwork)->cut;
 }
 
 

@@ -34,11 +34,21 @@ void mci_poolSetSpin(mcThreadPool* pool, long spinns, int hold);
 // Tasks run by each thread of the pool since the last call (taken[0 .. nthread-1]), reset to 0.
 void mci_poolTaken(mcThreadPool* pool, long* taken);
 
+// Part k of n equal parts of [0, total): [*lo, *hi) (the parts cover it in order, sizes differ by
+// at most one)
+static inline void mci_rowRange(int total, int k, int n, int* lo, int* hi) {
+  *lo = (int)((long)total * k / n);
+  *hi = (int)((long)total * (k + 1) / n);
+}
+
 // Number of threads of d's bound pool, 1 when none.
 int mci_threads(const mcData* d);
 
 // Workspace of thread t of d's bound pool (NULL when none is bound).
 mciWorker* mci_worker(const mcData* d, int t);
+
+// The tree cut kept for d's pool (parallel_stages.c fills and checks it); d must have a pool bound
+struct mciTreeCut_* mci_treeCutCache(const mcData* d);
 
 // Make w->view a copy of d whose arena and stack are the worker's own memory (empty: no contacts
 // or rows), with the plugin timers zeroed; the warning counts of d are remembered for
@@ -51,8 +61,9 @@ void mci_mergeView(mcData* d, const mciWorker* w);
 
 // Run fn(ctx) and stage(m, view) at the same time on d's pool (2 threads or more): fn works on the
 // data itself, the stage on a thread's view of it, whose warnings and timers are merged into d
-// afterwards, so the two never write the same field of d. The stage must not use the scratch
-// stack (it writes d's arrays through the view) and must not read what fn writes.
+// afterwards, so the two never write the same field of d. The stage writes d's arrays through the
+// view; its scratch stack is thread 0's workspace (idle during the job), not d's, and it must not
+// read what fn writes.
 void mci_runBeside(const mcModel* m, mcData* d, void (*stage)(const mcModel*, mcData*),
                    void (*fn)(void*), void* ctx);
 

@@ -468,6 +468,61 @@ Test(island, per_tree_stages_any_thread_count) {
 }
 
 
+// mc_step on a pool does the velocity stage's per-tree part early, beside the broad phase;
+// mc_step1 + mc_step2 (separate stages) do not: the two give the same bits every step (state,
+// com velocities, bias forces, accelerations) on 22_humanoids and the scene of every kind of tree
+static void earlySameAsSeparate(mcModel* m, int nstep) {
+  mcData* a = mc_makeData(m);
+  mcData* b = mc_makeData(m);
+  mcThreadPool* pool = mc_threadPoolCreate(2);
+  cr_assert(a && b && pool);
+  cr_assert_eq(mc_bindThreadPool(a, pool), 0);
+  cr_assert_eq(mc_bindThreadPool(b, pool), 0);
+  cr_assert(mci_velocityEarlyOk(m, a));
+  for (int s = 0; s < nstep; s++) {
+    mc_step(m, a);
+    mc_step1(m, b);
+    mc_step2(m, b);
+    cr_assert(!memcmp(a->qpos, b->qpos, sizeof(mcNum) * (size_t)m->nq), "qpos step %d", s);
+    cr_assert(!memcmp(a->qvel, b->qvel, sizeof(mcNum) * (size_t)m->nv), "qvel step %d", s);
+    cr_assert(!memcmp(a->qacc, b->qacc, sizeof(mcNum) * (size_t)m->nv), "qacc step %d", s);
+    cr_assert(!memcmp(a->qfrc_bias, b->qfrc_bias, sizeof(mcNum) * (size_t)m->nv),
+              "qfrc_bias step %d", s);
+    cr_assert(!memcmp(a->cvel, b->cvel, sizeof(mcNum) * 6 * (size_t)m->nbody), "cvel step %d", s);
+    cr_assert(!memcmp(a->cdof_dot, b->cdof_dot, sizeof(mcNum) * 6 * (size_t)m->nv),
+              "cdof_dot step %d", s);
+  }
+  mc_bindThreadPool(a, NULL);
+  mc_bindThreadPool(b, NULL);
+  mc_threadPoolDelete(pool);
+  mc_deleteData(a);
+  mc_deleteData(b);
+}
+
+
+Test(island, velocity_early_same_as_separate_stages) {
+  mcModel* m = loadFile(HUMANOID22);
+  m->opt.enableflags |= mcENBL_ISLAND;
+  earlySameAsSeparate(m, 60);
+  mc_deleteModel(m);
+  m = loadString(g_trees);
+  cr_assert(m);
+  earlySameAsSeparate(m, 100);
+
+  // not with sleeping trees, nor without a pool
+  mcData* d = mc_makeData(m);
+  cr_assert(!mci_velocityEarlyOk(m, d));
+  mcThreadPool* pool = mc_threadPoolCreate(2);
+  cr_assert_eq(mc_bindThreadPool(d, pool), 0);
+  m->opt.enableflags |= mcENBL_SLEEP;
+  cr_assert(!mci_velocityEarlyOk(m, d));
+  mc_bindThreadPool(d, NULL);
+  mc_threadPoolDelete(pool);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
 // pool task: count the task's runs, check the thread number
 typedef struct {
   int nthread;
