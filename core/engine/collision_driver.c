@@ -1199,18 +1199,29 @@ static int appendContacts(const mcModel* m, mcData* d, const mcContact* scratch,
 }
 
 
+// the candidate list of a narrow phase with what every pair reads (an mciNarrowFn's list)
+typedef struct {
+  const mciCandidate* cand;
+  mciCollideTable func;           // both orders (collisionTable)
+  const mcpHost* host;
+} mciNarrow;
+
+
 // collide one geom pair (ipair >= 0: explicit pair) and append its contacts to the arena;
 // return 0 when the arena is full
-static int collideGeoms(const mcModel* m, mcData* d, mcContact* scratch, int g1, int g2,
-                        int ipair) {
+static int collideGeoms(const mcModel* m, mcData* d, mcContact* scratch, const mciNarrow* nw,
+                        int g1, int g2, int ipair) {
   // lower geom type first
-  if (m->geom_type[g1] > m->geom_type[g2]) {
+  int t1 = m->geom_type[g1], t2 = m->geom_type[g2];
+  if (t1 > t2) {
     int t = g1;
     g1 = g2;
     g2 = t;
+    t = t1;
+    t1 = t2;
+    t2 = t;
   }
-  int t1 = m->geom_type[g1], t2 = m->geom_type[g2];
-  mcpfCollide fn = mci_collisionFuncFor(m, t1, t2);
+  mcpfCollide fn = nw->func[t1][t2];
   if (!fn) {
     if (!staticTypePair(t1, t2)) {
       reportUnsupported(t1, t2);
@@ -1241,7 +1252,7 @@ static int collideGeoms(const mcModel* m, mcData* d, mcContact* scratch, int g1,
   // narrow phase on zeroed outputs (dist, pos, frame: the fields a narrow phase fills); the
   // scratch is zeroed once per mc_collision and the returned entries again after each use
   double tc = mc_clockNow(d);
-  int num = fn(mcp_host(), m, d, scratch, g1, g2, detect);
+  int num = fn(nw->host, m, d, scratch, g1, g2, detect);
   mc_clockAddCollision(m, d, t1, t2, tc);
   if (d->plugin_check) {
     mci_checkCollision(m, d, t1, t2, scratch, num);
@@ -1270,7 +1281,8 @@ static int collideGeoms(const mcModel* m, mcData* d, mcContact* scratch, int g1,
     }
   }
   for (int k = 0; k < 5; k++) {
-    param.friction[k] = fmax(mcMINMU, param.friction[k]);
+    // fmax(mcMINMU, f) without the libm call (a NaN gives mcMINMU, as fmax)
+    param.friction[k] = param.friction[k] > mcMINMU ? param.friction[k] : mcMINMU;
   }
   int ok = appendContacts(m, d, scratch, num, &param, margin, gap, g1, g2);
   for (int i = 0; i < num; i++) {
@@ -1280,12 +1292,13 @@ static int collideGeoms(const mcModel* m, mcData* d, mcContact* scratch, int g1,
 }
 
 
-// candidate i of list (an mciCandidate array) through collideGeoms (an mciNarrowFn)
+// candidate i of list (an mciNarrow) through collideGeoms (an mciNarrowFn)
 static int narrowOne(const mcModel* m, mcData* d, mcContact* scratch, const void* list, int i) {
-  const mciCandidate* c = (const mciCandidate*)list + i;
+  const mciNarrow* nw = (const mciNarrow*)list;
+  const mciCandidate* c = nw->cand + i;
   return c->kind == 0 ?
-         collideGeoms(m, d, scratch, m->pair_geom1[c->a], m->pair_geom2[c->a], c->a) :
-         collideGeoms(m, d, scratch, c->a, c->b, -1);
+         collideGeoms(m, d, scratch, nw, m->pair_geom1[c->a], m->pair_geom2[c->a], c->a) :
+         collideGeoms(m, d, scratch, nw, c->a, c->b, -1);
 }
 
 
@@ -1368,11 +1381,12 @@ void mci_collisionWith(const mcModel* m, mcData* d, mciStageFn extra) {
   if (extra) {
     extra(m, d);
   }
+  mciNarrow nw = {list, collisionTable(m), mcp_host()};
   if (mci_threads(d) > 1 && !d->plugin_check && n > 1) {
-    mci_narrowParallel(m, d, list, n, narrowOne);
+    mci_narrowParallel(m, d, &nw, n, narrowOne);
   } else {
     for (int i = 0; i < n; i++) {
-      if (!narrowOne(m, d, scratch, list, i)) {
+      if (!narrowOne(m, d, scratch, &nw, i)) {
         break;
       }
     }
