@@ -171,6 +171,18 @@ int mci_sweepPairs(mcData* d, const mciBox* box, int nbox, mciPairFn fn, void* c
   if (nbox < 2) {
     return 1;
   }
+
+  // few boxes: each against each costs less than laying out and sorting the keys
+  if (nbox <= MCI_ALLPAIRS_MAXBOX) {
+    for (int i = 0; i < nbox; i++) {
+      for (int j = i + 1; j < nbox; j++) {
+        if (mci_boxOverlap(box + i, box + j)) {
+          fn(ctx, box[i].geom, box[j].geom);
+        }
+      }
+    }
+    return 1;
+  }
   mciSweep* key = (mciSweep*)mc_stackAlloc(d, sizeof(mciSweep) * (2 * (size_t)nbox + 1),
                                            _Alignof(mciSweep));
   int* rest = (int*)mc_stackAlloc(d, sizeof(int) * (size_t)nbox, _Alignof(int));
