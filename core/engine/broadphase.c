@@ -11,9 +11,12 @@
 
 #include "engine/io.h"
 
-// sweep key of a box: the low and high ends of its widened extent along the axis
+// sweep key of a box: the low and high ends of its widened extent along the axis, and the box's
+// own centre and half size with the sweep axis first (the exact test reads the key alone)
 typedef struct {
   mcNum lo, hi;
+  mcNum c[3];                     // centre: along the sweep axis, then the two others
+  mcNum r;
   int box;
 } mciSweep;
 
@@ -101,7 +104,19 @@ static void setKey(mciSweep* k, const mciBox* box, int i, int axis) {
   mcNum c = box[i].c[axis], r = box[i].r, slack = 1e-9 * (fabs(c) + fabs(r));
   k->lo = c - r - slack;
   k->hi = c + r + slack;
+  k->c[0] = c;
+  k->c[1] = box[i].c[axis == 0 ? 1 : 0];
+  k->c[2] = box[i].c[axis == 2 ? 1 : 2];
+  k->r = r;
   k->box = i;
+}
+
+
+// mci_boxOverlap of the boxes of two keys (the same test: the axes in another order)
+static inline int keyOverlap(const mciSweep* x, const mciSweep* y) {
+  mcNum r = x->r + y->r;
+  return fabs(x->c[1] - y->c[1]) <= r && fabs(x->c[2] - y->c[2]) <= r &&
+         fabs(x->c[0] - y->c[0]) <= r;
 }
 
 
@@ -156,7 +171,19 @@ int mci_sweepPairs(mcData* d, const mciBox* box, int nbox, mciPairFn fn, void* c
   if (nbox < 2) {
     return 1;
   }
-  mciSweep* key = (mciSweep*)mc_stackAlloc(d, sizeof(mciSweep) * 2 * (size_t)nbox,
+
+  // few boxes: each against each costs less than laying out and sorting the keys
+  if (nbox <= MCI_ALLPAIRS_MAXBOX) {
+    for (int i = 0; i < nbox; i++) {
+      for (int j = i + 1; j < nbox; j++) {
+        if (mci_boxOverlap(box + i, box + j)) {
+          fn(ctx, box[i].geom, box[j].geom);
+        }
+      }
+    }
+    return 1;
+  }
+  mciSweep* key = (mciSweep*)mc_stackAlloc(d, sizeof(mciSweep) * (2 * (size_t)nbox + 1),
                                            _Alignof(mciSweep));
   int* rest = (int*)mc_stackAlloc(d, sizeof(int) * (size_t)nbox, _Alignof(int));
   unsigned char* finite = (unsigned char*)mc_stackAlloc(d, (size_t)nbox, 1);
@@ -164,34 +191,31 @@ int mci_sweepPairs(mcData* d, const mciBox* box, int nbox, mciPairFn fn, void* c
     return 0;
   }
 
-  // axis of the largest spread (variance) of the finite centres
-  mcNum mean[3] = {0, 0, 0}, var[3] = {0, 0, 0};
+  // axis of the largest spread (n^2 times the variance) of the finite centres, in one pass over
+  // the centres less the first finite one (no cancellation far from the origin; the axis only
+  // steers the sweep, never which pairs it reports)
+  mcNum sum[3] = {0, 0, 0}, sq[3] = {0, 0, 0};
+  const mcNum* c0 = NULL;
   int nfinite = 0, nrest = 0;
   for (int i = 0; i < nbox; i++) {
     finite[i] = (unsigned char)finiteBox(box + i);
-    if (finite[i]) {
-      for (int k = 0; k < 3; k++) {
-        mean[k] += box[i].c[k];
-      }
-      nfinite++;
-    } else {
+    if (!finite[i]) {
       rest[nrest++] = i;
+      continue;
     }
-  }
-  for (int k = 0; k < 3 && nfinite; k++) {
-    mean[k] /= nfinite;
-  }
-  for (int i = 0; i < nbox; i++) {
-    if (finite[i]) {
-      for (int k = 0; k < 3; k++) {
-        mcNum e = box[i].c[k] - mean[k];
-        var[k] += e * e;
-      }
+    c0 = c0 ? c0 : box[i].c;
+    for (int k = 0; k < 3; k++) {
+      mcNum e = box[i].c[k] - c0[k];
+      sum[k] += e;
+      sq[k] += e * e;
     }
+    nfinite++;
   }
   int axis = 0;
-  for (int k = 1; k < 3; k++) {
-    if (var[k] > var[axis]) {
+  mcNum spread[3];
+  for (int k = 0; k < 3; k++) {
+    spread[k] = nfinite * sq[k] - sum[k] * sum[k];
+    if (spread[k] > spread[axis]) {
       axis = k;
     }
   }
@@ -205,7 +229,7 @@ int mci_sweepPairs(mcData* d, const mciBox* box, int nbox, mciPairFn fn, void* c
     return 0;
   }
   if (!hinted || !insertionWithin(key, n, 4 * n)) {
-    sortSweep(key, key + nbox, n);
+    sortSweep(key, key + nbox + 1, n);
   }
   if (order && n <= order[0]) {
     order[1] = n;
@@ -215,14 +239,15 @@ int mci_sweepPairs(mcData* d, const mciBox* box, int nbox, mciPairFn fn, void* c
     }
   }
 
-  // each box against the later ones that start before it ends
+  // each box against the later ones that start before it ends (a NaN low end after the last key
+  // stops every scan there)
+  key[n].lo = NAN;
   for (int s = 0; s < n; s++) {
-    const mciBox* bs = box + key[s].box;
-    mcNum hi = key[s].hi;
-    for (int t = s + 1; t < n && key[t].lo <= hi; t++) {
-      const mciBox* bt = box + key[t].box;
-      if (mci_boxOverlap(bs, bt)) {
-        fn(ctx, bs->geom, bt->geom);
+    const mciSweep* ks = key + s;
+    mcNum hi = ks->hi;
+    for (const mciSweep* kt = ks + 1; kt->lo <= hi; kt++) {
+      if (keyOverlap(ks, kt)) {
+        fn(ctx, box[ks->box].geom, box[kt->box].geom);
       }
     }
   }

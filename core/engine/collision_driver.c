@@ -319,20 +319,21 @@ void mci_makeFrame(mcNum f[9]) {
 }
 
 
-// the bounding filter (mci_boundingFilter), inlined into the broad phase
+// the bounding filter (mci_boundingFilter), inlined into the broad phase; bounded: neither geom
+// is a plane or a height field (the test of two spheres alone)
 static inline int boundingTest(const mcModel* m, const mcData* d, int g1, int g2,
-                               mcNum margin) {
+                               mcNum margin, int bounded) {
   int t1 = m->geom_type[g1], t2 = m->geom_type[g2];
 
   // height fields have no bounding sphere (rbound 0, as in MuJoCo): never culled here
-  if (t1 == mcGEOM_HFIELD || t2 == mcGEOM_HFIELD) {
+  if (!bounded && (t1 == mcGEOM_HFIELD || t2 == mcGEOM_HFIELD)) {
     return 1;
   }
   const mcNum* p1 = d->geom_xpos + 3*g1;
   const mcNum* p2 = d->geom_xpos + 3*g2;
 
   // plane: the other geom's sphere against the half space
-  if (t1 == mcGEOM_PLANE || t2 == mcGEOM_PLANE) {
+  if (!bounded && (t1 == mcGEOM_PLANE || t2 == mcGEOM_PLANE)) {
     if (t1 == mcGEOM_PLANE && t2 == mcGEOM_PLANE) {
       return 0;
     }
@@ -352,7 +353,7 @@ static inline int boundingTest(const mcModel* m, const mcData* d, int g1, int g2
 
 
 int mci_boundingFilter(const mcModel* m, const mcData* d, int g1, int g2, mcNum margin) {
-  return boundingTest(m, d, g1, g2, margin);
+  return boundingTest(m, d, g1, g2, margin, 0);
 }
 
 
@@ -578,8 +579,9 @@ int mci_bodyFilter(const mcModel* m, int b1, int b2) {
 
 
 // the filters of a dynamically generated geom pair, cheapest first; a survivor is appended to
-// ctx->out (counted even when the list is full)
-static void testPair(mciBroad* ctx, int g1, int g2) {
+// ctx->out (counted even when the list is full). bounded: the pair comes from the geom cubes, so
+// neither geom is a plane or a height field
+static inline void testPair(mciBroad* ctx, int g1, int g2, int bounded) {
   const mcModel* m = ctx->m;
 
   // contype / conaffinity
@@ -609,7 +611,7 @@ static void testPair(mciBroad* ctx, int g1, int g2) {
   if (ctx->override) {
     margin = m->opt.o_margin;
   }
-  if (!boundingTest(m, ctx->d, g1, g2, detectDistance(m, margin, gap))) {
+  if (!boundingTest(m, ctx->d, g1, g2, detectDistance(m, margin, gap), bounded)) {
     return;
   }
 
@@ -826,7 +828,7 @@ static int gridPairs(mciBroad* ctx, mcData* d, const mciBox* box, int nbox) {
           int b0 = from[0] + dim[0] * (y + dim[1] * z), b1 = b0 + to[0] - from[0];
           for (int k = g.start[b0], end = g.start[b1 + 1]; k < end; k++) {
             if (g.order[k] > s && boxOverlap(bs, sorted + k)) {
-              testPair(ctx, bs->geom, sorted[k].geom);
+              testPair(ctx, bs->geom, sorted[k].geom, 1);
             }
           }
           continue;
@@ -839,7 +841,7 @@ static int gridPairs(mciBroad* ctx, mcData* d, const mciBox* box, int nbox) {
           stamp[h] = s;
           for (int k = g.start[h], end = g.start[h + 1]; k < end; k++) {
             if (g.order[k] > s && boxOverlap(bs, sorted + k)) {
-              testPair(ctx, bs->geom, sorted[k].geom);
+              testPair(ctx, bs->geom, sorted[k].geom, 1);
             }
           }
         }
@@ -858,7 +860,7 @@ static int gridPairs(mciBroad* ctx, mcData* d, const mciBox* box, int nbox) {
         continue;
       }
       if (boxOverlap(box + i, box + j)) {
-        testPair(ctx, box[i].geom, box[j].geom);
+        testPair(ctx, box[i].geom, box[j].geom, 1);
       }
     }
   }
@@ -868,7 +870,7 @@ static int gridPairs(mciBroad* ctx, mcData* d, const mciBox* box, int nbox) {
 
 // the overlapping pairs of the sweep into the filters
 static void sweptPair(void* ctx, int g1, int g2) {
-  testPair((mciBroad*)ctx, g1, g2);
+  testPair((mciBroad*)ctx, g1, g2, 1);
 }
 
 
@@ -903,7 +905,7 @@ static void bodyPair(void* arg, int b1, int b2) {
     for (int j = s->start[b2]; j < s->start[b2 + 1]; j++) {
       const mciBox* y = s->box + s->order[j];
       if (mci_boxOverlap(x, y)) {
-        testPair(ctx, x->geom, y->geom);
+        testPair(ctx, x->geom, y->geom, 1);
       }
     }
   }
@@ -1007,7 +1009,7 @@ __attribute__((flatten)) static int dynamicPairs(mciBroad* ctx, mcData* d, const
       if (g == p || ((tg == mcGEOM_PLANE || tg == mcGEOM_HFIELD) && g < p)) {
         continue;
       }
-      testPair(ctx, p, g);
+      testPair(ctx, p, g, 0);
     }
   }
 
@@ -1199,18 +1201,29 @@ static int appendContacts(const mcModel* m, mcData* d, const mcContact* scratch,
 }
 
 
+// the candidate list of a narrow phase with what every pair reads (an mciNarrowFn's list)
+typedef struct {
+  const mciCandidate* cand;
+  mciCollideTable func;           // both orders (collisionTable)
+  const mcpHost* host;
+} mciNarrow;
+
+
 // collide one geom pair (ipair >= 0: explicit pair) and append its contacts to the arena;
 // return 0 when the arena is full
-static int collideGeoms(const mcModel* m, mcData* d, mcContact* scratch, int g1, int g2,
-                        int ipair) {
+static int collideGeoms(const mcModel* m, mcData* d, mcContact* scratch, const mciNarrow* nw,
+                        int g1, int g2, int ipair) {
   // lower geom type first
-  if (m->geom_type[g1] > m->geom_type[g2]) {
+  int t1 = m->geom_type[g1], t2 = m->geom_type[g2];
+  if (t1 > t2) {
     int t = g1;
     g1 = g2;
     g2 = t;
+    t = t1;
+    t1 = t2;
+    t2 = t;
   }
-  int t1 = m->geom_type[g1], t2 = m->geom_type[g2];
-  mcpfCollide fn = mci_collisionFuncFor(m, t1, t2);
+  mcpfCollide fn = nw->func[t1][t2];
   if (!fn) {
     if (!staticTypePair(t1, t2)) {
       reportUnsupported(t1, t2);
@@ -1241,7 +1254,7 @@ static int collideGeoms(const mcModel* m, mcData* d, mcContact* scratch, int g1,
   // narrow phase on zeroed outputs (dist, pos, frame: the fields a narrow phase fills); the
   // scratch is zeroed once per mc_collision and the returned entries again after each use
   double tc = mc_clockNow(d);
-  int num = fn(mcp_host(), m, d, scratch, g1, g2, detect);
+  int num = fn(nw->host, m, d, scratch, g1, g2, detect);
   mc_clockAddCollision(m, d, t1, t2, tc);
   if (d->plugin_check) {
     mci_checkCollision(m, d, t1, t2, scratch, num);
@@ -1270,7 +1283,8 @@ static int collideGeoms(const mcModel* m, mcData* d, mcContact* scratch, int g1,
     }
   }
   for (int k = 0; k < 5; k++) {
-    param.friction[k] = fmax(mcMINMU, param.friction[k]);
+    // fmax(mcMINMU, f) without the libm call (a NaN gives mcMINMU, as fmax)
+    param.friction[k] = param.friction[k] > mcMINMU ? param.friction[k] : mcMINMU;
   }
   int ok = appendContacts(m, d, scratch, num, &param, margin, gap, g1, g2);
   for (int i = 0; i < num; i++) {
@@ -1280,12 +1294,13 @@ static int collideGeoms(const mcModel* m, mcData* d, mcContact* scratch, int g1,
 }
 
 
-// candidate i of list (an mciCandidate array) through collideGeoms (an mciNarrowFn)
+// candidate i of list (an mciNarrow) through collideGeoms (an mciNarrowFn)
 static int narrowOne(const mcModel* m, mcData* d, mcContact* scratch, const void* list, int i) {
-  const mciCandidate* c = (const mciCandidate*)list + i;
+  const mciNarrow* nw = (const mciNarrow*)list;
+  const mciCandidate* c = nw->cand + i;
   return c->kind == 0 ?
-         collideGeoms(m, d, scratch, m->pair_geom1[c->a], m->pair_geom2[c->a], c->a) :
-         collideGeoms(m, d, scratch, c->a, c->b, -1);
+         collideGeoms(m, d, scratch, nw, m->pair_geom1[c->a], m->pair_geom2[c->a], c->a) :
+         collideGeoms(m, d, scratch, nw, c->a, c->b, -1);
 }
 
 
@@ -1368,11 +1383,12 @@ void mci_collisionWith(const mcModel* m, mcData* d, mciStageFn extra) {
   if (extra) {
     extra(m, d);
   }
+  mciNarrow nw = {list, collisionTable(m), mcp_host()};
   if (mci_threads(d) > 1 && !d->plugin_check && n > 1) {
-    mci_narrowParallel(m, d, list, n, narrowOne);
+    mci_narrowParallel(m, d, &nw, n, narrowOne);
   } else {
     for (int i = 0; i < n; i++) {
-      if (!narrowOne(m, d, scratch, list, i)) {
+      if (!narrowOne(m, d, scratch, &nw, i)) {
         break;
       }
     }

@@ -109,10 +109,14 @@ Test(broadphase_sweep, matches_all_pairs) {
 }
 
 
+// few boxes (each against each up to MCI_ALLPAIRS_MAXBOX) and the smallest sorted sweeps
 Test(broadphase_sweep, tiny_inputs) {
   check(2, 11);
   check(3, 12);
   check(17, 13);
+  check(MCI_ALLPAIRS_MAXBOX, 14);
+  check(MCI_ALLPAIRS_MAXBOX + 1, 15);
+  check(MCI_ALLPAIRS_MAXBOX + 2, 16);
 }
 
 

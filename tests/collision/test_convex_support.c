@@ -17,6 +17,7 @@
 #include <moduco/moduco.h>
 
 #include "corpus_list.h"
+#include "testutil.h"
 #include "../../plugins/collision-convex/support.h"
 
 #define CORPUS_DIR "/work/shared/corpus/"
@@ -28,10 +29,7 @@ static void (*const g_unused)(const void*, mcNum*) __attribute__((unused)) = geo
 static unsigned long long g_seed = 88172645463325252ULL;
 
 static double uniform(double lo, double hi) {
-  g_seed ^= g_seed << 13;
-  g_seed ^= g_seed >> 7;
-  g_seed ^= g_seed << 17;
-  return lo + (hi - lo) * (double)(g_seed >> 11) / 9007199254740992.0;
+  return tu_xorshiftUniform(&g_seed, lo, hi);
 }
 
 
@@ -512,20 +510,7 @@ Test(convex_support, box_test_only_separates_what_is_apart) {
   cr_assert_not_null(d);
   long napart = 0, nclose = 0, nnear = 0;
   for (int t = 0; t < 4000; t++) {
-    for (int b = 0; b < 6; b++) {
-      mcNum* q = d->qpos + 7*b;
-      for (int k = 0; k < 3; k++) {
-        q[k] = uniform(-0.4, 0.4);
-      }
-      mcNum n = 0;
-      for (int k = 3; k < 7; k++) {
-        q[k] = uniform(-1, 1);
-        n += q[k]*q[k];
-      }
-      for (int k = 3; k < 7; k++) {
-        q[k] /= sqrt(n);
-      }
-    }
+    tu_randomFreePoses(&g_seed, d->qpos, 6, 0.4);
     mc_forward(m, d);
     for (int g1 = 0; g1 < 6; g1++) {
       for (int g2 = g1 + 1; g2 < 6; g2++) {

@@ -5,20 +5,18 @@
 // whose cache is empty, bit for bit (climb starts out of range too); and pairs near but apart
 // must leave their direction there.
 #include <math.h>
-#include <stdint.h>
 #include <string.h>
 
 #include <criterion/criterion.h>
 
 #include <moduco/moduco.h>
 
-static uint64_t g_seed = 0x243f6a8885a308d3ull;
+#include "testutil.h"
+
+static unsigned long long g_seed = 0x243f6a8885a308d3ull;
 
 static double uniform(double lo, double hi) {
-  g_seed ^= g_seed << 13;
-  g_seed ^= g_seed >> 7;
-  g_seed ^= g_seed << 17;
-  return lo + (hi - lo) * (double)(g_seed >> 11) / 9007199254740992.0;
+  return tu_xorshiftUniform(&g_seed, lo, hi);
 }
 
 
@@ -37,20 +35,7 @@ static const char* g_xml =
 
 
 static void randomPose(mcData* d, double spread) {
-  for (int b = 0; b < 6; b++) {
-    mcNum* q = d->qpos + 7*b;
-    for (int k = 0; k < 3; k++) {
-      q[k] = uniform(-spread, spread);
-    }
-    mcNum n = 0;
-    for (int k = 3; k < 7; k++) {
-      q[k] = uniform(-1, 1);
-      n += q[k]*q[k];
-    }
-    for (int k = 3; k < 7; k++) {
-      q[k] /= sqrt(n);
-    }
-  }
+  tu_randomFreePoses(&g_seed, d->qpos, 6, spread);
 }
 
 

@@ -346,6 +346,32 @@ void tu_randomUnit(TuRng* r, double u[3]) {
 }
 
 
+double tu_xorshiftUniform(unsigned long long* s, double lo, double hi) {
+  *s ^= *s << 13;
+  *s ^= *s >> 7;
+  *s ^= *s << 17;
+  return lo + (hi - lo) * (double)(*s >> 11) / 9007199254740992.0;
+}
+
+
+void tu_randomFreePoses(unsigned long long* s, double* qpos, int n, double spread) {
+  for (int b = 0; b < n; b++) {
+    double* q = qpos + 7*b;
+    for (int k = 0; k < 3; k++) {
+      q[k] = tu_xorshiftUniform(s, -spread, spread);
+    }
+    double len = 0;
+    for (int k = 3; k < 7; k++) {
+      q[k] = tu_xorshiftUniform(s, -1, 1);
+      len += q[k]*q[k];
+    }
+    for (int k = 3; k < 7; k++) {
+      q[k] /= sqrt(len);
+    }
+  }
+}
+
+
 // a random quaternion; with axis set, a multiple of 90 degrees about a coordinate axis
 void tu_randomQuat(TuRng* r, double q[4], int axis) {
   if (axis) {

@@ -25,6 +25,15 @@ double tu_uniform(TuRng* r, double lo, double hi);
 // a random unit vector (uniform on the sphere)
 void tu_randomUnit(TuRng* r, double u[3]);
 
+// Marsaglia's xorshift64 (shifts 13, 7, 17) on the state *s (any seed but 0): a uniform double in
+// [lo, hi)
+double tu_xorshiftUniform(unsigned long long* s, double lo, double hi);
+
+// random poses of n free bodies whose qpos are the 7 numbers each from qpos on: positions
+// uniform in [-spread, spread)^3, orientations the normalised quaternion of four numbers uniform
+// in [-1, 1) (tu_xorshiftUniform on *s, in that order)
+void tu_randomFreePoses(unsigned long long* s, double* qpos, int n, double spread);
+
 // a random unit quaternion; with axis set, a multiple of 90 degrees about a coordinate axis
 void tu_randomQuat(TuRng* r, double q[4], int axis);
 
