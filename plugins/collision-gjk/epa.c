@@ -34,6 +34,7 @@ typedef struct {
   int freed[EPA_MAXF];              // faces removed in this step (their slots are reused)
   int nfreed;
   mcNum live[EPA_MAXF];             // each slot's distance while alive, infinity once removed
+  int fanFrom[EPA_MAXV];            // the fan face starting at each vertex while fanning, or -1
 } epaPolytope;
 
 
@@ -178,6 +179,9 @@ static int buildTetrahedron(epaPolytope* P, const gjkVertex t[4]) {
   static const int fv[4][3] = {{0, 1, 2}, {0, 3, 1}, {1, 3, 2}, {2, 3, 0}};
   P->nvert = 4;
   P->nface = 4;
+  for (int i = 0; i < EPA_MAXV; i++) {
+    P->fanFrom[i] = -1;
+  }
   for (int f = 0; f < 4; f++) {
     memcpy(P->face[f].v, fv[f], sizeof(fv[f]));
     if (!faceGeometry(P, P->face + f)) {
@@ -291,22 +295,20 @@ static int expand(epaPolytope* P, int f, int iv, mcNum tol) {
     made[i] = slot;
   }
   // neighbouring fan faces share the edge from a horizon vertex to iv: fan face i ends at the
-  // horizon vertex where its partner starts
-  int start[EPA_MAXF];
-  for (int i = 0; i < h; i++) {
-    start[i] = P->face[made[i]].v[0];
+  // horizon vertex where its partner starts (the first fan face starting there; never i itself,
+  // whose edge has two ends)
+  for (int j = h - 1; j >= 0; j--) {
+    P->fanFrom[P->face[made[j]].v[0]] = j;
   }
   for (int i = 0; i < h; i++) {
-    int partner = -1, end = P->face[made[i]].v[1];
-    for (int j = 0; j < h && partner < 0; j++) {
-      if (j != i && start[j] == end) {
-        partner = j;
-      }
-    }
+    int partner = P->fanFrom[P->face[made[i]].v[1]];
     if (partner < 0) {
       return 0;
     }
     link(P, made[i], 1, made[partner], 2);
+  }
+  for (int j = 0; j < h; j++) {
+    P->fanFrom[P->face[made[j]].v[0]] = -1;
   }
   return 1;
 }
