@@ -220,8 +220,15 @@ static int convexGjk(const mcpHost* host, const mcModel* m, const mcData* d, mcC
   mcNum* slot = sepSlot(m, d, g1, g2);
   mcNum key = sepKey(m, g1, g2), u[3];
   ConvexObj o1 = {m, d, g1, 0, -1}, o2 = {m, d, g2, 0, -1};
-  if (slot && sepLoad(slot, key, u, &o1, &o2) && geomSupportsApart(&o1, &o2, margin, u)) {
-    return 0;
+  if (slot && sepLoad(slot, key, u, &o1, &o2)) {
+    int w1 = o1.warm, w2 = o2.warm;
+    if (geomSupportsApart(&o1, &o2, margin, u)) {
+      // the climbs' new ends, where the next step's climbs start (mostly at their top again)
+      if (o1.warm != w1 || o2.warm != w2) {
+        sepStore(slot, key, u, o1.warm, o2.warm);
+      }
+      return 0;
+    }
   }
   // (the box test after it: a kept pair came past the box test, which mostly fails it again)
   if (geomBoxesApart(m, d, g1, g2, margin, n, &dist)) {
