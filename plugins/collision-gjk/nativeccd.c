@@ -147,10 +147,13 @@ static int signedDistance(const mcModel* m, const mcData* d, int g1, int g2, mcN
 // The separating-direction cache (mcData.collision_sepdir): 2 ngeom slots of 6 numbers, the key
 // g1 ngeom + g2 + 1 (0: empty), a unit direction from g1 toward g2 along which the pair was last
 // found farther apart than its margin, and the hull vertices where the meshes' climbs ended
-// then (where the next climbs start: any start gives the same support). A pair's slot is a hash of the pair (other pairs
-// may take it over). Narrow-phase threads share the array, so every number is read and written
-// by a relaxed atomic access: a slot torn between two writers holds some direction, and any
-// direction only decides whether the check (geomSupportsApart, exact) is passed.
+// then (where the next climbs start: any start gives the same support). Or, for a pair last
+// found apart by the box test, minus the key and the number of the box axis that showed it
+// (geomBoxesApartFrom), tried first the next time. A pair's slot is a hash of the pair (other
+// pairs may take it over). Narrow-phase threads share the array, so every number is read and
+// written by a relaxed atomic access: a slot torn between two writers holds some direction or
+// axis, and any direction or axis only decides whether an exact check (geomSupportsApart,
+// geomBoxAxisApart) is passed.
 static mcNum* sepSlot(const mcModel* m, const mcData* d, int g1, int g2) {
   if (!d->collision_sepdir || m->ngeom <= 0) {
     return NULL;
@@ -193,6 +196,26 @@ static int sepLoad(const mcNum* slot, mcNum key, mcNum u[3], ConvexObj* o1, Conv
 }
 
 
+// the box axis kept for the pair (sepStoreAxis), or -1
+static int sepLoadAxis(const mcNum* slot, mcNum key) {
+  if (loadRelaxed(slot) != -key) {
+    return -1;
+  }
+  mcNum k = loadRelaxed(slot + 1);
+  return k >= 0 && k < 6 ? (int)k : -1;
+}
+
+
+// keep box axis k for the pair unless the slot holds a direction (worth more: it saves GJK)
+static void sepStoreAxis(mcNum* slot, mcNum key, int k) {
+  if (loadRelaxed(slot) > 0) {
+    return;
+  }
+  storeRelaxed(slot, -key);
+  storeRelaxed(slot + 1, k);
+}
+
+
 // keep direction u and the climbs' ends warm1, warm2 for the pair (u NULL: forget the pair if
 // the slot holds it)
 static void sepStore(mcNum* slot, mcNum key, const mcNum u[3], int warm1, int warm2) {
@@ -230,8 +253,13 @@ static int convexGjk(const mcpHost* host, const mcModel* m, const mcData* d, mcC
       return 0;
     }
   }
-  // (the box test after it: a kept pair came past the box test, which mostly fails it again)
-  if (geomBoxesApart(m, d, g1, g2, margin, n, &dist)) {
+  // (the box test after it: a kept pair came past the box test, which mostly fails it again),
+  // from the axis that showed the gap the last time
+  int axis = slot ? sepLoadAxis(slot, key) : -1, kept = axis;
+  if (geomBoxesApartFrom(m, d, g1, g2, margin, n, &dist, &axis)) {
+    if (slot && axis != kept) {
+      sepStoreAxis(slot, key, axis);
+    }
     return 0;                       // farther than margin: GJK would find no contact either
   }
   int apart;
