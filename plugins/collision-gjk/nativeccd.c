@@ -181,13 +181,17 @@ static inline void storeRelaxed(mcNum* x, mcNum v) {
 
 
 // the slot's direction for the pair in u and the climbs' starts in o1, o2: 1 if the slot holds
-// the pair (a start out of range climbs from the first hull vertex)
+// the pair with a unit direction (a slot torn between writers may not: the gap along a longer
+// one would be overstated; a start out of range climbs from the first hull vertex)
 static int sepLoad(const mcNum* slot, mcNum key, mcNum u[3], ConvexObj* o1, ConvexObj* o2) {
   if (loadRelaxed(slot) != key) {
     return 0;
   }
   for (int k = 0; k < 3; k++) {
     u[k] = loadRelaxed(slot + 1 + k);
+  }
+  if (!(fabs(u[0]*u[0] + u[1]*u[1] + u[2]*u[2] - 1) <= 1e-9)) {
+    return 0;
   }
   mcNum w1 = loadRelaxed(slot + 4), w2 = loadRelaxed(slot + 5);
   o1->warm = w1 >= 0 && w1 < INT_MAX ? (int)w1 : -1;
