@@ -582,13 +582,45 @@ static inline int geomLocalBox(const mcModel* m, int g, mcNum h[3]) {
 }
 
 
-// Whether the boxes of geoms g1 and g2 (geomLocalBox, posed by geom_xpos and geom_xmat) are
-// farther apart than margin along an axis of one of them (1: apart, the geoms farther than margin,
-// so no contact; 0: maybe not, or a type without box). *axis: the world axis found (unit), *gap
-// the boxes' gap along it. A slack of 1e-9 of the coordinates' scale keeps the rounding of the
-// frames (orthonormal to ~1e-16) on the safe side.
-static inline int geomBoxesApart(const mcModel* m, const mcData* d, int g1, int g2, mcNum margin,
-                                 mcNum axis[3], mcNum* gap) {
+// Whether the boxes h1, h2 of geoms g1 and g2 (geomLocalBox, posed by geom_xpos and geom_xmat)
+// are farther apart than margin along axis k of one of them (k 0-2: the local axes of g1, 3-5:
+// those of g2; t the centres' offset, g2's minus g1's); then *axis is that axis in the world (unit) and *gap the boxes' gap along it.
+// A slack of 1e-9 of the coordinates' scale keeps the rounding of the frames (orthonormal to
+// ~1e-16) on the safe side.
+static inline int geomBoxAxisApart(const mcData* d, int g1, int g2, mcNum margin,
+                                   const mcNum h1[3], const mcNum h2[3], const mcNum t[3], int k,
+                                   mcNum axis[3], mcNum* gap) {
+  int side = k >= 3, i = side ? k - 3 : k;
+  const mcNum* ma = d->geom_xmat + 9*(side ? g2 : g1);
+  const mcNum* mb = d->geom_xmat + 9*(side ? g1 : g2);
+  const mcNum* ha = side ? h2 : h1;
+  const mcNum* hb = side ? h1 : h2;
+  // the local axis i of box a in the world (column i of its frame)
+  mcNum a[3] = {ma[i], ma[3 + i], ma[6 + i]};
+  mcNum rb = 0;
+  for (int j = 0; j < 3; j++) {
+    rb += hb[j]*fabs(a[0]*mb[j] + a[1]*mb[3 + j] + a[2]*mb[6 + j]);
+  }
+  mcNum dist = fabs(a[0]*t[0] + a[1]*t[1] + a[2]*t[2]);
+  mcNum scale = ha[i] + rb + fabs(t[0]) + fabs(t[1]) + fabs(t[2]) + fabs(margin);
+  if (dist - ha[i] - rb > margin + 1e-9*scale) {
+    *gap = dist - ha[i] - rb;
+    axis[0] = a[0];
+    axis[1] = a[1];
+    axis[2] = a[2];
+    return 1;
+  }
+  return 0;
+}
+
+
+// Whether the boxes of geoms g1 and g2 (geomLocalBox) are farther apart than margin along an axis
+// of one of them (1: apart, the geoms farther than margin, so no contact; 0: maybe not, or a type
+// without box), trying axis *first first (0-5 as geomBoxAxisApart; out of range: none) and then
+// all six in order. *axis: the world axis found (unit), *gap the boxes' gap along it, *first
+// (when not NULL) that axis's number.
+static inline int geomBoxesApartFrom(const mcModel* m, const mcData* d, int g1, int g2,
+                                     mcNum margin, mcNum axis[3], mcNum* gap, int* first) {
   mcNum h1[3], h2[3];
   if (!geomLocalBox(m, g1, h1) || !geomLocalBox(m, g2, h2)) {
     return 0;
@@ -596,30 +628,26 @@ static inline int geomBoxesApart(const mcModel* m, const mcData* d, int g1, int 
   const mcNum* p1 = d->geom_xpos + 3*g1;
   const mcNum* p2 = d->geom_xpos + 3*g2;
   mcNum t[3] = {p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2]};
-  for (int side = 0; side < 2; side++) {
-    const mcNum* ma = d->geom_xmat + 9*(side ? g2 : g1);
-    const mcNum* mb = d->geom_xmat + 9*(side ? g1 : g2);
-    const mcNum* ha = side ? h2 : h1;
-    const mcNum* hb = side ? h1 : h2;
-    for (int i = 0; i < 3; i++) {
-      // the local axis i of box a in the world (column i of its frame)
-      mcNum a[3] = {ma[i], ma[3 + i], ma[6 + i]};
-      mcNum rb = 0;
-      for (int k = 0; k < 3; k++) {
-        rb += hb[k]*fabs(a[0]*mb[k] + a[1]*mb[3 + k] + a[2]*mb[6 + k]);
+  int k0 = first && *first >= 0 && *first < 6 ? *first : -1;
+  if (k0 >= 0 && geomBoxAxisApart(d, g1, g2, margin, h1, h2, t, k0, axis, gap)) {
+    return 1;
+  }
+  for (int k = 0; k < 6; k++) {
+    if (k != k0 && geomBoxAxisApart(d, g1, g2, margin, h1, h2, t, k, axis, gap)) {
+      if (first) {
+        *first = k;
       }
-      mcNum dist = fabs(a[0]*t[0] + a[1]*t[1] + a[2]*t[2]);
-      mcNum scale = ha[i] + rb + fabs(t[0]) + fabs(t[1]) + fabs(t[2]) + fabs(margin);
-      if (dist - ha[i] - rb > margin + 1e-9*scale) {
-        *gap = dist - ha[i] - rb;
-        axis[0] = a[0];
-        axis[1] = a[1];
-        axis[2] = a[2];
-        return 1;
-      }
+      return 1;
     }
   }
   return 0;
+}
+
+
+// geomBoxesApartFrom trying the axes in order
+static inline int geomBoxesApart(const mcModel* m, const mcData* d, int g1, int g2, mcNum margin,
+                                 mcNum axis[3], mcNum* gap) {
+  return geomBoxesApartFrom(m, d, g1, g2, margin, axis, gap, NULL);
 }
 
 // Whether the own supports (exact: a mesh's first largest vertex) of the geoms of o1 and o2 (their

@@ -34,6 +34,7 @@ typedef struct {
   int freed[EPA_MAXF];              // faces removed in this step (their slots are reused)
   int nfreed;
   mcNum live[EPA_MAXF];             // each slot's distance while alive, infinity once removed
+  int fanFrom[EPA_MAXV];            // the fan face starting at each vertex while fanning, or -1
 } epaPolytope;
 
 
@@ -178,6 +179,9 @@ static int buildTetrahedron(epaPolytope* P, const gjkVertex t[4]) {
   static const int fv[4][3] = {{0, 1, 2}, {0, 3, 1}, {1, 3, 2}, {2, 3, 0}};
   P->nvert = 4;
   P->nface = 4;
+  for (int i = 0; i < EPA_MAXV; i++) {
+    P->fanFrom[i] = -1;
+  }
   for (int f = 0; f < 4; f++) {
     memcpy(P->face[f].v, fv[f], sizeof(fv[f]));
     if (!faceGeometry(P, P->face + f)) {
@@ -211,24 +215,47 @@ static int sees(const epaPolytope* P, const epaFace* f, const mcNum p[3]) {
 }
 
 
-// walk from face f (entered across its edge e) removing the faces p sees and recording the
-// horizon edges in order
-static void walk(epaPolytope* P, int f, int e, const mcNum p[3]) {
-  epaFace* F = P->face + f;
-  if (!F->alive) {
-    return;
+// the edge after edge k of a face, and the one after that
+static const int g_next[3] = {1, 2, 0};
+static const int g_prev[3] = {2, 0, 1};
+
+
+// Remove the faces p sees, walking the face adjacency from the (removed) face f in depth-first
+// order, and record the horizon edges in walking order: a face p does not see, entered across its
+// edge e, gives the horizon edge (face, e); a face it sees is removed and left across its two
+// other edges in turn. An explicit stack (the faces to enter next, the next on top) keeps the
+// order of the recursive walk: removing faces changes no adjacency, so the neighbours can be
+// pushed when their face is removed.
+static void removeVisible(epaPolytope* P, int f, const mcNum p[3]) {
+  int stack[EPA_MAXF + 3][2], top = 0;   // at most 3 + one per face removed
+  const epaFace* F = P->face + f;
+  for (int e = 2; e >= 0; e--) {
+    stack[top][0] = F->adj[e];
+    stack[top][1] = F->adjEdge[e];
+    top++;
   }
-  if (!sees(P, F, p)) {
-    P->horizon[P->nhorizon][0] = f;
-    P->horizon[P->nhorizon][1] = e;
-    P->nhorizon++;
-    return;
-  }
-  setAlive(P, f, 0);
-  P->freed[P->nfreed++] = f;
-  for (int k = 1; k < 3; k++) {
-    int g = (e + k) % 3;
-    walk(P, F->adj[g], F->adjEdge[g], p);
+  while (top > 0) {
+    top--;
+    int g = stack[top][0], e = stack[top][1];
+    const epaFace* G = P->face + g;
+    if (!G->alive) {
+      continue;
+    }
+    if (!sees(P, G, p)) {
+      P->horizon[P->nhorizon][0] = g;
+      P->horizon[P->nhorizon][1] = e;
+      P->nhorizon++;
+      continue;
+    }
+    setAlive(P, g, 0);
+    P->freed[P->nfreed++] = g;
+    // edge e + 1 first, then e + 2: pushed in reverse
+    int k2 = g_prev[e], k1 = g_next[e];
+    stack[top][0] = G->adj[k2];
+    stack[top][1] = G->adjEdge[k2];
+    stack[top + 1][0] = G->adj[k1];
+    stack[top + 1][1] = G->adjEdge[k1];
+    top += 2;
   }
 }
 
@@ -242,12 +269,9 @@ static int expand(epaPolytope* P, int f, int iv, mcNum tol) {
   const mcNum* p = P->vert[iv].w;
   P->nhorizon = 0;
   P->nfreed = 0;
-  epaFace* F = P->face + f;
   setAlive(P, f, 0);
   P->freed[P->nfreed++] = f;
-  for (int e = 0; e < 3; e++) {
-    walk(P, F->adj[e], F->adjEdge[e], p);
-  }
+  removeVisible(P, f, p);
   int h = P->nhorizon;
   if (h < 3) {
     return 0;
@@ -260,7 +284,7 @@ static int expand(epaPolytope* P, int f, int iv, mcNum tol) {
     }
     int g = P->horizon[i][0], eg = P->horizon[i][1];
     epaFace* N = P->face + slot;
-    N->v[0] = P->face[g].v[(eg + 1) % 3];
+    N->v[0] = P->face[g].v[g_next[eg]];
     N->v[1] = P->face[g].v[eg];
     N->v[2] = iv;
     if (!faceGeometry(P, N) || N->dist < floor) {
@@ -270,18 +294,21 @@ static int expand(epaPolytope* P, int f, int iv, mcNum tol) {
     link(P, slot, 0, g, eg);
     made[i] = slot;
   }
-  // neighbouring fan faces share the edge from a horizon vertex to iv
+  // neighbouring fan faces share the edge from a horizon vertex to iv: fan face i ends at the
+  // horizon vertex where its partner starts (the first fan face starting there; never i itself,
+  // whose edge has two ends)
+  for (int j = h - 1; j >= 0; j--) {
+    P->fanFrom[P->face[made[j]].v[0]] = j;
+  }
   for (int i = 0; i < h; i++) {
-    int partner = -1;
-    for (int j = 0; j < h && partner < 0; j++) {
-      if (j != i && P->face[made[j]].v[0] == P->face[made[i]].v[1]) {
-        partner = j;
-      }
-    }
+    int partner = P->fanFrom[P->face[made[i]].v[1]];
     if (partner < 0) {
       return 0;
     }
     link(P, made[i], 1, made[partner], 2);
+  }
+  for (int j = 0; j < h; j++) {
+    P->fanFrom[P->face[made[j]].v[0]] = -1;
   }
   return 1;
 }

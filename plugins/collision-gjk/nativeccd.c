@@ -147,10 +147,13 @@ static int signedDistance(const mcModel* m, const mcData* d, int g1, int g2, mcN
 // The separating-direction cache (mcData.collision_sepdir): 2 ngeom slots of 6 numbers, the key
 // g1 ngeom + g2 + 1 (0: empty), a unit direction from g1 toward g2 along which the pair was last
 // found farther apart than its margin, and the hull vertices where the meshes' climbs ended
-// then (where the next climbs start: any start gives the same support). A pair's slot is a hash of the pair (other pairs
-// may take it over). Narrow-phase threads share the array, so every number is read and written
-// by a relaxed atomic access: a slot torn between two writers holds some direction, and any
-// direction only decides whether the check (geomSupportsApart, exact) is passed.
+// then (where the next climbs start: any start gives the same support). Or, for a pair last
+// found apart by the box test, minus the key and the number of the box axis that showed it
+// (geomBoxesApartFrom), tried first the next time. A pair's slot is a hash of the pair (other
+// pairs may take it over). Narrow-phase threads share the array, so every number is read and
+// written by a relaxed atomic access: a slot torn between two writers holds some direction or
+// axis, and any direction or axis only decides whether an exact check (geomSupportsApart,
+// geomBoxAxisApart) is passed.
 static mcNum* sepSlot(const mcModel* m, const mcData* d, int g1, int g2) {
   if (!d->collision_sepdir || m->ngeom <= 0) {
     return NULL;
@@ -178,7 +181,8 @@ static inline void storeRelaxed(mcNum* x, mcNum v) {
 
 
 // the slot's direction for the pair in u and the climbs' starts in o1, o2: 1 if the slot holds
-// the pair (a start out of range climbs from the first hull vertex)
+// the pair with a unit direction (a slot torn between writers may not: the gap along a longer
+// one would be overstated; a start out of range climbs from the first hull vertex)
 static int sepLoad(const mcNum* slot, mcNum key, mcNum u[3], ConvexObj* o1, ConvexObj* o2) {
   if (loadRelaxed(slot) != key) {
     return 0;
@@ -186,10 +190,33 @@ static int sepLoad(const mcNum* slot, mcNum key, mcNum u[3], ConvexObj* o1, Conv
   for (int k = 0; k < 3; k++) {
     u[k] = loadRelaxed(slot + 1 + k);
   }
+  if (!(fabs(u[0]*u[0] + u[1]*u[1] + u[2]*u[2] - 1) <= 1e-9)) {
+    return 0;
+  }
   mcNum w1 = loadRelaxed(slot + 4), w2 = loadRelaxed(slot + 5);
   o1->warm = w1 >= 0 && w1 < INT_MAX ? (int)w1 : -1;
   o2->warm = w2 >= 0 && w2 < INT_MAX ? (int)w2 : -1;
   return 1;
+}
+
+
+// the box axis kept for the pair (sepStoreAxis), or -1
+static int sepLoadAxis(const mcNum* slot, mcNum key) {
+  if (loadRelaxed(slot) != -key) {
+    return -1;
+  }
+  mcNum k = loadRelaxed(slot + 1);
+  return k >= 0 && k < 6 ? (int)k : -1;
+}
+
+
+// keep box axis k for the pair unless the slot holds a direction (worth more: it saves GJK)
+static void sepStoreAxis(mcNum* slot, mcNum key, int k) {
+  if (loadRelaxed(slot) > 0) {
+    return;
+  }
+  storeRelaxed(slot, -key);
+  storeRelaxed(slot + 1, k);
 }
 
 
@@ -220,11 +247,23 @@ static int convexGjk(const mcpHost* host, const mcModel* m, const mcData* d, mcC
   mcNum* slot = sepSlot(m, d, g1, g2);
   mcNum key = sepKey(m, g1, g2), u[3];
   ConvexObj o1 = {m, d, g1, 0, -1}, o2 = {m, d, g2, 0, -1};
-  if (slot && sepLoad(slot, key, u, &o1, &o2) && geomSupportsApart(&o1, &o2, margin, u)) {
-    return 0;
+  if (slot && sepLoad(slot, key, u, &o1, &o2)) {
+    int w1 = o1.warm, w2 = o2.warm;
+    if (geomSupportsApart(&o1, &o2, margin, u)) {
+      // the climbs' new ends, where the next step's climbs start (mostly at their top again)
+      if (o1.warm != w1 || o2.warm != w2) {
+        sepStore(slot, key, u, o1.warm, o2.warm);
+      }
+      return 0;
+    }
   }
-  // (the box test after it: a kept pair came past the box test, which mostly fails it again)
-  if (geomBoxesApart(m, d, g1, g2, margin, n, &dist)) {
+  // (the box test after it: a kept pair came past the box test, which mostly fails it again),
+  // from the axis that showed the gap the last time
+  int axis = slot ? sepLoadAxis(slot, key) : -1, kept = axis;
+  if (geomBoxesApartFrom(m, d, g1, g2, margin, n, &dist, &axis)) {
+    if (slot && axis != kept) {
+      sepStoreAxis(slot, key, axis);
+    }
     return 0;                       // farther than margin: GJK would find no contact either
   }
   int apart;

@@ -514,8 +514,26 @@ Test(convex_support, box_test_only_separates_what_is_apart) {
     mc_forward(m, d);
     for (int g1 = 0; g1 < 6; g1++) {
       for (int g2 = g1 + 1; g2 < 6; g2++) {
-        mcNum margin = uniform(0, 0.05), axis[3], gap;
+        mcNum margin = uniform(0, 0.05), axis[3] = {0, 0, 0}, gap = 0;
         int apart = geomBoxesApart(m, d, g1, g2, margin, axis, &gap);
+        // from any first axis (-1: none) the same answer; apart, the axis it names shows the gap
+        for (int first = -1; first < 6; first++) {
+          mcNum axis2[3], gap2, axis3[3], gap3;
+          int k = first;
+          cr_assert_eq(geomBoxesApartFrom(m, d, g1, g2, margin, axis2, &gap2, &k), apart);
+          if (apart) {
+            cr_assert(k >= 0 && k < 6);
+            mcNum h1[3], h2[3];
+            cr_assert(geomLocalBox(m, g1, h1) && geomLocalBox(m, g2, h2));
+            const mcNum* c1 = d->geom_xpos + 3*g1;
+            const mcNum* c2 = d->geom_xpos + 3*g2;
+            mcNum t[3] = {c2[0] - c1[0], c2[1] - c1[1], c2[2] - c1[2]};
+            cr_assert(geomBoxAxisApart(d, g1, g2, margin, h1, h2, t, k, axis3, &gap3));
+            cr_assert(gap3 == gap2 && !memcmp(axis2, axis3, sizeof(axis3)));
+          } else {
+            cr_assert_eq(k, first, "the first axis is left as it was");
+          }
+        }
         if (!apart) {
           nclose++;
           continue;
