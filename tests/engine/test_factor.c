@@ -297,3 +297,72 @@ Test(factor, simpleBodiesTendonArmature) {
   mc_deleteData(d);
   mc_deleteModel(m);
 }
+
+
+// the diagonal of a simple dof comes from the model (armature + mass |a|^2 for a translation,
+// armature + sum_k I_k a_k^2 for a rotation): it agrees with the composite-inertia product
+// cdof' I cdof in any configuration up to rounding, and follows a run-time edit of body_mass and
+// body_inertia without mc_setConst
+Test(factor, simpleDiagonalFromModel) {
+  const char* xml =
+      "<mujoco><worldbody>"
+      "<body pos='0 0 1' euler='10 20 30'><freejoint/><geom type='box' size='.1 .2 .3'/></body>"
+      "<body pos='0 1 1'><joint type='slide' axis='1 2 0' armature='0.3'/>"
+      "<geom type='sphere' size='.1'/></body>"
+      "<body pos='1 1 1'><joint type='hinge' axis='1 1 1' armature='0.2'/>"
+      "<geom type='box' size='.1 .2 .3'/></body>"
+      "<body pos='2 1 1'><joint type='ball'/><geom type='ellipsoid' size='.1 .2 .3'/></body>"
+      "</worldbody></mujoco>";
+  char err[256] = "";
+  mcModel* m = mc_loadXMLString(xml, NULL, err, sizeof(err));
+  cr_assert(m, "%s", err);
+  int nv = m->nv;
+  cr_assert(nv == 11 && m->dof_simplenum[0] == 11, "all simple: nv %d run %d", nv,
+            m->dof_simplenum[0]);
+  mcData* d = mc_makeData(m);
+  for (int i = 0; i < nv; i++) {
+    d->qvel[i] = 0.7 * i - 2;
+  }
+  m->opt.gravity[2] = 0;
+  for (int s = 0; s < 30; s++) {
+    mc_step(m, d);
+  }
+
+  for (int pass = 0; pass < 2; pass++) {
+    mc_forward(m, d);
+    for (int i = 0; i < nv; i++) {
+      // the composite-inertia product (a simple body has no child: crb is its cinert)
+      const mcNum* I = d->cinert + 10 * m->dof_bodyid[i];
+      const mcNum* c = d->cdof + 6 * i;
+      mcNum f[6];
+      f[0] = I[0] * c[0] + I[3] * c[1] + I[4] * c[2] + I[7] * c[5] - I[8] * c[4];
+      f[1] = I[3] * c[0] + I[1] * c[1] + I[5] * c[2] + I[8] * c[3] - I[6] * c[5];
+      f[2] = I[4] * c[0] + I[5] * c[1] + I[2] * c[2] + I[6] * c[4] - I[7] * c[3];
+      f[3] = I[9] * c[3] + c[1] * I[8] - c[2] * I[7];
+      f[4] = I[9] * c[4] + c[2] * I[6] - c[0] * I[8];
+      f[5] = I[9] * c[5] + c[0] * I[7] - c[1] * I[6];
+      mcNum ref = m->dof_armature[i];
+      for (int k = 0; k < 6; k++) {
+        ref += f[k] * c[k];
+      }
+      mcNum got = d->qM[m->dof_Madr[i]];
+      cr_assert(fabs(got - ref) < 1e-12 * ref, "pass %d dof %d: %.17g vs %.17g", pass, i, got,
+                ref);
+    }
+
+    // the free body's translations: its mass, exactly
+    for (int k = 0; k < 3; k++) {
+      cr_assert(d->qM[m->dof_Madr[k]] == m->body_mass[1], "pass %d dof %d", pass, k);
+    }
+
+    // a run-time edit of the inertias, seen by the next forward without mc_setConst
+    for (int b = 1; b < m->nbody; b++) {
+      m->body_mass[b] *= 1.5;
+      for (int k = 0; k < 3; k++) {
+        m->body_inertia[3 * b + k] *= 1.5;
+      }
+    }
+  }
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
