@@ -324,6 +324,7 @@ Test(factor, simpleDiagonalFromModel) {
     d->qvel[i] = 0.7 * i - 2;
   }
   m->opt.gravity[2] = 0;
+  m->opt.enableflags |= mcENBL_ENERGY;
   for (int s = 0; s < 30; s++) {
     mc_step(m, d);
   }
@@ -354,6 +355,15 @@ Test(factor, simpleDiagonalFromModel) {
     for (int k = 0; k < 3; k++) {
       cr_assert(d->qM[m->dof_Madr[k]] == m->body_mass[1], "pass %d dof %d", pass, k);
     }
+
+    // kinetic energy (the quadratic form skips the simple rows) against 0.5 v' (M v)
+    mcNum Mv[11], ke = 0;
+    mc_mulM(m, d, Mv, d->qvel);
+    for (int i = 0; i < nv; i++) {
+      ke += 0.5 * Mv[i] * d->qvel[i];
+    }
+    cr_assert(ke > 0 && fabs(d->energy[1] - ke) < 1e-12 * ke, "pass %d: %.17g vs %.17g", pass,
+              d->energy[1], ke);
 
     // a run-time edit of the inertias, seen by the next forward without mc_setConst
     for (int b = 1; b < m->nbody; b++) {
