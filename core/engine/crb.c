@@ -43,10 +43,23 @@ static mcNum simpleDiagonal(const mcModel* m, int i) {
 }
 
 
+// the rows of the run of simple dofs i .. i+run-1 (consecutive in M): zero, then the diagonal
+// (out of line: keeps the loop over the other dofs lean)
+static __attribute__((noinline)) void simpleRows(const mcModel* m, mcNum* M, int i, int run) {
+  const int* Madr = m->dof_Madr;
+  int end = i + run < m->nv ? Madr[i + run] : m->nM;
+  mcu_zero(M + Madr[i], end - Madr[i]);
+  for (int k = i; k < i + run; k++) {
+    M[Madr[k]] = simpleDiagonal(m, k);
+  }
+}
+
+
 void mc_crb(const mcModel* m, mcData* d) {
   int nv = m->nv, nbody = m->nbody;
   const int* parent = m->dof_parentid;
   const int* Madr = m->dof_Madr;
+  const mcNum* cdof = d->cdof;
   mcNum* crb = d->crb;
   mcNum* M = d->qM;
 
@@ -68,20 +81,16 @@ void mc_crb(const mcModel* m, mcData* d) {
   for (int i = 0; i < nv; i++) {
     int run = m->dof_simplenum[i];
     if (run) {
-      int end = i + run < nv ? Madr[i + run] : m->nM;
-      mcu_zero(M + Madr[i], end - Madr[i]);
-      for (int k = i; k < i + run; k++) {
-        M[Madr[k]] = simpleDiagonal(m, k);
-      }
+      simpleRows(m, M, i, run);
       i += run - 1;
       continue;
     }
     mcNum f[6];
-    mcu_mulInertVec(f, crb + 10 * m->dof_bodyid[i], d->cdof + 6 * i);
+    mcu_mulInertVec(f, crb + 10 * m->dof_bodyid[i], cdof + 6 * i);
     int adr = Madr[i];
-    M[adr] = m->dof_armature[i] + mcu_dot6(f, d->cdof + 6 * i);
+    M[adr] = m->dof_armature[i] + mcu_dot6(f, cdof + 6 * i);
     for (int j = parent[i]; j >= 0; j = parent[j]) {
-      M[++adr] = mcu_dot6(f, d->cdof + 6 * j);
+      M[++adr] = mcu_dot6(f, cdof + 6 * j);
     }
   }
   mc_tendonArmatureM(m, d);

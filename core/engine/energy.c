@@ -74,12 +74,18 @@ void mc_energyVel(const mcModel* m, mcData* d) {
   int skip = mci_simpleRowsZero(m);
   mcNum e = 0;
   for (int i = 0; i < m->nv; i++) {
+    if (skip && m->dof_simplenum[i]) {
+      // a run of simple dofs: the diagonal only
+      for (int end = i + m->dof_simplenum[i]; i < end; i++) {
+        e += v[i] * (M[m->dof_Madr[i]] * v[i]);
+      }
+      i--;
+      continue;
+    }
     int adr = m->dof_Madr[i];
     mcNum s = 0;
-    if (!(skip && m->dof_simplenum[i])) {
-      for (int j = m->dof_parentid[i], a = adr + 1; j >= 0; j = m->dof_parentid[j], a++) {
-        s += M[a] * v[j];
-      }
+    for (int j = m->dof_parentid[i], a = adr + 1; j >= 0; j = m->dof_parentid[j], a++) {
+      s += M[a] * v[j];
     }
     e += v[i] * (M[adr] * v[i] + 2 * s);
   }

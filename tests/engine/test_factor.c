@@ -10,6 +10,7 @@
 #include "build.h"
 #include "testutil.h"
 #include "engine/engine.h"
+#include "math/math.h"
 
 #define NB 14
 
@@ -336,16 +337,8 @@ Test(factor, simpleDiagonalFromModel) {
       const mcNum* I = d->cinert + 10 * m->dof_bodyid[i];
       const mcNum* c = d->cdof + 6 * i;
       mcNum f[6];
-      f[0] = I[0] * c[0] + I[3] * c[1] + I[4] * c[2] + I[7] * c[5] - I[8] * c[4];
-      f[1] = I[3] * c[0] + I[1] * c[1] + I[5] * c[2] + I[8] * c[3] - I[6] * c[5];
-      f[2] = I[4] * c[0] + I[5] * c[1] + I[2] * c[2] + I[6] * c[4] - I[7] * c[3];
-      f[3] = I[9] * c[3] + c[1] * I[8] - c[2] * I[7];
-      f[4] = I[9] * c[4] + c[2] * I[6] - c[0] * I[8];
-      f[5] = I[9] * c[5] + c[0] * I[7] - c[1] * I[6];
-      mcNum ref = m->dof_armature[i];
-      for (int k = 0; k < 6; k++) {
-        ref += f[k] * c[k];
-      }
+      mcu_mulInertVec(f, I, c);
+      mcNum ref = m->dof_armature[i] + mcu_dot6(f, c);
       mcNum got = d->qM[m->dof_Madr[i]];
       cr_assert(fabs(got - ref) < 1e-12 * ref, "pass %d dof %d: %.17g vs %.17g", pass, i, got,
                 ref);
