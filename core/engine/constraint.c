@@ -629,6 +629,29 @@ static void storeRow(Builder* b, int row, const int* cols, const mcNum* val, int
 }
 
 
+// out[t] = ax . (x[t], x[nv + t], x[2 nv + t]) over the nc columns: a direction of the contact
+// frame applied to the three world rows x (distinct scratch rows: no overlap)
+static inline void rotateColumns(mcNum* restrict out, const mcNum ax[3], const mcNum* restrict x,
+                                 int nv, int nc) {
+  const mcNum* restrict y = x + nv;
+  const mcNum* restrict z = x + 2 * nv;
+  mcNum a0 = ax[0], a1 = ax[1], a2 = ax[2];
+  for (int t = 0; t < nc; t++) {
+    out[t] = a0 * x[t] + a1 * y[t] + a2 * z[t];
+  }
+}
+
+
+// edge[t] = normal[t] + dir[t] * scl: a pyramid edge in one pass (the same sum as a copy of the
+// normal row followed by mcu_addToScl)
+static inline void edgeRow(mcNum* restrict edge, const mcNum* restrict normal,
+                           const mcNum* restrict dir, mcNum scl, int nc) {
+  for (int t = 0; t < nc; t++) {
+    edge[t] = normal[t] + dir[t] * scl;
+  }
+}
+
+
 // fill the rows of contact i at its efc_address (the sparse values from b->nnz on): the relative
 // Jacobian on the chain dofs, rotated to the contact frame, and the rows of its cone
 static void fillContact(Builder* b, int i) {
@@ -688,11 +711,9 @@ static void fillContact(Builder* b, int i) {
   // rows of the contact frame: lin (normal, t1, t2) in jp1, rot (normal, t1, t2) in jr1
   for (int k = 0; k < 3; k++) {
     const mcNum* ax = con->frame + 3 * k;
-    for (int t = 0; t < nc; t++) {
-      b->jp1[k * nv + t] = ax[0] * jp[t] + ax[1] * jp[nv + t] + ax[2] * jp[2 * nv + t];
-      if (ndir == 6) {
-        b->jr1[k * nv + t] = ax[0] * jr[t] + ax[1] * jr[nv + t] + ax[2] * jr[2 * nv + t];
-      }
+    rotateColumns(b->jp1 + k * nv, ax, jp, nv, nc);
+    if (ndir == 6) {
+      rotateColumns(b->jr1 + k * nv, ax, jr, nv, nc);
     }
   }
 
@@ -721,8 +742,7 @@ static void fillContact(Builder* b, int i) {
       for (int s = 0; s < 2; s++) {
         int r = row + 2 * (k - 1) + s;
         setRow(b, r, mcCNSTR_CONTACT_PYRAMIDAL, i, con->dist, con->includemargin, 0);
-        mcu_copy(edge, DIR(0), nc);
-        mcu_addToScl(edge, DIR(k), s ? -con->friction[k - 1] : con->friction[k - 1], nc);
+        edgeRow(edge, DIR(0), DIR(k), s ? -con->friction[k - 1] : con->friction[k - 1], nc);
         storeRow(b, r, b->cols, edge, nc);
       }
     }

@@ -10,10 +10,56 @@
 #include "math/math.h"
 
 
+// M(i,i) of a simple dof i (dof_simplenum > 0) from the model alone: the body's inertial frame is
+// its frame, its joints pass through its origin and it has no child, so the entry does not depend
+// on the configuration: armature + mass |a|^2 for a translation along a, armature +
+// sum_k I_k a_k^2 for a rotation about a (body coordinates; free and ball rotations are about the
+// body axes). Equal to the composite-inertia product up to rounding, and kept in step with
+// body_mass and body_inertia without mc_setConst
+static mcNum simpleDiagonal(const mcModel* m, int i) {
+  int j = m->dof_jntid[i], b = m->dof_bodyid[i], k = i - m->jnt_dofadr[j];
+  const mcNum* inertia = m->body_inertia + 3 * b;
+  const mcNum* a = m->jnt_axis + 3 * j;
+  mcNum v;
+  switch (m->jnt_type[j]) {
+  case mcJNT_FREE:
+    if (k < 3) {
+      v = m->body_mass[b];
+      break;
+    }
+    k -= 3;
+    // fall through
+  case mcJNT_BALL:
+    v = inertia[k];
+    break;
+  case mcJNT_SLIDE:
+    v = m->body_mass[b] * mcu_dot3(a, a);
+    break;
+  default:
+    v = inertia[0] * a[0] * a[0] + inertia[1] * a[1] * a[1] + inertia[2] * a[2] * a[2];
+    break;
+  }
+  return m->dof_armature[i] + v;
+}
+
+
+// the rows of the run of simple dofs i .. i+run-1 (consecutive in M): zero, then the diagonal
+// (out of line: keeps the loop over the other dofs lean)
+static __attribute__((noinline)) void simpleRows(const mcModel* m, mcNum* M, int i, int run) {
+  const int* Madr = m->dof_Madr;
+  int end = i + run < m->nv ? Madr[i + run] : m->nM;
+  mcu_zero(M + Madr[i], end - Madr[i]);
+  for (int k = i; k < i + run; k++) {
+    M[Madr[k]] = simpleDiagonal(m, k);
+  }
+}
+
+
 void mc_crb(const mcModel* m, mcData* d) {
   int nv = m->nv, nbody = m->nbody;
   const int* parent = m->dof_parentid;
   const int* Madr = m->dof_Madr;
+  const mcNum* cdof = d->cdof;
   mcNum* crb = d->crb;
   mcNum* M = d->qM;
 
@@ -27,17 +73,24 @@ void mc_crb(const mcModel* m, mcData* d) {
   }
 
   // each row: force of the composite body moved along dof i, projected on the ancestor dofs;
-  // a simple body (dof_simplenum: no child, inertial frame on the body frame, joints through its
-  // origin along orthogonal axes, hanging from the world) has a diagonal block, whose
-  // off-diagonal entries are zero but for rounding: they are stored as exact zeros
+  // a run of simple dofs (dof_simplenum: bodies without child, inertial frame on the body frame,
+  // joints through the origin along orthogonal axes, hanging from the world) has diagonal
+  // blocks, whose off-diagonal entries are zero but for rounding: they are stored as exact
+  // zeros (the rows of a run are consecutive: one clear), the diagonal from the model
+  // (simpleDiagonal)
   for (int i = 0; i < nv; i++) {
+    int run = m->dof_simplenum[i];
+    if (run) {
+      simpleRows(m, M, i, run);
+      i += run - 1;
+      continue;
+    }
     mcNum f[6];
-    mcu_mulInertVec(f, crb + 10 * m->dof_bodyid[i], d->cdof + 6 * i);
+    mcu_mulInertVec(f, crb + 10 * m->dof_bodyid[i], cdof + 6 * i);
     int adr = Madr[i];
-    M[adr] = m->dof_armature[i] + mcu_dot6(f, d->cdof + 6 * i);
-    int simple = m->dof_simplenum[i] > 0;
+    M[adr] = m->dof_armature[i] + mcu_dot6(f, cdof + 6 * i);
     for (int j = parent[i]; j >= 0; j = parent[j]) {
-      M[++adr] = simple ? 0 : mcu_dot6(f, d->cdof + 6 * j);
+      M[++adr] = mcu_dot6(f, cdof + 6 * j);
     }
   }
   mc_tendonArmatureM(m, d);
@@ -59,18 +112,50 @@ typedef double mciPair __attribute__((vector_size(16), aligned(8), may_alias));
 
 
 // r -= t * a over n entries (distinct rows of qLD: no overlap). The rows are short (the depth of
-// the dof tree), so pairs of entries in a plain loop without a vectorized loop's set-up and
-// remainder code; each entry gets the same single product and difference either way
+// the dof tree): the odd entry first, then the pairs as straight-line code entered through a jump
+// on their count (a loop only beyond 8 pairs), without a loop's per-pair count and branch; each
+// entry gets the same single product and difference in any order
+#define MCI_PAIR(j) (*(mciPair*)(r + (j)) -= tt * *(const mciPair*)(a + (j)))
 static inline void axpyNeg(mcNum* restrict r, const mcNum* restrict a, mcNum t, int n) {
-  mciPair tt = {t, t};
-  int j = 0;
-  for (; j + 2 <= n; j += 2) {
-    *(mciPair*)(r + j) -= tt * *(const mciPair*)(a + j);
+  if (n & 1) {
+    r[n - 1] -= t * a[n - 1];
   }
-  if (j < n) {
-    r[j] -= t * a[j];
+  mciPair tt = {t, t};
+  switch (n >> 1) {
+  default:
+    for (int j = 16; j + 2 <= n; j += 2) {
+      MCI_PAIR(j);
+    }
+    // fall through
+  case 8:
+    MCI_PAIR(14);
+    // fall through
+  case 7:
+    MCI_PAIR(12);
+    // fall through
+  case 6:
+    MCI_PAIR(10);
+    // fall through
+  case 5:
+    MCI_PAIR(8);
+    // fall through
+  case 4:
+    MCI_PAIR(6);
+    // fall through
+  case 3:
+    MCI_PAIR(4);
+    // fall through
+  case 2:
+    MCI_PAIR(2);
+    // fall through
+  case 1:
+    MCI_PAIR(0);
+    // fall through
+  case 0:
+    break;
   }
 }
+#undef MCI_PAIR
 
 
 // L'DL of the rows k0 .. k1-1 (whole trees) of LD in place; d (nullable) receives a warning for
@@ -94,6 +179,7 @@ static inline __attribute__((always_inline)) void factorRange(const mcModel* m, 
       LD[kk] = mcMINVAL;
     }
     mcNum invD = 1 / LD[kk];
+    diagInv[k] = invD;  // the pivot is final: only ancestor rows are updated from here on
 
     // length of row k (k and its ancestors; rows are stored one after the other); a row without
     // off-diagonal entries (simple bodies, roots) updates nothing
@@ -118,11 +204,6 @@ static inline __attribute__((always_inline)) void factorRange(const mcModel* m, 
       axpyNeg(LD + Madr[i], LD + ki, t, len - (ki - kk));
       LD[ki] = t;
     }
-  }
-
-  // inverse of the diagonal
-  for (int i = k0; i < k1; i++) {
-    diagInv[i] = 1 / LD[Madr[i]];
   }
 }
 

@@ -1,6 +1,7 @@
 // Moduco core: potential and kinetic energy (mc_energyPos, mc_energyVel, mc_totalEnergy).
 #include <moduco/moduco.h>
 
+#include "engine/parallel_stages.h"
 #include "math/math.h"
 
 
@@ -65,16 +66,30 @@ void mc_energyPos(const mcModel* m, mcData* d) {
 
 
 void mc_energyVel(const mcModel* m, mcData* d) {
-  // 0.5 v' M v
-  mc_markStack(d);
-  mcNum* Mv = mcSTACKALLOC(d, m->nv, mcNum);
-  if (!Mv) {
-    mc_freeStack(d);
-    return;
+  // 0.5 v' M v as a quadratic form over the tree-sparse rows: the diagonal once, each
+  // off-diagonal entry (row i, ancestor j) twice; no product vector, no scatter. Rows of simple
+  // dofs hold zeros off the diagonal (mci_simpleRowsZero)
+  const mcNum* M = d->qM;
+  const mcNum* v = d->qvel;
+  int skip = mci_simpleRowsZero(m);
+  mcNum e = 0;
+  for (int i = 0; i < m->nv; i++) {
+    if (skip && m->dof_simplenum[i]) {
+      // a run of simple dofs: the diagonal only
+      for (int end = i + m->dof_simplenum[i]; i < end; i++) {
+        e += v[i] * (M[m->dof_Madr[i]] * v[i]);
+      }
+      i--;
+      continue;
+    }
+    int adr = m->dof_Madr[i];
+    mcNum s = 0;
+    for (int j = m->dof_parentid[i], a = adr + 1; j >= 0; j = m->dof_parentid[j], a++) {
+      s += M[a] * v[j];
+    }
+    e += v[i] * (M[adr] * v[i] + 2 * s);
   }
-  mc_mulM(m, d, Mv, d->qvel);
-  d->energy[1] = 0.5 * mcu_dot(Mv, d->qvel, m->nv);
-  mc_freeStack(d);
+  d->energy[1] = 0.5 * e;
 }
 
 

@@ -10,6 +10,7 @@
 #include "build.h"
 #include "testutil.h"
 #include "engine/engine.h"
+#include "math/math.h"
 
 #define NB 14
 
@@ -293,6 +294,77 @@ Test(factor, simpleBodiesTendonArmature) {
   mc_solveM(m, d, z, y, 1);
   for (int i = 0; i < nv; i++) {
     cr_assert(fabs(z[i] - x[i]) < 1e-12, "solveM dof %d: %g vs %g", i, z[i], x[i]);
+  }
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
+// the diagonal of a simple dof comes from the model (armature + mass |a|^2 for a translation,
+// armature + sum_k I_k a_k^2 for a rotation): it agrees with the composite-inertia product
+// cdof' I cdof in any configuration up to rounding, and follows a run-time edit of body_mass and
+// body_inertia without mc_setConst
+Test(factor, simpleDiagonalFromModel) {
+  const char* xml =
+      "<mujoco><worldbody>"
+      "<body pos='0 0 1' euler='10 20 30'><freejoint/><geom type='box' size='.1 .2 .3'/></body>"
+      "<body pos='0 1 1'><joint type='slide' axis='1 2 0' armature='0.3'/>"
+      "<geom type='sphere' size='.1'/></body>"
+      "<body pos='1 1 1'><joint type='hinge' axis='1 1 1' armature='0.2'/>"
+      "<geom type='box' size='.1 .2 .3'/></body>"
+      "<body pos='2 1 1'><joint type='ball'/><geom type='ellipsoid' size='.1 .2 .3'/></body>"
+      "</worldbody></mujoco>";
+  char err[256] = "";
+  mcModel* m = mc_loadXMLString(xml, NULL, err, sizeof(err));
+  cr_assert(m, "%s", err);
+  int nv = m->nv;
+  cr_assert(nv == 11 && m->dof_simplenum[0] == 11, "all simple: nv %d run %d", nv,
+            m->dof_simplenum[0]);
+  mcData* d = mc_makeData(m);
+  for (int i = 0; i < nv; i++) {
+    d->qvel[i] = 0.7 * i - 2;
+  }
+  m->opt.gravity[2] = 0;
+  m->opt.enableflags |= mcENBL_ENERGY;
+  for (int s = 0; s < 30; s++) {
+    mc_step(m, d);
+  }
+
+  for (int pass = 0; pass < 2; pass++) {
+    mc_forward(m, d);
+    for (int i = 0; i < nv; i++) {
+      // the composite-inertia product (a simple body has no child: crb is its cinert)
+      const mcNum* I = d->cinert + 10 * m->dof_bodyid[i];
+      const mcNum* c = d->cdof + 6 * i;
+      mcNum f[6];
+      mcu_mulInertVec(f, I, c);
+      mcNum ref = m->dof_armature[i] + mcu_dot6(f, c);
+      mcNum got = d->qM[m->dof_Madr[i]];
+      cr_assert(fabs(got - ref) < 1e-12 * ref, "pass %d dof %d: %.17g vs %.17g", pass, i, got,
+                ref);
+    }
+
+    // the free body's translations: its mass, exactly
+    for (int k = 0; k < 3; k++) {
+      cr_assert(d->qM[m->dof_Madr[k]] == m->body_mass[1], "pass %d dof %d", pass, k);
+    }
+
+    // kinetic energy (the quadratic form skips the simple rows) against 0.5 v' (M v)
+    mcNum Mv[11], ke = 0;
+    mc_mulM(m, d, Mv, d->qvel);
+    for (int i = 0; i < nv; i++) {
+      ke += 0.5 * Mv[i] * d->qvel[i];
+    }
+    cr_assert(ke > 0 && fabs(d->energy[1] - ke) < 1e-12 * ke, "pass %d: %.17g vs %.17g", pass,
+              d->energy[1], ke);
+
+    // a run-time edit of the inertias, seen by the next forward without mc_setConst
+    for (int b = 1; b < m->nbody; b++) {
+      m->body_mass[b] *= 1.5;
+      for (int k = 0; k < 3; k++) {
+        m->body_inertia[3 * b + k] *= 1.5;
+      }
+    }
   }
   mc_deleteData(d);
   mc_deleteModel(m);
