@@ -6,8 +6,9 @@
 // (signedDistance).
 // The contact: dist the signed distance, pos halfway between the two closest (or deepest) points,
 // the normal from geom1 toward geom2. With the multiccd flag the contacts of two polytopes' or
-// cylinders' faces as MuJoCo 3.14 makes them (faces314.c) or, for the other pairs, the
-// multi-contact of collision-convex (multiccd.c, MuJoCo 3.3.8's) follow. The core uses this
+// cylinders' faces as MuJoCo 3.14 makes them (faces314.c), a capsule pair's turned pairs as 3.14
+// makes them (tilt314.c) or, for the other pairs, the multi-contact of collision-convex
+// (multiccd.c, MuJoCo 3.3.8's) follow. The core uses this
 // plugin only for models with mcENBL_NATIVECCD (on unless <flag nativeccd="disable"/>, as in
 // MuJoCo 3.x; docs/status.md).
 #include <limits.h>

@@ -1004,15 +1004,17 @@ Test(collision_gjk, multiccd_probed_edges_against_mujoco314, .timeout = 600) {
 }
 
 
-// Capsule poses probed on 3.14 (multiccd on, no margin): a capsule lying on a cube mesh, level
-// and turned a little, on a cylinder's cap and across a lying cylinder's side (3 contacts: the
-// single one and the two of the pair turned about the contact's second tangent, the other two
-// turns duplicates), one deep into a cap with its end (EPA's single contact), one deep into a cube
-// mesh's edge, and three deep capsule-cylinder poses of the crowded scenes below (5, 3 and 3
-// contacts within 1e-3 of each other: each turned pair's GJK/EPA point, kept when it is more than
-// 1e-3 min(rbound) from the others; 3.3.8's scheme, which settles each turned pair's point on the
-// features, gave 3, 2 and 1 there). The same counts; within 1e-6 but where 3.14's EPA stops early
-// (the capsule's end deep in the cap: its point 6e-5 off; the deep pairs below).
+// Capsule poses probed on 3.14 (multiccd on): a capsule lying on a cube mesh, level and turned a
+// little, on a cylinder's cap and across a lying cylinder's side (3 contacts: the single one and
+// the two of the pair turned about the contact's second tangent, the other two turns
+// duplicates), one deep into a cap with its end (EPA's single contact), one deep into a cube
+// mesh's edge, the lying one 1.5 mm above the cube with a margin of 3 mm and the deep one with
+// that margin (the same contacts: 3.14 turns the pair with a margin too), and three deep
+// capsule-cylinder poses of the crowded scenes below (5, 3 and 3 contacts within 1e-3 of each
+// other: each turned pair's GJK/EPA point, kept when it is more than 1e-3 min(rbound) from the
+// others; 3.3.8's scheme, which settles each turned pair's point on the features, gave 3, 2 and 1
+// there). The same counts; within 1e-6 but where 3.14's EPA stops early (the capsule's end deep
+// in the cap: its point 6e-5 off; the deep pairs below).
 Test(collision_gjk, multiccd_probed_capsules_against_mujoco314, .timeout = 600) {
   TU_MJS314_REQUIRE();
   static const char* const lower[] = {
@@ -1020,14 +1022,16 @@ Test(collision_gjk, multiccd_probed_capsules_against_mujoco314, .timeout = 600) 
     "<geom type='cylinder' size='0.1 0.2' quat='0.7071068 0.7071068 0 0'/>"};
   static const struct {
     int lower;
-    double pos[3], quat[4];
+    double pos[3], quat[4], margin;
   } pose[] = {
-    {0, {0.01, 0.02, 0.128}, {0.7071068, 0, 0.7071068, 0}},
-    {0, {0.01, 0.02, 0.128}, {0.7068, 0.01, 0.7071, 0.02}},
-    {1, {0.01, 0.02, 0.128}, {0.7071068, 0, 0.7071068, 0}},
-    {1, {0.01, 0.02, 0.125}, {0.9, 0.3, 0.2, 0.1}},
-    {2, {0.01, 0.02, 0.128}, {0.7071068, 0, 0.7071068, 0}},
-    {0, {0.05, 0.02, 0.08}, {0.9, 0.3, 0.2, 0.1}}};
+    {0, {0.01, 0.02, 0.128}, {0.7071068, 0, 0.7071068, 0}, 0},
+    {0, {0.01, 0.02, 0.128}, {0.7068, 0.01, 0.7071, 0.02}, 0},
+    {1, {0.01, 0.02, 0.128}, {0.7071068, 0, 0.7071068, 0}, 0},
+    {1, {0.01, 0.02, 0.125}, {0.9, 0.3, 0.2, 0.1}, 0},
+    {2, {0.01, 0.02, 0.128}, {0.7071068, 0, 0.7071068, 0}, 0},
+    {0, {0.05, 0.02, 0.08}, {0.9, 0.3, 0.2, 0.1}, 0},
+    {0, {0.01, 0.02, 0.1315}, {0.7071068, 0, 0.7071068, 0}, 0.003},
+    {0, {0.05, 0.02, 0.08}, {0.9, 0.3, 0.2, 0.1}, 0.003}};
   // the crowded scenes' pairs: capsule pose, cylinder pose (pos, quat)
   static const double deep[][14] = {
     {-0.11829997879392987, -0.095572730659836166, -0.041064859306944757, -0.16195111765584644,
@@ -1054,8 +1058,8 @@ Test(collision_gjk, multiccd_probed_capsules_against_mujoco314, .timeout = 600) 
       const double* q = pose[i].quat;
       snprintf(xmls[i], 4096, "<mujoco><asset>%s</asset><worldbody>%s<body pos='%.17g %.17g %.17g'"
                " quat='%.17g %.17g %.17g %.17g'><freejoint/><geom type='capsule' "
-               "size='0.03 0.08'/></body></worldbody></mujoco>", g_cube, lower[pose[i].lower],
-               p[0], p[1], p[2], q[0], q[1], q[2], q[3]);
+               "size='0.03 0.08' margin='%g'/></body></worldbody></mujoco>", g_cube,
+               lower[pose[i].lower], p[0], p[1], p[2], q[0], q[1], q[2], q[3], pose[i].margin);
     } else {
       const double* p = deep[i - NPOSE];
       snprintf(xmls[i], 4096, "<mujoco><worldbody><body pos='%.17g %.17g %.17g' "
@@ -1076,7 +1080,7 @@ Test(collision_gjk, multiccd_probed_capsules_against_mujoco314, .timeout = 600) 
     cr_expect(st[k].countOk == st[k].nscene, "%d of %d scenes with the same count",
               st[k].countOk, st[k].nscene);
   }
-  // measured: all 6 shallow poses within 1e-6 but the one deep into the cap (EPA stopped early)
+  // measured: all 8 shallow poses within 1e-6 but the one deep into the cap (EPA stopped early)
   cr_expect(st[0].within >= st[0].nscene - 1, "%d of %d shallow poses within 1e-6",
             st[0].within, st[0].nscene);
   // deep: 3.14's EPA stopped early (measured: dist 7.7e-7, position 1.3e-4, normal 5e-3 off
