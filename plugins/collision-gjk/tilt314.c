@@ -19,6 +19,7 @@
 #include <moduco/mcplugin.h>
 
 #include "gjk.h"
+#include "multiccd.h"
 #include "support.h"
 #include "tilt314.h"
 
@@ -68,15 +69,6 @@ static void turnedSupport(const void* obj, const mcNum dir[3], mcNum res[3]) {
   for (int k = 0; k < 3; k++) {
     res[k] = t->piv[k] + R[3*k]*s[0] + R[3*k + 1]*s[1] + R[3*k + 2]*s[2];
   }
-}
-
-
-// rotation matrix (row-major) by angle about the unit axis a
-static void axisRotation(const mcNum a[3], mcNum angle, mcNum R[9]) {
-  mcNum c = cos(angle), s = sin(angle), v = 1 - c;
-  R[0] = c + a[0]*a[0]*v;        R[1] = a[0]*a[1]*v - a[2]*s;   R[2] = a[0]*a[2]*v + a[1]*s;
-  R[3] = a[1]*a[0]*v + a[2]*s;   R[4] = c + a[1]*a[1]*v;        R[5] = a[1]*a[2]*v - a[0]*s;
-  R[6] = a[2]*a[0]*v - a[1]*s;   R[7] = a[2]*a[1]*v + a[0]*s;   R[8] = c + a[2]*a[2]*v;
 }
 
 
@@ -166,32 +158,15 @@ int tilt314_contacts(const mcModel* m, const mcData* d, mcContact* con, int g1, 
   const mcNum* n = con[0].frame;
   const mcNum* p = con[0].pos;
   mcNum dupTol = DUPTOL*fmin(m->geom_rbound[g1], m->geom_rbound[g2]);
-  mcNum t1[3] = {0, 0, 0}, t2[3];
-  t1[n[1] < 0.5 && n[1] > -0.5 ? 1 : 2] = 1;
-  mcNum dt = dot3(t1, n);
-  for (int k = 0; k < 3; k++) {
-    t1[k] -= dt*n[k];
-  }
-  mcNum tl = sqrt(dot3(t1, t1));
-  for (int k = 0; k < 3; k++) {
-    t1[k] /= tl;
-  }
-  t2[0] = n[1]*t1[2] - n[2]*t1[1];
-  t2[1] = n[2]*t1[0] - n[0]*t1[2];
-  t2[2] = n[0]*t1[1] - n[1]*t1[0];
+  mcNum axes[4][3];
+  mccd_turnAxes(n, axes);
   int nc = 1;
   for (int dir = 0; dir < 4 && nc < mcMAXCONPAIR; dir++) {
-    mcNum dk[3], ax[3];
-    for (int k = 0; k < 3; k++) {
-      dk[k] = dir < 2 ? (dir == 0 ? -t2[k] : t2[k]) : (dir == 2 ? t1[k] : -t1[k]);
-    }
-    ax[0] = n[1]*dk[2] - n[2]*dk[1];
-    ax[1] = n[2]*dk[0] - n[0]*dk[2];
-    ax[2] = n[0]*dk[1] - n[1]*dk[0];
+    const mcNum* ax = axes[dir];
     Turned o1 = {{m, d, g1, 0, -1}, {0}, {p[0], p[1], p[2]}, coreRadius(m, g1)};
     Turned o2 = {{m, d, g2, 0, -1}, {0}, {p[0], p[1], p[2]}, coreRadius(m, g2)};
-    axisRotation(ax, -TILT, o1.R);
-    axisRotation(ax, TILT, o2.R);
+    mccd_axisRotation(ax, -TILT, o1.R);
+    mccd_axisRotation(ax, TILT, o2.R);
     mcNum ns[3], pos[3];
     if (!turnedContact(&o1, &o2, margin, ns, pos) || !isfinite(dot3(pos, pos))) {
       continue;
