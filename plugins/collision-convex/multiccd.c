@@ -576,8 +576,7 @@ static void tiltedCenter(const void* obj, ccd_vec3_t* c) {
 }
 
 
-// rotation matrix (row-major) by angle about the unit axis a
-static void axisRotation(const mcNum a[3], mcNum angle, mcNum R[9]) {
+void mccd_axisRotation(const mcNum a[3], mcNum angle, mcNum R[9]) {
   mcNum c = cos(angle), s = sin(angle), v = 1 - c;
   R[0] = c + a[0]*a[0]*v;        R[1] = a[0]*a[1]*v - a[2]*s;   R[2] = a[0]*a[2]*v + a[1]*s;
   R[3] = a[1]*a[0]*v + a[2]*s;   R[4] = c + a[1]*a[1]*v;        R[5] = a[1]*a[2]*v - a[0]*s;
@@ -1049,25 +1048,8 @@ static int tiltContacts(const mcModel* m, const mcData* d, mcContact* con, int g
     return 1;
   }
 
-  // tangent frame of the contact as MuJoCo builds it: world y made normal to n, or world z when
-  // n is within 60 degrees of y; t2 = n x t1
-  mcNum t1[3] = {0, 0, 0}, t2[3];
-  if (n[1] < 0.5 && n[1] > -0.5) {
-    t1[1] = 1;
-  } else {
-    t1[2] = 1;
-  }
-  mcNum dt = dot3(t1, n);
-  for (int k = 0; k < 3; k++) {
-    t1[k] -= dt*n[k];
-  }
-  mcNum tl = sqrt(dot3(t1, t1));
-  for (int k = 0; k < 3; k++) {
-    t1[k] /= tl;
-  }
-  t2[0] = n[1]*t1[2] - n[2]*t1[1];
-  t2[1] = n[2]*t1[0] - n[0]*t1[2];
-  t2[2] = n[0]*t1[1] - n[1]*t1[0];
+  mcNum axes[4][3];
+  mccd_turnAxes(n, axes);
 
   // the single contact takes that normal and point (as the face scheme gives it the face's)
   for (int k = 0; k < 3; k++) {
@@ -1080,21 +1062,14 @@ static int tiltContacts(const mcModel* m, const mcData* d, mcContact* con, int g
   memcpy(kept[0], piv, sizeof(piv));
   int ncon = 1;
   for (int dir = 0; dir < 4; dir++) {
-    // direction toward which geom2's turn tips the normal: -t2, +t2, +t1, -t1; geom1 turns the
-    // other way, both about the pivot
-    mcNum dk[3], ax[3];
-    for (int k = 0; k < 3; k++) {
-      dk[k] = dir < 2 ? (dir == 0 ? -t2[k] : t2[k]) : (dir == 2 ? t1[k] : -t1[k]);
-    }
-    ax[0] = n[1]*dk[2] - n[2]*dk[1];
-    ax[1] = n[2]*dk[0] - n[0]*dk[2];
-    ax[2] = n[0]*dk[1] - n[1]*dk[0];
+    // geom2 turned about axes[dir] through the pivot, geom1 the other way
+    const mcNum* ax = axes[dir];
     Tilted o1 = {.o = {.m = m, .d = d, .geom = g1, .margin = margin},
                  .piv = {piv[0], piv[1], piv[2]}};
     Tilted o2 = {.o = {.m = m, .d = d, .geom = g2, .margin = margin},
                  .piv = {piv[0], piv[1], piv[2]}};
-    axisRotation(ax, -TILT, o1.R);
-    axisRotation(ax, TILT, o2.R);
+    mccd_axisRotation(ax, -TILT, o1.R);
+    mccd_axisRotation(ax, TILT, o2.R);
 
     // normal and point of the turned pair
     mcNum ns[3], pos[3], pfb[3];
@@ -1131,6 +1106,39 @@ static int tiltContacts(const mcModel* m, const mcData* d, mcContact* con, int g
 
 
 //---------------------------------- entry -------------------------------------------------------
+
+void mccd_turnAxes(const mcNum n[3], mcNum axes[4][3]) {
+  // tangent frame of the contact as MuJoCo builds it: world y made normal to n, or world z when
+  // n is within 60 degrees of y; t2 = n x t1
+  mcNum t1[3] = {0, 0, 0}, t2[3];
+  if (n[1] < 0.5 && n[1] > -0.5) {
+    t1[1] = 1;
+  } else {
+    t1[2] = 1;
+  }
+  mcNum dt = dot3(t1, n);
+  for (int k = 0; k < 3; k++) {
+    t1[k] -= dt*n[k];
+  }
+  mcNum tl = sqrt(dot3(t1, t1));
+  for (int k = 0; k < 3; k++) {
+    t1[k] /= tl;
+  }
+  t2[0] = n[1]*t1[2] - n[2]*t1[1];
+  t2[1] = n[2]*t1[0] - n[0]*t1[2];
+  t2[2] = n[0]*t1[1] - n[1]*t1[0];
+  for (int dir = 0; dir < 4; dir++) {
+    mcNum dk[3];
+    for (int k = 0; k < 3; k++) {
+      dk[k] = dir < 2 ? (dir == 0 ? -t2[k] : t2[k]) : (dir == 2 ? t1[k] : -t1[k]);
+    }
+    axes[dir][0] = n[1]*dk[2] - n[2]*dk[1];
+    axes[dir][1] = n[2]*dk[0] - n[0]*dk[2];
+    axes[dir][2] = n[0]*dk[1] - n[1]*dk[0];
+  }
+}
+
+
 
 int mccd_multiContact(const mcModel* m, const mcData* d, mcContact* con, int g1, int g2,
                       mcNum margin) {

@@ -14,4 +14,13 @@
 int mccd_multiContact(const mcModel* m, const mcData* d, mcContact* con, int g1, int g2,
                       mcNum margin);
 
+// The axes of the tilt scheme's turns for the contact normal n: with the contact frame's tangents
+// t1 (world y made normal to n, world z when n is within 60 degrees of y) and t2 = n x t1, for
+// d = -t2, +t2, +t1, -t1 in this order the axis n x d (turning geom2 about it by a positive angle
+// tips its normal toward d). Shared with collision-gjk's tilt314.c.
+void mccd_turnAxes(const mcNum n[3], mcNum axes[4][3]);
+
+// rotation matrix (row-major) by angle about the unit axis a
+void mccd_axisRotation(const mcNum a[3], mcNum angle, mcNum R[9]);
+
 #endif  // MODUCO_PLUGINS_COLLISION_CONVEX_MULTICCD_H_

@@ -5,23 +5,30 @@
 //
 // A cylinder's features: its cap as the regular 16-gon with a vertex on the geom's x axis, or its
 // side as the line nearest the normal (the two ends of the side at the single contact's normal).
-// With a cylinder in the pair both features must count (within FACECOS, for the side line its
-// outward normal) and geom2's must be a face, else the single contact stands: a cap on a face or
-// a cap gives the clipped 16-gon, a side line on a box or mesh face the clipped line (each point
-// at its own depth, projected along the contacts' normal), a side under a cap or a box's edge on
-// a cap the single contact.
+// A cap meets only a face or a cap both within FACECOS (the clipped 16-gon), a side line only a
+// box's or mesh's face (the clipped line, each point at its own depth, projected along the
+// contacts' normal); a side under a cap or a box's edge on a cap keep the single contact.
 //
 // Given the single contact's normal n (geom1 toward geom2), each geom's face most turned toward
 // the other is taken: geom1's whose outward normal is nearest n, geom2's nearest -n (a box's side,
-// or a mesh hull's triangle with every hull vertex on its plane: the whole flat face). When geom2's
-// face normal is within FACECOS of -n the contacts take its reverse as their normal, else when
-// geom1's is within FACECOS of n its normal, else the single contact stands (edge against edge,
-// vertex against anything off the faces). The two faces, projected along n on a plane, are
-// intersected (convex polygons); each point of the intersection, lifted along n on both face
-// planes (p1 on geom1's, p2 on geom2's), is a contact when (p2 - p1).n, its distance, is within the
-// margin, placed at p2 moved by half its depth along the contact normal. Of more than MAXPTS
-// points the deepest, the farthest from it and the two that widen the set most are kept (3.14
-// keeps 4 of an octagon; which 4 is not reproduced). All work in fixed-size local buffers.
+// or a mesh hull's triangle with every hull vertex on its plane: the whole flat face). When both
+// are within FACECOS of +-n, face meets face and the contacts take geom2's reversed normal. Else an
+// edge of one face meets the other face: geom1's edge on geom2's face (first when geom2's face is
+// within the angle or neither is), else geom2's edge on geom1's face, the edge being the one at the
+// face's vertex deepest into the other geom that lies within EDGESIN (a little below the faces'
+// angle) of the other face's plane (the next vertex counter-clockwise about its face's outward
+// normal first), a cylinder's being its side line at n when its axis lies within that angle of
+// the face's plane; the contacts
+// take that face's normal, however far it is from n (probed on 3.14: a box's edge on a mesh face
+// 8.4 degrees off n, a cylinder's side on a box face 41 degrees off). Else (no such edge, a
+// cylinder's cap on anything but a face within the angle) the single contact stands. The two
+// features, projected along geom1's face normal (along the contacts' normal when geom1 enters by
+// an edge), are intersected (convex polygons, or a segment against a polygon); each point of the
+// intersection, lifted along that direction on both features' planes (p1 on geom1's, p2 on
+// geom2's), is a contact when (p2 - p1).n, its distance, is within the margin, placed at p2 moved
+// by half its depth along the contact normal. Of more than MAXPTS points the deepest, the farthest
+// from it and the two that widen the set most are kept (3.14 keeps 4 of an octagon; which 4 is
+// not reproduced). All work in fixed-size local buffers.
 #include <math.h>
 #include <string.h>
 
@@ -34,6 +41,10 @@
 #define MAXPTS   4                  // contacts kept
 #define FACECOS  0.996              // a face counts when its normal is this near the contact's
 #define NCAP     16                 // vertices of a cylinder's cap as MuJoCo 3.14 takes it
+// an edge counts within this sine of its angle to a face's plane: 5.0945 degrees (probed on 3.14:
+// a cube's edge on a box face, the cube rolled by 20 and 60 degrees, 5.0944 counts, 5.0946 not;
+// a little below the faces' 5.126 degrees)
+#define EDGESIN  0.088799
 
 static mcNum dot3(const mcNum a[3], const mcNum b[3]) {
   return a[0]*b[0] + a[1]*b[1] + a[2]*b[2];
@@ -375,26 +386,35 @@ static void lift(const mcNum q[2], const mcNum u[3], const mcNum v[3], const mcN
 }
 
 
-// Replace face polygon p (counter-clockwise about n) by its edge that enters the other geom: from
-// the vertex farthest toward it (along n times side: +1 for geom1, -1 for geom2) to the vertex
-// after it counter-clockwise about the face's outward normal (probed on 3.14: of the two edges
-// at that vertex only this one counts).
-static void faceEdge(mcNum p[][2], int np, const mcNum u[3], const mcNum v[3], const mcNum n[3],
-                     const mcNum o[3], mcNum off, int side) {
+// Replace face polygon p (counter-clockwise about n, on the plane o.x = off) by its edge that
+// enters the other geom across that geom's face of outward normal other: at the vertex farthest
+// toward it (along n times side: +1 for geom1, -1 for geom2) the edge to the vertex after it
+// counter-clockwise about the face's outward normal, else the one before, whichever first lies
+// within the faces' angle of the other face's plane (probed on 3.14: of a prism's face tilted by
+// 5.5 degrees only the first edge enters; an edge tilted by 17 degrees does not, one tilted by
+// 4.6 degrees across a face 8.4 degrees off the single contact's normal does); 0 when neither.
+static int faceEdge(mcNum p[][2], int np, const mcNum u[3], const mcNum v[3], const mcNum n[3],
+                    const mcNum o[3], mcNum off, int side, const mcNum other[3]) {
   int best = 0;
-  mcNum far = -INFINITY;
+  mcNum far = -INFINITY, x[MAXF][3];
   for (int i = 0; i < np; i++) {
-    mcNum x[3];
-    lift(p[i], u, v, n, o, off, x);
-    mcNum h = side*dot3(x, n);
+    lift(p[i], u, v, n, o, off, x[i]);
+    mcNum h = side*dot3(x[i], n);
     if (h > far) {
       far = h;
       best = i;
     }
   }
-  int next = side > 0 ? (best + 1) % np : (best + np - 1) % np;
-  mcNum e[2][2] = {{p[best][0], p[best][1]}, {p[next][0], p[next][1]}};
-  memcpy(p, e, sizeof(e));
+  for (int k = 0; k < 2; k++) {
+    int next = (side > 0) == (k == 0) ? (best + 1) % np : (best + np - 1) % np;
+    mcNum e[3] = {x[next][0] - x[best][0], x[next][1] - x[best][1], x[next][2] - x[best][2]};
+    if (fabs(dot3(e, other)) <= EDGESIN*sqrt(dot3(e, e))) {
+      mcNum seg[2][2] = {{p[best][0], p[best][1]}, {p[next][0], p[next][1]}};
+      memcpy(p, seg, sizeof(seg));
+      return 1;
+    }
+  }
+  return 0;
 }
 
 
@@ -440,33 +460,41 @@ int faces314_contacts(const mcModel* m, const mcData* d, mcContact* con, int g1,
   int n1, n2;
   mcNum c1 = bestFace(m, d, g1, n, f1, &n1, o1);
   mcNum c2 = bestFace(m, d, g2, neg, f2, &n2, o2);
-  if (c2 >= FACECOS) {
-    N[0] = -o2[0];
-    N[1] = -o2[1];
-    N[2] = -o2[2];
-  } else if (c1 >= FACECOS) {
-    memcpy(N, o1, sizeof(N));
-  } else {
+  if (!(c1 > 0) || !(c2 > 0) || n2 < 2) {
     return 0;
   }
-  int cyl = m->geom_type[g1] == mcGEOM_CYLINDER || m->geom_type[g2] == mcGEOM_CYLINDER;
-  if (cyl) {
-    // with a cylinder both features must count and geom2's be a face (probed on 3.14: a box's
-    // edge on a cap, a cap tilted beyond the angle, a side under a cap keep the single contact);
-    // a cylinder's side line enters geom2's face as it is (no edge to pick)
-    if (c1 < FACECOS || c2 < FACECOS || n2 < 3 ||
-        (n1 < 3 && m->geom_type[g2] == mcGEOM_CYLINDER)) {
-      return 0;
+  // both faces within the angle: face on face; else an edge of one (a cylinder's side line) on the
+  // other's face when within the angle of its plane, that face's normal for the contacts (probed
+  // on 3.14: a box's edge on a mesh face 8.4 degrees off the single contact's normal, a lying
+  // cylinder's side on a box face 41 degrees off). A cylinder's cap takes no edge and gets none
+  // (a cap tilted beyond the angle, a box's edge on a cap, a side line under a cap: 1 contact).
+  int cyl1 = m->geom_type[g1] == mcGEOM_CYLINDER, cyl2 = m->geom_type[g2] == mcGEOM_CYLINDER;
+  int mode = -1;                    // 0 face on face, 1 geom1's edge on geom2's face, 2 the reverse
+  if (c1 >= FACECOS && c2 >= FACECOS && n1 >= 3 && n2 >= 3) {
+    mode = 0;
+  }
+  int first = c1 >= FACECOS && c2 < FACECOS ? 2 : 1;
+  for (int k = 0; k < 2 && mode < 0; k++) {
+    int try = k ? 3 - first : first;
+    if (try == 1 && !cyl2 && n2 >= 3 && cyl1) {
+      // the side line at the single contact's normal, its axis within the angle of the face
+      const mcNum* mat = d->geom_xmat + 9*g1;
+      mcNum ax[3] = {mat[2], mat[5], mat[8]};
+      mode = n1 == 2 && fabs(dot3(ax, o2)) <= EDGESIN ? 1 : -1;
+    } else if (try == 1 && !cyl2 && n2 >= 3 && n1 >= 3) {
+      mode = 1;                     // the edge is picked below
+    } else if (try == 2 && !cyl1 && !cyl2 && n1 >= 3 && n2 >= 3) {
+      mode = 2;
     }
-  } else if (n1 < 3 || n2 < 3 || !(c1 > 0) || !(c2 > 0)) {
+  }
+  if (mode < 0) {
     return 0;
   }
-  // the faces are projected along geom1's face normal when it counts (a cylinder's side line
-  // along the contacts'), else along the contacts'
-  if (c1 >= FACECOS && n1 >= 3) {
-    memcpy(n, o1, sizeof(n));
-  } else {
-    memcpy(n, N, sizeof(n));
+  // the contacts' normal: geom2's face reversed unless geom2 enters by an edge; the faces are
+  // projected along geom1's face normal unless geom1 enters by an edge (then along the contacts')
+  for (int k = 0; k < 3; k++) {
+    N[k] = mode == 2 || (mode == 0 && c2 < FACECOS) ? o1[k] : -o2[k];
+    n[k] = mode == 1 ? N[k] : o1[k];
   }
   // a basis u, v of the plane across n
   mcNum a[3] = {0, 0, 0}, u[3], v[3];
@@ -486,17 +514,21 @@ int faces314_contacts(const mcModel* m, const mcData* d, mcContact* con, int g1,
   n1 = project(f1, n1, u, v, p1);
   n2 = project(f2, n2, u, v, p2);
   mcNum off1 = dot3(o1, f1[0]), off2 = dot3(o2, f2[0]);
-  if ((n1 < 3 && !cyl) || n2 < 3) {
+  if (n1 < 2 || n2 < 3) {
     return 0;
   }
   int nq, segment = 1;
   if (n1 == 2) {                    // a cylinder's side line on geom2's face
     nq = clipSegment(p1, p2, n2, q);
-  } else if (c2 < FACECOS) {        // geom2 enters by an edge of its face, geom1 by its face
-    faceEdge(p2, n2, u, v, n, o2, off2, -1);
+  } else if (mode == 2) {           // geom2 enters by an edge of its face, geom1 by its face
+    if (!faceEdge(p2, n2, u, v, n, o2, off2, -1, o1)) {
+      return 0;
+    }
     nq = clipSegment(p2, p1, n1, q);
-  } else if (c1 < FACECOS) {        // geom1 by an edge, geom2 by its face
-    faceEdge(p1, n1, u, v, n, o1, off1, 1);
+  } else if (mode == 1) {           // geom1 by an edge, geom2 by its face
+    if (!faceEdge(p1, n1, u, v, n, o1, off1, 1, o2)) {
+      return 0;
+    }
     nq = clipSegment(p1, p2, n2, q);
   } else {
     nq = clip(p1, n1, p2, n2, q);

@@ -6,8 +6,9 @@
 // (signedDistance).
 // The contact: dist the signed distance, pos halfway between the two closest (or deepest) points,
 // the normal from geom1 toward geom2. With the multiccd flag the contacts of two polytopes' or
-// cylinders' faces as MuJoCo 3.14 makes them (faces314.c) or, for the other pairs, the
-// multi-contact of collision-convex (multiccd.c, MuJoCo 3.3.8's) follow. The core uses this
+// cylinders' faces as MuJoCo 3.14 makes them (faces314.c), a capsule pair's turned pairs as 3.14
+// makes them (tilt314.c) or, for the other pairs, the multi-contact of collision-convex
+// (multiccd.c, MuJoCo 3.3.8's) follow. The core uses this
 // plugin only for models with mcENBL_NATIVECCD (on unless <flag nativeccd="disable"/>, as in
 // MuJoCo 3.x; docs/status.md).
 #include <limits.h>
@@ -19,6 +20,7 @@
 #include "faces314.h"
 #include "gjk.h"
 #include "multiccd.h"
+#include "tilt314.h"
 #include "support.h"
 
 // one geom for GJK: the shape, or with core set a sphere's centre or a capsule's segment
@@ -285,13 +287,17 @@ static int convexGjk(const mcpHost* host, const mcModel* m, const mcData* d, mcC
   if (!(m->opt.enableflags & mcENBL_MULTICCD)) {
     return 1;
   }
-  // several contacts: polytopes and cylinders without margin as MuJoCo 3.14 (faces314.c), the
-  // others by 3.3.8's scheme (collision-convex/multiccd.c), which 3.14 too keeps for capsules and
-  // for pairs with a margin (probed: a cylinder standing on a box gets 3.3.8's centre and four
-  // tipped rim contacts with a margin, a capsule lying on a mesh its 3 contacts without)
+  // several contacts: polytopes and cylinders without margin as MuJoCo 3.14 (faces314.c), pairs
+  // of a capsule and a capsule, cylinder, box or mesh by 3.14's turned pairs on GJK/EPA
+  // (tilt314.c), the others (cylinders, boxes and meshes with a margin) by 3.3.8's scheme
+  // (collision-convex/multiccd.c), which 3.14 keeps there (probed: a cylinder standing on a box
+  // gets 3.3.8's centre and four tipped rim contacts with a margin)
   if (margin == 0 && faces314_applies(m, g1, g2)) {
     int n = faces314_contacts(m, d, con, g1, g2, margin);
     return n > 0 ? n : 1;
+  }
+  if (tilt314_applies(m, g1, g2)) {
+    return tilt314_contacts(m, d, con, g1, g2, margin);
   }
   return mccd_multiContact(m, d, con, g1, g2, margin);
 }
