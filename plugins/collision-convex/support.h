@@ -352,6 +352,21 @@ static inline void geomSupport(const void* obj, const mcNum dir[3], mcNum res[3]
 }
 
 
+// the support of a sphere's or capsule's core (its centre, its segment) in the world direction
+// dir; an exact tie across the segment takes the centre
+static inline void geomCoreSupport(const ConvexObj* o, const mcNum dir[3], mcNum res[3]) {
+  int g = o->geom;
+  const mcNum* pos = o->d->geom_xpos + 3*g;
+  const mcNum* mat = o->d->geom_xmat + 9*g;
+  mcNum h = o->m->geom_type[g] == mcGEOM_CAPSULE ? o->m->geom_size[3*g + 1] : 0;
+  mcNum along = dir[0]*mat[2] + dir[1]*mat[5] + dir[2]*mat[8];
+  mcNum side = along > 0 ? h : (along < 0 ? -h : 0);
+  for (int k = 0; k < 3; k++) {
+    res[k] = pos[k] + side*mat[3*k + 2];
+  }
+}
+
+
 // the support as MuJoCo 2.2.2's MPR sees it (a mesh's tied vertex picked as 2.2.2 does)
 static inline void geomSupport222(const void* obj, const mcNum dir[3], mcNum res[3]) {
   geomSupportAs(obj, dir, res, 1);

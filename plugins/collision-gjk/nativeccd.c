@@ -44,14 +44,7 @@ static void shapeSupport(const void* obj, const mcNum dir[3], mcNum res[3]) {
     geomSupport(&s->o, dir, res);
     return;
   }
-  const mcNum* pos = s->o.d->geom_xpos + 3*g;
-  const mcNum* mat = s->o.d->geom_xmat + 9*g;
-  mcNum h = m->geom_type[g] == mcGEOM_CAPSULE ? m->geom_size[3*g + 1] : 0;
-  mcNum along = dir[0]*mat[2] + dir[1]*mat[5] + dir[2]*mat[8];
-  mcNum side = along > 0 ? h : (along < 0 ? -h : 0);
-  for (int k = 0; k < 3; k++) {
-    res[k] = pos[k] + side*mat[3*k + 2];
-  }
+  geomCoreSupport(&s->o, dir, res);
 }
 
 

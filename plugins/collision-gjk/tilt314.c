@@ -41,16 +41,7 @@ static void coreSupport(const Turned* t, const mcNum dir[3], mcNum res[3]) {
     geomSupport(&t->o, dir, res);
     return;
   }
-  const mcModel* m = t->o.m;
-  int g = t->o.geom;
-  const mcNum* pos = t->o.d->geom_xpos + 3*g;
-  const mcNum* mat = t->o.d->geom_xmat + 9*g;
-  mcNum h = m->geom_type[g] == mcGEOM_CAPSULE ? m->geom_size[3*g + 1] : 0;
-  mcNum along = dir[0]*mat[2] + dir[1]*mat[5] + dir[2]*mat[8];
-  mcNum side = along > 0 ? h : (along < 0 ? -h : 0);
-  for (int k = 0; k < 3; k++) {
-    res[k] = pos[k] + side*mat[3*k + 2];
-  }
+  geomCoreSupport(&t->o, dir, res);
 }
 
 
