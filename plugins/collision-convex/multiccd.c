@@ -109,6 +109,18 @@ static mcNum dot3(const mcNum a[3], const mcNum b[3]) {
 }
 
 
+// completes a right-handed frame about unit n: t1 (normal to n) scaled to unit length, t2 = n x t1
+static void completeFrame(const mcNum n[3], mcNum t1[3], mcNum t2[3]) {
+  mcNum tl = sqrt(dot3(t1, t1));
+  for (int k = 0; k < 3; k++) {
+    t1[k] /= tl;
+  }
+  t2[0] = n[1]*t1[2] - n[2]*t1[1];
+  t2[1] = n[2]*t1[0] - n[0]*t1[2];
+  t2[2] = n[0]*t1[1] - n[1]*t1[0];
+}
+
+
 // supporting feature of geom g along dir: the extreme vertex and every vertex v whose drop below
 // it along dir is at most FLATTOL times its distance from it across dir; the count, -1 if more
 // than MAXFEAT
@@ -336,13 +348,7 @@ static void project(const mcNum n[3], const mcNum org[3], mcNum f[][3], int nf, 
   } else {
     t1[0] = -n[2]; t1[1] = 0; t1[2] = n[0];   // (0,1,0) x n
   }
-  mcNum tl = sqrt(dot3(t1, t1));
-  for (int k = 0; k < 3; k++) {
-    t1[k] /= tl;
-  }
-  t2[0] = n[1]*t1[2] - n[2]*t1[1];
-  t2[1] = n[2]*t1[0] - n[0]*t1[2];
-  t2[2] = n[0]*t1[1] - n[1]*t1[0];
+  completeFrame(n, t1, t2);
   for (int i = 0; i < nf; i++) {
     mcNum r[3] = {f[i][0] - org[0], f[i][1] - org[1], f[i][2] - org[2]};
     p[i][0] = dot3(r, t1);
@@ -1120,13 +1126,7 @@ void mccd_turnAxes(const mcNum n[3], mcNum axes[4][3]) {
   for (int k = 0; k < 3; k++) {
     t1[k] -= dt*n[k];
   }
-  mcNum tl = sqrt(dot3(t1, t1));
-  for (int k = 0; k < 3; k++) {
-    t1[k] /= tl;
-  }
-  t2[0] = n[1]*t1[2] - n[2]*t1[1];
-  t2[1] = n[2]*t1[0] - n[0]*t1[2];
-  t2[2] = n[0]*t1[1] - n[1]*t1[0];
+  completeFrame(n, t1, t2);
   for (int dir = 0; dir < 4; dir++) {
     mcNum dk[3];
     for (int k = 0; k < 3; k++) {
