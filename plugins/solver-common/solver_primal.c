@@ -24,6 +24,9 @@ typedef struct {
   mcNum* Jv;                      // J search
   mcNum* H;                       // Newton: nv x nv Hessian / Cholesky factor
   int* oldstate;                  // states before the last update
+  int ineq;                       // rows ineq .. nefc - 1 are all scalar inequalities (limits,
+                                  // frictionless and pyramidal contacts): the line search treats
+                                  // them in a loop of their own
   int sparse;                     // Newton on the row-sparse efc_J: factor in S, not H
   const int* rnnz;                // rows of efc_J: the row-sparse efc_J, or a compressed copy of
   const int* radr;                //   the dense one (non-zeros only) made for the solve
@@ -363,7 +366,7 @@ static void lineEval(const Primal* p, const mcNum quad[4], mcNum alpha, LinePoin
   mcNum d1 = quad[1] + alpha * quad[2], d2 = quad[2];
   mcNum mag = quad[3] + fabs(alpha * quad[2]);
 
-  for (int i = 0; i < p->nefc; i++) {
+  for (int i = 0; i < p->ineq; i++) {
     int type = d->efc_type[i];
     mcNum v = p->Jv[i], j = p->jar[i] + alpha * v, D = d->efc_D[i];
 
@@ -429,6 +432,20 @@ static void lineEval(const Primal* p, const mcNum quad[4], mcNum alpha, LinePoin
     }
 
     // quadratic
+    c += 0.5 * D * j * j;
+    d1 += D * j * v;
+    d2 += D * v * v;
+    mag += fabs(D * j * v);
+  }
+
+  // scalar inequalities: quadratic unless satisfied (the terms and their order as above)
+  const mcNum *Jv = p->Jv, *jar = p->jar, *efcD = d->efc_D;
+  for (int i = p->ineq; i < p->nefc; i++) {
+    mcNum v = Jv[i], j = jar[i] + alpha * v;
+    if (j >= 0) {
+      continue;
+    }
+    mcNum D = efcD[i];
     c += 0.5 * D * j * j;
     d1 += D * j * v;
     d2 += D * v * v;
@@ -548,8 +565,21 @@ static mcNum rowChange(const Primal* p, int i, mcNum alpha, int* rows) {
 // against the total cost, so a real decrease is not lost to the rounding of the cost)
 static mcNum lineChange(const Primal* p, const mcNum quad[4], mcNum alpha) {
   mcNum c = alpha * quad[1] + 0.5 * alpha * alpha * quad[2];
-  for (int i = 0, rows; i < p->nefc; i += rows) {
+  int i = 0;
+  for (int rows; i < p->ineq; i += rows) {
     c += rowChange(p, i, alpha, &rows);
+  }
+
+  // scalar inequalities: rowChange of those rows, inlined
+  const mcNum *Jv = p->Jv, *jar = p->jar, *efcD = p->d->efc_D;
+  for (; i < p->nefc; i++) {
+    mcNum v = Jv[i], j = jar[i], D = efcD[i];
+    mcNum w = alpha * v, ja = j + w;
+    if (j >= 0 || ja >= 0) {
+      c += (ja >= 0 ? 0 : 0.5 * D * ja * ja) - (j >= 0 ? 0 : 0.5 * D * j * j);
+    } else {
+      c += D * w * (j + 0.5 * w);
+    }
   }
   return c;
 }
@@ -912,6 +942,11 @@ void mcs_primal(const mcpHost* host, const mcModel* m, mcData* d, int maxiter, m
   p.jar = p.H + nH;
   p.Jv = p.jar + nefc;
   p.oldstate = ibuf;
+  p.ineq = nefc;
+  while (p.ineq > 0 && d->efc_type[p.ineq - 1] >= mcCNSTR_LIMIT_JOINT &&
+         d->efc_type[p.ineq - 1] <= mcCNSTR_CONTACT_PYRAMIDAL) {
+    p.ineq--;
+  }
 
   // initial point
   start(&p);
