@@ -22,7 +22,7 @@ typedef struct {
   mcNum* search;                  // search direction
   mcNum* Mv;                      // M search
   mcNum* Jv;                      // J search
-  mcNum* H;                       // Newton: nv x nv Hessian / Cholesky factor
+  mcNum* H;                       // Newton: nv x nv Hessian / its factor L' L (solver_ltl.c)
   int* oldstate;                  // states before the last update
   int ineq;                       // rows ineq .. nefc - 1 are all scalar inequalities (limits,
                                   // frictionless and pyramidal contacts): the line search treats
@@ -34,127 +34,6 @@ typedef struct {
   const mcNum* rval;
   mcsSparseH S;
 } Primal;
-
-
-//---------------------------------- dense Cholesky ------------------------------------------------
-
-// the dot products of rows r[0..3] with b over n entries, each summed exactly as mcs_dot sums it
-// (blocks of four products, then the tail one by one): four rows share the loads of b and the loop
-static inline void dot4(mcNum s[4], const mcNum* const r[4], const mcNum* b, int n) {
-  mcNum s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  const mcNum *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3];
-  int k = 0;
-  for (; k + 4 <= n; k += 4) {
-    mcNum b0 = b[k], b1 = b[k + 1], b2 = b[k + 2], b3 = b[k + 3];
-    s0 += r0[k] * b0 + r0[k + 1] * b1 + r0[k + 2] * b2 + r0[k + 3] * b3;
-    s1 += r1[k] * b0 + r1[k + 1] * b1 + r1[k + 2] * b2 + r1[k + 3] * b3;
-    s2 += r2[k] * b0 + r2[k + 1] * b1 + r2[k + 2] * b2 + r2[k + 3] * b3;
-    s3 += r3[k] * b0 + r3[k + 1] * b1 + r3[k + 2] * b2 + r3[k + 3] * b3;
-  }
-  for (; k < n; k++) {
-    s0 += r0[k] * b[k];
-    s1 += r1[k] * b[k];
-    s2 += r2[k] * b[k];
-    s3 += r3[k] * b[k];
-  }
-  s[0] = s0;
-  s[1] = s1;
-  s[2] = s2;
-  s[3] = s3;
-}
-
-
-int mcs_cholFactor(mcNum* A, int n, mcNum mindiag) {
-  int raised = 0;
-  for (int j = 0; j < n; j++) {
-    mcNum* Aj = A + (size_t)j * n;
-    mcNum s = Aj[j] - mcs_dot(Aj, Aj, j);
-    if (!(s >= mindiag)) {
-      s = mindiag;
-      raised++;
-    }
-    mcNum ljj = sqrt(s);
-    Aj[j] = ljj;
-    mcNum inv = 1 / ljj;
-
-    // the entries below the pivot, four rows at a time (each entry as the one-row formula)
-    int i = j + 1;
-    for (; i + 4 <= n; i += 4) {
-      mcNum* const Ai[4] = {A + (size_t)i * n, A + (size_t)(i + 1) * n, A + (size_t)(i + 2) * n,
-                            A + (size_t)(i + 3) * n};
-      mcNum dot[4];
-      dot4(dot, (const mcNum* const*)Ai, Aj, j);
-      for (int r = 0; r < 4; r++) {
-        Ai[r][j] = (Ai[r][j] - dot[r]) * inv;
-      }
-    }
-    for (; i < n; i++) {
-      mcNum* Ai = A + (size_t)i * n;
-      Ai[j] = (Ai[j] - mcs_dot(Ai, Aj, j)) * inv;
-    }
-  }
-  return raised;
-}
-
-
-void mcs_cholSolve(const mcNum* L, mcNum* x, int n) {
-  // forward: L y = b
-  for (int i = 0; i < n; i++) {
-    const mcNum* Li = L + (size_t)i * n;
-    x[i] = (x[i] - mcs_dot(Li, x, i)) / Li[i];
-  }
-
-  // backward: L' x = y, by rows of L (each solved entry is removed from the ones above it), two
-  // rows at a time: the entries above both receive row i's term, then row i-1's, as one by one
-  int i = n - 1;
-  for (; i >= 1; i -= 2) {
-    const mcNum* Li = L + (size_t)i * n;
-    const mcNum* Lh = Li - n;
-    mcNum xi = x[i] / Li[i];
-    x[i] = xi;
-    mcNum xh = (x[i - 1] - Li[i - 1] * xi) / Lh[i - 1];
-    x[i - 1] = xh;
-    for (int k = 0; k < i - 1; k++) {
-      x[k] = x[k] - Li[k] * xi - Lh[k] * xh;
-    }
-  }
-  if (i == 0) {
-    x[0] /= L[0];
-  }
-}
-
-
-// rank-1 update (sigma > 0) or downdate (sigma < 0) of the dense factor L (lower triangle, row
-// major, A = L L') to the factor of A + sigma v v'; v is overwritten. Return 0 when a downdated
-// pivot falls below mcMINVAL (the factor is then partly updated: refactor)
-static int cholUpdate(mcNum* L, mcNum* v, int n, mcNum sigma) {
-  mcNum sgn = sigma > 0 ? 1 : -1, root = sqrt(fabs(sigma));
-  int first = n;
-  for (int i = n - 1; i >= 0; i--) {
-    v[i] *= root;
-    if (v[i] != 0) {
-      first = i;
-    }
-  }
-  for (int k = first; k < n; k++) {
-    mcNum lkk = L[(size_t)k * n + k], vk = v[k];
-    if (vk == 0) {
-      continue;
-    }
-    mcNum r2 = lkk * lkk + sgn * vk * vk;
-    if (!(r2 >= mcMINVAL)) {
-      return 0;
-    }
-    mcNum r = sqrt(r2), c = r / lkk, sn = vk / lkk;
-    L[(size_t)k * n + k] = r;
-    for (int i = k + 1; i < n; i++) {
-      mcNum* lik = L + (size_t)i * n + k;
-      *lik = (*lik + sgn * sn * v[i]) / c;
-      v[i] = c * v[i] - sn * *lik;
-    }
-  }
-  return 1;
-}
 
 
 //---------------------------------- Hessian -------------------------------------------------------
@@ -275,7 +154,7 @@ static void makeHessian(Primal* p) {
     }
     i = e;
   }
-  mcs_cholFactor(H, nv, mcMINVAL);
+  mcs_ltlFactor(H, nv, mcMINVAL);
   d->solver_nnz = nv * nv;
 }
 
@@ -335,7 +214,7 @@ static int updateHessian(Primal* p) {
         ok = mcs_sparseUpdate(d, &p->S, i, sigma, w);
       } else {
         memcpy(w, d->efc_J + (size_t)i * nv, sizeof(mcNum) * nv);
-        ok = cholUpdate(p->H, w, nv, sigma);
+        ok = mcs_ltlUpdate(p->H, w, nv, sigma);
       }
       if (!ok) {
         makeHessian(p);
@@ -844,7 +723,7 @@ static void precondition(Primal* p, mcsPrimal kind) {
     if (p->sparse) {
       mcs_sparseSolve(&p->S, p->Mgrad);
     } else {
-      mcs_cholSolve(p->H, p->Mgrad, nv);
+      mcs_ltlSolve(p->H, p->Mgrad, nv);
     }
   } else {
     p->host->solveM(p->m, d, p->Mgrad, p->grad, 1);
