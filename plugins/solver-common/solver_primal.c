@@ -16,6 +16,7 @@ typedef struct {
   mcNum* Ma;                      // M x
   mcNum* jar;                     // J x - aref
   mcNum* grad;                    // M x - qfrc_smooth - J' f
+  mcNum* jtf;                     // J' f of the last gradient (the constraint force at the end)
   mcNum* Mgrad;                   // preconditioned gradient (CG: inv(M) grad, Newton: inv(H) grad)
   mcNum* Mgrad_old;               // CG: previous preconditioned gradient
   mcNum* grad_old;                // CG: previous gradient
@@ -707,9 +708,9 @@ static int makeRows(Primal* p) {
 static void gradient(Primal* p) {
   mcData* d = p->d;
   int nv = p->nv;
-  rowsMulJT(p, p->grad, d->efc_force);
+  rowsMulJT(p, p->jtf, d->efc_force);
   for (int i = 0; i < nv; i++) {
-    p->grad[i] = p->Ma[i] - d->qfrc_smooth[i] - p->grad[i];
+    p->grad[i] = p->Ma[i] - d->qfrc_smooth[i] - p->jtf[i];
   }
 }
 
@@ -799,7 +800,7 @@ void mcs_primal(const mcpHost* host, const mcModel* m, mcData* d, int maxiter, m
   p.nv = nv;
   p.nefc = nefc;
   p.x = d->qacc;
-  size_t nvec = 8 * (size_t)nv + 2 * (size_t)nefc;
+  size_t nvec = 9 * (size_t)nv + 2 * (size_t)nefc;
   p.sparse = kind == MCS_NEWTON && d->efc_J_rownnz != NULL;
   size_t nH = kind == MCS_NEWTON && !p.sparse ? (size_t)nv * nv : 0;
   nvec += nH;
@@ -817,7 +818,8 @@ void mcs_primal(const mcpHost* host, const mcModel* m, mcData* d, int maxiter, m
   p.grad_old = p.Mgrad_old + nv;
   p.search = p.grad_old + nv;
   p.Mv = p.search + nv;
-  p.H = p.Mv + 2 * nv;
+  p.jtf = p.Mv + 2 * nv;
+  p.H = p.jtf + nv;
   p.jar = p.H + nH;
   p.Jv = p.jar + nefc;
   p.oldstate = ibuf;
@@ -920,6 +922,10 @@ void mcs_primal(const mcpHost* host, const mcModel* m, mcData* d, int maxiter, m
       return;
     }
   }
+
+  // what mcs_finish writes, with J' f of the last gradient: efc_force has not changed since (the
+  // same products in the same order as host->mulJT; rows with zero force add nothing to either)
+  memcpy(d->qfrc_constraint, p.jtf, sizeof(mcNum) * nv);
+  memcpy(d->qacc_warmstart, d->qacc, sizeof(mcNum) * nv);
   host->freeStack(d);
-  mcs_finish(host, m, d);
 }
