@@ -54,6 +54,11 @@ static inline mcNum mcs_norm(const mcNum* a, int n) {
 // normal and tangential magnitudes in the scaled coordinates
 int mcs_coneZone(const mcContact* con, const mcNum* jar, mcNum* N, mcNum* T);
 
+// mcs_constraintUpdate where rows ineq .. nefc - 1 are all scalar inequalities (limits,
+// frictionless and pyramidal contacts): those in a loop of their own (bitwise the same result)
+mcNum mcs_constraintUpdateIneq(const mcModel* m, mcData* d, const mcNum* jar, int flg_hessian,
+                               int ineq);
+
 // solve (L L') x = b in place with a dense Cholesky factor L (lower triangle, row major;
 // solver_pgs.c)
 void mcs_cholSolve(const mcNum* L, mcNum* x, int n);

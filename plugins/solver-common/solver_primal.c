@@ -732,14 +732,9 @@ static void precondition(Primal* p, mcsPrimal kind) {
 }
 
 
-// primal cost at the current point (constraint update included)
-static mcNum primalCost(Primal* p, int flg_hessian) {
-  const mcData* d = p->d;
-  mcNum c = mcs_constraintUpdate(p->m, p->d, p->jar, flg_hessian);
-  for (int i = 0; i < p->nv; i++) {
-    c += 0.5 * (p->Ma[i] - d->qfrc_smooth[i]) * (p->x[i] - d->qacc_smooth[i]);
-  }
-  return c;
+// constraint update at the current point (states, forces, cone Hessians if flg_hessian); its cost
+static mcNum update(Primal* p, int flg_hessian) {
+  return mcs_constraintUpdateIneq(p->m, p->d, p->jar, flg_hessian, p->ineq);
 }
 
 
@@ -753,24 +748,26 @@ static void evalPoint(Primal* p) {
 }
 
 
-// starting point in d->qacc, with Ma and jar there: qacc_warmstart if its cost (constraint cost
-// plus Gauss cost) is below that of qacc_smooth (constraint cost of efc_b), else qacc_smooth;
-// qacc_smooth if warmstart is disabled. M x and J x of the warmstart are kept when it wins.
-static void start(Primal* p) {
+// starting point in d->qacc, with Ma and jar there and the constraint update done there:
+// qacc_warmstart if its cost (constraint cost plus Gauss cost) is below that of qacc_smooth
+// (constraint cost of efc_b), else qacc_smooth; qacc_smooth if warmstart is disabled. The
+// warmstart is evaluated last, so that when it wins its update is the one in place.
+static void start(Primal* p, int flg_hessian) {
   const mcModel* m = p->m;
   mcData* d = p->d;
   int nv = p->nv;
   if (!(m->opt.disableflags & mcDSBL_WARMSTART)) {
+    mcNum cs = mcs_constraintUpdateIneq(m, d, d->efc_b, 0, p->ineq);
     memcpy(p->x, d->qacc_warmstart, sizeof(mcNum) * nv);
     evalPoint(p);
-    mcNum cw = mcs_constraintUpdate(m, d, p->jar, 0) + mcs_gaussCost(m, d, p->x, p->Ma);
-    mcNum cs = mcs_constraintUpdate(m, d, d->efc_b, 0);
+    mcNum cw = update(p, flg_hessian) + mcs_gaussCost(m, d, p->x, p->Ma);
     if (cw < cs) {
       return;
     }
   }
   memcpy(p->x, d->qacc_smooth, sizeof(mcNum) * nv);
   evalPoint(p);
+  update(p, flg_hessian);
 }
 
 
@@ -830,8 +827,7 @@ void mcs_primal(const mcpHost* host, const mcModel* m, mcData* d, int maxiter, m
   }
 
   // initial point
-  start(&p);
-  primalCost(&p, kind == MCS_NEWTON);
+  start(&p, kind == MCS_NEWTON);
   if (kind == MCS_NEWTON) {
     makeHessian(&p);
   }
@@ -865,7 +861,7 @@ void mcs_primal(const mcpHost* host, const mcModel* m, mcData* d, int maxiter, m
     mcs_addToScl(p.Ma, p.Mv, alpha, nv);
     mcs_addToScl(p.jar, p.Jv, alpha, nefc);
     memcpy(p.oldstate, d->efc_state, sizeof(int) * nefc);
-    primalCost(&p, kind == MCS_NEWTON);
+    update(&p, kind == MCS_NEWTON);
     int nchange = 0, nactive = 0;
     for (int i = 0; i < nefc; i++) {
       nchange += d->efc_state[i] != p.oldstate[i];
