@@ -25,6 +25,7 @@ typedef struct {
   mcNum* Jv;                      // J search
   mcNum* H;                       // Newton: nv x nv Hessian / its factor L' L (solver_ltl.c)
   int* oldstate;                  // states before the last update
+  int* flip;                      // Newton: scratch of the Hessian update (nefc)
   int ineq;                       // rows ineq .. nefc - 1 are all scalar inequalities (limits,
                                   // frictionless and pyramidal contacts): the line search treats
                                   // them in a loop of their own
@@ -166,32 +167,31 @@ static void makeHessian(Primal* p) {
 enum { UPDATE_COST = 2 };
 
 // Newton after a move: rank-1 updates of the factor for the rows whose quadratic state changed
-// (additions first, then removals), else a full factorization (dense: beyond 8 + nv / 16 changes;
-// sparse: when the updates cost more); return the updates done
+// (additions first, then removals, each in row order), else a full factorization (a
+// cone row changed zone or was in the cone zone; dense: beyond 8 + nv / 16 changes; sparse: when
+// the updates cost more); return the updates done
 static int updateHessian(Primal* p) {
   mcData* d = p->d;
-  int nefc = p->nefc, nv = p->nv, nchange = 0;
-  for (int i = 0; i < nefc; i++) {
+  int nv = p->nv, nflip = 0, cone = 0;
+
+  // the rows whose quadratic state changed (ascending), in one pass
+  int* flip = p->flip;
+  for (int i = 0; i < p->nefc; i++) {
     int now = d->efc_state[i], old = p->oldstate[i];
-    if (now == mcCNSTRSTATE_CONE || old == mcCNSTRSTATE_CONE) {
-      nchange = -1;
-      break;
-    }
-    nchange += (now == mcCNSTRSTATE_QUADRATIC) != (old == mcCNSTRSTATE_QUADRATIC);
+    cone |= now == mcCNSTRSTATE_CONE || old == mcCNSTRSTATE_CONE;
+    flip[nflip] = i;
+    nflip += (now == mcCNSTRSTATE_QUADRATIC) != (old == mcCNSTRSTATE_QUADRATIC);
   }
-  if (nchange < 0 || (!p->sparse && nchange > 8 + nv / 16)) {
+  if (cone || (!p->sparse && nflip > 8 + nv / 16)) {
     makeHessian(p);
     return 0;
   }
 
   // sparse: beyond 8 changes, update while the updates' paths cost less than a factorization
-  if (p->sparse && nchange > 8) {
+  if (p->sparse && nflip > 8) {
     long work = 0, limit = mcs_sparseFactorWork(d, &p->S) / UPDATE_COST;
-    for (int i = 0; i < nefc && work <= limit; i++) {
-      if ((d->efc_state[i] == mcCNSTRSTATE_QUADRATIC) !=
-          (p->oldstate[i] == mcCNSTRSTATE_QUADRATIC)) {
-        work += mcs_sparseUpdateWork(d, &p->S, i);
-      }
+    for (int t = 0; t < nflip && work <= limit; t++) {
+      work += mcs_sparseUpdateWork(d, &p->S, flip[t]);
     }
     if (work > limit) {
       makeHessian(p);
@@ -203,10 +203,10 @@ static int updateHessian(Primal* p) {
   mcNum* w = p->Mgrad_old;
   memset(w, 0, sizeof(mcNum) * nv);
   for (int pass = 0; pass < 2; pass++) {
-    for (int i = 0; i < nefc; i++) {
+    for (int t = 0; t < nflip; t++) {
+      int i = flip[t];
       int now = d->efc_state[i] == mcCNSTRSTATE_QUADRATIC;
-      int old = p->oldstate[i] == mcCNSTRSTATE_QUADRATIC;
-      if (now == old || now != (pass == 0)) {
+      if (now != (pass == 0)) {
         continue;
       }
       mcNum sigma = now ? d->efc_D[i] : -d->efc_D[i];
@@ -223,7 +223,7 @@ static int updateHessian(Primal* p) {
       }
     }
   }
-  return nchange;
+  return nflip;
 }
 
 
@@ -802,7 +802,7 @@ void mcs_primal(const mcpHost* host, const mcModel* m, mcData* d, int maxiter, m
   size_t nH = kind == MCS_NEWTON && !p.sparse ? (size_t)nv * nv : 0;
   nvec += nH;
   mcNum* buf = host->stackAlloc(d, sizeof(mcNum) * nvec, 16);
-  int* ibuf = host->stackAlloc(d, sizeof(int) * (size_t)nefc, 16);
+  int* ibuf = host->stackAlloc(d, sizeof(int) * 2 * (size_t)nefc, 16);
   if (!buf || !ibuf || (p.sparse && !mcs_sparseSymbolic(host, m, d, &p.S, cache)) || !makeRows(&p)) {
     host->freeStack(d);
     fallback(host, m, d);
@@ -820,6 +820,7 @@ void mcs_primal(const mcpHost* host, const mcModel* m, mcData* d, int maxiter, m
   p.jar = p.H + nH;
   p.Jv = p.jar + nefc;
   p.oldstate = ibuf;
+  p.flip = ibuf + nefc;
   p.ineq = nefc;
   while (p.ineq > 0 && d->efc_type[p.ineq - 1] >= mcCNSTR_LIMIT_JOINT &&
          d->efc_type[p.ineq - 1] <= mcCNSTR_CONTACT_PYRAMIDAL) {
