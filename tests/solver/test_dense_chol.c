@@ -8,33 +8,9 @@
 #include <string.h>
 
 #include "solver_internal.h"
+#include "spd_matrix.h"
 
-#define NMAX 40
-
-// deterministic pseudo-random numbers in [-1, 1)
-static double rnd(unsigned* s) {
-  *s = *s * 1664525u + 1013904223u;
-  return (double)(*s >> 8) / (double)(1u << 23) - 1;
-}
-
-
-// A = B B' + shift I (symmetric; positive definite for shift > 0), row major
-static void makeMatrix(double* A, int n, unsigned seed, double shift) {
-  double B[NMAX * NMAX];
-  for (int k = 0; k < n * n; k++) {
-    B[k] = rnd(&seed);
-  }
-  for (int i = 0; i < n; i++) {
-    for (int j = 0; j < n; j++) {
-      double s = i == j ? shift : 0;
-      for (int k = 0; k < n; k++) {
-        s += B[i * n + k] * B[j * n + k];
-      }
-      A[i * n + j] = s;
-    }
-  }
-}
-
+#define NMAX SPD_NMAX
 
 // the reference: one entry at a time, dot products summed as blocks of four then the tail
 static double refDot(const double* a, const double* b, int n) {

@@ -7,15 +7,9 @@
 #include <string.h>
 
 #include "solver_internal.h"
+#include "spd_matrix.h"
 
-#define NMAX 40
-
-// deterministic pseudo-random numbers in [-1, 1)
-static double rnd(unsigned* s) {
-  *s = *s * 1664525u + 1013904223u;
-  return (double)(*s >> 8) / (double)(1u << 23) - 1;
-}
-
+#define NMAX SPD_NMAX
 
 // a dof tree: parent[i] < i (a chain of six, then branches of a few dofs each)
 static void makeTree(int* parent, int n, unsigned seed) {
@@ -45,24 +39,6 @@ static void makeTreeMatrix(double* A, const int* parent, int n, unsigned seed) {
 }
 
 
-// A = B B' + shift I (dense)
-static void makeDenseMatrix(double* A, int n, unsigned seed, double shift) {
-  double B[NMAX * NMAX];
-  for (int k = 0; k < n * n; k++) {
-    B[k] = rnd(&seed);
-  }
-  for (int i = 0; i < n; i++) {
-    for (int j = 0; j < n; j++) {
-      double s = i == j ? shift : 0;
-      for (int k = 0; k < n; k++) {
-        s += B[i * n + k] * B[j * n + k];
-      }
-      A[i * n + j] = s;
-    }
-  }
-}
-
-
 // largest |(L' L - A)[i][j]| relative to the largest |A|
 static double factorError(const double* L, const double* A, int n) {
   double err = 0, scale = 0;
@@ -83,7 +59,7 @@ static double factorError(const double* L, const double* A, int n) {
 Test(ltl, factor_reproduces_dense_and_tree_matrices) {
   for (int n = 1; n <= NMAX; n++) {
     double A[NMAX * NMAX], L[NMAX * NMAX];
-    makeDenseMatrix(A, n, 3u + (unsigned)n, 0.1);
+    makeMatrix(A, n, 3u + (unsigned)n, 0.1);
     memcpy(L, A, sizeof(L[0]) * n * n);
     cr_expect_eq(mcs_ltlFactor(L, n, 1e-15), 0, "n %d: pivots raised", n);
     cr_expect_lt(factorError(L, A, n), 1e-13, "n %d dense: L'L differs from A", n);
