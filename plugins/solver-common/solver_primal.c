@@ -34,6 +34,8 @@ typedef struct {
   const int* radr;                //   the dense one (non-zeros only) made for the solve
   const int* rcol;
   const mcNum* rval;
+  const int* rrun;                // rows r .. r + rrun[r] - 1 have the columns of row r (the
+                                  //   sparse factor's, or made with the dense copy); or NULL
   mcsSparseH S;
 } Primal;
 
@@ -138,9 +140,7 @@ static void makeHessian(Primal* p) {
     const mcNum* val[8];
     mcNum D[8];
     int ng = 0, e = i;
-    while (e < p->nefc && ng < 8 && d->efc_state[e] != mcCNSTRSTATE_CONE &&
-           (e == i || (p->rnnz[e] == nnz &&
-                       !memcmp(p->rcol + p->radr[e], col, sizeof(int) * (size_t)nnz)))) {
+    while (e < i + p->rrun[i] && ng < 8 && d->efc_state[e] != mcCNSTRSTATE_CONE) {
       if (d->efc_state[e] == mcCNSTRSTATE_QUADRATIC) {
         val[ng] = p->rval + p->radr[e];
         D[ng++] = d->efc_D[e];
@@ -615,7 +615,7 @@ static mcNum lineSearch(Primal* p, mcSolverStat* stat, mcNum scale, mcNum* chang
 
 // res = J vec over the rows of the solve (rows with the same columns together on the sparse path)
 static void rowsMulJ(const Primal* p, mcNum* res, const mcNum* vec) {
-  mcs_mulRows(p->nefc, p->rnnz, p->radr, p->rcol, p->rval, p->sparse ? p->S.rrun : NULL, res,
+  mcs_mulRows(p->nefc, p->rnnz, p->radr, p->rcol, p->rval, p->rrun, res,
               vec);
 }
 
@@ -623,7 +623,7 @@ static void rowsMulJ(const Primal* p, mcNum* res, const mcNum* vec) {
 // res = J' vec over the rows of the solve
 static void rowsMulJT(const Primal* p, mcNum* res, const mcNum* vec) {
   memset(res, 0, sizeof(mcNum) * p->nv);
-  mcs_mulRowsT(p->nefc, p->rnnz, p->radr, p->rcol, p->rval, p->sparse ? p->S.rrun : NULL, res,
+  mcs_mulRowsT(p->nefc, p->rnnz, p->radr, p->rcol, p->rval, p->rrun, res,
                vec);
 }
 
@@ -653,6 +653,7 @@ static int makeRows(Primal* p) {
     p->radr = d->efc_J_rowadr;
     p->rcol = d->efc_J_colind;
     p->rval = d->efc_J_val;
+    p->rrun = p->sparse ? p->S.rrun : NULL;
     return 1;
   }
   // count the non-zeros over the whole matrix at once, four entries a step
@@ -665,7 +666,7 @@ static int makeRows(Primal* p) {
   for (; k < total; k++) {
     nnz += J[k] != 0;
   }
-  int* rnnz = p->host->stackAlloc(d, sizeof(int) * (2 * (size_t)nefc + nnz + 1), 16);
+  int* rnnz = p->host->stackAlloc(d, sizeof(int) * (3 * (size_t)nefc + nnz + 1), 16);
   mcNum* rval = p->host->stackAlloc(d, sizeof(mcNum) * ((size_t)nnz + 1), 16);
   if (!rnnz || !rval) {
     return 0;
@@ -696,10 +697,19 @@ static int makeRows(Primal* p) {
     }
     rnnz[i] = adr - radr[i];
   }
+
+  // runs of rows with the same columns (the edges of a pyramidal contact)
+  int* rrun = rcol + nnz + 1;
+  for (int r = nefc - 1; r >= 0; r--) {
+    int same = r + 1 < nefc && rnnz[r + 1] == rnnz[r] &&
+               !memcmp(rcol + radr[r], rcol + radr[r + 1], sizeof(int) * (size_t)rnnz[r]);
+    rrun[r] = same ? rrun[r + 1] + 1 : 1;
+  }
   p->rnnz = rnnz;
   p->radr = radr;
   p->rcol = rcol;
   p->rval = rval;
+  p->rrun = rrun;
   return 1;
 }
 
