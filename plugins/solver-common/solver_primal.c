@@ -700,11 +700,7 @@ static int makeRows(Primal* p) {
 
   // runs of rows with the same columns (the edges of a pyramidal contact)
   int* rrun = rcol + nnz + 1;
-  for (int r = nefc - 1; r >= 0; r--) {
-    int same = r + 1 < nefc && rnnz[r + 1] == rnnz[r] &&
-               !memcmp(rcol + radr[r], rcol + radr[r + 1], sizeof(int) * (size_t)rnnz[r]);
-    rrun[r] = same ? rrun[r + 1] + 1 : 1;
-  }
+  mcs_rowRuns(nefc, rnnz, radr, rcol, rrun);
   p->rnnz = rnnz;
   p->radr = radr;
   p->rcol = rcol;
