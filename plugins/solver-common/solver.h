@@ -79,6 +79,10 @@ void mcs_mulRows(int nrow, const int* rnnz, const int* radr, const int* rcol, co
 void mcs_mulRowsT(int nrow, const int* rnnz, const int* radr, const int* rcol,
                   const mcNum* rval, const int* run, mcNum* res, const mcNum* vec);
 
+// run[r] for each of nrow rows given by their non-zeros: rows r .. r + run[r] - 1 have the
+// columns of row r (the run argument of mcs_mulRows, mcsSparseH.rrun)
+void mcs_rowRuns(int nrow, const int* rnnz, const int* radr, const int* rcol, int* run);
+
 // x = inv(H) x with the factor.
 void mcs_sparseSolve(const mcsSparseH* S, mcNum* x);
 

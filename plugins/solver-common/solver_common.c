@@ -100,9 +100,15 @@ static mcNum coneMiddle(const mcContact* con, const mcNum* jar, mcNum D0, mcNum 
 //---------------------------------- primal constraint update --------------------------------------
 
 mcNum mcs_constraintUpdate(const mcModel* m, mcData* d, const mcNum* jar, int flg_hessian) {
+  return mcs_constraintUpdateIneq(m, d, jar, flg_hessian, d->nefc);
+}
+
+
+mcNum mcs_constraintUpdateIneq(const mcModel* m, mcData* d, const mcNum* jar, int flg_hessian,
+                               int ineq) {
+  (void)m;
   mcNum cost = 0;
-  int nefc = d->nefc;
-  for (int i = 0; i < nefc; i++) {
+  for (int i = 0; i < ineq; i++) {
     int type = d->efc_type[i];
     mcNum D = d->efc_D[i], j = jar[i];
 
@@ -153,6 +159,23 @@ mcNum mcs_constraintUpdate(const mcModel* m, mcData* d, const mcNum* jar, int fl
     d->efc_state[i] = state;
     d->efc_force[i] = f;
     cost += c;
+  }
+
+  // scalar inequalities: satisfied or quadratic (a satisfied row adds +0 above, which leaves the
+  // cost as it is: it starts at +0 and a sum is -0 only when both terms are)
+  int* state = d->efc_state;
+  mcNum *force = d->efc_force, *efcD = d->efc_D;
+  for (int i = ineq; i < d->nefc; i++) {
+    mcNum j = jar[i];
+    if (j >= 0) {
+      state[i] = mcCNSTRSTATE_SATISFIED;
+      force[i] = 0;
+    } else {
+      mcNum D = efcD[i];
+      state[i] = mcCNSTRSTATE_QUADRATIC;
+      force[i] = -D * j;
+      cost += 0.5 * D * j * j;
+    }
   }
   return cost;
 }

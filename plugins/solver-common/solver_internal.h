@@ -54,12 +54,23 @@ static inline mcNum mcs_norm(const mcNum* a, int n) {
 // normal and tangential magnitudes in the scaled coordinates
 int mcs_coneZone(const mcContact* con, const mcNum* jar, mcNum* N, mcNum* T);
 
-// dense Cholesky of a symmetric n x n matrix in place (lower triangle); pivots below mindiag are
-// raised to mindiag; return the number of raised pivots
-int mcs_cholFactor(mcNum* A, int n, mcNum mindiag);
+// mcs_constraintUpdate where rows ineq .. nefc - 1 are all scalar inequalities (limits,
+// frictionless and pyramidal contacts): those in a loop of their own (bitwise the same result)
+mcNum mcs_constraintUpdateIneq(const mcModel* m, mcData* d, const mcNum* jar, int flg_hessian,
+                               int ineq);
 
-// solve (L L') x = b in place with the factor of mcs_cholFactor
+// solve (L L') x = b in place with a dense Cholesky factor L (lower triangle, row major;
+// solver_pgs.c)
 void mcs_cholSolve(const mcNum* L, mcNum* x, int n);
+
+// Newton's dense Hessian as H = L' L, eliminating from the last dof to the first on the non-zeros
+// of each row (solver_ltl.c): factor the lower triangle of the n x n row-major H in place
+// (pivots below mindiag raised to mindiag; return their number), solve (L' L) x = b in place,
+// and the rank-1 update (sigma > 0) or downdate (sigma < 0) to the factor
+// of L' L + sigma w w' (w is left zero; return 0 when a downdated pivot falls below mcMINVAL)
+int mcs_ltlFactor(mcNum* H, int n, mcNum mindiag);
+void mcs_ltlSolve(const mcNum* L, mcNum* x, int n);
+int mcs_ltlUpdate(mcNum* L, mcNum* w, int n, mcNum sigma);
 
 // shared by PGS (plugins/solver-pgs) and noslip (solver_pgs.c):
 // one elliptic contact block at row adr of the dense AR (row stride ld): ray step, then the QCQP

@@ -159,6 +159,34 @@ static int cholStrict(mcNum* A, int n, mcNum mindiag) {
 }
 
 
+// solve (L L') x = b in place with the factor of cholStrict
+void mcs_cholSolve(const mcNum* L, mcNum* x, int n) {
+  // forward: L y = b
+  for (int i = 0; i < n; i++) {
+    const mcNum* Li = L + (size_t)i * n;
+    x[i] = (x[i] - mcs_dot(Li, x, i)) / Li[i];
+  }
+
+  // backward: L' x = y, by rows of L (each solved entry is removed from the ones above it), two
+  // rows at a time: the entries above both receive row i's term, then row i-1's, as one by one
+  int i = n - 1;
+  for (; i >= 1; i -= 2) {
+    const mcNum* Li = L + (size_t)i * n;
+    const mcNum* Lh = Li - n;
+    mcNum xi = x[i] / Li[i];
+    x[i] = xi;
+    mcNum xh = (x[i - 1] - Li[i - 1] * xi) / Lh[i - 1];
+    x[i - 1] = xh;
+    for (int k = 0; k < i - 1; k++) {
+      x[k] = x[k] - Li[k] * xi - Lh[k] * xh;
+    }
+  }
+  if (i == 0) {
+    x[0] /= L[0];
+  }
+}
+
+
 // minimize 0.5 x' A x + x' g over the ellipse sum (x_j / mu_j)^2 <= r^2 (n <= 5); A is n x n.
 // In y = x / mu the minimizer is y(lambda) = -inv(A' + lambda I) g' with the smallest lambda >= 0
 // such that |y|^2 <= r^2; lambda comes from Newton's method on h(lambda) = |y|^2 - r^2, which is

@@ -16,142 +16,28 @@ typedef struct {
   mcNum* Ma;                      // M x
   mcNum* jar;                     // J x - aref
   mcNum* grad;                    // M x - qfrc_smooth - J' f
+  mcNum* jtf;                     // J' f of the last gradient (the constraint force at the end)
   mcNum* Mgrad;                   // preconditioned gradient (CG: inv(M) grad, Newton: inv(H) grad)
   mcNum* Mgrad_old;               // CG: previous preconditioned gradient
   mcNum* grad_old;                // CG: previous gradient
   mcNum* search;                  // search direction
   mcNum* Mv;                      // M search
   mcNum* Jv;                      // J search
-  mcNum* H;                       // Newton: nv x nv Hessian / Cholesky factor
+  mcNum* H;                       // Newton: nv x nv Hessian / its factor L' L (solver_ltl.c)
   int* oldstate;                  // states before the last update
+  int* flip;                      // Newton: scratch of the Hessian update (nefc)
+  int ineq;                       // rows ineq .. nefc - 1 are all scalar inequalities (limits,
+                                  // frictionless and pyramidal contacts): the line search treats
+                                  // them in a loop of their own
   int sparse;                     // Newton on the row-sparse efc_J: factor in S, not H
   const int* rnnz;                // rows of efc_J: the row-sparse efc_J, or a compressed copy of
   const int* radr;                //   the dense one (non-zeros only) made for the solve
   const int* rcol;
   const mcNum* rval;
+  const int* rrun;                // rows r .. r + rrun[r] - 1 have the columns of row r (the
+                                  //   sparse factor's, or made with the dense copy); or NULL
   mcsSparseH S;
 } Primal;
-
-
-//---------------------------------- dense Cholesky ------------------------------------------------
-
-// the dot products of rows r[0..3] with b over n entries, each summed exactly as mcs_dot sums it
-// (blocks of four products, then the tail one by one): four rows share the loads of b and the loop
-static inline void dot4(mcNum s[4], const mcNum* const r[4], const mcNum* b, int n) {
-  mcNum s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  const mcNum *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3];
-  int k = 0;
-  for (; k + 4 <= n; k += 4) {
-    mcNum b0 = b[k], b1 = b[k + 1], b2 = b[k + 2], b3 = b[k + 3];
-    s0 += r0[k] * b0 + r0[k + 1] * b1 + r0[k + 2] * b2 + r0[k + 3] * b3;
-    s1 += r1[k] * b0 + r1[k + 1] * b1 + r1[k + 2] * b2 + r1[k + 3] * b3;
-    s2 += r2[k] * b0 + r2[k + 1] * b1 + r2[k + 2] * b2 + r2[k + 3] * b3;
-    s3 += r3[k] * b0 + r3[k + 1] * b1 + r3[k + 2] * b2 + r3[k + 3] * b3;
-  }
-  for (; k < n; k++) {
-    s0 += r0[k] * b[k];
-    s1 += r1[k] * b[k];
-    s2 += r2[k] * b[k];
-    s3 += r3[k] * b[k];
-  }
-  s[0] = s0;
-  s[1] = s1;
-  s[2] = s2;
-  s[3] = s3;
-}
-
-
-int mcs_cholFactor(mcNum* A, int n, mcNum mindiag) {
-  int raised = 0;
-  for (int j = 0; j < n; j++) {
-    mcNum* Aj = A + (size_t)j * n;
-    mcNum s = Aj[j] - mcs_dot(Aj, Aj, j);
-    if (!(s >= mindiag)) {
-      s = mindiag;
-      raised++;
-    }
-    mcNum ljj = sqrt(s);
-    Aj[j] = ljj;
-    mcNum inv = 1 / ljj;
-
-    // the entries below the pivot, four rows at a time (each entry as the one-row formula)
-    int i = j + 1;
-    for (; i + 4 <= n; i += 4) {
-      mcNum* const Ai[4] = {A + (size_t)i * n, A + (size_t)(i + 1) * n, A + (size_t)(i + 2) * n,
-                            A + (size_t)(i + 3) * n};
-      mcNum dot[4];
-      dot4(dot, (const mcNum* const*)Ai, Aj, j);
-      for (int r = 0; r < 4; r++) {
-        Ai[r][j] = (Ai[r][j] - dot[r]) * inv;
-      }
-    }
-    for (; i < n; i++) {
-      mcNum* Ai = A + (size_t)i * n;
-      Ai[j] = (Ai[j] - mcs_dot(Ai, Aj, j)) * inv;
-    }
-  }
-  return raised;
-}
-
-
-void mcs_cholSolve(const mcNum* L, mcNum* x, int n) {
-  // forward: L y = b
-  for (int i = 0; i < n; i++) {
-    const mcNum* Li = L + (size_t)i * n;
-    x[i] = (x[i] - mcs_dot(Li, x, i)) / Li[i];
-  }
-
-  // backward: L' x = y, by rows of L (each solved entry is removed from the ones above it), two
-  // rows at a time: the entries above both receive row i's term, then row i-1's, as one by one
-  int i = n - 1;
-  for (; i >= 1; i -= 2) {
-    const mcNum* Li = L + (size_t)i * n;
-    const mcNum* Lh = Li - n;
-    mcNum xi = x[i] / Li[i];
-    x[i] = xi;
-    mcNum xh = (x[i - 1] - Li[i - 1] * xi) / Lh[i - 1];
-    x[i - 1] = xh;
-    for (int k = 0; k < i - 1; k++) {
-      x[k] = x[k] - Li[k] * xi - Lh[k] * xh;
-    }
-  }
-  if (i == 0) {
-    x[0] /= L[0];
-  }
-}
-
-
-// rank-1 update (sigma > 0) or downdate (sigma < 0) of the dense factor L (lower triangle, row
-// major, A = L L') to the factor of A + sigma v v'; v is overwritten. Return 0 when a downdated
-// pivot falls below mcMINVAL (the factor is then partly updated: refactor)
-static int cholUpdate(mcNum* L, mcNum* v, int n, mcNum sigma) {
-  mcNum sgn = sigma > 0 ? 1 : -1, root = sqrt(fabs(sigma));
-  int first = n;
-  for (int i = n - 1; i >= 0; i--) {
-    v[i] *= root;
-    if (v[i] != 0) {
-      first = i;
-    }
-  }
-  for (int k = first; k < n; k++) {
-    mcNum lkk = L[(size_t)k * n + k], vk = v[k];
-    if (vk == 0) {
-      continue;
-    }
-    mcNum r2 = lkk * lkk + sgn * vk * vk;
-    if (!(r2 >= mcMINVAL)) {
-      return 0;
-    }
-    mcNum r = sqrt(r2), c = r / lkk, sn = vk / lkk;
-    L[(size_t)k * n + k] = r;
-    for (int i = k + 1; i < n; i++) {
-      mcNum* lik = L + (size_t)i * n + k;
-      *lik = (*lik + sgn * sn * v[i]) / c;
-      v[i] = c * v[i] - sn * *lik;
-    }
-  }
-  return 1;
-}
 
 
 //---------------------------------- Hessian -------------------------------------------------------
@@ -254,9 +140,7 @@ static void makeHessian(Primal* p) {
     const mcNum* val[8];
     mcNum D[8];
     int ng = 0, e = i;
-    while (e < p->nefc && ng < 8 && d->efc_state[e] != mcCNSTRSTATE_CONE &&
-           (e == i || (p->rnnz[e] == nnz &&
-                       !memcmp(p->rcol + p->radr[e], col, sizeof(int) * (size_t)nnz)))) {
+    while (e < i + p->rrun[i] && ng < 8 && d->efc_state[e] != mcCNSTRSTATE_CONE) {
       if (d->efc_state[e] == mcCNSTRSTATE_QUADRATIC) {
         val[ng] = p->rval + p->radr[e];
         D[ng++] = d->efc_D[e];
@@ -272,7 +156,7 @@ static void makeHessian(Primal* p) {
     }
     i = e;
   }
-  mcs_cholFactor(H, nv, mcMINVAL);
+  mcs_ltlFactor(H, nv, mcMINVAL);
   d->solver_nnz = nv * nv;
 }
 
@@ -283,32 +167,31 @@ static void makeHessian(Primal* p) {
 enum { UPDATE_COST = 2 };
 
 // Newton after a move: rank-1 updates of the factor for the rows whose quadratic state changed
-// (additions first, then removals), else a full factorization (dense: beyond 8 + nv / 16 changes;
-// sparse: when the updates cost more); return the updates done
+// (additions first, then removals, each in row order), else a full factorization (a
+// cone row changed zone or was in the cone zone; dense: beyond 8 + nv / 16 changes; sparse: when
+// the updates cost more); return the updates done
 static int updateHessian(Primal* p) {
   mcData* d = p->d;
-  int nefc = p->nefc, nv = p->nv, nchange = 0;
-  for (int i = 0; i < nefc; i++) {
+  int nv = p->nv, nflip = 0, cone = 0;
+
+  // the rows whose quadratic state changed (ascending), in one pass
+  int* flip = p->flip;
+  for (int i = 0; i < p->nefc; i++) {
     int now = d->efc_state[i], old = p->oldstate[i];
-    if (now == mcCNSTRSTATE_CONE || old == mcCNSTRSTATE_CONE) {
-      nchange = -1;
-      break;
-    }
-    nchange += (now == mcCNSTRSTATE_QUADRATIC) != (old == mcCNSTRSTATE_QUADRATIC);
+    cone |= now == mcCNSTRSTATE_CONE || old == mcCNSTRSTATE_CONE;
+    flip[nflip] = i;
+    nflip += (now == mcCNSTRSTATE_QUADRATIC) != (old == mcCNSTRSTATE_QUADRATIC);
   }
-  if (nchange < 0 || (!p->sparse && nchange > 8 + nv / 16)) {
+  if (cone || (!p->sparse && nflip > 8 + nv / 16)) {
     makeHessian(p);
     return 0;
   }
 
   // sparse: beyond 8 changes, update while the updates' paths cost less than a factorization
-  if (p->sparse && nchange > 8) {
+  if (p->sparse && nflip > 8) {
     long work = 0, limit = mcs_sparseFactorWork(d, &p->S) / UPDATE_COST;
-    for (int i = 0; i < nefc && work <= limit; i++) {
-      if ((d->efc_state[i] == mcCNSTRSTATE_QUADRATIC) !=
-          (p->oldstate[i] == mcCNSTRSTATE_QUADRATIC)) {
-        work += mcs_sparseUpdateWork(d, &p->S, i);
-      }
+    for (int t = 0; t < nflip && work <= limit; t++) {
+      work += mcs_sparseUpdateWork(d, &p->S, flip[t]);
     }
     if (work > limit) {
       makeHessian(p);
@@ -320,10 +203,10 @@ static int updateHessian(Primal* p) {
   mcNum* w = p->Mgrad_old;
   memset(w, 0, sizeof(mcNum) * nv);
   for (int pass = 0; pass < 2; pass++) {
-    for (int i = 0; i < nefc; i++) {
+    for (int t = 0; t < nflip; t++) {
+      int i = flip[t];
       int now = d->efc_state[i] == mcCNSTRSTATE_QUADRATIC;
-      int old = p->oldstate[i] == mcCNSTRSTATE_QUADRATIC;
-      if (now == old || now != (pass == 0)) {
+      if (now != (pass == 0)) {
         continue;
       }
       mcNum sigma = now ? d->efc_D[i] : -d->efc_D[i];
@@ -332,7 +215,7 @@ static int updateHessian(Primal* p) {
         ok = mcs_sparseUpdate(d, &p->S, i, sigma, w);
       } else {
         memcpy(w, d->efc_J + (size_t)i * nv, sizeof(mcNum) * nv);
-        ok = cholUpdate(p->H, w, nv, sigma);
+        ok = mcs_ltlUpdate(p->H, w, nv, sigma);
       }
       if (!ok) {
         makeHessian(p);
@@ -340,7 +223,7 @@ static int updateHessian(Primal* p) {
       }
     }
   }
-  return nchange;
+  return nflip;
 }
 
 
@@ -363,7 +246,7 @@ static void lineEval(const Primal* p, const mcNum quad[4], mcNum alpha, LinePoin
   mcNum d1 = quad[1] + alpha * quad[2], d2 = quad[2];
   mcNum mag = quad[3] + fabs(alpha * quad[2]);
 
-  for (int i = 0; i < p->nefc; i++) {
+  for (int i = 0; i < p->ineq; i++) {
     int type = d->efc_type[i];
     mcNum v = p->Jv[i], j = p->jar[i] + alpha * v, D = d->efc_D[i];
 
@@ -429,6 +312,20 @@ static void lineEval(const Primal* p, const mcNum quad[4], mcNum alpha, LinePoin
     }
 
     // quadratic
+    c += 0.5 * D * j * j;
+    d1 += D * j * v;
+    d2 += D * v * v;
+    mag += fabs(D * j * v);
+  }
+
+  // scalar inequalities: quadratic unless satisfied (the terms and their order as above)
+  const mcNum *Jv = p->Jv, *jar = p->jar, *efcD = d->efc_D;
+  for (int i = p->ineq; i < p->nefc; i++) {
+    mcNum v = Jv[i], j = jar[i] + alpha * v;
+    if (j >= 0) {
+      continue;
+    }
+    mcNum D = efcD[i];
     c += 0.5 * D * j * j;
     d1 += D * j * v;
     d2 += D * v * v;
@@ -548,8 +445,21 @@ static mcNum rowChange(const Primal* p, int i, mcNum alpha, int* rows) {
 // against the total cost, so a real decrease is not lost to the rounding of the cost)
 static mcNum lineChange(const Primal* p, const mcNum quad[4], mcNum alpha) {
   mcNum c = alpha * quad[1] + 0.5 * alpha * alpha * quad[2];
-  for (int i = 0, rows; i < p->nefc; i += rows) {
+  int i = 0;
+  for (int rows; i < p->ineq; i += rows) {
     c += rowChange(p, i, alpha, &rows);
+  }
+
+  // scalar inequalities: rowChange of those rows, inlined
+  const mcNum *Jv = p->Jv, *jar = p->jar, *efcD = p->d->efc_D;
+  for (; i < p->nefc; i++) {
+    mcNum v = Jv[i], j = jar[i], D = efcD[i];
+    mcNum w = alpha * v, ja = j + w;
+    if (j >= 0 || ja >= 0) {
+      c += (ja >= 0 ? 0 : 0.5 * D * ja * ja) - (j >= 0 ? 0 : 0.5 * D * j * j);
+    } else {
+      c += D * w * (j + 0.5 * w);
+    }
   }
   return c;
 }
@@ -705,7 +615,7 @@ static mcNum lineSearch(Primal* p, mcSolverStat* stat, mcNum scale, mcNum* chang
 
 // res = J vec over the rows of the solve (rows with the same columns together on the sparse path)
 static void rowsMulJ(const Primal* p, mcNum* res, const mcNum* vec) {
-  mcs_mulRows(p->nefc, p->rnnz, p->radr, p->rcol, p->rval, p->sparse ? p->S.rrun : NULL, res,
+  mcs_mulRows(p->nefc, p->rnnz, p->radr, p->rcol, p->rval, p->rrun, res,
               vec);
 }
 
@@ -713,7 +623,7 @@ static void rowsMulJ(const Primal* p, mcNum* res, const mcNum* vec) {
 // res = J' vec over the rows of the solve
 static void rowsMulJT(const Primal* p, mcNum* res, const mcNum* vec) {
   memset(res, 0, sizeof(mcNum) * p->nv);
-  mcs_mulRowsT(p->nefc, p->rnnz, p->radr, p->rcol, p->rval, p->sparse ? p->S.rrun : NULL, res,
+  mcs_mulRowsT(p->nefc, p->rnnz, p->radr, p->rcol, p->rval, p->rrun, res,
                vec);
 }
 
@@ -743,6 +653,7 @@ static int makeRows(Primal* p) {
     p->radr = d->efc_J_rowadr;
     p->rcol = d->efc_J_colind;
     p->rval = d->efc_J_val;
+    p->rrun = p->sparse ? p->S.rrun : NULL;
     return 1;
   }
   // count the non-zeros over the whole matrix at once, four entries a step
@@ -755,7 +666,7 @@ static int makeRows(Primal* p) {
   for (; k < total; k++) {
     nnz += J[k] != 0;
   }
-  int* rnnz = p->host->stackAlloc(d, sizeof(int) * (2 * (size_t)nefc + nnz + 1), 16);
+  int* rnnz = p->host->stackAlloc(d, sizeof(int) * (3 * (size_t)nefc + nnz + 1), 16);
   mcNum* rval = p->host->stackAlloc(d, sizeof(mcNum) * ((size_t)nnz + 1), 16);
   if (!rnnz || !rval) {
     return 0;
@@ -786,10 +697,15 @@ static int makeRows(Primal* p) {
     }
     rnnz[i] = adr - radr[i];
   }
+
+  // runs of rows with the same columns (the edges of a pyramidal contact)
+  int* rrun = rcol + nnz + 1;
+  mcs_rowRuns(nefc, rnnz, radr, rcol, rrun);
   p->rnnz = rnnz;
   p->radr = radr;
   p->rcol = rcol;
   p->rval = rval;
+  p->rrun = rrun;
   return 1;
 }
 
@@ -798,9 +714,9 @@ static int makeRows(Primal* p) {
 static void gradient(Primal* p) {
   mcData* d = p->d;
   int nv = p->nv;
-  rowsMulJT(p, p->grad, d->efc_force);
+  rowsMulJT(p, p->jtf, d->efc_force);
   for (int i = 0; i < nv; i++) {
-    p->grad[i] = p->Ma[i] - d->qfrc_smooth[i] - p->grad[i];
+    p->grad[i] = p->Ma[i] - d->qfrc_smooth[i] - p->jtf[i];
   }
 }
 
@@ -814,7 +730,7 @@ static void precondition(Primal* p, mcsPrimal kind) {
     if (p->sparse) {
       mcs_sparseSolve(&p->S, p->Mgrad);
     } else {
-      mcs_cholSolve(p->H, p->Mgrad, nv);
+      mcs_ltlSolve(p->H, p->Mgrad, nv);
     }
   } else {
     p->host->solveM(p->m, d, p->Mgrad, p->grad, 1);
@@ -822,14 +738,9 @@ static void precondition(Primal* p, mcsPrimal kind) {
 }
 
 
-// primal cost at the current point (constraint update included)
-static mcNum primalCost(Primal* p, int flg_hessian) {
-  const mcData* d = p->d;
-  mcNum c = mcs_constraintUpdate(p->m, p->d, p->jar, flg_hessian);
-  for (int i = 0; i < p->nv; i++) {
-    c += 0.5 * (p->Ma[i] - d->qfrc_smooth[i]) * (p->x[i] - d->qacc_smooth[i]);
-  }
-  return c;
+// constraint update at the current point (states, forces, cone Hessians if flg_hessian); its cost
+static mcNum update(Primal* p, int flg_hessian) {
+  return mcs_constraintUpdateIneq(p->m, p->d, p->jar, flg_hessian, p->ineq);
 }
 
 
@@ -843,24 +754,26 @@ static void evalPoint(Primal* p) {
 }
 
 
-// starting point in d->qacc, with Ma and jar there: qacc_warmstart if its cost (constraint cost
-// plus Gauss cost) is below that of qacc_smooth (constraint cost of efc_b), else qacc_smooth;
-// qacc_smooth if warmstart is disabled. M x and J x of the warmstart are kept when it wins.
-static void start(Primal* p) {
+// starting point in d->qacc, with Ma and jar there and the constraint update done there:
+// qacc_warmstart if its cost (constraint cost plus Gauss cost) is below that of qacc_smooth
+// (constraint cost of efc_b), else qacc_smooth; qacc_smooth if warmstart is disabled. The
+// warmstart is evaluated last, so that when it wins its update is the one in place.
+static void start(Primal* p, int flg_hessian) {
   const mcModel* m = p->m;
   mcData* d = p->d;
   int nv = p->nv;
   if (!(m->opt.disableflags & mcDSBL_WARMSTART)) {
+    mcNum cs = mcs_constraintUpdateIneq(m, d, d->efc_b, 0, p->ineq);
     memcpy(p->x, d->qacc_warmstart, sizeof(mcNum) * nv);
     evalPoint(p);
-    mcNum cw = mcs_constraintUpdate(m, d, p->jar, 0) + mcs_gaussCost(m, d, p->x, p->Ma);
-    mcNum cs = mcs_constraintUpdate(m, d, d->efc_b, 0);
+    mcNum cw = update(p, flg_hessian) + mcs_gaussCost(m, d, p->x, p->Ma);
     if (cw < cs) {
       return;
     }
   }
   memcpy(p->x, d->qacc_smooth, sizeof(mcNum) * nv);
   evalPoint(p);
+  update(p, flg_hessian);
 }
 
 
@@ -890,12 +803,12 @@ void mcs_primal(const mcpHost* host, const mcModel* m, mcData* d, int maxiter, m
   p.nv = nv;
   p.nefc = nefc;
   p.x = d->qacc;
-  size_t nvec = 8 * (size_t)nv + 2 * (size_t)nefc;
+  size_t nvec = 9 * (size_t)nv + 2 * (size_t)nefc;
   p.sparse = kind == MCS_NEWTON && d->efc_J_rownnz != NULL;
   size_t nH = kind == MCS_NEWTON && !p.sparse ? (size_t)nv * nv : 0;
   nvec += nH;
   mcNum* buf = host->stackAlloc(d, sizeof(mcNum) * nvec, 16);
-  int* ibuf = host->stackAlloc(d, sizeof(int) * (size_t)nefc, 16);
+  int* ibuf = host->stackAlloc(d, sizeof(int) * 2 * (size_t)nefc, 16);
   if (!buf || !ibuf || (p.sparse && !mcs_sparseSymbolic(host, m, d, &p.S, cache)) || !makeRows(&p)) {
     host->freeStack(d);
     fallback(host, m, d);
@@ -908,14 +821,20 @@ void mcs_primal(const mcpHost* host, const mcModel* m, mcData* d, int maxiter, m
   p.grad_old = p.Mgrad_old + nv;
   p.search = p.grad_old + nv;
   p.Mv = p.search + nv;
-  p.H = p.Mv + 2 * nv;
+  p.jtf = p.Mv + 2 * nv;
+  p.H = p.jtf + nv;
   p.jar = p.H + nH;
   p.Jv = p.jar + nefc;
   p.oldstate = ibuf;
+  p.flip = ibuf + nefc;
+  p.ineq = nefc;
+  while (p.ineq > 0 && d->efc_type[p.ineq - 1] >= mcCNSTR_LIMIT_JOINT &&
+         d->efc_type[p.ineq - 1] <= mcCNSTR_CONTACT_PYRAMIDAL) {
+    p.ineq--;
+  }
 
   // initial point
-  start(&p);
-  primalCost(&p, kind == MCS_NEWTON);
+  start(&p, kind == MCS_NEWTON);
   if (kind == MCS_NEWTON) {
     makeHessian(&p);
   }
@@ -949,7 +868,7 @@ void mcs_primal(const mcpHost* host, const mcModel* m, mcData* d, int maxiter, m
     mcs_addToScl(p.Ma, p.Mv, alpha, nv);
     mcs_addToScl(p.jar, p.Jv, alpha, nefc);
     memcpy(p.oldstate, d->efc_state, sizeof(int) * nefc);
-    primalCost(&p, kind == MCS_NEWTON);
+    update(&p, kind == MCS_NEWTON);
     int nchange = 0, nactive = 0;
     for (int i = 0; i < nefc; i++) {
       nchange += d->efc_state[i] != p.oldstate[i];
@@ -1006,6 +925,10 @@ void mcs_primal(const mcpHost* host, const mcModel* m, mcData* d, int maxiter, m
       return;
     }
   }
+
+  // what mcs_finish writes, with J' f of the last gradient: efc_force has not changed since (the
+  // same products in the same order as host->mulJT; rows with zero force add nothing to either)
+  memcpy(d->qfrc_constraint, p.jtf, sizeof(mcNum) * nv);
+  memcpy(d->qacc_warmstart, d->qacc, sizeof(mcNum) * nv);
   host->freeStack(d);
-  mcs_finish(host, m, d);
 }

@@ -26,6 +26,15 @@ static void sortInts(int* a, int n) {
 }
 
 
+void mcs_rowRuns(int nrow, const int* rnnz, const int* radr, const int* rcol, int* run) {
+  for (int r = nrow - 1; r >= 0; r--) {
+    int same = r + 1 < nrow && rnnz[r + 1] == rnnz[r] &&
+               !memcmp(rcol + radr[r], rcol + radr[r + 1], sizeof(int) * (size_t)rnnz[r]);
+    run[r] = same ? run[r + 1] + 1 : 1;
+  }
+}
+
+
 // the symbolic pass proper, arrays on the host stack
 static int symbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSparseH* S) {
   int nv = m->nv, nefc = d->nefc;
@@ -59,11 +68,7 @@ static int symbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSparseH
   // runs of rows with the same columns (the edges of a pyramidal contact, the contacts of one
   // pair of bodies): only the first row of a run is listed by columns; the pattern needs no
   // other, and the assembly adds the rows of a run together
-  for (int r = nefc - 1; r >= 0; r--) {
-    int same = r + 1 < nefc && rownnz[r + 1] == rownnz[r] &&
-               !memcmp(colind + rowadr[r], colind + rowadr[r + 1], sizeof(int) * rownnz[r]);
-    S->rrun[r] = same ? S->rrun[r + 1] + 1 : 1;
-  }
+  mcs_rowRuns(nefc, rownnz, rowadr, colind, S->rrun);
   memset(S->jcolnnz, 0, sizeof(int) * nv);
   for (int r = 0; r < nefc; r += S->rrun[r]) {
     for (int k = 0; k < rownnz[r]; k++) {

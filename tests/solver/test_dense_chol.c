@@ -1,41 +1,16 @@
-// The dense Cholesky of Newton's Hessian (plugins/solver-common/solver_primal.c) computes the
-// entries below each pivot four rows at a time. Every entry must be bitwise the one-row formula
-// L[i][j] = (A[i][j] - dot(L[i][0..j), L[j][0..j))) / L[j][j], with the dot summed in blocks of
-// four products and then the tail, for every size (all remainders of the blocking) and for raised
-// pivots; and the solve (its backward pass two rows at a time) must be bitwise the row-by-row
-// substitutions and invert the factor.
+// The dense Cholesky solve of the solvers (plugins/solver-common/solver_pgs.c, used by the QCQP of
+// PGS and noslip) runs its backward pass two rows at a time. It must be bitwise the row-by-row
+// substitutions and invert the factor, for every size (both parities of the pairing); the
+// factor comes from the one-row formula L[i][j] = (A[i][j] - dot(L[i][0..j), L[j][0..j))) / L[j][j]
+// with the dot summed in blocks of four products and then the tail (the sum mcs_dot forms).
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
 
 #include "solver_internal.h"
+#include "spd_matrix.h"
 
-#define NMAX 40
-
-// deterministic pseudo-random numbers in [-1, 1)
-static double rnd(unsigned* s) {
-  *s = *s * 1664525u + 1013904223u;
-  return (double)(*s >> 8) / (double)(1u << 23) - 1;
-}
-
-
-// A = B B' + shift I (symmetric; positive definite for shift > 0), row major
-static void makeMatrix(double* A, int n, unsigned seed, double shift) {
-  double B[NMAX * NMAX];
-  for (int k = 0; k < n * n; k++) {
-    B[k] = rnd(&seed);
-  }
-  for (int i = 0; i < n; i++) {
-    for (int j = 0; j < n; j++) {
-      double s = i == j ? shift : 0;
-      for (int k = 0; k < n; k++) {
-        s += B[i * n + k] * B[j * n + k];
-      }
-      A[i * n + j] = s;
-    }
-  }
-}
-
+#define NMAX SPD_NMAX
 
 // the reference: one entry at a time, dot products summed as blocks of four then the tail
 static double refDot(const double* a, const double* b, int n) {
@@ -71,62 +46,12 @@ static int refFactor(double* A, int n, double mindiag) {
 }
 
 
-// the lower triangles (what the factor defines) are bitwise equal
-static void expectSameLower(const double* a, const double* b, int n) {
-  for (int i = 0; i < n; i++) {
-    for (int j = 0; j <= i; j++) {
-      cr_expect(memcmp(a + i * n + j, b + i * n + j, sizeof(double)) == 0,
-                "n %d: L[%d][%d] = %.17g, one-row formula %.17g", n, i, j, a[i * n + j],
-                b[i * n + j]);
-    }
-  }
-}
-
-
-Test(dense_chol, every_size_is_the_one_row_formula) {
-  for (int n = 1; n <= NMAX; n++) {
-    double A[NMAX * NMAX], R[NMAX * NMAX];
-    makeMatrix(A, n, 17u + (unsigned)n, 0.1);
-    memcpy(R, A, sizeof(double) * n * n);
-    int raised = mcs_cholFactor(A, n, 1e-15);
-    int rraised = refFactor(R, n, 1e-15);
-    cr_expect_eq(raised, 0, "n %d: %d pivots raised", n, raised);
-    cr_expect_eq(raised, rraised);
-    expectSameLower(A, R, n);
-  }
-}
-
-
-Test(dense_chol, raised_pivots_match) {
-  // rank-deficient: B B' with B of rank r < n has n - r zero pivots up to rounding
-  for (int n = 5; n <= 23; n += 6) {
-    double A[NMAX * NMAX], R[NMAX * NMAX];
-    unsigned seed = 99u + (unsigned)n;
-    double B[NMAX * 3];
-    for (int k = 0; k < n * 3; k++) {
-      B[k] = rnd(&seed);
-    }
-    for (int i = 0; i < n; i++) {
-      for (int j = 0; j < n; j++) {
-        A[i * n + j] = B[i * 3] * B[j * 3] + B[i * 3 + 1] * B[j * 3 + 1] + B[i * 3 + 2] * B[j * 3 + 2];
-      }
-    }
-    memcpy(R, A, sizeof(double) * n * n);
-    int raised = mcs_cholFactor(A, n, 1e-6);
-    int rraised = refFactor(R, n, 1e-6);
-    cr_expect_geq(raised, n - 3, "n %d: %d raised pivots, expected at least %d", n, raised, n - 3);
-    cr_expect_eq(raised, rraised);
-    expectSameLower(A, R, n);
-  }
-}
-
-
 Test(dense_chol, solve_inverts_the_factor) {
   for (int n = 1; n <= NMAX; n++) {
     double A[NMAX * NMAX], L[NMAX * NMAX], x[NMAX], b[NMAX];
     makeMatrix(A, n, 5u + (unsigned)n, 1.0);
     memcpy(L, A, sizeof(double) * n * n);
-    cr_assert_eq(mcs_cholFactor(L, n, 1e-15), 0);
+    cr_assert_eq(refFactor(L, n, 1e-15), 0);
     unsigned seed = 7u;
     for (int i = 0; i < n; i++) {
       b[i] = x[i] = rnd(&seed);
