@@ -34,6 +34,8 @@ typedef struct {
   int* cols;                      // scratch: dof columns of a contact (nv)
   int* side;                      // scratch: bit 1 on the chain of body 1, bit 2 on body 2 (nv)
   int conrow;                     // first row of the contacts (fill pass)
+  const int* tree;                // islands: root dof of every dof (NULL: rows' trees not found)
+  int* pair;                      // islands: the trees of every row (mci_rowTrees, 2 x nefc)
 } Builder;
 
 
@@ -1099,6 +1101,7 @@ static void softParams(const mcModel* m, mcData* d, int i0, int i1, int c0, int 
 #define MAXCHUNK 64               // chunks of one job
 #define CHUNKPERTHREAD 4          // chunks per thread (load balance on a shared machine)
 #define MINCONTACTROWS 64         // fewer contact rows: serial (a job costs more than it saves)
+#define MINISLANDROWS 128         // fewer rows: the islands find the rows' trees serially
 
 // chunks of contacts with their first rows and (sparse) first non-zeros
 typedef struct {
@@ -1143,6 +1146,22 @@ int mci_cutContacts(const mcModel* m, const mcData* d, int want, int* con, int* 
 }
 
 
+// the islands' trees of the contact rows [i0, i1) (see mci_rowTrees): the sparse rows of one
+// contact are stored on the same columns (fillContact), so its first row's trees serve the rest
+static void contactRowTrees(const Builder* b, int i0, int i1) {
+  const mcData* d = b->d;
+  for (int i = i0; i < i1; i++) {
+    if (b->sparse && i > i0 && d->efc_id[i] == d->efc_id[i - 1] &&
+        d->efc_type[i] == d->efc_type[i - 1]) {
+      b->pair[2 * i] = b->pair[2 * i - 2];
+      b->pair[2 * i + 1] = b->pair[2 * i - 1];
+    } else {
+      mci_rowTrees(b->m, d, b->tree, i, i + 1, b->pair);
+    }
+  }
+}
+
+
 // fill the contacts of chunk k and the soft-constraint parameters of its rows, with scratch
 // Jacobians from the thread's workspace
 static void contactTask(void* ctx, int k, int thread) {
@@ -1159,6 +1178,9 @@ static void contactTask(void* ctx, int k, int thread) {
   w.nnz = c->nnz[k];
   fillContacts(&w, c->con[k], c->con[k + 1]);
   softParams(w.m, w.d, c->row[k], c->row[k + 1], c->con[k], c->con[k + 1]);
+  if (w.pair) {                   // the rows' trees for the islands while the rows are in cache
+    contactRowTrees(&w, c->row[k], c->row[k + 1]);
+  }
 }
 
 
@@ -1194,6 +1216,9 @@ static int contactsOnPool(Builder* b) {
   b->nnz = c.nnz[c.n];
 
   softParams(m, d, 0, b->conrow, 0, 0);
+  if (b->pair) {
+    mci_rowTrees(m, d, b->tree, 0, b->conrow, b->pair);
+  }
   mci_poolRun(d->threadpool, c.n, contactTask, &c);
   return 1;
 }
@@ -1351,14 +1376,28 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
   // the contacts' rows and every row's soft-constraint parameters, on the pool when it pays (the
   // velocity-dependent reference is mc_fwdVelocity's: it needs this step's cdof_dot, and
   // computing it here too only to overwrite it cost a J qvel per row)
+  // (and on the pool the trees of every row for the islands, while the rows are in cache, when
+  // the free memory holds them and all that mc_island takes besides: no allocation may fail)
+  int* tree = NULL;
+  size_t islandbytes = sizeof(int) * (4 * (size_t)nv + 4 * (size_t)d->nefc) + 1024;
+  if ((m->opt.enableflags & mcENBL_ISLAND) && mci_threads(d) >= 2 && !d->plugin_check &&
+      d->nefc >= MINISLANDROWS && d->pstack > d->parena + islandbytes) {
+    tree = mcSTACKALLOC(d, (size_t)nv, int);
+    b.pair = tree ? mcSTACKALLOC(d, 2 * (size_t)d->nefc, int) : NULL;
+    b.tree = b.pair ? tree : NULL;
+    if (b.pair) {
+      mci_rootDofs(m, tree);
+    }
+  }
   if (!contactsOnPool(&b)) {
     fillContacts(&b, 0, d->ncon);
     softParams(m, d, 0, d->nefc, 0, d->ncon);
+    b.pair = NULL;
   }
-  mc_freeStack(d);
 
   // constraint islands of the rows (core/engine/island.c)
-  mc_island(m, d);
+  mci_islandFrom(m, d, b.pair);
+  mc_freeStack(d);
 }
 
 

@@ -116,6 +116,21 @@ static void rowTrees(const mcModel* m, const mcData* d, int i, const int* tree, 
 }
 
 
+void mci_rootDofs(const mcModel* m, int* tree) {
+  for (int k = 0; k < m->nv; k++) {
+    int p = m->dof_parentid[k];
+    tree[k] = p < 0 ? k : tree[p];
+  }
+}
+
+
+void mci_rowTrees(const mcModel* m, const mcData* d, const int* tree, int i0, int i1, int* pair) {
+  for (int i = i0; i < i1; i++) {
+    rowTrees(m, d, i, tree, pair + 2 * i);
+  }
+}
+
+
 typedef struct {
   const mcModel* m;
   const mcData* d;
@@ -129,9 +144,7 @@ static void treeRowsTask(void* ctx, int k, int thread) {
   TreeRows* r = (TreeRows*)ctx;
   int lo, hi;
   mci_rowRange(r->d->nefc, k, r->n, &lo, &hi);
-  for (int i = lo; i < hi; i++) {
-    rowTrees(r->m, r->d, i, r->tree, r->pair + 2 * i);
-  }
+  mci_rowTrees(r->m, r->d, r->tree, lo, hi, r->pair);
 }
 
 
@@ -149,17 +162,17 @@ static int linkRowPair(const mcModel* m, const mcData* d, int i, const int* tree
 
 
 // mci_treeSets with the trees of each row found first (pair, 2 x nefc, on d's pool in ranges of
-// rows when pair is given); as unite keeps the smaller root, every set's root is its smallest tree
-// whatever the order of the joins, so the sets and roots are those of the serial walk
+// rows when pair is given and not yet filled); as unite keeps the smaller root, every set's root
+// is its smallest tree whatever the order of the joins, so the sets and roots are those of the
+// serial walk
 static void treeSets(const mcModel* m, const mcData* d, int* tree, int* uf, int* rowtree,
-                     int* pair) {
+                     int* pair, int filled) {
   // trees (root dof of every dof; parents come first), each its own set
+  mci_rootDofs(m, tree);
   for (int k = 0; k < m->nv; k++) {
-    int p = m->dof_parentid[k];
-    tree[k] = p < 0 ? k : tree[p];
     uf[k] = k;
   }
-  if (pair) {
+  if (pair && !filled) {
     TreeRows r = {m, d, tree, pair, 4 * mci_threads(d)};
     mci_poolRun(d->threadpool, r.n, treeRowsTask, &r);
   }
@@ -180,11 +193,16 @@ static void treeSets(const mcModel* m, const mcData* d, int* tree, int* uf, int*
 
 
 void mci_treeSets(const mcModel* m, const mcData* d, int* tree, int* uf, int* rowtree) {
-  treeSets(m, d, tree, uf, rowtree, NULL);
+  treeSets(m, d, tree, uf, rowtree, NULL, 0);
 }
 
 
 void mc_island(const mcModel* m, mcData* d) {
+  mci_islandFrom(m, d, NULL);
+}
+
+
+void mci_islandFrom(const mcModel* m, mcData* d, int* filled) {
   int nv = m->nv, nefc = d->nefc;
   d->nisland = 0;
   d->efc_island = d->island_efcind = NULL;
@@ -204,11 +222,11 @@ void mc_island(const mcModel* m, mcData* d) {
     return;
   }
 
-  int* pair = NULL;               // the rows' trees found on the pool first (128 rows or more)
-  if (mci_threads(d) >= 2 && !d->plugin_check && nefc >= 128) {
+  int* pair = filled;             // the rows' trees found on the pool first (128 rows or more)
+  if (!pair && mci_threads(d) >= 2 && !d->plugin_check && nefc >= 128) {
     pair = mc_stackAlloc(d, 2 * sizeof(int) * (size_t)nefc, _Alignof(int));
   }
-  treeSets(m, d, tree, uf, efc_island, pair);
+  treeSets(m, d, tree, uf, efc_island, pair, filled != NULL);
   for (int k = 0; k < nv; k++) {
     label[k] = -1;                // 0: the tree (later: the set) has a row
   }

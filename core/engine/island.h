@@ -19,6 +19,17 @@
 // nisland is 0. A full arena or stack leaves nisland 0 (the whole problem is solved).
 void mc_island(const mcModel* m, mcData* d);
 
+// mc_island with the trees of every row already found (pair: 2 x nefc ints, row i's by
+// mci_rowTrees; NULL: as mc_island). Constraint assembly fills it beside the contact rows.
+void mci_islandFrom(const mcModel* m, mcData* d, int* pair);
+
+// tree[k]: the root dof of dof k (nv ints)
+void mci_rootDofs(const mcModel* m, int* tree);
+
+// the trees each row of [i0, i1) touches, in pair + 2 i (tree: mci_rootDofs): the first one (-1
+// without non-zeros) and another one (-1 when none), or a negative mark when there are more
+void mci_rowTrees(const mcModel* m, const mcData* d, const int* tree, int i0, int i1, int* pair);
+
 // The sets of kinematic trees joined by the current rows (also used by sleeping, engine/sleep.c):
 // tree[k] the root dof of dof k, uf a union-find over root dofs (the set of root dof r:
 // mci_treeRoot(uf, r), its smallest root dof), rowtree[i] a tree of row i (-1: no non-zero).
