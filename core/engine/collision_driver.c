@@ -543,15 +543,13 @@ typedef struct {
 } mciBroad;
 
 
-// body filters (same weld body, parent-child, exclude); the exclude list is bisected if sorted
-static int bodyFilter(const mcModel* m, int b1, int b2, int excludeSorted) {
-  // same weld body
+// the weld-body filters (same weld body; parent-child of weld bodies unless the parent is the
+// world)
+static int weldFilter(const mcModel* m, int b1, int b2) {
   int w1 = m->body_weldid[b1], w2 = m->body_weldid[b2];
   if (w1 == w2) {
     return 1;
   }
-
-  // parent-child of weld bodies, unless the parent is the world
   if (!(m->opt.disableflags & mcDSBL_FILTERPARENT)) {
     int pw1 = m->body_weldid[m->body_parentid[w1]];
     int pw2 = m->body_weldid[m->body_parentid[w2]];
@@ -559,17 +557,25 @@ static int bodyFilter(const mcModel* m, int b1, int b2, int excludeSorted) {
       return 1;
     }
   }
-
-  // excluded body pairs (either order)
-  if (m->nexclude) {
-    int lo = b1 < b2 ? b1 : b2, hi = b1 < b2 ? b2 : b1;
-    int sig = (lo + 1) * 65536 + hi + 1, rev = (hi + 1) * 65536 + lo + 1;
-    if (findSignature(m->exclude_signature, m->nexclude, excludeSorted, sig) >= 0 ||
-        findSignature(m->exclude_signature, m->nexclude, excludeSorted, rev) >= 0) {
-      return 1;
-    }
-  }
   return 0;
+}
+
+
+// is the body pair excluded (either order)? The exclude list is bisected if sorted
+static int excludedPair(const mcModel* m, int b1, int b2, int excludeSorted) {
+  if (!m->nexclude) {
+    return 0;
+  }
+  int lo = b1 < b2 ? b1 : b2, hi = b1 < b2 ? b2 : b1;
+  int sig = (lo + 1) * 65536 + hi + 1, rev = (hi + 1) * 65536 + lo + 1;
+  return findSignature(m->exclude_signature, m->nexclude, excludeSorted, sig) >= 0 ||
+         findSignature(m->exclude_signature, m->nexclude, excludeSorted, rev) >= 0;
+}
+
+
+// body filters (same weld body, parent-child, exclude)
+static int bodyFilter(const mcModel* m, int b1, int b2, int excludeSorted) {
+  return weldFilter(m, b1, b2) || excludedPair(m, b1, b2, excludeSorted);
 }
 
 
@@ -590,16 +596,17 @@ static inline void testPair(mciBroad* ctx, int g1, int g2, int bounded) {
     return;
   }
 
-  // body filters: same weld, parent-child, exclude
+  // body filters: same weld, parent-child (the exclude list, a bisection, after the cheaper
+  // bounding test: the filters only AND, so the survivors are the same)
   int b1 = m->geom_bodyid[g1], b2 = m->geom_bodyid[g2];
-  if (bodyFilter(m, b1, b2, ctx->excludeSorted) || mc_sleepSkipPair(m, ctx->d, b1, b2)) {
+  if (weldFilter(m, b1, b2) || mc_sleepSkipPair(m, ctx->d, b1, b2)) {
     return;
   }
 
-  // a collide function exists
+  // a collide function exists (an excluded pair is not reported, as before the reorder)
   int t1 = m->geom_type[g1], t2 = m->geom_type[g2];
   if (!ctx->func[t1][t2]) {
-    if (!staticTypePair(t1, t2)) {
+    if (!staticTypePair(t1, t2) && !excludedPair(m, b1, b2, ctx->excludeSorted)) {
       reportUnsupported(t1, t2);
     }
     return;
@@ -612,6 +619,11 @@ static inline void testPair(mciBroad* ctx, int g1, int g2, int bounded) {
     margin = m->opt.o_margin;
   }
   if (!boundingTest(m, ctx->d, g1, g2, detectDistance(m, margin, gap), bounded)) {
+    return;
+  }
+
+  // excluded body pairs
+  if (excludedPair(m, b1, b2, ctx->excludeSorted)) {
     return;
   }
 
