@@ -401,6 +401,12 @@ static int rowPrefix(const mcData* d, int r, int i) {
 void mcs_sparseFactor(const mcModel* m, const mcData* d, mcsSparseH* S) {
   int nv = S->nv;
   int* map = S->map;
+  // the fields of d the row loop reads, in locals: the stores to val[] and w[] below (pointers
+  // and numbers) would otherwise make the compiler reload them from d for every row
+  const int* restrict state = d->efc_state;
+  const int* restrict jadr = d->efc_J_rowadr;
+  const mcNum* restrict jval = d->efc_J_val;
+  const mcNum* restrict efcD = d->efc_D;
 
   // assemble the lower triangle of M + J' D J (active rows) + cone Hessians
   for (int i = 0; i < nv; i++) {
@@ -420,21 +426,21 @@ void mcs_sparseFactor(const mcModel* m, const mcData* d, mcsSparseH* S) {
     // rows are added together, in row order; a cone row first adds the quadratic rows before it
     for (int t = S->jcoladr[i]; t < S->jcoladr[i + 1];) {
       int r0 = S->jrow[t], nrun = S->rrun[r0], pos = S->jpos[t++];
-      const int* rc = d->efc_J_colind + d->efc_J_rowadr[r0];
+      const int* rc = d->efc_J_colind + jadr[r0];
       const mcNum* val[8];
       mcNum w[8];
       int ng = 0;
       for (int r = r0; r < r0 + nrun; r++) {
-        int state = d->efc_state[r];
-        if (state == mcCNSTRSTATE_QUADRATIC) {
-          const mcNum* rv = d->efc_J_val + d->efc_J_rowadr[r];
+        int st = state[r];
+        if (st == mcCNSTRSTATE_QUADRATIC) {
+          const mcNum* rv = jval + jadr[r];
           if (ng == 8) {
             addRunN(Li, map, rc, pos + 1, val, w, ng);
             ng = 0;
           }
           val[ng] = rv;
-          w[ng++] = d->efc_D[r] * rv[pos];
-        } else if (state == mcCNSTRSTATE_CONE) {
+          w[ng++] = efcD[r] * rv[pos];
+        } else if (st == mcCNSTRSTATE_CONE) {
           addRunN(Li, map, rc, pos + 1, val, w, ng);
           ng = 0;
           mcNum Jri = d->efc_J_val[d->efc_J_rowadr[r] + pos];
