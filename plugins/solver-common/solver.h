@@ -33,6 +33,9 @@ typedef struct {
   int* jpos;                      // position of the entry within its efc row (at most nnzJ)
   int* rrun;                      // rows r .. r + rrun[r] - 1 have the columns of row r (nefc)
   int* map;                       // scratch                                             (3 nv)
+  const mcNum** qval;             // scratch of the assembly: for the first row r of a run,
+  mcNum* qD;                      // qn[r] quadratic rows (-1: a cone row in the run), their
+  int* qn;                        // rows of efc_J and efc_D at qval[r + g], qD[r + g]  (nefc)
   long work;                      // multiply-adds of the elimination (sum of n(n-1)/2 over rows)
 } mcsSparseH;
 

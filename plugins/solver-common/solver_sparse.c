@@ -299,9 +299,13 @@ int mcs_sparseSymbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSpar
     S->work += n * (n - 1) / 2;
   }
 
-  // values of L (and S->map, scratch of the numeric factorization)
+  // values of L (and S->map, scratch of the numeric factorization), the quadratic rows of runs
+  size_t nefc = (size_t)d->nefc + 1;
   S->val = host->stackAlloc(d, sizeof(mcNum) * (size_t)S->nnz, 16);
-  return S->map && S->val;
+  S->qval = host->stackAlloc(d, sizeof(const mcNum*) * nefc, 16);
+  S->qD = host->stackAlloc(d, sizeof(mcNum) * nefc, 16);
+  S->qn = host->stackAlloc(d, sizeof(int) * nefc, 16);
+  return S->map && S->val && S->qval && S->qD && S->qn;
 }
 
 
@@ -374,7 +378,7 @@ static inline void addRun(mcNum* Li, const int* map, const int* rc, int n,
 }
 
 
-// addRun with the run length as a literal for 1 to 4 rows
+// addRun with the run length as a literal for 1 to 8 rows (at most eight a call)
 static void addRunN(mcNum* Li, const int* map, const int* rc, int n, const mcNum* const* val,
                     const mcNum* w, int ng) {
   switch (ng) {
@@ -383,6 +387,10 @@ static void addRunN(mcNum* Li, const int* map, const int* rc, int n, const mcNum
     case 2: addRun(Li, map, rc, n, val, w, 2); break;
     case 3: addRun(Li, map, rc, n, val, w, 3); break;
     case 4: addRun(Li, map, rc, n, val, w, 4); break;
+    case 5: addRun(Li, map, rc, n, val, w, 5); break;
+    case 6: addRun(Li, map, rc, n, val, w, 6); break;
+    case 7: addRun(Li, map, rc, n, val, w, 7); break;
+    case 8: addRun(Li, map, rc, n, val, w, 8); break;
     default: addRun(Li, map, rc, n, val, w, ng); break;
   }
 }
@@ -401,6 +409,28 @@ static int rowPrefix(const mcData* d, int r, int i) {
 void mcs_sparseFactor(const mcModel* m, const mcData* d, mcsSparseH* S) {
   int nv = S->nv;
   int* map = S->map;
+  // the fields of d the row loop reads, in locals: the stores to val[] and w[] below (pointers
+  // and numbers) would otherwise make the compiler reload them from d for every row
+  const int* restrict state = d->efc_state;
+  const int* restrict jadr = d->efc_J_rowadr;
+  const mcNum* restrict jval = d->efc_J_val;
+  const mcNum* restrict efcD = d->efc_D;
+
+  // the quadratic rows of each run, listed once for all the columns the run goes through
+  for (int r0 = 0, nefc = d->nefc; r0 < nefc; r0 += S->rrun[r0]) {
+    int ng = 0;
+    for (int r = r0; r < r0 + S->rrun[r0]; r++) {
+      if (state[r] == mcCNSTRSTATE_CONE) {
+        ng = -1;
+        break;
+      }
+      if (state[r] == mcCNSTRSTATE_QUADRATIC) {
+        S->qval[r0 + ng] = jval + jadr[r];
+        S->qD[r0 + ng++] = efcD[r];
+      }
+    }
+    S->qn[r0] = ng;
+  }
 
   // assemble the lower triangle of M + J' D J (active rows) + cone Hessians
   for (int i = 0; i < nv; i++) {
@@ -420,21 +450,34 @@ void mcs_sparseFactor(const mcModel* m, const mcData* d, mcsSparseH* S) {
     // rows are added together, in row order; a cone row first adds the quadratic rows before it
     for (int t = S->jcoladr[i]; t < S->jcoladr[i + 1];) {
       int r0 = S->jrow[t], nrun = S->rrun[r0], pos = S->jpos[t++];
-      const int* rc = d->efc_J_colind + d->efc_J_rowadr[r0];
+      const int* rc = d->efc_J_colind + jadr[r0];
       const mcNum* val[8];
       mcNum w[8];
       int ng = 0;
+      if (S->qn[r0] >= 0) {
+        // no cone row: the listed quadratic rows, in row order, at most eight a call
+        const mcNum* const* qv = S->qval + r0;
+        const mcNum* qD = S->qD + r0;
+        for (int g0 = 0, nq = S->qn[r0]; g0 < nq; g0 += 8) {
+          int n8 = nq - g0 < 8 ? nq - g0 : 8;
+          for (int g = 0; g < n8; g++) {
+            w[g] = qD[g0 + g] * qv[g0 + g][pos];
+          }
+          addRunN(Li, map, rc, pos + 1, qv + g0, w, n8);
+        }
+        continue;
+      }
       for (int r = r0; r < r0 + nrun; r++) {
-        int state = d->efc_state[r];
-        if (state == mcCNSTRSTATE_QUADRATIC) {
-          const mcNum* rv = d->efc_J_val + d->efc_J_rowadr[r];
+        int st = state[r];
+        if (st == mcCNSTRSTATE_QUADRATIC) {
+          const mcNum* rv = jval + jadr[r];
           if (ng == 8) {
             addRunN(Li, map, rc, pos + 1, val, w, ng);
             ng = 0;
           }
           val[ng] = rv;
-          w[ng++] = d->efc_D[r] * rv[pos];
-        } else if (state == mcCNSTRSTATE_CONE) {
+          w[ng++] = efcD[r] * rv[pos];
+        } else if (st == mcCNSTRSTATE_CONE) {
           addRunN(Li, map, rc, pos + 1, val, w, ng);
           ng = 0;
           mcNum Jri = d->efc_J_val[d->efc_J_rowadr[r] + pos];
@@ -508,7 +551,14 @@ void mcs_sparseSolve(const mcsSparseH* S, mcNum* x) {
     mcNum y = x[k] / Lk[n];
     x[k] = y;
     if (y != 0) {
-      for (int q = 0; q < n; q++) {
+      // two entries a pass (distinct columns: the same operations as one at a time, with half
+      // the loop's own instructions)
+      int q = 0;
+      for (; q + 1 < n; q += 2) {
+        x[ck[q]] -= Lk[q] * y;
+        x[ck[q + 1]] -= Lk[q + 1] * y;
+      }
+      if (q < n) {
         x[ck[q]] -= Lk[q] * y;
       }
     }
@@ -520,7 +570,12 @@ void mcs_sparseSolve(const mcsSparseH* S, mcNum* x) {
     const int* ck = S->colind + S->rowadr[k];
     int n = S->rownnz[k] - 1;
     mcNum s = x[k];
-    for (int q = 0; q < n; q++) {
+    int q = 0;
+    for (; q + 1 < n; q += 2) {  // two terms a pass, subtracted in the same order
+      s -= Lk[q] * x[ck[q]];
+      s -= Lk[q + 1] * x[ck[q + 1]];
+    }
+    if (q < n) {
       s -= Lk[q] * x[ck[q]];
     }
     x[k] = s / Lk[n];

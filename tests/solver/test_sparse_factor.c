@@ -154,6 +154,8 @@ static int checkUpdates(const mcModel* m, mcData* d, mcsSparseH* S, unsigned see
 // its check; return the number of runs holding two or more quadratic rows and, through mixed,
 // of runs holding both a cone row and a quadratic row; with updates (pyramidal cones), the
 // number of rank-1 updates checked by checkUpdates
+static int longRuns;  // runs with more than eight quadratic rows (the assembly adds eight a call)
+
 static int checkFactor(const mcModel* m, mcData* d, unsigned seed, int* mixed, int* updates) {
   const mcpHost* host = mcp_host();
   int nv = m->nv, nefc = d->nefc;
@@ -185,6 +187,7 @@ static int checkFactor(const mcModel* m, mcData* d, unsigned seed, int* mixed, i
     cr_assert(end == nefc || !sameColumns(d, r, end), "run of row %d not maximal", r);
     grouped += nq >= 2;
     *mixed += nq > 0 && nc > 0;
+    longRuns += nq > 8;
   }
   for (int c = 0; c < nv; c++) {
     for (int t = S.jcoladr[c]; t < S.jcoladr[c + 1]; t++) {
@@ -251,6 +254,31 @@ Test(sparse_factor, pyramidal_runs) {
 
 Test(sparse_factor, elliptic_runs) {
   run("elliptic", 1);
+}
+
+
+// 22_humanoids (feet on the floor: runs of more than eight quadratic rows, which the assembly
+// adds eight at a time): the factor against the dense M + J' D J at random states
+Test(sparse_factor, long_runs) {
+  char error[1024] = "";
+  mcModel* m = mc_loadXML("/usr/share/mujoco/model/humanoid/22_humanoids.xml", error,
+                          sizeof(error));
+  cr_assert(m, "load: %s", error);
+  mcData* d = mc_makeData(m);
+  longRuns = 0;
+  int grouped = 0, mixed = 0;
+  for (int k = 0; k < 150; k++) {
+    mc_step(m, d);
+    if (k % 50 == 49 && d->nefc > 0) {
+      mc_forward(m, d);
+      cr_assert(d->efc_J_rownnz, "22_humanoids runs on the row-sparse Jacobian");
+      grouped += checkFactor(m, d, (unsigned)k, &mixed, NULL);
+    }
+  }
+  cr_assert_gt(grouped, 0, "no run with several quadratic rows");
+  cr_assert_gt(longRuns, 0, "no run with more than eight quadratic rows");
+  mc_deleteData(d);
+  mc_deleteModel(m);
 }
 
 
