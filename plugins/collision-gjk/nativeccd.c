@@ -280,14 +280,18 @@ static int convexGjk(const mcpHost* host, const mcModel* m, const mcData* d, mcC
   if (!(m->opt.enableflags & mcENBL_MULTICCD)) {
     return 1;
   }
-  // several contacts: polytopes and cylinders without margin as MuJoCo 3.14 (faces314.c), pairs
-  // of a capsule and a capsule, cylinder, box or mesh by 3.14's turned pairs on GJK/EPA
-  // (tilt314.c), the others (cylinders, boxes and meshes with a margin) by 3.3.8's scheme
-  // (collision-convex/multiccd.c), which 3.14 keeps there (probed: a cylinder standing on a box
-  // gets 3.3.8's centre and four tipped rim contacts with a margin)
-  if (margin == 0 && faces314_applies(m, g1, g2)) {
-    int n = faces314_contacts(m, d, con, g1, g2, margin);
-    return n > 0 ? n : 1;
+  // several contacts: polytopes and cylinders without margin as MuJoCo 3.14 (faces314.c); pairs
+  // of a capsule and a capsule, cylinder, box or mesh, and polytopes and cylinders with a margin,
+  // by 3.14's turned pairs on GJK/EPA (tilt314.c; probed: a cube mesh's edge on a box with a
+  // margin gives the single contact and the edge's two ends with normals tipped by 1e-3, 3.3.8's
+  // scheme of collision-convex/multiccd.c the two ends with the single normal); the others
+  // (spheres and ellipsoids) keep their single contact (multiccd.c)
+  if (faces314_applies(m, g1, g2)) {
+    if (margin == 0) {
+      int n = faces314_contacts(m, d, con, g1, g2, margin);
+      return n > 0 ? n : 1;
+    }
+    return tilt314_contacts(m, d, con, g1, g2, margin);
   }
   if (tilt314_applies(m, g1, g2)) {
     return tilt314_contacts(m, d, con, g1, g2, margin);

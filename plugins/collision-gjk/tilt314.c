@@ -1,5 +1,7 @@
-// Moduco collision-gjk: the multi-contact of a capsule against a capsule, cylinder, box or mesh
-// as MuJoCo 3.14 makes it for its multiccd flag, found by probing 3.14 as a black box
+// Moduco collision-gjk: the multi-contact of a capsule against a capsule, cylinder, box or mesh,
+// and of two boxes, meshes or cylinders with a margin on the pair (session 11: a cube mesh flat on
+// a box, a cylinder on a box or a cap), as MuJoCo 3.14 makes it for its multiccd flag, found by
+// probing 3.14 as a black box
 // (tests/collision/test_collision_gjk.c, multiccd tests; docs/mujoco3.md): the pair turned by
 // small angles, each turned pair collided by the same GJK/EPA as the single contact (3.3.8's
 // scheme, collision-convex's multiccd.c, settles each turned pair's normal and point on the
