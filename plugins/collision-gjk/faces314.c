@@ -13,9 +13,10 @@
 // the other is taken: geom1's whose outward normal is nearest n, geom2's nearest -n (a box's side,
 // or a mesh hull's triangle with every hull vertex on its plane: the whole flat face). When both
 // are within FACECOS of +-n and of each other, face meets face and the contacts take geom2's
-// reversed normal. Else an
-// edge of one face meets the other face: geom1's edge on geom2's face (first when geom2's face is
-// within the angle or neither is), else geom2's edge on geom1's face, the edge being the one at the
+// reversed normal. Else an edge of one face meets the other face: geom1's edge on geom2's face
+// (first when geom2's face is within the angle or neither is), else (or when that edge does not
+// enter: none within the angle, or geom2's edge starting beyond geom1's face) geom2's edge on
+// geom1's face, the edge being the one at the
 // face's vertex deepest into the other geom that lies within EDGESIN (a little below the faces'
 // angle) of the other face's plane (the next vertex counter-clockwise about its face's outward
 // normal first), a cylinder's being its side line at n when its axis lies within that angle of
@@ -454,46 +455,14 @@ static int reduce(mcContact* con, int n) {
 }
 
 
-int faces314_contacts(const mcModel* m, const mcData* d, mcContact* con, int g1, int g2,
-                      mcNum margin) {
-  mcNum n[3] = {con[0].frame[0], con[0].frame[1], con[0].frame[2]}, neg[3] = {-n[0], -n[1], -n[2]};
-  mcNum f1[MAXF][3], f2[MAXF][3], o1[3], o2[3], N[3];
-  int n1, n2;
-  mcNum c1 = bestFace(m, d, g1, n, f1, &n1, o1);
-  mcNum c2 = bestFace(m, d, g2, neg, f2, &n2, o2);
-  if (!(c1 > 0) || !(c2 > 0) || n2 < 2) {
-    return 0;
-  }
-  // both faces within the angle: face on face; else an edge of one (a cylinder's side line) on the
-  // other's face when within the angle of its plane, that face's normal for the contacts (probed
-  // on 3.14: a box's edge on a mesh face 8.4 degrees off the single contact's normal, a lying
-  // cylinder's side on a box face 41 degrees off). A cylinder's cap takes no edge and gets none
-  // (a cap tilted beyond the angle, a box's edge on a cap, a side line under a cap: 1 contact).
-  int cyl1 = m->geom_type[g1] == mcGEOM_CYLINDER, cyl2 = m->geom_type[g2] == mcGEOM_CYLINDER;
-  int mode = -1;                    // 0 face on face, 1 geom1's edge on geom2's face, 2 the reverse
-  // face on face also needs the two faces within the angle of each other (probed on 3.14: a box's
-  // face 4.3 degrees off n and a cube mesh's 1.5 degrees off it the other way, 5.7 degrees apart,
-  // give the box's edge on the cube's face)
-  if (c1 >= FACECOS && c2 >= FACECOS && n1 >= 3 && n2 >= 3 && -dot3(o1, o2) >= FACECOS) {
-    mode = 0;
-  }
-  int first = c1 >= FACECOS && c2 < FACECOS ? 2 : 1;
-  for (int k = 0; k < 2 && mode < 0; k++) {
-    int try = k ? 3 - first : first;
-    if (try == 1 && !cyl2 && n2 >= 3 && cyl1) {
-      // the side line at the single contact's normal, its axis within the angle of the face
-      const mcNum* mat = d->geom_xmat + 9*g1;
-      mcNum ax[3] = {mat[2], mat[5], mat[8]};
-      mode = n1 == 2 && fabs(dot3(ax, o2)) <= EDGESIN ? 1 : -1;
-    } else if (try == 1 && !cyl2 && n2 >= 3 && n1 >= 3) {
-      mode = 1;                     // the edge is picked below
-    } else if (try == 2 && !cyl1 && !cyl2 && n1 >= 3 && n2 >= 3) {
-      mode = 2;
-    }
-  }
-  if (mode < 0) {
-    return 0;
-  }
+// The contacts of geom1's feature f1 (n1 points, outward normal o1) and geom2's f2 (o2, its cosine
+// c2 with the single contact's reversed normal) meeting as mode says (0 face on face,
+// 1 geom1's edge on geom2's face, 2 the reverse) in con (con[0] the single contact): their number
+// (0: the single contact stands), or -1 when the mode's edge does not enter (no edge within the
+// angle, or its deepest vertex beyond the other face: the other mode is tried).
+static int featureContacts(mcContact* con, int mode, mcNum f1[][3], int n1, const mcNum o1[3],
+                           mcNum f2[][3], int n2, const mcNum o2[3], mcNum c2, mcNum margin) {
+  mcNum n[3], N[3];
   // the contacts' normal: geom2's face reversed unless geom2 enters by an edge; the faces are
   // projected along geom1's face normal unless geom1 enters by an edge (then along the contacts')
   for (int k = 0; k < 3; k++) {
@@ -524,25 +493,23 @@ int faces314_contacts(const mcModel* m, const mcData* d, mcContact* con, int g1,
   int nq, segment = 1;
   if (n1 == 2) {                    // a cylinder's side line on geom2's face
     nq = clipSegment(p1, p2, n2, q);
-  } else if (mode == 2) {           // geom2 enters by an edge of its face, geom1 by its face
-    if (!faceEdge(p2, n2, u, v, n, o2, off2, -1, o1)) {
-      return 0;
-    }
-    nq = clipSegment(p2, p1, n1, q);
-    if (nq > 1 && !memcmp(q[0], q[1], sizeof(q[0]))) {
-      // the edge's deepest vertex lies beyond geom1's face (its start cut off, in twice): the
-      // single contact stands (probed on 3.14: a cube's edge across a box's or a slab mesh's
-      // border, with the far end inside deep enough or not)
-      return 0;
-    }
-  } else if (mode == 1) {           // geom1 by an edge, geom2 by its face
-    if (!faceEdge(p1, n1, u, v, n, o1, off1, 1, o2)) {
-      return 0;
-    }
-    nq = clipSegment(p1, p2, n2, q);
-  } else {
+  } else if (mode == 0) {
     nq = clip(p1, n1, p2, n2, q);
     segment = 0;
+  } else {                          // one geom enters by an edge of its face, the other by its face
+    int e1 = mode == 1;
+    if (!faceEdge(e1 ? p1 : p2, e1 ? n1 : n2, u, v, n, e1 ? o1 : o2, e1 ? off1 : off2,
+                  e1 ? 1 : -1, e1 ? o2 : o1)) {
+      return -1;
+    }
+    nq = e1 ? clipSegment(p1, p2, n2, q) : clipSegment(p2, p1, n1, q);
+    if (!e1 && nq > 1 && !memcmp(q[0], q[1], sizeof(q[0]))) {
+      // geom2's edge's deepest vertex lies beyond geom1's face (its start cut off, in twice)
+      // (probed on 3.14: a cube's edge across a box's or a slab mesh's border, with the far end
+      // inside deep enough or not: the single contact; the slab's border edge then on the cube's
+      // face, where it lies within the angle: that edge)
+      return -1;
+    }
   }
   mcContact single = con[0];
   int nc = 0;
@@ -571,4 +538,52 @@ int faces314_contacts(const mcModel* m, const mcData* d, mcContact* con, int g1,
     nc = uniqueContacts(con, nc);
   }
   return nc > MAXPTS ? reduce(con, nc) : nc;
+}
+
+
+int faces314_contacts(const mcModel* m, const mcData* d, mcContact* con, int g1, int g2,
+                      mcNum margin) {
+  mcNum n[3] = {con[0].frame[0], con[0].frame[1], con[0].frame[2]}, neg[3] = {-n[0], -n[1], -n[2]};
+  mcNum f1[MAXF][3], f2[MAXF][3], o1[3], o2[3];
+  int n1, n2;
+  mcNum c1 = bestFace(m, d, g1, n, f1, &n1, o1);
+  mcNum c2 = bestFace(m, d, g2, neg, f2, &n2, o2);
+  if (!(c1 > 0) || !(c2 > 0) || n2 < 2) {
+    return 0;
+  }
+  // both faces within the angle: face on face; else an edge of one (a cylinder's side line) on the
+  // other's face when within the angle of its plane, that face's normal for the contacts (probed
+  // on 3.14: a box's edge on a mesh face 8.4 degrees off the single contact's normal, a lying
+  // cylinder's side on a box face 41 degrees off), the other way round when that edge does not
+  // enter. A cylinder's cap takes no edge and gets none (a cap tilted beyond the angle, a box's
+  // edge on a cap, a side line under a cap: 1 contact).
+  int cyl1 = m->geom_type[g1] == mcGEOM_CYLINDER, cyl2 = m->geom_type[g2] == mcGEOM_CYLINDER;
+  // face on face also needs the two faces within the angle of each other (probed on 3.14: a box's
+  // face 4.3 degrees off n and a cube mesh's 1.5 degrees off it the other way, 5.7 degrees apart,
+  // give the box's edge on the cube's face)
+  if (c1 >= FACECOS && c2 >= FACECOS && n1 >= 3 && n2 >= 3 && -dot3(o1, o2) >= FACECOS) {
+    return featureContacts(con, 0, f1, n1, o1, f2, n2, o2, c2, margin);
+  }
+  int first = c1 >= FACECOS && c2 < FACECOS ? 2 : 1;
+  for (int k = 0; k < 2; k++) {
+    int try = k ? 3 - first : first, mode = -1;
+    if (try == 1 && !cyl2 && n2 >= 3 && cyl1) {
+      // the side line at the single contact's normal, its axis within the angle of the face
+      const mcNum* mat = d->geom_xmat + 9*g1;
+      mcNum ax[3] = {mat[2], mat[5], mat[8]};
+      mode = n1 == 2 && fabs(dot3(ax, o2)) <= EDGESIN ? 1 : -1;
+    } else if (try == 1 && !cyl2 && n2 >= 3 && n1 >= 3) {
+      mode = 1;                     // the edge is picked by featureContacts
+    } else if (try == 2 && !cyl1 && !cyl2 && n1 >= 3 && n2 >= 3) {
+      mode = 2;
+    }
+    if (mode < 0) {
+      continue;
+    }
+    int nc = featureContacts(con, mode, f1, n1, o1, f2, n2, o2, c2, margin);
+    if (nc >= 0) {
+      return nc;
+    }
+  }
+  return 0;
 }

@@ -1060,7 +1060,11 @@ static char* cubeEdgeSceneAt(int lo, double th, double ph, double x0, double sin
 // faces within the angle of each other too: a cube mesh over a box's corner whose single contact
 // normal is 4.3 degrees off the box's face and 1.5 degrees off the cube's, the faces 5.7 degrees
 // apart: the box's edge on the cube's face, 2 contacts along it with the cube's normal (3 before,
-// face on face). All within 1e-6 of 3.14 (measured: 1e-9).
+// face on face). (3) When the cube's edge does not enter (its deeper end beyond the border), the
+// lower face's edge on the cube's face is tried: the slab mesh's border edge on a cube face 6
+// degrees off, within the edges' angle of it, crossing the cube face's border on both sides: its
+// two border points (the same point twice in 3.14, as here; before: the cube's edge, 2 other
+// points). All within 1e-6 of 3.14 (measured: 1e-9).
 Test(collision_gjk, multiccd_probed_borders_against_mujoco314, .timeout = 600) {
   TU_MJS314_REQUIRE();
   static const double pose[][5] = {  // lower, th, ph (degrees), x0, sink
@@ -1068,21 +1072,28 @@ Test(collision_gjk, multiccd_probed_borders_against_mujoco314, .timeout = 600) {
     {0, 8, -1, 0.25, 0.002}, {0, 8, -1, 0.35, 0.002}, {1, 8, 1, 0.3, 0.002},
     {1, 8, -1, 0.3, 0.002}, {1, 8, 1, 0.25, 0.002}, {1, 7, 2, 0.28, 0.003},
     {1, 9, -2, 0.31, 0.003}};
-  enum { NPOSE = sizeof(pose)/sizeof(pose[0]), N = NPOSE + 1 };
-  static const int expect[N] = {1, 2, 1, 1, 2, 1, 2, 1, 1, 1, 2};
+  static const char* const scene[] = {  // lower geom, then the cube's body pose
+    "<geom type='box' size='0.3 0.25 0.05'/><body pos='-0.27335758013801315 0.15180174918347256 "
+    "0.15935591182509398' quat='0.96353237922510226 -0.049221586145366689 "
+    "0.0063833028213757057 0.26294836581967646'>",
+    "<geom type='mesh' mesh='slab'/><body pos='0.10351581584160385 -0.147831539650152 "
+    "0.15758284250483959' quat='0.48529872677830049 0.046591572027503483 "
+    "-0.026780268064076372 0.87269535832716716'>"};
+  enum { NPOSE = sizeof(pose)/sizeof(pose[0]), N = NPOSE + 2 };
+  static const int expect[N] = {1, 2, 1, 1, 2, 1, 2, 1, 1, 1, 2, 2};
   char* xmls[N];
   int pairOf[N];
   for (int i = 0; i < NPOSE; i++) {
     xmls[i] = cubeEdgeSceneAt((int)pose[i][0], pose[i][1], pose[i][2], pose[i][3], pose[i][4]);
     pairOf[i] = 0;
   }
-  xmls[NPOSE] = malloc(4096);
-  snprintf(xmls[NPOSE], 4096, "<mujoco><asset>%s</asset><worldbody><geom type='box' "
-           "size='0.3 0.25 0.05'/><body pos='-0.27335758013801315 0.15180174918347256 "
-           "0.15935591182509398' quat='0.96353237922510226 -0.049221586145366689 "
-           "0.0063833028213757057 0.26294836581967646'><freejoint/><geom type='mesh' "
-           "mesh='cube'/></body></worldbody></mujoco>", g_cube);
-  pairOf[NPOSE] = 1;
+  for (int i = NPOSE; i < N; i++) {
+    xmls[i] = malloc(4096);
+    snprintf(xmls[i], 4096, "<mujoco><asset>%s%s</asset><worldbody>%s<freejoint/><geom "
+             "type='mesh' mesh='cube'/></body></worldbody></mujoco>", g_cube, g_slab,
+             scene[i - NPOSE]);
+    pairOf[i] = 1;
+  }
   for (int i = 0; i < N; i++) {
     mcModel* m = load(xmls[i]);
     mcData* d = mc_makeData(m);
@@ -1096,7 +1107,7 @@ Test(collision_gjk, multiccd_probed_borders_against_mujoco314, .timeout = 600) {
   runScenes(xmls, pairOf, N, st, NULL);
   for (int k = 0; k < 2; k++) {
     cr_log_info("probed multiccd %s: %d scenes, %d same count, %d all within 1e-6 (%d of %d "
-                "contacts)", k ? "faces apart" : "borders", st[k].nscene, st[k].countOk,
+                "contacts)", k ? "faces apart, edges the other way" : "borders", st[k].nscene, st[k].countOk,
                 st[k].within, st[k].nconWithin, st[k].ncon);
     cr_expect(st[k].countOk == st[k].nscene && st[k].within == st[k].nscene, "%d of %d scenes "
               "with the same count, %d within 1e-6 (worst dist %.3g pos %.3g normal %.3g)",
