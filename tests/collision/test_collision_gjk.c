@@ -434,6 +434,17 @@ static mcContact oneContact(const char* xml) {
 }
 
 
+// expect the scene xml (number i) to have expect contacts in Moduco
+static void expectCount(const char* xml, int expect, int i) {
+  mcModel* m = load(xml);
+  mcData* d = mc_makeData(m);
+  mc_forward(m, d);
+  cr_expect_eq(d->ncon, expect, "scene %d: %d contacts, %d expected", i, d->ncon, expect);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
 static void expectContact(const mcContact* c, double dist, const double pos[3],
                           const double n[3], double tol, const char* what) {
   cr_expect(fabs(c->dist - dist) <= tol, "%s: dist %.15g, expected %.15g", what, c->dist, dist);
@@ -1004,12 +1015,7 @@ Test(collision_gjk, multiccd_probed_edges_against_mujoco314, .timeout = 600) {
              a[5], a[6], pair[i].geom[0], b[0], b[1], b[2], b[3], b[4], b[5], b[6],
              pair[i].geom[1]);
     pairOf[i] = i;
-    mcModel* m = load(xmls[i]);
-    mcData* d = mc_makeData(m);
-    mc_forward(m, d);
-    cr_expect_eq(d->ncon, expect[i], "pair %d: %d contacts, %d expected", i, d->ncon, expect[i]);
-    mc_deleteData(d);
-    mc_deleteModel(m);
+    expectCount(xmls[i], expect[i], i);
   }
   PairStats st[N];
   memset(st, 0, sizeof(st));
@@ -1095,12 +1101,7 @@ Test(collision_gjk, multiccd_probed_borders_against_mujoco314, .timeout = 600) {
     pairOf[i] = 1;
   }
   for (int i = 0; i < N; i++) {
-    mcModel* m = load(xmls[i]);
-    mcData* d = mc_makeData(m);
-    mc_forward(m, d);
-    cr_expect_eq(d->ncon, expect[i], "pose %d: %d contacts, %d expected", i, d->ncon, expect[i]);
-    mc_deleteData(d);
-    mc_deleteModel(m);
+    expectCount(xmls[i], expect[i], i);
   }
   PairStats st[2];
   memset(st, 0, sizeof(st));
@@ -1150,12 +1151,7 @@ Test(collision_gjk, multiccd_probed_margins_against_mujoco314, .timeout = 600) {
     snprintf(xmls[i], 4096, "<mujoco><asset>%s</asset><worldbody>%s</worldbody></mujoco>", g_cube,
              body[i]);
     pairOf[i] = 0;
-    mcModel* m = load(xmls[i]);
-    mcData* d = mc_makeData(m);
-    mc_forward(m, d);
-    cr_expect_eq(d->ncon, expect[i], "scene %d: %d contacts, %d expected", i, d->ncon, expect[i]);
-    mc_deleteData(d);
-    mc_deleteModel(m);
+    expectCount(xmls[i], expect[i], i);
   }
   PairStats st;
   memset(&st, 0, sizeof(st));
