@@ -11,7 +11,7 @@ int faces314_applies(const mcModel* m, int g1, int g2);
 // con[0] holds the single contact of polytopes g1, g2 (normal from g1 to g2); replace it with the
 // contacts of their faces (at most 4, con has room for mcMAXCONPAIR) and return their number, or
 // return 0 and leave con[0] alone when the single contact stands (no face within the angle, or no
-// point of the faces' overlap within the margin)
+// point of the faces' overlap within the margin); MuJoCo 3.14 uses it without a margin only
 int faces314_contacts(const mcModel* m, const mcData* d, mcContact* con, int g1, int g2,
                       mcNum margin);
 
