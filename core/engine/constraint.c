@@ -29,6 +29,8 @@ typedef struct {
   int blockrow;                   // sparse: first pending row in block
   int blockn;                     // sparse: pending rows in block
   int blocklo, blockhi;           // sparse: columns of block that may be non-zero (rest is zero)
+  int blockzero;                  // sparse: leading rows of block zeroed so far (zeroed lazily:
+                                  // most steps need one row or none, not six)
   int nnz;                        // sparse: non-zeros stored so far (fill pass)
   int nnzcap;                     // sparse: non-zeros that fit (fill pass)
   int* cols;                      // scratch: dof columns of a contact (nv)
@@ -93,6 +95,10 @@ static int reserve(Builder* b, int k, int dense) {
   } else {
     flushBlock(b);
     if (dense) {
+      if (k > b->blockzero) {
+        mcu_zero(b->block + (size_t)b->blockzero * nv, (size_t)(k - b->blockzero) * nv);
+        b->blockzero = k;
+      }
       b->blockrow = start;
       b->blockn = k;
       b->blocklo = 0;
@@ -1315,9 +1321,7 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
     mc_freeStack(d);
     return;
   }
-  if (b.sparse) {
-    mcu_zero(b.block, 6 * nv);
-  }
+  // (block: zeroed row by row when first reserved, reserve)
 
   // count
   buildRows(&b);
