@@ -340,7 +340,7 @@ void mci_solveMDamped(const mcModel* m, mcData* d, const mcNum* D, mcNum* x, mcN
       LD[Madr[i]] += D[i];
     }
     mci_factorIPool(m, d, LD, LD, diagInv);
-    mci_solveLDPool(m, d, x, 1, LD, diagInv);
+    mci_solveLDSimplePool(m, d, x, 1, LD, diagInv);
     return;
   }
 
@@ -356,23 +356,28 @@ void mci_solveMDamped(const mcModel* m, mcData* d, const mcNum* D, mcNum* x, mcN
       }
       b = c;
     }
-    if (!damped) {
-      solveRange(m, x, 1, d->qLD, d->qLDiagInv, a, b, 0);
-      continue;
-    }
-
-    // M + diag(D) on the run's rows, factored (the simple rows' skip changes no bit of a factor)
-    int end = b < nv ? Madr[b] : m->nM;
-    mcu_copy(LD + Madr[a], d->qM + Madr[a], end - Madr[a]);
-    for (int i = a; i < b; i++) {
-      LD[Madr[i]] += D[i];
+    const mcNum* factor = d->qLD;
+    const mcNum* factorInv = d->qLDiagInv;
+    if (damped) {
+      // M + diag(D) on the run's rows, factored (skipping the simple rows changes no bit of it)
+      int end = b < nv ? Madr[b] : m->nM;
+      mcu_copy(LD + Madr[a], d->qM + Madr[a], end - Madr[a]);
+      for (int i = a; i < b; i++) {
+        LD[Madr[i]] += D[i];
+      }
+      if (skip) {
+        factorRange(m, NULL, LD, diagInv, a, b, 1);
+      } else {
+        factorRange(m, NULL, LD, diagInv, a, b, 0);
+      }
+      factor = LD;
+      factorInv = diagInv;
     }
     if (skip) {
-      factorRange(m, NULL, LD, diagInv, a, b, 1);
+      solveRange(m, x, 1, factor, factorInv, a, b, 1);
     } else {
-      factorRange(m, NULL, LD, diagInv, a, b, 0);
+      solveRange(m, x, 1, factor, factorInv, a, b, 0);
     }
-    solveRange(m, x, 1, LD, diagInv, a, b, 0);
   }
 }
 

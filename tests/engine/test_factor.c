@@ -372,7 +372,8 @@ Test(factor, simpleDiagonalFromModel) {
 
 
 // mci_solveMDamped (Euler's implicit damping): trees without damping reuse d->qLD, the others are
-// factored again; the result is bitwise that of mc_factorI and mc_solveLD on M + diag(D) whole,
+// factored again; the result is bitwise that of mc_factorI and mc_solveLD on M + diag(D) whole
+// (the skipped simple rows could only change the sign of a zero, and no entry here is zero),
 // with or without a thread pool bound, and (M + diag(D)) x reproduces the right-hand side
 Test(factor, solveMDampedPerTree) {
   const char* xml =
