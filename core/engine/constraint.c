@@ -29,6 +29,8 @@ typedef struct {
   int blockrow;                   // sparse: first pending row in block
   int blockn;                     // sparse: pending rows in block
   int blocklo, blockhi;           // sparse: columns of block that may be non-zero (rest is zero)
+  int blockzero;                  // sparse: leading rows of block zeroed so far (zeroed lazily:
+                                  // most steps need one row or none, not six)
   int nnz;                        // sparse: non-zeros stored so far (fill pass)
   int nnzcap;                     // sparse: non-zeros that fit (fill pass)
   int* cols;                      // scratch: dof columns of a contact (nv)
@@ -93,6 +95,10 @@ static int reserve(Builder* b, int k, int dense) {
   } else {
     flushBlock(b);
     if (dense) {
+      if (k > b->blockzero) {
+        mcu_zero(b->block + (size_t)b->blockzero * nv, (size_t)(k - b->blockzero) * nv);
+        b->blockzero = k;
+      }
       b->blockrow = start;
       b->blockn = k;
       b->blocklo = 0;
@@ -613,20 +619,28 @@ static int contactBound(const mcModel* m, const mcContact* con) {
 }
 
 
+// the storage of a sparse row on the columns cols[0..nc-1] (rowadr, rownnz, colind): its nc
+// values are written by the caller at the returned address
+static mcNum* sparseRow(Builder* b, int row, const int* cols, int nc) {
+  mcData* d = b->d;
+  d->efc_J_rowadr[row] = b->nnz;
+  d->efc_J_rownnz[row] = nc;
+  memcpy(d->efc_J_colind + b->nnz, cols, sizeof(int) * nc);
+  mcNum* val = d->efc_J_val + b->nnz;
+  b->nnz += nc;
+  return val;
+}
+
+
 // store a row given on the columns cols[0..nc-1]: dense row (already zero) or row-sparse
 static void storeRow(Builder* b, int row, const int* cols, const mcNum* val, int nc) {
-  mcData* d = b->d;
   if (!b->sparse) {
-    mcNum* J = d->efc_J + (size_t)row * b->m->nv;
+    mcNum* J = b->d->efc_J + (size_t)row * b->m->nv;
     for (int t = 0; t < nc; t++) {
       J[cols[t]] = val[t];
     }
   } else {
-    d->efc_J_rowadr[row] = b->nnz;
-    d->efc_J_rownnz[row] = nc;
-    memcpy(d->efc_J_colind + b->nnz, cols, sizeof(int) * nc);
-    memcpy(d->efc_J_val + b->nnz, val, sizeof(mcNum) * nc);
-    b->nnz += nc;
+    memcpy(sparseRow(b, row, cols, nc), val, sizeof(mcNum) * nc);
   }
 }
 
@@ -744,8 +758,13 @@ static void fillContact(Builder* b, int i) {
       for (int s = 0; s < 2; s++) {
         int r = row + 2 * (k - 1) + s;
         setRow(b, r, mcCNSTR_CONTACT_PYRAMIDAL, i, con->dist, con->includemargin, 0);
-        edgeRow(edge, DIR(0), DIR(k), s ? -con->friction[k - 1] : con->friction[k - 1], nc);
-        storeRow(b, r, b->cols, edge, nc);
+        mcNum scl = s ? -con->friction[k - 1] : con->friction[k - 1];
+        if (b->sparse) {
+          edgeRow(sparseRow(b, r, b->cols, nc), DIR(0), DIR(k), scl, nc);  // in place
+        } else {
+          edgeRow(edge, DIR(0), DIR(k), scl, nc);
+          storeRow(b, r, b->cols, edge, nc);
+        }
       }
     }
   }
@@ -1315,9 +1334,7 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
     mc_freeStack(d);
     return;
   }
-  if (b.sparse) {
-    mcu_zero(b.block, 6 * nv);
-  }
+  // (block: zeroed row by row when first reserved, reserve)
 
   // count
   buildRows(&b);

@@ -7,6 +7,7 @@
 
 #include "engine/engine.h"
 #include "engine/parallel_stages.h"
+#include "engine/threadpool.h"
 #include "math/math.h"
 
 
@@ -303,6 +304,81 @@ void mci_solveLDRange(const mcModel* m, mcNum* x, int n, const mcNum* qLD,
 
 void mc_solveLD(const mcModel* m, mcNum* x, int n, const mcNum* qLD, const mcNum* qLDiagInv) {
   solveRange(m, x, n, qLD, qLDiagInv, 0, m->nv, 0);
+}
+
+
+// the end of the dof tree whose root dof is a: the next root (dofs are in tree order)
+static int treeEnd(const mcModel* m, int a) {
+  int b = a + 1;
+  while (b < m->nv && m->dof_parentid[b] >= 0) {
+    b++;
+  }
+  return b;
+}
+
+
+// does any of D[a..b-1] differ from zero?
+static int anyNonZero(const mcNum* D, int a, int b) {
+  for (int i = a; i < b; i++) {
+    if (D[i] != 0) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+
+void mci_solveMDamped(const mcModel* m, mcData* d, const mcNum* D, mcNum* x, mcNum* LD,
+                      mcNum* diagInv) {
+  int nv = m->nv;
+  const int* Madr = m->dof_Madr;
+
+  // on a pool: every tree factored, per tree (trees without D get the bits of d->qLD)
+  if (mci_threads(d) > 1) {
+    mcu_copy(LD, d->qM, m->nM);
+    for (int i = 0; i < nv; i++) {
+      LD[Madr[i]] += D[i];
+    }
+    mci_factorIPool(m, d, LD, LD, diagInv);
+    mci_solveLDSimplePool(m, d, x, 1, LD, diagInv);
+    return;
+  }
+
+  // runs of whole trees, all with some D or all without
+  int skip = mci_simpleRowsZero(m);
+  for (int a = 0, b; a < nv; a = b) {
+    b = treeEnd(m, a);
+    int damped = anyNonZero(D, a, b);
+    while (b < nv) {
+      int c = treeEnd(m, b);
+      if (anyNonZero(D, b, c) != damped) {
+        break;
+      }
+      b = c;
+    }
+    const mcNum* factor = d->qLD;
+    const mcNum* factorInv = d->qLDiagInv;
+    if (damped) {
+      // M + diag(D) on the run's rows, factored (skipping the simple rows changes no bit of it)
+      int end = b < nv ? Madr[b] : m->nM;
+      mcu_copy(LD + Madr[a], d->qM + Madr[a], end - Madr[a]);
+      for (int i = a; i < b; i++) {
+        LD[Madr[i]] += D[i];
+      }
+      if (skip) {
+        factorRange(m, NULL, LD, diagInv, a, b, 1);
+      } else {
+        factorRange(m, NULL, LD, diagInv, a, b, 0);
+      }
+      factor = LD;
+      factorInv = diagInv;
+    }
+    if (skip) {
+      solveRange(m, x, 1, factor, factorInv, a, b, 1);
+    } else {
+      solveRange(m, x, 1, factor, factorInv, a, b, 0);
+    }
+  }
 }
 
 

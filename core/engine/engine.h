@@ -17,6 +17,14 @@ void mc_factorI(const mcModel* m, const mcNum* M, mcNum* qLD, mcNum* qLDiagInv);
 // Solve (L'DL) x = x in place for n right-hand sides (nv x n, column after column).
 void mc_solveLD(const mcModel* m, mcNum* x, int n, const mcNum* qLD, const mcNum* qLDiagInv);
 
+// x <- (M + diag(D))^-1 x for one vector, M = d->qM with d->qLD its factor (mc_factorM since qM
+// last changed). Trees whose dofs all have D = 0 reuse d->qLD, the others are factored again in
+// LD (nM) and diagInv (nv), caller scratch; the rows of simple dofs are skipped as mc_solveM
+// skips them (mci_simpleRowsZero). Results: those of mc_factorI and mc_solveLD on M + diag(D) but
+// for the sign of a zero, bitwise the same for any thread count (the pool factors every tree).
+void mci_solveMDamped(const mcModel* m, mcData* d, const mcNum* D, mcNum* x, mcNum* LD,
+                      mcNum* diagInv);
+
 // Add J' * [torque; force] to qfrc, where J is the Jacobian of the given global point attached
 // to body (force and torque are global; either may be NULL).
 void mc_applyFT(const mcModel* m, const mcData* d, const mcNum* force, const mcNum* torque,

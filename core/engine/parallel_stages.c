@@ -257,3 +257,9 @@ void mci_solveLDPool(const mcModel* m, mcData* d, mcNum* x, int n, const mcNum* 
 void mci_solveMPool(const mcModel* m, mcData* d, mcNum* x, int n) {
   solvePool(m, d, x, n, d->qLD, d->qLDiagInv, mci_simpleRowsZero(m));
 }
+
+
+void mci_solveLDSimplePool(const mcModel* m, mcData* d, mcNum* x, int n, const mcNum* qLD,
+                           const mcNum* qLDiagInv) {
+  solvePool(m, d, x, n, qLD, qLDiagInv, mci_simpleRowsZero(m));
+}

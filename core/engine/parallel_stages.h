@@ -50,6 +50,11 @@ void mci_solveLDPool(const mcModel* m, mcData* d, mcNum* x, int n, const mcNum* 
 // mc_solveM's solve of x in place (d's factor of M) with the trees on the pool when it can
 void mci_solveMPool(const mcModel* m, mcData* d, mcNum* x, int n);
 
+// mci_solveLDPool of the factor of M plus a diagonal (mci_solveMDamped): the simple dofs' rows
+// skipped as mci_solveMPool skips them (same bits for any thread count)
+void mci_solveLDSimplePool(const mcModel* m, mcData* d, mcNum* x, int n, const mcNum* qLD,
+                           const mcNum* qLDiagInv);
+
 // The cut of the trees used by the jobs of a data's pool, kept with its workspace
 // (mci_treeCutCache) and remade when the model or the number of ranges changes
 #define MCI_MAXRANGE 64

@@ -53,6 +53,7 @@ static const mcpHost g_host = {
   .fwdPosition = mc_fwdPosition,
   .factorIPool = mci_factorIPool,
   .solveLDPool = mci_solveLDPool,
+  .solveMDamped = mci_solveMDamped,
 };
 
 

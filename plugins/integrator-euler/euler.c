@@ -79,47 +79,55 @@ static void eulerStep(const mcpHost* host, const mcModel* m, mcData* d) {
     return;
   }
 
-  // scratch: M + h D, its factorization, the damped acceleration
+  // scratch: M + h D and its factorization, the damped acceleration, h D
   host->markStack(d);
   mcNum* H = host->stackAlloc(d, sizeof(mcNum) * (size_t)m->nM, _Alignof(mcNum));
   mcNum* HDiagInv = host->stackAlloc(d, sizeof(mcNum) * (size_t)nv, _Alignof(mcNum));
   mcNum* qacc = host->stackAlloc(d, sizeof(mcNum) * (size_t)nv, _Alignof(mcNum));
-  if (!H || !HDiagInv || !qacc) {
+  mcNum* hD = host->stackAlloc(d, sizeof(mcNum) * (size_t)nv, _Alignof(mcNum));
+  if (!H || !HDiagInv || !qacc || !hD) {
     // stack full (already warned): explicit damping rather than no step
     host->freeStack(d);
     advance(host, m, d, d->qacc);
     return;
   }
 
-  // H = M + h D (D on the diagonal of the tree-sparse layout), factorized in place
-  memcpy(H, d->qM, sizeof(mcNum) * (size_t)m->nM);
+  // h D: joint damping, then the actuators' drag slopes
   for (int i = 0; i < nv; i++) {
-    H[m->dof_Madr[i]] += h * m->dof_damping[i];
+    hD[i] = h * m->dof_damping[i];
   }
   for (int i = 0; i < m->nu; i++) {
     mcNum slope;
     int dof = dragSlope(m, d, i, &slope);
     if (dof >= 0) {
-      H[m->dof_Madr[dof]] += h * slope;
+      hD[dof] += h * slope;
     }
   }
-  // (per kinematic tree on the data's thread pool when the core offers it: ABI 1.7, same bits)
-  int pool = host->struct_size >= offsetof(mcpHost, solveLDPool) + sizeof(host->solveLDPool) &&
-             host->factorIPool && host->solveLDPool;
-  if (pool) {
-    host->factorIPool(m, d, H, H, HDiagInv);
-  } else {
-    host->factorI(m, H, H, HDiagInv);
-  }
 
-  // qacc = H^-1 (qfrc_smooth + qfrc_constraint)
+  // qacc = (M + h D)^-1 (qfrc_smooth + qfrc_constraint)
   for (int i = 0; i < nv; i++) {
     qacc[i] = d->qfrc_smooth[i] + d->qfrc_constraint[i];
   }
-  if (pool) {
-    host->solveLDPool(m, d, qacc, 1, H, HDiagInv);
+  if (host->struct_size >= offsetof(mcpHost, solveMDamped) + sizeof(host->solveMDamped) &&
+      host->solveMDamped) {
+    // the trees without damping reuse the factor of M (appended to the host in session 11)
+    host->solveMDamped(m, d, hD, qacc, H, HDiagInv);
   } else {
-    host->solveLD(m, qacc, 1, H, HDiagInv);
+    // H = M + h D factorized in place, per kinematic tree on the data's thread pool when the core
+    // offers it (ABI 1.7, same bits)
+    memcpy(H, d->qM, sizeof(mcNum) * (size_t)m->nM);
+    for (int i = 0; i < nv; i++) {
+      H[m->dof_Madr[i]] += hD[i];
+    }
+    int pool = host->struct_size >= offsetof(mcpHost, solveLDPool) + sizeof(host->solveLDPool) &&
+               host->factorIPool && host->solveLDPool;
+    if (pool) {
+      host->factorIPool(m, d, H, H, HDiagInv);
+      host->solveLDPool(m, d, qacc, 1, H, HDiagInv);
+    } else {
+      host->factorI(m, H, H, HDiagInv);
+      host->solveLD(m, qacc, 1, H, HDiagInv);
+    }
   }
 
   // advance with the damped acceleration

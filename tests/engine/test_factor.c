@@ -369,3 +369,81 @@ Test(factor, simpleDiagonalFromModel) {
   mc_deleteData(d);
   mc_deleteModel(m);
 }
+
+
+// mci_solveMDamped (Euler's implicit damping): trees without damping reuse d->qLD, the others are
+// factored again; the result is bitwise that of mc_factorI and mc_solveLD on M + diag(D) whole
+// (the skipped simple rows could only change the sign of a zero, and no entry here is zero),
+// with or without a thread pool bound, and (M + diag(D)) x reproduces the right-hand side
+Test(factor, solveMDampedPerTree) {
+  const char* xml =
+      "<mujoco><worldbody>"
+      "<body pos='0 0 1'><freejoint/><geom type='box' size='.1 .2 .3'/></body>"
+      "<body pos='0 1 1'><joint type='hinge' axis='1 0 0'/><geom type='capsule' size='.1 .2'/>"
+      "<body pos='0 0 .4'><joint type='ball'/><geom type='sphere' size='.1' pos='0 .1 0'/>"
+      "</body></body>"
+      "<body pos='1 0 1' euler='10 20 30'><freejoint/><geom type='capsule' size='.1 .3'/>"
+      "<body pos='0 0 .5'><joint type='hinge' axis='0 1 0'/><geom type='sphere' size='.1'/>"
+      "</body></body>"
+      "<body pos='2 1 1'><joint type='slide' axis='1 0 0'/><geom type='sphere' size='.1'/></body>"
+      "</worldbody></mujoco>";
+  char err[256] = "";
+  mcModel* m = mc_loadXMLString(xml, NULL, err, sizeof(err));
+  cr_assert(m, "%s", err);
+  int nv = m->nv, nM = m->nM;
+  cr_assert(nv == 18, "nv %d", nv);
+  mcData* d = mc_makeData(m);
+  for (int i = 0; i < nv; i++) {
+    d->qvel[i] = 0.4 * i - 3;
+  }
+  for (int s = 0; s < 10; s++) {
+    mc_step(m, d);
+  }
+  mc_forward(m, d);
+  mcThreadPool* pool = mc_threadPoolCreate(2);
+  cr_assert(pool);
+
+  // damping patterns over the four trees (dofs 0-5, 6-9, 10-16, 17): none, some, all
+  const int pattern[5][4] = {{0, 0, 0, 0}, {0, 1, 0, 0}, {1, 0, 1, 0}, {0, 1, 1, 1}, {1, 1, 1, 1}};
+  const int first[5] = {0, 6, 10, 17, 18};
+  mcNum D[18], b[18], x[18], ref[18], H[128], Hinv[18], LD[128], LDinv[18], y[18];
+  cr_assert(nM <= 128, "nM %d", nM);
+  for (int p = 0; p < 5; p++) {
+    for (int tree = 0; tree < 4; tree++) {
+      for (int i = first[tree]; i < first[tree + 1]; i++) {
+        D[i] = pattern[p][tree] && i % 3 != 1 ? 0.05 * (1 + i) : 0;
+      }
+    }
+    for (int i = 0; i < nv; i++) {
+      b[i] = sin(2.0 + i);
+    }
+
+    // reference: M + diag(D) factored whole
+    memcpy(H, d->qM, sizeof(mcNum) * (size_t)nM);
+    for (int i = 0; i < nv; i++) {
+      H[m->dof_Madr[i]] += D[i];
+    }
+    mc_factorI(m, H, H, Hinv);
+    memcpy(ref, b, sizeof(ref));
+    mc_solveLD(m, ref, 1, H, Hinv);
+
+    for (int threads = 1; threads <= 2; threads++) {
+      mc_bindThreadPool(d, threads == 2 ? pool : NULL);
+      memcpy(x, b, sizeof(x));
+      mci_solveMDamped(m, d, D, x, LD, LDinv);
+      cr_assert(memcmp(x, ref, sizeof(x)) == 0, "pattern %d, %d thread(s): not the same bits", p,
+                threads);
+    }
+    mc_bindThreadPool(d, NULL);
+
+    // (M + D) x = b
+    mc_mulM(m, d, y, x);
+    for (int i = 0; i < nv; i++) {
+      y[i] += D[i] * x[i];
+      cr_assert(fabs(y[i] - b[i]) < 1e-10, "pattern %d dof %d: %g vs %g", p, i, y[i], b[i]);
+    }
+  }
+  mc_threadPoolDelete(pool);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}

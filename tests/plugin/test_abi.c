@@ -222,7 +222,7 @@ Test(plugin_abi, layout_mcpSensor) {
 
 
 Test(plugin_abi, layout_mcpHost) {
-  cr_expect_eq(sizeof(mcpHost), 216);
+  cr_expect_eq(sizeof(mcpHost), 224);
   cr_expect_eq(offsetof(mcpHost, mulJ), 136);
   cr_expect_eq(offsetof(mcpHost, mulJT), 144);
   cr_expect_eq(offsetof(mcpHost, rowJ), 152);
@@ -233,6 +233,7 @@ Test(plugin_abi, layout_mcpHost) {
   cr_expect_eq(offsetof(mcpHost, fwdPosition), 192);  // ABI 1.5
   cr_expect_eq(offsetof(mcpHost, factorIPool), 200);  // ABI 1.7
   cr_expect_eq(offsetof(mcpHost, solveLDPool), 208);
+  cr_expect_eq(offsetof(mcpHost, solveMDamped), 216);  // session 11
   cr_expect_eq(offsetof(mcpHost, abi_major), 0);
   cr_expect_eq(offsetof(mcpHost, abi_minor), 4);
   cr_expect_eq(offsetof(mcpHost, struct_size), 8);

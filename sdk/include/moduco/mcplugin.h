@@ -367,6 +367,16 @@ typedef struct mcpHost_ {
                        mcNum* qLDiagInv);
   void  (*solveLDPool)(const mcModel* m, mcData* d, mcNum* x, int n, const mcNum* qLD,
                        const mcNum* qLDiagInv);
+
+  // appended in session 11 (issue 15; read only when struct_size covers it): x <- (qM + diag(D))^-1
+  // x for one vector (an integrator's implicit damping), with d->qLD the factor of d->qM (as after
+  // mc_forward): the kinematic trees whose dofs all have D = 0 reuse d->qLD, the others are
+  // factored again in LD (nM) and LDiagInv (nv), caller scratch. The result of factorI and
+  // solveLD on a copy of qM with D added to its diagonal (the rows of simple dofs skipped as the
+  // core's own solves skip them: only the sign of a zero can differ), bitwise the same for any
+  // thread count
+  void  (*solveMDamped)(const mcModel* m, mcData* d, const mcNum* D, mcNum* x, mcNum* LD,
+                        mcNum* LDiagInv);
 } mcpHost;
 
 //---------------------------------- the library ---------------------------------------------------
