@@ -113,6 +113,13 @@ static int symbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSparseH
         list[n++] = j;
       }
     }
+    // the ancestors came from k's parent up: reversed, they are ascending, and the sort below
+    // has only the columns added after them to place (none, on a tree without contacts)
+    for (int a = 0, b = n - 1; a < b; a++, b--) {
+      int t = list[a];
+      list[a] = list[b];
+      list[b] = t;
+    }
     for (int t = S->jcoladr[k]; t < S->jcoladr[k + 1]; t++) {
       // only the rows whose last column is k: the other columns of such a row form a clique
       // that elimination carries up the elimination tree, so a row whose last column is above k

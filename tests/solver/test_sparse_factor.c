@@ -198,6 +198,23 @@ static int checkFactor(const mcModel* m, mcData* d, unsigned seed, int* mixed, i
     }
   }
 
+  // rows of L: columns strictly ascending, the diagonal last, every ancestor of the dof in M
+  // (the symbolic pass sorts them merged with the fill of the constraint rows)
+  for (int k = 0; k < nv; k++) {
+    const int* ck = S.colind + S.rowadr[k];
+    int n = S.rownnz[k];
+    cr_assert(n >= 1 && ck[n - 1] == k, "row %d of L does not end on its diagonal", k);
+    for (int q = 0; q + 1 < n; q++) {
+      cr_assert_lt(ck[q], ck[q + 1], "row %d of L not ascending at %d", k, q);
+    }
+    for (int j = m->dof_parentid[k], q = n - 2; j >= 0; j = m->dof_parentid[j]) {
+      while (q >= 0 && ck[q] > j) {
+        q--;
+      }
+      cr_assert(q >= 0 && ck[q] == j, "row %d of L misses its ancestor %d", k, j);
+    }
+  }
+
   mcs_sparseFactor(m, d, &S);
   double* H = malloc(sizeof(double) * (size_t)nv * nv);
   denseHessian(m, d, H);
