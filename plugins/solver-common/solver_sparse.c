@@ -106,19 +106,13 @@ static int symbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSparseH
   for (int k = nv - 1; k >= 0; k--) {
     int* list = cols + used;
     int n = 0;
+    // the ancestors are marked first and listed last, ascending: the columns of other trees
+    // (contacts) usually all come before them, so the sort below rarely moves an ancestor
     mark[k] = k;
+    int na = 0;
     for (int j = m->dof_parentid[k]; j >= 0; j = m->dof_parentid[j]) {
-      if (mark[j] != k) {
-        mark[j] = k;
-        list[n++] = j;
-      }
-    }
-    // the ancestors came from k's parent up: reversed, they are ascending, and the sort below
-    // has only the columns added after them to place (none, on a tree without contacts)
-    for (int a = 0, b = n - 1; a < b; a++, b--) {
-      int t = list[a];
-      list[a] = list[b];
-      list[b] = t;
+      mark[j] = k;
+      na++;
     }
     for (int t = S->jcoladr[k]; t < S->jcoladr[k + 1]; t++) {
       // only the rows whose last column is k: the other columns of such a row form a clique
@@ -145,6 +139,11 @@ static int symbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSparseH
         }
       }
     }
+
+    for (int j = m->dof_parentid[k], q = n + na - 1; j >= 0; j = m->dof_parentid[j]) {
+      list[q--] = j;
+    }
+    n += na;
 
     // ascending order: short lists by insertion, long ones by a scan of the marks
     if (n * n <= 4 * k) {
