@@ -308,10 +308,11 @@ int mcs_sparseSymbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSpar
   // values of L (and S->map, scratch of the numeric factorization), the quadratic rows of runs
   size_t nefc = (size_t)d->nefc + 1;
   S->val = host->stackAlloc(d, sizeof(mcNum) * (size_t)S->nnz, 16);
+  S->idiag = host->stackAlloc(d, sizeof(mcNum) * (size_t)nv, 16);
   S->qval = host->stackAlloc(d, sizeof(const mcNum*) * nefc, 16);
   S->qD = host->stackAlloc(d, sizeof(mcNum) * nefc, 16);
   S->qn = host->stackAlloc(d, sizeof(int) * nefc, 16);
-  return S->map && S->val && S->qval && S->qD && S->qn;
+  return S->map && S->val && S->idiag && S->qval && S->qD && S->qn;
 }
 
 
@@ -514,6 +515,7 @@ void mcs_sparseFactor(const mcModel* m, const mcData* d, mcsSparseH* S) {
     }
     mcNum lkk = sqrt(s), inv = 1 / lkk;
     Lk[n] = lkk;
+    S->idiag[k] = inv;
     for (int q = 0; q < n; q++) {
       Lk[q] *= inv;
     }
@@ -548,13 +550,15 @@ void mcs_sparseFactor(const mcModel* m, const mcData* d, mcsSparseH* S) {
 
 void mcs_sparseSolve(const mcsSparseH* S, mcNum* x) {
   int nv = S->nv;
+  // the reciprocals of the diagonal: no division on the chain of dependent rows
+  const mcNum* idiag = S->idiag;
 
   // L' y = b, from the last row up
   for (int k = nv - 1; k >= 0; k--) {
     const mcNum* Lk = S->val + S->rowadr[k];
     const int* ck = S->colind + S->rowadr[k];
     int n = S->rownnz[k] - 1;
-    mcNum y = x[k] / Lk[n];
+    mcNum y = x[k] * idiag[k];
     x[k] = y;
     if (y != 0) {
       // two entries a pass (distinct columns: the same operations as one at a time, with half
@@ -584,7 +588,7 @@ void mcs_sparseSolve(const mcsSparseH* S, mcNum* x) {
     if (q < n) {
       s -= Lk[q] * x[ck[q]];
     }
-    x[k] = s / Lk[n];
+    x[k] = s * idiag[k];
   }
 }
 
@@ -614,11 +618,13 @@ int mcs_sparseUpdate(const mcData* d, mcsSparseH* S, int r, mcNum sigma, mcNum* 
       if (!(r2 >= mcMINVAL)) {
         ok = 0;
       } else {
-        mcNum rk = sqrt(r2), c = rk / lkk, s = wk / lkk;
+        // 1 / c = lkk / rk once: a division per entry was the update's longest latency
+        mcNum rk = sqrt(r2), c = rk / lkk, s = wk / lkk, ic = lkk / rk;
         Lk[nk] = rk;
+        S->idiag[k] = 1 / rk;
         for (int q = 0; q < nk; q++) {
           int j = ck[q];
-          Lk[q] = (Lk[q] + sigma * s * w[j]) / c;
+          Lk[q] = (Lk[q] + sigma * s * w[j]) * ic;
           w[j] = c * w[j] - s * Lk[q];
         }
       }
