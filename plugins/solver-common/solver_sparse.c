@@ -159,6 +159,7 @@ static int symbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSparseH
     list[n] = k;
     S->rowadr[k] = (int)used;
     S->rownnz[k] = n + 1;
+    S->work += (long)n * (n + 1) / 2;
     used += (size_t)n + 1;
 
     // parent in the elimination tree: the largest column below k
@@ -177,10 +178,12 @@ static int symbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSparseH
 
 //---------------------------------- symbolic cache ------------------------------------------------
 
-// header of the cache buffer: valid flag, nv, nefc, nnz of efc_J, nnz of L; then the key
-// (efc_J_rownnz, the columns of every row), jcoladr + jcolnnz, jrow, jpos, rrun, rowadr + rownnz,
-// colind
-enum { CACHE_VALID = 0, CACHE_NV, CACHE_NEFC, CACHE_NNZJ, CACHE_NNZL, CACHE_HEADER };
+// header of the cache buffer: valid flag, nv, nefc, nnz of efc_J, nnz of L, the elimination's
+// work (a long in two ints); then the key (efc_J_rownnz, the columns of every row), jcoladr +
+// jcolnnz, jrow, jpos, rrun, rowadr + rownnz, colind
+enum { CACHE_VALID = 0, CACHE_NV, CACHE_NEFC, CACHE_NNZJ, CACHE_NNZL, CACHE_WORK, CACHE_HEADER =
+       CACHE_WORK + 2 };
+_Static_assert(sizeof(long) <= 2 * sizeof(int), "the work of the cache header fits two ints");
 
 
 size_t mcs_symbolicCacheSize(const mcModel* m) {
@@ -231,6 +234,7 @@ static int cacheHit(const mcsSymbolicCache* c, const mcData* d, int nv, int nnzJ
   int* p = c->buf + CACHE_HEADER + nefc + nnzJ;
   S->nv = nv;
   S->nnz = h[CACHE_NNZL];
+  memcpy(&S->work, h + CACHE_WORK, sizeof(long));
   S->jcoladr = p;
   S->jcolnnz = p + nv + 1;
   p += 2 * nv + 1;
@@ -277,6 +281,7 @@ static void cacheStore(const mcsSymbolicCache* c, const mcData* d, int nv, int n
   h[CACHE_NEFC] = nefc;
   h[CACHE_NNZJ] = nnzJ;
   h[CACHE_NNZL] = S->nnz;
+  memcpy(h + CACHE_WORK, &S->work, sizeof(long));
   h[CACHE_VALID] = 1;
 }
 
@@ -297,12 +302,6 @@ int mcs_sparseSymbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSpar
     if (cached) {
       cacheStore(cache, d, nv, nnzJ, S);
     }
-  }
-
-  S->work = 0;
-  for (int k = 0; k < nv; k++) {
-    long n = S->rownnz[k];
-    S->work += n * (n - 1) / 2;
   }
 
   // values of L (and S->map, scratch of the numeric factorization), the quadratic rows of runs
@@ -750,11 +749,13 @@ long mcs_sparseUpdateWork(const mcData* d, const mcsSparseH* S, int r) {
 
 long mcs_sparseFactorWork(const mcData* d, const mcsSparseH* S) {
   long work = S->work;
-  for (int r = 0; r < d->nefc; r++) {
-    if (d->efc_state[r] == mcCNSTRSTATE_QUADRATIC) {
-      long n = d->efc_J_rownnz[r];
-      work += n * (n + 1) / 2;
+  for (int r0 = 0; r0 < d->nefc; r0 += S->rrun[r0]) {
+    // the rows of a run have the same number of columns
+    long n = d->efc_J_rownnz[r0], nq = 0;
+    for (int r = r0; r < r0 + S->rrun[r0]; r++) {
+      nq += d->efc_state[r] == mcCNSTRSTATE_QUADRATIC;
     }
+    work += nq * (n * (n + 1) / 2);
   }
   return work;
 }
