@@ -26,6 +26,7 @@ typedef struct {
   int* rownnz;                    //                                                     (nv)
   int* colind;                    //                                                     (nnz)
   mcNum* val;                     //                                                     (nnz)
+  mcNum* idiag;                   // 1 / the diagonal of L, for the solves               (nv)
   int* jcoladr;                   // efc_J by columns, the first row of each run of rows with
   int* jcolnnz;                   // the same columns only: start of column c in jrow, jpos
                                   // (nv + 1), number of entries (nv)

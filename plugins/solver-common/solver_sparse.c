@@ -106,12 +106,13 @@ static int symbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSparseH
   for (int k = nv - 1; k >= 0; k--) {
     int* list = cols + used;
     int n = 0;
+    // the ancestors are marked first and listed last, ascending: the columns of other trees
+    // (contacts) usually all come before them, so the sort below rarely moves an ancestor
     mark[k] = k;
+    int na = 0;
     for (int j = m->dof_parentid[k]; j >= 0; j = m->dof_parentid[j]) {
-      if (mark[j] != k) {
-        mark[j] = k;
-        list[n++] = j;
-      }
+      mark[j] = k;
+      na++;
     }
     for (int t = S->jcoladr[k]; t < S->jcoladr[k + 1]; t++) {
       // only the rows whose last column is k: the other columns of such a row form a clique
@@ -139,6 +140,11 @@ static int symbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSparseH
       }
     }
 
+    for (int j = m->dof_parentid[k], q = n + na - 1; j >= 0; j = m->dof_parentid[j]) {
+      list[q--] = j;
+    }
+    n += na;
+
     // ascending order: short lists by insertion, long ones by a scan of the marks
     if (n * n <= 4 * k) {
       sortInts(list, n);
@@ -153,6 +159,7 @@ static int symbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSparseH
     list[n] = k;
     S->rowadr[k] = (int)used;
     S->rownnz[k] = n + 1;
+    S->work += (long)n * (n + 1) / 2;
     used += (size_t)n + 1;
 
     // parent in the elimination tree: the largest column below k
@@ -171,10 +178,12 @@ static int symbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSparseH
 
 //---------------------------------- symbolic cache ------------------------------------------------
 
-// header of the cache buffer: valid flag, nv, nefc, nnz of efc_J, nnz of L; then the key
-// (efc_J_rownnz, the columns of every row), jcoladr + jcolnnz, jrow, jpos, rrun, rowadr + rownnz,
-// colind
-enum { CACHE_VALID = 0, CACHE_NV, CACHE_NEFC, CACHE_NNZJ, CACHE_NNZL, CACHE_HEADER };
+// header of the cache buffer: valid flag, nv, nefc, nnz of efc_J, nnz of L, the elimination's
+// work (a long in two ints); then the key (efc_J_rownnz, the columns of every row), jcoladr +
+// jcolnnz, jrow, jpos, rrun, rowadr + rownnz, colind
+enum { CACHE_VALID = 0, CACHE_NV, CACHE_NEFC, CACHE_NNZJ, CACHE_NNZL, CACHE_WORK, CACHE_HEADER =
+       CACHE_WORK + 2 };
+_Static_assert(sizeof(long) <= 2 * sizeof(int), "the work of the cache header fits two ints");
 
 
 size_t mcs_symbolicCacheSize(const mcModel* m) {
@@ -225,6 +234,7 @@ static int cacheHit(const mcsSymbolicCache* c, const mcData* d, int nv, int nnzJ
   int* p = c->buf + CACHE_HEADER + nefc + nnzJ;
   S->nv = nv;
   S->nnz = h[CACHE_NNZL];
+  memcpy(&S->work, h + CACHE_WORK, sizeof(long));
   S->jcoladr = p;
   S->jcolnnz = p + nv + 1;
   p += 2 * nv + 1;
@@ -271,6 +281,7 @@ static void cacheStore(const mcsSymbolicCache* c, const mcData* d, int nv, int n
   h[CACHE_NEFC] = nefc;
   h[CACHE_NNZJ] = nnzJ;
   h[CACHE_NNZL] = S->nnz;
+  memcpy(h + CACHE_WORK, &S->work, sizeof(long));
   h[CACHE_VALID] = 1;
 }
 
@@ -293,19 +304,14 @@ int mcs_sparseSymbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSpar
     }
   }
 
-  S->work = 0;
-  for (int k = 0; k < nv; k++) {
-    long n = S->rownnz[k];
-    S->work += n * (n - 1) / 2;
-  }
-
   // values of L (and S->map, scratch of the numeric factorization), the quadratic rows of runs
   size_t nefc = (size_t)d->nefc + 1;
   S->val = host->stackAlloc(d, sizeof(mcNum) * (size_t)S->nnz, 16);
+  S->idiag = host->stackAlloc(d, sizeof(mcNum) * (size_t)nv, 16);
   S->qval = host->stackAlloc(d, sizeof(const mcNum*) * nefc, 16);
   S->qD = host->stackAlloc(d, sizeof(mcNum) * nefc, 16);
   S->qn = host->stackAlloc(d, sizeof(int) * nefc, 16);
-  return S->map && S->val && S->qval && S->qD && S->qn;
+  return S->map && S->val && S->idiag && S->qval && S->qD && S->qn;
 }
 
 
@@ -508,6 +514,7 @@ void mcs_sparseFactor(const mcModel* m, const mcData* d, mcsSparseH* S) {
     }
     mcNum lkk = sqrt(s), inv = 1 / lkk;
     Lk[n] = lkk;
+    S->idiag[k] = inv;
     for (int q = 0; q < n; q++) {
       Lk[q] *= inv;
     }
@@ -542,13 +549,15 @@ void mcs_sparseFactor(const mcModel* m, const mcData* d, mcsSparseH* S) {
 
 void mcs_sparseSolve(const mcsSparseH* S, mcNum* x) {
   int nv = S->nv;
+  // the reciprocals of the diagonal: no division on the chain of dependent rows
+  const mcNum* idiag = S->idiag;
 
   // L' y = b, from the last row up
   for (int k = nv - 1; k >= 0; k--) {
     const mcNum* Lk = S->val + S->rowadr[k];
     const int* ck = S->colind + S->rowadr[k];
     int n = S->rownnz[k] - 1;
-    mcNum y = x[k] / Lk[n];
+    mcNum y = x[k] * idiag[k];
     x[k] = y;
     if (y != 0) {
       // two entries a pass (distinct columns: the same operations as one at a time, with half
@@ -578,7 +587,7 @@ void mcs_sparseSolve(const mcsSparseH* S, mcNum* x) {
     if (q < n) {
       s -= Lk[q] * x[ck[q]];
     }
-    x[k] = s / Lk[n];
+    x[k] = s * idiag[k];
   }
 }
 
@@ -608,11 +617,13 @@ int mcs_sparseUpdate(const mcData* d, mcsSparseH* S, int r, mcNum sigma, mcNum* 
       if (!(r2 >= mcMINVAL)) {
         ok = 0;
       } else {
-        mcNum rk = sqrt(r2), c = rk / lkk, s = wk / lkk;
+        // 1 / c = lkk / rk once: a division per entry was the update's longest latency
+        mcNum rk = sqrt(r2), c = rk / lkk, s = wk / lkk, ic = lkk / rk;
         Lk[nk] = rk;
+        S->idiag[k] = 1 / rk;
         for (int q = 0; q < nk; q++) {
           int j = ck[q];
-          Lk[q] = (Lk[q] + sigma * s * w[j]) / c;
+          Lk[q] = (Lk[q] + sigma * s * w[j]) * ic;
           w[j] = c * w[j] - s * Lk[q];
         }
       }
@@ -738,11 +749,13 @@ long mcs_sparseUpdateWork(const mcData* d, const mcsSparseH* S, int r) {
 
 long mcs_sparseFactorWork(const mcData* d, const mcsSparseH* S) {
   long work = S->work;
-  for (int r = 0; r < d->nefc; r++) {
-    if (d->efc_state[r] == mcCNSTRSTATE_QUADRATIC) {
-      long n = d->efc_J_rownnz[r];
-      work += n * (n + 1) / 2;
+  for (int r0 = 0; r0 < d->nefc; r0 += S->rrun[r0]) {
+    // the rows of a run have the same number of columns
+    long n = d->efc_J_rownnz[r0], nq = 0;
+    for (int r = r0; r < r0 + S->rrun[r0]; r++) {
+      nq += d->efc_state[r] == mcCNSTRSTATE_QUADRATIC;
     }
+    work += nq * (n * (n + 1) / 2);
   }
   return work;
 }

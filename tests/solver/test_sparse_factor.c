@@ -101,6 +101,15 @@ static double factorError(const mcsSparseH* S, const double* H) {
 }
 
 
+// the solves' reciprocals of L's diagonal are those of the current factor
+static void checkInverseDiagonal(const mcsSparseH* S, const char* when) {
+  for (int k = 0; k < S->nv; k++) {
+    double lkk = S->val[S->rowadr[k] + S->rownnz[k] - 1];
+    cr_assert_leq(fabs(S->idiag[k] * lkk - 1), 1e-15, "1 / L[%d, %d] out of step %s", k, k, when);
+  }
+}
+
+
 // from the factor S of the current states: new states at other random points, rank-1 updates
 // for every row whose quadratic state changed (additions, then removals, as Newton does when the
 // updates cost less than a factorization), compared with a fresh factorization at the new states
@@ -133,6 +142,7 @@ static int checkUpdates(const mcModel* m, mcData* d, mcsSparseH* S, unsigned see
     }
   }
   cr_assert(ok, "a downdate failed (seed %u)", seed);
+  checkInverseDiagonal(S, "after the updates");
   memcpy(fresh, S->val, sizeof(double) * (size_t)S->nnz);
   mcs_sparseFactor(m, d, S);
   double err = 0;
@@ -198,10 +208,28 @@ static int checkFactor(const mcModel* m, mcData* d, unsigned seed, int* mixed, i
     }
   }
 
+  // rows of L: columns strictly ascending, the diagonal last, every ancestor of the dof in M
+  // (the symbolic pass sorts them merged with the fill of the constraint rows)
+  for (int k = 0; k < nv; k++) {
+    const int* ck = S.colind + S.rowadr[k];
+    int n = S.rownnz[k];
+    cr_assert(n >= 1 && ck[n - 1] == k, "row %d of L does not end on its diagonal", k);
+    for (int q = 0; q + 1 < n; q++) {
+      cr_assert_lt(ck[q], ck[q + 1], "row %d of L not ascending at %d", k, q);
+    }
+    for (int j = m->dof_parentid[k], q = n - 2; j >= 0; j = m->dof_parentid[j]) {
+      while (q >= 0 && ck[q] > j) {
+        q--;
+      }
+      cr_assert(q >= 0 && ck[q] == j, "row %d of L misses its ancestor %d", k, j);
+    }
+  }
+
   mcs_sparseFactor(m, d, &S);
   double* H = malloc(sizeof(double) * (size_t)nv * nv);
   denseHessian(m, d, H);
   double err = factorError(&S, H);
+  checkInverseDiagonal(&S, "after the factorization");
   cr_assert_leq(err, 1e-10, "L'L differs from M + J'DJ by %g (seed %u)", err, seed);
   free(H);
   if (updates) {
