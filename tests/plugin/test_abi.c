@@ -13,7 +13,7 @@
 
 Test(plugin_abi, constants) {
   cr_expect_eq(MCP_ABI_MAJOR, 1);
-  cr_expect_eq(MCP_ABI_MINOR, 8);
+  cr_expect_eq(MCP_ABI_MINOR, 9);
   cr_expect_str_eq(MCP_ENTRY_SYMBOL, "mcp_library");
   cr_expect_eq(MCP_PRECISION, 8);
   cr_expect_eq(MCP_MAXNAME, 64);
@@ -233,7 +233,7 @@ Test(plugin_abi, layout_mcpHost) {
   cr_expect_eq(offsetof(mcpHost, fwdPosition), 192);  // ABI 1.5
   cr_expect_eq(offsetof(mcpHost, factorIPool), 200);  // ABI 1.7
   cr_expect_eq(offsetof(mcpHost, solveLDPool), 208);
-  cr_expect_eq(offsetof(mcpHost, solveMDamped), 216);  // session 11
+  cr_expect_eq(offsetof(mcpHost, solveMDamped), 216);  // appended in 1.9
   cr_expect_eq(offsetof(mcpHost, abi_major), 0);
   cr_expect_eq(offsetof(mcpHost, abi_minor), 4);
   cr_expect_eq(offsetof(mcpHost, struct_size), 8);

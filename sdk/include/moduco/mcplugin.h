@@ -36,7 +36,7 @@ extern "C" {
 #endif
 
 #define MCP_ABI_MAJOR 1
-#define MCP_ABI_MINOR 8
+#define MCP_ABI_MINOR 9
 #define MCP_ENTRY_SYMBOL "mcp_library"
 #define MCP_PRECISION ((uint32_t)sizeof(mcNum))
 #define MCP_MAXNAME 64            // longest plugin name, including the terminating 0
