@@ -50,6 +50,13 @@ static void shapeSupport(const void* obj, const mcNum dir[3], mcNum res[3]) {
 }
 
 
+// the size of the pair of geoms g1, g2: the sum of their bounding radii (1 when that is 0)
+static mcNum pairSize(const mcModel* m, int g1, int g2) {
+  mcNum scale = m->geom_rbound[g1] + m->geom_rbound[g2];
+  return scale > 0 ? scale : 1;
+}
+
+
 // a GJK query between shapes s1 and s2 with the model's tolerance and iteration limit
 static void setQuery(gjkQuery* q, const Shape* s1, const Shape* s2, mcNum cutoff) {
   const mcModel* m = s1->o.m;
@@ -61,27 +68,25 @@ static void setQuery(gjkQuery* q, const Shape* s1, const Shape* s2, mcNum cutoff
   memcpy(q->center1, d->geom_xpos + 3*s1->o.geom, sizeof(q->center1));
   memcpy(q->center2, d->geom_xpos + 3*s2->o.geom, sizeof(q->center2));
   // Far below MuJoCo 3.14's ccd_tolerance (1e-6, and its EPA stops after ccd_iterations = 35),
-  // so the results are those of the shapes: both algorithms stop when the support point along
-  // their direction lies within the tolerance of the current bound, so the distance or depth is
-  // within 1e-10 of the size of the exact one and the overlap along the normal exceeds it by no
-  // more (tests/collision/test_collision_gjk.c: excess <= 1e-9). Each tenfold tightening costs
-  // curved pairs about two EPA iterations (measured on humanoid100: 28.4 a call at 1e-15, 20 at
-  // 1e-11, 10 at 3.14's 1e-6); polytope pairs end on a hull face, exactly, either way.
-  mcNum scale = m->geom_rbound[s1->o.geom] + m->geom_rbound[s2->o.geom];
-  q->tolerance = 1e-10*(scale > 0 ? scale : 1);
+  // so the results are those of the shapes to rounding: both algorithms stop when the support
+  // point along their direction lies within the tolerance of the current bound. Not looser: on
+  // curved pairs the normal's error goes like the square root of the depth's (at 1e-10 of the
+  // size, fewer than half of test_collision_gjk's sphere-ellipsoid and ellipsoid-cylinder scenes
+  // agreed with converged 3.14 to 1e-6); two ellipsoids get there cheaper (ellipsoidPair).
+  q->tolerance = 1e-15*pairSize(m, s1->o.geom, s2->o.geom);
   q->max_iterations = 250;
   q->cutoff = cutoff;
 }
 
 
-// The penetration of two overlapping ellipsoids (s1 and s2; 0 for other shapes): EPA stops 1e4
-// times short of q's tolerance (at 1e-6 of the size, 3.14's own default: ellipsoid pairs take
-// about four EPA iterations a decade, 18 instead of 34 on humanoid100), and Newton's method on the
-// ellipsoids' support functions (ellipsoids.c) takes the normal from there to the nearest local
-// minimum of the overlap, to rounding. That minimum is kept when it lies between EPA's bounds (its
-// depth no more than the overlap along EPA's normal, no less than EPA's nearest face), so it is
-// within EPA's gap (1e-6 of the size) of the least overlap and, except where another minimum lies
-// that close, the least itself; otherwise (0) EPA runs again to q's tolerance.
+// The penetration of two overlapping ellipsoids (s1 and s2; 0 for other shapes): EPA stops at
+// 1e-6 of the pair's size (3.14's own default; ellipsoid pairs take about four EPA iterations a
+// decade, 18 instead of 50 on humanoid100), and Newton's method on the ellipsoids' support
+// functions (ellipsoids.c) takes the normal from there to the nearest local minimum of the
+// overlap, to rounding. That minimum is kept when it lies between EPA's bounds (its depth no more
+// than the overlap along EPA's normal, no less than EPA's nearest face less 1e-10 of the size for
+// rounding), so it is within EPA's gap of the least overlap and, except where another minimum
+// lies that close, the least itself; otherwise (0) EPA runs again to q's tolerance.
 static int ellipsoidPair(const Shape* s1, const Shape* s2, gjkQuery* q, const gjkSimplex* simplex,
                          mcNum* depth, mcNum n[3], mcNum x1[3], mcNum x2[3]) {
   const mcModel* m = s1->o.m;
@@ -90,8 +95,8 @@ static int ellipsoidPair(const Shape* s1, const Shape* s2, gjkQuery* q, const gj
   if (m->geom_type[g1] != mcGEOM_ELLIPSOID || m->geom_type[g2] != mcGEOM_ELLIPSOID) {
     return 0;
   }
-  mcNum tol = q->tolerance;
-  q->tolerance = 1e4*tol;
+  mcNum size = pairSize(m, g1, g2), tol = q->tolerance;
+  q->tolerance = 1e-6*size;
   int ok = epa_penetration(q, simplex, depth, n, x1, x2);
   q->tolerance = tol;
   if (!ok) {
@@ -102,7 +107,7 @@ static int ellipsoidPair(const Shape* s1, const Shape* s2, gjkQuery* q, const gj
   mcNum u[3] = {n[0], n[1], n[2]}, best, y1[3], y2[3];
   mcNum along = ellipsoids_overlap(&e1, &e2, n);
   if (!ellipsoids_depth(&e1, &e2, u, &best, y1, y2) || !(best <= along) ||
-      !(best >= *depth - tol)) {
+      !(best >= *depth - 1e-10*size)) {
     return 0;
   }
   *depth = best;
