@@ -7,7 +7,9 @@
 // gradient is taken in the tangent plane and the Hessian of the Lagrangian is H - f I (f is
 // homogeneous of degree 1, so n.grad f = f); Newton's step in the plane's basis (t1, t2) solves
 // that 2 x 2 system and turns n by the step. From EPA's normal (a few iterations short of the
-// optimum) it converges quadratically.
+// optimum) it converges quadratically. Semi-axes may be 0: a point (all three; h(n) = c.n) or a
+// segment (two; h(n) = c.n + s |a.n| for its axis a, smooth where a.n != 0), the cores of a
+// sphere and a capsule.
 #include <math.h>
 
 #include "ellipsoids.h"
@@ -30,7 +32,8 @@ static void toLocal(const mcNum* mat, const mcNum v[3], mcNum res[3]) {
 }
 
 
-// the terms of e at n; the Hessian only with t (NULL: skipped). Return 0 for a degenerate axis.
+// the terms of e at n; the Hessian only with t (NULL: skipped). Return 0 where e's support at n
+// is not unique (a segment at right angles to n).
 static int terms(const ellipsoidPose* e, const mcNum n[3], const mcNum (*t)[3],
                  ellipsoidTerms* r) {
   const mcNum* s = e->size;
@@ -43,8 +46,12 @@ static int terms(const ellipsoidPose* e, const mcNum n[3], const mcNum (*t)[3],
     q2 += w[k]*l[k]*l[k];
   }
   r->q = sqrt(q2);
+  if (s[0] == 0 && s[1] == 0 && s[2] == 0) {
+    *r = (ellipsoidTerms){0, {0, 0, 0}, 0, 0, 0};   // a point: h(n) = c.n
+    return 1;
+  }
   if (!(r->q > 0)) {
-    return 0;
+    return 0;                       // a segment across n (its support not unique), or NaN
   }
   mcNum loc[3] = {w[0]*l[0]/r->q, w[1]*l[1]/r->q, w[2]*l[2]/r->q};
   for (int k = 0; k < 3; k++) {

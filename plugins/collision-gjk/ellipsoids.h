@@ -5,7 +5,8 @@
 
 #include <moduco/mcplugin.h>
 
-// an ellipsoid: centre, frame (row-major, world = mat local) and semi-axes
+// an ellipsoid: centre, frame (row-major, world = mat local) and semi-axes; all three 0 make a
+// point, two a segment along the third axis (a sphere's or capsule's core)
 typedef struct {
   const mcNum* pos;
   const mcNum* mat;
@@ -16,7 +17,7 @@ typedef struct {
 // is a local minimum of their overlap over directions, found from n by Newton's method on the unit
 // sphere; n is replaced by it, with the depth and the deepest points x1 (of e1) and x2 (of e2, x1 -
 // x2 = depth n). Return 0 (n, depth, x1, x2 unspecified) when the iteration stalls or meets a
-// direction where the overlap is not locally convex.
+// direction where the overlap is not locally convex or a segment lies at right angles to n.
 int ellipsoids_depth(const ellipsoidPose* e1, const ellipsoidPose* e2, mcNum n[3], mcNum* depth,
                      mcNum x1[3], mcNum x2[3]);
 
