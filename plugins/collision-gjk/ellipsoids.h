@@ -1,5 +1,5 @@
-// Moduco collision-gjk: the penetration of two overlapping ellipsoids, polished by Newton's method
-// from EPA's normal (ellipsoids.c).
+// Moduco collision-gjk: the penetration of overlapping ellipsoids (or a point or segment against an
+// ellipsoid), polished by Newton's method from EPA's normal (ellipsoids.c).
 #ifndef MODUCO_PLUGINS_COLLISION_GJK_ELLIPSOIDS_H_
 #define MODUCO_PLUGINS_COLLISION_GJK_ELLIPSOIDS_H_
 

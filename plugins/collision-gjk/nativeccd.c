@@ -100,7 +100,7 @@ static int smoothPose(const Shape* s, mcNum size[3], ellipsoidPose* e) {
 
 // The penetration of an ellipsoid and an ellipsoid, sphere or capsule (s1 and s2 in either
 // order; 0 for other pairs): EPA stops at 1e-6 of the pair's size (3.14's own default; ellipsoid
-// pairs take about four EPA iterations a decade, 18 instead of 50 on humanoid100), and Newton's
+// pairs take about four EPA iterations a decade, 18 instead of 35-60 on humanoid100), and Newton's
 // method on the support functions (ellipsoids.c; a sphere is its centre point, a capsule its
 // segment) takes the normal from there to the nearest local minimum of the overlap, to rounding.
 // That minimum is kept when it lies between EPA's bounds (its depth no more than the overlap
