@@ -41,6 +41,11 @@ static inline void mci_rowRange(int total, int k, int n, int* lo, int* hi) {
   *hi = (int)((long)total * (k + 1) / n);
 }
 
+// core/engine/island_solve.c: the task order of d's islands on a pool of nthread (order[task] =
+// island, a permutation): largest estimated cost first, dealt in turn to the threads' blocks of
+// mci_poolRun; 0 when d's stack has no room (order untouched)
+int mci_islandOrder(mcData* d, int nthread, int* order);
+
 // Number of threads of d's bound pool, 1 when none.
 int mci_threads(const mcData* d);
 

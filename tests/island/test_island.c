@@ -544,6 +544,61 @@ Test(island, inertia_trees_same_bits_and_warnings) {
 }
 
 
+// the island order on a pool (mci_islandOrder) is a permutation whose blocks (mci_rowRange, as
+// mci_poolRun cuts them) each start with one of the nthread largest islands and run largest first
+Test(island, island_order_deals_largest_first) {
+  mcModel* m = loadFile("/usr/share/mujoco/model/humanoid100/humanoid100.xml");
+  cr_assert(m);
+  m->opt.enableflags |= mcENBL_ISLAND;
+  mcData* d = mc_makeData(m);
+  for (int s = 0; s < 100; s++) {
+    mc_step(m, d);
+  }
+  int n = d->nisland;
+  cr_assert(n >= 4, "nisland %d", n);
+  long cost[512];
+  cr_assert(n <= 512);
+  for (int i = 0; i < n; i++) {
+    long dofs = d->island_dofnum[i], rows = d->island_efcnum[i];
+    cost[i] = rows * dofs + dofs * dofs;
+  }
+  for (int nthread = 2; nthread <= 3; nthread++) {
+    int order[512], seen[512] = {0};
+    cr_assert(mci_islandOrder(d, nthread, order));
+    for (int t = 0; t < n; t++) {
+      cr_assert(order[t] >= 0 && order[t] < n && !seen[order[t]]++, "task %d: island %d", t,
+                order[t]);
+    }
+    long firsts = 0, top = 0;
+    for (int k = 0; k < nthread; k++) {
+      int lo, hi;
+      mci_rowRange(n, k, nthread, &lo, &hi);
+      firsts += cost[order[lo]];
+      for (int t = lo + 1; t < hi; t++) {
+        cr_expect(cost[order[t]] <= cost[order[t - 1]], "%d threads: block %d not descending",
+                  nthread, k);
+      }
+    }
+    long sorted[512];
+    memcpy(sorted, cost, sizeof(long) * (size_t)n);
+    for (int k = 0; k < nthread; k++) {   // the nthread largest costs
+      int best = k;
+      for (int i = k + 1; i < n; i++) {
+        best = sorted[i] > sorted[best] ? i : best;
+      }
+      long x = sorted[k];
+      sorted[k] = sorted[best];
+      sorted[best] = x;
+      top += sorted[k];
+    }
+    cr_expect_eq(firsts, top, "%d threads: blocks start with %ld, the largest %ld", nthread,
+                 firsts, top);
+  }
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
 // mc_step on a pool does the velocity stage's per-tree part early, beside the broad phase;
 // mc_step1 + mc_step2 (separate stages) do not: the two give the same bits every step (state,
 // com velocities, bias forces, accelerations) on 22_humanoids and the scene of every kind of tree
