@@ -68,7 +68,8 @@ void mci_mergeView(mcData* d, const mciWorker* w);
 // data itself, the stage on a thread's view of it, whose warnings and timers are merged into d
 // afterwards, so the two never write the same field of d. The stage writes d's arrays through the
 // view; its scratch stack is thread 0's workspace (idle during the job), not d's, and it must not
-// read what fn writes.
+// read what fn writes. The inertia stages of parallel_stages.h are instead cut into trees, tasks
+// of the same job as fn (mci_inertiaTreesBeside), when they can be.
 void mci_runBeside(const mcModel* m, mcData* d, void (*stage)(const mcModel*, mcData*),
                    void (*fn)(void*), void* ctx);
 
