@@ -56,32 +56,36 @@ static __attribute__((noinline)) void simpleRows(const mcModel* m, mcNum* M, int
 }
 
 
-void mc_crb(const mcModel* m, mcData* d) {
-  int nv = m->nv, nbody = m->nbody;
-  const int* parent = m->dof_parentid;
-  const int* Madr = m->dof_Madr;
-  const mcNum* cdof = d->cdof;
+// composite inertias of the bodies [first, last): body inertias summed over subtrees (a parent
+// in the range or the world, which stays as it is)
+static void crbBodies(const mcModel* m, mcData* d, int first, int last) {
   mcNum* crb = d->crb;
-  mcNum* M = d->qM;
-
-  // composite inertias: body inertias summed over subtrees (the world stays zero)
-  mcu_copy(crb, d->cinert, 10 * nbody);
-  for (int i = nbody - 1; i > 0; i--) {
+  mcu_copy(crb + 10 * first, d->cinert + 10 * first, 10 * (last - first));
+  for (int i = last - 1; i >= first && i > 0; i--) {
     int p = m->body_parentid[i];
     if (p > 0) {
       mcu_addTo(crb + 10 * p, crb + 10 * i, 10);
     }
   }
+}
 
-  // each row: force of the composite body moved along dof i, projected on the ancestor dofs;
-  // a run of simple dofs (dof_simplenum: bodies without child, inertial frame on the body frame,
-  // joints through the origin along orthogonal axes, hanging from the world) has diagonal
-  // blocks, whose off-diagonal entries are zero but for rounding: they are stored as exact
-  // zeros (the rows of a run are consecutive: one clear), the diagonal from the model
-  // (simpleDiagonal)
-  for (int i = 0; i < nv; i++) {
+
+// rows k0 .. k1-1 of M: force of the composite body moved along dof i, projected on the
+// ancestor dofs; a run of simple dofs (dof_simplenum: bodies without child, inertial frame on the
+// body frame, joints through the origin along orthogonal axes, hanging from the world) has
+// diagonal blocks, whose off-diagonal entries are zero but for rounding: they are stored as exact
+// zeros (the rows of a run are consecutive: one clear), the diagonal from the model
+// (simpleDiagonal)
+static void crbRows(const mcModel* m, mcData* d, int k0, int k1) {
+  const int* parent = m->dof_parentid;
+  const int* Madr = m->dof_Madr;
+  const mcNum* cdof = d->cdof;
+  const mcNum* crb = d->crb;
+  mcNum* M = d->qM;
+  for (int i = k0; i < k1; i++) {
     int run = m->dof_simplenum[i];
     if (run) {
+      run = run < k1 - i ? run : k1 - i;
       simpleRows(m, M, i, run);
       i += run - 1;
       continue;
@@ -94,6 +98,12 @@ void mc_crb(const mcModel* m, mcData* d) {
       M[++adr] = mcu_dot6(f, cdof + 6 * j);
     }
   }
+}
+
+
+void mc_crb(const mcModel* m, mcData* d) {
+  crbBodies(m, d, 0, m->nbody);
+  crbRows(m, d, 0, m->nv);
   mc_tendonArmatureM(m, d);
 }
 
@@ -240,6 +250,18 @@ void mc_factorM(const mcModel* m, mcData* d) {
     factorSparse(m, d, d->qM, d->qLD, d->qLDiagInv, 0);
   }
   for (int i = 0; i < m->nv; i++) {
+    d->qLDiagSqrtInv[i] = sqrt(d->qLDiagInv[i]);
+  }
+}
+
+
+void mci_inertiaRange(const mcModel* m, mcData* d, int first, int last, int k0, int k1) {
+  crbBodies(m, d, first, last);
+  crbRows(m, d, k0, k1);
+  int a0 = m->dof_Madr[k0], a1 = k1 < m->nv ? m->dof_Madr[k1] : m->nM;
+  mcu_copy(d->qLD + a0, d->qM + a0, a1 - a0);
+  factorRange(m, d, d->qLD, d->qLDiagInv, k0, k1, 1);
+  for (int i = k0; i < k1; i++) {
     d->qLDiagSqrtInv[i] = sqrt(d->qLDiagInv[i]);
   }
 }

@@ -67,23 +67,6 @@ void mc_xfrcAccumulate(const mcModel* m, const mcData* d, mcNum* qfrc) {
 
 //---------------------------------- pipeline stages -----------------------------------------------
 
-// joint-space inertia and its factorization (no scratch stack: may run beside the narrow phase)
-static void inertiaStage(const mcModel* m, mcData* d) {
-  double t0 = mc_clockNow(d);
-  mc_crb(m, d);
-  mc_factorM(m, d);
-  mc_clockAdd(d, mcTIMER_POS_INERTIA, t0);
-}
-
-
-// the inertia stage, then the velocity stage's per-tree part (mci_velocityEarly): beside the broad
-// phase when mc_forward runs both stages on a pool (parallel_stages.h)
-static void inertiaVelocityStage(const mcModel* m, mcData* d) {
-  inertiaStage(m, d);
-  mci_velocityEarly(m, d);
-}
-
-
 // the position stage; early: the velocity stage's per-tree part too (mci_velocityEarlyOk)
 static void fwdPosition(const mcModel* m, mcData* d, int early) {
   double t0 = mc_clockNow(d), t1;
@@ -102,9 +85,9 @@ static void fwdPosition(const mcModel* m, mcData* d, int early) {
   // stage's per-tree part) runs beside the broad phase (the collision timer then includes it)
   t1 = mc_clockNow(d);
   if (mci_threads(d) > 1 && !d->plugin_check) {
-    mci_collisionWith(m, d, early ? inertiaVelocityStage : inertiaStage);
+    mci_collisionWith(m, d, early ? mci_inertiaVelocityStage : mci_inertiaStage);
   } else {
-    inertiaStage(m, d);
+    mci_inertiaStage(m, d);
     t1 = mc_clockNow(d);
     mc_collision(m, d);
   }

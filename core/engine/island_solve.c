@@ -4,6 +4,7 @@
 // its views in its own scratch memory; an island that runs out of it there is solved again on the
 // caller, so results never depend on the thread count.
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <moduco/mcplugin.h>
@@ -23,6 +24,8 @@ typedef struct {
   int* failed;                    // per island: 1 if its view ran out of scratch memory
   int* nnz;                       // per island: the solver's solver_nnz
   int* prepared;                  // per thread: its worker's views are set for this solve
+  int* order;                     // task -> island (largest first in each thread's block; NULL:
+                                  // the identity)
 } Job;
 
 
@@ -315,7 +318,53 @@ static void islandTask(void* ctx, int task, int thread) {
     prepareWorker(w, job->m, job->d);
     job->prepared[thread] = 1;
   }
-  job->failed[task] = !solveIsland(job, w, task);
+  int isl = job->order ? job->order[task] : task;
+  job->failed[isl] = !solveIsland(job, w, isl);
+}
+
+
+// the islands' order as tasks of a pool of nthread: by estimated cost (rows x dofs + dofs^2, the
+// products and the factorization of a Newton iteration), largest first, dealt in turn to the
+// threads' blocks (mci_poolRun gives thread k the tasks [n k / nthread, n (k+1) / nthread) first,
+// a thread that is done takes the others' next ones): the threads start on the large islands and
+// the small ones even out the end. Which thread solves an island never changes its result.
+static int cmpCost(const void* a, const void* b) {
+  const long* x = (const long*)a;
+  const long* y = (const long*)b;
+  return x[0] != y[0] ? (x[0] < y[0] ? 1 : -1) : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+
+int mci_islandOrder(mcData* d, int nthread, int* order) {
+  int n = d->nisland;
+  mc_markStack(d);                // freed before the islands are solved
+  long* key = mc_stackAlloc(d, sizeof(long) * 2 * (size_t)n, _Alignof(long));
+  int* fill = mc_stackAlloc(d, sizeof(int) * (size_t)nthread, _Alignof(int));
+  if (!key || !fill) {
+    mc_freeStack(d);
+    return 0;
+  }
+  for (int i = 0; i < n; i++) {
+    long dofs = d->island_dofnum[i], rows = d->island_efcnum[i];
+    key[2 * i] = rows * dofs + dofs * dofs;
+    key[2 * i + 1] = i;
+  }
+  qsort(key, (size_t)n, 2 * sizeof(long), cmpCost);
+  for (int k = 0; k < nthread; k++) {
+    fill[k] = 0;
+  }
+  for (int r = 0, k = 0; r < n; r++, k = (k + 1) % nthread) {
+    int lo, hi;
+    for (;; k = (k + 1) % nthread) {  // the next thread whose block has room
+      mci_rowRange(n, k, nthread, &lo, &hi);
+      if (lo + fill[k] < hi) {
+        break;
+      }
+    }
+    order[lo + fill[k]++] = (int)key[2 * r + 1];
+  }
+  mc_freeStack(d);
+  return 1;
 }
 
 
@@ -379,6 +428,9 @@ int mc_solveIslands(const mcModel* m, mcData* d, int maxiter) {
                            _Alignof(mcSolverStat));
   int nthread = mci_threads(d);
   job.prepared = mc_stackAlloc(d, sizeof(int) * (size_t)nthread, _Alignof(int));
+  // the task order, allocated for any thread count: the caller's fallback below gets the same
+  // free memory whether or not a pool is bound
+  job.order = mc_stackAlloc(d, sizeof(int) * (size_t)nisland, _Alignof(int));
   if (!job.failed || !job.nnz || !job.stat || !job.prepared) {
     mc_freeStack(d);
     return 0;
@@ -390,6 +442,9 @@ int mc_solveIslands(const mcModel* m, mcData* d, int maxiter) {
   // parallel first (workers' own memory), then on the caller what did not fit there
   if (nthread > 1) {
     memset(job.prepared, 0, sizeof(int) * (size_t)nthread);
+    if (job.order && !mci_islandOrder(d, nthread, job.order)) {
+      job.order = NULL;           // no room for the order: the islands in turn (same results)
+    }
     mci_poolRun(d->threadpool, nisland, islandTask, &job);
     for (int t = 0; t < nthread; t++) {
       if (job.prepared[t]) {

@@ -191,6 +191,118 @@ void mci_velocityEarly(const mcModel* m, mcData* d) {
 }
 
 
+//---------------------------------- inertia (and early velocity) beside the broad phase -----------
+
+void mci_inertiaStage(const mcModel* m, mcData* d) {
+  double t0 = mc_clockNow(d);
+  mc_crb(m, d);
+  mc_factorM(m, d);
+  mc_clockAdd(d, mcTIMER_POS_INERTIA, t0);
+}
+
+
+void mci_inertiaVelocityStage(const mcModel* m, mcData* d) {
+  mci_inertiaStage(m, d);
+  mci_velocityEarly(m, d);
+}
+
+
+typedef struct {
+  Trees t;
+  int early;                      // the velocity stage's per-tree part too
+  int broad;                      // the task that runs fn (the first of the last thread's block)
+  void (*fn)(void*);
+  void* ctx;
+  int warn[3 * MAXRANGE];         // per range: pivot warnings, the first and the last dof warned
+  double time[2 * MAXRANGE];      // per range (d->profile): seconds of inertia and of velocity
+} Beside;
+
+
+// a tree range on the thread's view (d's arrays; its own warning counts, see below)
+static void besideTask(void* ctx, int task, int thread) {
+  Beside* b = (Beside*)ctx;
+  if (task == b->broad) {
+    b->fn(b->ctx);
+    return;
+  }
+  int k = task < b->broad ? task : task - 1;
+  const mcModel* m = b->t.m;
+  const mciTreeCut* c = b->t.cut;
+  mcData* v = &mci_worker(b->t.d, thread)->view;
+  mcWarningStat* w = v->warning + mcWARN_INERTIA;
+  int first = c->body[k], last = c->body[k + 1], n0 = w->number;
+  double t0 = mc_clockNow(v);
+  mci_inertiaRange(m, v, first, last, c->dof[k], c->dof[k + 1]);
+  double t1 = mc_clockNow(v);
+  b->time[2 * k] = t1 - t0;
+  b->warn[3 * k] = w->number - n0;
+  b->warn[3 * k + 2] = w->lastinfo;
+  if (w->number - n0 > 1) {       // the first dof warned: the highest whose pivot was replaced
+    int i = c->dof[k + 1] - 1;
+    while (i > c->dof[k] && v->qLDiagInv[i] != 1 / mcMINVAL) {
+      i--;
+    }
+    b->warn[3 * k + 1] = i;
+  } else {
+    b->warn[3 * k + 1] = w->lastinfo;
+  }
+  if (b->early) {
+    mci_comVelRange(m, v, first, last);
+    mci_rneRange(m, v, 0, b->t.cacc, b->t.cfrc, v->qfrc_bias, first, last);
+    b->time[2 * k + 1] = mc_clockNow(v) - t1;
+  }
+}
+
+
+int mci_inertiaTreesBeside(const mcModel* m, mcData* d, void (*stage)(const mcModel*, mcData*),
+                           void (*fn)(void*), void* ctx) {
+  Beside b;
+  b.early = stage == mci_inertiaVelocityStage;
+  if ((!b.early && stage != mci_inertiaStage) || !mci_simpleRowsZero(m) ||
+      !makeTrees(m, d, &b.t, b.early ? 12 * (size_t)m->nbody : 0) || !b.t.cut->dofsorted) {
+    return 0;
+  }
+  int n = b.t.cut->n, nthread = mci_threads(d);
+  b.fn = fn;
+  b.ctx = ctx;
+  b.broad = (int)((long)(n + 1) * (nthread - 1) / nthread);
+
+  // a view per thread counts the pivot warnings of its ranges (never printing or stopping:
+  // they are replayed on d below); the world's composite inertia and rne entries first
+  for (int t = 0; t < nthread; t++) {
+    mcData* v = &mci_worker(d, t)->view;
+    mci_workerView(mci_worker(d, t), d);
+    v->warning_policy = 0;
+    v->warning[mcWARN_INERTIA].number = 1;
+  }
+  mcu_copy(d->crb, d->cinert, 10);
+  if (b.early) {
+    mcu_zero(d->cvel, 6);
+    mci_rneWorld(m, b.t.cacc, b.t.cfrc);
+  }
+  mci_poolRun(d->threadpool, n + 1, besideTask, &b);
+
+  // warnings as the serial factorization gives them (from the last dof down), then the timers
+  double inertia = 0, velocity = 0;
+  for (int k = n - 1; k >= 0; k--) {
+    int count = b.warn[3 * k];
+    if (count > 0) {
+      mc_warning(d, mcWARN_INERTIA, b.warn[3 * k + 1]);
+      d->warning[mcWARN_INERTIA].number += count - 1;
+      d->warning[mcWARN_INERTIA].lastinfo = b.warn[3 * k + 2];
+    }
+    inertia += b.time[2 * k];
+    velocity += b.early ? b.time[2 * k + 1] : 0;
+  }
+  if (d->profile) {
+    d->timer[mcTIMER_POS_INERTIA].duration += inertia;
+    d->timer[mcTIMER_POS_INERTIA].number++;
+    d->timer[mcTIMER_VELOCITY].duration += velocity;
+  }
+  return 1;
+}
+
+
 //---------------------------------- factorization and solve in the tree-sparse layout -------------
 
 // the ranges with their dofs; 0 (serial) also when M has fewer than MINOFFDIAG off-diagonal

@@ -41,6 +41,11 @@ void mci_solveLDRange(const mcModel* m, mcNum* x, int n, const mcNum* qLD,
                       const mcNum* qLDiagInv, int k0, int k1, int skipSimple);
 int mci_simpleRowsZero(const mcModel* m);
 
+// core/engine/crb.c: mc_crb and mc_factorM restricted to the bodies [first, last) and their dofs
+// [k0, k1) (whole trees, first >= 1) of a model without tendon armature (mci_simpleRowsZero); the
+// world's composite inertia is the caller's; d gets the pivot warnings
+void mci_inertiaRange(const mcModel* m, mcData* d, int first, int last, int k0, int k1);
+
 // mc_factorI and mc_solveLD with the trees on d's thread pool when it can (bitwise the same),
 // else serially: the host's factorIPool and solveLDPool (ABI 1.7)
 void mci_factorIPool(const mcModel* m, mcData* d, const mcNum* M, mcNum* qLD, mcNum* qLDiagInv);
@@ -94,5 +99,19 @@ int mci_velocityEarlyOk(const mcModel* m, const mcData* d);
 // mc_comVel + mc_rne(m, d, 0, d->qfrc_bias) on the calling thread (d may be a thread's view; its
 // scratch is the view's stack); with d->profile its time is added to the velocity stage's timer
 void mci_velocityEarly(const mcModel* m, mcData* d);
+
+// The inertia stage (mc_crb, mc_factorM under the inertia timer), and the same followed by the
+// velocity stage's per-tree part (mci_velocityEarly): the stages mc_forward runs beside the broad
+// phase (mci_collisionWith) when a pool is bound
+void mci_inertiaStage(const mcModel* m, mcData* d);
+void mci_inertiaVelocityStage(const mcModel* m, mcData* d);
+
+// Run fn(ctx) (the broad phase, on d) beside stage (mci_inertiaStage or mci_inertiaVelocityStage)
+// cut into the trees' ranges, all as tasks of one job on d's pool, so the threads share the work
+// whatever the two cost; bitwise the serial stages' results (pivot warnings replayed on d in the
+// serial order). 0 (nothing done) when the stage cannot be cut: another stage, tendon armature,
+// fewer than two trees, dofs not sorted by body, or no pool.
+int mci_inertiaTreesBeside(const mcModel* m, mcData* d, void (*stage)(const mcModel*, mcData*),
+                           void (*fn)(void*), void* ctx);
 
 #endif  // MODUCO_CORE_ENGINE_PARALLEL_STAGES_H_

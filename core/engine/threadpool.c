@@ -455,6 +455,9 @@ static void besideTask(void* ctx, int task, int thread) {
 
 void mci_runBeside(const mcModel* m, mcData* d, void (*stage)(const mcModel*, mcData*),
                    void (*fn)(void*), void* ctx) {
+  if (mci_inertiaTreesBeside(m, d, stage, fn, ctx)) {
+    return;                       // the stage cut into trees, tasks of the same job
+  }
   mciWorker* w = mci_worker(d, 0);
   mci_workerView(w, d);
   Beside b = {m, d, stage, fn, ctx};

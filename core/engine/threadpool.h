@@ -41,6 +41,11 @@ static inline void mci_rowRange(int total, int k, int n, int* lo, int* hi) {
   *hi = (int)((long)total * (k + 1) / n);
 }
 
+// core/engine/island_solve.c: the task order of d's islands on a pool of nthread (order[task] =
+// island, a permutation): largest estimated cost first, dealt in turn to the threads' blocks of
+// mci_poolRun; 0 when d's stack has no room (order untouched)
+int mci_islandOrder(mcData* d, int nthread, int* order);
+
 // Number of threads of d's bound pool, 1 when none.
 int mci_threads(const mcData* d);
 
@@ -63,7 +68,8 @@ void mci_mergeView(mcData* d, const mciWorker* w);
 // data itself, the stage on a thread's view of it, whose warnings and timers are merged into d
 // afterwards, so the two never write the same field of d. The stage writes d's arrays through the
 // view; its scratch stack is thread 0's workspace (idle during the job), not d's, and it must not
-// read what fn writes.
+// read what fn writes. The inertia stages of parallel_stages.h are instead cut into trees, tasks
+// of the same job as fn (mci_inertiaTreesBeside), when they can be.
 void mci_runBeside(const mcModel* m, mcData* d, void (*stage)(const mcModel*, mcData*),
                    void (*fn)(void*), void* ctx);
 

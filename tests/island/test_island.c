@@ -468,6 +468,137 @@ Test(island, per_tree_stages_any_thread_count) {
 }
 
 
+// the inertia stage cut into trees beside the broad phase (mci_inertiaTreesBeside): after one
+// mc_forward with nthread threads (0: no pool) the composite inertias, M, its factor and the
+// pivot warnings (count, last dof) are copied out
+typedef struct {
+  mcNum* arr;                     // crb, qM, qLD, qLDiagInv, qLDiagSqrtInv one after the other
+  size_t n;
+  int nwarn, lastinfo;
+} Inertia;
+
+
+static Inertia forwardInertia(const mcModel* m, int nthread) {
+  mcData* d = mc_makeData(m);
+  mcThreadPool* pool = nthread ? mc_threadPoolCreate(nthread) : NULL;
+  cr_assert(d && (!nthread || pool));
+  if (pool) {
+    cr_assert_eq(mc_bindThreadPool(d, pool), 0);
+  }
+  mc_forward(m, d);
+  Inertia r;
+  size_t len[5] = {10 * (size_t)m->nbody, (size_t)m->nM, (size_t)m->nM, (size_t)m->nv,
+                   (size_t)m->nv};
+  const mcNum* src[5] = {d->crb, d->qM, d->qLD, d->qLDiagInv, d->qLDiagSqrtInv};
+  r.n = len[0] + len[1] + len[2] + len[3] + len[4];
+  r.arr = malloc(sizeof(mcNum) * r.n);
+  cr_assert(r.arr);
+  for (int a = 0, at = 0; a < 5; at += (int)len[a], a++) {
+    memcpy(r.arr + at, src[a], sizeof(mcNum) * len[a]);
+  }
+  r.nwarn = d->warning[mcWARN_INERTIA].number;
+  r.lastinfo = d->warning[mcWARN_INERTIA].lastinfo;
+  mc_bindThreadPool(d, NULL);
+  mc_threadPoolDelete(pool);
+  mc_deleteData(d);
+  return r;
+}
+
+
+Test(island, inertia_trees_same_bits_and_warnings) {
+  mcModel* m = loadString(g_trees);
+  cr_assert(m);
+  // two trees lose their mass (the arm's ball body, the first free body): zero pivots, which
+  // the factorization replaces and warns about, in two different ranges of the cut
+  int ball = -1, free1 = -1;
+  for (int j = 0; j < m->njnt; j++) {
+    if (m->jnt_type[j] == mcJNT_BALL) {
+      ball = m->jnt_bodyid[j];
+    } else if (m->jnt_type[j] == mcJNT_FREE && free1 < 0) {
+      free1 = m->jnt_bodyid[j];
+    }
+  }
+  cr_assert(ball > 0 && free1 > 0 && m->body_rootid[ball] != m->body_rootid[free1]);
+  int body[2] = {ball, free1};
+  for (int k = 0; k < 2; k++) {
+    m->body_mass[body[k]] = 0;
+    memset(m->body_inertia + 3 * body[k], 0, 3 * sizeof(mcNum));
+    int dof = m->jnt_dofadr[m->body_jntadr[body[k]]];
+    for (int i = 0; i < (m->jnt_type[m->body_jntadr[body[k]]] == mcJNT_FREE ? 6 : 3); i++) {
+      m->dof_armature[dof + i] = 0;
+    }
+  }
+  Inertia serial = forwardInertia(m, 0);
+  cr_expect(serial.nwarn >= 2, "pivot warnings %d", serial.nwarn);
+  for (int t = 2; t <= 3; t++) {
+    Inertia r = forwardInertia(m, t);
+    cr_expect(!memcmp(r.arr, serial.arr, sizeof(mcNum) * serial.n), "%d threads: other bits", t);
+    cr_expect_eq(r.nwarn, serial.nwarn, "%d threads: %d warnings, serially %d", t, r.nwarn,
+                 serial.nwarn);
+    cr_expect_eq(r.lastinfo, serial.lastinfo, "%d threads: last dof %d, serially %d", t,
+                 r.lastinfo, serial.lastinfo);
+    free(r.arr);
+  }
+  free(serial.arr);
+  mc_deleteModel(m);
+}
+
+
+// the island order on a pool (mci_islandOrder) is a permutation whose blocks (mci_rowRange, as
+// mci_poolRun cuts them) each start with one of the nthread largest islands and run largest first
+Test(island, island_order_deals_largest_first) {
+  mcModel* m = loadFile("/usr/share/mujoco/model/humanoid100/humanoid100.xml");
+  cr_assert(m);
+  m->opt.enableflags |= mcENBL_ISLAND;
+  mcData* d = mc_makeData(m);
+  for (int s = 0; s < 100; s++) {
+    mc_step(m, d);
+  }
+  int n = d->nisland;
+  cr_assert(n >= 4, "nisland %d", n);
+  long cost[512];
+  cr_assert(n <= 512);
+  for (int i = 0; i < n; i++) {
+    long dofs = d->island_dofnum[i], rows = d->island_efcnum[i];
+    cost[i] = rows * dofs + dofs * dofs;
+  }
+  for (int nthread = 2; nthread <= 3; nthread++) {
+    int order[512], seen[512] = {0};
+    cr_assert(mci_islandOrder(d, nthread, order));
+    for (int t = 0; t < n; t++) {
+      cr_assert(order[t] >= 0 && order[t] < n && !seen[order[t]]++, "task %d: island %d", t,
+                order[t]);
+    }
+    long firsts = 0, top = 0;
+    for (int k = 0; k < nthread; k++) {
+      int lo, hi;
+      mci_rowRange(n, k, nthread, &lo, &hi);
+      firsts += cost[order[lo]];
+      for (int t = lo + 1; t < hi; t++) {
+        cr_expect(cost[order[t]] <= cost[order[t - 1]], "%d threads: block %d not descending",
+                  nthread, k);
+      }
+    }
+    long sorted[512];
+    memcpy(sorted, cost, sizeof(long) * (size_t)n);
+    for (int k = 0; k < nthread; k++) {   // the nthread largest costs
+      int best = k;
+      for (int i = k + 1; i < n; i++) {
+        best = sorted[i] > sorted[best] ? i : best;
+      }
+      long x = sorted[k];
+      sorted[k] = sorted[best];
+      sorted[best] = x;
+      top += sorted[k];
+    }
+    cr_expect_eq(firsts, top, "%d threads: blocks start with %ld, the largest %ld", nthread,
+                 firsts, top);
+  }
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
 // mc_step on a pool does the velocity stage's per-tree part early, beside the broad phase;
 // mc_step1 + mc_step2 (separate stages) do not: the two give the same bits every step (state,
 // com velocities, bias forces, accelerations) on 22_humanoids and the scene of every kind of tree
