@@ -167,30 +167,6 @@ static int sweepKeys(mcData* d, const mciBox* box, const unsigned char* finite, 
 }
 
 
-void mci_boxUnion(const mciBox* box, const int* idx, int n, int tag, mciBox* out) {
-  mcNum lo[3], hi[3];
-  for (int k = 0; k < 3; k++) {
-    lo[k] = INFINITY;
-    hi[k] = -INFINITY;
-  }
-  for (int i = 0; i < n; i++) {
-    const mciBox* g = box + idx[i];
-    for (int k = 0; k < 3; k++) {
-      lo[k] = g->c[k] - g->r < lo[k] ? g->c[k] - g->r : lo[k];
-      hi[k] = g->c[k] + g->r > hi[k] ? g->c[k] + g->r : hi[k];
-    }
-  }
-  mcNum r = 0, scale = 0;
-  for (int k = 0; k < 3; k++) {
-    out->c[k] = 0.5 * (lo[k] + hi[k]);
-    r = 0.5 * (hi[k] - lo[k]) > r ? 0.5 * (hi[k] - lo[k]) : r;
-    scale = fabs(out->c[k]) > scale ? fabs(out->c[k]) : scale;
-  }
-  out->r = r + 1e-9 * (scale + r);
-  out->geom = tag;
-}
-
-
 int mci_sweepPairs(mcData* d, const mciBox* box, int nbox, mciPairFn fn, void* ctx) {
   return mci_sweepPairsHinted(d, box, nbox, fn, ctx, mci_sweepOrder(d));
 }

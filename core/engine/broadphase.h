@@ -44,8 +44,30 @@ int mci_sweepPairsHinted(mcData* d, const mciBox* box, int nbox, mciPairFn fn, v
                          int* order);
 
 // the cube of the boxes box[idx[0..n)] (n > 0, all finite), widened by a relative 1e-9 so that
-// rounding never leaves one of them sticking out; its geom is set to tag
-void mci_boxUnion(const mciBox* box, const int* idx, int n, int tag, mciBox* out);
+// rounding never leaves one of them sticking out; its geom is set to tag (inline: the body
+// level's loop over bodies calls it per body)
+static inline void mci_boxUnion(const mciBox* box, const int* idx, int n, int tag, mciBox* out) {
+  mcNum lo[3], hi[3];
+  for (int k = 0; k < 3; k++) {
+    lo[k] = INFINITY;
+    hi[k] = -INFINITY;
+  }
+  for (int i = 0; i < n; i++) {
+    const mciBox* g = box + idx[i];
+    for (int k = 0; k < 3; k++) {
+      lo[k] = g->c[k] - g->r < lo[k] ? g->c[k] - g->r : lo[k];
+      hi[k] = g->c[k] + g->r > hi[k] ? g->c[k] + g->r : hi[k];
+    }
+  }
+  mcNum r = 0, scale = 0;
+  for (int k = 0; k < 3; k++) {
+    out->c[k] = 0.5 * (lo[k] + hi[k]);
+    r = 0.5 * (hi[k] - lo[k]) > r ? 0.5 * (hi[k] - lo[k]) : r;
+    scale = fabs(out->c[k]) > scale ? fabs(out->c[k]) : scale;
+  }
+  out->r = r + 1e-9 * (scale + r);
+  out->geom = tag;
+}
 
 
 //---------------------------------- groups (broadphase_groups.c) ---------------------------------
