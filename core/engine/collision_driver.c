@@ -588,8 +588,7 @@ int mci_bodyFilter(const mcModel* m, int b1, int b2) {
 // ctx->out (counted even when the list is full). bounded: the pair comes from the geom cubes, so
 // neither geom is a plane or a height field; listed: the pair comes from a group's list
 // (mci_groups), which the model's filters (contype, weld, parent, exclude) already passed
-__attribute__((always_inline)) static inline void testPair(mciBroad* ctx, int g1, int g2,
-                                                          int bounded, int listed) {
+static inline void testPair(mciBroad* ctx, int g1, int g2, int bounded, int listed) {
   const mcModel* m = ctx->m;
 
   // contype / conaffinity
@@ -992,30 +991,6 @@ static int modelAllows(const mcModel* m, int g1, int g2) {
 }
 
 
-// does the body level apply? (the boxes in geom order, a body's geoms contiguous)
-static int bodyLevel(const mcModel* m, const mciBox* box, int nbox) {
-  int nb = 0;
-  for (int i = 0; i < nbox; i++) {
-    nb += i == 0 || m->geom_bodyid[box[i].geom] != m->geom_bodyid[box[i - 1].geom];
-  }
-  return 2 * nb <= nbox && nb <= MCI_BODYSWEEP_MAX;
-}
-
-
-// the broad phase by the groups (mci_groupPairs) unless the body level applies (two geoms or
-// more a body on average, at most MCI_BODYSWEEP_MAX bodies: measured, on anymal_c's bodies the
-// groups cost more than they save); -1: not by groups. Out of line: dynamicPairs' sweep loop
-// stays as it was
-__attribute__((noinline)) static int groupPairs(mciBroad* ctx, mcData* d, const mciBox* box,
-                                                int nbox) {
-  const mcModel* m = ctx->m;
-  if (bodyLevel(m, box, nbox)) {
-    return -1;
-  }
-  return mci_groupPairs(d, mci_groups(m, d, modelAllows), box, nbox, listedPair, sweptPair, ctx);
-}
-
-
 // geoms that take part in dynamic collisions
 static int collidable(const mcModel* m, int g) {
   return m->geom_contype[g] || m->geom_conaffinity[g];
@@ -1052,13 +1027,23 @@ __attribute__((flatten)) static int dynamicPairs(mciBroad* ctx, mcData* d, const
   if (nbox > MCI_SWEEP_MAXBOX) {
     ok = gridPairs(ctx, d, box, nbox);
   } else {
-    // by the groups (trees) where the body level does not apply (groupPairs), else by bodies where
-    // they hold two geoms or more on average and are few (measured: with fewer geoms the body
-    // level costs more than it saves); the boxes are in geom order, a body's geoms contiguous
-    ok = nbox > MCI_ALLPAIRS_MAXBOX ? groupPairs(ctx, d, box, nbox) : -1;
+    // by bodies where they hold two geoms or more on average and are few (measured: with fewer
+    // geoms the body level costs more than it saves); the boxes are in geom order, a body's
+    // geoms contiguous. Else by the groups (trees) when the data keeps them, every box is finite
+    // and there are more boxes than each against each takes (measured: on humanoid's 19 boxes
+    // and on anymal_c's bodies the groups cost more than they save)
+    int nb = 0;
+    for (int i = 0; i < nbox; i++) {
+      nb += i == 0 || m->geom_bodyid[box[i].geom] != m->geom_bodyid[box[i - 1].geom];
+    }
     int n0 = ctx->n;
-    if (ok < 0 && bodyLevel(m, box, nbox)) {
+    if (2 * nb <= nbox && nb <= MCI_BODYSWEEP_MAX) {
       ok = bodySweep(ctx, d, box, nbox);
+    } else if (nbox > MCI_ALLPAIRS_MAXBOX) {
+      ok = mci_groupPairs(d, mci_groups(m, d, modelAllows), box, nbox, listedPair, sweptPair,
+                          ctx);
+    } else {
+      ok = -1;
     }
     if (ok < 0) {
       ctx->n = n0;
