@@ -168,6 +168,12 @@ static int sweepKeys(mcData* d, const mciBox* box, const unsigned char* finite, 
 
 
 int mci_sweepPairs(mcData* d, const mciBox* box, int nbox, mciPairFn fn, void* ctx) {
+  return mci_sweepPairsHinted(d, box, nbox, fn, ctx, mci_sweepOrder(d));
+}
+
+
+int mci_sweepPairsHinted(mcData* d, const mciBox* box, int nbox, mciPairFn fn, void* ctx,
+                         int* order) {
   if (nbox < 2) {
     return 1;
   }
@@ -222,7 +228,6 @@ int mci_sweepPairs(mcData* d, const mciBox* box, int nbox, mciPairFn fn, void* c
 
   // sweep keys of the finite boxes, sorted by their low ends: laid out in the order of the last
   // sweep (same axis), the sort is mostly a straight insertion
-  int* order = mci_sweepOrder(d);
   int hinted = 0;
   int n = sweepKeys(d, box, finite, nbox, axis, order, key, &hinted);
   if (n < 0) {

@@ -586,27 +586,28 @@ int mci_bodyFilter(const mcModel* m, int b1, int b2) {
 
 // the filters of a dynamically generated geom pair, cheapest first; a survivor is appended to
 // ctx->out (counted even when the list is full). bounded: the pair comes from the geom cubes, so
-// neither geom is a plane or a height field
-static inline void testPair(mciBroad* ctx, int g1, int g2, int bounded) {
+// neither geom is a plane or a height field; listed: the pair comes from a group's list
+// (mci_groups), which the model's filters (contype, weld, parent, exclude) already passed
+static inline void testPair(mciBroad* ctx, int g1, int g2, int bounded, int listed) {
   const mcModel* m = ctx->m;
 
   // contype / conaffinity
-  if (!((m->geom_contype[g1] & m->geom_conaffinity[g2]) ||
-        (m->geom_contype[g2] & m->geom_conaffinity[g1]))) {
+  if (!listed && !((m->geom_contype[g1] & m->geom_conaffinity[g2]) ||
+                   (m->geom_contype[g2] & m->geom_conaffinity[g1]))) {
     return;
   }
 
   // body filters: same weld, parent-child (the exclude list, a bisection, after the cheaper
   // bounding test: the filters only AND, so the survivors are the same)
   int b1 = m->geom_bodyid[g1], b2 = m->geom_bodyid[g2];
-  if (weldFilter(m, b1, b2) || mc_sleepSkipPair(m, ctx->d, b1, b2)) {
+  if ((!listed && weldFilter(m, b1, b2)) || mc_sleepSkipPair(m, ctx->d, b1, b2)) {
     return;
   }
 
   // a collide function exists (an excluded pair is not reported, as before the reorder)
   int t1 = m->geom_type[g1], t2 = m->geom_type[g2];
   if (!ctx->func[t1][t2]) {
-    if (!staticTypePair(t1, t2) && !excludedPair(m, b1, b2, ctx->excludeSorted)) {
+    if (!staticTypePair(t1, t2) && (listed || !excludedPair(m, b1, b2, ctx->excludeSorted))) {
       reportUnsupported(t1, t2);
     }
     return;
@@ -623,7 +624,7 @@ static inline void testPair(mciBroad* ctx, int g1, int g2, int bounded) {
   }
 
   // excluded body pairs
-  if (excludedPair(m, b1, b2, ctx->excludeSorted)) {
+  if (!listed && excludedPair(m, b1, b2, ctx->excludeSorted)) {
     return;
   }
 
@@ -840,7 +841,7 @@ static int gridPairs(mciBroad* ctx, mcData* d, const mciBox* box, int nbox) {
           int b0 = from[0] + dim[0] * (y + dim[1] * z), b1 = b0 + to[0] - from[0];
           for (int k = g.start[b0], end = g.start[b1 + 1]; k < end; k++) {
             if (g.order[k] > s && boxOverlap(bs, sorted + k)) {
-              testPair(ctx, bs->geom, sorted[k].geom, 1);
+              testPair(ctx, bs->geom, sorted[k].geom, 1, 0);
             }
           }
           continue;
@@ -853,7 +854,7 @@ static int gridPairs(mciBroad* ctx, mcData* d, const mciBox* box, int nbox) {
           stamp[h] = s;
           for (int k = g.start[h], end = g.start[h + 1]; k < end; k++) {
             if (g.order[k] > s && boxOverlap(bs, sorted + k)) {
-              testPair(ctx, bs->geom, sorted[k].geom, 1);
+              testPair(ctx, bs->geom, sorted[k].geom, 1, 0);
             }
           }
         }
@@ -872,7 +873,7 @@ static int gridPairs(mciBroad* ctx, mcData* d, const mciBox* box, int nbox) {
         continue;
       }
       if (boxOverlap(box + i, box + j)) {
-        testPair(ctx, box[i].geom, box[j].geom, 1);
+        testPair(ctx, box[i].geom, box[j].geom, 1, 0);
       }
     }
   }
@@ -882,7 +883,13 @@ static int gridPairs(mciBroad* ctx, mcData* d, const mciBox* box, int nbox) {
 
 // the overlapping pairs of the sweep into the filters
 static void sweptPair(void* ctx, int g1, int g2) {
-  testPair((mciBroad*)ctx, g1, g2, 1);
+  testPair((mciBroad*)ctx, g1, g2, 1, 0);
+}
+
+
+// the overlapping listed pairs of the groups into the filters that depend on the step
+static void listedPair(void* ctx, int g1, int g2) {
+  testPair((mciBroad*)ctx, g1, g2, 1, 1);
 }
 
 
@@ -917,7 +924,7 @@ static void bodyPair(void* arg, int b1, int b2) {
     for (int j = s->start[b2]; j < s->start[b2 + 1]; j++) {
       const mciBox* y = s->box + s->order[j];
       if (mci_boxOverlap(x, y)) {
-        testPair(ctx, x->geom, y->geom, 1);
+        testPair(ctx, x->geom, y->geom, 1, 0);
       }
     }
   }
@@ -955,34 +962,12 @@ __attribute__((noinline)) static int bodySweep(mciBroad* ctx, mcData* d, const m
     order[slot[m->geom_bodyid[box[i].geom]]++] = i;
   }
 
-  // one cube per body with geoms: its geoms' extents, widened by a relative 1e-9 so that
-  // rounding in the centre and half-size never leaves a geom cube sticking out
+  // one cube per body with geoms: its geoms' extents (mci_boxUnion)
   int nb = 0;
   for (int b = 0; b < nbody; b++) {
-    if (start[b] == start[b + 1]) {
-      continue;
+    if (start[b] < start[b + 1]) {
+      mci_boxUnion(box, order + start[b], start[b + 1] - start[b], b, body + nb++);
     }
-    mcNum lo[3], hi[3];
-    for (int k = 0; k < 3; k++) {
-      lo[k] = INFINITY;
-      hi[k] = -INFINITY;
-    }
-    for (int i = start[b]; i < start[b + 1]; i++) {
-      const mciBox* g = box + order[i];
-      for (int k = 0; k < 3; k++) {
-        lo[k] = g->c[k] - g->r < lo[k] ? g->c[k] - g->r : lo[k];
-        hi[k] = g->c[k] + g->r > hi[k] ? g->c[k] + g->r : hi[k];
-      }
-    }
-    mciBox* c = body + nb++;
-    mcNum r = 0, scale = 0;
-    for (int k = 0; k < 3; k++) {
-      c->c[k] = 0.5 * (lo[k] + hi[k]);
-      r = 0.5 * (hi[k] - lo[k]) > r ? 0.5 * (hi[k] - lo[k]) : r;
-      scale = fabs(c->c[k]) > scale ? fabs(c->c[k]) : scale;
-    }
-    c->r = r + 1e-9 * (scale + r);
-    c->geom = b;
   }
   BodySweep sweep = {ctx, box, start, order};
   for (int i = 0; i < nb; i++) {
@@ -993,6 +978,16 @@ __attribute__((noinline)) static int bodySweep(mciBroad* ctx, mcData* d, const m
     }
   }
   return 1;
+}
+
+
+// the filters of the model alone (contype and conaffinity, same weld, parent-child, exclude): the
+// pairs inside a tree that the broad phase's groups list (mci_groups)
+static int modelAllows(const mcModel* m, int g1, int g2) {
+  return ((m->geom_contype[g1] & m->geom_conaffinity[g2]) ||
+          (m->geom_contype[g2] & m->geom_conaffinity[g1])) &&
+         !bodyFilter(m, m->geom_bodyid[g1], m->geom_bodyid[g2],
+                     isSorted(m->exclude_signature, m->nexclude));
 }
 
 
@@ -1021,12 +1016,12 @@ __attribute__((flatten)) static int dynamicPairs(mciBroad* ctx, mcData* d, const
       if (g == p || ((tg == mcGEOM_PLANE || tg == mcGEOM_HFIELD) && g < p)) {
         continue;
       }
-      testPair(ctx, p, g, 0);
+      testPair(ctx, p, g, 0, 0);
     }
   }
 
-  // bounded geoms: by bodies, then geoms; geom cubes that are not finite by the geom sweep; many
-  // geoms by the grid
+  // bounded geoms: by groups (engine/broadphase_groups.c), else by bodies, then geoms; geom cubes
+  // that are not finite by the geom sweep; many geoms by the grid
   mc_markStack(d);
   int ok;
   if (nbox > MCI_SWEEP_MAXBOX) {
@@ -1034,13 +1029,22 @@ __attribute__((flatten)) static int dynamicPairs(mciBroad* ctx, mcData* d, const
   } else {
     // by bodies where they hold two geoms or more on average and are few (measured: with fewer
     // geoms the body level costs more than it saves); the boxes are in geom order, a body's
-    // geoms contiguous
+    // geoms contiguous. Else by the groups (trees) when the data keeps them, every box is finite
+    // and there are more boxes than each against each takes (measured: on humanoid's 19 boxes
+    // and on anymal_c's bodies the groups cost more than they save)
     int nb = 0;
     for (int i = 0; i < nbox; i++) {
       nb += i == 0 || m->geom_bodyid[box[i].geom] != m->geom_bodyid[box[i - 1].geom];
     }
     int n0 = ctx->n;
-    ok = 2 * nb <= nbox && nb <= MCI_BODYSWEEP_MAX ? bodySweep(ctx, d, box, nbox) : -1;
+    if (2 * nb <= nbox && nb <= MCI_BODYSWEEP_MAX) {
+      ok = bodySweep(ctx, d, box, nbox);
+    } else if (nbox > MCI_ALLPAIRS_MAXBOX) {
+      ok = mci_groupPairs(d, mci_groups(m, d, modelAllows), box, nbox, listedPair, sweptPair,
+                          ctx);
+    } else {
+      ok = -1;
+    }
     if (ok < 0) {
       ctx->n = n0;
       ok = mci_sweepPairs(d, box, nbox, sweptPair, ctx);

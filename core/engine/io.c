@@ -11,6 +11,7 @@
 
 #include <moduco/mcplugin.h>
 
+#include "engine/broadphase.h"
 #include "engine/sleep.h"
 #include "plugin/registry.h"
 
@@ -516,6 +517,17 @@ static SignatureCheck* signatureCheck(const mcData* d) {
 }
 
 
+void* mci_groupCache(const mcModel* m, const mcData* d) {
+  SignatureCheck* c = signatureCheck(d);
+  size_t bytes = mci_groupBytes(m);
+  if (!c || !bytes) {
+    return NULL;
+  }
+  char* at = (char*)c + alignUp(sizeof(SignatureCheck), MCI_ALIGN);
+  return at + bytes <= (char*)d->buffer + d->nbuffer ? at : NULL;
+}
+
+
 int mci_stepSignatureOk(const mcModel* m, mcData* d) {
   unsigned long gen = atomic_load_explicit(&g_modelGeneration, memory_order_acquire);
   SignatureCheck* c = signatureCheck(d);
@@ -644,7 +656,7 @@ mcData* mc_makeData(const mcModel* m) {
   size_t bytes = dataBytes(m);
   d->narena = mci_arenaSize(m);
   d->nbuffer = bytes + d->narena + sweepOrderBytes(m) +
-               alignUp(sizeof(SignatureCheck), MCI_ALIGN);
+               alignUp(sizeof(SignatureCheck), MCI_ALIGN) + alignUp(mci_groupBytes(m), MCI_ALIGN);
   d->buffer = aligned_alloc(MCI_ALIGN, alignUp(d->nbuffer, MCI_ALIGN));
   if (!d->buffer) {
     mci_message("mc_makeData: cannot allocate the data of the model: %zu bytes (arrays %zu, arena "

@@ -52,6 +52,10 @@ void mci_modelChanged(void);
 // hint for the next sort only: the sorted order does not depend on it.
 int* mci_sweepOrder(const mcData* d);
 
+// The broad phase's geom groups (core/engine/broadphase_groups.c, mci_groupBytes(m) bytes) kept
+// after the sweep order of the data that owns its arena; NULL in a view or when m has none.
+void* mci_groupCache(const mcModel* m, const mcData* d);
+
 // Clear the arena (contacts and efc arrays) at the start of a step.
 void mci_clearArena(mcData* d);
 

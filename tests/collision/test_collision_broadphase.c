@@ -50,11 +50,16 @@ static char* mixedScene(int nbody) {
 }
 
 
-// random free-body poses in a box of half-width half; with far, every 13th body far away (the
-// grid then hashes its cells instead of storing the occupied block densely)
+// random free-body poses in a box of half-width half (hinges: an angle within +-1.5); with far,
+// every 13th body far away (the grid then hashes its cells instead of storing the occupied block
+// densely)
 static void randomPoses(mjModel* mm, mjData* md, OrcRng* r, double half, int far) {
   for (int j = 0; j < mm->njnt; j++) {
     double* q = md->qpos + mm->jnt_qposadr[j];
+    if (mm->jnt_type[j] == mjJNT_HINGE) {
+      q[0] = orc_uniform(r, -1.5, 1.5);
+      continue;
+    }
     q[0] = orc_uniform(r, -half, half);
     q[1] = orc_uniform(r, -half, half);
     q[2] = orc_uniform(r, -0.02, 0.5);
@@ -184,6 +189,105 @@ Test(broadphase, multi_geom_bodies_against_mujoco_and_brute_force) {
   int total = againstMujocoAndBruteForce(s, 30, 0.8, 555, "multi-geom bodies");
   free(s);
   cr_expect_gt(total, 30 * 10, "too few contacts (%d) for a meaningful comparison", total);
+}
+
+
+// a crowd of articulated trees (a free root of two geoms, a chain and a branch on hinges) whose
+// parent-child and same-body pairs the broad phase's groups leave out (core/engine/
+// broadphase_groups.c), with an exclude inside a tree, a contype variation, a body welded to the
+// world with two geoms of its own and a plane
+static char* crowdScene(int ntree) {
+  size_t cap = (size_t)1 << 18, len = 0;
+  char* s = malloc(cap);
+  cr_assert(s);
+  OrcRng r = {2024};
+#define PUT(...) len += (size_t)snprintf(s + len, cap - len, __VA_ARGS__)
+  PUT("<mujoco><size nconmax='4000' njmax='100'/><worldbody>"
+      "<geom name='floor' type='plane' size='5 5 .1'/>"
+      "<body name='post' pos='0.1 0.1 0.2'><geom type='capsule' size='0.05 0.2'/>"
+      "<geom type='sphere' size='0.1' pos='0 0 0.25'/></body>");
+  for (int t = 0; t < ntree; t++) {
+    double a = 0.04 + 0.03 * orc_uniform(&r, 0, 1);
+    PUT("<body name='t%d'><freejoint/><geom type='capsule' size='%.4f %.4f'/>"
+        "<geom type='sphere' size='%.4f' pos='0 0 %.4f'%s/>", t, a, 2 * a, 1.2 * a, 3 * a,
+        t % 5 == 2 ? " contype='2' conaffinity='2'" : "");
+    for (int k = 0; k < 4; k++) {
+      PUT("<body name='t%dc%d' pos='0 0 %.4f'><joint type='hinge' axis='%d %d 0'/>"
+          "<geom type='capsule' size='%.4f %.4f' pos='0 0 %.4f'/>", t, k, -3 * a, k % 2,
+          1 - k % 2, 0.8 * a, 1.2 * a, -1.5 * a);
+    }
+    PUT("</body></body></body></body>");
+    PUT("<body name='t%db' pos='%.4f 0 0'><joint type='hinge' axis='0 0 1'/>"
+        "<geom type='sphere' size='%.4f' pos='%.4f 0 0'/><geom type='capsule' size='%.4f %.4f' "
+        "pos='%.4f 0 0' euler='0 90 0'/></body></body>", t, 2 * a, a, a, 0.5 * a, a, 3 * a);
+  }
+  PUT("</worldbody><contact><exclude body1='t0' body2='t0c2'/></contact></mujoco>");
+#undef PUT
+  return s;
+}
+
+
+Test(broadphase, tree_groups_against_mujoco_and_brute_force) {
+  char* xml = crowdScene(24);
+  int total = againstMujocoAndBruteForce(xml, 40, 0.5, 8080, "tree groups");
+  free(xml);
+  cr_expect_gt(total, 40 * 20, "too few contacts (%d) for a meaningful comparison", total);
+}
+
+
+// the groups follow the filters changed between steps (contype, the parent filter flag), and a
+// geom cube that is not finite (a NaN position, an infinite margin) sends the step to the sweep
+Test(broadphase, tree_groups_follow_filter_changes) {
+  char* xml = crowdScene(16);
+  char err[500] = "";
+  mcModel* m = mc_loadXMLString(xml, NULL, err, sizeof(err));
+  free(xml);
+  cr_assert(m, "load: %s", err);
+  mcData* d = mc_makeData(m);
+  cr_assert(d);
+  OrcRng r = {5};
+  int npairfail = 0, total = 0;
+  for (int i = 0; i < 24; i++) {
+    for (int j = 0; j < m->njnt; j++) {
+      mcNum* q = d->qpos + m->jnt_qposadr[j];
+      if (m->jnt_type[j] == mcJNT_HINGE) {
+        q[0] = orc_uniform(&r, -1.5, 1.5);
+        continue;
+      }
+      q[0] = orc_uniform(&r, -0.4, 0.4);
+      q[1] = orc_uniform(&r, -0.4, 0.4);
+      q[2] = orc_uniform(&r, 0, 0.3);
+      orc_quat(&r, q + 3);
+    }
+    // every few poses another filter: a geom's contype, the parent filter, both back
+    int g = 1 + (7 * i) % (m->ngeom - 1);
+    if (i % 4 == 1) {
+      m->geom_contype[g] = 0;
+    } else if (i % 4 == 2) {
+      m->opt.disableflags ^= mcDSBL_FILTERPARENT;
+    } else if (i % 4 == 3) {
+      m->geom_contype[g] = 1;
+    }
+    mc_kinematics(m, d);
+    if (i % 6 == 5) {
+      d->geom_xpos[3 * g + 1] = NAN;
+    }
+    mcNum margin = m->geom_margin[g];
+    if (i % 6 == 3) {
+      m->geom_margin[g] = INFINITY;  // a cube of infinite size: meets every other
+    }
+    int got = mci_collisionPairs(m, d), want = bruteForcePairs(m, d);
+    m->geom_margin[g] = margin;
+    if (got != want) {
+      npairfail++;
+      printf("filter changes, pose %d: broad phase %d pairs, brute force %d\n", i, got, want);
+    }
+    total += got;
+  }
+  cr_expect_gt(total, 24 * 20, "too few pairs (%d)", total);
+  cr_expect_eq(npairfail, 0, "%d poses: groups and brute force disagree", npairfail);
+  mc_deleteData(d);
+  mc_deleteModel(m);
 }
 
 
