@@ -39,8 +39,8 @@ int mci_treeRoot(int* uf, int x);
 
 // Solve the constraint problem island by island with m->solver: 1 if done (qacc, qfrc_constraint,
 // qacc_warmstart, efc_force, efc_state, solver statistics and island_iter written), 0 if the
-// whole problem must be solved as usual (the solver does not accept island views, fewer than two
-// islands, or no scratch memory).
+// whole problem must be solved as usual (the solver does not accept island views, no island, one
+// island holding every dof, or no scratch memory).
 int mc_solveIslands(const mcModel* m, mcData* d, int maxiter);
 
 #endif  // MODUCO_CORE_ENGINE_ISLAND_H_
