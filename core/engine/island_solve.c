@@ -2,7 +2,9 @@
 // island's dofs and rows only, in local indices) and handed to the solver plugin; the results are
 // scattered back. With a thread pool bound, islands are solved in parallel, each thread building
 // its views in its own scratch memory; an island that runs out of it there is solved again on the
-// caller, so results never depend on the thread count.
+// caller, so results never depend on the thread count. Each island's solve also makes the solver
+// input efc_b of its rows (every row belongs to an island), so that product runs on the pool too;
+// when the island solve is not done, the caller makes all of efc_b before the whole solve.
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 #include "engine/engine.h"
 #include "engine/io.h"
 #include "engine/island.h"
+#include "engine/solver_contract.h"
 #include "engine/threadpool.h"
 #include "plugin/registry.h"
 
@@ -271,6 +274,9 @@ static int solveIsland(const Job* job, mciWorker* w, int isl) {
   mcWarningStat warn0[mcNWARNING];
   memcpy(warn0, v->warning, sizeof(warn0));
   int stop0 = v->warning_stop;
+
+  // the solver input of the island's rows (mc_fwdConstraint leaves efc_b to the island solves)
+  mc_solverInputRows(m, d, row, r);
 
   // global -> local dof index (only the island's entries are written and read)
   int* g2l = mci_arenaAlloc(v, sizeof(int) * (size_t)m->nv, _Alignof(int));
