@@ -488,8 +488,12 @@ int mc_solveIslands(const mcModel* m, mcData* d, int maxiter) {
     return 0;
   }
 
-  // dofs of no island: unconstrained
-  for (int k = 0; k < nv; k++) {
+  // dofs of no island: unconstrained (none once every tree touches a row: no pass over nv)
+  int ndof = 0;
+  for (int i = 0; i < nisland; i++) {
+    ndof += d->island_dofnum[i];
+  }
+  for (int k = 0; k < nv && ndof < nv; k++) {
     if (d->dof_island[k] < 0) {
       d->qacc[k] = d->qacc_smooth[k];
       d->qacc_warmstart[k] = d->qacc_smooth[k];
