@@ -86,18 +86,19 @@ static double oneIslandGap(const char* solver, int jacobian) {
     cr_expect(memcmp(&want, a->efc_b + i, sizeof(mcNum)) == 0, "efc_b[%d]", i);
   }
 
+  // the whole problem at the same state; the gap relative to its largest acceleration
   m->opt.enableflags &= ~mcENBL_ISLAND;
   mc_forward(m, b);
   cr_expect(!b->island_solved);
-  double gap = 0, scale = 1e-9;
+  double worst[2] = {0, 1e-9};
   for (int i = 0; i < m->nv; i++) {
-    gap = fmax(gap, fabs(a->qacc[i] - b->qacc[i]));
-    scale = fmax(scale, fabs(b->qacc[i]));
+    worst[0] = fmax(worst[0], fabs(a->qacc[i] - b->qacc[i]));
+    worst[1] = fmax(worst[1], fabs(b->qacc[i]));
   }
   mc_deleteData(a);
   mc_deleteData(b);
   mc_deleteModel(m);
-  return gap / scale;
+  return worst[0] / worst[1];
 }
 
 
@@ -141,12 +142,8 @@ static unsigned long long hashNums(unsigned long long h, const mcNum* a, int n) 
 static unsigned long long runHash(const mcModel* m, int nthread, int nstep, int* lo, int* hi,
                                   int* solved) {
   mcData* d = mc_makeData(m);
-  mcThreadPool* pool = NULL;
-  if (nthread > 0) {
-    pool = mc_threadPoolCreate(nthread);
-    cr_assert(pool);
-    cr_assert_eq(mc_bindThreadPool(d, pool), 0);
-  }
+  mcThreadPool* pool = nthread > 0 ? mc_threadPoolCreate(nthread) : NULL;
+  cr_assert(nthread == 0 || (pool && mc_bindThreadPool(d, pool) == 0), "%d threads", nthread);
   unsigned long long h = 1469598103934665603ULL;
   *lo = 1 << 30;
   *hi = 0;
