@@ -493,7 +493,7 @@ int mc_solveIslands(const mcModel* m, mcData* d, int maxiter) {
   for (int i = 0; i < nisland; i++) {
     ndof += d->island_dofnum[i];
   }
-  for (int k = 0; k < nv && ndof < nv; k++) {
+  for (int k = 0; k < (ndof < nv ? nv : 0); k++) {
     if (d->dof_island[k] < 0) {
       d->qacc[k] = d->qacc_smooth[k];
       d->qacc_warmstart[k] = d->qacc_smooth[k];
