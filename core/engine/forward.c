@@ -176,11 +176,12 @@ void mc_fwdConstraint(const mcModel* m, mcData* d) {
     d->island_solved = 0;
   } else {
     // every input of the solver contract (efc_b; the rest is done by assembly and the smooth
-    // dynamics), for built-in and third-party solvers alike
-    mc_solverInputs(m, d);
+    // dynamics), for built-in and third-party solvers alike: made by the island solves for
+    // their rows, else here for the whole problem
     const mcpHost* host = mcp_host();
     double t1 = mc_clockNow(d);
     if (!mc_solveIslands(m, d, m->opt.iterations)) {
+      mc_solverInputs(m, d);
       m->solver->solve(host, m, d, m->opt.iterations);
     }
     mc_clockAddPlugin(d, mcTIMERPLUGIN_SOLVER, t1);

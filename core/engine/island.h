@@ -37,10 +37,10 @@ void mci_rowTrees(const mcModel* m, const mcData* d, const int* tree, int i0, in
 void mci_treeSets(const mcModel* m, const mcData* d, int* tree, int* uf, int* rowtree);
 int mci_treeRoot(int* uf, int x);
 
-// Solve the constraint problem island by island with m->solver: 1 if done (qacc, qfrc_constraint,
-// qacc_warmstart, efc_force, efc_state, solver statistics and island_iter written), 0 if the
-// whole problem must be solved as usual (the solver does not accept island views, fewer than two
-// islands, or no scratch memory).
+// Solve the constraint problem island by island with m->solver: 1 if done (efc_b, qacc,
+// qfrc_constraint, qacc_warmstart, efc_force, efc_state, solver statistics and island_iter
+// written), 0 if the whole problem must be solved as usual, efc_b included (the solver does not
+// accept island views, no island, one island holding every dof, or no scratch memory).
 int mc_solveIslands(const mcModel* m, mcData* d, int maxiter);
 
 #endif  // MODUCO_CORE_ENGINE_ISLAND_H_

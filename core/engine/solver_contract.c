@@ -24,20 +24,24 @@ static inline mcNum dot4(const mcNum* a, const mcNum* b, int n) {
 
 //---------------------------------- products with J -----------------------------------------------
 
+// J_i vec for row i (sparse or dense)
+static inline mcNum rowProduct(const mcModel* m, const mcData* d, int i, const mcNum* vec) {
+  if (!d->efc_J_rownnz) {
+    return dot4(d->efc_J + (size_t)i * m->nv, vec, m->nv);
+  }
+  const int* col = d->efc_J_colind + d->efc_J_rowadr[i];
+  const mcNum* val = d->efc_J_val + d->efc_J_rowadr[i];
+  mcNum s = 0;
+  for (int k = 0, n = d->efc_J_rownnz[i]; k < n; k++) {
+    s += val[k] * vec[col[k]];
+  }
+  return s;
+}
+
+
 void mc_mulJ(const mcModel* m, const mcData* d, mcNum* res, const mcNum* vec) {
-  int nv = m->nv;
   for (int i = 0; i < d->nefc; i++) {
-    if (d->efc_J_rownnz) {
-      const int* col = d->efc_J_colind + d->efc_J_rowadr[i];
-      const mcNum* val = d->efc_J_val + d->efc_J_rowadr[i];
-      mcNum s = 0;
-      for (int k = 0, n = d->efc_J_rownnz[i]; k < n; k++) {
-        s += val[k] * vec[col[k]];
-      }
-      res[i] = s;
-    } else {
-      res[i] = dot4(d->efc_J + (size_t)i * nv, vec, nv);
-    }
+    res[i] = rowProduct(m, d, i, vec);
   }
 }
 
@@ -81,12 +85,14 @@ int mc_rowJ(const mcModel* m, const mcData* d, int row, const int** colind, cons
 //---------------------------------- solver inputs -------------------------------------------------
 
 void mc_solverInputs(const mcModel* m, mcData* d) {
-  if (d->nefc == 0) {
-    return;
-  }
-  mc_mulJ(m, d, d->efc_b, d->qacc_smooth);
-  for (int i = 0; i < d->nefc; i++) {
-    d->efc_b[i] -= d->efc_aref[i];
+  mc_solverInputRows(m, d, NULL, d->nefc);
+}
+
+
+void mc_solverInputRows(const mcModel* m, mcData* d, const int* rows, int n) {
+  for (int k = 0; k < n; k++) {
+    int i = rows ? rows[k] : k;
+    d->efc_b[i] = rowProduct(m, d, i, d->qacc_smooth) - d->efc_aref[i];
   }
 }
 

@@ -11,8 +11,13 @@
 
 #include <moduco/moduco.h>
 
-// efc_b = J qacc_smooth - aref (nefc > 0); called by mc_fwdConstraint before the solver.
+// efc_b = J qacc_smooth - aref; called by mc_fwdConstraint before the solver of the whole
+// problem (an island solve makes its islands' rows itself, on the island's thread).
 void mc_solverInputs(const mcModel* m, mcData* d);
+
+// efc_b of n rows: rows[0 .. n-1], or rows 0 .. n-1 when rows is NULL (each row on its own: the
+// same bits however the rows are split)
+void mc_solverInputRows(const mcModel* m, mcData* d, const int* rows, int n);
 
 // res = J vec (nefc) and res = J' vec (nv), on the dense or the row-sparse efc_J.
 void mc_mulJ(const mcModel* m, const mcData* d, mcNum* res, const mcNum* vec);
