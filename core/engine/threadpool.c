@@ -77,7 +77,8 @@ typedef struct {                  // mcData.threadwork
 //---------------------------------- running tasks -------------------------------------------------
 
 // take tasks until none is left: the thread's own block first, then the others' in turn
-static void drain(mcThreadPool* pool, mciTaskFn fn, void* ctx, int thread) {
+static __attribute__((noinline)) void drain(mcThreadPool* pool, mciTaskFn fn, void* ctx,
+                                            int thread) {
   int n = pool->nthread, ran = 0;
   for (int k = 0; k < n; k++) {
     Block* b = pool->block + (thread + k) % n;
