@@ -109,8 +109,8 @@ static void fwdPosition(const mcModel* m, mcData* d, int early) {
   mc_clockAdd(d, mcTIMER_POS_MAKE, t1);
 
   // transmissions last: body (adhesion) transmissions read the contact rows (early, those of
-  // joints and tendons ran beside the broad phase)
-  if (!(early && mci_transmissionEarlyOk(m))) {
+  // joints and tendons ran beside the broad phase: mci_earlyParts)
+  if (!(early && (mci_earlyParts(m) & MCI_EARLY_TRN))) {
     t1 = mc_clockNow(d);
     mc_transmission(m, d);
     mc_clockAdd(d, mcTIMER_POS_KINEMATICS, t1);
@@ -131,15 +131,18 @@ static void fwdVelocity(const mcModel* m, mcData* d, int early) {
 
   // tendon and actuator velocities, com velocities, passive and bias forces; with a thread pool
   // bound, com velocities and the bias forces per tree on it first (passive forces read cvel,
-  // neither reads what the other writes); early: those and the passive forces without tendon or
-  // fluid terms were done beside the broad phase
-  mc_fwdVelocityTendonActuator(m, d);
+  // neither reads what the other writes); early: those and the parts of mci_earlyParts were done
+  // beside the broad phase
+  int parts = early ? mci_earlyParts(m) : 0;
+  if (!(parts & MCI_EARLY_TRN)) {
+    mc_fwdVelocityTendonActuator(m, d);
+  }
   int trees = early || mci_velocityTrees(m, d);
   if (!trees) {
     mc_comVel(m, d);
   }
-  if (!(early && mci_passiveTreesOk(m))) {
-    mc_passive(m, d);             // early: done with the per-tree part
+  if (!(parts & MCI_EARLY_PASSIVE)) {
+    mc_passive(m, d);
   }
   mc_adhesionPassive(m, d);  // contact adhesion (core/engine/contact_surface.c)
   if (d->nefc) {

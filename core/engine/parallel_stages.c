@@ -183,15 +183,39 @@ int mci_velocityEarlyOk(const mcModel* m, const mcData* d) {
 }
 
 
-void mci_velocityEarly(const mcModel* m, mcData* d) {
-  double t0 = mc_clockNow(d);
-  mc_comVel(m, d);
-  mc_rne(m, d, 0, d->qfrc_bias);
-  if (mci_passiveTreesOk(m)) {
+int mci_earlyParts(const mcModel* m) {
+  int trn = mci_transmissionEarlyOk(m);
+  return (trn ? MCI_EARLY_TRN : 0) | (trn || mci_passiveTreesOk(m) ? MCI_EARLY_PASSIVE : 0);
+}
+
+
+// the early parts that are not per tree, in the serial stages' order: transmissions, tendon and
+// actuator velocities (trn), passive forces of the whole model (passive); their seconds in time
+static void earlyWhole(const mcModel* m, mcData* d, int trn, int passive, double time[2]) {
+  double t0 = mc_clockNow(d), t1 = t0;
+  if (trn) {
+    mc_transmission(m, d);
+    t1 = mc_clockNow(d);
+    mc_fwdVelocityTendonActuator(m, d);
+  }
+  if (passive) {
     mc_passive(m, d);
   }
-  if (d->profile) {
-    d->timer[mcTIMER_VELOCITY].duration += mc_clockNow(d) - t0;   // a part of the stage's call
+  time[0] = t1 - t0;
+  time[1] = mc_clockNow(d) - t1;
+}
+
+
+void mci_velocityEarly(const mcModel* m, mcData* d) {
+  double t0 = mc_clockNow(d), time[2];
+  int parts = mci_earlyParts(m);
+  mc_comVel(m, d);
+  mc_rne(m, d, 0, d->qfrc_bias);
+  double t1 = mc_clockNow(d);
+  earlyWhole(m, d, parts & MCI_EARLY_TRN, parts & MCI_EARLY_PASSIVE, time);
+  if (d->profile) {               // parts of the stages' calls
+    d->timer[mcTIMER_VELOCITY].duration += t1 - t0 + time[1];
+    d->timer[mcTIMER_POS_KINEMATICS].duration += time[0];
   }
 }
 
@@ -209,20 +233,15 @@ void mci_inertiaStage(const mcModel* m, mcData* d) {
 void mci_inertiaVelocityStage(const mcModel* m, mcData* d) {
   mci_inertiaStage(m, d);
   mci_velocityEarly(m, d);
-  if (mci_transmissionEarlyOk(m)) {
-    double t0 = mc_clockNow(d);
-    mc_transmission(m, d);
-    mc_clockAdd(d, mcTIMER_POS_KINEMATICS, t0);
-  }
 }
 
 
 typedef struct {
   Trees t;
   int early;                      // the velocity stage's per-tree part too
-  int trn;                        // early: the transmissions in task 0
+  int trn;                        // early: transmissions, tendon and actuator velocities in task 0
   int passive;                    // early: the passive forces per range
-  int wholepassive;               // early: the passive forces in task 0 (joints not sorted)
+  int wholepassive;               // early: the passive forces in task 0, after trn
   int extra;                      // 0 when task 0 has work of trn or wholepassive, else -1
   int broad;                      // the task that runs fn (the first of the last thread's block)
   double extratime[2];            // task 0's seconds of transmission and of passive forces
@@ -243,16 +262,7 @@ static void besideTask(void* ctx, int task, int thread) {
     return;
   }
   if (task == b->extra) {         // whole-model parts: no range writes what they write
-    double t0 = mc_clockNow(v), t1 = t0;
-    if (b->trn) {
-      mc_transmission(m, v);
-      t1 = mc_clockNow(v);
-    }
-    if (b->wholepassive) {
-      mc_passive(m, v);
-    }
-    b->extratime[0] = t1 - t0;
-    b->extratime[1] = mc_clockNow(v) - t1;
+    earlyWhole(m, v, b->trn, b->wholepassive, b->extratime);
     return;
   }
   int k = task - (task > b->broad) - (b->extra >= 0 && task > b->extra);
@@ -293,13 +303,13 @@ int mci_inertiaTreesBeside(const mcModel* m, mcData* d, void (*stage)(const mcMo
       !makeTrees(m, d, &b.t, b.early ? 12 * (size_t)m->nbody : 0) || !b.t.cut->dofsorted) {
     return 0;
   }
-  // early: the transmissions (when they need no contact nor scratch) and the passive forces
-  // (per range when they reach no other tree, see mci_passiveTreesOk), as the stage does them
+  // early: the parts of mci_earlyParts, the passive forces per range when they reach no other
+  // tree (mci_passiveTreesOk), else whole in task 0, as the stage does them
   int n = b.t.cut->n, nthread = mci_threads(d);
-  int passive = b.early && mci_passiveTreesOk(m);
-  b.trn = b.early && mci_transmissionEarlyOk(m);
-  b.passive = passive && b.t.cut->jntsorted;
-  b.wholepassive = passive && !b.passive;
+  int parts = b.early ? mci_earlyParts(m) : 0;
+  b.trn = (parts & MCI_EARLY_TRN) != 0;
+  b.passive = (parts & MCI_EARLY_PASSIVE) && mci_passiveTreesOk(m) && b.t.cut->jntsorted;
+  b.wholepassive = (parts & MCI_EARLY_PASSIVE) && !b.passive;
   b.extra = b.trn || b.wholepassive ? 0 : -1;
   b.extratime[0] = b.extratime[1] = 0;
   int ntask = n + 1 + (b.extra >= 0);

@@ -113,24 +113,29 @@ int mci_positionTrees(const mcModel* m, mcData* d);
 // mc_comVel + mc_rne(m, d, 0, d->qfrc_bias) with the trees on d's thread pool; 0 as above
 int mci_velocityTrees(const mcModel* m, mcData* d);
 
-// May mc_forward run the velocity stage's per-tree part (com velocities, bias forces, and the
-// passive forces when mci_passiveTreesOk) early, beside the broad phase in the position stage
-// (mci_velocityEarly), and the transmissions with it when mci_transmissionEarlyOk? Only on d's
-// pool (where the inertia stage runs beside the broad phase), not in plugin check mode, and not
-// with sleeping trees (waking a tree after collision may change qvel). Neither reads what the
-// other writes, and it is the serial stages' code, so the results are bitwise those of the
-// velocity stage.
+// May mc_forward run the velocity stage's per-tree part (com velocities, bias forces) and the
+// parts of mci_earlyParts early, beside the broad phase in the position stage
+// (mci_velocityEarly)? Only on d's pool (where the inertia stage runs beside the broad phase),
+// not in plugin check mode, and not with sleeping trees (waking a tree after collision may change
+// qvel). Neither reads what the other writes, and it is the serial stages' code, so the results
+// are bitwise those of the position and velocity stages.
 int mci_velocityEarlyOk(const mcModel* m, const mcData* d);
 
-// mc_comVel + mc_rne(m, d, 0, d->qfrc_bias) (+ mc_passive when mci_passiveTreesOk) on the
-// calling thread (d may be a thread's view; its scratch is the view's stack); with d->profile
-// its time is added to the velocity stage's timer
+// What else an early velocity stage does: MCI_EARLY_TRN the transmissions (mc_transmission) and
+// the tendon and actuator velocities (mc_fwdVelocityTendonActuator) when mci_transmissionEarlyOk,
+// MCI_EARLY_PASSIVE the passive forces (mc_passive) when those are done or mci_passiveTreesOk
+#define MCI_EARLY_TRN 1
+#define MCI_EARLY_PASSIVE 2
+int mci_earlyParts(const mcModel* m);
+
+// mc_comVel + mc_rne(m, d, 0, d->qfrc_bias) and the parts of mci_earlyParts on the calling
+// thread (d may be a thread's view; its scratch is the view's stack); with d->profile their time
+// is added to the stages' timers
 void mci_velocityEarly(const mcModel* m, mcData* d);
 
-// The inertia stage (mc_crb, mc_factorM under the inertia timer), and the same followed by the
-// velocity stage's per-tree part (mci_velocityEarly) and the transmissions when
-// mci_transmissionEarlyOk: the stages mc_forward runs beside the broad phase (mci_collisionWith)
-// when a pool is bound
+// The inertia stage (mc_crb, mc_factorM under the inertia timer), and the same followed by
+// mci_velocityEarly: the stages mc_forward runs beside the broad phase (mci_collisionWith) when a
+// pool is bound
 void mci_inertiaStage(const mcModel* m, mcData* d);
 void mci_inertiaVelocityStage(const mcModel* m, mcData* d);
 

@@ -23,8 +23,9 @@
 #define CHAIN 40                  // off-diagonal entries of M, above the pooled solves' threshold
 
 // the chains' model; tendon: a fixed tendon per chain couples two of its joints with a spring
-// and a damper when springy (the passive forces then stay serial), an actuator pulls it always
-static mcModel* chains(int springy) {
+// and a damper when springy (the passive forces are then whole, not per tree), an actuator pulls
+// it always; site: one more actuator, on a site (the transmissions then wait for collision)
+static mcModel* chains(int springy, int site) {
   size_t size = 1 << 20, n = 0;
   char* xml = malloc(size);
   cr_assert(xml);
@@ -39,9 +40,10 @@ static mcModel* chains(int springy) {
       n += (size_t)snprintf(xml + n, size - n,
                             "<joint name='j%d_%d' axis='%s' damping='%s' stiffness='%s'/>"
                             "<geom type='capsule' fromto='0 0 0 0 0 -.1' size='.02'/>"
-                            "<body pos='0 0 -.1'%s>",
+                            "<body pos='0 0 -.1'%s>%s",
                             c, k, k % 2 ? "1 0 0" : "0 1 0", k % 3 ? ".02" : "0",
-                            k % 4 ? "0" : ".3", k == CHAIN / 2 ? " gravcomp='1'" : "");
+                            k % 4 ? "0" : ".3", k == CHAIN / 2 ? " gravcomp='1'" : "",
+                            c == 0 && k == 5 ? "<site name='s'/>" : "");
     }
     n += (size_t)snprintf(xml + n, size - n, "<geom type='sphere' size='.05'/>");
     for (int k = 0; k <= CHAIN; k++) {
@@ -64,7 +66,8 @@ static mcModel* chains(int springy) {
                           "<motor joint='j%d_9' gear='2'/><motor tendon='t%d'/>",
                           c, c, c, c);
   }
-  snprintf(xml + n, size - n, "</actuator></mujoco>");
+  snprintf(xml + n, size - n, "%s</actuator></mujoco>",
+           site ? "<general site='s' gear='0 1 0 0 0 0' gainprm='1'/>" : "");
   char error[1024] = "";
   mcModel* m = mc_loadXMLString(xml, NULL, error, sizeof(error));
   free(xml);
@@ -116,12 +119,13 @@ static unsigned long long runHash(const mcModel* m, int nthread, int nstep, int 
       mc_step1(m, d);
       mc_step2(m, d);
     }
-    const mcNum* arr[12] = {d->qpos, d->qvel, d->act, d->qacc, d->qfrc_passive,
+    const mcNum* arr[14] = {d->qpos, d->qvel, d->act, d->qacc, d->qfrc_passive,
                             d->qfrc_gravcomp, d->qfrc_actuator, d->qfrc_smooth, d->qacc_smooth,
-                            d->actuator_length, d->actuator_moment, d->act_dot};
-    size_t len[12] = {m->nq, m->nv, m->na, m->nv, m->nv, m->nv, m->nv, m->nv, m->nv, m->nu,
-                      (size_t)m->nu * m->nv, m->na};
-    for (int a = 0; a < 12; a++) {
+                            d->actuator_length, d->actuator_moment, d->act_dot,
+                            d->actuator_velocity, d->ten_velocity};
+    size_t len[14] = {m->nq, m->nv, m->na, m->nv, m->nv, m->nv, m->nv, m->nv, m->nv, m->nu,
+                      (size_t)m->nu * m->nv, m->na, m->nu, m->ntendon};
+    for (int a = 0; a < 14; a++) {
       h = hashNums(h, arr[a], len[a]);
     }
     h = (h ^ (unsigned long long)d->ncon) * 1099511628211ULL;
@@ -144,12 +148,12 @@ static void sameForAnyThreads(const mcModel* m, int nstep) {
 
 
 Test(island_stages, chains_bitwise_any_thread_count) {
-  mcModel* m = chains(0);
+  mcModel* m = chains(0, 0);
   cr_assert(m->na == 2 * NCHAIN && m->ntendon == NCHAIN);
 
   // the paths taken on a pool: passive forces per tree, transmissions early, pooled solves
   cr_expect(mci_passiveTreesOk(m));
-  cr_expect(mci_transmissionEarlyOk(m));
+  cr_expect(mci_earlyParts(m) == (MCI_EARLY_TRN | MCI_EARLY_PASSIVE));
   cr_expect(m->nM - m->nv >= 4096, "%d off-diagonal entries", m->nM - m->nv);
   sameForAnyThreads(m, 120);
   mc_deleteModel(m);
@@ -157,18 +161,33 @@ Test(island_stages, chains_bitwise_any_thread_count) {
 
 
 Test(island_stages, springy_tendons_bitwise_any_thread_count) {
-  // tendon spring-dampers reach dofs across the cut: the passive forces stay whole
-  mcModel* m = chains(1);
+  // tendon spring-dampers reach dofs across the cut: the passive forces are whole, early after
+  // the tendon velocities
+  mcModel* m = chains(1, 0);
   cr_expect(!mci_passiveTreesOk(m));
-  cr_expect(mci_transmissionEarlyOk(m));
+  cr_expect(mci_earlyParts(m) == (MCI_EARLY_TRN | MCI_EARLY_PASSIVE));
   sameForAnyThreads(m, 80);
+  mc_deleteModel(m);
+}
+
+
+Test(island_stages, site_transmission_bitwise_any_thread_count) {
+  // a site transmission: transmissions after collision; with tendon spring-dampers the passive
+  // forces then wait for the velocity stage, without them they are still per tree
+  mcModel* m = chains(1, 1);
+  cr_expect(mci_earlyParts(m) == 0);
+  sameForAnyThreads(m, 60);
+  mc_deleteModel(m);
+  m = chains(0, 1);
+  cr_expect(mci_earlyParts(m) == MCI_EARLY_PASSIVE);
+  sameForAnyThreads(m, 60);
   mc_deleteModel(m);
 }
 
 
 Test(island_stages, pooled_jobs_run_on_a_pool_only) {
   // the per-tree jobs report work done on a pool of two and leave it to the caller without one
-  mcModel* m = chains(0);
+  mcModel* m = chains(0, 0);
   mcData* d = mc_makeData(m);
   cr_assert(d);
   mc_forward(m, d);
