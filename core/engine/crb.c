@@ -372,28 +372,16 @@ static __attribute__((noinline)) void solveRun(const mcModel* m, mcNum* x, const
 }
 
 
-void mci_solveMDamped(const mcModel* m, mcData* d, const mcNum* D, mcNum* x, mcNum* LD,
-                      mcNum* diagInv) {
-  int nv = m->nv;
+void mci_solveMDampedRange(const mcModel* m, const mcData* d, const mcNum* D, mcNum* x,
+                           mcNum* LD, mcNum* diagInv, int k0, int k1) {
   const int* Madr = m->dof_Madr;
-
-  // on a pool: every tree factored, per tree (trees without D get the bits of d->qLD)
-  if (mci_threads(d) > 1) {
-    mcu_copy(LD, d->qM, m->nM);
-    for (int i = 0; i < nv; i++) {
-      LD[Madr[i]] += D[i];
-    }
-    mci_factorIPool(m, d, LD, LD, diagInv);
-    mci_solveLDSimplePool(m, d, x, 1, LD, diagInv);
-    return;
-  }
 
   // runs of whole trees, all with some D or all without
   int skip = mci_simpleRowsZero(m);
-  for (int a = 0, b; a < nv; a = b) {
+  for (int a = k0, b; a < k1; a = b) {
     b = treeEnd(m, a);
     int damped = anyNonZero(D, a, b);
-    while (b < nv) {
+    while (b < k1) {
       int c = treeEnd(m, b);
       if (anyNonZero(D, b, c) != damped) {
         break;
@@ -404,7 +392,7 @@ void mci_solveMDamped(const mcModel* m, mcData* d, const mcNum* D, mcNum* x, mcN
     const mcNum* factorInv = d->qLDiagInv;
     if (damped) {
       // M + diag(D) on the run's rows, factored (skipping the simple rows changes no bit of it)
-      int end = b < nv ? Madr[b] : m->nM;
+      int end = b < m->nv ? Madr[b] : m->nM;
       mcu_copy(LD + Madr[a], d->qM + Madr[a], end - Madr[a]);
       for (int i = a; i < b; i++) {
         LD[Madr[i]] += D[i];
@@ -414,6 +402,15 @@ void mci_solveMDamped(const mcModel* m, mcData* d, const mcNum* D, mcNum* x, mcN
       factorInv = diagInv;
     }
     solveRun(m, x, factor, factorInv, a, b, skip);
+  }
+}
+
+
+void mci_solveMDamped(const mcModel* m, mcData* d, const mcNum* D, mcNum* x, mcNum* LD,
+                      mcNum* diagInv) {
+  // the trees' ranges on the pool when it can (each range as the serial loop does it), else all
+  if (!mci_solveMDampedPool(m, d, D, x, LD, diagInv)) {
+    mci_solveMDampedRange(m, d, D, x, LD, diagInv, 0, m->nv);
   }
 }
 

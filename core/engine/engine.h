@@ -21,7 +21,7 @@ void mc_solveLD(const mcModel* m, mcNum* x, int n, const mcNum* qLD, const mcNum
 // last changed). Trees whose dofs all have D = 0 reuse d->qLD, the others are factored again in
 // LD (nM) and diagInv (nv), caller scratch; the rows of simple dofs are skipped as mc_solveM
 // skips them (mci_simpleRowsZero). Results: those of mc_factorI and mc_solveLD on M + diag(D) but
-// for the sign of a zero, bitwise the same for any thread count (the pool factors every tree).
+// for the sign of a zero, bitwise the same for any thread count (the trees' ranges on the pool).
 void mci_solveMDamped(const mcModel* m, mcData* d, const mcNum* D, mcNum* x, mcNum* LD,
                       mcNum* diagInv);
 

@@ -55,13 +55,20 @@ void mc_applyFT(const mcModel* m, const mcData* d, const mcNum* force, const mcN
 }
 
 
-void mc_xfrcAccumulate(const mcModel* m, const mcData* d, mcNum* qfrc) {
-  for (int b = 1; b < m->nbody; b++) {
+// the applied Cartesian forces of bodies [b0, b1) (b0 >= 1) added to qfrc: each reaches only
+// the dofs of its own tree, in body order
+static void xfrcRange(const mcModel* m, const mcData* d, mcNum* qfrc, int b0, int b1) {
+  for (int b = b0; b < b1; b++) {
     const mcNum* x = d->xfrc_applied + 6 * b;
     if (x[0] != 0 || x[1] != 0 || x[2] != 0 || x[3] != 0 || x[4] != 0 || x[5] != 0) {
       mc_applyFT(m, d, x, x + 3, d->xipos + 3 * b, b, qfrc);
     }
   }
+}
+
+
+void mc_xfrcAccumulate(const mcModel* m, const mcData* d, mcNum* qfrc) {
+  xfrcRange(m, d, qfrc, 1, m->nbody);
 }
 
 
@@ -101,10 +108,13 @@ static void fwdPosition(const mcModel* m, mcData* d, int early) {
   mc_makeConstraint(m, d);
   mc_clockAdd(d, mcTIMER_POS_MAKE, t1);
 
-  // transmissions last: body (adhesion) transmissions read the contact rows
-  t1 = mc_clockNow(d);
-  mc_transmission(m, d);
-  mc_clockAdd(d, mcTIMER_POS_KINEMATICS, t1);
+  // transmissions last: body (adhesion) transmissions read the contact rows (early, those of
+  // joints and tendons ran beside the broad phase: mci_earlyParts)
+  if (!(early && (mci_earlyParts(m) & MCI_EARLY_TRN))) {
+    t1 = mc_clockNow(d);
+    mc_transmission(m, d);
+    mc_clockAdd(d, mcTIMER_POS_KINEMATICS, t1);
+  }
 
   mc_clockAdd(d, mcTIMER_POSITION, t0);
 }
@@ -121,13 +131,19 @@ static void fwdVelocity(const mcModel* m, mcData* d, int early) {
 
   // tendon and actuator velocities, com velocities, passive and bias forces; with a thread pool
   // bound, com velocities and the bias forces per tree on it first (passive forces read cvel,
-  // neither reads what the other writes)
-  mc_fwdVelocityTendonActuator(m, d);
+  // neither reads what the other writes); early: those and the parts of mci_earlyParts were done
+  // beside the broad phase
+  int parts = early ? mci_earlyParts(m) : 0;
+  if (!(parts & MCI_EARLY_TRN)) {
+    mc_fwdVelocityTendonActuator(m, d);
+  }
   int trees = early || mci_velocityTrees(m, d);
   if (!trees) {
     mc_comVel(m, d);
   }
-  mc_passive(m, d);
+  if (!(parts & MCI_EARLY_PASSIVE)) {
+    mc_passive(m, d);
+  }
   mc_adhesionPassive(m, d);  // contact adhesion (core/engine/contact_surface.c)
   if (d->nefc) {
     mc_referenceConstraint(m, d);
@@ -146,20 +162,27 @@ void mc_fwdVelocity(const mcModel* m, mcData* d) {
 }
 
 
-void mc_fwdAcceleration(const mcModel* m, mcData* d) {
-  int nv = m->nv;
-  double t0 = mc_clockNow(d);
+void mci_smoothRange(const mcModel* m, mcData* d, int b0, int b1, int k0, int k1) {
   mcNum* f = d->qfrc_smooth;
 
-  // net smooth force
-  for (int i = 0; i < nv; i++) {
+  // net smooth force, then the unconstrained acceleration's right-hand side
+  for (int i = k0; i < k1; i++) {
     f[i] = d->qfrc_passive[i] - d->qfrc_bias[i] + d->qfrc_applied[i] + d->qfrc_actuator[i];
   }
-  mc_xfrcAccumulate(m, d, f);
+  xfrcRange(m, d, f, b0, b1);
+  mcu_copy(d->qacc_smooth + k0, f + k0, k1 - k0);
+}
 
-  // unconstrained acceleration (per tree on the thread pool when one is bound; same bits)
-  mcu_copy(d->qacc_smooth, f, nv);
-  mci_solveMPool(m, d, d->qacc_smooth, 1);
+
+void mc_fwdAcceleration(const mcModel* m, mcData* d) {
+  double t0 = mc_clockNow(d);
+
+  // net smooth force and unconstrained acceleration: per tree on the thread pool when one is
+  // bound (one job; the same bits), else here
+  if (!mci_accelerationTrees(m, d)) {
+    mci_smoothRange(m, d, 1, m->nbody, 0, m->nv);
+    mc_solveM(m, d, d->qacc_smooth, d->qacc_smooth, 1);
+  }
 
   mc_clockAdd(d, mcTIMER_ACCELERATION, t0);
 }

@@ -26,6 +26,7 @@ typedef struct {
   mcNum* x;
   int ncol;
   int skipSimple;                 // solve: as mci_solveLDRange
+  const mcNum* D;                 // damped solve: the diagonal added to M
 } Trees;
 
 
@@ -92,6 +93,7 @@ static const mciTreeCut* treeCut(const mcModel* m, mcData* d, int want) {
   c->placed = cutObjects(m->geom_bodyid, m->ngeom, c, c->geom) &&
               cutObjects(m->site_bodyid, m->nsite, c, c->site);
   c->dofsorted = cutObjects(m->dof_bodyid, m->nv, c, c->dof);
+  c->jntsorted = cutObjects(m->jnt_bodyid, m->njnt, c, c->jnt);
   return c;
 }
 
@@ -181,12 +183,39 @@ int mci_velocityEarlyOk(const mcModel* m, const mcData* d) {
 }
 
 
+int mci_earlyParts(const mcModel* m) {
+  int trn = mci_transmissionEarlyOk(m);
+  return (trn ? MCI_EARLY_TRN : 0) | (trn || mci_passiveTreesOk(m) ? MCI_EARLY_PASSIVE : 0);
+}
+
+
+// the early parts that are not per tree, in the serial stages' order: transmissions, tendon and
+// actuator velocities (trn), passive forces of the whole model (passive); their seconds in time
+static void earlyWhole(const mcModel* m, mcData* d, int trn, int passive, double time[2]) {
+  double t0 = mc_clockNow(d), t1 = t0;
+  if (trn) {
+    mc_transmission(m, d);
+    t1 = mc_clockNow(d);
+    mc_fwdVelocityTendonActuator(m, d);
+  }
+  if (passive) {
+    mc_passive(m, d);
+  }
+  time[0] = t1 - t0;
+  time[1] = mc_clockNow(d) - t1;
+}
+
+
 void mci_velocityEarly(const mcModel* m, mcData* d) {
-  double t0 = mc_clockNow(d);
+  double t0 = mc_clockNow(d), time[2];
+  int parts = mci_earlyParts(m);
   mc_comVel(m, d);
   mc_rne(m, d, 0, d->qfrc_bias);
-  if (d->profile) {
-    d->timer[mcTIMER_VELOCITY].duration += mc_clockNow(d) - t0;   // a part of the stage's call
+  double t1 = mc_clockNow(d);
+  earlyWhole(m, d, parts & MCI_EARLY_TRN, parts & MCI_EARLY_PASSIVE, time);
+  if (d->profile) {               // parts of the stages' calls
+    d->timer[mcTIMER_VELOCITY].duration += t1 - t0 + time[1];
+    d->timer[mcTIMER_POS_KINEMATICS].duration += time[0];
   }
 }
 
@@ -210,7 +239,12 @@ void mci_inertiaVelocityStage(const mcModel* m, mcData* d) {
 typedef struct {
   Trees t;
   int early;                      // the velocity stage's per-tree part too
+  int trn;                        // early: transmissions, tendon and actuator velocities in task 0
+  int passive;                    // early: the passive forces per range
+  int wholepassive;               // early: the passive forces in task 0, after trn
+  int extra;                      // 0 when task 0 has work of trn or wholepassive, else -1
   int broad;                      // the task that runs fn (the first of the last thread's block)
+  double extratime[2];            // task 0's seconds of transmission and of passive forces
   void (*fn)(void*);
   void* ctx;
   int warn[3 * MAXRANGE];         // per range: pivot warnings, the first and the last dof warned
@@ -221,14 +255,18 @@ typedef struct {
 // a tree range on the thread's view (d's arrays; its own warning counts, see below)
 static void besideTask(void* ctx, int task, int thread) {
   Beside* b = (Beside*)ctx;
+  const mcModel* m = b->t.m;
+  mcData* v = &mci_worker(b->t.d, thread)->view;
   if (task == b->broad) {
     b->fn(b->ctx);
     return;
   }
-  int k = task < b->broad ? task : task - 1;
-  const mcModel* m = b->t.m;
+  if (task == b->extra) {         // whole-model parts: no range writes what they write
+    earlyWhole(m, v, b->trn, b->wholepassive, b->extratime);
+    return;
+  }
+  int k = task - (task > b->broad) - (b->extra >= 0 && task > b->extra);
   const mciTreeCut* c = b->t.cut;
-  mcData* v = &mci_worker(b->t.d, thread)->view;
   mcWarningStat* w = v->warning + mcWARN_INERTIA;
   int first = c->body[k], last = c->body[k + 1], n0 = w->number;
   double t0 = mc_clockNow(v);
@@ -249,6 +287,9 @@ static void besideTask(void* ctx, int task, int thread) {
   if (b->early) {
     mci_comVelRange(m, v, first, last);
     mci_rneRange(m, v, 0, b->t.cacc, b->t.cfrc, v->qfrc_bias, first, last);
+    if (b->passive) {
+      mci_passiveRange(m, v, c->jnt[k], c->jnt[k + 1], c->dof[k], c->dof[k + 1], first, last);
+    }
     b->time[2 * k + 1] = mc_clockNow(v) - t1;
   }
 }
@@ -262,10 +303,19 @@ int mci_inertiaTreesBeside(const mcModel* m, mcData* d, void (*stage)(const mcMo
       !makeTrees(m, d, &b.t, b.early ? 12 * (size_t)m->nbody : 0) || !b.t.cut->dofsorted) {
     return 0;
   }
+  // early: the parts of mci_earlyParts, the passive forces per range when they reach no other
+  // tree (mci_passiveTreesOk), else whole in task 0, as the stage does them
   int n = b.t.cut->n, nthread = mci_threads(d);
+  int parts = b.early ? mci_earlyParts(m) : 0;
+  b.trn = (parts & MCI_EARLY_TRN) != 0;
+  b.passive = (parts & MCI_EARLY_PASSIVE) && mci_passiveTreesOk(m) && b.t.cut->jntsorted;
+  b.wholepassive = (parts & MCI_EARLY_PASSIVE) && !b.passive;
+  b.extra = b.trn || b.wholepassive ? 0 : -1;
+  b.extratime[0] = b.extratime[1] = 0;
+  int ntask = n + 1 + (b.extra >= 0);
   b.fn = fn;
   b.ctx = ctx;
-  b.broad = (int)((long)(n + 1) * (nthread - 1) / nthread);
+  b.broad = (int)((long)ntask * (nthread - 1) / nthread);   // >= 1: never task 0
 
   // a view per thread counts the pivot warnings of its ranges (never printing or stopping:
   // they are replayed on d below); the world's composite inertia and rne entries first
@@ -280,7 +330,7 @@ int mci_inertiaTreesBeside(const mcModel* m, mcData* d, void (*stage)(const mcMo
     mcu_zero(d->cvel, 6);
     mci_rneWorld(m, b.t.cacc, b.t.cfrc);
   }
-  mci_poolRun(d->threadpool, n + 1, besideTask, &b);
+  mci_poolRun(d->threadpool, ntask, besideTask, &b);
 
   // warnings as the serial factorization gives them (from the last dof down), then the timers
   double inertia = 0, velocity = 0;
@@ -297,7 +347,8 @@ int mci_inertiaTreesBeside(const mcModel* m, mcData* d, void (*stage)(const mcMo
   if (d->profile) {
     d->timer[mcTIMER_POS_INERTIA].duration += inertia;
     d->timer[mcTIMER_POS_INERTIA].number++;
-    d->timer[mcTIMER_VELOCITY].duration += velocity;
+    d->timer[mcTIMER_VELOCITY].duration += velocity + b.extratime[1];
+    d->timer[mcTIMER_POS_KINEMATICS].duration += b.extratime[0];
   }
   return 1;
 }
@@ -366,12 +417,47 @@ void mci_solveLDPool(const mcModel* m, mcData* d, mcNum* x, int n, const mcNum* 
 }
 
 
-void mci_solveMPool(const mcModel* m, mcData* d, mcNum* x, int n) {
-  solvePool(m, d, x, n, d->qLD, d->qLDiagInv, mci_simpleRowsZero(m));
+static void accelerationTask(void* ctx, int k, int thread) {
+  (void)thread;
+  Trees* t = (Trees*)ctx;
+  const mciTreeCut* c = t->cut;
+  mcData* d = t->d;
+  mci_smoothRange(t->m, d, c->body[k], c->body[k + 1], c->dof[k], c->dof[k + 1]);
+  mci_solveLDRange(t->m, d->qacc_smooth, 1, d->qLD, d->qLDiagInv, c->dof[k], c->dof[k + 1],
+                   t->skipSimple);
 }
 
 
-void mci_solveLDSimplePool(const mcModel* m, mcData* d, mcNum* x, int n, const mcNum* qLD,
-                           const mcNum* qLDiagInv) {
-  solvePool(m, d, x, n, qLD, qLDiagInv, mci_simpleRowsZero(m));
+int mci_accelerationTrees(const mcModel* m, mcData* d) {
+  Trees t;
+  if (!dofTrees(m, d, &t)) {
+    return 0;
+  }
+  t.skipSimple = mci_simpleRowsZero(m);
+  mci_poolRun(d->threadpool, t.cut->n, accelerationTask, &t);
+  return 1;
+}
+
+
+// a range of mci_solveMDamped: the factor of its damped runs and the solve, in one task
+static void dampedTask(void* ctx, int k, int thread) {
+  (void)thread;
+  Trees* t = (Trees*)ctx;
+  mci_solveMDampedRange(t->m, t->d, t->D, t->x, t->LD, t->diagInv, t->cut->dof[k],
+                        t->cut->dof[k + 1]);
+}
+
+
+int mci_solveMDampedPool(const mcModel* m, mcData* d, const mcNum* D, mcNum* x, mcNum* LD,
+                         mcNum* diagInv) {
+  Trees t;
+  if (!dofTrees(m, d, &t)) {
+    return 0;
+  }
+  t.D = D;
+  t.x = x;
+  t.LD = LD;
+  t.diagInv = diagInv;
+  mci_poolRun(d->threadpool, t.cut->n, dampedTask, &t);
+  return 1;
 }

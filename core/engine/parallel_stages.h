@@ -23,6 +23,17 @@ void mci_placeRange(const mcModel* m, mcData* d, int g0, int g1, int s0, int s1)
 void mci_comPosRange(const mcModel* m, mcData* d, int first, int last, mcNum* rootsum);
 void mci_comPosWorld(const mcModel* m, mcData* d, const mcNum* rootsum);
 
+// core/engine/velocity.c: mc_passive restricted to the joints [j0, j1), dofs [k0, k1) and bodies
+// [b0, b1) of whole trees (b0 >= 1), for a model where mci_passiveTreesOk: no tendon
+// spring-damper and no fluid forces, which may reach any dof
+void mci_passiveRange(const mcModel* m, mcData* d, int j0, int j1, int k0, int k1, int b0,
+                      int b1);
+int mci_passiveTreesOk(const mcModel* m);
+
+// core/engine/transmission.c: may mc_transmission run before collision? Only when every
+// actuator's transmission is a joint or a tendon (no contact rows read, no scratch used)
+int mci_transmissionEarlyOk(const mcModel* m);
+
 // core/engine/velocity.c: cvel and cdof_dot of the trees [first, last) (the world's cvel zero)
 void mci_comVelRange(const mcModel* m, mcData* d, int first, int last);
 
@@ -52,13 +63,24 @@ void mci_factorIPool(const mcModel* m, mcData* d, const mcNum* M, mcNum* qLD, mc
 void mci_solveLDPool(const mcModel* m, mcData* d, mcNum* x, int n, const mcNum* qLD,
                      const mcNum* qLDiagInv);
 
-// mc_solveM's solve of x in place (d's factor of M) with the trees on the pool when it can
-void mci_solveMPool(const mcModel* m, mcData* d, mcNum* x, int n);
+// core/engine/forward.c: qfrc_smooth (passive - bias + applied + actuator, then the applied
+// Cartesian forces) of the bodies [b0, b1) and dofs [k0, k1) of whole trees (b0 >= 1), copied to
+// qacc_smooth (mc_fwdAcceleration then solves it with M)
+void mci_smoothRange(const mcModel* m, mcData* d, int b0, int b1, int k0, int k1);
 
-// mci_solveLDPool of the factor of M plus a diagonal (mci_solveMDamped): the simple dofs' rows
-// skipped as mci_solveMPool skips them (same bits for any thread count)
-void mci_solveLDSimplePool(const mcModel* m, mcData* d, mcNum* x, int n, const mcNum* qLD,
-                           const mcNum* qLDiagInv);
+// mc_fwdAcceleration's work (mci_smoothRange and the solve with d's factor of M) per tree as one
+// job on d's pool; 0 (nothing done) when it should run serially (as mci_solveMDampedPool)
+int mci_accelerationTrees(const mcModel* m, mcData* d);
+
+// core/engine/crb.c: mci_solveMDamped restricted to the dofs [k0, k1) of whole trees (its rows
+// of LD, diagInv and x); the serial call is the range of all dofs
+void mci_solveMDampedRange(const mcModel* m, const mcData* d, const mcNum* D, mcNum* x,
+                           mcNum* LD, mcNum* diagInv, int k0, int k1);
+
+// mci_solveMDampedRange over the trees' ranges as one job on d's pool; 0 (nothing done) when it
+// should run serially (no pool, or too little work for a job: see MINOFFDIAG)
+int mci_solveMDampedPool(const mcModel* m, mcData* d, const mcNum* D, mcNum* x, mcNum* LD,
+                         mcNum* diagInv);
 
 // The cut of the trees used by the jobs of a data's pool, kept with its workspace
 // (mci_treeCutCache) and remade when the model or the number of ranges changes
@@ -74,6 +96,8 @@ typedef struct mciTreeCut_ {
   int placed;                     // geoms and sites sorted by body: placed by the ranges
   int dof[MCI_MAXRANGE + 1];      // its dofs (when dofsorted)
   int dofsorted;                  // dofs sorted by body
+  int jnt[MCI_MAXRANGE + 1];      // its joints (when jntsorted)
+  int jntsorted;                  // joints sorted by body
 } mciTreeCut;
 
 // Cut bodies 1 .. nbody-1 into at most want (<= 64) ranges of whole trees balanced by body count:
@@ -89,20 +113,29 @@ int mci_positionTrees(const mcModel* m, mcData* d);
 // mc_comVel + mc_rne(m, d, 0, d->qfrc_bias) with the trees on d's thread pool; 0 as above
 int mci_velocityTrees(const mcModel* m, mcData* d);
 
-// May mc_forward run the velocity stage's per-tree part (com velocities, bias forces) early, beside
-// the broad phase in the position stage (mci_velocityEarly)? Only on d's pool (where the inertia
-// stage runs beside the broad phase), not in plugin check mode, and not with sleeping trees
-// (waking a tree after collision may change qvel). Neither reads what the other writes, and it
-// is the serial stage's code, so the results are bitwise those of the velocity stage.
+// May mc_forward run the velocity stage's per-tree part (com velocities, bias forces) and the
+// parts of mci_earlyParts early, beside the broad phase in the position stage
+// (mci_velocityEarly)? Only on d's pool (where the inertia stage runs beside the broad phase),
+// not in plugin check mode, and not with sleeping trees (waking a tree after collision may change
+// qvel). Neither reads what the other writes, and it is the serial stages' code, so the results
+// are bitwise those of the position and velocity stages.
 int mci_velocityEarlyOk(const mcModel* m, const mcData* d);
 
-// mc_comVel + mc_rne(m, d, 0, d->qfrc_bias) on the calling thread (d may be a thread's view; its
-// scratch is the view's stack); with d->profile its time is added to the velocity stage's timer
+// What else an early velocity stage does: MCI_EARLY_TRN the transmissions (mc_transmission) and
+// the tendon and actuator velocities (mc_fwdVelocityTendonActuator) when mci_transmissionEarlyOk,
+// MCI_EARLY_PASSIVE the passive forces (mc_passive) when those are done or mci_passiveTreesOk
+#define MCI_EARLY_TRN 1
+#define MCI_EARLY_PASSIVE 2
+int mci_earlyParts(const mcModel* m);
+
+// mc_comVel + mc_rne(m, d, 0, d->qfrc_bias) and the parts of mci_earlyParts on the calling
+// thread (d may be a thread's view; its scratch is the view's stack); with d->profile their time
+// is added to the stages' timers
 void mci_velocityEarly(const mcModel* m, mcData* d);
 
-// The inertia stage (mc_crb, mc_factorM under the inertia timer), and the same followed by the
-// velocity stage's per-tree part (mci_velocityEarly): the stages mc_forward runs beside the broad
-// phase (mci_collisionWith) when a pool is bound
+// The inertia stage (mc_crb, mc_factorM under the inertia timer), and the same followed by
+// mci_velocityEarly: the stages mc_forward runs beside the broad phase (mci_collisionWith) when a
+// pool is bound
 void mci_inertiaStage(const mcModel* m, mcData* d);
 void mci_inertiaVelocityStage(const mcModel* m, mcData* d);
 

@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -77,7 +78,8 @@ typedef struct {                  // mcData.threadwork
 //---------------------------------- running tasks -------------------------------------------------
 
 // take tasks until none is left: the thread's own block first, then the others' in turn
-static void drain(mcThreadPool* pool, mciTaskFn fn, void* ctx, int thread) {
+static __attribute__((noinline)) void drain(mcThreadPool* pool, mciTaskFn fn, void* ctx,
+                                            int thread) {
   int n = pool->nthread, ran = 0;
   for (int k = 0; k < n; k++) {
     Block* b = pool->block + (thread + k) % n;
@@ -390,8 +392,13 @@ mciTreeCut* mci_treeCutCache(const mcData* d) {
 
 
 void mci_workerView(mciWorker* w, const mcData* d) {
+  // the struct but its solver statistics (most of its 10 KB, copied for every view of every
+  // job): a solver writes an iteration's statistics before it reads them, and the island solves
+  // take from a view only those its solve wrote
   mcData* v = &w->view;
-  *v = *d;
+  size_t skip0 = offsetof(mcData, solver), skip1 = skip0 + sizeof(d->solver);
+  memcpy(v, d, skip0);
+  memcpy((char*)v + skip1, (const char*)d + skip1, sizeof(mcData) - skip1);
   v->arena = w->stack;
   v->narena = w->nstack;
   mci_clearArena(v);              // empty arena and stack; no contacts or rows in the view

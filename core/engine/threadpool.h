@@ -56,8 +56,8 @@ mciWorker* mci_worker(const mcData* d, int t);
 struct mciTreeCut_* mci_treeCutCache(const mcData* d);
 
 // Make w->view a copy of d whose arena and stack are the worker's own memory (empty: no contacts
-// or rows), with the plugin timers zeroed; the warning counts of d are remembered for
-// mci_mergeView.
+// or rows), with the plugin timers zeroed and the solver statistics (d->solver) not copied; the
+// warning counts of d are remembered for mci_mergeView.
 void mci_workerView(mciWorker* w, const mcData* d);
 
 // Add what the view counted since mci_workerView (warnings, escalation, stage and plugin timers)

@@ -396,6 +396,17 @@ void mc_transmission(const mcModel* m, mcData* d) {
 }
 
 
+int mci_transmissionEarlyOk(const mcModel* m) {
+  for (int i = 0; i < m->nu; i++) {
+    int t = m->actuator_trntype[i];
+    if (t != mcTRN_JOINT && t != mcTRN_JOINTINPARENT && t != mcTRN_TENDON) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+
 void mc_fwdVelocityTendonActuator(const mcModel* m, mcData* d) {
   int nv = m->nv;
 

@@ -148,19 +148,22 @@ static mcNum tendonSpring(const mcModel* m, const mcData* d, int i) {
 }
 
 
-void mc_passive(const mcModel* m, mcData* d) {
+// passive forces of the joints [j0, j1), dofs [k0, k1) and bodies [b0, b1) (b0 >= 1); whole:
+// the tendons' and fluid forces too (which reach any dof: only on the range of everything)
+static void passiveRange(const mcModel* m, mcData* d, int j0, int j1, int k0, int k1, int b0,
+                         int b1, int whole) {
   int nv = m->nv;
   mcNum* qfrc = d->qfrc_passive;
 
   // nothing when disabled
-  mcu_zero(qfrc, nv);
-  mcu_zero(d->qfrc_gravcomp, nv);
+  mcu_zero(qfrc + k0, k1 - k0);
+  mcu_zero(d->qfrc_gravcomp + k0, k1 - k0);
   if (m->opt.disableflags & mcDSBL_PASSIVE) {
     return;
   }
 
   // joint springs toward qpos_spring
-  for (int j = 0; j < m->njnt; j++) {
+  for (int j = j0; j < j1; j++) {
     mcNum k = m->jnt_stiffness[j];
     if (k == 0) {
       continue;
@@ -196,12 +199,12 @@ void mc_passive(const mcModel* m, mcData* d) {
   }
 
   // dof dampers
-  for (int i = 0; i < nv; i++) {
+  for (int i = k0; i < k1; i++) {
     qfrc[i] -= m->dof_damping[i] * d->qvel[i];
   }
 
   // tendon spring-dampers, mapped through the tendon Jacobian
-  for (int i = 0; i < m->ntendon; i++) {
+  for (int i = 0; whole && i < m->ntendon; i++) {
     mcNum f = tendonSpring(m, d, i) - m->tendon_damping[i] * d->ten_velocity[i];
     if (f == 0) {
       continue;
@@ -217,7 +220,7 @@ void mc_passive(const mcModel* m, mcData* d) {
   // gravity compensation: an upward force at each compensated body's com, a passive force except
   // on the joints that count it as actuator force (actuatorgravcomp, added in mc_fwdActuation)
   if (!(m->opt.disableflags & mcDSBL_GRAVITY)) {
-    for (int b = 1; b < m->nbody; b++) {
+    for (int b = b0; b < b1; b++) {
       mcNum gc = m->body_gravcomp[b];
       if (gc != 0) {
         mcNum f[3];
@@ -225,7 +228,7 @@ void mc_passive(const mcModel* m, mcData* d) {
         mc_applyFT(m, d, f, NULL, d->xipos + 3 * b, b, d->qfrc_gravcomp);
       }
     }
-    for (int i = 0; i < nv; i++) {
+    for (int i = k0; i < k1; i++) {
       if (!m->jnt_actgravcomp[m->dof_jntid[i]]) {
         qfrc[i] += d->qfrc_gravcomp[i];
       }
@@ -233,5 +236,31 @@ void mc_passive(const mcModel* m, mcData* d) {
   }
 
   // fluid forces (opt.density, opt.viscosity, opt.wind)
-  mc_fluid(m, d, qfrc);
+  if (whole) {
+    mc_fluid(m, d, qfrc);
+  }
+}
+
+
+void mc_passive(const mcModel* m, mcData* d) {
+  passiveRange(m, d, 0, m->njnt, 0, m->nv, 1, m->nbody, 1);
+}
+
+
+int mci_passiveTreesOk(const mcModel* m) {
+  if (m->opt.density > 0 || m->opt.viscosity > 0) {
+    return 0;                     // fluid forces: on the whole model only
+  }
+  for (int i = 0; i < m->ntendon; i++) {
+    if (m->tendon_stiffness[i] != 0 || m->tendon_damping[i] != 0) {
+      return 0;                   // a tendon spring-damper may couple trees
+    }
+  }
+  return 1;
+}
+
+
+void mci_passiveRange(const mcModel* m, mcData* d, int j0, int j1, int k0, int k1, int b0,
+                      int b1) {
+  passiveRange(m, d, j0, j1, k0, k1, b0, b1, 0);
 }
