@@ -1413,7 +1413,7 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
   }
 
   // constraint islands of the rows (core/engine/island.c)
-  mci_islandFrom(m, d, b.pair);
+  mci_islandFrom(m, d, b.pair ? tree : NULL, b.pair);
   mc_freeStack(d);
 }
 
