@@ -36,6 +36,9 @@ typedef struct {
   int* cols;                      // scratch: dof columns of a contact (nv)
   int* side;                      // scratch: bit 1 on the chain of body 1, bit 2 on body 2 (nv)
   int conrow;                     // first row of the contacts (fill pass)
+  int* ccols;                     // count pass: dof columns of every contact's rows (ncon)
+  int* elem[4];                   // count pass: the friction and limit elements with rows (Elem)
+  int nelem[4];
   const int* tree;                // islands: root dof of every dof (NULL: rows' trees not found)
   int* pair;                      // islands: the trees of every row (mci_rowTrees, 2 x nefc)
 } Builder;
@@ -391,6 +394,30 @@ static int equalityVelocityProduct(const mcModel* m, const mcData* d, int i, mcN
 }
 
 
+//---------------------------------- element lists -------------------------------------------------
+
+// The count pass keeps the friction-loss dofs and tendons and the limited joints and tendons that
+// got rows, so the fill pass runs the same code on those alone (the same rows in the same order)
+enum { ELEM_FRIDOF, ELEM_FRITEN, ELEM_LIMJNT, ELEM_LIMTEN };
+
+// elements visited by the loop over list k of total elements: all in the count pass (or without
+// the lists), the kept ones in the fill pass; element t of the loop
+static int elemCount(const Builder* b, int k, int total) {
+  return b->fill && b->elem[k] ? b->nelem[k] : total;
+}
+
+static int elemAt(const Builder* b, int k, int t) {
+  return b->fill && b->elem[k] ? b->elem[k][t] : t;
+}
+
+// count pass: keep element i of list k if it added rows (n0: the row count before it)
+static void elemKeep(Builder* b, int k, int i, int n0) {
+  if (!b->fill && b->elem[k] && b->n > n0) {
+    b->elem[k][b->nelem[k]++] = i;
+  }
+}
+
+
 //---------------------------------- friction loss -------------------------------------------------
 
 static void addFriction(Builder* b) {
@@ -402,7 +429,8 @@ static void addFriction(Builder* b) {
   }
 
   // dofs (none on sleeping trees, engine/sleep.c)
-  for (int i = 0; i < nv; i++) {
+  for (int t = 0, nt = elemCount(b, ELEM_FRIDOF, nv); t < nt; t++) {
+    int i = elemAt(b, ELEM_FRIDOF, t), n0 = b->n;
     if (m->dof_frictionloss[i] > 0 && !mc_sleepDofAsleep(m, d, i)) {
       int row = reserve(b, 1, 1);
       if (row >= 0) {
@@ -410,10 +438,12 @@ static void addFriction(Builder* b) {
         rowJIn(b, row, i, i + 1)[i] = 1;
       }
     }
+    elemKeep(b, ELEM_FRIDOF, i, n0);
   }
 
   // tendons
-  for (int i = 0; i < m->ntendon; i++) {
+  for (int t = 0, nt = elemCount(b, ELEM_FRITEN, m->ntendon); t < nt; t++) {
+    int i = elemAt(b, ELEM_FRITEN, t), n0 = b->n;
     if (m->tendon_frictionloss[i] > 0 && !mc_sleepTendonAsleep(m, d, i)) {
       int row = reserve(b, 1, 1);
       if (row >= 0) {
@@ -421,6 +451,7 @@ static void addFriction(Builder* b) {
         mcu_copy(rowJ(b, row), d->ten_J + (size_t)i * nv, nv);
       }
     }
+    elemKeep(b, ELEM_FRITEN, i, n0);
   }
 }
 
@@ -448,75 +479,89 @@ static mcNum quatAngleAxis(const mcNum q[4], mcNum axis[3]) {
 }
 
 
-static void addLimit(Builder* b) {
+// limit rows of joint i (none on sleeping trees, engine/sleep.c)
+static void limitJoint(Builder* b, int i) {
   const mcModel* m = b->m;
-  mcData* d = b->d;
-  int nv = m->nv;
-  if (m->opt.disableflags & mcDSBL_LIMIT) {
+  const mcData* d = b->d;
+  if (!m->jnt_limited[i] || mc_sleepDofAsleep(m, d, m->jnt_dofadr[i])) {
     return;
   }
+  int type = m->jnt_type[i], qadr = m->jnt_qposadr[i], dadr = m->jnt_dofadr[i];
+  const mcNum* range = m->jnt_range + 2 * i;
+  mcNum margin = m->jnt_margin[i];
 
-  // joints (none on sleeping trees, engine/sleep.c)
-  for (int i = 0; i < m->njnt; i++) {
-    if (!m->jnt_limited[i] || mc_sleepDofAsleep(m, d, m->jnt_dofadr[i])) {
-      continue;
-    }
-    int type = m->jnt_type[i], qadr = m->jnt_qposadr[i], dadr = m->jnt_dofadr[i];
-    const mcNum* range = m->jnt_range + 2 * i;
-    mcNum margin = m->jnt_margin[i];
-
-    // hinge and slide: one row per side
-    if (type == mcJNT_HINGE || type == mcJNT_SLIDE) {
-      mcNum value = d->qpos[qadr];
-      for (int side = 0; side < 2; side++) {
-        mcNum dist = side ? range[1] - value : value - range[0];
-        if (dist < margin) {
-          int row = reserve(b, 1, 1);
-          if (row >= 0) {
-            setRow(b, row, mcCNSTR_LIMIT_JOINT, i, dist, margin, 0);
-            rowJIn(b, row, dadr, dadr + 1)[dadr] = side ? -1 : 1;
-          }
-        }
-      }
-    }
-
-    // ball: rotation angle against the larger range value
-    else if (type == mcJNT_BALL) {
-      mcNum q[4], axis[3];
-      mcu_copy4(q, d->qpos + qadr);
-      mcu_normalize4(q);
-      mcNum angle = quatAngleAxis(q, axis);
-      mcNum dist = mcu_max(range[0], range[1]) - angle;
-      if (dist < margin) {
-        int row = reserve(b, 1, 1);
-        if (row >= 0) {
-          setRow(b, row, mcCNSTR_LIMIT_JOINT, i, dist, margin, 0);
-          mcNum* J = rowJIn(b, row, dadr, dadr + 3);
-          for (int k = 0; k < 3; k++) {
-            J[dadr + k] = -axis[k];
-          }
-        }
-      }
-    }
-  }
-
-  // tendons
-  for (int i = 0; i < m->ntendon; i++) {
-    if (!m->tendon_limited[i] || mc_sleepTendonAsleep(m, d, i)) {
-      continue;
-    }
-    const mcNum* range = m->tendon_range + 2 * i;
-    mcNum value = d->ten_length[i], margin = m->tendon_margin[i];
+  // hinge and slide: one row per side
+  if (type == mcJNT_HINGE || type == mcJNT_SLIDE) {
+    mcNum value = d->qpos[qadr];
     for (int side = 0; side < 2; side++) {
       mcNum dist = side ? range[1] - value : value - range[0];
       if (dist < margin) {
         int row = reserve(b, 1, 1);
         if (row >= 0) {
-          setRow(b, row, mcCNSTR_LIMIT_TENDON, i, dist, margin, 0);
-          mcu_scl(rowJ(b, row), d->ten_J + (size_t)i * nv, side ? -1 : 1, nv);
+          setRow(b, row, mcCNSTR_LIMIT_JOINT, i, dist, margin, 0);
+          rowJIn(b, row, dadr, dadr + 1)[dadr] = side ? -1 : 1;
         }
       }
     }
+  }
+
+  // ball: rotation angle against the larger range value
+  else if (type == mcJNT_BALL) {
+    mcNum q[4], axis[3];
+    mcu_copy4(q, d->qpos + qadr);
+    mcu_normalize4(q);
+    mcNum angle = quatAngleAxis(q, axis);
+    mcNum dist = mcu_max(range[0], range[1]) - angle;
+    if (dist < margin) {
+      int row = reserve(b, 1, 1);
+      if (row >= 0) {
+        setRow(b, row, mcCNSTR_LIMIT_JOINT, i, dist, margin, 0);
+        mcNum* J = rowJIn(b, row, dadr, dadr + 3);
+        for (int k = 0; k < 3; k++) {
+          J[dadr + k] = -axis[k];
+        }
+      }
+    }
+  }
+}
+
+
+// limit rows of tendon i (none when it moves only sleeping trees)
+static void limitTendon(Builder* b, int i) {
+  const mcModel* m = b->m;
+  const mcData* d = b->d;
+  if (!m->tendon_limited[i] || mc_sleepTendonAsleep(m, d, i)) {
+    return;
+  }
+  const mcNum* range = m->tendon_range + 2 * i;
+  mcNum value = d->ten_length[i], margin = m->tendon_margin[i];
+  for (int side = 0; side < 2; side++) {
+    mcNum dist = side ? range[1] - value : value - range[0];
+    if (dist < margin) {
+      int row = reserve(b, 1, 1);
+      if (row >= 0) {
+        setRow(b, row, mcCNSTR_LIMIT_TENDON, i, dist, margin, 0);
+        mcu_scl(rowJ(b, row), d->ten_J + (size_t)i * m->nv, side ? -1 : 1, m->nv);
+      }
+    }
+  }
+}
+
+
+static void addLimit(Builder* b) {
+  const mcModel* m = b->m;
+  if (m->opt.disableflags & mcDSBL_LIMIT) {
+    return;
+  }
+  for (int t = 0, nt = elemCount(b, ELEM_LIMJNT, m->njnt); t < nt; t++) {
+    int i = elemAt(b, ELEM_LIMJNT, t), n0 = b->n;
+    limitJoint(b, i);
+    elemKeep(b, ELEM_LIMJNT, i, n0);
+  }
+  for (int t = 0, nt = elemCount(b, ELEM_LIMTEN, m->ntendon); t < nt; t++) {
+    int i = elemAt(b, ELEM_LIMTEN, t), n0 = b->n;
+    limitTendon(b, i);
+    elemKeep(b, ELEM_LIMTEN, i, n0);
   }
 }
 
@@ -603,19 +648,6 @@ static int contactColumnCount(const mcModel* m, int b1, int b2) {
     n++;
   }
   return n;
-}
-
-
-// upper bound of the non-zeros of a contact's rows (count pass)
-static int contactBound(const mcModel* m, const mcContact* con) {
-  int n = 0;
-  for (int g = 0; g < 2; g++) {
-    for (int i = chainLast(m, m->geom_bodyid[g ? con->geom2 : con->geom1]); i >= 0;
-         i = m->dof_parentid[i]) {
-      n++;
-    }
-  }
-  return n < m->nv ? n : m->nv;
 }
 
 
@@ -782,7 +814,7 @@ static void fillContacts(Builder* b, int c0, int c1) {
 }
 
 
-// count pass: rows and a bound of the non-zeros; fill pass: rows in contact order (those past the
+// count pass: rows and the non-zeros (each contact's column count kept in ccols); fill pass: rows in contact order (those past the
 // capacity dropped) in efc_address, the rows themselves left to fillContacts
 static void addContact(Builder* b) {
   const mcModel* m = b->m;
@@ -803,7 +835,11 @@ static void addContact(Builder* b) {
     }
     int nrow = contactRows(m, con);
     if (!b->fill) {
-      b->nnz += nrow * contactBound(m, con);
+      int nc = contactColumnCount(m, m->geom_bodyid[con->geom1], m->geom_bodyid[con->geom2]);
+      if (b->ccols) {
+        b->ccols[i] = nc;
+      }
+      b->nnz += nrow * nc;
       b->n += nrow;
     } else if (b->n + nrow > b->cap) {
       b->dropped += nrow;
@@ -1119,17 +1155,40 @@ static void softParams(const mcModel* m, mcData* d, int i0, int i1, int c0, int 
 
 #define MAXCHUNK 64               // chunks of one job
 #define CHUNKPERTHREAD 4          // chunks per thread (load balance on a shared machine)
-#define MINCONTACTROWS 64         // fewer contact rows: serial (a job costs more than it saves)
+#define MINPOOLROWS 64            // fewer rows: serial (a job costs more than it saves)
 #define MINISLANDROWS 128         // fewer rows: the islands find the rows' trees serially
 
-// chunks of contacts with their first rows and (sparse) first non-zeros
+#define MINPIECEROWS 32           // rows of a piece of the other rows (soft parameters, trees)
+
+// chunks of contacts with their first rows and (sparse) first non-zeros, then pieces of the
+// rows before the contacts' (equality, friction, limit) for their soft-constraint parameters
 typedef struct {
   Builder* b;
-  int n;
+  int n;                          // chunks of contacts
   int con[MAXCHUNK + 1];
   int row[MAXCHUNK + 1];
   int nnz[MAXCHUNK + 1];
+  int npiece;                     // pieces of the other rows: rows piece[k] .. piece[k+1]-1
+  int piece[MAXCHUNK + 1];
 } Chunks;
+
+
+// cut the rows [0, n) into at most want pieces of about equal length, each at least MINPIECEROWS
+// rows (but the last) and starting at the first row of a constraint (a row whose type or id
+// differs from the row before), as softParams takes them; returns the number of pieces
+static int cutRows(const mcData* d, int n, int want, int* piece) {
+  int len = (n + want - 1) / (want > 0 ? want : 1), k = 0;
+  len = len < MINPIECEROWS ? MINPIECEROWS : len;
+  piece[k++] = 0;
+  for (int i = len; i < n && k < want; i++) {
+    if (i - piece[k - 1] >= len &&
+        (d->efc_type[i] != d->efc_type[i - 1] || d->efc_id[i] != d->efc_id[i - 1])) {
+      piece[k++] = i;
+    }
+  }
+  piece[k] = n;
+  return n > 0 ? k : 0;
+}
 
 
 int mci_cutContacts(const mcModel* m, const mcData* d, int want, int* con, int* row) {
@@ -1181,10 +1240,20 @@ static void contactRowTrees(const Builder* b, int i0, int i1) {
 }
 
 
-// fill the contacts of chunk k and the soft-constraint parameters of its rows, with scratch
-// Jacobians from the thread's workspace
+// task k < n: fill the contacts of chunk k and the soft-constraint parameters of its rows, with
+// scratch Jacobians from the thread's workspace; task n + k: the soft-constraint parameters (and
+// the islands' trees) of piece k of the other rows
 static void contactTask(void* ctx, int k, int thread) {
   Chunks* c = (Chunks*)ctx;
+  if (k >= c->n) {
+    const Builder* b = c->b;
+    int i0 = c->piece[k - c->n], i1 = c->piece[k - c->n + 1];
+    softParams(b->m, b->d, i0, i1, 0, 0);
+    if (b->pair) {
+      mci_rowTrees(b->m, b->d, b->tree, i0, i1, b->pair);
+    }
+    return;
+  }
   Builder w = *c->b;
   size_t nv = (size_t)w.m->nv;
   mcNum* scratch = (mcNum*)mci_worker(w.d, thread)->stack;
@@ -1203,15 +1272,15 @@ static void contactTask(void* ctx, int k, int thread) {
 }
 
 
-// the contacts' rows and all rows' soft-constraint parameters in chunks of contacts on d's pool
-// (rows and sparse non-zeros placed as the serial fill places them); 0 (nothing done) when no
-// pool is bound, in plugin check mode, or with few contact rows
+// the contacts' rows and all rows' soft-constraint parameters in chunks of contacts and pieces of
+// the other rows on d's pool (rows and sparse non-zeros placed as the serial fill places them); 0
+// (nothing done) when no pool is bound, in plugin check mode, or with few rows
 static int contactsOnPool(Builder* b) {
   const mcModel* m = b->m;
   mcData* d = b->d;
   int nthread = mci_threads(d);
   size_t scratch = 12 * (size_t)m->nv * sizeof(mcNum) + 4 * (size_t)m->nv * sizeof(int);
-  if (nthread < 2 || d->plugin_check || d->nefc - b->conrow < MINCONTACTROWS ||
+  if (nthread < 2 || d->plugin_check || d->nefc < MINPOOLROWS ||
       scratch > mci_worker(d, 0)->nstack) {
     return 0;
   }
@@ -1219,6 +1288,7 @@ static int contactsOnPool(Builder* b) {
   c.b = b;
   int want = CHUNKPERTHREAD * nthread;
   c.n = mci_cutContacts(m, d, want, c.con, c.row);
+  c.npiece = cutRows(d, b->conrow, want, c.piece);
 
   // sparse: the first non-zero of every chunk from the contacts' column counts
   c.nnz[0] = b->nnz;
@@ -1227,18 +1297,15 @@ static int contactsOnPool(Builder* b) {
     for (int i = c.con[k]; b->sparse && i < c.con[k + 1]; i++) {
       const mcContact* con = d->contact + i;
       if (con->efc_address >= 0) {
-        int nc = contactColumnCount(m, m->geom_bodyid[con->geom1], m->geom_bodyid[con->geom2]);
+        int nc = b->ccols ? b->ccols[i]
+                          : contactColumnCount(m, m->geom_bodyid[con->geom1],
+                                               m->geom_bodyid[con->geom2]);
         c.nnz[k + 1] += contactRows(m, con) * nc;
       }
     }
   }
   b->nnz = c.nnz[c.n];
-
-  softParams(m, d, 0, b->conrow, 0, 0);
-  if (b->pair) {
-    mci_rowTrees(m, d, b->tree, 0, b->conrow, b->pair);
-  }
-  mci_poolRun(d->threadpool, c.n, contactTask, &c);
+  mci_poolRun(d->threadpool, c.n + c.npiece, contactTask, &c);
   return 1;
 }
 
@@ -1299,6 +1366,17 @@ static int allocRows(mcData* d, int nefc, int nv, int sparse, int nnz) {
 }
 
 
+// n ints of scratch for an optional list, NULL when n is 0 or the free memory is short (then
+// without a warning: the rows have the room)
+static int* optionalInts(mcData* d, int n) {
+  size_t bytes = sizeof(int) * (size_t)n;
+  if (n <= 0 || d->pstack < d->parena || d->pstack - d->parena < 4 * bytes + 65536) {
+    return NULL;
+  }
+  return mcSTACKALLOC(d, (size_t)n, int);
+}
+
+
 void mc_makeConstraint(const mcModel* m, mcData* d) {
   int nv = m->nv;
   d->ne = d->nf = d->nefc = 0;
@@ -1335,6 +1413,12 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
     return;
   }
   // (block: zeroed row by row when first reserved, reserve)
+  // (lists of the count pass, each optional: without one the fill pass does the count's work)
+  b.ccols = optionalInts(d, d->ncon);
+  int nelem[4] = {nv, m->ntendon, m->njnt, m->ntendon};
+  for (int k = 0; k < 4; k++) {
+    b.elem[k] = optionalInts(d, nelem[k]);
+  }
 
   // count
   buildRows(&b);
