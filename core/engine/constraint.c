@@ -37,6 +37,8 @@ typedef struct {
   int* side;                      // scratch: bit 1 on the chain of body 1, bit 2 on body 2 (nv)
   int conrow;                     // first row of the contacts (fill pass)
   int* ccols;                     // count pass: dof columns of every contact's rows (ncon)
+  int* root;                      // root dof of every dof (nv; NULL: not found)
+  int* depth;                     // dofs on the chain from every dof to its root (nv)
   int* elem[4];                   // count pass: the friction and limit elements with rows (Elem)
   int nelem[4];
   const int* tree;                // islands: root dof of every dof (NULL: rows' trees not found)
@@ -400,59 +402,64 @@ static int equalityVelocityProduct(const mcModel* m, const mcData* d, int i, mcN
 // got rows, so the fill pass runs the same code on those alone (the same rows in the same order)
 enum { ELEM_FRIDOF, ELEM_FRITEN, ELEM_LIMJNT, ELEM_LIMTEN };
 
-// elements visited by the loop over list k of total elements: all in the count pass (or without
-// the lists), the kept ones in the fill pass; element t of the loop
-static int elemCount(const Builder* b, int k, int total) {
-  return b->fill && b->elem[k] ? b->nelem[k] : total;
-}
-
-static int elemAt(const Builder* b, int k, int t) {
-  return b->fill && b->elem[k] ? b->elem[k][t] : t;
-}
-
-// count pass: keep element i of list k if it added rows (n0: the row count before it)
-static void elemKeep(Builder* b, int k, int i, int n0) {
-  if (!b->fill && b->elem[k] && b->n > n0) {
-    b->elem[k][b->nelem[k]++] = i;
+// fn(b, i) for the elements i of list k (total elements): the count pass runs all of them and
+// keeps those that added rows, the fill pass runs the kept ones (without the list: all in both)
+static inline __attribute__((always_inline)) void elemRun(Builder* b, int k, int total,
+                                                          void (*fn)(Builder*, int)) {
+  int* list = b->elem[k];
+  if (list && b->fill) {
+    for (int t = 0, n = b->nelem[k]; t < n; t++) {
+      fn(b, list[t]);
+    }
+    return;
   }
+  int nkeep = 0;
+  for (int i = 0; i < total; i++) {
+    int n0 = b->n;
+    fn(b, i);
+    if (list && b->n > n0) {
+      list[nkeep++] = i;
+    }
+  }
+  b->nelem[k] = nkeep;
 }
 
 
 //---------------------------------- friction loss -------------------------------------------------
 
+// friction-loss row of dof i (none on sleeping trees, engine/sleep.c)
+static inline __attribute__((always_inline)) void frictionDof(Builder* b, int i) {
+  const mcModel* m = b->m;
+  if (m->dof_frictionloss[i] > 0 && !mc_sleepDofAsleep(m, b->d, i)) {
+    int row = reserve(b, 1, 1);
+    if (row >= 0) {
+      setRow(b, row, mcCNSTR_FRICTION_DOF, i, 0, 0, m->dof_frictionloss[i]);
+      rowJIn(b, row, i, i + 1)[i] = 1;
+    }
+  }
+}
+
+
+// friction-loss row of tendon i
+static inline __attribute__((always_inline)) void frictionTendon(Builder* b, int i) {
+  const mcModel* m = b->m;
+  if (m->tendon_frictionloss[i] > 0 && !mc_sleepTendonAsleep(m, b->d, i)) {
+    int row = reserve(b, 1, 1);
+    if (row >= 0) {
+      setRow(b, row, mcCNSTR_FRICTION_TENDON, i, 0, 0, m->tendon_frictionloss[i]);
+      mcu_copy(rowJ(b, row), b->d->ten_J + (size_t)i * m->nv, m->nv);
+    }
+  }
+}
+
+
 static void addFriction(Builder* b) {
   const mcModel* m = b->m;
-  mcData* d = b->d;
-  int nv = m->nv;
   if (m->opt.disableflags & mcDSBL_FRICTIONLOSS) {
     return;
   }
-
-  // dofs (none on sleeping trees, engine/sleep.c)
-  for (int t = 0, nt = elemCount(b, ELEM_FRIDOF, nv); t < nt; t++) {
-    int i = elemAt(b, ELEM_FRIDOF, t), n0 = b->n;
-    if (m->dof_frictionloss[i] > 0 && !mc_sleepDofAsleep(m, d, i)) {
-      int row = reserve(b, 1, 1);
-      if (row >= 0) {
-        setRow(b, row, mcCNSTR_FRICTION_DOF, i, 0, 0, m->dof_frictionloss[i]);
-        rowJIn(b, row, i, i + 1)[i] = 1;
-      }
-    }
-    elemKeep(b, ELEM_FRIDOF, i, n0);
-  }
-
-  // tendons
-  for (int t = 0, nt = elemCount(b, ELEM_FRITEN, m->ntendon); t < nt; t++) {
-    int i = elemAt(b, ELEM_FRITEN, t), n0 = b->n;
-    if (m->tendon_frictionloss[i] > 0 && !mc_sleepTendonAsleep(m, d, i)) {
-      int row = reserve(b, 1, 1);
-      if (row >= 0) {
-        setRow(b, row, mcCNSTR_FRICTION_TENDON, i, 0, 0, m->tendon_frictionloss[i]);
-        mcu_copy(rowJ(b, row), d->ten_J + (size_t)i * nv, nv);
-      }
-    }
-    elemKeep(b, ELEM_FRITEN, i, n0);
-  }
+  elemRun(b, ELEM_FRIDOF, m->nv, frictionDof);
+  elemRun(b, ELEM_FRITEN, m->ntendon, frictionTendon);
 }
 
 
@@ -480,7 +487,7 @@ static mcNum quatAngleAxis(const mcNum q[4], mcNum axis[3]) {
 
 
 // limit rows of joint i (none on sleeping trees, engine/sleep.c)
-static void limitJoint(Builder* b, int i) {
+static inline __attribute__((always_inline)) void limitJoint(Builder* b, int i) {
   const mcModel* m = b->m;
   const mcData* d = b->d;
   if (!m->jnt_limited[i] || mc_sleepDofAsleep(m, d, m->jnt_dofadr[i])) {
@@ -527,7 +534,7 @@ static void limitJoint(Builder* b, int i) {
 
 
 // limit rows of tendon i (none when it moves only sleeping trees)
-static void limitTendon(Builder* b, int i) {
+static inline __attribute__((always_inline)) void limitTendon(Builder* b, int i) {
   const mcModel* m = b->m;
   const mcData* d = b->d;
   if (!m->tendon_limited[i] || mc_sleepTendonAsleep(m, d, i)) {
@@ -553,16 +560,8 @@ static void addLimit(Builder* b) {
   if (m->opt.disableflags & mcDSBL_LIMIT) {
     return;
   }
-  for (int t = 0, nt = elemCount(b, ELEM_LIMJNT, m->njnt); t < nt; t++) {
-    int i = elemAt(b, ELEM_LIMJNT, t), n0 = b->n;
-    limitJoint(b, i);
-    elemKeep(b, ELEM_LIMJNT, i, n0);
-  }
-  for (int t = 0, nt = elemCount(b, ELEM_LIMTEN, m->ntendon); t < nt; t++) {
-    int i = elemAt(b, ELEM_LIMTEN, t), n0 = b->n;
-    limitTendon(b, i);
-    elemKeep(b, ELEM_LIMTEN, i, n0);
-  }
+  elemRun(b, ELEM_LIMJNT, m->njnt, limitJoint);
+  elemRun(b, ELEM_LIMTEN, m->ntendon, limitTendon);
 }
 
 
@@ -648,6 +647,30 @@ static int contactColumnCount(const mcModel* m, int b1, int b2) {
     n++;
   }
   return n;
+}
+
+
+// root dof and chain length of every dof (parents come first)
+static void dofChains(const mcModel* m, int* root, int* depth) {
+  for (int k = 0; k < m->nv; k++) {
+    int p = m->dof_parentid[k];
+    root[k] = p < 0 ? k : root[p];
+    depth[k] = p < 0 ? 1 : depth[p] + 1;
+  }
+}
+
+
+// contactColumnCount from the chains' lengths when the bodies' chains lie in different trees (or
+// one is empty: a body without dofs, the world), by the walk when they share a tree
+static int contactColumnCountFast(const Builder* b, int b1, int b2) {
+  if (!b->root) {
+    return contactColumnCount(b->m, b1, b2);
+  }
+  int i = chainLast(b->m, b1), j = chainLast(b->m, b2);
+  if (i < 0 || j < 0 || b->root[i] != b->root[j]) {
+    return (i < 0 ? 0 : b->depth[i]) + (j < 0 ? 0 : b->depth[j]);
+  }
+  return contactColumnCount(b->m, b1, b2);
 }
 
 
@@ -835,7 +858,7 @@ static void addContact(Builder* b) {
     }
     int nrow = contactRows(m, con);
     if (!b->fill) {
-      int nc = contactColumnCount(m, m->geom_bodyid[con->geom1], m->geom_bodyid[con->geom2]);
+      int nc = contactColumnCountFast(b, m->geom_bodyid[con->geom1], m->geom_bodyid[con->geom2]);
       if (b->ccols) {
         b->ccols[i] = nc;
       }
@@ -1415,6 +1438,13 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
   // (block: zeroed row by row when first reserved, reserve)
   // (lists of the count pass, each optional: without one the fill pass does the count's work)
   b.ccols = optionalInts(d, d->ncon);
+  b.root = optionalInts(d, nv);
+  b.depth = b.root ? optionalInts(d, nv) : NULL;
+  if (b.depth) {
+    dofChains(m, b.root, b.depth);
+  } else {
+    b.root = NULL;
+  }
   int nelem[4] = {nv, m->ntendon, m->njnt, m->ntendon};
   for (int k = 0; k < 4; k++) {
     b.elem[k] = optionalInts(d, nelem[k]);
@@ -1483,10 +1513,10 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
   size_t islandbytes = sizeof(int) * (4 * (size_t)nv + 4 * (size_t)d->nefc) + 1024;
   if ((m->opt.enableflags & mcENBL_ISLAND) && mci_threads(d) >= 2 && !d->plugin_check &&
       d->nefc >= MINISLANDROWS && d->pstack > d->parena + islandbytes) {
-    tree = mcSTACKALLOC(d, (size_t)nv, int);
+    tree = b.root ? b.root : mcSTACKALLOC(d, (size_t)nv, int);
     b.pair = tree ? mcSTACKALLOC(d, 2 * (size_t)d->nefc, int) : NULL;
     b.tree = b.pair ? tree : NULL;
-    if (b.pair) {
+    if (b.pair && !b.root) {
       mci_rootDofs(m, tree);
     }
   }

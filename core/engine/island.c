@@ -182,13 +182,14 @@ static void treeSets(const mcModel* m, const mcData* d, int* tree, int* uf, int*
   // rows join the trees they touch; the rows of one contact join each other (a row of the same
   // contact on the same trees as the row before joins nothing new: it takes that row's tree)
   for (int i = 0; i < d->nefc; i++) {
-    if (pair && i > 0 && pair[2 * i] == pair[2 * i - 2] && pair[2 * i + 1] == pair[2 * i - 1] &&
-        pair[2 * i] != MANYTREES && sameContact(d, i)) {
+    int same = sameContact(d, i);
+    if (same && pair && pair[2 * i] == pair[2 * i - 2] && pair[2 * i + 1] == pair[2 * i - 1] &&
+        pair[2 * i] != MANYTREES) {
       rowtree[i] = rowtree[i - 1];
       continue;
     }
     int t = linkRowPair(m, d, i, tree, uf, pair);
-    if (sameContact(d, i) && rowtree[i - 1] >= 0) {
+    if (same && rowtree[i - 1] >= 0) {
       if (t >= 0) {
         unite(uf, rowtree[i - 1], t);
       } else {
