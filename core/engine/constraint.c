@@ -837,8 +837,9 @@ static void fillContacts(Builder* b, int c0, int c1) {
 }
 
 
-// count pass: rows and the non-zeros (each contact's column count kept in ccols); fill pass: rows in contact order (those past the
-// capacity dropped) in efc_address, the rows themselves left to fillContacts
+// count pass: rows and the non-zeros (each contact's column count kept in ccols); fill pass: rows
+// in contact order (those past the capacity dropped) in efc_address, the rows themselves left to
+// fillContacts
 static void addContact(Builder* b) {
   const mcModel* m = b->m;
   mcData* d = b->d;

