@@ -402,26 +402,39 @@ static int equalityVelocityProduct(const mcModel* m, const mcData* d, int i, mcN
 // got rows, so the fill pass runs the same code on those alone (the same rows in the same order)
 enum { ELEM_FRIDOF, ELEM_FRITEN, ELEM_LIMJNT, ELEM_LIMTEN };
 
+// count pass over the elements [lo, hi) of list k: fn(b, i) for each; those that added rows are
+// kept at list k + lo (when the list exists); returns how many
+static inline __attribute__((always_inline)) int elemCount(Builder* b, int k, int lo, int hi,
+                                                           void (*fn)(Builder*, int)) {
+  int* keep = b->elem[k] ? b->elem[k] + lo : NULL;
+  int nkeep = 0;
+  for (int i = lo; i < hi; i++) {
+    int n0 = b->n;
+    fn(b, i);
+    if (keep && b->n > n0) {
+      keep[nkeep++] = i;
+    }
+  }
+  return nkeep;
+}
+
+
 // fn(b, i) for the elements i of list k (total elements): the count pass runs all of them and
 // keeps those that added rows, the fill pass runs the kept ones (without the list: all in both)
 static inline __attribute__((always_inline)) void elemRun(Builder* b, int k, int total,
                                                           void (*fn)(Builder*, int)) {
-  int* list = b->elem[k];
-  if (list && b->fill) {
+  const int* list = b->elem[k];
+  if (!b->fill) {
+    b->nelem[k] = elemCount(b, k, 0, total, fn);
+  } else if (list) {
     for (int t = 0, n = b->nelem[k]; t < n; t++) {
       fn(b, list[t]);
     }
-    return;
-  }
-  int nkeep = 0;
-  for (int i = 0; i < total; i++) {
-    int n0 = b->n;
-    fn(b, i);
-    if (list && b->n > n0) {
-      list[nkeep++] = i;
+  } else {
+    for (int i = 0; i < total; i++) {
+      fn(b, i);
     }
   }
-  b->nelem[k] = nkeep;
 }
 
 
@@ -837,9 +850,28 @@ static void fillContacts(Builder* b, int c0, int c1) {
 }
 
 
-// count pass: rows and the non-zeros (each contact's column count kept in ccols); fill pass: rows
-// in contact order (those past the capacity dropped) in efc_address, the rows themselves left to
-// fillContacts
+// count pass over the contacts [c0, c1): rows and non-zeros (each contact's column count kept in
+// ccols)
+static void countContacts(Builder* b, int c0, int c1) {
+  const mcModel* m = b->m;
+  for (int i = c0; i < c1; i++) {
+    const mcContact* con = b->d->contact + i;
+    if (con->exclude) {
+      continue;
+    }
+    int nrow = contactRows(m, con);
+    int nc = contactColumnCountFast(b, m->geom_bodyid[con->geom1], m->geom_bodyid[con->geom2]);
+    if (b->ccols) {
+      b->ccols[i] = nc;
+    }
+    b->nnz += nrow * nc;
+    b->n += nrow;
+  }
+}
+
+
+// count pass: countContacts; fill pass: rows in contact order (those past the capacity dropped) in
+// efc_address, the rows themselves left to fillContacts
 static void addContact(Builder* b) {
   const mcModel* m = b->m;
   mcData* d = b->d;
@@ -849,23 +881,18 @@ static void addContact(Builder* b) {
     }
     return;
   }
+  if (!b->fill) {
+    countContacts(b, 0, d->ncon);
+    return;
+  }
   for (int i = 0; i < d->ncon; i++) {
     mcContact* con = d->contact + i;
-    if (b->fill) {
-      con->efc_address = -1;
-    }
+    con->efc_address = -1;
     if (con->exclude) {
       continue;
     }
     int nrow = contactRows(m, con);
-    if (!b->fill) {
-      int nc = contactColumnCountFast(b, m->geom_bodyid[con->geom1], m->geom_bodyid[con->geom2]);
-      if (b->ccols) {
-        b->ccols[i] = nc;
-      }
-      b->nnz += nrow * nc;
-      b->n += nrow;
-    } else if (b->n + nrow > b->cap) {
+    if (b->n + nrow > b->cap) {
       b->dropped += nrow;
     } else {
       con->efc_address = b->n;
@@ -1334,6 +1361,111 @@ static int contactsOnPool(Builder* b) {
 }
 
 
+//---------------------------------- the count pass on the thread pool ---------------------------
+
+#define MINCOUNTELEMS 1024        // fewer elements to count: the count pass serially
+
+// the count pass's elements cut into n parts, one a task: task k counts part k of the friction
+// dofs and tendons, limited joints and tendons and of the contacts, keeping the elements with rows
+// in its part of each list (the parts are merged in task order: the lists of the serial pass)
+typedef struct {
+  Builder* b;
+  int n;
+  int rows[MAXCHUNK];             // task k: rows of its friction and limit elements
+  int conrows[MAXCHUNK];          // rows and non-zeros of its contacts
+  int connnz[MAXCHUNK];
+  int nkeep[MAXCHUNK][4];         // elements kept in each list
+} Counts;
+
+
+// the elements of list k (or the contacts: k 4) of the model and data, 0 when disabled
+static int countTotal(const Builder* b, int k) {
+  const mcModel* m = b->m;
+  int dsbl = m->opt.disableflags;
+  int fri = !(dsbl & mcDSBL_FRICTIONLOSS), lim = !(dsbl & mcDSBL_LIMIT);
+  switch (k) {
+  case ELEM_FRIDOF:
+    return fri ? m->nv : 0;
+  case ELEM_FRITEN:
+    return fri ? m->ntendon : 0;
+  case ELEM_LIMJNT:
+    return lim ? m->njnt : 0;
+  case ELEM_LIMTEN:
+    return lim ? m->ntendon : 0;
+  default:
+    return dsbl & mcDSBL_CONTACT ? 0 : b->d->ncon;
+  }
+}
+
+
+static void countTask(void* ctx, int k, int thread) {
+  (void)thread;
+  Counts* c = (Counts*)ctx;
+  Builder w = *c->b;
+  int lo[5], hi[5];
+  for (int e = 0; e < 5; e++) {
+    mci_rowRange(countTotal(&w, e), k, c->n, lo + e, hi + e);
+  }
+  w.n = 0;
+  c->nkeep[k][ELEM_FRIDOF] = elemCount(&w, ELEM_FRIDOF, lo[0], hi[0], frictionDof);
+  c->nkeep[k][ELEM_FRITEN] = elemCount(&w, ELEM_FRITEN, lo[1], hi[1], frictionTendon);
+  c->nkeep[k][ELEM_LIMJNT] = elemCount(&w, ELEM_LIMJNT, lo[2], hi[2], limitJoint);
+  c->nkeep[k][ELEM_LIMTEN] = elemCount(&w, ELEM_LIMTEN, lo[3], hi[3], limitTendon);
+  c->rows[k] = w.n;
+  w.n = 0;
+  w.nnz = 0;
+  countContacts(&w, lo[4], hi[4]);
+  c->conrows[k] = w.n;
+  c->connnz[k] = w.nnz;
+}
+
+
+// the count pass (rows, a bound of the non-zeros, the lists) with its elements in parts on d's
+// pool: the same counts and lists as buildRows' count pass; 0 (nothing done) when no pool is bound,
+// in plugin check mode, with few elements, or without every list
+static int countOnPool(Builder* b) {
+  const mcModel* m = b->m;
+  mcData* d = b->d;
+  int nthread = mci_threads(d), total = 0;
+  for (int e = 0; e < 5; e++) {
+    int n = countTotal(b, e);
+    if (n > 0 && !(e < 4 ? b->elem[e] : b->ccols)) {
+      return 0;
+    }
+    total += n;
+  }
+  if (nthread < 2 || d->plugin_check || total < MINCOUNTELEMS) {
+    return 0;
+  }
+  Counts c;
+  c.b = b;
+  c.n = CHUNKPERTHREAD * nthread < MAXCHUNK ? CHUNKPERTHREAD * nthread : MAXCHUNK;
+  addEquality(b);
+  mci_poolRun(d->threadpool, c.n, countTask, &c);
+
+  // merge in task order: the kept elements of each list, the rows, then the contacts'
+  for (int e = 0; e < 4; e++) {
+    int n = 0, total = countTotal(b, e);
+    for (int k = 0; k < c.n && b->elem[e]; k++) {
+      int lo, hi;
+      mci_rowRange(total, k, c.n, &lo, &hi);
+      memmove(b->elem[e] + n, b->elem[e] + lo, sizeof(int) * (size_t)c.nkeep[k][e]);
+      n += c.nkeep[k][e];
+    }
+    b->nelem[e] = n;
+  }
+  for (int k = 0; k < c.n; k++) {
+    b->n += c.rows[k];
+  }
+  b->nnz = b->sparse ? b->n * m->nv : 0;
+  for (int k = 0; k < c.n; k++) {
+    b->n += c.conrows[k];
+    b->nnz += c.connnz[k];
+  }
+  return 1;
+}
+
+
 //---------------------------------- top level -----------------------------------------------------
 
 // run the row builders in the order of the seed: equality, friction, limit, contact
@@ -1451,8 +1583,10 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
     b.elem[k] = optionalInts(d, nelem[k]);
   }
 
-  // count
-  buildRows(&b);
+  // count (the elements in parts on the pool when it pays)
+  if (!countOnPool(&b)) {
+    buildRows(&b);
+  }
   int want = b.n;
   if (want == 0) {
     mc_freeStack(d);

@@ -18,6 +18,7 @@
 
 
 #define NTREE 12                  // trees of the scene (enough rows for the pool's jobs)
+#define NTREEMANY 64              // trees of the large scene (the count pass on the pool too)
 
 #ifdef __SANITIZE_THREAD__
 #define NSTEP 40
@@ -25,14 +26,14 @@
 #define NSTEP 150
 #endif
 
-// NTREE trees on a plane: a free base with a hinge (limited, friction loss), a slide (limited)
+// ntree trees on a plane: a free base with a hinge (limited, friction loss), a slide (limited)
 // and a ball (limited) below it, a fixed tendon over the hinge and the slide (limited, friction
 // loss), every limit's margin wide enough for rows from the start; tree k's tip is connected to
 // tree k+1's base (k even), welded to it (k % 4 == 1), its hinge coupled to its slide by a joint
 // equality, its tendon to tree k+1's by a tendon equality (k % 3 == 0); geoms of condim 1, 3, 4
 // and 6 by tree
-static char* sceneXML(const char* cone, const char* jacobian) {
-  size_t cap = 64 * 1024, n = 0;
+static char* sceneXML(int ntree, const char* cone, const char* jacobian) {
+  size_t cap = 512 * 1024, n = 0;
   char* x = malloc(cap);
   cr_assert(x);
 #define PUT(...)                                                                                   \
@@ -44,8 +45,8 @@ static char* sceneXML(const char* cone, const char* jacobian) {
   PUT("<default><geom friction='0.8 0.02 0.001'/></default><worldbody>");
   PUT("<geom type='plane' size='20 20 .1' condim='1'/>");
   static const int condim[4] = {1, 3, 4, 6};
-  for (int k = 0; k < NTREE; k++) {
-    double px = 0.7 * (k % 4), py = 0.7 * (k / 4);
+  for (int k = 0; k < ntree; k++) {
+    double px = 0.7 * (k % 8), py = 0.7 * (k / 8);
     PUT("<body name='base%d' pos='%g %g .17'><freejoint/>", k, px, py);
     PUT("<geom type='box' size='.12 .12 .05' condim='%d'/>", condim[k % 4]);
     PUT("<body name='arm%d' pos='.1 0 0'>", k);
@@ -63,12 +64,12 @@ static char* sceneXML(const char* cone, const char* jacobian) {
     PUT("</body></body></body></body>");
   }
   PUT("</worldbody><tendon>");
-  for (int k = 0; k < NTREE; k++) {
+  for (int k = 0; k < ntree; k++) {
     PUT("<fixed name='t%d' limited='true' range='-.02 .02' margin='.03' frictionloss='.01'>", k);
     PUT("<joint joint='h%d' coef='1'/><joint joint='s%d' coef='.5'/></fixed>", k, k);
   }
   PUT("</tendon><equality>");
-  for (int k = 0; k + 1 < NTREE; k++) {
+  for (int k = 0; k + 1 < ntree; k++) {
     if (k % 2 == 0) {
       PUT("<connect body1='tip%d' body2='base%d' anchor='0 0 0'/>", k, k + 1);
     }
@@ -79,7 +80,7 @@ static char* sceneXML(const char* cone, const char* jacobian) {
       PUT("<tendon tendon1='t%d' tendon2='t%d' polycoef='0 1 0 0 0'/>", k, k + 1);
     }
   }
-  for (int k = 0; k < NTREE; k++) {
+  for (int k = 0; k < ntree; k++) {
     PUT("<joint joint1='h%d' joint2='s%d' polycoef='0 .5 0 0 0'/>", k, k);
   }
   PUT("</equality></mujoco>");
@@ -88,8 +89,8 @@ static char* sceneXML(const char* cone, const char* jacobian) {
 }
 
 
-static mcModel* loadScene(const char* cone, const char* jacobian) {
-  char* xml = sceneXML(cone, jacobian);
+static mcModel* loadScene(int ntree, const char* cone, const char* jacobian) {
+  char* xml = sceneXML(ntree, cone, jacobian);
   char error[1024] = "";
   mcModel* m = mc_loadXMLString(xml, NULL, error, sizeof(error));
   free(xml);
@@ -198,8 +199,8 @@ static unsigned long long runHash(const mcModel* m, int nthread, Seen* seen) {
 
 // the same hash without a pool and with 1, 2 and 3 threads, islands off and on; the scene has
 // rows of every kind, and enough of them for the pool's jobs
-static void sameForAnyThreads(const char* cone, const char* jacobian, int elliptic) {
-  mcModel* m = loadScene(cone, jacobian);
+static void sameForAnyThreads(int ntree, const char* cone, const char* jacobian, int elliptic) {
+  mcModel* m = loadScene(ntree, cone, jacobian);
   for (int island = 0; island < 2; island++) {
     if (island) {
       m->opt.enableflags |= mcENBL_ISLAND;
@@ -241,20 +242,31 @@ static void sameForAnyThreads(const char* cone, const char* jacobian, int ellipt
 
 
 Test(constraint_pool, bitwise_any_thread_count_pyramidal_sparse) {
-  sameForAnyThreads("pyramidal", "sparse", 0);
+  sameForAnyThreads(NTREE, "pyramidal", "sparse", 0);
 }
 
 
 Test(constraint_pool, bitwise_any_thread_count_elliptic_sparse) {
-  sameForAnyThreads("elliptic", "sparse", 1);
+  sameForAnyThreads(NTREE, "elliptic", "sparse", 1);
 }
 
 
 Test(constraint_pool, bitwise_any_thread_count_pyramidal_dense) {
-  sameForAnyThreads("pyramidal", "dense", 0);
+  sameForAnyThreads(NTREE, "pyramidal", "dense", 0);
 }
 
 
 Test(constraint_pool, bitwise_any_thread_count_elliptic_dense) {
-  sameForAnyThreads("elliptic", "dense", 1);
+  sameForAnyThreads(NTREE, "elliptic", "dense", 1);
+}
+
+
+// enough friction, limit and contact elements for the count pass's job on the pool (constraint.c
+// MINCOUNTELEMS: 1,024 elements)
+Test(constraint_pool, bitwise_any_thread_count_count_pass_on_pool) {
+  mcModel* m = loadScene(NTREEMANY, "pyramidal", "sparse");
+  cr_assert(m->nv + 2 * m->ntendon + m->njnt >= 1024, "only %d elements",
+            m->nv + 2 * m->ntendon + m->njnt);
+  mc_deleteModel(m);
+  sameForAnyThreads(NTREEMANY, "pyramidal", "sparse", 0);
 }
