@@ -39,7 +39,7 @@ typedef struct {
   int* ccols;                     // count pass: dof columns of every contact's rows (ncon)
   int* root;                      // root dof of every dof (nv; NULL: not found)
   int* depth;                     // dofs on the chain from every dof to its root (nv)
-  int* elem[4];                   // count pass: the friction and limit elements with rows (Elem)
+  int* elem[4];                   // count pass: the friction and limit elements with rows (ELEM_)
   int nelem[4];
   const int* tree;                // islands: root dof of every dof (NULL: rows' trees not found)
   int* pair;                      // islands: the trees of every row (mci_rowTrees, 2 x nefc)
