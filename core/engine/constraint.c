@@ -36,6 +36,11 @@ typedef struct {
   int* cols;                      // scratch: dof columns of a contact (nv)
   int* side;                      // scratch: bit 1 on the chain of body 1, bit 2 on body 2 (nv)
   int conrow;                     // first row of the contacts (fill pass)
+  int* ccols;                     // count pass: dof columns of every contact's rows (ncon)
+  int* root;                      // root dof of every dof (nv; NULL: not found)
+  int* depth;                     // dofs on the chain from every dof to its root (nv)
+  int* elem[4];                   // count pass: the friction and limit elements with rows (ELEM_)
+  int nelem[4];
   const int* tree;                // islands: root dof of every dof (NULL: rows' trees not found)
   int* pair;                      // islands: the trees of every row (mci_rowTrees, 2 x nefc)
 } Builder;
@@ -391,37 +396,83 @@ static int equalityVelocityProduct(const mcModel* m, const mcData* d, int i, mcN
 }
 
 
+//---------------------------------- element lists -------------------------------------------------
+
+// The count pass keeps the friction-loss dofs and tendons and the limited joints and tendons that
+// got rows, so the fill pass runs the same code on those alone (the same rows in the same order)
+enum { ELEM_FRIDOF, ELEM_FRITEN, ELEM_LIMJNT, ELEM_LIMTEN };
+
+// count pass over the elements [lo, hi) of list k: fn(b, i) for each; those that added rows are
+// kept at list k + lo (when the list exists); returns how many
+static inline __attribute__((always_inline)) int elemCount(Builder* b, int k, int lo, int hi,
+                                                           void (*fn)(Builder*, int)) {
+  int* keep = b->elem[k] ? b->elem[k] + lo : NULL;
+  int nkeep = 0;
+  for (int i = lo; i < hi; i++) {
+    int n0 = b->n;
+    fn(b, i);
+    if (keep && b->n > n0) {
+      keep[nkeep++] = i;
+    }
+  }
+  return nkeep;
+}
+
+
+// fn(b, i) for the elements i of list k (total elements): the count pass runs all of them and
+// keeps those that added rows, the fill pass runs the kept ones (without the list: all in both)
+static inline __attribute__((always_inline)) void elemRun(Builder* b, int k, int total,
+                                                          void (*fn)(Builder*, int)) {
+  const int* list = b->elem[k];
+  if (!b->fill) {
+    b->nelem[k] = elemCount(b, k, 0, total, fn);
+  } else if (list) {
+    for (int t = 0, n = b->nelem[k]; t < n; t++) {
+      fn(b, list[t]);
+    }
+  } else {
+    for (int i = 0; i < total; i++) {
+      fn(b, i);
+    }
+  }
+}
+
+
 //---------------------------------- friction loss -------------------------------------------------
+
+// friction-loss row of dof i (none on sleeping trees, engine/sleep.c)
+static inline __attribute__((always_inline)) void frictionDof(Builder* b, int i) {
+  const mcModel* m = b->m;
+  if (m->dof_frictionloss[i] > 0 && !mc_sleepDofAsleep(m, b->d, i)) {
+    int row = reserve(b, 1, 1);
+    if (row >= 0) {
+      setRow(b, row, mcCNSTR_FRICTION_DOF, i, 0, 0, m->dof_frictionloss[i]);
+      rowJIn(b, row, i, i + 1)[i] = 1;
+    }
+  }
+}
+
+
+// friction-loss row of tendon i
+static inline __attribute__((always_inline)) void frictionTendon(Builder* b, int i) {
+  const mcModel* m = b->m;
+  if (m->tendon_frictionloss[i] > 0 && !mc_sleepTendonAsleep(m, b->d, i)) {
+    int row = reserve(b, 1, 1);
+    if (row >= 0) {
+      setRow(b, row, mcCNSTR_FRICTION_TENDON, i, 0, 0, m->tendon_frictionloss[i]);
+      mcu_copy(rowJ(b, row), b->d->ten_J + (size_t)i * m->nv, m->nv);
+    }
+  }
+}
+
 
 static void addFriction(Builder* b) {
   const mcModel* m = b->m;
-  mcData* d = b->d;
-  int nv = m->nv;
   if (m->opt.disableflags & mcDSBL_FRICTIONLOSS) {
     return;
   }
-
-  // dofs (none on sleeping trees, engine/sleep.c)
-  for (int i = 0; i < nv; i++) {
-    if (m->dof_frictionloss[i] > 0 && !mc_sleepDofAsleep(m, d, i)) {
-      int row = reserve(b, 1, 1);
-      if (row >= 0) {
-        setRow(b, row, mcCNSTR_FRICTION_DOF, i, 0, 0, m->dof_frictionloss[i]);
-        rowJIn(b, row, i, i + 1)[i] = 1;
-      }
-    }
-  }
-
-  // tendons
-  for (int i = 0; i < m->ntendon; i++) {
-    if (m->tendon_frictionloss[i] > 0 && !mc_sleepTendonAsleep(m, d, i)) {
-      int row = reserve(b, 1, 1);
-      if (row >= 0) {
-        setRow(b, row, mcCNSTR_FRICTION_TENDON, i, 0, 0, m->tendon_frictionloss[i]);
-        mcu_copy(rowJ(b, row), d->ten_J + (size_t)i * nv, nv);
-      }
-    }
-  }
+  elemRun(b, ELEM_FRIDOF, m->nv, frictionDof);
+  elemRun(b, ELEM_FRITEN, m->ntendon, frictionTendon);
 }
 
 
@@ -448,76 +499,82 @@ static mcNum quatAngleAxis(const mcNum q[4], mcNum axis[3]) {
 }
 
 
-static void addLimit(Builder* b) {
+// limit rows of joint i (none on sleeping trees, engine/sleep.c)
+static inline __attribute__((always_inline)) void limitJoint(Builder* b, int i) {
   const mcModel* m = b->m;
-  mcData* d = b->d;
-  int nv = m->nv;
-  if (m->opt.disableflags & mcDSBL_LIMIT) {
+  const mcData* d = b->d;
+  if (!m->jnt_limited[i] || mc_sleepDofAsleep(m, d, m->jnt_dofadr[i])) {
     return;
   }
+  int type = m->jnt_type[i], qadr = m->jnt_qposadr[i], dadr = m->jnt_dofadr[i];
+  const mcNum* range = m->jnt_range + 2 * i;
+  mcNum margin = m->jnt_margin[i];
 
-  // joints (none on sleeping trees, engine/sleep.c)
-  for (int i = 0; i < m->njnt; i++) {
-    if (!m->jnt_limited[i] || mc_sleepDofAsleep(m, d, m->jnt_dofadr[i])) {
-      continue;
-    }
-    int type = m->jnt_type[i], qadr = m->jnt_qposadr[i], dadr = m->jnt_dofadr[i];
-    const mcNum* range = m->jnt_range + 2 * i;
-    mcNum margin = m->jnt_margin[i];
-
-    // hinge and slide: one row per side
-    if (type == mcJNT_HINGE || type == mcJNT_SLIDE) {
-      mcNum value = d->qpos[qadr];
-      for (int side = 0; side < 2; side++) {
-        mcNum dist = side ? range[1] - value : value - range[0];
-        if (dist < margin) {
-          int row = reserve(b, 1, 1);
-          if (row >= 0) {
-            setRow(b, row, mcCNSTR_LIMIT_JOINT, i, dist, margin, 0);
-            rowJIn(b, row, dadr, dadr + 1)[dadr] = side ? -1 : 1;
-          }
-        }
-      }
-    }
-
-    // ball: rotation angle against the larger range value
-    else if (type == mcJNT_BALL) {
-      mcNum q[4], axis[3];
-      mcu_copy4(q, d->qpos + qadr);
-      mcu_normalize4(q);
-      mcNum angle = quatAngleAxis(q, axis);
-      mcNum dist = mcu_max(range[0], range[1]) - angle;
-      if (dist < margin) {
-        int row = reserve(b, 1, 1);
-        if (row >= 0) {
-          setRow(b, row, mcCNSTR_LIMIT_JOINT, i, dist, margin, 0);
-          mcNum* J = rowJIn(b, row, dadr, dadr + 3);
-          for (int k = 0; k < 3; k++) {
-            J[dadr + k] = -axis[k];
-          }
-        }
-      }
-    }
-  }
-
-  // tendons
-  for (int i = 0; i < m->ntendon; i++) {
-    if (!m->tendon_limited[i] || mc_sleepTendonAsleep(m, d, i)) {
-      continue;
-    }
-    const mcNum* range = m->tendon_range + 2 * i;
-    mcNum value = d->ten_length[i], margin = m->tendon_margin[i];
+  // hinge and slide: one row per side
+  if (type == mcJNT_HINGE || type == mcJNT_SLIDE) {
+    mcNum value = d->qpos[qadr];
     for (int side = 0; side < 2; side++) {
       mcNum dist = side ? range[1] - value : value - range[0];
       if (dist < margin) {
         int row = reserve(b, 1, 1);
         if (row >= 0) {
-          setRow(b, row, mcCNSTR_LIMIT_TENDON, i, dist, margin, 0);
-          mcu_scl(rowJ(b, row), d->ten_J + (size_t)i * nv, side ? -1 : 1, nv);
+          setRow(b, row, mcCNSTR_LIMIT_JOINT, i, dist, margin, 0);
+          rowJIn(b, row, dadr, dadr + 1)[dadr] = side ? -1 : 1;
         }
       }
     }
   }
+
+  // ball: rotation angle against the larger range value
+  else if (type == mcJNT_BALL) {
+    mcNum q[4], axis[3];
+    mcu_copy4(q, d->qpos + qadr);
+    mcu_normalize4(q);
+    mcNum angle = quatAngleAxis(q, axis);
+    mcNum dist = mcu_max(range[0], range[1]) - angle;
+    if (dist < margin) {
+      int row = reserve(b, 1, 1);
+      if (row >= 0) {
+        setRow(b, row, mcCNSTR_LIMIT_JOINT, i, dist, margin, 0);
+        mcNum* J = rowJIn(b, row, dadr, dadr + 3);
+        for (int k = 0; k < 3; k++) {
+          J[dadr + k] = -axis[k];
+        }
+      }
+    }
+  }
+}
+
+
+// limit rows of tendon i (none when it moves only sleeping trees)
+static inline __attribute__((always_inline)) void limitTendon(Builder* b, int i) {
+  const mcModel* m = b->m;
+  const mcData* d = b->d;
+  if (!m->tendon_limited[i] || mc_sleepTendonAsleep(m, d, i)) {
+    return;
+  }
+  const mcNum* range = m->tendon_range + 2 * i;
+  mcNum value = d->ten_length[i], margin = m->tendon_margin[i];
+  for (int side = 0; side < 2; side++) {
+    mcNum dist = side ? range[1] - value : value - range[0];
+    if (dist < margin) {
+      int row = reserve(b, 1, 1);
+      if (row >= 0) {
+        setRow(b, row, mcCNSTR_LIMIT_TENDON, i, dist, margin, 0);
+        mcu_scl(rowJ(b, row), d->ten_J + (size_t)i * m->nv, side ? -1 : 1, m->nv);
+      }
+    }
+  }
+}
+
+
+static void addLimit(Builder* b) {
+  const mcModel* m = b->m;
+  if (m->opt.disableflags & mcDSBL_LIMIT) {
+    return;
+  }
+  elemRun(b, ELEM_LIMJNT, m->njnt, limitJoint);
+  elemRun(b, ELEM_LIMTEN, m->ntendon, limitTendon);
 }
 
 
@@ -606,16 +663,27 @@ static int contactColumnCount(const mcModel* m, int b1, int b2) {
 }
 
 
-// upper bound of the non-zeros of a contact's rows (count pass)
-static int contactBound(const mcModel* m, const mcContact* con) {
-  int n = 0;
-  for (int g = 0; g < 2; g++) {
-    for (int i = chainLast(m, m->geom_bodyid[g ? con->geom2 : con->geom1]); i >= 0;
-         i = m->dof_parentid[i]) {
-      n++;
-    }
+// root dof and chain length of every dof (parents come first)
+static void dofChains(const mcModel* m, int* root, int* depth) {
+  for (int k = 0; k < m->nv; k++) {
+    int p = m->dof_parentid[k];
+    root[k] = p < 0 ? k : root[p];
+    depth[k] = p < 0 ? 1 : depth[p] + 1;
   }
-  return n < m->nv ? n : m->nv;
+}
+
+
+// contactColumnCount from the chains' lengths when the bodies' chains lie in different trees (or
+// one is empty: a body without dofs, the world), by the walk when they share a tree
+static int contactColumnCountFast(const Builder* b, int b1, int b2) {
+  if (!b->root) {
+    return contactColumnCount(b->m, b1, b2);
+  }
+  int i = chainLast(b->m, b1), j = chainLast(b->m, b2);
+  if (i < 0 || j < 0 || b->root[i] != b->root[j]) {
+    return (i < 0 ? 0 : b->depth[i]) + (j < 0 ? 0 : b->depth[j]);
+  }
+  return contactColumnCount(b->m, b1, b2);
 }
 
 
@@ -782,8 +850,28 @@ static void fillContacts(Builder* b, int c0, int c1) {
 }
 
 
-// count pass: rows and a bound of the non-zeros; fill pass: rows in contact order (those past the
-// capacity dropped) in efc_address, the rows themselves left to fillContacts
+// count pass over the contacts [c0, c1): rows and non-zeros (each contact's column count kept in
+// ccols)
+static void countContacts(Builder* b, int c0, int c1) {
+  const mcModel* m = b->m;
+  for (int i = c0; i < c1; i++) {
+    const mcContact* con = b->d->contact + i;
+    if (con->exclude) {
+      continue;
+    }
+    int nrow = contactRows(m, con);
+    int nc = contactColumnCountFast(b, m->geom_bodyid[con->geom1], m->geom_bodyid[con->geom2]);
+    if (b->ccols) {
+      b->ccols[i] = nc;
+    }
+    b->nnz += nrow * nc;
+    b->n += nrow;
+  }
+}
+
+
+// count pass: countContacts; fill pass: rows in contact order (those past the capacity dropped) in
+// efc_address, the rows themselves left to fillContacts
 static void addContact(Builder* b) {
   const mcModel* m = b->m;
   mcData* d = b->d;
@@ -793,19 +881,18 @@ static void addContact(Builder* b) {
     }
     return;
   }
+  if (!b->fill) {
+    countContacts(b, 0, d->ncon);
+    return;
+  }
   for (int i = 0; i < d->ncon; i++) {
     mcContact* con = d->contact + i;
-    if (b->fill) {
-      con->efc_address = -1;
-    }
+    con->efc_address = -1;
     if (con->exclude) {
       continue;
     }
     int nrow = contactRows(m, con);
-    if (!b->fill) {
-      b->nnz += nrow * contactBound(m, con);
-      b->n += nrow;
-    } else if (b->n + nrow > b->cap) {
+    if (b->n + nrow > b->cap) {
       b->dropped += nrow;
     } else {
       con->efc_address = b->n;
@@ -1119,17 +1206,40 @@ static void softParams(const mcModel* m, mcData* d, int i0, int i1, int c0, int 
 
 #define MAXCHUNK 64               // chunks of one job
 #define CHUNKPERTHREAD 4          // chunks per thread (load balance on a shared machine)
-#define MINCONTACTROWS 64         // fewer contact rows: serial (a job costs more than it saves)
+#define MINPOOLROWS 64            // fewer rows: serial (a job costs more than it saves)
 #define MINISLANDROWS 128         // fewer rows: the islands find the rows' trees serially
 
-// chunks of contacts with their first rows and (sparse) first non-zeros
+#define MINPIECEROWS 32           // rows of a piece of the other rows (soft parameters, trees)
+
+// chunks of contacts with their first rows and (sparse) first non-zeros, then pieces of the
+// rows before the contacts' (equality, friction, limit) for their soft-constraint parameters
 typedef struct {
   Builder* b;
-  int n;
+  int n;                          // chunks of contacts
   int con[MAXCHUNK + 1];
   int row[MAXCHUNK + 1];
   int nnz[MAXCHUNK + 1];
+  int npiece;                     // pieces of the other rows: rows piece[k] .. piece[k+1]-1
+  int piece[MAXCHUNK + 1];
 } Chunks;
+
+
+// cut the rows [0, n) into at most want pieces of about equal length, each at least MINPIECEROWS
+// rows (but the last) and starting at the first row of a constraint (a row whose type or id
+// differs from the row before), as softParams takes them; returns the number of pieces
+static int cutRows(const mcData* d, int n, int want, int* piece) {
+  int len = (n + want - 1) / (want > 0 ? want : 1), k = 0;
+  len = len < MINPIECEROWS ? MINPIECEROWS : len;
+  piece[k++] = 0;
+  for (int i = len; i < n && k < want; i++) {
+    if (i - piece[k - 1] >= len &&
+        (d->efc_type[i] != d->efc_type[i - 1] || d->efc_id[i] != d->efc_id[i - 1])) {
+      piece[k++] = i;
+    }
+  }
+  piece[k] = n;
+  return n > 0 ? k : 0;
+}
 
 
 int mci_cutContacts(const mcModel* m, const mcData* d, int want, int* con, int* row) {
@@ -1181,10 +1291,20 @@ static void contactRowTrees(const Builder* b, int i0, int i1) {
 }
 
 
-// fill the contacts of chunk k and the soft-constraint parameters of its rows, with scratch
-// Jacobians from the thread's workspace
+// task k < n: fill the contacts of chunk k and the soft-constraint parameters of its rows, with
+// scratch Jacobians from the thread's workspace; task n + k: the soft-constraint parameters (and
+// the islands' trees) of piece k of the other rows
 static void contactTask(void* ctx, int k, int thread) {
   Chunks* c = (Chunks*)ctx;
+  if (k >= c->n) {
+    const Builder* b = c->b;
+    int i0 = c->piece[k - c->n], i1 = c->piece[k - c->n + 1];
+    softParams(b->m, b->d, i0, i1, 0, 0);
+    if (b->pair) {
+      mci_rowTrees(b->m, b->d, b->tree, i0, i1, b->pair);
+    }
+    return;
+  }
   Builder w = *c->b;
   size_t nv = (size_t)w.m->nv;
   mcNum* scratch = (mcNum*)mci_worker(w.d, thread)->stack;
@@ -1203,15 +1323,15 @@ static void contactTask(void* ctx, int k, int thread) {
 }
 
 
-// the contacts' rows and all rows' soft-constraint parameters in chunks of contacts on d's pool
-// (rows and sparse non-zeros placed as the serial fill places them); 0 (nothing done) when no
-// pool is bound, in plugin check mode, or with few contact rows
+// the contacts' rows and all rows' soft-constraint parameters in chunks of contacts and pieces of
+// the other rows on d's pool (rows and sparse non-zeros placed as the serial fill places them); 0
+// (nothing done) when no pool is bound, in plugin check mode, or with few rows
 static int contactsOnPool(Builder* b) {
   const mcModel* m = b->m;
   mcData* d = b->d;
   int nthread = mci_threads(d);
   size_t scratch = 12 * (size_t)m->nv * sizeof(mcNum) + 4 * (size_t)m->nv * sizeof(int);
-  if (nthread < 2 || d->plugin_check || d->nefc - b->conrow < MINCONTACTROWS ||
+  if (nthread < 2 || d->plugin_check || d->nefc < MINPOOLROWS ||
       scratch > mci_worker(d, 0)->nstack) {
     return 0;
   }
@@ -1219,6 +1339,7 @@ static int contactsOnPool(Builder* b) {
   c.b = b;
   int want = CHUNKPERTHREAD * nthread;
   c.n = mci_cutContacts(m, d, want, c.con, c.row);
+  c.npiece = cutRows(d, b->conrow, want, c.piece);
 
   // sparse: the first non-zero of every chunk from the contacts' column counts
   c.nnz[0] = b->nnz;
@@ -1227,18 +1348,120 @@ static int contactsOnPool(Builder* b) {
     for (int i = c.con[k]; b->sparse && i < c.con[k + 1]; i++) {
       const mcContact* con = d->contact + i;
       if (con->efc_address >= 0) {
-        int nc = contactColumnCount(m, m->geom_bodyid[con->geom1], m->geom_bodyid[con->geom2]);
+        int nc = b->ccols ? b->ccols[i]
+                          : contactColumnCount(m, m->geom_bodyid[con->geom1],
+                                               m->geom_bodyid[con->geom2]);
         c.nnz[k + 1] += contactRows(m, con) * nc;
       }
     }
   }
   b->nnz = c.nnz[c.n];
+  mci_poolRun(d->threadpool, c.n + c.npiece, contactTask, &c);
+  return 1;
+}
 
-  softParams(m, d, 0, b->conrow, 0, 0);
-  if (b->pair) {
-    mci_rowTrees(m, d, b->tree, 0, b->conrow, b->pair);
+
+//---------------------------------- the count pass on the thread pool ---------------------------
+
+#define MINCOUNTELEMS 1024        // fewer elements to count: the count pass serially
+
+// the count pass's elements cut into n parts, one a task: task k counts part k of the friction
+// dofs and tendons, limited joints and tendons and of the contacts, keeping the elements with rows
+// in its part of each list (the parts are merged in task order: the lists of the serial pass)
+typedef struct {
+  Builder* b;
+  int n;
+  int rows[MAXCHUNK];             // task k: rows of its friction and limit elements
+  int conrows[MAXCHUNK];          // rows and non-zeros of its contacts
+  int connnz[MAXCHUNK];
+  int nkeep[MAXCHUNK][4];         // elements kept in each list
+} Counts;
+
+
+// the elements of list k (or the contacts: k 4) of the model and data, 0 when disabled
+static int countTotal(const Builder* b, int k) {
+  const mcModel* m = b->m;
+  int dsbl = m->opt.disableflags;
+  int fri = !(dsbl & mcDSBL_FRICTIONLOSS), lim = !(dsbl & mcDSBL_LIMIT);
+  switch (k) {
+  case ELEM_FRIDOF:
+    return fri ? m->nv : 0;
+  case ELEM_FRITEN:
+    return fri ? m->ntendon : 0;
+  case ELEM_LIMJNT:
+    return lim ? m->njnt : 0;
+  case ELEM_LIMTEN:
+    return lim ? m->ntendon : 0;
+  default:
+    return dsbl & mcDSBL_CONTACT ? 0 : b->d->ncon;
   }
-  mci_poolRun(d->threadpool, c.n, contactTask, &c);
+}
+
+
+static void countTask(void* ctx, int k, int thread) {
+  (void)thread;
+  Counts* c = (Counts*)ctx;
+  Builder w = *c->b;
+  int lo[5], hi[5];
+  for (int e = 0; e < 5; e++) {
+    mci_rowRange(countTotal(&w, e), k, c->n, lo + e, hi + e);
+  }
+  w.n = 0;
+  c->nkeep[k][ELEM_FRIDOF] = elemCount(&w, ELEM_FRIDOF, lo[0], hi[0], frictionDof);
+  c->nkeep[k][ELEM_FRITEN] = elemCount(&w, ELEM_FRITEN, lo[1], hi[1], frictionTendon);
+  c->nkeep[k][ELEM_LIMJNT] = elemCount(&w, ELEM_LIMJNT, lo[2], hi[2], limitJoint);
+  c->nkeep[k][ELEM_LIMTEN] = elemCount(&w, ELEM_LIMTEN, lo[3], hi[3], limitTendon);
+  c->rows[k] = w.n;
+  w.n = 0;
+  w.nnz = 0;
+  countContacts(&w, lo[4], hi[4]);
+  c->conrows[k] = w.n;
+  c->connnz[k] = w.nnz;
+}
+
+
+// the count pass (rows, a bound of the non-zeros, the lists) with its elements in parts on d's
+// pool: the same counts and lists as buildRows' count pass; 0 (nothing done) when no pool is bound,
+// in plugin check mode, with few elements, or without every list
+static int countOnPool(Builder* b) {
+  const mcModel* m = b->m;
+  mcData* d = b->d;
+  int nthread = mci_threads(d), total = 0;
+  for (int e = 0; e < 5; e++) {
+    int n = countTotal(b, e);
+    if (n > 0 && !(e < 4 ? b->elem[e] : b->ccols)) {
+      return 0;
+    }
+    total += n;
+  }
+  if (nthread < 2 || d->plugin_check || total < MINCOUNTELEMS) {
+    return 0;
+  }
+  Counts c;
+  c.b = b;
+  c.n = CHUNKPERTHREAD * nthread < MAXCHUNK ? CHUNKPERTHREAD * nthread : MAXCHUNK;
+  addEquality(b);
+  mci_poolRun(d->threadpool, c.n, countTask, &c);
+
+  // merge in task order: the kept elements of each list, the rows, then the contacts'
+  for (int e = 0; e < 4; e++) {
+    int n = 0, total = countTotal(b, e);
+    for (int k = 0; k < c.n && b->elem[e]; k++) {
+      int lo, hi;
+      mci_rowRange(total, k, c.n, &lo, &hi);
+      memmove(b->elem[e] + n, b->elem[e] + lo, sizeof(int) * (size_t)c.nkeep[k][e]);
+      n += c.nkeep[k][e];
+    }
+    b->nelem[e] = n;
+  }
+  for (int k = 0; k < c.n; k++) {
+    b->n += c.rows[k];
+  }
+  b->nnz = b->sparse ? b->n * m->nv : 0;
+  for (int k = 0; k < c.n; k++) {
+    b->n += c.conrows[k];
+    b->nnz += c.connnz[k];
+  }
   return 1;
 }
 
@@ -1299,6 +1522,17 @@ static int allocRows(mcData* d, int nefc, int nv, int sparse, int nnz) {
 }
 
 
+// n ints of scratch for an optional list, NULL when n is 0 or the free memory is short (then
+// without a warning: the rows have the room)
+static int* optionalInts(mcData* d, int n) {
+  size_t bytes = sizeof(int) * (size_t)n;
+  if (n <= 0 || d->pstack < d->parena || d->pstack - d->parena < 4 * bytes + 65536) {
+    return NULL;
+  }
+  return mcSTACKALLOC(d, (size_t)n, int);
+}
+
+
 void mc_makeConstraint(const mcModel* m, mcData* d) {
   int nv = m->nv;
   d->ne = d->nf = d->nefc = 0;
@@ -1335,9 +1569,24 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
     return;
   }
   // (block: zeroed row by row when first reserved, reserve)
+  // (lists of the count pass, each optional: without one the fill pass does the count's work)
+  b.ccols = optionalInts(d, d->ncon);
+  b.root = optionalInts(d, nv);
+  b.depth = b.root ? optionalInts(d, nv) : NULL;
+  if (b.depth) {
+    dofChains(m, b.root, b.depth);
+  } else {
+    b.root = NULL;
+  }
+  int nelem[4] = {nv, m->ntendon, m->njnt, m->ntendon};
+  for (int k = 0; k < 4; k++) {
+    b.elem[k] = optionalInts(d, nelem[k]);
+  }
 
-  // count
-  buildRows(&b);
+  // count (the elements in parts on the pool when it pays)
+  if (!countOnPool(&b)) {
+    buildRows(&b);
+  }
   int want = b.n;
   if (want == 0) {
     mc_freeStack(d);
@@ -1399,10 +1648,10 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
   size_t islandbytes = sizeof(int) * (4 * (size_t)nv + 4 * (size_t)d->nefc) + 1024;
   if ((m->opt.enableflags & mcENBL_ISLAND) && mci_threads(d) >= 2 && !d->plugin_check &&
       d->nefc >= MINISLANDROWS && d->pstack > d->parena + islandbytes) {
-    tree = mcSTACKALLOC(d, (size_t)nv, int);
+    tree = b.root ? b.root : mcSTACKALLOC(d, (size_t)nv, int);
     b.pair = tree ? mcSTACKALLOC(d, 2 * (size_t)d->nefc, int) : NULL;
     b.tree = b.pair ? tree : NULL;
-    if (b.pair) {
+    if (b.pair && !b.root) {
       mci_rootDofs(m, tree);
     }
   }
@@ -1413,7 +1662,7 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
   }
 
   // constraint islands of the rows (core/engine/island.c)
-  mci_islandFrom(m, d, b.pair);
+  mci_islandFrom(m, d, b.pair ? tree : NULL, b.pair);
   mc_freeStack(d);
 }
 

@@ -164,11 +164,13 @@ static int linkRowPair(const mcModel* m, const mcData* d, int i, const int* tree
 // mci_treeSets with the trees of each row found first (pair, 2 x nefc, on d's pool in ranges of
 // rows when pair is given and not yet filled); as unite keeps the smaller root, every set's root
 // is its smallest tree whatever the order of the joins, so the sets and roots are those of the
-// serial walk
+// serial walk. tree: already the root dofs when given (treeknown), else found here.
 static void treeSets(const mcModel* m, const mcData* d, int* tree, int* uf, int* rowtree,
-                     int* pair, int filled) {
+                     int* pair, int filled, int treeknown) {
   // trees (root dof of every dof; parents come first), each its own set
-  mci_rootDofs(m, tree);
+  if (!treeknown) {
+    mci_rootDofs(m, tree);
+  }
   for (int k = 0; k < m->nv; k++) {
     uf[k] = k;
   }
@@ -177,10 +179,17 @@ static void treeSets(const mcModel* m, const mcData* d, int* tree, int* uf, int*
     mci_poolRun(d->threadpool, r.n, treeRowsTask, &r);
   }
 
-  // rows join the trees they touch; the rows of one contact join each other
+  // rows join the trees they touch; the rows of one contact join each other (a row of the same
+  // contact on the same trees as the row before joins nothing new: it takes that row's tree)
   for (int i = 0; i < d->nefc; i++) {
+    int same = sameContact(d, i);
+    if (same && pair && pair[2 * i] == pair[2 * i - 2] && pair[2 * i + 1] == pair[2 * i - 1] &&
+        pair[2 * i] != MANYTREES) {
+      rowtree[i] = rowtree[i - 1];
+      continue;
+    }
     int t = linkRowPair(m, d, i, tree, uf, pair);
-    if (sameContact(d, i) && rowtree[i - 1] >= 0) {
+    if (same && rowtree[i - 1] >= 0) {
       if (t >= 0) {
         unite(uf, rowtree[i - 1], t);
       } else {
@@ -193,16 +202,55 @@ static void treeSets(const mcModel* m, const mcData* d, int* tree, int* uf, int*
 
 
 void mci_treeSets(const mcModel* m, const mcData* d, int* tree, int* uf, int* rowtree) {
-  treeSets(m, d, tree, uf, rowtree, NULL, 0);
+  treeSets(m, d, tree, uf, rowtree, NULL, 0, 0);
 }
 
 
 void mc_island(const mcModel* m, mcData* d) {
-  mci_islandFrom(m, d, NULL);
+  mci_islandFrom(m, d, NULL, NULL);
 }
 
 
-void mci_islandFrom(const mcModel* m, mcData* d, int* filled) {
+// the runs of dofs of one tree (a tree's dofs are usually one run): run k is the dofs run[k] ..
+// run[k+1]-1, whose root dof is tree[run[k]]; returns the number of runs (run: nv + 1 ints)
+static int treeRuns(const mcModel* m, const int* tree, int* run) {
+  int n = 0;
+  for (int k = 0; k < m->nv; k++) {
+    if (k == 0 || tree[k] != tree[k - 1]) {
+      run[n++] = k;
+    }
+  }
+  run[n] = m->nv;
+  return n;
+}
+
+
+// bucket of the dofs by dof_island, run by run (every dof of a run is in the same island): the
+// result of bucket(dof_island, nv, nisland, ...), with the runs' island in key (nrun ints)
+static void bucketRuns(const int* run, int nrun, const int* key, int nkey, int* adr, int* num,
+                       int* ind, int* cursor) {
+  memset(num, 0, sizeof(int) * (size_t)nkey);
+  for (int r = 0; r < nrun; r++) {
+    if (key[r] >= 0) {
+      num[key[r]] += run[r + 1] - run[r];
+    }
+  }
+  for (int k = 0, a = 0; k < nkey; k++) {
+    adr[k] = a;
+    cursor[k] = a;
+    a += num[k];
+  }
+  for (int r = 0; r < nrun; r++) {
+    if (key[r] >= 0) {
+      for (int k = run[r]; k < run[r + 1]; k++) {
+        ind[cursor[key[r]]++] = k;
+      }
+    }
+  }
+}
+
+
+void mci_islandFrom(const mcModel* m, mcData* d, const int* roots, int* filled) {
   int nv = m->nv, nefc = d->nefc;
   d->nisland = 0;
   d->efc_island = d->island_efcind = NULL;
@@ -213,10 +261,12 @@ void mci_islandFrom(const mcModel* m, mcData* d, int* filled) {
   int* efc_island = mci_arenaAlloc(d, sizeof(int) * (size_t)nefc, _Alignof(int));
   int* efcind = mci_arenaAlloc(d, sizeof(int) * (size_t)nefc, _Alignof(int));
   mc_markStack(d);
-  int* tree = mc_stackAlloc(d, sizeof(int) * (size_t)nv, _Alignof(int));
+  int* tree = roots ? (int*)roots : mc_stackAlloc(d, sizeof(int) * (size_t)nv, _Alignof(int));
   int* uf = mc_stackAlloc(d, sizeof(int) * (size_t)nv, _Alignof(int));
   int* label = mc_stackAlloc(d, sizeof(int) * (size_t)nv, _Alignof(int));
-  if (!efc_island || !efcind || !tree || !uf || !label) {
+  int* run = mc_stackAlloc(d, sizeof(int) * (size_t)(nv + 1), _Alignof(int));
+  int* runisland = mc_stackAlloc(d, sizeof(int) * (size_t)nv, _Alignof(int));
+  if (!efc_island || !efcind || !tree || !uf || !label || !run || !runisland) {
     mc_freeStack(d);
     d->parena = parena0;
     return;
@@ -226,9 +276,11 @@ void mci_islandFrom(const mcModel* m, mcData* d, int* filled) {
   if (!pair && mci_threads(d) >= 2 && !d->plugin_check && nefc >= 128) {
     pair = mc_stackAlloc(d, 2 * sizeof(int) * (size_t)nefc, _Alignof(int));
   }
-  treeSets(m, d, tree, uf, efc_island, pair, filled != NULL);
-  for (int k = 0; k < nv; k++) {
-    label[k] = -1;                // 0: the tree (later: the set) has a row
+  // (treeSets' rows loop reads only the trees' entries of tree, uf and label: root dofs)
+  treeSets(m, d, tree, uf, efc_island, pair, filled != NULL, roots != NULL);
+  int nrun = treeRuns(m, tree, run);
+  for (int r = 0; r < nrun; r++) {
+    label[tree[run[r]]] = -1;     // 0: the tree (later: the set) has a row
   }
   for (int i = 0; i < nefc; i++) {
     if (efc_island[i] >= 0) {     // for now: a tree of the row
@@ -237,23 +289,27 @@ void mci_islandFrom(const mcModel* m, mcData* d, int* filled) {
   }
 
   // mark the sets that hold a row at their root (the smallest root dof: the set's first dof),
-  // then number them by first dof
-  for (int k = 0; k < nv; k++) {
+  // then number them by first dof; a tree's root dof starts a run, and the dofs of a run share
+  // their tree, hence their set and island
+  for (int r = 0; r < nrun; r++) {
+    int k = tree[run[r]];
     if (label[k] == 0) {
       label[mci_treeRoot(uf, k)] = 0;
     }
   }
   int n = 0;
-  for (int k = 0; k < nv; k++) {
-    int r = mci_treeRoot(uf, tree[k]);
-    if (k == r && label[r] == 0) {
-      label[r] = -2 - n++;        // a root with a row, numbered (encoded below -1)
+  for (int r = 0; r < nrun; r++) {
+    int k = run[r];
+    if (tree[k] == k && mci_treeRoot(uf, k) == k && label[k] == 0) {
+      label[k] = -2 - n++;        // a root with a row, numbered (encoded below -1)
     }
   }
-  for (int k = 0; k < nv; k++) {
-    int r = mci_treeRoot(uf, tree[k]);
-    int hasrow = label[r] <= -2;
-    d->dof_island[k] = hasrow ? -2 - label[r] : -1;
+  for (int r = 0; r < nrun; r++) {
+    int s = mci_treeRoot(uf, tree[run[r]]);
+    runisland[r] = label[s] <= -2 ? -2 - label[s] : -1;
+    for (int k = run[r]; k < run[r + 1]; k++) {
+      d->dof_island[k] = runisland[r];
+    }
   }
 
   // island of every row; a row without non-zeros couples nothing: island 0
@@ -262,7 +318,8 @@ void mci_islandFrom(const mcModel* m, mcData* d, int* filled) {
   }
 
   // dofs and rows of every island, ascending
-  bucket(d->dof_island, nv, n, d->island_dofadr, d->island_dofnum, d->island_dofind, label);
+  bucketRuns(run, nrun, runisland, n, d->island_dofadr, d->island_dofnum, d->island_dofind,
+             label);
   bucket(efc_island, nefc, n, d->island_efcadr, d->island_efcnum, efcind, label);
   mc_freeStack(d);
   d->nisland = n;

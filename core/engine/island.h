@@ -19,9 +19,10 @@
 // nisland is 0. A full arena or stack leaves nisland 0 (the whole problem is solved).
 void mc_island(const mcModel* m, mcData* d);
 
-// mc_island with the trees of every row already found (pair: 2 x nefc ints, row i's by
-// mci_rowTrees; NULL: as mc_island). Constraint assembly fills it beside the contact rows.
-void mci_islandFrom(const mcModel* m, mcData* d, int* pair);
+// mc_island with the root dofs (tree: mci_rootDofs, nv ints) and the trees of every row already
+// found (pair: 2 x nefc ints, row i's by mci_rowTrees); either NULL: found here. Constraint
+// assembly fills them beside the contact rows.
+void mci_islandFrom(const mcModel* m, mcData* d, const int* tree, int* pair);
 
 // tree[k]: the root dof of dof k (nv ints)
 void mci_rootDofs(const mcModel* m, int* tree);
