@@ -457,6 +457,57 @@ Test(boxes, capsule_box_margin_boundary) {
 }
 
 
+// Two parallel capsules (exactly, and tilted by 4e-7 rad, still parallel to capsule-capsule),
+// side by side or overlapping only at their ends, their nearest points a gap g apart swept across
+// the margin: the early out of parallel pairs (the distance across the first axis less the second
+// axis's extent across it) must not drop a contact the sphere tests make. A contact exists
+// exactly while g <= margin, at distance g, as with MuJoCo 2.2.2 (same count). Without the second
+// axis's extent the tilted pairs lose their contacts for g within 1e-7 below the margin.
+Test(capsules, parallel_margin_boundary) {
+  double s1[3] = {0.05, 0.3, 0}, s2[3] = {0.04, 0.2, 0};
+  double margin = 0.01;
+  Pair p;
+  pairMake(&p, "capsule", s1, "capsule", s2);
+  double y[3] = {0, 1, 0}, z[3] = {0, 0, 1}, zero[3] = {0, 0, 0};
+  pairPose(&p, 0, zero, y, M_PI/2);                  // capsule 1 along x
+  int nin = 0, nout = 0;
+  for (int kind = 0; kind < 4; kind++) {
+    double tilt = kind % 2 ? 4e-7 : 0, shift = kind < 2 ? 0.1 : 0.45;
+    for (int i = -40; i <= 40; i++) {
+      double rel = i == 0 ? 0 : (i > 0 ? 1 : -1) * pow(10, -9 + 0.2 * abs(i) - 0.2);
+      double g = margin * (1 + rel);
+      // capsule 2 along x turned by tilt about z so that the end the sphere tests reach (the +x
+      // end side by side, the -x end overlapping only at the ends) lies nearest capsule 1
+      double pos[3] = {shift, s1[0] + s2[0] + g + s2[1]*sin(tilt), 0};
+      pairPose(&p, 1, pos, y, M_PI/2);
+      double q[4], rot[9], tm[9], *xm = p.md->geom_xmat + 9;
+      mju_axisAngle2Quat(q, z, kind < 2 ? -tilt : tilt);
+      mju_quat2Mat(rot, q);
+      mju_mulMatMat(tm, rot, xm, 3, 3, 3);
+      memcpy(xm, tm, sizeof(tm));
+      mcContact mc[mcMAXCONPAIR];
+      mjContact rc[mjMAXCONPAIR];
+      int nr, nc = pairCollide(&p, margin, mc, rc, &nr);
+      cr_assert_eq(nc, nr, "kind %d gap %.17g: %d contacts, MuJoCo 2.2.2 %d", kind, g, nc, nr);
+      if (rel > 1e-8) {
+        cr_assert_eq(nc, 0, "kind %d gap %.17g beyond the margin: %d contacts", kind, g, nc);
+        nout++;
+      } else if (rel < -1e-8 || rel == 0) {
+        cr_assert(nc > 0, "kind %d gap %.17g within the margin: no contact", kind, g);
+        double least = mc[0].dist;
+        for (int c = 1; c < nc; c++) {
+          least = fmin(least, mc[c].dist);
+        }
+        cr_assert(fabs(least - g) < 1e-12, "kind %d: dist %.17g, gap %.17g", kind, least, g);
+        nin++;
+      }
+    }
+  }
+  cr_assert(nin >= 130 && nout >= 130, "%d poses within, %d beyond the margin", nin, nout);
+  pairFree(&p);
+}
+
+
 // the contacts Moduco (compiling each MJCF text itself with its pre-3.12 box-box, as 3.3.8 has:
 // nativeccd off, tu_loadLegacyCollision; mc_forward at qpos0) and MuJoCo 3.3.8
 // (tu_mjs3Contacts) find in n scenes, compared as sets: each 3.3.8 contact paired with an unused
