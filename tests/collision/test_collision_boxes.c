@@ -508,6 +508,44 @@ Test(capsules, parallel_margin_boundary) {
 }
 
 
+// Capsules crossing at right angles and end-on over the other's side (a T), a gap g apart swept
+// across the margin: along these poses capsule-capsule's early out by the centres' offset (the
+// offset less the half-axes' extents along it) is tight, and it must not drop a contact. A
+// contact exists exactly while g <= margin, at distance g, as with MuJoCo 2.2.2 (same count).
+Test(capsules, crossing_and_end_on_margin_boundary) {
+  double s1[3] = {0.05, 0.3, 0}, s2[3] = {0.04, 0.2, 0};
+  double margin = 0.01;
+  Pair p;
+  pairMake(&p, "capsule", s1, "capsule", s2);
+  double x[3] = {1, 0, 0}, y[3] = {0, 1, 0}, zero[3] = {0, 0, 0};
+  pairPose(&p, 0, zero, y, M_PI/2);                  // capsule 1 along x
+  int nin = 0, nout = 0;
+  for (int kind = 0; kind < 2; kind++) {
+    for (int i = -40; i <= 40; i++) {
+      double rel = i == 0 ? 0 : (i > 0 ? 1 : -1) * pow(10, -9 + 0.2 * abs(i) - 0.2);
+      double g = margin * (1 + rel);
+      // crossing: capsule 2 along y above capsule 1; end-on: along z, its lower end above it
+      double pos[3] = {0.05, 0, s1[0] + s2[0] + g + (kind ? s2[1] : 0)};
+      pairPose(&p, 1, pos, x, kind ? 0 : M_PI/2);
+      mcContact mc[mcMAXCONPAIR];
+      mjContact rc[mjMAXCONPAIR];
+      int nr, nc = pairCollide(&p, margin, mc, rc, &nr);
+      cr_assert_eq(nc, nr, "kind %d gap %.17g: %d contacts, MuJoCo 2.2.2 %d", kind, g, nc, nr);
+      if (rel > 1e-8) {
+        cr_assert_eq(nc, 0, "kind %d gap %.17g beyond the margin: %d contacts", kind, g, nc);
+        nout++;
+      } else if (rel < -1e-8 || rel == 0) {
+        cr_assert(nc == 1 && fabs(mc[0].dist - g) < 1e-12, "kind %d gap %.17g: %d contacts, "
+                  "dist %.17g", kind, g, nc, mc[0].dist);
+        nin++;
+      }
+    }
+  }
+  cr_assert(nin >= 60 && nout >= 60, "%d poses within, %d beyond the margin", nin, nout);
+  pairFree(&p);
+}
+
+
 // the contacts Moduco (compiling each MJCF text itself with its pre-3.12 box-box, as 3.3.8 has:
 // nativeccd off, tu_loadLegacyCollision; mc_forward at qpos0) and MuJoCo 3.3.8
 // (tu_mjs3Contacts) find in n scenes, compared as sets: each 3.3.8 contact paired with an unused
