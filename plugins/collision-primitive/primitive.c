@@ -289,11 +289,16 @@ static inline void segmentPair(SegmentPair* s, const mcModel* m, const mcData* d
   scl3(s->a1, s->a1, MCC_SIZE(m, g1)[1]);
   scl3(s->a2, s->a2, MCC_SIZE(m, g2)[1]);
   sub3(s->dif, s->p1, s->p2);
+  s->u = -dot3(s->a1, s->dif);
+  s->v = dot3(s->a2, s->dif);
+}
+
+
+// the rest of the normal equations (after apartAlongCentres, which needs only u and v)
+static inline void segmentProducts(SegmentPair* s) {
   s->aa = dot3(s->a1, s->a1);
   s->bb = dot3(s->a2, s->a2);
   s->ab = dot3(s->a1, s->a2);
-  s->u = -dot3(s->a1, s->dif);
-  s->v = dot3(s->a2, s->dif);
   s->det = s->aa*s->bb - s->ab*s->ab;
 }
 
@@ -318,6 +323,7 @@ static __attribute__((noinline)) int parallelCapsules(const mcModel* m, const mc
                                                       mcNum margin) {
   SegmentPair s;
   segmentPair(&s, m, d, g1, g2);
+  segmentProducts(&s);
   if (parallelApart(s.dif, s.a1, s.a2, s.aa, s.ab, MCC_SIZE(m, g1)[1], MCC_SIZE(m, g2)[1],
                     margin + s.r1 + s.r2)) {
     return 0;
@@ -350,6 +356,7 @@ static int capsuleCapsule(const mcpHost* host, const mcModel* m, const mcData* d
   if (apartAlongCentres(&s, MCC_SIZE(m, g1)[1], MCC_SIZE(m, g2)[1], margin + s.r1 + s.r2)) {
     return 0;
   }
+  segmentProducts(&s);
   if (!(fabs(s.det) >= mcMINVAL)) {
     return parallelCapsules(m, d, con, g1, g2, margin);
   }
