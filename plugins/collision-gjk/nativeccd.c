@@ -18,6 +18,7 @@
 
 #include <moduco/mcplugin.h>
 
+#include "ellipsoid_box.h"
 #include "ellipsoids.h"
 #include "faces314.h"
 #include "gjk.h"
@@ -307,6 +308,35 @@ static void sepStore(mcNum* slot, mcNum key, const mcNum u[3], int warm1, int wa
 }
 
 
+// The contact of an ellipsoid and a box (g1, g2 in either order) lying on one of the box's faces,
+// proven so without GJK and EPA (ellipsoid_box.c): dist (negative), the normal from g1 toward g2,
+// the deepest points x1 of g1 and x2 of g2. Return 0 for other pairs and poses (and a negative
+// margin, which a touching pair may not reach).
+static int ellipsoidOnBoxFace(const mcModel* m, const mcData* d, int g1, int g2, mcNum margin,
+                              mcNum* dist, mcNum n[3], mcNum x1[3], mcNum x2[3]) {
+  int t1 = m->geom_type[g1], t2 = m->geom_type[g2];
+  int flip = t1 == mcGEOM_BOX;
+  if (!(margin >= 0) || !((t1 == mcGEOM_ELLIPSOID && t2 == mcGEOM_BOX) ||
+                          (flip && t2 == mcGEOM_ELLIPSOID))) {
+    return 0;
+  }
+  int ge = flip ? g2 : g1, gb = flip ? g1 : g2;
+  ebPose e = {d->geom_xpos + 3*ge, d->geom_xmat + 9*ge, m->geom_size + 3*ge};
+  ebPose b = {d->geom_xpos + 3*gb, d->geom_xmat + 9*gb, m->geom_size + 3*gb};
+  mcNum depth;
+  if (!ellipsoidBox_faceDepth(&e, &b, &depth, n, flip ? x2 : x1, flip ? x1 : x2)) {
+    return 0;
+  }
+  if (flip) {
+    for (int k = 0; k < 3; k++) {
+      n[k] = -n[k];
+    }
+  }
+  *dist = -depth;
+  return 1;
+}
+
+
 static int convexGjk(const mcpHost* host, const mcModel* m, const mcData* d, mcContact* con,
                      int g1, int g2, mcNum margin) {
   mcNum dist, n[3], x1[3], x2[3];
@@ -335,8 +365,9 @@ static int convexGjk(const mcpHost* host, const mcModel* m, const mcData* d, mcC
     }
     return 0;                       // farther than margin: GJK would find no contact either
   }
-  int apart;
-  if (!signedDistance(m, d, g1, g2, margin, &o1.warm, &o2.warm, &dist, n, x1, x2, &apart)) {
+  int apart = 0;
+  if (!ellipsoidOnBoxFace(m, d, g1, g2, margin, &dist, n, x1, x2) &&
+      !signedDistance(m, d, g1, g2, margin, &o1.warm, &o2.warm, &dist, n, x1, x2, &apart)) {
     if (slot) {
       sepStore(slot, key, apart ? n : NULL, o1.warm, o2.warm);
     }

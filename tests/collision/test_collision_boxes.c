@@ -457,6 +457,87 @@ Test(boxes, capsule_box_margin_boundary) {
 }
 
 
+// capsule 2 of a capsule pair posed for gap g by pose(p, kind, g), swept across the margin (gap
+// margin (1 +- 1e-9 .. 0.6)): contact counts as MuJoCo 2.2.2's, none beyond the margin, and
+// within it one at distance g; the poses within and beyond counted in *nin, *nout
+static void capsuleSweep(Pair* p, double margin, int kind, void (*pose)(Pair*, int, double),
+                         int* nin, int* nout) {
+  for (int i = -40; i <= 40; i++) {
+    double rel = i == 0 ? 0 : (i > 0 ? 1 : -1) * pow(10, -9 + 0.2 * abs(i) - 0.2);
+    double g = margin * (1 + rel);
+    pose(p, kind, g);
+    mcContact mc[mcMAXCONPAIR];
+    mjContact rc[mjMAXCONPAIR];
+    int nr, nc = pairCollide(p, margin, mc, rc, &nr);
+    cr_assert_eq(nc, nr, "kind %d gap %.17g: %d contacts, MuJoCo 2.2.2 %d", kind, g, nc, nr);
+    if (rel > 1e-8) {
+      cr_assert_eq(nc, 0, "kind %d gap %.17g beyond the margin: %d contacts", kind, g, nc);
+      (*nout)++;
+    } else if (rel < -1e-8 || rel == 0) {
+      cr_assert(nc > 0, "kind %d gap %.17g within the margin: no contact", kind, g);
+      double least = mc[0].dist;
+      for (int c = 1; c < nc; c++) {
+        least = fmin(least, mc[c].dist);
+      }
+      cr_assert(fabs(least - g) < 1e-12, "kind %d: dist %.17g, gap %.17g", kind, least, g);
+      (*nin)++;
+    }
+  }
+}
+
+
+static const double g_caps1[3] = {0.05, 0.3, 0}, g_caps2[3] = {0.04, 0.2, 0};
+
+// capsule 2 parallel to capsule 1 (along x), tilted by 4e-7 rad about z for odd kinds, side by
+// side (kinds 0, 1) or overlapping only at the ends (2, 3), turned so that the end the sphere
+// tests reach (the +x end side by side, the -x end at the ends) lies nearest capsule 1
+static void parallelPose(Pair* p, int kind, double g) {
+  double tilt = kind % 2 ? 4e-7 : 0, shift = kind < 2 ? 0.1 : 0.45;
+  double y[3] = {0, 1, 0}, z[3] = {0, 0, 1};
+  double pos[3] = {shift, g_caps1[0] + g_caps2[0] + g + g_caps2[1]*sin(tilt), 0};
+  pairPose(p, 1, pos, y, M_PI/2);
+  double q[4], rot[9], tm[9], *xm = p->md->geom_xmat + 9;
+  mju_axisAngle2Quat(q, z, kind < 2 ? -tilt : tilt);
+  mju_quat2Mat(rot, q);
+  mju_mulMatMat(tm, rot, xm, 3, 3, 3);
+  memcpy(xm, tm, sizeof(tm));
+}
+
+
+// capsule 2 crossing capsule 1 at right angles above it (kind 0: along y) or end-on over its
+// side (1: along z, its lower end above)
+static void crossingPose(Pair* p, int kind, double g) {
+  double x[3] = {1, 0, 0};
+  double pos[3] = {0.05, 0, g_caps1[0] + g_caps2[0] + g + (kind ? g_caps2[1] : 0)};
+  pairPose(p, 1, pos, x, kind ? 0 : M_PI/2);
+}
+
+
+// Parallel capsules (exactly, and tilted by 4e-7 rad: still parallel to capsule-capsule) swept
+// across the margin: the early out of parallel pairs (the distance across the first axis less the
+// second axis's extent across it) must not drop a contact the sphere tests make; without the
+// second axis's extent the tilted pairs lose their contacts for g within 1e-7 below the margin.
+// Crossing and end-on capsules: there the early out along the centres' offset (the offset less
+// the half-axes' extents along it) is tight, and must not drop a contact either.
+Test(capsules, margin_boundary) {
+  double margin = 0.01, y[3] = {0, 1, 0}, zero[3] = {0, 0, 0};
+  Pair p;
+  pairMake(&p, "capsule", g_caps1, "capsule", g_caps2);
+  pairPose(&p, 0, zero, y, M_PI/2);                  // capsule 1 along x
+  int nin = 0, nout = 0;
+  for (int kind = 0; kind < 4; kind++) {
+    capsuleSweep(&p, margin, kind, parallelPose, &nin, &nout);
+  }
+  cr_assert(nin >= 130 && nout >= 130, "parallel: %d poses within, %d beyond", nin, nout);
+  nin = nout = 0;
+  for (int kind = 0; kind < 2; kind++) {
+    capsuleSweep(&p, margin, kind, crossingPose, &nin, &nout);
+  }
+  cr_assert(nin >= 60 && nout >= 60, "crossing: %d poses within, %d beyond", nin, nout);
+  pairFree(&p);
+}
+
+
 // the contacts Moduco (compiling each MJCF text itself with its pre-3.12 box-box, as 3.3.8 has:
 // nativeccd off, tu_loadLegacyCollision; mc_forward at qpos0) and MuJoCo 3.3.8
 // (tu_mjs3Contacts) find in n scenes, compared as sets: each 3.3.8 contact paired with an unused
