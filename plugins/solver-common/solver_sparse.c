@@ -412,6 +412,18 @@ static int rowPrefix(const mcData* d, int r, int i) {
 }
 
 
+// first row of the elliptic cone that row r belongs to, in d's own row numbering: the rows of one
+// contact are consecutive and share its id and type. (The contact's efc_address numbers rows of
+// the whole problem, not those of an island's view of it.)
+static int coneFirstRow(const mcData* d, int r) {
+  int id = d->efc_id[r], type = d->efc_type[r], first = r;
+  while (first > 0 && d->efc_id[first - 1] == id && d->efc_type[first - 1] == type) {
+    first--;
+  }
+  return first;
+}
+
+
 void mcs_sparseFactor(const mcModel* m, const mcData* d, mcsSparseH* S) {
   int nv = S->nv;
   int* map = S->map;
@@ -488,11 +500,11 @@ void mcs_sparseFactor(const mcModel* m, const mcData* d, mcsSparseH* S) {
           ng = 0;
           mcNum Jri = d->efc_J_val[d->efc_J_rowadr[r] + pos];
           const mcContact* con = d->contact + d->efc_id[r];
-          int dim = con->dim, a = r - con->efc_address;
+          int dim = con->dim, first = coneFirstRow(d, r), a = r - first;
           for (int b = 0; b < dim; b++) {
             mcNum h = con->H[a * dim + b];
             if (h != 0) {
-              int rb = con->efc_address + b;
+              int rb = first + b;
               addRow(d, Li, map, rb, rowPrefix(d, rb, i), h * Jri);
             }
           }
