@@ -663,16 +663,6 @@ static int contactColumnCount(const mcModel* m, int b1, int b2) {
 }
 
 
-// root dof and chain length of every dof (parents come first)
-static void dofChains(const mcModel* m, int* root, int* depth) {
-  for (int k = 0; k < m->nv; k++) {
-    int p = m->dof_parentid[k];
-    root[k] = p < 0 ? k : root[p];
-    depth[k] = p < 0 ? 1 : depth[p] + 1;
-  }
-}
-
-
 // contactColumnCount from the chains' lengths when the bodies' chains lie in different trees (or
 // one is empty: a body without dofs, the world), by the walk when they share a tree
 static int contactColumnCountFast(const Builder* b, int b1, int b2) {
@@ -1567,10 +1557,13 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
   // (block: zeroed row by row when first reserved, reserve)
   // (lists of the count pass, each optional: without one the fill pass does the count's work)
   b.ccols = optionalInts(d, d->ncon);
+  // (and the trees' runs of dofs for the islands)
   b.root = optionalInts(d, nv);
   b.depth = b.root ? optionalInts(d, nv) : NULL;
+  int* dofrun = b.depth && (m->opt.enableflags & mcENBL_ISLAND) ? optionalInts(d, nv + 1) : NULL;
+  int ndofrun = 0;
   if (b.depth) {
-    dofChains(m, b.root, b.depth);
+    ndofrun = mci_treeDofs(m, b.root, b.depth, dofrun);
   } else {
     b.root = NULL;
   }
@@ -1638,20 +1631,21 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
   // the contacts' rows and every row's soft-constraint parameters, on the pool when it pays (the
   // velocity-dependent reference is mc_fwdVelocity's: it needs this step's cdof_dot, and
   // computing it here too only to overwrite it cost a J qvel per row)
-  // (and with a pool what the islands take from the rows, on the pool while the rows are in
-  // cache, when the free memory holds it and all that mc_island takes besides: no allocation may
-  // fail, the islands are those of the serial walk for any thread count)
+  // (and what the islands take from the rows, on the pool while the rows are in cache, when the
+  // free memory holds it and all that mc_island takes besides: no allocation may fail, the
+  // islands are those of the serial walk for any thread count)
   mciRowSets sets;
   size_t islandbytes = sizeof(int) * (5 * (size_t)nv + 8 * (size_t)d->nefc + 1) + 2048;
-  if ((m->opt.enableflags & mcENBL_ISLAND) && mci_threads(d) >= 2 && !d->plugin_check &&
-      d->pstack > d->parena + islandbytes) {
+  if ((m->opt.enableflags & mcENBL_ISLAND) && d->pstack > d->parena + islandbytes) {
     int* tree = b.root ? b.root : mcSTACKALLOC(d, (size_t)nv, int);
     sets.run = tree ? mcSTACKALLOC(d, 2 * (size_t)d->nefc, int) : NULL;
     sets.link = sets.run ? mcSTACKALLOC(d, 4 * (size_t)d->nefc, int) : NULL;
     if (sets.link && !b.root) {
-      mci_rootDofs(m, tree);
+      mci_treeDofs(m, tree, NULL, NULL);
     }
     sets.tree = tree;
+    sets.dofrun = b.root ? dofrun : NULL;
+    sets.ndofrun = ndofrun;
     b.sets = sets.link ? &sets : NULL;
   }
   if (!contactsOnPool(&b)) {

@@ -94,11 +94,22 @@ static void rowTrees(const mcModel* m, const mcData* d, int i, const int* tree, 
 }
 
 
-void mci_rootDofs(const mcModel* m, int* tree) {
+int mci_treeDofs(const mcModel* m, int* tree, int* depth, int* run) {
+  int n = 0;
   for (int k = 0; k < m->nv; k++) {
     int p = m->dof_parentid[k];
     tree[k] = p < 0 ? k : tree[p];
+    if (depth) {
+      depth[k] = p < 0 ? 1 : depth[p] + 1;
+    }
+    if (run && (k == 0 || tree[k] != tree[k - 1])) {
+      run[n++] = k;
+    }
   }
+  if (run) {
+    run[n] = m->nv;
+  }
+  return n;
 }
 
 
@@ -122,7 +133,7 @@ static int firstTree(const mcModel* m, const mcData* d, int i, const int* tree) 
 // non-zero, and no row of its contact before it has one)
 void mci_treeSets(const mcModel* m, const mcData* d, int* tree, int* uf, int* rowtree) {
   // trees (root dof of every dof; parents come first), each its own set
-  mci_rootDofs(m, tree);
+  mci_treeDofs(m, tree, NULL, NULL);
   for (int k = 0; k < m->nv; k++) {
     uf[k] = k;
   }
@@ -204,20 +215,6 @@ void mci_rowSets(const mcModel* m, const mcData* d, mciRowSets* s, int p) {
 
 void mc_island(const mcModel* m, mcData* d) {
   mci_islandFrom(m, d, NULL);
-}
-
-
-// the runs of dofs of one tree (a tree's dofs are usually one run): run k is the dofs run[k] ..
-// run[k+1]-1, whose root dof is tree[run[k]]; returns the number of runs (run: nv + 1 ints)
-static int treeRuns(const mcModel* m, const int* tree, int* run) {
-  int n = 0;
-  for (int k = 0; k < m->nv; k++) {
-    if (k == 0 || tree[k] != tree[k - 1]) {
-      run[n++] = k;
-    }
-  }
-  run[n] = m->nv;
-  return n;
 }
 
 
@@ -348,11 +345,12 @@ void mci_islandFrom(const mcModel* m, mcData* d, const mciRowSets* sets) {
   const mciRowSets* s = sets;
   if (!s) {                       // the parts found here
     own.tree = NULL;
+    own.dofrun = NULL;
     own.run = mc_stackAlloc(d, 2 * sizeof(int) * (size_t)nefc, _Alignof(int));
     own.link = mc_stackAlloc(d, 4 * sizeof(int) * (size_t)nefc, _Alignof(int));
     int* roots = mc_stackAlloc(d, sizeof(int) * (size_t)nv, _Alignof(int));
     if (roots && own.run && own.link) {
-      mci_rootDofs(m, roots);
+      mci_treeDofs(m, roots, NULL, NULL);
       own.tree = roots;
       findRowSets(m, d, &own);
     }
@@ -361,7 +359,8 @@ void mci_islandFrom(const mcModel* m, mcData* d, const mciRowSets* sets) {
   const int* tree = s->tree;
   int* uf = mc_stackAlloc(d, sizeof(int) * (size_t)nv, _Alignof(int));
   int* label = mc_stackAlloc(d, sizeof(int) * (size_t)nv, _Alignof(int));
-  int* run = mc_stackAlloc(d, sizeof(int) * (size_t)(nv + 1), _Alignof(int));
+  int* run = s->dofrun ? (int*)s->dofrun
+                      : mc_stackAlloc(d, sizeof(int) * (size_t)(nv + 1), _Alignof(int));
   int* runisland = mc_stackAlloc(d, sizeof(int) * (size_t)nv, _Alignof(int));
   if (!efc_island || !efcind || !tree || !uf || !label || !run || !runisland) {
     mc_freeStack(d);
@@ -372,7 +371,8 @@ void mci_islandFrom(const mcModel* m, mcData* d, const mciRowSets* sets) {
   // every tree its own set, then the parts' pairs of trees joined (the rows touching more than
   // two trees here); the trees with rows marked 0 (the rest -1) in label
   // (only the trees' entries of uf and label are read: root dofs)
-  int nrun = treeRuns(m, tree, run);
+  // (the trees' runs of dofs: found here unless given; tree gets its own values again)
+  int nrun = s->dofrun ? s->ndofrun : mci_treeDofs(m, (int*)tree, NULL, run);
   for (int r = 0; r < nrun; r++) {
     uf[tree[run[r]]] = tree[run[r]];
     label[tree[run[r]]] = -1;

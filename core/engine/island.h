@@ -30,7 +30,9 @@ void mc_island(const mcModel* m, mcData* d);
 #define MCI_MAXPARTS 128
 
 typedef struct {
-  const int* tree;                // root dof of every dof (mci_rootDofs, nv ints)
+  const int* tree;                // root dof of every dof (mci_treeDofs, nv ints)
+  const int* dofrun;              // the trees' runs of dofs (mci_treeDofs; NULL: found by mc_island)
+  int ndofrun;
   int* run;                       // 2 x nefc ints
   int* link;                      // 4 x nefc ints
   int npart;
@@ -45,8 +47,10 @@ void mci_rowSets(const mcModel* m, const mcData* d, mciRowSets* s, int p);
 // root dofs); NULL: found here (on d's pool for many rows)
 void mci_islandFrom(const mcModel* m, mcData* d, const mciRowSets* sets);
 
-// tree[k]: the root dof of dof k (nv ints)
-void mci_rootDofs(const mcModel* m, int* tree);
+// tree[k]: the root dof of dof k (nv ints); depth (nullable): the dofs on the chain from dof k to
+// its root; run (nullable, nv + 1 ints): the runs of dofs of one tree (a tree's dofs are usually
+// one run), run r the dofs run[r] .. run[r+1]-1; returns the number of runs (0 without run)
+int mci_treeDofs(const mcModel* m, int* tree, int* depth, int* run);
 
 // The sets of kinematic trees joined by the current rows (also used by sleeping, engine/sleep.c):
 // tree[k] the root dof of dof k, uf a union-find over root dofs (the set of root dof r:
