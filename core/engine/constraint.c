@@ -41,8 +41,8 @@ typedef struct {
   int* depth;                     // dofs on the chain from every dof to its root (nv)
   int* elem[4];                   // count pass: the friction and limit elements with rows (ELEM_)
   int nelem[4];
-  const int* tree;                // islands: root dof of every dof (NULL: rows' trees not found)
-  int* pair;                      // islands: the trees of every row (mci_rowTrees, 2 x nefc)
+  mciRowSets* sets;               // islands: the rows' parts, found beside the rows (NULL: by
+                                  // mc_island)
 } Builder;
 
 
@@ -663,16 +663,6 @@ static int contactColumnCount(const mcModel* m, int b1, int b2) {
 }
 
 
-// root dof and chain length of every dof (parents come first)
-static void dofChains(const mcModel* m, int* root, int* depth) {
-  for (int k = 0; k < m->nv; k++) {
-    int p = m->dof_parentid[k];
-    root[k] = p < 0 ? k : root[p];
-    depth[k] = p < 0 ? 1 : depth[p] + 1;
-  }
-}
-
-
 // contactColumnCount from the chains' lengths when the bodies' chains lie in different trees (or
 // one is empty: a body without dofs, the world), by the walk when they share a tree
 static int contactColumnCountFast(const Builder* b, int b1, int b2) {
@@ -1207,7 +1197,8 @@ static void softParams(const mcModel* m, mcData* d, int i0, int i1, int c0, int 
 #define MAXCHUNK 64               // chunks of one job
 #define CHUNKPERTHREAD 4          // chunks per thread (load balance on a shared machine)
 #define MINPOOLROWS 64            // fewer rows: serial (a job costs more than it saves)
-#define MINISLANDROWS 128         // fewer rows: the islands find the rows' trees serially
+
+_Static_assert(2 * MAXCHUNK <= MCI_MAXPARTS, "the islands take a part per task of the row job");
 
 #define MINPIECEROWS 32           // rows of a piece of the other rows (soft parameters, trees)
 
@@ -1228,6 +1219,7 @@ typedef struct {
 // rows (but the last) and starting at the first row of a constraint (a row whose type or id
 // differs from the row before), as softParams takes them; returns the number of pieces
 static int cutRows(const mcData* d, int n, int want, int* piece) {
+  want = want > MAXCHUNK ? MAXCHUNK : want;
   int len = (n + want - 1) / (want > 0 ? want : 1), k = 0;
   len = len < MINPIECEROWS ? MINPIECEROWS : len;
   piece[k++] = 0;
@@ -1275,33 +1267,18 @@ int mci_cutContacts(const mcModel* m, const mcData* d, int want, int* con, int* 
 }
 
 
-// the islands' trees of the contact rows [i0, i1) (see mci_rowTrees): the sparse rows of one
-// contact are stored on the same columns (fillContact), so its first row's trees serve the rest
-static void contactRowTrees(const Builder* b, int i0, int i1) {
-  const mcData* d = b->d;
-  for (int i = i0; i < i1; i++) {
-    if (b->sparse && i > i0 && d->efc_id[i] == d->efc_id[i - 1] &&
-        d->efc_type[i] == d->efc_type[i - 1]) {
-      b->pair[2 * i] = b->pair[2 * i - 2];
-      b->pair[2 * i + 1] = b->pair[2 * i - 1];
-    } else {
-      mci_rowTrees(b->m, d, b->tree, i, i + 1, b->pair);
-    }
-  }
-}
-
-
 // task k < n: fill the contacts of chunk k and the soft-constraint parameters of its rows, with
-// scratch Jacobians from the thread's workspace; task n + k: the soft-constraint parameters (and
-// the islands' trees) of piece k of the other rows
+// scratch Jacobians from the thread's workspace; task n + k: the soft-constraint parameters of
+// piece k of the other rows; each with its rows' part for the islands (while the rows are in
+// cache: the pieces are parts 0 .. npiece-1, the chunks the parts after them)
 static void contactTask(void* ctx, int k, int thread) {
   Chunks* c = (Chunks*)ctx;
   if (k >= c->n) {
     const Builder* b = c->b;
     int i0 = c->piece[k - c->n], i1 = c->piece[k - c->n + 1];
     softParams(b->m, b->d, i0, i1, 0, 0);
-    if (b->pair) {
-      mci_rowTrees(b->m, b->d, b->tree, i0, i1, b->pair);
+    if (b->sets) {
+      mci_rowSets(b->m, b->d, b->sets, k - c->n);
     }
     return;
   }
@@ -1317,8 +1294,8 @@ static void contactTask(void* ctx, int k, int thread) {
   w.nnz = c->nnz[k];
   fillContacts(&w, c->con[k], c->con[k + 1]);
   softParams(w.m, w.d, c->row[k], c->row[k + 1], c->con[k], c->con[k + 1]);
-  if (w.pair) {                   // the rows' trees for the islands while the rows are in cache
-    contactRowTrees(&w, c->row[k], c->row[k + 1]);
+  if (w.sets) {
+    mci_rowSets(w.m, w.d, w.sets, c->npiece + k);
   }
 }
 
@@ -1356,6 +1333,15 @@ static int contactsOnPool(Builder* b) {
     }
   }
   b->nnz = c.nnz[c.n];
+
+  // the islands' parts of the rows: the pieces', then the chunks' (in row order)
+  mciRowSets* s = b->sets;
+  if (s) {
+    s->npart = c.npiece + c.n;
+    memcpy(s->first, c.piece, sizeof(int) * (size_t)c.npiece);
+    memcpy(s->first + c.npiece, c.row, sizeof(int) * (size_t)c.n);
+    s->first[s->npart] = d->nefc;
+  }
   mci_poolRun(d->threadpool, c.n + c.npiece, contactTask, &c);
   return 1;
 }
@@ -1571,10 +1557,13 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
   // (block: zeroed row by row when first reserved, reserve)
   // (lists of the count pass, each optional: without one the fill pass does the count's work)
   b.ccols = optionalInts(d, d->ncon);
+  // (and the trees' runs of dofs for the islands)
   b.root = optionalInts(d, nv);
   b.depth = b.root ? optionalInts(d, nv) : NULL;
+  int* dofrun = b.depth && (m->opt.enableflags & mcENBL_ISLAND) ? optionalInts(d, nv + 1) : NULL;
+  int ndofrun = 0;
   if (b.depth) {
-    dofChains(m, b.root, b.depth);
+    ndofrun = mci_treeDofs(m, b.root, b.depth, dofrun);
   } else {
     b.root = NULL;
   }
@@ -1642,27 +1631,36 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
   // the contacts' rows and every row's soft-constraint parameters, on the pool when it pays (the
   // velocity-dependent reference is mc_fwdVelocity's: it needs this step's cdof_dot, and
   // computing it here too only to overwrite it cost a J qvel per row)
-  // (and on the pool the trees of every row for the islands, while the rows are in cache, when
-  // the free memory holds them and all that mc_island takes besides: no allocation may fail)
-  int* tree = NULL;
-  size_t islandbytes = sizeof(int) * (4 * (size_t)nv + 4 * (size_t)d->nefc) + 1024;
-  if ((m->opt.enableflags & mcENBL_ISLAND) && mci_threads(d) >= 2 && !d->plugin_check &&
-      d->nefc >= MINISLANDROWS && d->pstack > d->parena + islandbytes) {
-    tree = b.root ? b.root : mcSTACKALLOC(d, (size_t)nv, int);
-    b.pair = tree ? mcSTACKALLOC(d, 2 * (size_t)d->nefc, int) : NULL;
-    b.tree = b.pair ? tree : NULL;
-    if (b.pair && !b.root) {
-      mci_rootDofs(m, tree);
+  // (and what the islands take from the rows, on the pool while the rows are in cache, when the
+  // free memory holds it and all that mc_island takes besides: no allocation may fail, the
+  // islands are those of the serial walk for any thread count)
+  mciRowSets sets;
+  size_t islandbytes = sizeof(int) * (5 * (size_t)nv + 8 * (size_t)d->nefc + 1) + 2048;
+  if ((m->opt.enableflags & mcENBL_ISLAND) && d->pstack > d->parena + islandbytes) {
+    int* tree = b.root ? b.root : mcSTACKALLOC(d, (size_t)nv, int);
+    sets.run = tree ? mcSTACKALLOC(d, 2 * (size_t)d->nefc, int) : NULL;
+    sets.link = sets.run ? mcSTACKALLOC(d, 4 * (size_t)d->nefc, int) : NULL;
+    if (sets.link && !b.root) {
+      mci_treeDofs(m, tree, NULL, NULL);
     }
+    sets.tree = tree;
+    sets.dofrun = b.root ? dofrun : NULL;
+    sets.ndofrun = ndofrun;
+    b.sets = sets.link ? &sets : NULL;
   }
   if (!contactsOnPool(&b)) {
     fillContacts(&b, 0, d->ncon);
     softParams(m, d, 0, d->nefc, 0, d->ncon);
-    b.pair = NULL;
+    if (b.sets) {                 // one part, here
+      sets.npart = 1;
+      sets.first[0] = 0;
+      sets.first[1] = d->nefc;
+      mci_rowSets(m, d, &sets, 0);
+    }
   }
 
   // constraint islands of the rows (core/engine/island.c)
-  mci_islandFrom(m, d, b.pair ? tree : NULL, b.pair);
+  mci_islandFrom(m, d, b.sets);
   mc_freeStack(d);
 }
 

@@ -68,28 +68,6 @@ static int sameContact(const mcData* d, int i) {
 }
 
 
-// counting sort of n items by key (nkey keys, keys < 0 skipped) into ind, ascending within a
-// key; adr and num get each key's start and count (cursor: nkey ints of scratch)
-static void bucket(const int* key, int n, int nkey, int* adr, int* num, int* ind, int* cursor) {
-  memset(num, 0, sizeof(int) * (size_t)nkey);
-  for (int i = 0; i < n; i++) {
-    if (key[i] >= 0) {
-      num[key[i]]++;
-    }
-  }
-  for (int k = 0, a = 0; k < nkey; k++) {
-    adr[k] = a;
-    cursor[k] = a;
-    a += num[k];
-  }
-  for (int i = 0; i < n; i++) {
-    if (key[i] >= 0) {
-      ind[cursor[key[i]]++] = i;
-    }
-  }
-}
-
-
 #define MANYTREES (-3)            // rowTrees: the row touches more than two trees
 
 // the trees row i touches, without the sets: pair[0] the first (-1 without non-zeros), pair[1]
@@ -116,80 +94,52 @@ static void rowTrees(const mcModel* m, const mcData* d, int i, const int* tree, 
 }
 
 
-void mci_rootDofs(const mcModel* m, int* tree) {
+int mci_treeDofs(const mcModel* m, int* tree, int* depth, int* run) {
+  int n = 0;
   for (int k = 0; k < m->nv; k++) {
     int p = m->dof_parentid[k];
     tree[k] = p < 0 ? k : tree[p];
+    if (depth) {
+      depth[k] = p < 0 ? 1 : depth[p] + 1;
+    }
+    if (run && (k == 0 || tree[k] != tree[k - 1])) {
+      run[n++] = k;
+    }
   }
+  if (run) {
+    run[n] = m->nv;
+  }
+  return n;
 }
 
 
-void mci_rowTrees(const mcModel* m, const mcData* d, const int* tree, int i0, int i1, int* pair) {
-  for (int i = i0; i < i1; i++) {
-    rowTrees(m, d, i, tree, pair + 2 * i);
+// the tree of row i's first non-zero (-1 without one)
+static int firstTree(const mcModel* m, const mcData* d, int i, const int* tree) {
+  if (d->efc_J_rownnz) {
+    return d->efc_J_rownnz[i] > 0 ? tree[d->efc_J_colind[d->efc_J_rowadr[i]]] : -1;
   }
+  const mcNum* J = d->efc_J + (size_t)i * m->nv;
+  for (int k = 0; k < m->nv; k++) {
+    if (J[k] != 0) {
+      return tree[k];
+    }
+  }
+  return -1;
 }
 
 
-typedef struct {
-  const mcModel* m;
-  const mcData* d;
-  const int* tree;
-  int* pair;                      // 2 x nefc
-  int n;                          // ranges of rows of equal length
-} TreeRows;
-
-static void treeRowsTask(void* ctx, int k, int thread) {
-  (void)thread;
-  TreeRows* r = (TreeRows*)ctx;
-  int lo, hi;
-  mci_rowRange(r->d->nefc, k, r->n, &lo, &hi);
-  mci_rowTrees(r->m, r->d, r->tree, lo, hi, r->pair);
-}
-
-
-// the tree of row i's first non-zero, its trees joined: from pair (rowTrees) when given
-static int linkRowPair(const mcModel* m, const mcData* d, int i, const int* tree, int* uf,
-                       const int* pair) {
-  if (!pair || pair[2 * i] == MANYTREES) {
-    return linkRow(m, d, i, tree, uf);
-  }
-  if (pair[2 * i + 1] >= 0) {
-    unite(uf, pair[2 * i], pair[2 * i + 1]);
-  }
-  return pair[2 * i];
-}
-
-
-// mci_treeSets with the trees of each row found first (pair, 2 x nefc, on d's pool in ranges of
-// rows when pair is given and not yet filled); as unite keeps the smaller root, every set's root
-// is its smallest tree whatever the order of the joins, so the sets and roots are those of the
-// serial walk. tree: already the root dofs when given (treeknown), else found here.
-static void treeSets(const mcModel* m, const mcData* d, int* tree, int* uf, int* rowtree,
-                     int* pair, int filled, int treeknown) {
+// the sets of trees joined by the rows: every tree its own set, then each row joins the trees
+// it touches, and the rows of one contact join each other; rowtree[i] a tree of row i (-1: no
+// non-zero, and no row of its contact before it has one)
+void mci_treeSets(const mcModel* m, const mcData* d, int* tree, int* uf, int* rowtree) {
   // trees (root dof of every dof; parents come first), each its own set
-  if (!treeknown) {
-    mci_rootDofs(m, tree);
-  }
+  mci_treeDofs(m, tree, NULL, NULL);
   for (int k = 0; k < m->nv; k++) {
     uf[k] = k;
   }
-  if (pair && !filled) {
-    TreeRows r = {m, d, tree, pair, 4 * mci_threads(d)};
-    mci_poolRun(d->threadpool, r.n, treeRowsTask, &r);
-  }
-
-  // rows join the trees they touch; the rows of one contact join each other (a row of the same
-  // contact on the same trees as the row before joins nothing new: it takes that row's tree)
   for (int i = 0; i < d->nefc; i++) {
-    int same = sameContact(d, i);
-    if (same && pair && pair[2 * i] == pair[2 * i - 2] && pair[2 * i + 1] == pair[2 * i - 1] &&
-        pair[2 * i] != MANYTREES) {
-      rowtree[i] = rowtree[i - 1];
-      continue;
-    }
-    int t = linkRowPair(m, d, i, tree, uf, pair);
-    if (same && rowtree[i - 1] >= 0) {
+    int t = linkRow(m, d, i, tree, uf);
+    if (sameContact(d, i) && rowtree[i - 1] >= 0) {
       if (t >= 0) {
         unite(uf, rowtree[i - 1], t);
       } else {
@@ -201,32 +151,76 @@ static void treeSets(const mcModel* m, const mcData* d, int* tree, int* uf, int*
 }
 
 
-void mci_treeSets(const mcModel* m, const mcData* d, int* tree, int* uf, int* rowtree) {
-  treeSets(m, d, tree, uf, rowtree, NULL, 0, 0);
+// add the pair (a, b) to link (n pairs so far): not a tree with itself, nor the pair just added
+static int addLink(int* link, int n, int a, int b) {
+  if (a == b || (n > 0 && link[2 * n - 2] == a && link[2 * n - 1] == b)) {
+    return n;
+  }
+  link[2 * n] = a;
+  link[2 * n + 1] = b;
+  return n + 1;
+}
+
+
+// (the serial walk of mci_treeSets, with its joins kept as pairs and its rowtree as runs: the
+// same sets, and the same tree for every row; a row of the same contact on the same trees as the
+// row before takes that row's tree and joins nothing new, and a contact's sparse rows share their
+// columns, hence their trees)
+void mci_rowSets(const mcModel* m, const mcData* d, mciRowSets* s, int p) {
+  int i0 = s->first[p], i1 = s->first[p + 1];
+  int* run = s->run + 2 * (size_t)i0;
+  int* link = s->link + 4 * (size_t)i0;
+  int nrun = 0, nlink = 0, prev[2] = {-1, -1}, prevtree = -1;
+  for (int i = i0; i < i1; i++) {
+    int same = i > i0 && sameContact(d, i), pair[2], t;
+    if (same && d->efc_J_rownnz) {
+      pair[0] = prev[0];
+      pair[1] = prev[1];
+    } else {
+      rowTrees(m, d, i, s->tree, pair);
+    }
+    if (same && pair[0] == prev[0] && pair[1] == prev[1] && pair[0] != MANYTREES) {
+      t = prevtree;
+    } else {
+      if (pair[0] == MANYTREES) {
+        t = firstTree(m, d, i, s->tree);
+        nlink = addLink(link, nlink, -1, i);
+      } else {
+        t = pair[0];
+        if (pair[1] >= 0) {
+          nlink = addLink(link, nlink, pair[0], pair[1]);
+        }
+      }
+      if (same && prevtree >= 0) {
+        if (t >= 0) {
+          nlink = addLink(link, nlink, prevtree, t);
+        } else {
+          t = prevtree;
+        }
+      }
+    }
+    if (nrun == 0 || run[2 * nrun - 1] != t) {
+      run[2 * nrun] = i;
+      run[2 * nrun + 1] = t;
+      nrun++;
+    }
+    prev[0] = pair[0];
+    prev[1] = pair[1];
+    prevtree = t;
+  }
+  s->nrun[p] = nrun;
+  s->nlink[p] = nlink;
 }
 
 
 void mc_island(const mcModel* m, mcData* d) {
-  mci_islandFrom(m, d, NULL, NULL);
+  mci_islandFrom(m, d, NULL);
 }
 
 
-// the runs of dofs of one tree (a tree's dofs are usually one run): run k is the dofs run[k] ..
-// run[k+1]-1, whose root dof is tree[run[k]]; returns the number of runs (run: nv + 1 ints)
-static int treeRuns(const mcModel* m, const int* tree, int* run) {
-  int n = 0;
-  for (int k = 0; k < m->nv; k++) {
-    if (k == 0 || tree[k] != tree[k - 1]) {
-      run[n++] = k;
-    }
-  }
-  run[n] = m->nv;
-  return n;
-}
-
-
-// bucket of the dofs by dof_island, run by run (every dof of a run is in the same island): the
-// result of bucket(dof_island, nv, nisland, ...), with the runs' island in key (nrun ints)
+// bucket of the dofs by dof_island, run by run (every dof of a run is in the same island): a
+// counting sort, ascending within an island, with the runs' island in key (nrun ints; keys < 0
+// skipped); adr and num get each island's start and count (cursor: nkey ints of scratch)
 static void bucketRuns(const int* run, int nrun, const int* key, int nkey, int* adr, int* num,
                        int* ind, int* cursor) {
   memset(num, 0, sizeof(int) * (size_t)nkey);
@@ -250,7 +244,93 @@ static void bucketRuns(const int* run, int nrun, const int* key, int nkey, int* 
 }
 
 
-void mci_islandFrom(const mcModel* m, mcData* d, const int* roots, int* filled) {
+// cut the rows into at most want parts of about equal length, each starting at a constraint's
+// first row (not inside a contact's rows); returns the number of parts
+static int cutParts(const mcData* d, int want, int* first) {
+  int n = 0, nefc = d->nefc;
+  want = want < 1 ? 1 : want > MCI_MAXPARTS ? MCI_MAXPARTS : want;
+  for (int k = 0; k < want; k++) {
+    int i = (int)((long long)nefc * k / want);
+    while (i < nefc && i > 0 && sameContact(d, i)) {
+      i++;
+    }
+    if (i < nefc && (n == 0 || i > first[n - 1])) {
+      first[n++] = i;
+    }
+  }
+  first[n] = nefc;
+  return n;
+}
+
+
+typedef struct {
+  const mcModel* m;
+  const mcData* d;
+  mciRowSets* s;
+} SetsJob;
+
+static void rowSetsTask(void* ctx, int k, int thread) {
+  (void)thread;
+  SetsJob* j = (SetsJob*)ctx;
+  mci_rowSets(j->m, j->d, j->s, k);
+}
+
+
+#define MINPOOLROWS 128           // fewer rows: mc_island finds the parts serially
+
+// the parts of the rows, in s (its tree set, run and link allocated): on d's pool with many rows,
+// else one part
+static void findRowSets(const mcModel* m, const mcData* d, mciRowSets* s) {
+  int nthread = mci_threads(d);
+  if (nthread >= 2 && !d->plugin_check && d->nefc >= MINPOOLROWS) {
+    s->npart = cutParts(d, 4 * nthread, s->first);
+    SetsJob j = {m, d, s};
+    mci_poolRun(d->threadpool, s->npart, rowSetsTask, &j);
+  } else {
+    s->npart = 1;
+    s->first[0] = 0;
+    s->first[1] = d->nefc;
+    mci_rowSets(m, d, s, 0);
+  }
+}
+
+
+// the island of every row (efc_island) and the rows of every island (island_efcadr, efcnum,
+// efcind: ascending), run by run of s's parts; a row without non-zeros couples nothing: island 0
+static void islandRows(mcData* d, const mciRowSets* s, int nisland, int* efc_island, int* efcind,
+                       int* cursor) {
+  memset(d->island_efcnum, 0, sizeof(int) * (size_t)nisland);
+  for (int p = 0; p < s->npart; p++) {
+    const int* run = s->run + 2 * (size_t)s->first[p];
+    for (int r = 0, n = s->nrun[p]; r < n; r++) {
+      int i1 = r + 1 < n ? run[2 * r + 2] : s->first[p + 1], t = run[2 * r + 1];
+      int island = t >= 0 ? d->dof_island[t] : 0;
+      for (int i = run[2 * r]; i < i1; i++) {
+        efc_island[i] = island;
+      }
+      if (island < nisland) {
+        d->island_efcnum[island] += i1 - run[2 * r];
+      }
+    }
+  }
+  for (int k = 0, a = 0; k < nisland; k++) {
+    d->island_efcadr[k] = a;
+    cursor[k] = a;
+    a += d->island_efcnum[k];
+  }
+  for (int p = 0; p < s->npart; p++) {
+    const int* run = s->run + 2 * (size_t)s->first[p];
+    for (int r = 0, n = s->nrun[p]; r < n; r++) {
+      int i1 = r + 1 < n ? run[2 * r + 2] : s->first[p + 1], island = efc_island[run[2 * r]];
+      for (int i = run[2 * r]; i < i1 && island < nisland; i++) {
+        efcind[cursor[island]++] = i;
+      }
+    }
+  }
+}
+
+
+void mci_islandFrom(const mcModel* m, mcData* d, const mciRowSets* sets) {
   int nv = m->nv, nefc = d->nefc;
   d->nisland = 0;
   d->efc_island = d->island_efcind = NULL;
@@ -261,10 +341,26 @@ void mci_islandFrom(const mcModel* m, mcData* d, const int* roots, int* filled) 
   int* efc_island = mci_arenaAlloc(d, sizeof(int) * (size_t)nefc, _Alignof(int));
   int* efcind = mci_arenaAlloc(d, sizeof(int) * (size_t)nefc, _Alignof(int));
   mc_markStack(d);
-  int* tree = roots ? (int*)roots : mc_stackAlloc(d, sizeof(int) * (size_t)nv, _Alignof(int));
+  mciRowSets own;
+  const mciRowSets* s = sets;
+  if (!s) {                       // the parts found here
+    own.tree = NULL;
+    own.dofrun = NULL;
+    own.run = mc_stackAlloc(d, 2 * sizeof(int) * (size_t)nefc, _Alignof(int));
+    own.link = mc_stackAlloc(d, 4 * sizeof(int) * (size_t)nefc, _Alignof(int));
+    int* roots = mc_stackAlloc(d, sizeof(int) * (size_t)nv, _Alignof(int));
+    if (roots && own.run && own.link) {
+      mci_treeDofs(m, roots, NULL, NULL);
+      own.tree = roots;
+      findRowSets(m, d, &own);
+    }
+    s = &own;
+  }
+  const int* tree = s->tree;
   int* uf = mc_stackAlloc(d, sizeof(int) * (size_t)nv, _Alignof(int));
   int* label = mc_stackAlloc(d, sizeof(int) * (size_t)nv, _Alignof(int));
-  int* run = mc_stackAlloc(d, sizeof(int) * (size_t)(nv + 1), _Alignof(int));
+  int* run = s->dofrun ? (int*)s->dofrun
+                      : mc_stackAlloc(d, sizeof(int) * (size_t)(nv + 1), _Alignof(int));
   int* runisland = mc_stackAlloc(d, sizeof(int) * (size_t)nv, _Alignof(int));
   if (!efc_island || !efcind || !tree || !uf || !label || !run || !runisland) {
     mc_freeStack(d);
@@ -272,19 +368,29 @@ void mci_islandFrom(const mcModel* m, mcData* d, const int* roots, int* filled) 
     return;
   }
 
-  int* pair = filled;             // the rows' trees found on the pool first (128 rows or more)
-  if (!pair && mci_threads(d) >= 2 && !d->plugin_check && nefc >= 128) {
-    pair = mc_stackAlloc(d, 2 * sizeof(int) * (size_t)nefc, _Alignof(int));
-  }
-  // (treeSets' rows loop reads only the trees' entries of tree, uf and label: root dofs)
-  treeSets(m, d, tree, uf, efc_island, pair, filled != NULL, roots != NULL);
-  int nrun = treeRuns(m, tree, run);
+  // every tree its own set, then the parts' pairs of trees joined (the rows touching more than
+  // two trees here); the trees with rows marked 0 (the rest -1) in label
+  // (only the trees' entries of uf and label are read: root dofs)
+  // (the trees' runs of dofs: found here unless given; tree gets its own values again)
+  int nrun = s->dofrun ? s->ndofrun : mci_treeDofs(m, (int*)tree, NULL, run);
   for (int r = 0; r < nrun; r++) {
-    label[tree[run[r]]] = -1;     // 0: the tree (later: the set) has a row
+    uf[tree[run[r]]] = tree[run[r]];
+    label[tree[run[r]]] = -1;
   }
-  for (int i = 0; i < nefc; i++) {
-    if (efc_island[i] >= 0) {     // for now: a tree of the row
-      label[efc_island[i]] = 0;
+  for (int p = 0; p < s->npart; p++) {
+    const int* link = s->link + 4 * (size_t)s->first[p];
+    for (int k = 0, n = s->nlink[p]; k < n; k++) {
+      if (link[2 * k] < 0) {
+        linkRow(m, d, link[2 * k + 1], tree, uf);
+      } else {
+        unite(uf, link[2 * k], link[2 * k + 1]);
+      }
+    }
+    const int* rowrun = s->run + 2 * (size_t)s->first[p];
+    for (int k = 0, n = s->nrun[p]; k < n; k++) {
+      if (rowrun[2 * k + 1] >= 0) {
+        label[rowrun[2 * k + 1]] = 0;
+      }
     }
   }
 
@@ -305,22 +411,17 @@ void mci_islandFrom(const mcModel* m, mcData* d, const int* roots, int* filled) 
     }
   }
   for (int r = 0; r < nrun; r++) {
-    int s = mci_treeRoot(uf, tree[run[r]]);
-    runisland[r] = label[s] <= -2 ? -2 - label[s] : -1;
+    int root = mci_treeRoot(uf, tree[run[r]]);
+    runisland[r] = label[root] <= -2 ? -2 - label[root] : -1;
     for (int k = run[r]; k < run[r + 1]; k++) {
       d->dof_island[k] = runisland[r];
     }
   }
 
-  // island of every row; a row without non-zeros couples nothing: island 0
-  for (int i = 0; i < nefc; i++) {
-    efc_island[i] = efc_island[i] >= 0 ? d->dof_island[efc_island[i]] : 0;
-  }
-
   // dofs and rows of every island, ascending
   bucketRuns(run, nrun, runisland, n, d->island_dofadr, d->island_dofnum, d->island_dofind,
              label);
-  bucket(efc_island, nefc, n, d->island_efcadr, d->island_efcnum, efcind, label);
+  islandRows(d, s, n, efc_island, efcind, label);
   mc_freeStack(d);
   d->nisland = n;
   d->efc_island = efc_island;

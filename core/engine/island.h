@@ -19,17 +19,38 @@
 // nisland is 0. A full arena or stack leaves nisland 0 (the whole problem is solved).
 void mc_island(const mcModel* m, mcData* d);
 
-// mc_island with the root dofs (tree: mci_rootDofs, nv ints) and the trees of every row already
-// found (pair: 2 x nefc ints, row i's by mci_rowTrees); either NULL: found here. Constraint
-// assembly fills them beside the contact rows.
-void mci_islandFrom(const mcModel* m, mcData* d, const int* tree, int* pair);
+// What island discovery takes from the rows, found part by part (on the workers of constraint
+// assembly beside the rows, or in mc_island): part p is the rows first[p] .. first[p+1]-1 (first[0]
+// 0, first[npart] nefc; every part starts at a constraint's first row, never inside a contact's
+// rows). mci_rowSets(p) writes only part p's entries: its runs of rows of one tree (run + 2
+// first[p]: the run's first row, its tree: the root dof of the row's first non-zero, or of the
+// contact's row before; -1 without any) and the pairs of trees its rows join (link + 4 first[p];
+// a pair (-1, row): a row touching more than two trees, joined by the caller). The islands then
+// join the pairs (in any order: each set's root is its smallest tree) and number and list by runs.
+#define MCI_MAXPARTS 128
 
-// tree[k]: the root dof of dof k (nv ints)
-void mci_rootDofs(const mcModel* m, int* tree);
+typedef struct {
+  const int* tree;                // root dof of every dof (mci_treeDofs, nv ints)
+  const int* dofrun;              // the trees' runs of dofs (mci_treeDofs; NULL: found by mc_island)
+  int ndofrun;
+  int* run;                       // 2 x nefc ints
+  int* link;                      // 4 x nefc ints
+  int npart;
+  int first[MCI_MAXPARTS + 1];
+  int nrun[MCI_MAXPARTS];         // runs and pairs of each part
+  int nlink[MCI_MAXPARTS];
+} mciRowSets;
 
-// the trees each row of [i0, i1) touches, in pair + 2 i (tree: mci_rootDofs): the first one (-1
-// without non-zeros) and another one (-1 when none), or a negative mark when there are more
-void mci_rowTrees(const mcModel* m, const mcData* d, const int* tree, int i0, int i1, int* pair);
+void mci_rowSets(const mcModel* m, const mcData* d, mciRowSets* s, int p);
+
+// mc_island with the rows' parts already found (sets, all its parts by mci_rowSets; its tree the
+// root dofs); NULL: found here (on d's pool for many rows)
+void mci_islandFrom(const mcModel* m, mcData* d, const mciRowSets* sets);
+
+// tree[k]: the root dof of dof k (nv ints); depth (nullable): the dofs on the chain from dof k to
+// its root; run (nullable, nv + 1 ints): the runs of dofs of one tree (a tree's dofs are usually
+// one run), run r the dofs run[r] .. run[r+1]-1; returns the number of runs (0 without run)
+int mci_treeDofs(const mcModel* m, int* tree, int* depth, int* run);
 
 // The sets of kinematic trees joined by the current rows (also used by sleeping, engine/sleep.c):
 // tree[k] the root dof of dof k, uf a union-find over root dofs (the set of root dof r:

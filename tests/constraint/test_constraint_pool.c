@@ -3,7 +3,9 @@
 // and the trajectory are bitwise the same without a pool and with 1, 2 and 3 threads, on a scene
 // with every kind of row: contacts of condim 1, 3, 4 and 6 (pyramidal and elliptic cones),
 // connect, weld, joint and tendon equalities, joint (hinge, slide, ball) and tendon limits, dof
-// and tendon friction loss. Built twice: as a Criterion suite and, with ROLLOUT_PLAIN, as a plain
+// and tendon friction loss; and the islands (nisland, dof_island, every island list, efc_island)
+// against their definition, rows touching more than two trees and rows without non-zeros
+// included, also when mc_island runs on its own on a pool. Built twice: as a Criterion suite and, with ROLLOUT_PLAIN, as a plain
 // program for ThreadSanitizer (make test-tsan).
 #ifdef ROLLOUT_PLAIN
 #include "plain_test.h"
@@ -15,6 +17,8 @@
 #include <string.h>
 
 #include <moduco/moduco.h>
+
+#include "engine/island.h"
 
 
 #define NTREE 12                  // trees of the scene (enough rows for the pool's jobs)
@@ -31,7 +35,10 @@
 // loss), every limit's margin wide enough for rows from the start; tree k's tip is connected to
 // tree k+1's base (k even), welded to it (k % 4 == 1), its hinge coupled to its slide by a joint
 // equality, its tendon to tree k+1's by a tendon equality (k % 3 == 0); geoms of condim 1, 3, 4
-// and 6 by tree
+// and 6 by tree; two pendulums in the air joined to tree 0 only by a limited tendon with friction
+// loss over their hinges and tree 0's (rows on three trees), a third one coupled to tree 0's hinge
+// by the first joint equality (tree 0 then joins two other trees in a row), and a tendon with
+// friction loss but no moment arm (a row without non-zeros)
 static char* sceneXML(int ntree, const char* cone, const char* jacobian) {
   size_t cap = 512 * 1024, n = 0;
   char* x = malloc(cap);
@@ -63,12 +70,20 @@ static char* sceneXML(int ntree, const char* cone, const char* jacobian) {
     PUT("<geom type='sphere' size='.04' pos='0 0 -.05' condim='%d'/>", condim[(k + 3) % 4]);
     PUT("</body></body></body></body>");
   }
+  for (int k = 0; k < 3; k++) {
+    PUT("<body pos='%d 0 5'><joint name='p%d' type='hinge' axis='0 1 0'/>", -2 - 2 * k, k);
+    PUT("<geom type='capsule' fromto='0 0 0 0 0 -.5' size='.03' contype='0' conaffinity='0'/>");
+    PUT("</body>");
+  }
   PUT("</worldbody><tendon>");
   for (int k = 0; k < ntree; k++) {
     PUT("<fixed name='t%d' limited='true' range='-.02 .02' margin='.03' frictionloss='.01'>", k);
     PUT("<joint joint='h%d' coef='1'/><joint joint='s%d' coef='.5'/></fixed>", k, k);
   }
-  PUT("</tendon><equality>");
+  PUT("<fixed name='three' limited='true' range='-.001 .001' margin='.5' frictionloss='.01'>");
+  PUT("<joint joint='h0' coef='1'/><joint joint='p0' coef='1'/><joint joint='p1' coef='1'/>");
+  PUT("</fixed><fixed name='none' frictionloss='.01'><joint joint='s0' coef='0'/></fixed>");
+  PUT("</tendon><equality><joint joint1='h0' joint2='p2' polycoef='0 1 0 0 0'/>");
   for (int k = 0; k + 1 < ntree; k++) {
     if (k % 2 == 0) {
       PUT("<connect body1='tip%d' body2='base%d' anchor='0 0 0'/>", k, k + 1);
@@ -140,8 +155,13 @@ static unsigned long long hashStep(const mcModel* m, const mcData* d, unsigned l
   }
   h = mix(h, &d->nisland, sizeof(int));
   if (d->nisland) {
+    size_t ni = (size_t)d->nisland;
     h = mix(h, d->dof_island, nv * sizeof(int));
+    h = mix(h, d->island_dofadr, ni * sizeof(int));
+    h = mix(h, d->island_dofnum, ni * sizeof(int));
     h = mix(h, d->island_dofind, nv * sizeof(int));
+    h = mix(h, d->island_efcadr, ni * sizeof(int));
+    h = mix(h, d->island_efcnum, ni * sizeof(int));
     h = mix(h, d->efc_island, n * sizeof(int));
     h = mix(h, d->island_efcind, n * sizeof(int));
   }
@@ -152,11 +172,117 @@ static unsigned long long hashStep(const mcModel* m, const mcData* d, unsigned l
 }
 
 
+// the tree (root dof) of row i's first non-zero (sparse: its first stored column), -1 without one
+static int firstTree(const mcModel* m, const mcData* d, int i, const int* root) {
+  if (d->efc_J_rownnz) {
+    return d->efc_J_rownnz[i] ? root[d->efc_J_colind[d->efc_J_rowadr[i]]] : -1;
+  }
+  for (int k = 0; k < m->nv; k++) {
+    if (d->efc_J[(size_t)i * m->nv + k] != 0) {
+      return root[k];
+    }
+  }
+  return -1;
+}
+
+
+// give every tree labelled a or b the smaller label
+static void merge(int* label, int nv, int a, int b) {
+  if (a == b) {
+    return;
+  }
+  int lo = a < b ? a : b, hi = a < b ? b : a;
+  for (int k = 0; k < nv; k++) {
+    label[k] = label[k] == hi ? lo : label[k];
+  }
+}
+
+
+// d's islands against their definition (engine/island.h), found here the slow way: each row
+// joins the trees (root dofs) of its non-zeros, the rows of one contact join each other; a row's
+// tree is that of its first non-zero, else that of its contact's row before (none: island 0);
+// the sets holding a row are numbered by first dof, their dofs and rows listed ascending
+static void checkIslands(const mcModel* m, const mcData* d) {
+  int nv = m->nv, n = d->nefc;
+  if (!(m->opt.enableflags & mcENBL_ISLAND) || n == 0) {
+    cr_expect_eq(d->nisland, 0);
+    return;
+  }
+  int* root = malloc(sizeof(int) * (size_t)nv);
+  int* label = malloc(sizeof(int) * (size_t)nv);
+  int* number = malloc(sizeof(int) * (size_t)nv);
+  int* rowtree = malloc(sizeof(int) * (size_t)n);
+  cr_assert(root && label && number && rowtree);
+  for (int k = 0; k < nv; k++) {
+    root[k] = m->dof_parentid[k] < 0 ? k : root[m->dof_parentid[k]];
+    label[k] = k;
+    number[k] = -1;
+  }
+  for (int i = 0; i < n; i++) {
+    int same = i > 0 && d->efc_type[i] >= mcCNSTR_CONTACT_FRICTIONLESS &&
+               d->efc_type[i] == d->efc_type[i - 1] && d->efc_id[i] == d->efc_id[i - 1];
+    int first = firstTree(m, d, i, root);
+    for (int k = 0, nnz = d->efc_J_rownnz ? d->efc_J_rownnz[i] : nv; k < nnz; k++) {
+      int col = d->efc_J_rownnz ? d->efc_J_colind[d->efc_J_rowadr[i] + k] : k;
+      if (d->efc_J_rownnz || d->efc_J[(size_t)i * nv + k] != 0) {
+        merge(label, nv, label[first], label[root[col]]);
+      }
+    }
+    if (same && rowtree[i - 1] >= 0) {
+      if (first >= 0) {
+        merge(label, nv, label[first], label[rowtree[i - 1]]);
+      } else {
+        first = rowtree[i - 1];
+      }
+    }
+    rowtree[i] = first;
+  }
+  int nisland = 0;
+  for (int k = 0; k < nv; k++) {    // number the sets holding a row by first dof
+    int has = 0;
+    for (int i = 0; i < n && !has; i++) {
+      has = rowtree[i] >= 0 && label[rowtree[i]] == label[root[k]];
+    }
+    if (has && number[label[root[k]]] < 0) {
+      number[label[root[k]]] = nisland++;
+    }
+  }
+  cr_assert_eq(d->nisland, nisland, "%d islands, %d by definition", d->nisland, nisland);
+  for (int isl = 0, ndof = 0, nrow = 0; isl < nisland; isl++) {
+    cr_expect_eq(d->island_dofadr[isl], ndof);
+    cr_expect_eq(d->island_efcadr[isl], nrow);
+    for (int k = 0; k < nv; k++) {
+      if (number[label[root[k]]] == isl) {
+        cr_expect_eq(d->island_dofind[ndof++], k, "island %d: dof %d", isl, k);
+      }
+    }
+    for (int i = 0; i < n; i++) {
+      if ((rowtree[i] >= 0 ? number[label[rowtree[i]]] : 0) == isl) {
+        cr_expect_eq(d->island_efcind[nrow++], i, "island %d: row %d", isl, i);
+      }
+    }
+    cr_expect_eq(d->island_dofnum[isl], ndof - d->island_dofadr[isl]);
+    cr_expect_eq(d->island_efcnum[isl], nrow - d->island_efcadr[isl]);
+  }
+  for (int k = 0; k < nv; k++) {
+    cr_expect_eq(d->dof_island[k], number[label[root[k]]], "dof %d", k);
+  }
+  for (int i = 0; i < n; i++) {
+    cr_expect_eq(d->efc_island[i], rowtree[i] >= 0 ? number[label[rowtree[i]]] : 0, "row %d", i);
+  }
+  free(rowtree);
+  free(number);
+  free(label);
+  free(root);
+}
+
+
 // rows of each type seen over a run (counts summed over steps)
 typedef struct {
   long type[mcCNSTR_CONTACT_ELLIPTIC + 1];
   long eqtype[4];                 // equality rows by mcEQ_ type
   int mostrows, mostother;        // most rows in a step, most rows before the contacts' in a step
+  long three, none;               // rows of the tendons on three trees and without a moment arm
 } Seen;
 
 
@@ -174,8 +300,11 @@ static unsigned long long runHash(const mcModel* m, int nthread, Seen* seen) {
   for (int s = 0; s < NSTEP; s++) {
     mc_step(m, d);
     h = hashStep(m, d, h);
+    checkIslands(m, d);
     for (int i = 0; seen && i < d->nefc; i++) {
       seen->type[d->efc_type[i]]++;
+      seen->three += d->efc_type[i] == mcCNSTR_LIMIT_TENDON && d->efc_id[i] == m->ntendon - 2;
+      seen->none += d->efc_type[i] == mcCNSTR_FRICTION_TENDON && d->efc_id[i] == m->ntendon - 1;
       if (d->efc_type[i] == mcCNSTR_EQUALITY) {
         seen->eqtype[m->eq_type[d->efc_id[i]]]++;
       }
@@ -230,6 +359,7 @@ static void sameForAnyThreads(int ntree, const char* cone, const char* jacobian,
     for (int e = 0; e < 4; e++) {
       cr_expect(seen.eqtype[e] > 0, "no rows of equality type %d", e);
     }
+    cr_expect(seen.three > 0 && seen.none > 0, "no rows on three trees or without non-zeros");
     cr_expect(seen.mostrows >= 128 && seen.mostother >= 96, "few rows: %d (%d before contacts)",
               seen.mostrows, seen.mostother);
   }
@@ -309,5 +439,73 @@ Test(constraint_pool, newton_island_cones_sparse_match_whole_solve) {
   cr_expect(compared > 0);
   mc_deleteData(e);
   mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
+// mc_island on its own (after the assembly, as a caller may run it): on a pool of 2 or 3 threads
+// it finds the rows' parts in a job of its own; the islands are those of the definition and
+// bitwise those without a pool, sparse and dense
+Test(constraint_pool, island_discovery_alone_on_a_pool) {
+  static const char* jacobian[2] = {"sparse", "dense"};
+  for (int j = 0; j < 2; j++) {
+    mcModel* m = loadScene(NTREE, "pyramidal", jacobian[j]);
+    m->opt.enableflags |= mcENBL_ISLAND;
+    mcData* d = mc_makeData(m);
+    mcThreadPool* pool[2] = {mc_threadPoolCreate(2), mc_threadPoolCreate(3)};
+    cr_assert(d && pool[0] && pool[1]);
+    int checked = 0;
+    for (int s = 0; s < NSTEP; s++) {
+      mc_step(m, d);
+      if (s % 10 || d->nefc < 128) {
+        continue;
+      }
+      mc_island(m, d);
+      checkIslands(m, d);
+      unsigned long long h0 = hashStep(m, d, 1);
+      for (int p = 0; p < 2; p++) {
+        cr_assert_eq(mc_bindThreadPool(d, pool[p]), 0);
+        mc_island(m, d);
+        mc_bindThreadPool(d, NULL);
+        checkIslands(m, d);
+        cr_expect(hashStep(m, d, 1) == h0, "%s, step %d: %d threads differ", jacobian[j], s,
+                  p + 2);
+      }
+      checked++;
+    }
+    cr_expect(checked > 0, "never 128 rows");
+    mc_threadPoolDelete(pool[1]);
+    mc_threadPoolDelete(pool[0]);
+    mc_deleteData(d);
+    mc_deleteModel(m);
+  }
+}
+
+
+// rows all without non-zeros (a friction-loss tendon without moment arm): no island, whatever
+// the pool (the islands' row lists once took a cursor that was never set)
+Test(constraint_pool, rows_without_nonzeros_make_no_island) {
+  static const char* xml =
+    "<mujoco><option><flag island='enable'/></option><worldbody><body><joint name='a' "
+    "type='slide'/><geom size='.1'/></body></worldbody><tendon><fixed name='z' "
+    "frictionloss='.1'><joint joint='a' coef='0'/></fixed></tendon></mujoco>";
+  char error[1024] = "";
+  mcModel* m = mc_loadXMLString(xml, NULL, error, sizeof(error));
+  cr_assert(m, "%s", error);
+  for (int t = 0; t <= 2; t++) {
+    mcData* d = mc_makeData(m);
+    mcThreadPool* pool = t ? mc_threadPoolCreate(t) : NULL;
+    cr_assert(d && (!t || (pool && mc_bindThreadPool(d, pool) == 0)));
+    for (int s = 0; s < 5; s++) {
+      mc_step(m, d);
+      cr_expect_eq(d->nefc, 1);
+      cr_expect_eq(d->nisland, 0);
+      mc_island(m, d);
+      cr_expect_eq(d->nisland, 0);
+    }
+    mc_bindThreadPool(d, NULL);
+    mc_threadPoolDelete(pool);
+    mc_deleteData(d);
+  }
   mc_deleteModel(m);
 }
