@@ -234,3 +234,41 @@ Test(island_kinematics, small_models_stay_serial) {
   mc_deleteData(d);
   mc_deleteModel(m);
 }
+
+
+Test(island_kinematics, tree_cut_balances_the_threads_blocks) {
+  // 22 trees of 16 bodies (as 22_humanoids) cut for a pool of 2 and 3 threads (4 ranges each):
+  // each thread's block of ranges (mci_poolRun's contiguous split) holds its share of the bodies
+  // within one tree
+  size_t size = 1 << 18, n = 0;
+  char* xml = malloc(size);
+  cr_assert(xml);
+  n += (size_t)snprintf(xml + n, size - n, "<mujoco><worldbody>");
+  for (int t = 0; t < 22; t++) {
+    n += (size_t)snprintf(xml + n, size - n, "<body pos='%d 0 1'><freejoint/>", t);
+    for (int k = 0; k < 16; k++) {
+      n += (size_t)snprintf(xml + n, size - n, "%s<geom size='.05'/>",
+                            k ? "<body pos='0 0 -.1'><joint/>" : "");
+    }
+    for (int k = 0; k < 16; k++) {
+      n += (size_t)snprintf(xml + n, size - n, "</body>");
+    }
+  }
+  snprintf(xml + n, size - n, "</worldbody></mujoco>");
+  char error[512] = "";
+  mcModel* m = mc_loadXMLString(xml, NULL, error, sizeof(error));
+  free(xml);
+  cr_assert(m, "%s", error);
+  cr_assert_eq(m->nbody, 1 + 22 * 16);
+  for (int nthread = 2; nthread <= 3; nthread++) {
+    int body[MCI_MAXRANGE + 1];
+    int nrange = mci_cutTrees(m, 4 * nthread, body);
+    for (int t = 0; t < nthread; t++) {
+      int k0 = (int)((long)nrange * t / nthread), k1 = (int)((long)nrange * (t + 1) / nthread);
+      double share = body[k1] - body[k0], even = (m->nbody - 1) / (double)nthread;
+      cr_expect(share > even - 16 && share < even + 16,
+                "%d threads: block %d holds %g bodies of %g", nthread, t, share, even);
+    }
+  }
+  mc_deleteModel(m);
+}
