@@ -11,6 +11,7 @@
 #include <moduco/moduco.h>
 
 #include "engine/engine.h"
+#include "engine/parallel_stages.h"
 #include "math/math.h"
 
 
@@ -33,8 +34,8 @@ static void mc_camLookAt(mcNum mat[9], const mcNum pos[3], const mcNum target[3]
 }
 
 
-void mc_camlight(const mcModel* m, mcData* d) {
-  for (int i = 0; i < m->ncam; i++) {
+void mci_camlightRange(const mcModel* m, mcData* d, int c0, int c1) {
+  for (int i = c0; i < c1; i++) {
     int b = m->cam_bodyid[i], t = m->cam_targetbodyid[i];
     mcNum* xpos = d->cam_xpos + 3 * i;
     mcNum* xmat = d->cam_xmat + 9 * i;
@@ -67,4 +68,25 @@ void mc_camlight(const mcModel* m, mcData* d) {
       break;
     }
   }
+}
+
+
+int mci_camlightInTree(const mcModel* m, int i) {
+  int b = m->cam_bodyid[i], t = m->cam_targetbodyid[i];
+  int sametree = t >= 1 && b >= 1 && m->body_rootid[t] == m->body_rootid[b];
+  switch (m->cam_mode[i]) {
+  case mcCAMLIGHT_TRACKCOM:
+    return b >= 1;
+  case mcCAMLIGHT_TARGETBODY:
+    return t <= 0 || sametree;
+  case mcCAMLIGHT_TARGETBODYCOM:
+    return t < 0 || sametree;
+  default:
+    return 1;
+  }
+}
+
+
+void mc_camlight(const mcModel* m, mcData* d) {
+  mci_camlightRange(m, d, 0, m->ncam);
 }

@@ -78,12 +78,12 @@ void mc_xfrcAccumulate(const mcModel* m, const mcData* d, mcNum* qfrc) {
 static void fwdPosition(const mcModel* m, mcData* d, int early) {
   double t0 = mc_clockNow(d), t1;
 
-  // kinematics, com quantities (per tree on the thread pool when one is bound), tendons
+  // kinematics, com quantities, cameras (per tree on the thread pool when one is bound), tendons
   if (!mci_positionTrees(m, d)) {
     mc_kinematics(m, d);
     mc_comPos(m, d);
+    mc_camlight(m, d);
   }
-  mc_camlight(m, d);
   mc_tendon(m, d);
   mc_clockAdd(d, mcTIMER_POS_KINEMATICS, t0);
 

@@ -31,19 +31,21 @@ typedef struct {
 
 
 // cut bodies 1 .. nbody-1 into at most want ranges of whole trees: a cut before body i is
-// allowed when no body from i on belongs to a tree with a smaller root
+// allowed when no body from i on belongs to a tree with a smaller root. The n-th cut (from the
+// end) is the first allowed one at or past n / want of the bodies, so that the ranges' ends stay
+// near the even split (a greedy count per range would let each range's excess add up: 22
+// humanoids in 8 ranges gave the two threads' blocks 10 and 12 trees, now 11 and 11)
 int mci_cutTrees(const mcModel* m, int want, int* body) {
   int nbody = m->nbody;
   want = want < 1 ? 1 : want > MAXRANGE ? MAXRANGE : want;
-  int target = (nbody - 1 + want - 1) / want;
+  long total = nbody - 1;
   int cut[MAXRANGE + 1], n = 0, count = 0, minroot = nbody;
   for (int i = nbody - 1; i >= 1; i--) {
     int r = m->body_rootid[i];
     minroot = r < minroot ? r : minroot;
     count++;
-    if (minroot == i && (count >= target || i == 1)) {
+    if (minroot == i && ((long)count * want >= (n + 1) * total || i == 1)) {
       cut[n++] = i;
-      count = 0;
     }
   }
   for (int k = 0; k < n; k++) {
@@ -79,7 +81,8 @@ static int cutObjects(const int* bodyid, int nobj, const mciTreeCut* t, int* obj
 static const mciTreeCut* treeCut(const mcModel* m, mcData* d, int want) {
   mciTreeCut* c = mci_treeCutCache(d);
   if (c->model == m && c->signature == d->model_signature && c->want == want &&
-      c->nbody == m->nbody && c->ngeom == m->ngeom && c->nsite == m->nsite && c->nv == m->nv) {
+      c->nbody == m->nbody && c->ngeom == m->ngeom && c->nsite == m->nsite && c->nv == m->nv &&
+      c->ncam == m->ncam) {
     return c;
   }
   c->model = m;
@@ -89,9 +92,14 @@ static const mciTreeCut* treeCut(const mcModel* m, mcData* d, int want) {
   c->ngeom = m->ngeom;
   c->nsite = m->nsite;
   c->nv = m->nv;
+  c->ncam = m->ncam;
   c->n = mci_cutTrees(m, want, c->body);
   c->placed = cutObjects(m->geom_bodyid, m->ngeom, c, c->geom) &&
               cutObjects(m->site_bodyid, m->nsite, c, c->site);
+  c->camplaced = cutObjects(m->cam_bodyid, m->ncam, c, c->cam);
+  for (int i = 0; i < m->ncam; i++) {
+    c->camplaced = c->camplaced && mci_camlightInTree(m, i);
+  }
   c->dofsorted = cutObjects(m->dof_bodyid, m->nv, c, c->dof);
   c->jntsorted = cutObjects(m->jnt_bodyid, m->njnt, c, c->jnt);
   return c;
@@ -134,12 +142,15 @@ static void positionTask(void* ctx, int k, int thread) {
     mci_placeRange(t->m, t->d, c->geom[k], c->geom[k + 1], c->site[k], c->site[k + 1]);
   }
   mci_comPosRange(t->m, t->d, first, last, t->rootsum);
+  if (c->camplaced) {
+    mci_camlightRange(t->m, t->d, c->cam[k], c->cam[k + 1]);
+  }
 }
 
 
 int mci_positionTrees(const mcModel* m, mcData* d) {
   Trees t;
-  if (!makeTrees(m, d, &t, 3 * (size_t)m->nbody)) {
+  if (m->nbody < MCI_MINPOSBODIES || !makeTrees(m, d, &t, 3 * (size_t)m->nbody)) {
     return 0;
   }
 
@@ -151,6 +162,9 @@ int mci_positionTrees(const mcModel* m, mcData* d) {
   }
   mcu_scl3(d->subtree_com, d->xipos, m->body_mass[0]);
   mci_comPosWorld(m, d, t.rootsum);
+  if (!t.cut->camplaced) {
+    mci_camlightRange(m, d, 0, m->ncam);
+  }
   return 1;
 }
 

@@ -16,6 +16,12 @@
 void mci_kinematicsRange(const mcModel* m, mcData* d, int first, int last);
 void mci_placeRange(const mcModel* m, mcData* d, int g0, int g1, int s0, int s1);
 
+// core/engine/camera.c: mc_camlight of the cameras [c0, c1); whether camera i reads only its own
+// tree's bodies (or the world's frame, set before the trees): then it may be placed in its tree's
+// range after the subtree coms
+void mci_camlightRange(const mcModel* m, mcData* d, int c0, int c1);
+int mci_camlightInTree(const mcModel* m, int i);
+
 // core/engine/kinematics.c: subtree coms, cinert and cdof of the trees [first, last) (first >= 1).
 // A tree root's mass-weighted sum is added to the world's (rootsum NULL, serial only) or stored
 // in rootsum[3 * root] for mci_comPosWorld, which then finishes the world's subtree com (the
@@ -88,12 +94,14 @@ int mci_solveMDampedPool(const mcModel* m, mcData* d, const mcNum* D, mcNum* x, 
 typedef struct mciTreeCut_ {
   const mcModel* model;           // key: the model it was made for, its signature, want and sizes
   uint64_t signature;
-  int want, nbody, ngeom, nsite, nv;
+  int want, nbody, ngeom, nsite, nv, ncam;
   int n;                          // ranges
   int body[MCI_MAXRANGE + 1];     // range k: bodies body[k] .. body[k+1]-1 (body[0] >= 1)
   int geom[MCI_MAXRANGE + 1];     // its geoms (geom[0] 0: the world's with the first range)
   int site[MCI_MAXRANGE + 1];     // its sites
   int placed;                     // geoms and sites sorted by body: placed by the ranges
+  int cam[MCI_MAXRANGE + 1];      // its cameras (when camplaced)
+  int camplaced;                  // cameras sorted by body, each in its tree: placed by the ranges
   int dof[MCI_MAXRANGE + 1];      // its dofs (when dofsorted)
   int dofsorted;                  // dofs sorted by body
   int jnt[MCI_MAXRANGE + 1];      // its joints (when jntsorted)
@@ -106,8 +114,10 @@ typedef struct mciTreeCut_ {
 // keeps the same trees across the stages of a step.
 int mci_cutTrees(const mcModel* m, int want, int* body);
 
-// mc_kinematics + mc_comPos with the trees on d's thread pool; 0 (nothing done) when no pool is
-// bound, in plugin check mode, or the model has fewer than two trees
+// mc_kinematics + mc_comPos + mc_camlight with the trees on d's thread pool; 0 (nothing done)
+// when no pool is bound, in plugin check mode, the model has fewer than two trees, or fewer than
+// MCI_MINPOSBODIES bodies (a job's hand-off would cost more than the halved work saves)
+#define MCI_MINPOSBODIES 160
 int mci_positionTrees(const mcModel* m, mcData* d);
 
 // mc_comVel + mc_rne(m, d, 0, d->qfrc_bias) with the trees on d's thread pool; 0 as above
