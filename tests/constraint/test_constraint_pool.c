@@ -18,6 +18,8 @@
 
 #include <moduco/moduco.h>
 
+#include "../rollout/pool_test_util.h"
+
 #include "engine/island.h"
 
 
@@ -106,11 +108,7 @@ static char* sceneXML(int ntree, const char* cone, const char* jacobian) {
 
 static mcModel* loadScene(int ntree, const char* cone, const char* jacobian) {
   char* xml = sceneXML(ntree, cone, jacobian);
-  char error[1024] = "";
-  mcModel* m = mc_loadXMLString(xml, NULL, error, sizeof(error));
-  free(xml);
-  cr_assert(m, "%s", error);
-  return m;
+  return pt_loadOwnedXML(xml);
 }
 
 

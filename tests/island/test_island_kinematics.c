@@ -17,6 +17,8 @@
 
 #include <moduco/moduco.h>
 
+#include "../rollout/pool_test_util.h"
+
 #include "engine/parallel_stages.h"
 #include "engine/threadpool.h"
 
@@ -99,21 +101,7 @@ static mcModel* arms(int worldcam) {
                           "gear='0 0 1 0 0 0'/>", a, a);
   }
   snprintf(xml + n, size - n, "<motor tendon='across'/></actuator></mujoco>");
-  char error[1024] = "";
-  mcModel* m = mc_loadXMLString(xml, NULL, error, sizeof(error));
-  free(xml);
-  cr_assert(m, "%s", error);
-  return m;
-}
-
-
-static unsigned long long hashNums(unsigned long long h, const mcNum* a, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    unsigned long long x;
-    memcpy(&x, a + i, sizeof(x));
-    h = (h ^ x) * 1099511628211ULL;
-  }
-  return h;
+  return pt_loadOwnedXML(xml);
 }
 
 
@@ -149,10 +137,10 @@ static unsigned long long runHash(const mcModel* m, int nthread, int nstep, int 
                       3 * m->nsite, 9 * m->nsite, 3 * m->nbody, 10 * m->nbody, 6 * m->nv,
                       3 * m->ncam, 9 * m->ncam, m->ntendon, m->nu};
     for (int a = 0; a < 19; a++) {
-      h = hashNums(h, arr[a], len[a]);
+      h = pt_hashNums(h, arr[a], len[a]);
     }
-    h = hashNums(h, d->ten_J, (size_t)m->ntendon * m->nv);
-    h = hashNums(h, d->actuator_moment, (size_t)m->nu * m->nv);
+    h = pt_hashNums(h, d->ten_J, (size_t)m->ntendon * m->nv);
+    h = pt_hashNums(h, d->actuator_moment, (size_t)m->nu * m->nv);
   }
   if (nthread > 1) {              // the trees ran on the pool, the cameras as expected
     const mciTreeCut* c = mci_treeCutCache(d);

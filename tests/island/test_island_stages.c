@@ -16,6 +16,8 @@
 
 #include <moduco/moduco.h>
 
+#include "../rollout/pool_test_util.h"
+
 #include "engine/parallel_stages.h"
 #include "engine/threadpool.h"
 
@@ -68,21 +70,7 @@ static mcModel* chains(int springy, int site) {
   }
   snprintf(xml + n, size - n, "%s</actuator></mujoco>",
            site ? "<general site='s' gear='0 1 0 0 0 0' gainprm='1'/>" : "");
-  char error[1024] = "";
-  mcModel* m = mc_loadXMLString(xml, NULL, error, sizeof(error));
-  free(xml);
-  cr_assert(m, "%s", error);
-  return m;
-}
-
-
-static unsigned long long hashNums(unsigned long long h, const mcNum* a, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    unsigned long long x;
-    memcpy(&x, a + i, sizeof(x));
-    h = (h ^ x) * 1099511628211ULL;
-  }
-  return h;
+  return pt_loadOwnedXML(xml);
 }
 
 
@@ -126,7 +114,7 @@ static unsigned long long runHash(const mcModel* m, int nthread, int nstep, int 
     size_t len[14] = {m->nq, m->nv, m->na, m->nv, m->nv, m->nv, m->nv, m->nv, m->nv, m->nu,
                       (size_t)m->nu * m->nv, m->na, m->nu, m->ntendon};
     for (int a = 0; a < 14; a++) {
-      h = hashNums(h, arr[a], len[a]);
+      h = pt_hashNums(h, arr[a], len[a]);
     }
     h = (h ^ (unsigned long long)d->ncon) * 1099511628211ULL;
   }
