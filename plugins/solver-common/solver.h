@@ -44,7 +44,10 @@ typedef struct {
 // holding the row structure of the efc_J it was made for (the key) and the arrays of mcsSparseH
 // that depend only on that structure. A step whose efc_J has the same rows with the same columns
 // reuses the arrays (same pattern, same operations: bitwise the same result); any other step
-// recomputes them and stores them when they fit. Zeroed memory is an empty cache.
+// recomputes the parts that depend on row numbers and finds the rows of L component by component
+// (trees joined by rows), reusing those of each component whose dofs and rows' columns (in row
+// order) are those of a component of the previous pattern, and stores them when they fit.
+// Zeroed memory is an empty cache.
 typedef struct {
   int* buf;                       // the buffer (NULL: no cache)
   size_t cap;                     // its size in ints
@@ -52,6 +55,10 @@ typedef struct {
 
 // ints of the cache for a model: 0 for models that use a dense efc_J by default
 size_t mcs_symbolicCacheSize(const mcModel* m);
+
+// How many components of the last pattern reused their rows of L from the cache, and their
+// number (*ncomp, when not NULL); -1 when the whole problem's pattern was reused (tests)
+int mcs_symbolicCacheReused(const mcsSymbolicCache* cache, int* ncomp);
 
 // ext of the built-in solvers newton, cg and pgs: plugin_data of the size of the symbolic cache.
 // Only Newton uses it; all three declare it, so swapping among them (mc_setSolver) keeps data

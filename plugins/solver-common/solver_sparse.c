@@ -35,21 +35,16 @@ void mcs_rowRuns(int nrow, const int* rnnz, const int* radr, const int* rcol, in
 }
 
 
-// the symbolic pass proper, arrays on the host stack
-static int symbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSparseH* S) {
+// the parts of the pattern that depend on the row numbers, arrays on the host stack: the runs of
+// rows with the same columns, efc_J by columns (first rows of runs), and room for the rows of L
+// (rowadr, rownnz) and the scratch map
+static int rowParts(const mcpHost* host, const mcModel* m, mcData* d, mcsSparseH* S, int nnzJ) {
   int nv = m->nv, nefc = d->nefc;
   const int* rownnz = d->efc_J_rownnz;
   const int* rowadr = d->efc_J_rowadr;
   const int* colind = d->efc_J_colind;
   memset(S, 0, sizeof(*S));
   S->nv = nv;
-
-  // Jacobian by columns: the rows of each column (first rows of runs) and the position of the
-  // entry in the row
-  int nnzJ = 0;
-  for (int r = 0; r < nefc; r++) {
-    nnzJ += rownnz[r];
-  }
   S->jcoladr = host->stackAlloc(d, sizeof(int) * (2 * (size_t)nv + 1), 16);
   S->jrow = host->stackAlloc(d, sizeof(int) * ((size_t)nnzJ + 1), 16);
   S->jpos = host->stackAlloc(d, sizeof(int) * ((size_t)nnzJ + 1), 16);
@@ -61,9 +56,6 @@ static int symbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSparseH
   }
   S->jcolnnz = S->jcoladr + nv + 1;
   S->rownnz = S->rowadr + nv;
-  int* mark = S->map;
-  int* head = S->map + nv;
-  int* next = S->map + 2 * nv;
 
   // runs of rows with the same columns (the edges of a pyramidal contact, the contacts of one
   // pair of bodies): only the first row of a run is listed by columns; the pattern needs no
@@ -88,24 +80,35 @@ static int symbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSparseH
       S->jpos[t] = k;
     }
   }
+  return 1;
+}
 
-  // pool for the column lists of L: worst case the full lower triangle
-  size_t pool = (size_t)nv * (nv + 1) / 2;
-  int* cols = host->stackAlloc(d, sizeof(int) * pool, 16);
-  if (!cols) {
-    return 0;
-  }
+
+// rows of L for the n dofs dof[0] < ... < dof[n - 1] (dof NULL: all nv), a set closed under the
+// elimination (whole trees with every row through them), computed from the last dof to the
+// first into cols + *used, at most cap ints (0 if they do not fit); S->rowadr is relative to
+// cols, S->work accumulates. Each row is its ascending set of columns whatever the set and the
+// order of the rows around it, so any split into closed sets gives the same rows. mark and
+// head: -1 for these dofs on entry (map's three parts: mark, head, next)
+static int patternRows(const mcModel* m, const mcData* d, mcsSparseH* S, const int* dof, int n,
+                       int* cols, size_t* used, size_t cap) {
+  const int* rownnz = d->efc_J_rownnz;
+  const int* rowadr = d->efc_J_rowadr;
+  const int* colind = d->efc_J_colind;
+  int nv = m->nv;
+  int* mark = S->map;
+  int* head = S->map + nv;
+  int* next = S->map + 2 * nv;
 
   // structure of row k: ancestors in M, columns below k of the rows through k, and the
-  // structures of the children of k in the elimination tree
-  for (int k = 0; k < nv; k++) {
-    mark[k] = -1;
-    head[k] = -1;
-  }
-  size_t used = 0;
-  for (int k = nv - 1; k >= 0; k--) {
-    int* list = cols + used;
-    int n = 0;
+  // structures of the children of k in the elimination tree (all in the set)
+  for (int i = n - 1; i >= 0; i--) {
+    int k = dof ? dof[i] : i;
+    if (*used + (size_t)(k < n ? k + 1 : n) > cap) {
+      return 0;                   // row k holds at most k + 1 columns, all of the set
+    }
+    int* list = cols + *used;
+    int cnt = 0;
     // the ancestors are marked first and listed last, ascending: the columns of other trees
     // (contacts) usually all come before them, so the sort below rarely moves an ancestor
     mark[k] = k;
@@ -126,7 +129,7 @@ static int symbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSparseH
       for (int q = 0; q < S->jpos[t]; q++) {
         if (mark[rc[q]] != k) {
           mark[rc[q]] = k;
-          list[n++] = rc[q];
+          list[cnt++] = rc[q];
         }
       }
     }
@@ -135,55 +138,116 @@ static int symbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSparseH
       for (int q = 0; q < S->rownnz[c] - 1; q++) {
         if (cl[q] != k && mark[cl[q]] != k) {
           mark[cl[q]] = k;
-          list[n++] = cl[q];
+          list[cnt++] = cl[q];
         }
       }
     }
 
-    for (int j = m->dof_parentid[k], q = n + na - 1; j >= 0; j = m->dof_parentid[j]) {
+    for (int j = m->dof_parentid[k], q = cnt + na - 1; j >= 0; j = m->dof_parentid[j]) {
       list[q--] = j;
     }
-    n += na;
+    cnt += na;
 
     // ascending order: short lists by insertion, long ones by a scan of the marks
-    if (n * n <= 4 * k) {
-      sortInts(list, n);
+    if (cnt * cnt <= 4 * k) {
+      sortInts(list, cnt);
     } else {
-      n = 0;
+      cnt = 0;
       for (int j = 0; j < k; j++) {
         if (mark[j] == k) {
-          list[n++] = j;
+          list[cnt++] = j;
         }
       }
     }
-    list[n] = k;
-    S->rowadr[k] = (int)used;
-    S->rownnz[k] = n + 1;
-    S->work += (long)n * (n + 1) / 2;
-    used += (size_t)n + 1;
+    list[cnt] = k;
+    S->rowadr[k] = (int)*used;
+    S->rownnz[k] = cnt + 1;
+    S->work += (long)cnt * (cnt + 1) / 2;
+    *used += (size_t)cnt + 1;
 
     // parent in the elimination tree: the largest column below k
-    if (n > 0) {
-      int p = list[n - 1];
+    if (cnt > 0) {
+      int p = list[cnt - 1];
       next[k] = head[p];
       head[p] = k;
     }
   }
-  S->colind = cols;
-  S->nnz = (int)used;
   return 1;
+}
+
+
+// mark and head of patternRows: -1 for every dof
+static void clearMarks(mcsSparseH* S) {
+  for (int k = 0; k < 2 * S->nv; k++) {
+    S->map[k] = -1;
+  }
+}
+
+
+// the pattern of L over all dofs at once, its rows in a pool on the host stack
+static int plainPattern(const mcpHost* host, const mcModel* m, mcData* d, mcsSparseH* S) {
+  int nv = m->nv;
+  // pool for the column lists of L: worst case the full lower triangle
+  size_t pool = (size_t)nv * (nv + 1) / 2, used = 0;
+  int* cols = host->stackAlloc(d, sizeof(int) * pool, 16);
+  if (!cols) {
+    return 0;
+  }
+  S->work = 0;
+  clearMarks(S);
+  S->colind = cols;
+  int ok = patternRows(m, d, S, NULL, nv, cols, &used, pool);  // the pool always suffices
+  S->nnz = (int)used;
+  return ok;
 }
 
 
 
 //---------------------------------- symbolic cache ------------------------------------------------
-
-// header of the cache buffer: valid flag, nv, nefc, nnz of efc_J, nnz of L, the elimination's
-// work (a long in two ints); then the key (efc_J_rownnz, the columns of every row), jcoladr +
-// jcolnnz, jrow, jpos, rrun, rowadr + rownnz, colind
-enum { CACHE_VALID = 0, CACHE_NV, CACHE_NEFC, CACHE_NNZJ, CACHE_NNZL, CACHE_WORK, CACHE_HEADER =
-       CACHE_WORK + 2 };
+//
+// Two levels. The whole problem: while every row keeps its columns (rownnz and colind of each
+// row, in row order), everything of the pattern is reused (rows by columns, runs, rows of L).
+// Otherwise the rows of L are found component by component: a component is a set of trees joined
+// by rows (an island of the whole problem), and its rows of L depend only on its dofs and on its
+// rows' columns, so a component whose key (its dofs, the columns of its rows in row order) is
+// that of a component of the previous pattern reuses its rows of L. The rows of L of each
+// pattern are kept in one of two generations (the previous one is read while the next is
+// written); the whole problem's arrays point into the current one.
+//
+// Layout (ints): the whole problem's header, key and arrays (wholeCap), then two generations.
+// Header: valid flag, nv, nefc, nnz of efc_J, nnz of L, the elimination's work (a long in two
+// ints), the current generation, and the components and reused components of the last
+// component pass (for tests); then the key (efc_J_rownnz, the columns of every row), jcoladr +
+// jcolnnz, jrow, jpos, rrun, rowadr + rownnz.
+enum { CACHE_VALID = 0, CACHE_NV, CACHE_NEFC, CACHE_NNZJ, CACHE_NNZL, CACHE_WORK, CACHE_GEN =
+       CACHE_WORK + 2, CACHE_NCOMP, CACHE_REUSED, CACHE_HEADER };
 _Static_assert(sizeof(long) <= 2 * sizeof(int), "the work of the cache header fits two ints");
+
+// a generation: valid flag, then the entry of the component whose first dof is f at key offset
+// idx[f] (-1: none; nv ints), the entries (keyCap ints), the rows of L (lCap ints)
+enum { GEN_VALID = 0, GEN_HEADER };
+
+// an entry: dofs, rows, columns of the rows, nnz of its rows of L, their offset in the rows of L,
+// their work (two ints); then dof (ndof, ascending), rownnz (nrow), the columns (ncol), rownnz
+// of L of each dof (ndof)
+enum { E_NDOF = 0, E_NROW, E_NCOL, E_NNZL, E_LADR, E_WORK, E_HEADER = E_WORK + 2 };
+
+
+// sizes in ints: the whole problem's part, a generation's entries and rows of L (room for a few
+// times the tree pattern of M; a pattern that does not fit is computed without the cache)
+static void cacheLayout(const mcModel* m, size_t* whole, size_t* keyCap, size_t* lCap) {
+  size_t nv = (size_t)m->nv, room = 8 * ((size_t)m->nM + nv) + 4096;
+  *whole = CACHE_HEADER + 4 * nv + 1 + room;
+  *keyCap = (E_HEADER + 2) * nv + room;
+  *lCap = room;
+}
+
+
+static size_t genSize(const mcModel* m) {
+  size_t whole, keyCap, lCap;
+  cacheLayout(m, &whole, &keyCap, &lCap);
+  return GEN_HEADER + (size_t)m->nv + keyCap + lCap;
+}
 
 
 size_t mcs_symbolicCacheSize(const mcModel* m) {
@@ -191,10 +255,9 @@ size_t mcs_symbolicCacheSize(const mcModel* m) {
   if (!sparse || m->nv <= 0) {
     return 0;
   }
-
-  // fixed part, then room for the rows, their columns and the factor's pattern: a few times the
-  // tree pattern of M (a step that does not fit is computed without the cache)
-  size_t n = CACHE_HEADER + 4 * (size_t)m->nv + 1 + 8 * ((size_t)m->nM + (size_t)m->nv) + 4096;
+  size_t whole, keyCap, lCap;
+  cacheLayout(m, &whole, &keyCap, &lCap);
+  size_t n = whole + 2 * genSize(m);
   return n <= (size_t)1 << 26 ? n : 0;
 }
 
@@ -208,16 +271,36 @@ static size_t solverNdata(const mcpHost* host, const mcModel* m, int instance) {
 const mcpPluginExt mcs_solverExt = {0, NULL, NULL, solverNdata, NULL};
 
 
-// ints the cache needs for nefc rows, nnzJ Jacobian entries and nnzL factor entries
-static size_t cacheNeed(int nv, int nefc, int nnzJ, int nnzL) {
-  return CACHE_HEADER + 2 * (size_t)nefc + 3 * (size_t)nnzJ + 4 * (size_t)nv + 1 + (size_t)nnzL;
+int mcs_symbolicCacheReused(const mcsSymbolicCache* cache, int* ncomp) {
+  if (ncomp) {
+    *ncomp = cache->buf[CACHE_NCOMP];
+  }
+  return cache->buf[CACHE_REUSED];
+}
+
+
+// generation g of the cache: its start, entries and rows of L
+static int* genOf(const mcModel* m, const mcsSymbolicCache* c, int g, int** key, int** rows) {
+  size_t whole, keyCap, lCap;
+  cacheLayout(m, &whole, &keyCap, &lCap);
+  int* gen = c->buf + whole + (size_t)g * genSize(m);
+  *key = gen + GEN_HEADER + m->nv;
+  *rows = *key + keyCap;
+  return gen;
+}
+
+
+// ints the whole problem's part needs for nefc rows and nnzJ Jacobian entries
+static size_t cacheNeed(int nv, int nefc, int nnzJ) {
+  return CACHE_HEADER + 2 * (size_t)nefc + 3 * (size_t)nnzJ + 4 * (size_t)nv + 1;
 }
 
 
 // does the cache hold the pattern of the current efc_J? then point S at it
-static int cacheHit(const mcsSymbolicCache* c, const mcData* d, int nv, int nnzJ, mcsSparseH* S) {
+static int cacheHit(const mcModel* m, const mcsSymbolicCache* c, const mcData* d, int nnzJ,
+                    mcsSparseH* S) {
   const int* h = c->buf;
-  int nefc = d->nefc;
+  int nv = m->nv, nefc = d->nefc;
   if (!h[CACHE_VALID] || h[CACHE_NV] != nv || h[CACHE_NEFC] != nefc || h[CACHE_NNZJ] != nnzJ) {
     return 0;
   }
@@ -231,6 +314,8 @@ static int cacheHit(const mcsSymbolicCache* c, const mcData* d, int nv, int nnzJ
       return 0;
     }
   }
+  int *key, *rows;
+  genOf(m, c, h[CACHE_GEN], &key, &rows);
   int* p = c->buf + CACHE_HEADER + nefc + nnzJ;
   S->nv = nv;
   S->nnz = h[CACHE_NNZL];
@@ -245,18 +330,21 @@ static int cacheHit(const mcsSymbolicCache* c, const mcData* d, int nv, int nnzJ
   p += nefc;
   S->rowadr = p;
   S->rownnz = p + nv;
-  S->colind = p + 2 * nv;
+  S->colind = rows;
   return 1;
 }
 
 
-// store the pattern just computed in S with its key, when it fits
-static void cacheStore(const mcsSymbolicCache* c, const mcData* d, int nv, int nnzJ,
+// store the whole problem's pattern just computed in S (its rows of L in the current
+// generation) with its key, when it fits
+static void cacheStore(const mcModel* m, const mcsSymbolicCache* c, const mcData* d, int nnzJ,
                        const mcsSparseH* S) {
-  int nefc = d->nefc;
+  int nv = m->nv, nefc = d->nefc;
   int* h = c->buf;
+  size_t whole, keyCap, lCap;
+  cacheLayout(m, &whole, &keyCap, &lCap);
   h[CACHE_VALID] = 0;
-  if (cacheNeed(nv, nefc, nnzJ, S->nnz) > c->cap) {
+  if (cacheNeed(nv, nefc, nnzJ) > whole) {
     return;
   }
   int* p = h + CACHE_HEADER;
@@ -276,7 +364,6 @@ static void cacheStore(const mcsSymbolicCache* c, const mcData* d, int nv, int n
   p += nefc;
   memcpy(p, S->rowadr, sizeof(int) * (size_t)nv);
   memcpy(p + nv, S->rownnz, sizeof(int) * (size_t)nv);
-  memcpy(p + 2 * nv, S->colind, sizeof(int) * (size_t)S->nnz);
   h[CACHE_NV] = nv;
   h[CACHE_NEFC] = nefc;
   h[CACHE_NNZJ] = nnzJ;
@@ -286,21 +373,234 @@ static void cacheStore(const mcsSymbolicCache* c, const mcData* d, int nv, int n
 }
 
 
+static int findRoot(int* up, int k) {
+  while (up[k] != k) {
+    up[k] = up[up[k]];
+    k = up[k];
+  }
+  return k;
+}
+
+
+// components of the elimination: comp[k] is the first dof of the trees joined to k's tree by
+// rows (the first rows of runs; a tree no row touches is a component of its own). up: scratch
+static void components(const mcModel* m, const mcData* d, const int* rrun, int* comp, int* up) {
+  int nv = m->nv;
+  for (int k = 0; k < nv; k++) {
+    int p = m->dof_parentid[k];
+    comp[k] = p < 0 ? k : comp[p];  // the root of k's tree (parents come first)
+    up[k] = k;
+  }
+  // union of the trees a row touches, each set named by its smallest root (its first dof)
+  for (int r = 0; r < d->nefc; r += rrun[r]) {
+    const int* rc = d->efc_J_colind + d->efc_J_rowadr[r];
+    int n = d->efc_J_rownnz[r];
+    if (n == 0) {
+      continue;
+    }
+    int last = comp[rc[0]], a = findRoot(up, last);
+    for (int q = 1; q < n; q++) {
+      int t = comp[rc[q]];
+      if (t == last) {
+        continue;
+      }
+      last = t;
+      int b = findRoot(up, t);
+      if (a < b) {
+        up[b] = a;
+      } else if (b < a) {
+        up[a] = b;
+        a = b;
+      }
+    }
+  }
+  for (int k = 0; k < nv; k++) {
+    comp[k] = findRoot(up, comp[k]);
+  }
+}
+
+
+// does entry e hold the key of the component with the n dofs dof and the nr rows row?
+static int sameKey(const int* e, const mcData* d, const int* dof, int n, const int* row, int nr,
+                   int ncol) {
+  if (e[E_NDOF] != n || e[E_NROW] != nr || e[E_NCOL] != ncol ||
+      memcmp(e + E_HEADER, dof, sizeof(int) * (size_t)n)) {
+    return 0;
+  }
+  const int* keyNnz = e + E_HEADER + n;
+  const int* keyCol = keyNnz + nr;
+  for (int i = 0; i < nr; i++) {
+    int r = row[i], cnt = d->efc_J_rownnz[r];
+    if (keyNnz[i] != cnt ||
+        memcmp(keyCol, d->efc_J_colind + d->efc_J_rowadr[r], sizeof(int) * (size_t)cnt)) {
+      return 0;
+    }
+    keyCol += cnt;
+  }
+  return 1;
+}
+
+
+// the rows of L component by component into the cache's next generation (reused from the
+// current one where a component's key is there), which then becomes the current one; 0 if the
+// host stack or the generation is too small (the current generation is kept)
+static int componentPattern(const mcpHost* host, const mcModel* m, mcData* d, mcsSparseH* S,
+                            const mcsSymbolicCache* c) {
+  int nv = m->nv, nefc = d->nefc;
+  int* comp = host->stackAlloc(d, sizeof(int) * 5 * ((size_t)nv + 1), 16);
+  int* row = host->stackAlloc(d, sizeof(int) * ((size_t)nefc + 1), 16);
+  if (!comp || !row) {
+    return 0;
+  }
+  int* up = comp + nv + 1;
+  int* dofadr = up + nv + 1;      // dofs of the component starting at f: dof[dofadr[f] ..]
+  int* dof = dofadr + nv + 1;
+  int* rowcnt = dof + nv + 1;     // first rows of runs of that component: row[rowcnt[f] ..]
+  components(m, d, S->rrun, comp, up);
+
+  // the dofs and the rows of each component, ascending
+  memset(dofadr, 0, sizeof(int) * ((size_t)nv + 1));
+  memset(rowcnt, 0, sizeof(int) * ((size_t)nv + 1));
+  for (int k = 0; k < nv; k++) {
+    dofadr[comp[k] + 1]++;
+  }
+  for (int r = 0; r < nefc; r += S->rrun[r]) {
+    if (d->efc_J_rownnz[r] > 0) {
+      rowcnt[comp[d->efc_J_colind[d->efc_J_rowadr[r]]] + 1]++;
+    }
+  }
+  for (int f = 0; f < nv; f++) {
+    dofadr[f + 1] += dofadr[f];
+    rowcnt[f + 1] += rowcnt[f];
+    up[f] = dofadr[f];            // fill positions
+  }
+  for (int k = 0; k < nv; k++) {
+    dof[up[comp[k]]++] = k;
+  }
+  for (int f = 0; f < nv; f++) {
+    up[f] = rowcnt[f];
+  }
+  for (int r = 0; r < nefc; r += S->rrun[r]) {
+    if (d->efc_J_rownnz[r] > 0) {
+      row[up[comp[d->efc_J_colind[d->efc_J_rowadr[r]]]]++] = r;
+    }
+  }
+
+  int* h = c->buf;
+  size_t whole, keyCap, lCap;
+  cacheLayout(m, &whole, &keyCap, &lCap);
+  int cur = h[CACHE_GEN] == 1, *okey, *orows, *nkey, *nrows;
+  const int* old = genOf(m, c, cur, &okey, &orows);
+  int* gen = genOf(m, c, !cur, &nkey, &nrows);
+  const int* oidx = old[GEN_VALID] ? old + GEN_HEADER : NULL;
+  int* nidx = gen + GEN_HEADER;
+  gen[GEN_VALID] = 0;
+  for (int f = 0; f < nv; f++) {
+    nidx[f] = -1;
+  }
+  clearMarks(S);
+  S->work = 0;
+  size_t pk = 0, pl = 0;
+  int ncomp = 0, reused = 0;
+  for (int f = 0; f < nv; f++) {
+    if (comp[f] != f) {
+      continue;
+    }
+    const int* cd = dof + dofadr[f];
+    const int* cr = row + rowcnt[f];
+    int n = dofadr[f + 1] - dofadr[f], nr = rowcnt[f + 1] - rowcnt[f], ncol = 0;
+    for (int i = 0; i < nr; i++) {
+      ncol += d->efc_J_rownnz[cr[i]];
+    }
+    size_t esize = E_HEADER + 2 * (size_t)n + (size_t)nr + (size_t)ncol;
+    if (pk + esize > keyCap) {
+      return 0;
+    }
+    int* e = nkey + pk;
+    int* lnnz = e + E_HEADER + n + nr + ncol;
+    const int* o = oidx && oidx[f] >= 0 ? okey + oidx[f] : NULL;
+    long work;
+    if (o && sameKey(o, d, cd, n, cr, nr, ncol)) {
+      // the same dofs and rows' columns: the same rows of L
+      if (pl + (size_t)o[E_NNZL] > lCap) {
+        return 0;
+      }
+      memcpy(e, o, sizeof(int) * esize);
+      memcpy(nrows + pl, orows + o[E_LADR], sizeof(int) * (size_t)o[E_NNZL]);
+      memcpy(&work, o + E_WORK, sizeof(long));
+      size_t q = pl;
+      for (int i = n - 1; i >= 0; i--) {
+        S->rowadr[cd[i]] = (int)q;
+        S->rownnz[cd[i]] = lnnz[i];
+        q += (size_t)lnnz[i];
+      }
+      S->work += work;
+      e[E_LADR] = (int)pl;
+      pl = q;
+      reused++;
+    } else {
+      e[E_NDOF] = n;
+      e[E_NROW] = nr;
+      e[E_NCOL] = ncol;
+      memcpy(e + E_HEADER, cd, sizeof(int) * (size_t)n);
+      int* kc = e + E_HEADER + n + nr;
+      for (int i = 0; i < nr; i++) {
+        int cnt = d->efc_J_rownnz[cr[i]];
+        e[E_HEADER + n + i] = cnt;
+        memcpy(kc, d->efc_J_colind + d->efc_J_rowadr[cr[i]], sizeof(int) * (size_t)cnt);
+        kc += cnt;
+      }
+      long w0 = S->work;
+      size_t l0 = pl;
+      if (!patternRows(m, d, S, cd, n, nrows, &pl, lCap)) {
+        return 0;
+      }
+      work = S->work - w0;
+      memcpy(e + E_WORK, &work, sizeof(long));
+      e[E_NNZL] = (int)(pl - l0);
+      e[E_LADR] = (int)l0;
+      for (int i = 0; i < n; i++) {
+        lnnz[i] = S->rownnz[cd[i]];
+      }
+    }
+    nidx[f] = (int)pk;
+    pk += esize;
+    ncomp++;
+  }
+  gen[GEN_VALID] = 1;
+  h[CACHE_GEN] = !cur;
+  h[CACHE_NCOMP] = ncomp;
+  h[CACHE_REUSED] = reused;
+  S->colind = nrows;
+  S->nnz = (int)pl;
+  return 1;
+}
+
+
 int mcs_sparseSymbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSparseH* S,
                        const mcsSymbolicCache* cache) {
   int nv = m->nv, nnzJ = 0;
   for (int r = 0; r < d->nefc; r++) {
     nnzJ += d->efc_J_rownnz[r];
   }
-  int cached = cache && cache->buf && cache->cap >= CACHE_HEADER;
-  if (cached && cacheHit(cache, d, nv, nnzJ, S)) {
+  size_t size = mcs_symbolicCacheSize(m);
+  int cached = cache && cache->buf && size > 0 && cache->cap >= size;
+  if (cached && cacheHit(m, cache, d, nnzJ, S)) {
+    cache->buf[CACHE_REUSED] = -1;
     S->map = host->stackAlloc(d, sizeof(int) * 3 * (size_t)nv, 16);
   } else {
-    if (!symbolic(host, m, d, S)) {
+    if (!rowParts(host, m, d, S, nnzJ)) {
       return 0;
     }
-    if (cached) {
-      cacheStore(cache, d, nv, nnzJ, S);
+    if (cached && componentPattern(host, m, d, S, cache)) {
+      cacheStore(m, cache, d, nnzJ, S);
+    } else {
+      if (cached) {
+        cache->buf[CACHE_VALID] = 0;
+      }
+      if (!plainPattern(host, m, d, S)) {
+        return 0;
+      }
     }
   }
 
