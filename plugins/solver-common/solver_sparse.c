@@ -88,8 +88,8 @@ static int rowParts(const mcpHost* host, const mcModel* m, mcData* d, mcsSparseH
 // elimination (whole trees with every row through them), computed from the last dof to the
 // first into cols + *used, at most cap ints (0 if they do not fit); S->rowadr is relative to
 // cols, S->work accumulates. Each row is its ascending set of columns whatever the set and the
-// order of the rows around it, so any split into closed sets gives the same rows. mark and
-// head: -1 for these dofs on entry (map's three parts: mark, head, next)
+// order of the rows around it, so any split into closed sets gives the same rows. Scratch: the
+// three parts of S->map (mark, head, next), read and written only at the dofs of the set
 static int patternRows(const mcModel* m, const mcData* d, mcsSparseH* S, const int* dof, int n,
                        int* cols, size_t* used, size_t cap) {
   const int* rownnz = d->efc_J_rownnz;
@@ -99,6 +99,11 @@ static int patternRows(const mcModel* m, const mcData* d, mcsSparseH* S, const i
   int* mark = S->map;
   int* head = S->map + nv;
   int* next = S->map + 2 * nv;
+  for (int i = 0; i < n; i++) {
+    int k = dof ? dof[i] : i;
+    mark[k] = -1;
+    head[k] = -1;
+  }
 
   // structure of row k: ancestors in M, columns below k of the rows through k, and the
   // structures of the children of k in the elimination tree (all in the set)
@@ -148,12 +153,14 @@ static int patternRows(const mcModel* m, const mcData* d, mcsSparseH* S, const i
     }
     cnt += na;
 
-    // ascending order: short lists by insertion, long ones by a scan of the marks
-    if (cnt * cnt <= 4 * k) {
+    // ascending order: short lists by insertion, long ones by a scan of the marks of the set's
+    // dofs below k (dof[0 .. i - 1])
+    if (cnt * cnt <= 4 * i) {
       sortInts(list, cnt);
     } else {
       cnt = 0;
-      for (int j = 0; j < k; j++) {
+      for (int t = 0; t < i; t++) {
+        int j = dof ? dof[t] : t;
         if (mark[j] == k) {
           list[cnt++] = j;
         }
@@ -176,14 +183,6 @@ static int patternRows(const mcModel* m, const mcData* d, mcsSparseH* S, const i
 }
 
 
-// mark and head of patternRows: -1 for every dof
-static void clearMarks(mcsSparseH* S) {
-  for (int k = 0; k < 2 * S->nv; k++) {
-    S->map[k] = -1;
-  }
-}
-
-
 // the pattern of L over all dofs at once, its rows in a pool on the host stack
 static int plainPattern(const mcpHost* host, const mcModel* m, mcData* d, mcsSparseH* S) {
   int nv = m->nv;
@@ -194,7 +193,6 @@ static int plainPattern(const mcpHost* host, const mcModel* m, mcData* d, mcsSpa
     return 0;
   }
   S->work = 0;
-  clearMarks(S);
   S->colind = cols;
   int ok = patternRows(m, d, S, NULL, nv, cols, &used, pool);  // the pool always suffices
   S->nnz = (int)used;
@@ -296,6 +294,18 @@ static size_t cacheNeed(int nv, int nefc, int nnzJ) {
 }
 
 
+// are the rows of efc_J one after the other from the start of colind (one copy or comparison
+// of all their columns)?
+static int rowsContiguous(const mcData* d) {
+  for (int r = 0, t = 0; r < d->nefc; t += d->efc_J_rownnz[r], r++) {
+    if (d->efc_J_rowadr[r] != t) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+
 // does the cache hold the pattern of the current efc_J? then point S at it
 static int cacheHit(const mcModel* m, const mcsSymbolicCache* c, const mcData* d, int nnzJ,
                     mcsSparseH* S) {
@@ -309,9 +319,15 @@ static int cacheHit(const mcModel* m, const mcsSymbolicCache* c, const mcData* d
   if (memcmp(keyNnz, d->efc_J_rownnz, sizeof(int) * (size_t)nefc)) {
     return 0;
   }
-  for (int r = 0, t = 0; r < nefc; t += keyNnz[r], r++) {
-    if (memcmp(keyCol + t, d->efc_J_colind + d->efc_J_rowadr[r], sizeof(int) * keyNnz[r])) {
+  if (rowsContiguous(d)) {
+    if (memcmp(keyCol, d->efc_J_colind, sizeof(int) * (size_t)nnzJ)) {
       return 0;
+    }
+  } else {
+    for (int r = 0, t = 0; r < nefc; t += keyNnz[r], r++) {
+      if (memcmp(keyCol + t, d->efc_J_colind + d->efc_J_rowadr[r], sizeof(int) * keyNnz[r])) {
+        return 0;
+      }
     }
   }
   int *key, *rows;
@@ -350,9 +366,14 @@ static void cacheStore(const mcModel* m, const mcsSymbolicCache* c, const mcData
   int* p = h + CACHE_HEADER;
   memcpy(p, d->efc_J_rownnz, sizeof(int) * (size_t)nefc);
   p += nefc;
-  for (int r = 0; r < nefc; r++) {
-    memcpy(p, d->efc_J_colind + d->efc_J_rowadr[r], sizeof(int) * d->efc_J_rownnz[r]);
-    p += d->efc_J_rownnz[r];
+  if (rowsContiguous(d)) {
+    memcpy(p, d->efc_J_colind, sizeof(int) * (size_t)nnzJ);
+    p += nnzJ;
+  } else {
+    for (int r = 0; r < nefc; r++) {
+      memcpy(p, d->efc_J_colind + d->efc_J_rowadr[r], sizeof(int) * d->efc_J_rownnz[r]);
+      p += d->efc_J_rownnz[r];
+    }
   }
   memcpy(p, S->jcoladr, sizeof(int) * ((size_t)nv + 1));
   memcpy(p + nv + 1, S->jcolnnz, sizeof(int) * (size_t)nv);
@@ -498,7 +519,6 @@ static int componentPattern(const mcpHost* host, const mcModel* m, mcData* d, mc
   for (int f = 0; f < nv; f++) {
     nidx[f] = -1;
   }
-  clearMarks(S);
   S->work = 0;
   size_t pk = 0, pl = 0;
   int ncomp = 0, reused = 0;
