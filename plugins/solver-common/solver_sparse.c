@@ -89,9 +89,10 @@ static int rowParts(const mcpHost* host, const mcModel* m, mcData* d, mcsSparseH
 // first into cols + *used, at most cap ints (0 if they do not fit); S->rowadr is relative to
 // cols, S->work accumulates. Each row is its ascending set of columns whatever the set and the
 // order of the rows around it, so any split into closed sets gives the same rows. Scratch: the
-// three parts of S->map (mark, head, next), read and written only at the dofs of the set
-static int patternRows(const mcModel* m, const mcData* d, mcsSparseH* S, const int* dof, int n,
-                       int* cols, size_t* used, size_t cap) {
+// three parts of S->map (mark, head, next), read and written only at the dofs of the set.
+// Inlined into its two callers, so that the whole problem's pass (dof NULL) has no dof list
+static inline __attribute__((always_inline)) int patternRows(const mcModel* m, const mcData* d, mcsSparseH* S, const int* dof, int n,
+                       int* cols, size_t* usedp, size_t cap) {
   const int* rownnz = d->efc_J_rownnz;
   const int* rowadr = d->efc_J_rowadr;
   const int* colind = d->efc_J_colind;
@@ -99,6 +100,11 @@ static int patternRows(const mcModel* m, const mcData* d, mcsSparseH* S, const i
   int* mark = S->map;
   int* head = S->map + nv;
   int* next = S->map + 2 * nv;
+  const int* parent = m->dof_parentid;
+  int* rowadrL = S->rowadr;
+  int* rownnzL = S->rownnz;
+  size_t used = *usedp;
+  long work = 0;
   for (int i = 0; i < n; i++) {
     int k = dof ? dof[i] : i;
     mark[k] = -1;
@@ -109,16 +115,18 @@ static int patternRows(const mcModel* m, const mcData* d, mcsSparseH* S, const i
   // structures of the children of k in the elimination tree (all in the set)
   for (int i = n - 1; i >= 0; i--) {
     int k = dof ? dof[i] : i;
-    if (*used + (size_t)(k < n ? k + 1 : n) > cap) {
+    if (dof && used + (size_t)(k < n ? k + 1 : n) > cap) {  // (the whole pass: a pool for all)
+      *usedp = used;
+      S->work += work;
       return 0;                   // row k holds at most k + 1 columns, all of the set
     }
-    int* list = cols + *used;
+    int* list = cols + used;
     int cnt = 0;
     // the ancestors are marked first and listed last, ascending: the columns of other trees
     // (contacts) usually all come before them, so the sort below rarely moves an ancestor
     mark[k] = k;
     int na = 0;
-    for (int j = m->dof_parentid[k]; j >= 0; j = m->dof_parentid[j]) {
+    for (int j = parent[k]; j >= 0; j = parent[j]) {
       mark[j] = k;
       na++;
     }
@@ -139,8 +147,8 @@ static int patternRows(const mcModel* m, const mcData* d, mcsSparseH* S, const i
       }
     }
     for (int c = head[k]; c >= 0; c = next[c]) {
-      const int* cl = cols + S->rowadr[c];
-      for (int q = 0; q < S->rownnz[c] - 1; q++) {
+      const int* cl = cols + rowadrL[c];
+      for (int q = 0; q < rownnzL[c] - 1; q++) {
         if (cl[q] != k && mark[cl[q]] != k) {
           mark[cl[q]] = k;
           list[cnt++] = cl[q];
@@ -148,7 +156,7 @@ static int patternRows(const mcModel* m, const mcData* d, mcsSparseH* S, const i
       }
     }
 
-    for (int j = m->dof_parentid[k], q = cnt + na - 1; j >= 0; j = m->dof_parentid[j]) {
+    for (int j = parent[k], q = cnt + na - 1; j >= 0; j = parent[j]) {
       list[q--] = j;
     }
     cnt += na;
@@ -167,10 +175,10 @@ static int patternRows(const mcModel* m, const mcData* d, mcsSparseH* S, const i
       }
     }
     list[cnt] = k;
-    S->rowadr[k] = (int)*used;
-    S->rownnz[k] = cnt + 1;
-    S->work += (long)cnt * (cnt + 1) / 2;
-    *used += (size_t)cnt + 1;
+    rowadrL[k] = (int)used;
+    rownnzL[k] = cnt + 1;
+    work += (long)cnt * (cnt + 1) / 2;
+    used += (size_t)cnt + 1;
 
     // parent in the elimination tree: the largest column below k
     if (cnt > 0) {
@@ -179,6 +187,8 @@ static int patternRows(const mcModel* m, const mcData* d, mcsSparseH* S, const i
       head[p] = k;
     }
   }
+  *usedp = used;
+  S->work += work;
   return 1;
 }
 
@@ -603,8 +613,7 @@ int mcs_sparseSymbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSpar
   for (int r = 0; r < d->nefc; r++) {
     nnzJ += d->efc_J_rownnz[r];
   }
-  size_t size = mcs_symbolicCacheSize(m);
-  int cached = cache && cache->buf && size > 0 && cache->cap >= size;
+  int cached = cache && cache->buf && cache->cap > 0 && cache->cap >= mcs_symbolicCacheSize(m);
   if (cached && cacheHit(m, cache, d, nnzJ, S)) {
     cache->buf[CACHE_REUSED] = -1;
     S->map = host->stackAlloc(d, sizeof(int) * 3 * (size_t)nv, 16);
