@@ -51,7 +51,14 @@ typedef struct {
 typedef struct {
   int* buf;                       // the buffer (NULL: no cache)
   size_t cap;                     // its size in ints
+  int slot;                       // 1: an island's slot (mcs_islandSlot), else the whole problem's
 } mcsSymbolicCache;
+
+// The slot of island view isl in the cache of the full model m (buf: its plugin_data, of
+// mcs_symbolicCacheSize(m) ints); buf NULL when isl has none. A slot holds the pattern of the
+// last island solved at that index, keyed by the view's dof tree (dof_parentid) and its rows'
+// columns: the island solves of one step have distinct indices, so no two threads share a slot.
+mcsSymbolicCache mcs_islandSlot(const mcModel* m, int* buf, int isl);
 
 // ints of the cache for a model: 0 for models that use a dense efc_J by default
 size_t mcs_symbolicCacheSize(const mcModel* m);

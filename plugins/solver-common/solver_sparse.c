@@ -251,6 +251,14 @@ static void cacheLayout(const mcModel* m, size_t* whole, size_t* keyCap, size_t*
 }
 
 
+// island slots: how many (the islands of larger index have none) and their size in ints
+static void slotLayout(const mcModel* m, size_t* nslot, size_t* slotCap) {
+  size_t n = (size_t)m->nv / 16 + 1;
+  *nslot = n < 64 ? n : 64;
+  *slotCap = 4096;
+}
+
+
 static size_t genSize(const mcModel* m) {
   size_t whole, keyCap, lCap;
   cacheLayout(m, &whole, &keyCap, &lCap);
@@ -263,10 +271,24 @@ size_t mcs_symbolicCacheSize(const mcModel* m) {
   if (!sparse || m->nv <= 0) {
     return 0;
   }
-  size_t whole, keyCap, lCap;
+  size_t whole, keyCap, lCap, nslot, slotCap;
   cacheLayout(m, &whole, &keyCap, &lCap);
-  size_t n = whole + 2 * genSize(m);
+  slotLayout(m, &nslot, &slotCap);
+  size_t n = whole + 2 * genSize(m) + nslot * slotCap;
   return n <= (size_t)1 << 26 ? n : 0;
+}
+
+
+mcsSymbolicCache mcs_islandSlot(const mcModel* m, int* buf, int isl) {
+  mcsSymbolicCache c = {NULL, 0, 1};
+  size_t whole, keyCap, lCap, nslot, slotCap;
+  cacheLayout(m, &whole, &keyCap, &lCap);
+  slotLayout(m, &nslot, &slotCap);
+  if (buf && isl >= 0 && (size_t)isl < nslot) {
+    c.buf = buf + whole + 2 * genSize(m) + (size_t)isl * slotCap;
+    c.cap = slotCap;
+  }
+  return c;
 }
 
 
@@ -607,14 +629,111 @@ static int componentPattern(const mcpHost* host, const mcModel* m, mcData* d, mc
 }
 
 
+//---------------------------------- island slots --------------------------------------------------
+//
+// The pattern of one island view: header (valid flag, nv, nefc, nnz of efc_J, nnz of L, the work
+// in two ints), the key (the view's dof_parentid, efc_J_rownnz, the columns of every row), then
+// jcoladr + jcolnnz, jrow, jpos, rrun, rowadr + rownnz and colind. The key names the view's whole
+// structure in its local indices, so any island with that key has that pattern.
+enum { SLOT_VALID = 0, SLOT_NV, SLOT_NEFC, SLOT_NNZJ, SLOT_NNZL, SLOT_WORK,
+       SLOT_HEADER = SLOT_WORK + 2 };
+
+
+static int slotHit(const mcModel* m, const mcsSymbolicCache* c, const mcData* d, int nnzJ,
+                   mcsSparseH* S) {
+  const int* h = c->buf;
+  int nv = m->nv, nefc = d->nefc;
+  if (!h[SLOT_VALID] || h[SLOT_NV] != nv || h[SLOT_NEFC] != nefc || h[SLOT_NNZJ] != nnzJ) {
+    return 0;
+  }
+  const int* key = h + SLOT_HEADER;
+  if (memcmp(key, m->dof_parentid, sizeof(int) * (size_t)nv) ||
+      memcmp(key + nv, d->efc_J_rownnz, sizeof(int) * (size_t)nefc)) {
+    return 0;
+  }
+  const int* keyCol = key + nv + nefc;
+  if (rowsContiguous(d)) {
+    if (memcmp(keyCol, d->efc_J_colind, sizeof(int) * (size_t)nnzJ)) {
+      return 0;
+    }
+  } else {
+    for (int r = 0, t = 0; r < nefc; t += d->efc_J_rownnz[r], r++) {
+      if (memcmp(keyCol + t, d->efc_J_colind + d->efc_J_rowadr[r],
+                 sizeof(int) * (size_t)d->efc_J_rownnz[r])) {
+        return 0;
+      }
+    }
+  }
+  int* p = c->buf + SLOT_HEADER + nv + nefc + nnzJ;
+  S->nv = nv;
+  S->nnz = h[SLOT_NNZL];
+  memcpy(&S->work, h + SLOT_WORK, sizeof(long));
+  S->jcoladr = p;
+  S->jcolnnz = p + nv + 1;
+  p += 2 * nv + 1;
+  S->jrow = p;
+  S->jpos = p + nnzJ;
+  p += 2 * nnzJ;
+  S->rrun = p;
+  p += nefc;
+  S->rowadr = p;
+  S->rownnz = p + nv;
+  S->colind = p + 2 * nv;
+  return 1;
+}
+
+
+static void slotStore(const mcModel* m, const mcsSymbolicCache* c, const mcData* d, int nnzJ,
+                      const mcsSparseH* S) {
+  int nv = m->nv, nefc = d->nefc;
+  int* h = c->buf;
+  h[SLOT_VALID] = 0;
+  size_t need = SLOT_HEADER + 5 * (size_t)nv + 1 + 2 * (size_t)nefc + 3 * (size_t)nnzJ +
+                (size_t)S->nnz;
+  if (need > c->cap) {
+    return;
+  }
+  int* p = h + SLOT_HEADER;
+  memcpy(p, m->dof_parentid, sizeof(int) * (size_t)nv);
+  p += nv;
+  memcpy(p, d->efc_J_rownnz, sizeof(int) * (size_t)nefc);
+  p += nefc;
+  for (int r = 0; r < nefc; r++) {
+    memcpy(p, d->efc_J_colind + d->efc_J_rowadr[r], sizeof(int) * (size_t)d->efc_J_rownnz[r]);
+    p += d->efc_J_rownnz[r];
+  }
+  memcpy(p, S->jcoladr, sizeof(int) * ((size_t)nv + 1));
+  memcpy(p + nv + 1, S->jcolnnz, sizeof(int) * (size_t)nv);
+  p += 2 * nv + 1;
+  memcpy(p, S->jrow, sizeof(int) * (size_t)S->jcoladr[nv]);
+  memcpy(p + nnzJ, S->jpos, sizeof(int) * (size_t)S->jcoladr[nv]);
+  p += 2 * nnzJ;
+  memcpy(p, S->rrun, sizeof(int) * (size_t)nefc);
+  p += nefc;
+  memcpy(p, S->rowadr, sizeof(int) * (size_t)nv);
+  memcpy(p + nv, S->rownnz, sizeof(int) * (size_t)nv);
+  memcpy(p + 2 * nv, S->colind, sizeof(int) * (size_t)S->nnz);
+  h[SLOT_NV] = nv;
+  h[SLOT_NEFC] = nefc;
+  h[SLOT_NNZJ] = nnzJ;
+  h[SLOT_NNZL] = S->nnz;
+  memcpy(h + SLOT_WORK, &S->work, sizeof(long));
+  h[SLOT_VALID] = 1;
+}
+
+
 int mcs_sparseSymbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSparseH* S,
                        const mcsSymbolicCache* cache) {
   int nv = m->nv, nnzJ = 0;
   for (int r = 0; r < d->nefc; r++) {
     nnzJ += d->efc_J_rownnz[r];
   }
-  int cached = cache && cache->buf && cache->cap > 0 && cache->cap >= mcs_symbolicCacheSize(m);
-  if (cached && cacheHit(m, cache, d, nnzJ, S)) {
+  int slot = cache && cache->buf && cache->slot && cache->cap >= SLOT_HEADER;
+  int cached = !slot && cache && cache->buf && cache->cap > 0 &&
+               cache->cap >= mcs_symbolicCacheSize(m);
+  if (slot && slotHit(m, cache, d, nnzJ, S)) {
+    S->map = host->stackAlloc(d, sizeof(int) * 3 * (size_t)nv, 16);
+  } else if (cached && cacheHit(m, cache, d, nnzJ, S)) {
     cache->buf[CACHE_REUSED] = -1;
     S->map = host->stackAlloc(d, sizeof(int) * 3 * (size_t)nv, 16);
   } else {
@@ -629,6 +748,9 @@ int mcs_sparseSymbolic(const mcpHost* host, const mcModel* m, mcData* d, mcsSpar
       }
       if (!plainPattern(host, m, d, S)) {
         return 0;
+      }
+      if (slot) {
+        slotStore(m, cache, d, nnzJ, S);
       }
     }
   }

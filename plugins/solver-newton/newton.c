@@ -15,23 +15,29 @@ static const mcpSolver g_newton = {
 };
 
 
-// the symbolic cache of the whole problem's solve: none on a dense efc_J, in an island view
-// (which must not write plugin_data), or without plugin_data of the right size
+// the symbolic cache of the solve: the whole problem's, or in an island view the slot of the
+// island's index (the only part of plugin_data an island's solve writes: the islands solved at
+// the same time have distinct indices); none on a dense efc_J or without plugin_data of the
+// full model's size
 static mcsSymbolicCache symbolicCache(const mcpHost* host, const mcModel* m, mcData* d) {
-  mcsSymbolicCache c = {NULL, 0};
-  if (!d->efc_J_rownnz || d->nefc == 0 || d->island_view >= 0 || !host->instance ||
-      !d->plugin_data) {
+  mcsSymbolicCache c = {NULL, 0, 0};
+  const mcModel* full = d->island_view >= 0 ? d->island_model : m;
+  if (!d->efc_J_rownnz || d->nefc == 0 || !full || !host->instance || !d->plugin_data) {
     return c;
   }
-  int inst = host->instance(m, &g_newton.hdr);
+  int inst = host->instance(full, &g_newton.hdr);
   if (inst < 0 || !d->plugin_data[inst]) {
     return c;
   }
-  size_t cap = (size_t)m->plugin_datasize[inst] / sizeof(int);
-  if (cap == mcs_symbolicCacheSize(m)) {
-    c.buf = (int*)d->plugin_data[inst];
-    c.cap = cap;
+  size_t cap = (size_t)full->plugin_datasize[inst] / sizeof(int);
+  if (cap != mcs_symbolicCacheSize(full)) {
+    return c;
   }
+  if (d->island_view >= 0) {
+    return mcs_islandSlot(full, (int*)d->plugin_data[inst], d->island_view);
+  }
+  c.buf = (int*)d->plugin_data[inst];
+  c.cap = cap;
   return c;
 }
 

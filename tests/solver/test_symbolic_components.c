@@ -167,6 +167,79 @@ Test(symbolic_components, same_size_other_trees) {
 }
 
 
+// the pattern of rows in the island slot c equals the one without a cache; return 1 if it came
+// from the slot
+static int checkSlot(Fixture* f, const mcModel* m, Rows* rows, mcsSymbolicCache* c) {
+  const mcpHost* host = mcp_host();
+  mcData* d = f->d;
+  d->nefc = rows->nrow;
+  d->efc_J_rownnz = rows->rownnz;
+  d->efc_J_rowadr = rows->rowadr;
+  d->efc_J_colind = rows->colind;
+  host->markStack(d);
+  mcsSparseH A, B;
+  cr_assert(mcs_sparseSymbolic(host, m, d, &A, c), "no stack");
+  cr_assert(mcs_sparseSymbolic(host, m, d, &B, NULL), "no stack");
+  cr_assert_eq(A.nnz, B.nnz, "nnz of L");
+  cr_assert_eq(A.work, B.work, "work");
+  for (int k = 0; k < m->nv; k++) {
+    cr_assert_eq(A.rownnz[k], B.rownnz[k], "row %d of L: %d columns, %d without the cache", k,
+                 A.rownnz[k], B.rownnz[k]);
+    sameInts(A.colind + A.rowadr[k], B.colind + B.rowadr[k], A.rownnz[k], "a row of L");
+  }
+  sameInts(A.jcoladr, B.jcoladr, m->nv + 1, "jcoladr");
+  sameInts(A.jrow, B.jrow, A.jcoladr[m->nv], "jrow");
+  sameInts(A.jpos, B.jpos, A.jcoladr[m->nv], "jpos");
+  sameInts(A.rrun, B.rrun, d->nefc, "rrun");
+  int hit = A.colind >= c->buf && A.colind < c->buf + c->cap;
+  host->freeStack(d);
+  return hit;
+}
+
+
+// island views keep their pattern in the slot of their index: the slots lie apart inside the
+// buffer, and a slot is reused only for the same dof tree and the same rows' columns (a row
+// moved to other columns of the same count, or the same rows over another tree, must miss)
+Test(symbolic_components, island_slots) {
+  Fixture f = setup();
+  mcsSymbolicCache s0 = mcs_islandSlot(f.m, f.cache.buf, 0);
+  mcsSymbolicCache s1 = mcs_islandSlot(f.m, f.cache.buf, 1);
+  cr_assert(s0.buf && s1.buf && s0.slot && s1.slot, "no slots");
+  cr_assert(s1.buf >= s0.buf + s0.cap, "slots overlap");
+  int nslot = 2;
+  while (mcs_islandSlot(f.m, f.cache.buf, nslot).buf) {
+    mcsSymbolicCache s = mcs_islandSlot(f.m, f.cache.buf, nslot++);
+    cr_assert(s.buf + s.cap <= f.cache.buf + f.cache.cap, "slot past the buffer");
+  }
+  cr_assert(!mcs_islandSlot(f.m, f.cache.buf, -1).buf);
+
+  static const int a0[] = {3, 5, 9, 12, -1}, a1[] = {2, 4, -1}, a0x[] = {1, 5, 9, 12, -1},
+                   b0[] = {17, 20, 23, -1};
+  const int* s1r[] = {a0, a1, NULL};
+  const int* s2r[] = {a0x, a1, NULL};
+  const int* s3r[] = {b0, NULL};
+  Rows r1 = makeRows(s1r), r2 = makeRows(s2r), r3 = makeRows(s3r);
+  cr_expect(!checkSlot(&f, f.m, &r1, &s0), "empty slot hit");
+  cr_expect(checkSlot(&f, f.m, &r1, &s0), "same island missed");
+  cr_expect(!checkSlot(&f, f.m, &r3, &s1), "empty slot hit");
+  cr_expect(checkSlot(&f, f.m, &r1, &s0), "slot 0 lost to slot 1");
+  cr_expect(!checkSlot(&f, f.m, &r2, &s0), "a row on other columns hit");
+  cr_expect(checkSlot(&f, f.m, &r2, &s0), "same island missed");
+
+  // the same rows over another tree: dof 8 hung below dof 4 (trees 0 and 1 one tree)
+  mcModel mv = *f.m;
+  int* parent = malloc(sizeof(int) * (size_t)f.m->nv);
+  memcpy(parent, f.m->dof_parentid, sizeof(int) * (size_t)f.m->nv);
+  parent[8] = 4;
+  mv.dof_parentid = parent;
+  cr_expect(!checkSlot(&f, &mv, &r2, &s0), "another dof tree hit");
+  cr_expect(checkSlot(&f, &mv, &r2, &s0), "same island missed");
+  cr_expect(checkSlot(&f, f.m, &r3, &s1), "slot 1 lost");
+  free(parent);
+  teardown(&f);
+}
+
+
 // the trajectory of a pile with the cache equals the one that recomputes every pattern, and the
 // component pass reuses components while contacts come and go
 Test(symbolic_components, pile_reuses_components) {
@@ -175,7 +248,7 @@ Test(symbolic_components, pile_reuses_components) {
   mcData* d1 = mc_makeData(m);
   int inst = m->plugin_solver;
   size_t cap = (size_t)m->plugin_datasize[inst];
-  mcsSymbolicCache c = {(int*)d1->plugin_data[inst], cap / sizeof(int)};
+  mcsSymbolicCache c = {(int*)d1->plugin_data[inst], cap / sizeof(int), 0};
   long reusedSum = 0, compSum = 0;
   for (int k = 0; k < 400; k++) {
     memset(d0->plugin_data[inst], 0, cap);
@@ -192,5 +265,44 @@ Test(symbolic_components, pile_reuses_components) {
   cr_expect_gt(reusedSum, compSum / 4, "%ld of %ld components reused", reusedSum, compSum);
   mc_deleteData(d0);
   mc_deleteData(d1);
+  mc_deleteModel(m);
+}
+
+
+// island solves (three threads, and none) with their slots equal the island solves that
+// recompute every pattern, and the slots are filled
+Test(symbolic_components, island_pile_bitwise) {
+  mcModel* m = capsulePile("timestep=\"0.005\" solver=\"newton\" jacobian=\"sparse\"", 8, 1);
+  m->opt.enableflags |= mcENBL_ISLAND;
+  mcData* d[3] = {mc_makeData(m), mc_makeData(m), mc_makeData(m)};
+  mcThreadPool* pool = mc_threadPoolCreate(3);
+  cr_assert(pool && mc_bindThreadPool(d[2], pool) == 0, "no pool");
+  int inst = m->plugin_solver;
+  size_t cap = (size_t)m->plugin_datasize[inst];
+  int islands = 0, filled = 0;
+  for (int k = 0; k < 300; k++) {
+    memset(d[0]->plugin_data[inst], 0, cap);
+    for (int i = 0; i < 3; i++) {
+      mc_step(m, d[i]);
+    }
+    for (int i = 1; i < 3; i++) {
+      cr_assert(!memcmp(d[0]->qacc, d[i]->qacc, sizeof(mcNum) * (size_t)m->nv), "qacc, step %d",
+                k);
+      cr_assert(!memcmp(d[0]->qpos, d[i]->qpos, sizeof(mcNum) * (size_t)m->nq), "qpos, step %d",
+                k);
+    }
+    islands += d[1]->island_solved && d[1]->nisland >= 2;
+  }
+  for (int i = 0; i < 8; i++) {
+    mcsSymbolicCache s = mcs_islandSlot(m, (int*)d[1]->plugin_data[inst], i);
+    filled += s.buf && s.buf[0] == 1;
+  }
+  cr_expect_gt(islands, 100, "only %d steps solved by islands", islands);
+  cr_expect_gt(filled, 1, "%d island slots filled", filled);
+  mc_bindThreadPool(d[2], NULL);
+  mc_threadPoolDelete(pool);
+  for (int i = 0; i < 3; i++) {
+    mc_deleteData(d[i]);
+  }
   mc_deleteModel(m);
 }
