@@ -51,6 +51,7 @@ typedef struct {
 
 static Fixture setup(void) {
   Fixture f;
+  memset(&f, 0, sizeof(f));
   f.m = capsulePile("solver=\"newton\" jacobian=\"sparse\"", NTREE, 1);
   cr_assert_eq(f.m->nv, 8 * NTREE);
   f.d = mc_makeData(f.m);
