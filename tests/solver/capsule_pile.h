@@ -3,7 +3,9 @@
 #ifndef MODUCO_TESTS_SOLVER_CAPSULE_PILE_H_
 #define MODUCO_TESTS_SOLVER_CAPSULE_PILE_H_
 
+#ifndef ROLLOUT_PLAIN
 #include <criterion/criterion.h>
+#endif
 #include <stdio.h>
 
 #include <moduco/moduco.h>
