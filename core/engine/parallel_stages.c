@@ -253,12 +253,12 @@ void mci_inertiaVelocityStage(const mcModel* m, mcData* d) {
 typedef struct {
   Trees t;
   int early;                      // the velocity stage's per-tree part too
-  int trn;                        // early: transmissions, tendon and actuator velocities in task 0
+  int treesok;                    // early: mci_passiveTreesOk
   int passive;                    // early: the passive forces per range
-  int wholepassive;               // early: the passive forces in task 0, after trn
-  int extra;                      // 0 when task 0 has work of trn or wholepassive, else -1
+  int extra;                      // early: 0, task 0 has the whole-model parts; else -1
   int broad;                      // the task that runs fn (the first of the last thread's block)
-  double extratime[2];            // task 0's seconds of transmission and of passive forces
+  int actuated;                   // early: task 0 ran mc_fwdActuation after trn (and wholepassive)
+  double extratime[3];            // task 0's seconds of transmission, passive forces, actuation
   void (*fn)(void*);
   void* ctx;
   int warn[3 * MAXRANGE];         // per range: pivot warnings, the first and the last dof warned
@@ -276,7 +276,16 @@ static void besideTask(void* ctx, int task, int thread) {
     return;
   }
   if (task == b->extra) {         // whole-model parts: no range writes what they write
-    earlyWhole(m, v, b->trn, b->wholepassive, b->extratime);
+    // mci_earlyParts decided here, off the caller (its loop over the actuators): transmissions,
+    // tendon and actuator velocities, the passive forces whole after them when not per range
+    int trn = mci_transmissionEarlyOk(m);
+    int wholepassive = !b->passive && (trn || b->treesok);
+    earlyWhole(m, v, trn, wholepassive, b->extratime);
+    if (trn && mci_actuationEarlyOk(m, wholepassive)) {
+      double t0 = mc_clockNow(v);  // the actuation reads the actuator lengths, moments and
+      b->actuated = mci_fwdActuationEarly(m, v);  // velocities just made, no range's output
+      b->extratime[2] = mc_clockNow(v) - t0;
+    }
     return;
   }
   int k = task - (task > b->broad) - (b->extra >= 0 && task > b->extra);
@@ -320,12 +329,11 @@ int mci_inertiaTreesBeside(const mcModel* m, mcData* d, void (*stage)(const mcMo
   // early: the parts of mci_earlyParts, the passive forces per range when they reach no other
   // tree (mci_passiveTreesOk), else whole in task 0, as the stage does them
   int n = b.t.cut->n, nthread = mci_threads(d);
-  int parts = b.early ? mci_earlyParts(m) : 0;
-  b.trn = (parts & MCI_EARLY_TRN) != 0;
-  b.passive = (parts & MCI_EARLY_PASSIVE) && mci_passiveTreesOk(m) && b.t.cut->jntsorted;
-  b.wholepassive = (parts & MCI_EARLY_PASSIVE) && !b.passive;
-  b.extra = b.trn || b.wholepassive ? 0 : -1;
-  b.extratime[0] = b.extratime[1] = 0;
+  b.treesok = b.early && mci_passiveTreesOk(m);
+  b.passive = b.treesok && b.t.cut->jntsorted;
+  b.extra = b.early ? 0 : -1;
+  b.extratime[0] = b.extratime[1] = b.extratime[2] = 0;
+  b.actuated = 0;
   int ntask = n + 1 + (b.extra >= 0);
   b.fn = fn;
   b.ctx = ctx;
@@ -345,6 +353,7 @@ int mci_inertiaTreesBeside(const mcModel* m, mcData* d, void (*stage)(const mcMo
     mci_rneWorld(m, b.t.cacc, b.t.cfrc);
   }
   mci_poolRun(d->threadpool, ntask, besideTask, &b);
+  mci_treeCutCache(d)->actuated = b.actuated;
 
   // warnings as the serial factorization gives them (from the last dof down), then the timers
   double inertia = 0, velocity = 0;
@@ -363,8 +372,23 @@ int mci_inertiaTreesBeside(const mcModel* m, mcData* d, void (*stage)(const mcMo
     d->timer[mcTIMER_POS_INERTIA].number++;
     d->timer[mcTIMER_VELOCITY].duration += velocity + b.extratime[1];
     d->timer[mcTIMER_POS_KINEMATICS].duration += b.extratime[0];
+    if (b.actuated) {
+      d->timer[mcTIMER_ACTUATION].duration += b.extratime[2];
+      d->timer[mcTIMER_ACTUATION].number++;
+    }
   }
   return 1;
+}
+
+
+int mci_takeActuationEarly(mcData* d) {
+  if (mci_threads(d) < 2) {
+    return 0;
+  }
+  mciTreeCut* c = mci_treeCutCache(d);
+  int done = c->actuated;
+  c->actuated = 0;
+  return done;
 }
 
 

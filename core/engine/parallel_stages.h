@@ -40,6 +40,16 @@ int mci_passiveTreesOk(const mcModel* m);
 // actuator's transmission is a joint or a tendon (no contact rows read, no scratch used)
 int mci_transmissionEarlyOk(const mcModel* m);
 
+// core/engine/actuation.c: may mc_fwdActuation run early, right after the transmissions and the
+// actuator velocities beside the broad phase (mci_earlyParts with MCI_EARLY_TRN)? Only when no
+// sensor of the position or velocity stage may read its outputs before the serial place, no
+// actuator is a plugin, and qfrc_gravcomp is complete there (gravcompReady: the passive forces
+// ran whole before it) or no joint takes gravity compensation through its actuators.
+// mci_fwdActuationEarly runs it unless a control is bad (0: nothing done, the serial place then
+// warns and zeroes the controls as always).
+int mci_actuationEarlyOk(const mcModel* m, int gravcompReady);
+int mci_fwdActuationEarly(const mcModel* m, mcData* d);
+
 // core/engine/velocity.c: cvel and cdof_dot of the trees [first, last) (the world's cvel zero)
 void mci_comVelRange(const mcModel* m, mcData* d, int first, int last);
 
@@ -106,6 +116,7 @@ typedef struct mciTreeCut_ {
   int dofsorted;                  // dofs sorted by body
   int jnt[MCI_MAXRANGE + 1];      // its joints (when jntsorted)
   int jntsorted;                  // joints sorted by body
+  int actuated;                   // not of the cut: mci_takeActuationEarly's flag, per step
 } mciTreeCut;
 
 // Cut bodies 1 .. nbody-1 into at most want (<= 64) ranges of whole trees balanced by body count:
@@ -156,5 +167,10 @@ void mci_inertiaVelocityStage(const mcModel* m, mcData* d);
 // fewer than two trees, dofs not sorted by body, or no pool.
 int mci_inertiaTreesBeside(const mcModel* m, mcData* d, void (*stage)(const mcModel*, mcData*),
                            void (*fn)(void*), void* ctx);
+
+// Did the last job beside the broad phase (mci_inertiaTreesBeside of mci_inertiaVelocityStage) run
+// mc_fwdActuation too (mci_actuationEarlyOk, mci_fwdActuationEarly)? Then mc_forwardSkip skips
+// it in its place; the flag is cleared by the call. 0 without a pool.
+int mci_takeActuationEarly(mcData* d);
 
 #endif  // MODUCO_CORE_ENGINE_PARALLEL_STAGES_H_
