@@ -85,7 +85,9 @@ void mci_solveLDPool(const mcModel* m, mcData* d, mcNum* x, int n, const mcNum* 
 void mci_smoothRange(const mcModel* m, mcData* d, int b0, int b1, int k0, int k1);
 
 // mc_fwdAcceleration's work (mci_smoothRange and the solve with d's factor of M) per tree as one
-// job on d's pool; 0 (nothing done) when it should run serially (as mci_solveMDampedPool)
+// job on d's pool; 0 (nothing done) when it should run serially (as mci_solveMDampedPool). 1 at
+// once when the job beside the broad phase made it already this step (after the early actuation,
+// each range once task 0 was done; no geom adhesion, whose forces the velocity stage adds later)
 int mci_accelerationTrees(const mcModel* m, mcData* d);
 
 // core/engine/crb.c: mci_solveMDamped restricted to the dofs [k0, k1) of whole trees (its rows
@@ -117,6 +119,8 @@ typedef struct mciTreeCut_ {
   int jnt[MCI_MAXRANGE + 1];      // its joints (when jntsorted)
   int jntsorted;                  // joints sorted by body
   int actuated;                   // not of the cut: mci_takeActuationEarly's flag, per step
+  int accelerated;                // not of the cut: the smooth acceleration was made beside the
+                                  // broad phase (mci_accelerationTrees takes it), per step
 } mciTreeCut;
 
 // Cut bodies 1 .. nbody-1 into at most want (<= 64) ranges of whole trees balanced by body count:

@@ -217,10 +217,19 @@ static unsigned long long actuationHash(const mcModel* m, const mcData* d) {
 }
 
 
-// on a pool of two: the position stage, the actuator outputs cleared, then the job beside the
-// broad phase as mc_forward runs it early; whether that job ran the actuation (the flag is
-// taken once) and, when it did, its outputs against mc_fwdActuation's on the same state
-static int actuatedBeside(const mcModel* m, int badctrl) {
+// the smooth acceleration's outputs hashed
+static unsigned long long accelerationHash(const mcModel* m, const mcData* d) {
+  unsigned long long h = pt_hashNums(1469598103934665603ULL, d->qfrc_smooth, (size_t)m->nv);
+  return pt_hashNums(h, d->qacc_smooth, (size_t)m->nv);
+}
+
+
+// on a pool of two: the position stage, the actuator and smooth acceleration outputs cleared,
+// then the job beside the broad phase as mc_forward runs it early; whether that job ran the
+// actuation (the flag is taken once) and, when it did, its outputs against mc_fwdActuation's on
+// the same state; *accel: whether it made the smooth acceleration too (checked against
+// mc_fwdAcceleration's)
+static int actuatedBesideAccel(const mcModel* m, int badctrl, int* accel) {
   mcData* d = mc_makeData(m);
   mcThreadPool* pool = mc_threadPoolCreate(2);
   cr_assert(d && pool);
@@ -232,15 +241,25 @@ static int actuatedBeside(const mcModel* m, int badctrl) {
   mc_fwdVelocity(m, d);           // the actuator velocities at this qvel
   mc_fwdActuation(m, d);
   unsigned long long want = actuationHash(m, d);
+  mc_fwdAcceleration(m, d);
+  unsigned long long wantAcc = accelerationHash(m, d);
   memset(d->qfrc_actuator, 0, sizeof(mcNum) * (size_t)m->nv);
   memset(d->actuator_force, 0, sizeof(mcNum) * (size_t)m->nu);
+  memset(d->qfrc_smooth, 0, sizeof(mcNum) * (size_t)m->nv);
+  memset(d->qacc_smooth, 0, sizeof(mcNum) * (size_t)m->nv);
   if (badctrl) {
     d->ctrl[1] = 0.0 / 0.0;
   }
   cr_assert(mci_velocityEarlyOk(m, d));
   mci_collisionWith(m, d, mci_inertiaVelocityStage);
+  *accel = mci_treeCutCache(d)->accelerated;
+  if (*accel) {
+    cr_expect(accelerationHash(m, d) == wantAcc, "early smooth acceleration: other bits");
+    cr_expect(mci_accelerationTrees(m, d) && !mci_treeCutCache(d)->accelerated, "flag taken");
+  }
   int done = mci_takeActuationEarly(d);
   cr_expect(!mci_takeActuationEarly(d), "the flag is taken once");
+  cr_expect(done || !*accel, "acceleration without the actuation");
   if (done) {
     cr_expect(actuationHash(m, d) == want, "early actuation: other bits");
   } else {
@@ -250,6 +269,14 @@ static int actuatedBeside(const mcModel* m, int badctrl) {
   mc_bindThreadPool(d, NULL);
   mc_threadPoolDelete(pool);
   mc_deleteData(d);
+  return done;
+}
+
+
+static int actuatedBeside(const mcModel* m, int badctrl) {
+  int accel;
+  int done = actuatedBesideAccel(m, badctrl, &accel);
+  cr_expect(accel == done, "smooth acceleration beside: %d, actuation: %d", accel, done);
   return done;
 }
 
@@ -333,5 +360,21 @@ Test(island_stages, bad_control_bitwise_any_thread_count) {
   for (int t = 1; t <= 3; t++) {
     cr_expect(badCtrlRun(m, t, &w) == h0 && w == w0, "%d threads differ", t);
   }
+  mc_deleteModel(m);
+}
+
+
+Test(island_stages, acceleration_in_place_with_adhesion) {
+  // geom adhesion adds to qfrc_passive in the velocity stage, after collision: the actuation
+  // still runs beside the broad phase, the smooth acceleration in its place
+  mcModel* m = chains(0, 0);
+  unsigned long long plain = runHash(m, 0, 400, 1);
+  m->geom_adhesion[0] = 50;       // the plane, touched by the falling box (half its weight
+                                  // compensated) after 0.61 s
+  int accel;
+  cr_expect(actuatedBesideAccel(m, 0, &accel), "actuation not run beside");
+  cr_expect(!accel, "smooth acceleration beside the broad phase despite adhesion");
+  cr_expect(runHash(m, 0, 400, 1) != plain, "no adhesive contact");
+  sameForAnyThreads(m, 400);
   mc_deleteModel(m);
 }
