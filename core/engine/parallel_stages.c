@@ -3,7 +3,9 @@
 // into ranges of whole trees, a few per thread, balanced by body count; every body's (and dof's)
 // arithmetic is the serial stage's, and the only sum across trees (the world's subtree com) is
 // done on the caller in the serial order, so the results are bitwise those of mc_kinematics,
-// mc_comPos, mc_comVel, mc_rne, mc_factorI and mc_solveLD for any cut.
+// mc_comPos, mc_comVel, mc_rne, mc_factorI and mc_solveLD for any cut. Beside the broad phase the
+// whole-model parts (transmissions, actuation) run as one more task, which the ranges' smooth
+// acceleration waits for.
 #include <sched.h>
 #include <stdatomic.h>
 

@@ -168,7 +168,11 @@ void mci_inertiaVelocityStage(const mcModel* m, mcData* d);
 // cut into the trees' ranges, all as tasks of one job on d's pool, so the threads share the work
 // whatever the two cost; bitwise the serial stages' results (pivot warnings replayed on d in the
 // serial order). 0 (nothing done) when the stage cannot be cut: another stage, tendon armature,
-// fewer than two trees, dofs not sorted by body, or no pool.
+// fewer than two trees, dofs not sorted by body, or no pool. With mci_inertiaVelocityStage, task 0
+// also runs the actuation after the early transmissions (mci_actuationEarlyOk; taken by
+// mci_takeActuationEarly), and then each range makes its share of the smooth acceleration
+// (taken by mci_accelerationTrees): mc_forwardSkip relies on nothing after the job, up to
+// mc_fwdAcceleration, writing the forces these read (only geom adhesion does, then they wait).
 int mci_inertiaTreesBeside(const mcModel* m, mcData* d, void (*stage)(const mcModel*, mcData*),
                            void (*fn)(void*), void* ctx);
 
