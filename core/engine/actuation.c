@@ -4,6 +4,7 @@
 #include <moduco/mcplugin.h>
 
 #include "engine/engine.h"
+#include "engine/parallel_stages.h"
 #include "engine/plugin_check.h"
 #include "math/math.h"
 #include "plugin/registry.h"
@@ -261,6 +262,48 @@ void mc_fwdActuation(const mcModel* m, mcData* d) {
       *f = mcu_clip(*f, m->jnt_actfrcrange[2 * j], m->jnt_actfrcrange[2 * j + 1]);
     }
   }
+}
+
+
+//---------------------------------- early actuation -----------------------------------------------
+
+int mci_actuationEarlyOk(const mcModel* m, int gravcompReady) {
+  // a sensor computed before the acceleration stage may read the actuator outputs (which the
+  // serial order leaves at the last step's values there), an actuator plugin anything
+  if (m->nsensor && !(m->opt.disableflags & mcDSBL_SENSOR)) {
+    for (int i = 0; i < m->nsensor; i++) {
+      if (m->sensor_needstage[i] != mcSTAGE_ACC) {
+        return 0;
+      }
+    }
+  }
+  for (int i = 0; m->actuator_plugin && i < m->nu; i++) {
+    if (m->actuator_plugin[i] >= 0) {
+      return 0;
+    }
+  }
+
+  // gravity compensation through the actuators reads qfrc_gravcomp of every tree
+  if (!gravcompReady) {
+    for (int j = 0; j < m->njnt; j++) {
+      if (m->jnt_actgravcomp[j]) {
+        return 0;
+      }
+    }
+  }
+  return 1;
+}
+
+
+int mci_fwdActuationEarly(const mcModel* m, mcData* d) {
+  // a bad control warns and zeroes the controls: left to the serial place, in the warnings' order
+  for (int i = 0; i < m->nu; i++) {
+    if (mcu_isBad(d->ctrl[i])) {
+      return 0;
+    }
+  }
+  mc_fwdActuation(m, d);
+  return 1;
 }
 
 

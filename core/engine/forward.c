@@ -253,10 +253,12 @@ void mc_forwardSkip(const mcModel* m, mcData* d, int skipstage, int skipsensor) 
     }
   }
 
-  // acceleration stage
+  // acceleration stage (early, the actuation may have run beside the broad phase already)
   double t1 = mc_clockNow(d);
-  mc_fwdActuation(m, d);
-  mc_clockAdd(d, mcTIMER_ACTUATION, t1);
+  if (!mci_takeActuationEarly(d)) {
+    mc_fwdActuation(m, d);
+    mc_clockAdd(d, mcTIMER_ACTUATION, t1);
+  }
   mc_fwdAcceleration(m, d);
   mc_fwdConstraint(m, d);
   if (!skipsensor) {

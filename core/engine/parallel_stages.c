@@ -3,7 +3,12 @@
 // into ranges of whole trees, a few per thread, balanced by body count; every body's (and dof's)
 // arithmetic is the serial stage's, and the only sum across trees (the world's subtree com) is
 // done on the caller in the serial order, so the results are bitwise those of mc_kinematics,
-// mc_comPos, mc_comVel, mc_rne, mc_factorI and mc_solveLD for any cut.
+// mc_comPos, mc_comVel, mc_rne, mc_factorI and mc_solveLD for any cut. Beside the broad phase the
+// whole-model parts (transmissions, actuation) run as one more task, which the ranges' smooth
+// acceleration waits for.
+#include <sched.h>
+#include <stdatomic.h>
+
 #include "engine/engine.h"
 #include "engine/parallel_stages.h"
 #include "engine/threadpool.h"
@@ -253,17 +258,44 @@ void mci_inertiaVelocityStage(const mcModel* m, mcData* d) {
 typedef struct {
   Trees t;
   int early;                      // the velocity stage's per-tree part too
-  int trn;                        // early: transmissions, tendon and actuator velocities in task 0
+  int treesok;                    // early: mci_passiveTreesOk
   int passive;                    // early: the passive forces per range
-  int wholepassive;               // early: the passive forces in task 0, after trn
-  int extra;                      // 0 when task 0 has work of trn or wholepassive, else -1
+  int extra;                      // early: 0, task 0 has the whole-model parts; else -1
   int broad;                      // the task that runs fn (the first of the last thread's block)
-  double extratime[2];            // task 0's seconds of transmission and of passive forces
+  int actuated;                   // early: task 0 ran mc_fwdActuation after trn (and wholepassive)
+  int accelerate;                 // early: the ranges make the smooth acceleration (set by task 0)
+  atomic_int gate;                // early: task 0 is done (the ranges' acceleration waits for it)
+  double extratime[3];            // task 0's seconds of transmission, passive forces, actuation
   void (*fn)(void*);
   void* ctx;
   int warn[3 * MAXRANGE];         // per range: pivot warnings, the first and the last dof warned
-  double time[2 * MAXRANGE];      // per range (d->profile): seconds of inertia and of velocity
+  double time[3 * MAXRANGE];      // per range (d->profile): seconds of inertia, velocity and
+                                  // acceleration
 } Beside;
+
+
+// may the ranges make mc_fwdAcceleration's work once task 0 has run the actuation? Not when a
+// geom has adhesion: the velocity stage adds its forces to qfrc_passive after collision (tendon
+// armature, which adds to qfrc_bias there, never comes here: mci_simpleRowsZero)
+static int accelerationEarlyOk(const mcModel* m) {
+  for (int i = 0; i < m->ngeom; i++) {
+    if (m->geom_adhesion[i] != 0) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+
+// wait until task 0 is done: the pool's caller takes it first (the first task of its block) and
+// it waits for nothing, so this ends; usually it is done before any range gets here
+static void awaitGate(atomic_int* gate) {
+  for (int spin = 0; !atomic_load_explicit(gate, memory_order_acquire); spin++) {
+    if (spin > 64) {
+      sched_yield();
+    }
+  }
+}
 
 
 // a tree range on the thread's view (d's arrays; its own warning counts, see below)
@@ -276,7 +308,18 @@ static void besideTask(void* ctx, int task, int thread) {
     return;
   }
   if (task == b->extra) {         // whole-model parts: no range writes what they write
-    earlyWhole(m, v, b->trn, b->wholepassive, b->extratime);
+    // mci_earlyParts decided here, off the caller (its loop over the actuators): transmissions,
+    // tendon and actuator velocities, the passive forces whole after them when not per range
+    int trn = mci_transmissionEarlyOk(m);
+    int wholepassive = !b->passive && (trn || b->treesok);
+    earlyWhole(m, v, trn, wholepassive, b->extratime);
+    if (trn && mci_actuationEarlyOk(m, wholepassive)) {
+      double t0 = mc_clockNow(v);  // the actuation reads the actuator lengths, moments and
+      b->actuated = mci_fwdActuationEarly(m, v);  // velocities just made, no range's output
+      b->extratime[2] = mc_clockNow(v) - t0;
+    }
+    b->accelerate = b->actuated && accelerationEarlyOk(m);
+    atomic_store_explicit(&b->gate, 1, memory_order_release);
     return;
   }
   int k = task - (task > b->broad) - (b->extra >= 0 && task > b->extra);
@@ -286,7 +329,7 @@ static void besideTask(void* ctx, int task, int thread) {
   double t0 = mc_clockNow(v);
   mci_inertiaRange(m, v, first, last, c->dof[k], c->dof[k + 1]);
   double t1 = mc_clockNow(v);
-  b->time[2 * k] = t1 - t0;
+  b->time[3 * k] = t1 - t0;
   b->warn[3 * k] = w->number - n0;
   b->warn[3 * k + 2] = w->lastinfo;
   if (w->number - n0 > 1) {       // the first dof warned: the highest whose pivot was replaced
@@ -304,7 +347,18 @@ static void besideTask(void* ctx, int task, int thread) {
     if (b->passive) {
       mci_passiveRange(m, v, c->jnt[k], c->jnt[k + 1], c->dof[k], c->dof[k + 1], first, last);
     }
-    b->time[2 * k + 1] = mc_clockNow(v) - t1;
+    double t2 = mc_clockNow(v);
+    b->time[3 * k + 1] = t2 - t1;
+
+    // mc_fwdAcceleration's work on the range (accelerationTask) when task 0 ran the actuation:
+    // its forces are all in (passive, bias and actuator of the range's dofs, the applied ones),
+    // and its rows of the factor were made above
+    awaitGate(&b->gate);
+    if (b->accelerate) {
+      mci_smoothRange(m, v, first, last, c->dof[k], c->dof[k + 1]);
+      mci_solveLDRange(m, v->qacc_smooth, 1, v->qLD, v->qLDiagInv, c->dof[k], c->dof[k + 1], 1);
+      b->time[3 * k + 2] = mc_clockNow(v) - t2;
+    }
   }
 }
 
@@ -320,12 +374,12 @@ int mci_inertiaTreesBeside(const mcModel* m, mcData* d, void (*stage)(const mcMo
   // early: the parts of mci_earlyParts, the passive forces per range when they reach no other
   // tree (mci_passiveTreesOk), else whole in task 0, as the stage does them
   int n = b.t.cut->n, nthread = mci_threads(d);
-  int parts = b.early ? mci_earlyParts(m) : 0;
-  b.trn = (parts & MCI_EARLY_TRN) != 0;
-  b.passive = (parts & MCI_EARLY_PASSIVE) && mci_passiveTreesOk(m) && b.t.cut->jntsorted;
-  b.wholepassive = (parts & MCI_EARLY_PASSIVE) && !b.passive;
-  b.extra = b.trn || b.wholepassive ? 0 : -1;
-  b.extratime[0] = b.extratime[1] = 0;
+  b.treesok = b.early && mci_passiveTreesOk(m);
+  b.passive = b.treesok && b.t.cut->jntsorted;
+  b.extra = b.early ? 0 : -1;
+  b.extratime[0] = b.extratime[1] = b.extratime[2] = 0;
+  b.actuated = b.accelerate = 0;
+  atomic_init(&b.gate, 0);
   int ntask = n + 1 + (b.extra >= 0);
   b.fn = fn;
   b.ctx = ctx;
@@ -345,9 +399,11 @@ int mci_inertiaTreesBeside(const mcModel* m, mcData* d, void (*stage)(const mcMo
     mci_rneWorld(m, b.t.cacc, b.t.cfrc);
   }
   mci_poolRun(d->threadpool, ntask, besideTask, &b);
+  mci_treeCutCache(d)->actuated = b.actuated;
+  mci_treeCutCache(d)->accelerated = b.accelerate;
 
   // warnings as the serial factorization gives them (from the last dof down), then the timers
-  double inertia = 0, velocity = 0;
+  double inertia = 0, velocity = 0, acceleration = 0;
   for (int k = n - 1; k >= 0; k--) {
     int count = b.warn[3 * k];
     if (count > 0) {
@@ -355,16 +411,36 @@ int mci_inertiaTreesBeside(const mcModel* m, mcData* d, void (*stage)(const mcMo
       d->warning[mcWARN_INERTIA].number += count - 1;
       d->warning[mcWARN_INERTIA].lastinfo = b.warn[3 * k + 2];
     }
-    inertia += b.time[2 * k];
-    velocity += b.early ? b.time[2 * k + 1] : 0;
+    inertia += b.time[3 * k];
+    velocity += b.early ? b.time[3 * k + 1] : 0;
+    acceleration += b.accelerate ? b.time[3 * k + 2] : 0;
   }
   if (d->profile) {
     d->timer[mcTIMER_POS_INERTIA].duration += inertia;
     d->timer[mcTIMER_POS_INERTIA].number++;
     d->timer[mcTIMER_VELOCITY].duration += velocity + b.extratime[1];
     d->timer[mcTIMER_POS_KINEMATICS].duration += b.extratime[0];
+    if (b.actuated) {
+      d->timer[mcTIMER_ACTUATION].duration += b.extratime[2];
+      d->timer[mcTIMER_ACTUATION].number++;
+    }
+    if (b.accelerate) {
+      d->timer[mcTIMER_ACCELERATION].duration += acceleration;
+      d->timer[mcTIMER_ACCELERATION].number++;
+    }
   }
   return 1;
+}
+
+
+int mci_takeActuationEarly(mcData* d) {
+  if (mci_threads(d) < 2) {
+    return 0;
+  }
+  mciTreeCut* c = mci_treeCutCache(d);
+  int done = c->actuated;
+  c->actuated = 0;
+  return done;
 }
 
 
@@ -443,6 +519,10 @@ static void accelerationTask(void* ctx, int k, int thread) {
 
 
 int mci_accelerationTrees(const mcModel* m, mcData* d) {
+  if (mci_threads(d) > 1 && mci_treeCutCache(d)->accelerated) {
+    mci_treeCutCache(d)->accelerated = 0;   // done by the ranges beside the broad phase
+    return 1;
+  }
   Trees t;
   if (!dofTrees(m, d, &t)) {
     return 0;

@@ -40,6 +40,16 @@ int mci_passiveTreesOk(const mcModel* m);
 // actuator's transmission is a joint or a tendon (no contact rows read, no scratch used)
 int mci_transmissionEarlyOk(const mcModel* m);
 
+// core/engine/actuation.c: may mc_fwdActuation run early, right after the transmissions and the
+// actuator velocities beside the broad phase (mci_earlyParts with MCI_EARLY_TRN)? Only when no
+// sensor of the position or velocity stage may read its outputs before the serial place, no
+// actuator is a plugin, and qfrc_gravcomp is complete there (gravcompReady: the passive forces
+// ran whole before it) or no joint takes gravity compensation through its actuators.
+// mci_fwdActuationEarly runs it unless a control is bad (0: nothing done, the serial place then
+// warns and zeroes the controls as always).
+int mci_actuationEarlyOk(const mcModel* m, int gravcompReady);
+int mci_fwdActuationEarly(const mcModel* m, mcData* d);
+
 // core/engine/velocity.c: cvel and cdof_dot of the trees [first, last) (the world's cvel zero)
 void mci_comVelRange(const mcModel* m, mcData* d, int first, int last);
 
@@ -75,7 +85,9 @@ void mci_solveLDPool(const mcModel* m, mcData* d, mcNum* x, int n, const mcNum* 
 void mci_smoothRange(const mcModel* m, mcData* d, int b0, int b1, int k0, int k1);
 
 // mc_fwdAcceleration's work (mci_smoothRange and the solve with d's factor of M) per tree as one
-// job on d's pool; 0 (nothing done) when it should run serially (as mci_solveMDampedPool)
+// job on d's pool; 0 (nothing done) when it should run serially (as mci_solveMDampedPool). 1 at
+// once when the job beside the broad phase made it already this step (after the early actuation,
+// each range once task 0 was done; no geom adhesion, whose forces the velocity stage adds later)
 int mci_accelerationTrees(const mcModel* m, mcData* d);
 
 // core/engine/crb.c: mci_solveMDamped restricted to the dofs [k0, k1) of whole trees (its rows
@@ -106,6 +118,9 @@ typedef struct mciTreeCut_ {
   int dofsorted;                  // dofs sorted by body
   int jnt[MCI_MAXRANGE + 1];      // its joints (when jntsorted)
   int jntsorted;                  // joints sorted by body
+  int actuated;                   // not of the cut: mci_takeActuationEarly's flag, per step
+  int accelerated;                // not of the cut: the smooth acceleration was made beside the
+                                  // broad phase (mci_accelerationTrees takes it), per step
 } mciTreeCut;
 
 // Cut bodies 1 .. nbody-1 into at most want (<= 64) ranges of whole trees balanced by body count:
@@ -153,8 +168,17 @@ void mci_inertiaVelocityStage(const mcModel* m, mcData* d);
 // cut into the trees' ranges, all as tasks of one job on d's pool, so the threads share the work
 // whatever the two cost; bitwise the serial stages' results (pivot warnings replayed on d in the
 // serial order). 0 (nothing done) when the stage cannot be cut: another stage, tendon armature,
-// fewer than two trees, dofs not sorted by body, or no pool.
+// fewer than two trees, dofs not sorted by body, or no pool. With mci_inertiaVelocityStage, task 0
+// also runs the actuation after the early transmissions (mci_actuationEarlyOk; taken by
+// mci_takeActuationEarly), and then each range makes its share of the smooth acceleration
+// (taken by mci_accelerationTrees): mc_forwardSkip relies on nothing after the job, up to
+// mc_fwdAcceleration, writing the forces these read (only geom adhesion does, then they wait).
 int mci_inertiaTreesBeside(const mcModel* m, mcData* d, void (*stage)(const mcModel*, mcData*),
                            void (*fn)(void*), void* ctx);
+
+// Did the last job beside the broad phase (mci_inertiaTreesBeside of mci_inertiaVelocityStage) run
+// mc_fwdActuation too (mci_actuationEarlyOk, mci_fwdActuationEarly)? Then mc_forwardSkip skips
+// it in its place; the flag is cleared by the call. 0 without a pool.
+int mci_takeActuationEarly(mcData* d);
 
 #endif  // MODUCO_CORE_ENGINE_PARALLEL_STAGES_H_

@@ -18,6 +18,7 @@
 
 #include "../rollout/pool_test_util.h"
 
+#include "engine/collision.h"
 #include "engine/parallel_stages.h"
 #include "engine/threadpool.h"
 
@@ -26,8 +27,10 @@
 
 // the chains' model; tendon: a fixed tendon per chain couples two of its joints with a spring
 // and a damper when springy (the passive forces are then whole, not per tree), an actuator pulls
-// it always; site: one more actuator, on a site (the transmissions then wait for collision)
-static mcModel* chains(int springy, int site) {
+// it always; site: one more actuator, on a site (the transmissions then wait for collision);
+// agc: the middle joint of each chain takes its gravity compensation through the actuators;
+// more: appended to the model (sensors)
+static mcModel* chainsWith(int springy, int site, int agc, const char* more) {
   size_t size = 1 << 20, n = 0;
   char* xml = malloc(size);
   cr_assert(xml);
@@ -40,11 +43,13 @@ static mcModel* chains(int springy, int site) {
     n += (size_t)snprintf(xml + n, size - n, "<body pos='%d 0 4.2'>", c);
     for (int k = 0; k < CHAIN; k++) {
       n += (size_t)snprintf(xml + n, size - n,
-                            "<joint name='j%d_%d' axis='%s' damping='%s' stiffness='%s'/>"
+                            "<joint name='j%d_%d' axis='%s' damping='%s' stiffness='%s'%s/>"
                             "<geom type='capsule' fromto='0 0 0 0 0 -.1' size='.02'/>"
                             "<body pos='0 0 -.1'%s>%s",
                             c, k, k % 2 ? "1 0 0" : "0 1 0", k % 3 ? ".02" : "0",
-                            k % 4 ? "0" : ".3", k == CHAIN / 2 ? " gravcomp='1'" : "",
+                            k % 4 ? "0" : ".3",
+                            agc && k == CHAIN / 2 ? " actuatorgravcomp='true'" : "",
+                            k == CHAIN / 2 ? " gravcomp='1'" : "",
                             c == 0 && k == 5 ? "<site name='s'/>" : "");
     }
     n += (size_t)snprintf(xml + n, size - n, "<geom type='sphere' size='.05'/>");
@@ -62,15 +67,21 @@ static mcModel* chains(int springy, int site) {
   n += (size_t)snprintf(xml + n, size - n, "</tendon><actuator>");
   for (int c = 0; c < NCHAIN; c++) {
     n += (size_t)snprintf(xml + n, size - n,
-                          "<general joint='j%d_0' dyntype='filter' dynprm='.05' gainprm='3'/>"
+                          "<general name='a%d' joint='j%d_0' dyntype='filter' dynprm='.05' "
+                          "gainprm='3'/>"
                           "<general joint='j%d_6' dyntype='integrator' gainprm='2' "
                           "actlimited='true' actrange='-1 1'/>"
                           "<motor joint='j%d_9' gear='2'/><motor tendon='t%d'/>",
-                          c, c, c, c);
+                          c, c, c, c, c);
   }
-  snprintf(xml + n, size - n, "%s</actuator></mujoco>",
-           site ? "<general site='s' gear='0 1 0 0 0 0' gainprm='1'/>" : "");
+  snprintf(xml + n, size - n, "%s</actuator>%s</mujoco>",
+           site ? "<general site='s' gear='0 1 0 0 0 0' gainprm='1'/>" : "", more);
   return pt_loadOwnedXML(xml);
+}
+
+
+static mcModel* chains(int springy, int site) {
+  return chainsWith(springy, site, 0, "");
 }
 
 
@@ -194,5 +205,176 @@ Test(island_stages, pooled_jobs_run_on_a_pool_only) {
   mc_bindThreadPool(d, NULL);
   mc_threadPoolDelete(pool);
   mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
+// the actuator outputs of d (forces, generalized forces, activation derivatives) hashed
+static unsigned long long actuationHash(const mcModel* m, const mcData* d) {
+  unsigned long long h = pt_hashNums(1469598103934665603ULL, d->qfrc_actuator, (size_t)m->nv);
+  h = pt_hashNums(h, d->actuator_force, (size_t)m->nu);
+  return pt_hashNums(h, d->act_dot, (size_t)m->na);
+}
+
+
+// the smooth acceleration's outputs hashed
+static unsigned long long accelerationHash(const mcModel* m, const mcData* d) {
+  unsigned long long h = pt_hashNums(1469598103934665603ULL, d->qfrc_smooth, (size_t)m->nv);
+  return pt_hashNums(h, d->qacc_smooth, (size_t)m->nv);
+}
+
+
+// on a pool of two: the position stage, the actuator and smooth acceleration outputs cleared,
+// then the job beside the broad phase as mc_forward runs it early; whether that job ran the
+// actuation (the flag is taken once) and, when it did, its outputs against mc_fwdActuation's on
+// the same state; *accel: whether it made the smooth acceleration too (checked against
+// mc_fwdAcceleration's)
+static int actuatedBesideAccel(const mcModel* m, int badctrl, int* accel) {
+  mcData* d = mc_makeData(m);
+  mcThreadPool* pool = mc_threadPoolCreate(2);
+  cr_assert(d && pool);
+  cr_assert_eq(mc_bindThreadPool(d, pool), 0);
+  drive(m, d, 7);
+  mc_step(m, d);
+  drive(m, d, 8);
+  mc_fwdPosition(m, d);
+  mc_fwdVelocity(m, d);           // the actuator velocities at this qvel
+  mc_fwdActuation(m, d);
+  unsigned long long want = actuationHash(m, d);
+  mc_fwdAcceleration(m, d);
+  unsigned long long wantAcc = accelerationHash(m, d);
+  memset(d->qfrc_actuator, 0, sizeof(mcNum) * (size_t)m->nv);
+  memset(d->actuator_force, 0, sizeof(mcNum) * (size_t)m->nu);
+  memset(d->qfrc_smooth, 0, sizeof(mcNum) * (size_t)m->nv);
+  memset(d->qacc_smooth, 0, sizeof(mcNum) * (size_t)m->nv);
+  if (badctrl) {
+    d->ctrl[1] = 0.0 / 0.0;
+  }
+  cr_assert(mci_velocityEarlyOk(m, d));
+  mci_collisionWith(m, d, mci_inertiaVelocityStage);
+  *accel = mci_treeCutCache(d)->accelerated;
+  if (*accel) {
+    cr_expect(accelerationHash(m, d) == wantAcc, "early smooth acceleration: other bits");
+    cr_expect(mci_accelerationTrees(m, d) && !mci_treeCutCache(d)->accelerated, "flag taken");
+  }
+  int done = mci_takeActuationEarly(d);
+  cr_expect(!mci_takeActuationEarly(d), "the flag is taken once");
+  cr_expect(done || !*accel, "acceleration without the actuation");
+  if (done) {
+    cr_expect(actuationHash(m, d) == want, "early actuation: other bits");
+  } else {
+    cr_expect(d->actuator_force[0] == 0, "not run: outputs untouched");
+    cr_expect(d->warning[mcWARN_BADCTRL].number == 0, "not run: no warning yet");
+  }
+  mc_bindThreadPool(d, NULL);
+  mc_threadPoolDelete(pool);
+  mc_deleteData(d);
+  return done;
+}
+
+
+static int actuatedBeside(const mcModel* m, int badctrl) {
+  int accel;
+  int done = actuatedBesideAccel(m, badctrl, &accel);
+  cr_expect(accel == done, "smooth acceleration beside: %d, actuation: %d", accel, done);
+  return done;
+}
+
+
+Test(island_stages, actuation_beside_the_broad_phase) {
+  // joint and tendon transmissions, no sensor, no actuator plugin: the actuation runs in the job
+  // beside the broad phase, after the transmissions and actuator velocities, the same bits
+  mcModel* m = chains(0, 0);
+  cr_expect(mci_actuationEarlyOk(m, 0));
+  cr_expect(actuatedBeside(m, 0), "not run beside the broad phase");
+  cr_expect(!actuatedBeside(m, 1), "a bad control: left to its place");
+  mc_deleteModel(m);
+
+  // passive forces whole (tendon spring-dampers) before it: gravity compensation through the
+  // actuators may be read
+  m = chainsWith(1, 0, 1, "");
+  cr_expect(mci_actuationEarlyOk(m, 1) && !mci_actuationEarlyOk(m, 0));
+  cr_expect(actuatedBeside(m, 0), "passive forces whole: not run beside");
+  sameForAnyThreads(m, 40);
+  mc_deleteModel(m);
+}
+
+
+Test(island_stages, actuation_in_place_when_read_before_it) {
+  // passive forces per tree: the gravity compensation of other trees is not ready in task 0
+  mcModel* m = chainsWith(0, 0, 1, "");
+  cr_expect(mci_passiveTreesOk(m) && !mci_actuationEarlyOk(m, 0));
+  cr_expect(!actuatedBeside(m, 0));
+  sameForAnyThreads(m, 40);
+  mc_deleteModel(m);
+
+  // a velocity-stage sensor may read the actuator outputs of the last step; an acceleration-
+  // stage one may not (it comes after the actuation either way), nor any when sensors are off
+  m = chainsWith(0, 0, 0, "<sensor><jointvel joint='j0_1'/></sensor>");
+  cr_expect(!mci_actuationEarlyOk(m, 0));
+  cr_expect(!actuatedBeside(m, 0));
+  sameForAnyThreads(m, 40);
+  m->opt.disableflags |= mcDSBL_SENSOR;
+  cr_expect(mci_actuationEarlyOk(m, 0));
+  mc_deleteModel(m);
+  m = chainsWith(0, 0, 0, "<sensor><actuatorfrc actuator='a0'/></sensor>");
+  cr_expect(mci_actuationEarlyOk(m, 0));
+  cr_expect(actuatedBeside(m, 0));
+  mc_deleteModel(m);
+}
+
+
+// a bad control at step bad, then the steps after it: state and warning count
+static unsigned long long badCtrlRun(const mcModel* m, int nthread, int* warned) {
+  mcData* d = mc_makeData(m);
+  mcThreadPool* pool = nthread ? mc_threadPoolCreate(nthread) : NULL;
+  cr_assert(d);
+  if (pool) {
+    cr_assert_eq(mc_bindThreadPool(d, pool), 0);
+  }
+  d->warning_policy = 0;
+  unsigned long long h = 1469598103934665603ULL;
+  for (int s = 0; s < 30; s++) {
+    drive(m, d, s);
+    if (s == 12) {
+      d->ctrl[3] = 1.0 / 0.0;
+    }
+    mc_step(m, d);
+    h = pt_hashNums(h, d->qvel, (size_t)m->nv);
+    h = pt_hashNums(h, d->act, (size_t)m->na);
+    h = pt_hashNums(h, d->ctrl, (size_t)m->nu);
+  }
+  *warned = d->warning[mcWARN_BADCTRL].number;
+  mc_bindThreadPool(d, NULL);
+  mc_threadPoolDelete(pool);
+  mc_deleteData(d);
+  return h;
+}
+
+
+Test(island_stages, bad_control_bitwise_any_thread_count) {
+  mcModel* m = chains(0, 0);
+  int w0, w;
+  unsigned long long h0 = badCtrlRun(m, 0, &w0);
+  cr_expect(w0 == 1, "%d bad-control warnings", w0);
+  for (int t = 1; t <= 3; t++) {
+    cr_expect(badCtrlRun(m, t, &w) == h0 && w == w0, "%d threads differ", t);
+  }
+  mc_deleteModel(m);
+}
+
+
+Test(island_stages, acceleration_in_place_with_adhesion) {
+  // geom adhesion adds to qfrc_passive in the velocity stage, after collision: the actuation
+  // still runs beside the broad phase, the smooth acceleration in its place
+  mcModel* m = chains(0, 0);
+  unsigned long long plain = runHash(m, 0, 400, 1);
+  m->geom_adhesion[0] = 50;       // the plane, touched by the falling box (half its weight
+                                  // compensated) after 0.61 s
+  int accel;
+  cr_expect(actuatedBesideAccel(m, 0, &accel), "actuation not run beside");
+  cr_expect(!accel, "smooth acceleration beside the broad phase despite adhesion");
+  cr_expect(runHash(m, 0, 400, 1) != plain, "no adhesive contact");
+  sameForAnyThreads(m, 400);
   mc_deleteModel(m);
 }
