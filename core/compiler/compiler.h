@@ -460,9 +460,15 @@ int mcc_normalize4(mcNum q[4]);
 int mcc_normalize3(mcNum v[3]);
 void mcc_quatZ2Vec(mcNum q[4], const mcNum vec[3]);
 void mcc_axisAngle2Quat(mcNum q[4], const mcNum axis[3], mcNum angle);
-// eigenvalues (decreasing, up to sorttol: 0 sorts strictly as MuJoCo 2.2.2 does for bodies,
-// 1e-12 as 3.3.8 does for meshes) and the frame quaternion of a symmetric 3x3 matrix
-void mcc_eig3(mcNum eigval[3], mcNum quat[4], const mcNum mat[9], mcNum sorttol);
+// eigenvalues (decreasing) and the frame quaternion of a symmetric 3x3 matrix, as MuJoCo 3.14
+// solves and orders them for a body's inertia (MCC_EIG_BODY) or a mesh's (MCC_EIG_MESH); under
+// the legacy rule (mcc_setLegacyEig) as 2.2.2 and 3.3.8 do
+enum { MCC_EIG_BODY = 0, MCC_EIG_MESH = 1 };
+void mcc_eig3(mcNum eigval[3], mcNum quat[4], const mcNum mat[9], int kind);
+// the legacy eigen-rule for the compilations of the calling thread (internal, not ABI: the
+// 2.2.2-comparing tests set it through tu_legacy222Compile before loading a model)
+void mcc_setLegacyEig(int on);
+int mcc_getLegacyEig(void);
 // quaternion helpers with MuJoCo's exact rounding (identity shortcut, unit tolerance)
 void mcc_mjNormalize4(mcNum q[4]);
 void mcc_mjQuat2Mat(mcNum r[9], const mcNum q[4]);

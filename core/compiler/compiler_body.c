@@ -446,7 +446,7 @@ static void mcc_readInertial(mcc* c, const mcxElem* e, int body) {
   mat[1] = mat[3] = fi[3];
   mat[2] = mat[6] = fi[4];
   mat[5] = mat[7] = fi[5];
-  mcc_eig3(b->inertia, eq, mat, 0);
+  mcc_eig3(b->inertia, eq, mat, MCC_EIG_BODY);
   if (b->inertia[2] < 0) {
     mcc_error(c, e, "fullinertia is not positive semi-definite (eigenvalue %g)", b->inertia[2]);
   }

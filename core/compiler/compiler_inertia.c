@@ -223,7 +223,7 @@ static int mcc_principal(mcNum M, const mcNum comsum[3], const mcNum T[9], mcNum
     }
   }
   memcpy(ipos, com, sizeof(com));
-  mcc_eig3(inertia, iquat, Tc, 0);
+  mcc_eig3(inertia, iquat, Tc, MCC_EIG_BODY);
   for (int i = 0; i < 3; i++) {
     if (inertia[i] < 0 && inertia[i] > -1e-12 * (inertia[0] + 1)) {
       inertia[i] = 0;

@@ -159,12 +159,34 @@ void mcc_mjAccumQuat(mcNum q[4], const mcNum rot[4]) {
 }
 
 
-void mcc_eig3(mcNum eigval[3], mcNum quat[4], const mcNum mat[9], mcNum sorttol) {
+// the legacy rule (MuJoCo 2.2.2 and 3.3.8) for the compilations of the calling thread: off unless a
+// 2.2.2-comparing test asks for it (tu_legacy222Compile); thread-local, so a compilation on
+// another thread keeps the 3.14 rule
+static _Thread_local int mcc_legacyEig;
+
+void mcc_setLegacyEig(int on) {
+  mcc_legacyEig = on;
+}
+
+int mcc_getLegacyEig(void) {
+  return mcc_legacyEig;
+}
+
+// Jacobi by quaternions: rotate until the largest off-diagonal entry of R' A R vanishes. Rule of
+// MuJoCo 3.14 (probed, docs/mujoco3.md "Mesh frames and principal axes"): iterate until that entry
+// is below 2e-15 of the diagonal's absolute sum, whatever the scale; for a body, with the plane
+// rotation's half angle taken from its tangent, so that rotations far below 1e-6 rad still turn
+// the frame; for a mesh, stopping (as before) once the rotation's cosine exceeds 1 - 1e-12 (about
+// 1.4e-6 rad); order decreasing, swapping a pair only when the second exceeds the first by more
+// than 1e-12 of the largest eigenvalue. Legacy rule (2.2.2 / 3.3.8): stop at an absolute 1e-12
+// entry or at that cosine, swap beyond an absolute tolerance: 0 for a body, 1e-12 for a mesh
+void mcc_eig3(mcNum eigval[3], mcNum quat[4], const mcNum mat[9], int kind) {
   const mcNum tol = 1e-12;
+  const int legacy = mcc_legacyEig;
+  const int cosstop = legacy || kind == MCC_EIG_MESH;
   quat[0] = 1;
   quat[1] = quat[2] = quat[3] = 0;
 
-  // rotate by the quaternion until the largest off-diagonal entry of R' A R vanishes
   for (int iter = 0; iter < 500; iter++) {
     mcNum r[9], ar[9], d[9];
     mcc_mjQuat2Mat(r, quat);
@@ -199,33 +221,45 @@ void mcc_eig3(mcNum eigval[3], mcNum quat[4], const mcNum mat[9], mcNum sorttol)
     } else {
       row = 1, col = 2, axis = 0;
     }
-    if (fabs(d[3 * row + col]) < tol) {
+    mcNum stop = legacy ? tol : 2e-15 * (fabs(d[0]) + fabs(d[4]) + fabs(d[8]));
+    if (fabs(d[3 * row + col]) < stop || d[3 * row + col] == 0) {
       break;
     }
 
     // symmetric 2x2 Schur step as a half-angle quaternion about 'axis'
     mcNum tau = (d[4 * col] - d[4 * row]) / (2 * d[3 * row + col]);
     mcNum t = tau >= 0 ? 1 / (tau + sqrt(1 + tau * tau)) : -1 / (-tau + sqrt(1 + tau * tau));
-    mcNum cs = 1 / sqrt(1 + t * t);
-    if (cs > 1 - tol) {
-      break;
-    }
     mcNum rot[4] = {0, 0, 0, 0};
-    mcNum half = sqrt(0.5 - 0.5 * cs);
+    mcNum half;
+    if (cosstop) {
+      mcNum cs = 1 / sqrt(1 + t * t);
+      if (cs > 1 - tol) {
+        break;
+      }
+      half = sqrt(0.5 - 0.5 * cs);
+      rot[0] = sqrt(1 - half * half);
+    } else {
+      // the half angle from the tangent: exact for tiny rotations, where 1 - cos rounds to 0
+      mcNum ang = 0.5 * atan(fabs(t));
+      half = sin(ang);
+      rot[0] = cos(ang);
+    }
     rot[axis + 1] = tau >= 0 ? -half : half;
     if (axis == 1) {
       rot[axis + 1] = -rot[axis + 1];
     }
-    rot[0] = sqrt(1 - rot[axis + 1] * rot[axis + 1]);
     mcc_mjNormalize4(rot);
     mcc_mjAccumQuat(quat, rot);
   }
 
-  // order the eigenvalues decreasing with three compare-and-swap steps (pairs 01, 12, 01),
-  // swapping only when the second exceeds the first by more than sorttol
+  // order the eigenvalues decreasing with three compare-and-swap steps (pairs 01, 12, 01)
+  mcNum gap = kind == MCC_EIG_MESH ? 1e-12 : 0;
+  if (!legacy) {
+    gap = 1e-12 * fmax(fmax(eigval[0], eigval[1]), eigval[2]);
+  }
   for (int step = 0; step < 3; step++) {
     int i = step % 2;
-    if (eigval[i] + sorttol < eigval[i + 1]) {
+    if (eigval[i] + gap < eigval[i + 1]) {
       mcNum t = eigval[i];
       eigval[i] = eigval[i + 1];
       eigval[i + 1] = t;

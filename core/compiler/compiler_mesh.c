@@ -1002,10 +1002,11 @@ static void mcc_meshProcess(mcc* c, int i) {
     -P[4], -P[5], P[0] + P[1],
   };
   mcNum eig[3];
-  // as MuJoCo 3.3.8 orders a mesh's principal axes: a swap only when the second inertia exceeds
-  // the first by more than 1e-12 (absolute; probed on 3.3.8), so a small mesh, whose unit-density
-  // inertia is below that scale, can keep an unsorted frame (dm_dog's bones)
-  mcc_eig3(eig, md->quat, full, 1e-12);
+  // MuJoCo 3.14 orders a mesh's principal axes at any scale (a swap when the second inertia
+  // exceeds the first by more than 1e-12 of the largest); 3.3.8 (the legacy rule) by an absolute
+  // 1e-12, so that a small mesh, whose unit-density inertia is below that scale, could keep an
+  // unsorted frame (dm_dog's bones)
+  mcc_eig3(eig, md->quat, full, MCC_EIG_MESH);
   mcNum emin = fmin(fmin(eig[0], eig[1]), eig[2]);
   if (!(emin > 0)) {
     mcc_error(c, md->elem, "mesh '%s'%s: smallest principal inertia %g is not positive: the "

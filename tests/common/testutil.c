@@ -13,6 +13,7 @@
 #include <moduco/moduco.h>
 
 #include "engine/constraint.h"
+#include "compiler/compiler.h"
 
 void tu_denseSolve(int n, double* A, double* b, double* x) {
   // forward elimination, swapping in the largest pivot of each column
@@ -405,6 +406,11 @@ void tu_cloudMesh(char* buf, size_t sz, TuRng* r, const char* name, int n, const
 
 
 //---------------------------------- MuJoCo 2.2.2's rules (dyn314) --------------------------------
+
+void tu_legacy222Compile(int on) {
+  mcc_setLegacyEig(on);
+}
+
 
 void tu_legacy222(mcModel* m) {
   m->opt.disableflags |= mcDSBL_LEGACY222;

@@ -129,6 +129,14 @@ mcModel* tu_loadLegacyCollision(const char* xml, char* err, int err_sz);
 // against MuJoCo 2.2.2 (docs/mujoco3.md); call it before tu_legacyWeldWeights
 void tu_legacy222(mcModel* m);
 
+// MuJoCo 2.2.2's (and 3.3.8's) principal-axis rule for the models this thread compiles while on:
+// the eigen-solver stopping near 1e-6 rad and ordering by an absolute 1e-12 (the internal switch
+// mcc_setLegacyEig, core/compiler/compiler.h; no MJCF attribute, not ABI). Compile time needs the
+// switch before the model exists, so it is thread state, not a model flag. For the suites that
+// compare a compiled model's inertias, frames or mass matrix with 2.2.2 or 3.3.8 at tolerances
+// finer than the ~1e-8 by which 3.14's rule moves them (docs/mujoco3.md)
+void tu_legacy222Compile(int on);
+
 // smallest contact distance at d's positions (mc_fwdPosition first: collision at the state a step
 // produced); INFINITY without contacts
 typedef struct mcData_ mcData;

@@ -51,7 +51,9 @@ int conf_load(ConfPair* p, const char* name, const char* xml, const char* dir, c
     return -1;
   }
   err[0] = 0;
+  tu_legacy222Compile(1);  // compared with 2.2.2: its principal-axis rule
   p->mc = mc_loadXML(path, err, sizeof(err));
+  tu_legacy222Compile(0);
   unlink(path);
   if (!p->mc) {
     snprintf(error, error_sz, "%s: Moduco failed to load: %s", name, err);

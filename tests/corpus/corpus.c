@@ -301,6 +301,7 @@ static int cp_load(ConfPair* p, const CpModel* model, CpResult* r) {
     return -1;
   }
   err[0] = 0;
+  tu_legacy222Compile(1);  // compared with 2.2.2: its principal-axis rule (testutil.h)
   int copy = 0;
   for (size_t i = 0; i < sizeof(cp_meshInertia) / sizeof(cp_meshInertia[0]); i++) {
     copy |= !strcmp(model->name, cp_meshInertia[i]);
@@ -333,6 +334,7 @@ static int cp_load(ConfPair* p, const CpModel* model, CpResult* r) {
   } else {
     p->mc = mc_loadXML(path, err, sizeof(err));
   }
+  tu_legacy222Compile(0);
   if (!p->mc) {
     snprintf(r->error, sizeof(r->error), "%s", err);
     return -1;

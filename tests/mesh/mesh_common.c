@@ -94,6 +94,7 @@ void mt_boxTriangles(float tri[108], float a, float b, float c) {
 mcModel* mt_loadMC(const char* dir, const char* name, char* err, int err_sz) {
   char path[512];
   snprintf(path, sizeof(path), "%s/%s", dir, name);
+  tu_legacy222Compile(1);  // the mesh suites compare with 3.3.8: its principal-axis rule
   return mc_loadXML(path, err, err_sz);
 }
 
@@ -285,16 +286,20 @@ void mt_compareStructure(const mcModel* c, const mjModel* m, mtDiff* d) {
 //---------------------------------- MuJoCo 3.3.8 --------------------------------------------------
 
 cJSON* mt_reference3(const char* dir, const char* const* models) {
+  return mt_referenceVersion(dir, models, "3.3.8");
+}
+
+
+cJSON* mt_referenceVersion(const char* dir, const char* const* models, const char* version) {
   TU_MJS3_REQUIRE();
   int n = 0;
   while (models[n]) {
     n++;
   }
-  // MuJoCo 3.3.8: the mesh frames follow its eigen-solver (docs/mujoco3.md, "mesh frames")
   const char** args = calloc((size_t)n + 4, sizeof(char*));
   cr_assert_not_null(args);
   args[0] = "--mujoco";
-  args[1] = "3.3.8";
+  args[1] = version;
   args[2] = dir;
   for (int i = 0; i < n; i++) {
     args[3 + i] = models[i];
@@ -302,7 +307,7 @@ cJSON* mt_reference3(const char* dir, const char* const* models) {
   char err[1024] = "";
   cJSON* out = tu_mjs3Json("tests/mesh/inertia_ref.mjs", args, NULL, err, sizeof(err));
   free(args);
-  cr_assert_not_null(out, "MuJoCo 3.3.8 reference: %s", err);
+  cr_assert_not_null(out, "MuJoCo %s reference: %s", version, err);
   const cJSON* list = cJSON_GetObjectItemCaseSensitive(out, "models");
   cr_assert(cJSON_IsArray(list) && cJSON_GetArraySize(list) == n,
             "the reference returned %d models, expected %d",

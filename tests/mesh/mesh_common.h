@@ -24,7 +24,8 @@ void mt_writeSTLText(const char* dir, const char* name, const float* tri, int nt
 // the 12 triangles of an axis-aligned box [0,a]x[0,b]x[0,c], outward winding
 void mt_boxTriangles(float tri[108], float a, float b, float c);
 
-// load dir/name with Moduco; NULL and the message in err on failure
+// load dir/name with Moduco under MuJoCo 3.3.8's principal-axis rule (tu_legacy222Compile: the
+// mesh suites compare with 3.3.8); NULL and the message in err on failure
 mcModel* mt_loadMC(const char* dir, const char* name, char* err, int err_sz);
 
 // load dir/name with MuJoCo 2.2.2
@@ -66,6 +67,9 @@ void mt_compareFields(const mcModel* c, const mtFields* r, mtDiff* d);
 // when the reference cannot run
 typedef struct cJSON cJSON;
 cJSON* mt_reference3(const char* dir, const char* const* models);
+
+// the same from MuJoCo "3.3.8" or "3.14.0" (tests/mesh/test_eig314.c)
+cJSON* mt_referenceVersion(const char* dir, const char* const* models, const char* version);
 
 // model k of a reference: its error message (NULL if it compiled)
 const char* mt_refError(const cJSON* out, int k);

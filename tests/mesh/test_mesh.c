@@ -12,6 +12,7 @@
 
 #include "compiler/compiler_mesh.h"
 #include "mesh_common.h"
+#include "testutil.h"
 
 // a model with one free body holding one mesh geom (asset text inserted)
 #define ONE_MESH(asset)                                                                            \
@@ -222,6 +223,7 @@ Test(mesh_inertia, tetrahedron_closed_form) {
            V[0][0], V[0][1], V[0][2], V[1][0], V[1][1], V[1][2], V[2][0], V[2][1], V[2][2],
            V[3][0], V[3][1], V[3][2]);
   char err[1024] = "";
+  tu_legacy222Compile(1);  // MuJoCo 3.3.8's principal-axis rule, as mt_loadMC
   mcModel* m = mc_loadXMLString(xml, NULL, err, sizeof(err));
   cr_assert_not_null(m, "%s", err);
 
@@ -260,7 +262,7 @@ Test(mesh_inertia, tetrahedron_closed_form) {
     I[k] = (k % 4 == 0 ? tr : 0) - C[k];
   }
   double eig[3], q[4];
-  mcc_eig3(eig, q, I, 0);
+  mcc_eig3(eig, q, I, MCC_EIG_BODY);
 
   // body com (world frame: body at z=1, geom frame is the mesh inertial frame)
   for (int k = 0; k < 3; k++) {
@@ -279,9 +281,10 @@ Test(mesh_inertia, tetrahedron_closed_form) {
 }
 
 
-// the MuJoCo-compatible eigen solver follows mju_eig3 (same frame; last bits may differ on
-// general matrices, exact on the corpus meshes)
-Test(mesh_inertia, eig3_matches_mujoco) {
+// the eigen solver's legacy rule follows MuJoCo 2.2.2's mju_eig3 (same frame; last bits may
+// differ on general matrices, exact on the corpus meshes)
+Test(mesh_inertia, eig3_legacy_matches_mujoco222) {
+  tu_legacy222Compile(1);
   unsigned long long s = 12345;
   for (int t = 0; t < 2000; t++) {
     double A[9], B[9];
@@ -295,7 +298,7 @@ Test(mesh_inertia, eig3_matches_mujoco) {
       }
     }
     double e1[3], q1[4], e2[3], q2[4], v2[9];
-    mcc_eig3(e1, q1, B, 0);
+    mcc_eig3(e1, q1, B, MCC_EIG_BODY);
     mju_eig3(e2, v2, q2, B);
     for (int k = 0; k < 4; k++) {
       cr_assert(fabs(q1[k] - q2[k]) < 1e-12, "matrix %d: quat %d differs", t, k);
