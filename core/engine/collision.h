@@ -31,6 +31,12 @@ void mci_collisionWith(const mcModel* m, mcData* d, mciStageFn extra);
 // candidate pairs mc_collision would collide, -1 if the stack is full. For benchmarks and tests.
 int mci_collisionPairs(const mcModel* m, mcData* d);
 
+// The same pairs themselves, in the order the narrow phase collides them: candidate i is geoms
+// g1[i], g2[i] (a dynamic pair: the geom of the lower body first; an explicit pair: its geoms as
+// listed, ipair[i] its index, else -1), the first cap written; return the count as
+// mci_collisionPairs. For tests.
+int mci_collisionCandidates(const mcModel* m, mcData* d, int* g1, int* g2, int* ipair, int cap);
+
 // The collide function for a geom-type pair (either order), NULL if no plugin covers it.
 // Scans the plugin path on first use; the table is fixed afterwards.
 mcpfCollide mci_collisionFunc(int type1, int type2);

@@ -1348,6 +1348,25 @@ int mci_collisionPairs(const mcModel* m, mcData* d) {
 }
 
 
+int mci_collisionCandidates(const mcModel* m, mcData* d, int* g1, int* g2, int* ipair, int cap) {
+  if ((m->opt.disableflags & (mcDSBL_CONTACT | mcDSBL_CONSTRAINT)) || m->ngeom < 1 ||
+      (m->ngeom < 2 && m->npair == 0)) {
+    return 0;
+  }
+  mc_markStack(d);
+  mciCandidate* list = NULL;
+  int n = candidates(m, d, &list);
+  for (int i = 0; i < n && i < cap; i++) {
+    const mciCandidate* c = list + i;
+    g1[i] = c->kind ? c->a : m->pair_geom1[c->a];
+    g2[i] = c->kind ? c->b : m->pair_geom2[c->a];
+    ipair[i] = c->kind ? -1 : c->a;
+  }
+  mc_freeStack(d);
+  return n;
+}
+
+
 void mc_collision(const mcModel* m, mcData* d) {
   mci_collisionWith(m, d, NULL);
 }
