@@ -43,6 +43,8 @@ typedef struct {
   int nelem[4];
   mciRowSets* sets;               // islands: the rows' parts, found beside the rows (NULL: by
                                   // mc_island)
+  int reference;                  // the pool's row tasks make efc_vel and efc_aref too
+                                  // (mci_makeConstraint)
 } Builder;
 
 
@@ -1192,6 +1194,30 @@ static void softParams(const mcModel* m, mcData* d, int i0, int i1, int c0, int 
 }
 
 
+//---------------------------------- the velocity-dependent reference ----------------------------
+
+// efc_vel and the position part of efc_aref of the rows [i0, i1)
+static void referenceRows(const mcModel* m, mcData* d, int i0, int i1) {
+  int nv = m->nv;
+  for (int i = i0; i < i1; i++) {
+    const mcNum* kbip = d->efc_KBIP + 4 * i;
+    mcNum vel;
+    if (d->efc_J_rownnz) {
+      vel = 0;
+      const int* col = d->efc_J_colind + d->efc_J_rowadr[i];
+      const mcNum* val = d->efc_J_val + d->efc_J_rowadr[i];
+      for (int k = 0, n = d->efc_J_rownnz[i]; k < n; k++) {
+        vel += val[k] * d->qvel[col[k]];
+      }
+    } else {
+      vel = mcu_dot(d->efc_J + (size_t)i * nv, d->qvel, nv);
+    }
+    d->efc_vel[i] = vel;
+    d->efc_aref[i] = -kbip[1] * vel - kbip[0] * kbip[2] * (d->efc_pos[i] - d->efc_margin[i]);
+  }
+}
+
+
 //---------------------------------- contact rows on the thread pool ------------------------------
 
 #define MAXCHUNK 64               // chunks of one job
@@ -1269,7 +1295,7 @@ int mci_cutContacts(const mcModel* m, const mcData* d, int want, int* con, int* 
 
 // task k < n: fill the contacts of chunk k and the soft-constraint parameters of its rows, with
 // scratch Jacobians from the thread's workspace; task n + k: the soft-constraint parameters of
-// piece k of the other rows; each with its rows' part for the islands (while the rows are in
+// piece k of the other rows; each with its rows' reference (when asked) and part for the islands (while the rows are in
 // cache: the pieces are parts 0 .. npiece-1, the chunks the parts after them)
 static void contactTask(void* ctx, int k, int thread) {
   Chunks* c = (Chunks*)ctx;
@@ -1277,6 +1303,9 @@ static void contactTask(void* ctx, int k, int thread) {
     const Builder* b = c->b;
     int i0 = c->piece[k - c->n], i1 = c->piece[k - c->n + 1];
     softParams(b->m, b->d, i0, i1, 0, 0);
+    if (b->reference) {
+      referenceRows(b->m, b->d, i0, i1);
+    }
     if (b->sets) {
       mci_rowSets(b->m, b->d, b->sets, k - c->n);
     }
@@ -1294,6 +1323,9 @@ static void contactTask(void* ctx, int k, int thread) {
   w.nnz = c->nnz[k];
   fillContacts(&w, c->con[k], c->con[k + 1]);
   softParams(w.m, w.d, c->row[k], c->row[k + 1], c->con[k], c->con[k + 1]);
+  if (w.reference) {
+    referenceRows(w.m, w.d, c->row[k], c->row[k + 1]);
+  }
   if (w.sets) {
     mci_rowSets(w.m, w.d, w.sets, c->npiece + k);
   }
@@ -1519,8 +1551,8 @@ static int* optionalInts(mcData* d, int n) {
 }
 
 
-void mc_makeConstraint(const mcModel* m, mcData* d) {
-  int nv = m->nv;
+int mci_makeConstraint(const mcModel* m, mcData* d, int reference) {
+  int nv = m->nv, referenced = 0;
   d->ne = d->nf = d->nefc = 0;
   d->efc_J = NULL;
   d->efc_J_rownnz = d->efc_J_rowadr = d->efc_J_colind = NULL;
@@ -1533,7 +1565,7 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
     d->contact[i].efc_address = -1;
   }
   if ((m->opt.disableflags & mcDSBL_CONSTRAINT) || nv == 0) {
-    return;
+    return 0;
   }
 
   // scratch Jacobians
@@ -1552,7 +1584,7 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
   b.block = b.sparse ? mcSTACKALLOC(d, 6 * (size_t)nv, mcNum) : NULL;
   if (!b.jp1 || !b.jr1 || !b.jp2 || !b.jr2 || !b.cols || !b.side || (b.sparse && !b.block)) {
     mc_freeStack(d);
-    return;
+    return 0;
   }
   // (block: zeroed row by row when first reserved, reserve)
   // (lists of the count pass, each optional: without one the fill pass does the count's work)
@@ -1579,7 +1611,7 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
   int want = b.n;
   if (want == 0) {
     mc_freeStack(d);
-    return;
+    return 0;
   }
 
   // capacity of the arena between contacts and the stack (sparse: bound of the non-zeros)
@@ -1613,7 +1645,7 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
     d->efc_J_rownnz = d->efc_J_rowadr = d->efc_J_colind = NULL;
     d->efc_J_val = NULL;
     mc_freeStack(d);
-    return;
+    return 0;
   }
 
   // fill, counting equality and friction rows as they come
@@ -1629,8 +1661,9 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
   }
 
   // the contacts' rows and every row's soft-constraint parameters, on the pool when it pays (the
-  // velocity-dependent reference is mc_fwdVelocity's: it needs this step's cdof_dot, and
-  // computing it here too only to overwrite it cost a J qvel per row)
+  // velocity-dependent reference is mc_fwdVelocity's: it needs this step's cdof_dot; with
+  // reference its per-row part, J qvel and the position term, which need neither, is done in the
+  // same tasks and not in a job of its own)
   // (and what the islands take from the rows, on the pool while the rows are in cache, when the
   // free memory holds it and all that mc_island takes besides: no allocation may fail, the
   // islands are those of the serial walk for any thread count)
@@ -1648,7 +1681,10 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
     sets.ndofrun = ndofrun;
     b.sets = sets.link ? &sets : NULL;
   }
-  if (!contactsOnPool(&b)) {
+  b.reference = reference;
+  if (contactsOnPool(&b)) {
+    referenced = reference;
+  } else {
     fillContacts(&b, 0, d->ncon);
     softParams(m, d, 0, d->nefc, 0, d->ncon);
     if (b.sets) {                 // one part, here
@@ -1662,28 +1698,12 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
   // constraint islands of the rows (core/engine/island.c)
   mci_islandFrom(m, d, b.sets);
   mc_freeStack(d);
+  return referenced;
 }
 
 
-// efc_vel and the position part of efc_aref of the rows [i0, i1)
-static void referenceRows(const mcModel* m, mcData* d, int i0, int i1) {
-  int nv = m->nv;
-  for (int i = i0; i < i1; i++) {
-    const mcNum* kbip = d->efc_KBIP + 4 * i;
-    mcNum vel;
-    if (d->efc_J_rownnz) {
-      vel = 0;
-      const int* col = d->efc_J_colind + d->efc_J_rowadr[i];
-      const mcNum* val = d->efc_J_val + d->efc_J_rowadr[i];
-      for (int k = 0, n = d->efc_J_rownnz[i]; k < n; k++) {
-        vel += val[k] * d->qvel[col[k]];
-      }
-    } else {
-      vel = mcu_dot(d->efc_J + (size_t)i * nv, d->qvel, nv);
-    }
-    d->efc_vel[i] = vel;
-    d->efc_aref[i] = -kbip[1] * vel - kbip[0] * kbip[2] * (d->efc_pos[i] - d->efc_margin[i]);
-  }
+void mc_makeConstraint(const mcModel* m, mcData* d) {
+  mci_makeConstraint(m, d, 0);
 }
 
 
@@ -1704,9 +1724,11 @@ static void referenceTask(void* ctx, int k, int thread) {
 }
 
 
-void mc_referenceConstraint(const mcModel* m, mcData* d) {
+void mci_referenceConstraint(const mcModel* m, mcData* d, int rowsdone) {
   int nthread = mci_threads(d);
-  if (nthread < 2 || d->plugin_check || d->nefc < MINREFROWS) {
+  if (rowsdone) {
+    // (made by the assembly's row tasks: mci_makeConstraint)
+  } else if (nthread < 2 || d->plugin_check || d->nefc < MINREFROWS) {
     referenceRows(m, d, 0, d->nefc);
   } else {
     RowRanges r = {m, d, CHUNKPERTHREAD * nthread};
@@ -1727,4 +1749,9 @@ void mc_referenceConstraint(const mcModel* m, mcData* d) {
     }
     i += n ? n : 1;
   }
+}
+
+
+void mc_referenceConstraint(const mcModel* m, mcData* d) {
+  mci_referenceConstraint(m, d, 0);
 }

@@ -24,9 +24,22 @@
 // itself calls it after this).
 void mc_makeConstraint(const mcModel* m, mcData* d);
 
+// mc_makeConstraint; with reference, when the contacts' rows are filled on d's pool, also every
+// row's efc_vel = J * qvel and efc_aref = -B * vel - K * imp * (pos - margin) in the same tasks
+// (the rows still in cache; no job of its own in the velocity stage). Returns 1 when those were
+// made (mci_referenceConstraint then skips them), else 0. Only for a caller whose qvel stays as it
+// is until the velocity stage and which nothing between reads efc_vel or efc_aref by (mc_forward's
+// early velocity stage, mci_velocityEarlyOk).
+int mci_makeConstraint(const mcModel* m, mcData* d, int reference);
+
 // efc_vel = J * qvel and efc_aref = -B * vel - K * imp * (pos - margin), less dJ/dt qvel on the
 // rows of connect and weld constraints (MuJoCo 3.x; needs cdof_dot, mc_comVel).
 void mc_referenceConstraint(const mcModel* m, mcData* d);
+
+// mc_referenceConstraint; rowsdone: efc_vel and the position part of efc_aref were made by
+// mci_makeConstraint (its return value), only the contacts' surface terms and the equality rows'
+// dJ/dt qvel are left
+void mci_referenceConstraint(const mcModel* m, mcData* d, int rowsdone);
 
 // Cut the contacts of d that have rows (mc_makeConstraint) into at most want (<= 64) chunks of
 // contiguous contacts balanced by row count, as mc_makeConstraint fills them on the thread pool:

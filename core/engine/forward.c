@@ -74,8 +74,10 @@ void mc_xfrcAccumulate(const mcModel* m, const mcData* d, mcNum* qfrc) {
 
 //---------------------------------- pipeline stages -----------------------------------------------
 
-// the position stage; early: the velocity stage's per-tree part too (mci_velocityEarlyOk)
-static void fwdPosition(const mcModel* m, mcData* d, int early) {
+// the position stage; early: the velocity stage's per-tree part too (mci_velocityEarlyOk), and
+// the rows' J qvel and position reference where the assembly's pool tasks can make them: returns
+// 1 when those were made (mci_makeConstraint)
+static int fwdPosition(const mcModel* m, mcData* d, int early) {
   double t0 = mc_clockNow(d), t1;
 
   // kinematics, com quantities, cameras (per tree on the thread pool when one is bound), tendons
@@ -105,7 +107,7 @@ static void fwdPosition(const mcModel* m, mcData* d, int early) {
 
   // constraint assembly (core/engine/constraint.c); projection is done by the solver plugins
   t1 = mc_clockNow(d);
-  mc_makeConstraint(m, d);
+  int referenced = mci_makeConstraint(m, d, early);
   mc_clockAdd(d, mcTIMER_POS_MAKE, t1);
 
   // transmissions last: body (adhesion) transmissions read the contact rows (early, those of
@@ -117,6 +119,7 @@ static void fwdPosition(const mcModel* m, mcData* d, int early) {
   }
 
   mc_clockAdd(d, mcTIMER_POSITION, t0);
+  return referenced;
 }
 
 
@@ -125,8 +128,9 @@ void mc_fwdPosition(const mcModel* m, mcData* d) {
 }
 
 
-// the velocity stage; early: its per-tree part was done by fwdPosition
-static void fwdVelocity(const mcModel* m, mcData* d, int early) {
+// the velocity stage; early: its per-tree part was done by fwdPosition; referenced: so were the
+// rows' J qvel and position reference (fwdPosition's result)
+static void fwdVelocity(const mcModel* m, mcData* d, int early, int referenced) {
   double t0 = mc_clockNow(d);
 
   // tendon and actuator velocities, com velocities, passive and bias forces; with a thread pool
@@ -146,7 +150,7 @@ static void fwdVelocity(const mcModel* m, mcData* d, int early) {
   }
   mc_adhesionPassive(m, d);  // contact adhesion (core/engine/contact_surface.c)
   if (d->nefc) {
-    mc_referenceConstraint(m, d);
+    mci_referenceConstraint(m, d, referenced);
   }
   if (!trees) {
     mc_rne(m, d, 0, d->qfrc_bias);
@@ -158,7 +162,7 @@ static void fwdVelocity(const mcModel* m, mcData* d, int early) {
 
 
 void mc_fwdVelocity(const mcModel* m, mcData* d) {
-  fwdVelocity(m, d, 0);
+  fwdVelocity(m, d, 0, 0);
 }
 
 
@@ -229,11 +233,11 @@ void mc_fwdConstraint(const mcModel* m, mcData* d) {
 void mc_forwardSkip(const mcModel* m, mcData* d, int skipstage, int skipsensor) {
   double t0 = mc_clockNow(d);
   int energy = m->opt.enableflags & mcENBL_ENERGY;
-  int early = skipstage < mcSTAGE_POS && mci_velocityEarlyOk(m, d);
+  int early = skipstage < mcSTAGE_POS && mci_velocityEarlyOk(m, d), referenced = 0;
 
   // position stage
   if (skipstage < mcSTAGE_POS) {
-    fwdPosition(m, d, early);
+    referenced = fwdPosition(m, d, early);
     if (!skipsensor) {
       mc_sensorStage(m, d, mcSTAGE_POS);
     }
@@ -244,7 +248,7 @@ void mc_forwardSkip(const mcModel* m, mcData* d, int skipstage, int skipsensor) 
 
   // velocity stage
   if (skipstage < mcSTAGE_VEL) {
-    fwdVelocity(m, d, early);
+    fwdVelocity(m, d, early, referenced);
     if (!skipsensor) {
       mc_sensorStage(m, d, mcSTAGE_VEL);
     }

@@ -20,6 +20,7 @@
 
 #include "../rollout/pool_test_util.h"
 
+#include "engine/constraint.h"
 #include "engine/island.h"
 
 
@@ -506,4 +507,57 @@ Test(constraint_pool, rows_without_nonzeros_make_no_island) {
     mc_deleteData(d);
   }
   mc_deleteModel(m);
+}
+
+
+// mci_makeConstraint with reference on a pool of 2 or 3 threads makes every row's efc_vel and the
+// position part of efc_aref in the row tasks (mc_forward's early velocity stage then runs no job
+// for them): bitwise those of mc_referenceConstraint, sparse and dense; without a pool, or not
+// asked, it leaves them to mc_referenceConstraint (returns 0)
+Test(constraint_pool, reference_rows_in_the_assembly_tasks) {
+  static const char* jacobian[2] = {"sparse", "dense"};
+  for (int j = 0; j < 2; j++) {
+    mcModel* m = loadScene(NTREE, "pyramidal", jacobian[j]);
+    mcData* d = mc_makeData(m);
+    mcThreadPool* pool[2] = {mc_threadPoolCreate(2), mc_threadPoolCreate(3)};
+    cr_assert(d && pool[0] && pool[1]);
+    int checked = 0;
+    for (int s = 0; s < NSTEP; s++) {
+      mc_step(m, d);
+      if (s % 10 || d->nefc < 128) {
+        continue;
+      }
+      cr_expect_eq(mci_makeConstraint(m, d, 1), 0, "no pool: reference rows made");
+      for (int p = 0; p < 2; p++) {
+        cr_assert_eq(mc_bindThreadPool(d, pool[p]), 0);
+        cr_expect_eq(mci_makeConstraint(m, d, 0), 0, "reference rows made unasked");
+        cr_expect_eq(mci_makeConstraint(m, d, 1), 1, "%s, step %d: no reference rows on %d threads",
+                     jacobian[j], s, p + 2);
+        mc_bindThreadPool(d, NULL);
+        int n = d->nefc;
+        mcNum* vel = malloc(sizeof(mcNum) * (size_t)n);
+        mcNum* aref = malloc(sizeof(mcNum) * (size_t)n);
+        cr_assert(vel && aref);
+        memcpy(vel, d->efc_vel, sizeof(mcNum) * (size_t)n);
+        memcpy(aref, d->efc_aref, sizeof(mcNum) * (size_t)n);
+        mc_referenceConstraint(m, d);
+        cr_expect(memcmp(vel, d->efc_vel, sizeof(mcNum) * (size_t)n) == 0, "%s, step %d: efc_vel",
+                  jacobian[j], s);
+        // (equality rows: mc_referenceConstraint also takes dJ/dt qvel off their efc_aref)
+        int same = 1;
+        for (int i = d->ne; i < n; i++) {
+          same = same && memcmp(aref + i, d->efc_aref + i, sizeof(mcNum)) == 0;
+        }
+        cr_expect(same, "%s, step %d: efc_aref", jacobian[j], s);
+        free(aref);
+        free(vel);
+      }
+      checked++;
+    }
+    cr_expect(checked > 0, "never 128 rows");
+    mc_threadPoolDelete(pool[1]);
+    mc_threadPoolDelete(pool[0]);
+    mc_deleteData(d);
+    mc_deleteModel(m);
+  }
 }
