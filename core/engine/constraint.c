@@ -468,12 +468,37 @@ static inline __attribute__((always_inline)) void frictionTendon(Builder* b, int
 }
 
 
+// count pass over the dofs [lo, hi): frictionDof's count (one row per dof with friction loss,
+// awake) and list, in a scan that reads a dof's friction loss alone before anything else: most
+// dofs have none, and the generic elemCount's per-element bookkeeping cost more than the test
+static int frictionDofCount(Builder* b, int lo, int hi) {
+  const mcModel* m = b->m;
+  const mcNum* loss = m->dof_frictionloss;
+  int* keep = b->elem[ELEM_FRIDOF] ? b->elem[ELEM_FRIDOF] + lo : NULL;
+  int nkeep = 0, nrow = 0;
+  for (int i = lo; i < hi; i++) {
+    if (loss[i] > 0 && !mc_sleepDofAsleep(m, b->d, i)) {
+      nrow++;
+      if (keep) {
+        keep[nkeep++] = i;
+      }
+    }
+  }
+  b->n += nrow;
+  return nkeep;
+}
+
+
 static void addFriction(Builder* b) {
   const mcModel* m = b->m;
   if (m->opt.disableflags & mcDSBL_FRICTIONLOSS) {
     return;
   }
-  elemRun(b, ELEM_FRIDOF, m->nv, frictionDof);
+  if (!b->fill) {
+    b->nelem[ELEM_FRIDOF] = frictionDofCount(b, 0, m->nv);
+  } else {
+    elemRun(b, ELEM_FRIDOF, m->nv, frictionDof);
+  }
   elemRun(b, ELEM_FRITEN, m->ntendon, frictionTendon);
 }
 
@@ -1425,7 +1450,7 @@ static void countTask(void* ctx, int k, int thread) {
     mci_rowRange(countTotal(&w, e), k, c->n, lo + e, hi + e);
   }
   w.n = 0;
-  c->nkeep[k][ELEM_FRIDOF] = elemCount(&w, ELEM_FRIDOF, lo[0], hi[0], frictionDof);
+  c->nkeep[k][ELEM_FRIDOF] = frictionDofCount(&w, lo[0], hi[0]);
   c->nkeep[k][ELEM_FRITEN] = elemCount(&w, ELEM_FRITEN, lo[1], hi[1], frictionTendon);
   c->nkeep[k][ELEM_LIMJNT] = elemCount(&w, ELEM_LIMJNT, lo[2], hi[2], limitJoint);
   c->nkeep[k][ELEM_LIMTEN] = elemCount(&w, ELEM_LIMTEN, lo[3], hi[3], limitTendon);

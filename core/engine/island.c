@@ -95,19 +95,35 @@ static void rowTrees(const mcModel* m, const mcData* d, int i, const int* tree, 
 
 
 int mci_treeDofs(const mcModel* m, int* tree, int* depth, int* run) {
-  int n = 0;
-  for (int k = 0; k < m->nv; k++) {
-    int p = m->dof_parentid[k];
-    tree[k] = p < 0 ? k : tree[p];
-    if (depth) {
+  // (one loop per set of outputs, the previous dof's tree in a register: the optional outputs'
+  // tests and the reload of tree[k - 1] once cost half of the walk, which runs every step)
+  const int* parent = m->dof_parentid;
+  int nv = m->nv, n = 0, prev = -1;
+  if (depth && run) {
+    for (int k = 0; k < nv; k++) {
+      int p = parent[k], t = p < 0 ? k : tree[p];
+      tree[k] = t;
       depth[k] = p < 0 ? 1 : depth[p] + 1;
+      if (t != prev) {
+        run[n++] = k;
+      }
+      prev = t;
     }
-    if (run && (k == 0 || tree[k] != tree[k - 1])) {
-      run[n++] = k;
+  } else {
+    for (int k = 0; k < nv; k++) {
+      int p = parent[k], t = p < 0 ? k : tree[p];
+      tree[k] = t;
+      if (depth) {
+        depth[k] = p < 0 ? 1 : depth[p] + 1;
+      }
+      if (run && t != prev) {
+        run[n++] = k;
+      }
+      prev = t;
     }
   }
   if (run) {
-    run[n] = m->nv;
+    run[n] = nv;
   }
   return n;
 }
