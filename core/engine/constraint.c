@@ -1350,6 +1350,7 @@ static void contactTask(void* ctx, int k, int thread) {
   softParams(w.m, w.d, c->row[k], c->row[k + 1], c->con[k], c->con[k + 1]);
   if (w.reference) {
     referenceRows(w.m, w.d, c->row[k], c->row[k + 1]);
+    mci_surfaceReferenceRange(w.m, w.d, c->con[k], c->con[k + 1]);
   }
   if (w.sets) {
     mci_rowSets(w.m, w.d, w.sets, c->npiece + k);
@@ -1760,8 +1761,11 @@ void mci_referenceConstraint(const mcModel* m, mcData* d, int rowsdone) {
     mci_poolRun(d->threadpool, r.n, referenceTask, &r);
   }
 
-  // contacts: moving surfaces and adhesion (core/engine/contact_surface.c)
-  mc_surfaceReference(m, d);
+  // contacts: moving surfaces and adhesion (core/engine/contact_surface.c; rowsdone: made with
+  // the rows too, on the contacts' chunks)
+  if (!rowsdone) {
+    mc_surfaceReference(m, d);
+  }
   // connect and weld rows: less dJ/dt qvel (MuJoCo 3.x; not in 2.2.2's rule)
   if (m->opt.disableflags & mcDSBL_LEGACY222) {
     return;

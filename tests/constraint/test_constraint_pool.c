@@ -510,14 +510,26 @@ Test(constraint_pool, rows_without_nonzeros_make_no_island) {
 }
 
 
+// the floor moving (surface velocity) and adhesive: its contacts' rows get the surface terms of
+// efc_vel and efc_aref (mc_surfaceReference)
+static void movingStickyFloor(mcModel* m) {
+  static const mcNum v[6] = {0.05, -0.03, 0, 0, 0, 0.2};
+  memcpy(m->geom_surfacevel, v, sizeof(v));
+  m->geom_adhesion[0] = 0.5;
+}
+
+
 // mci_makeConstraint with reference on a pool of 2 or 3 threads makes every row's efc_vel and the
-// position part of efc_aref in the row tasks (mc_forward's early velocity stage then runs no job
-// for them): bitwise those of mc_referenceConstraint, sparse and dense; without a pool, or not
-// asked, it leaves them to mc_referenceConstraint (returns 0)
+// position part of efc_aref, and the contacts' surface terms, in the row tasks (mc_forward's
+// early velocity stage then runs no job and no contact pass for them): bitwise those of
+// mc_referenceConstraint, sparse and dense, cones pyramidal and elliptic, with a moving and
+// adhesive floor; without a pool, or not asked, it leaves them to mc_referenceConstraint (0)
 Test(constraint_pool, reference_rows_in_the_assembly_tasks) {
-  static const char* jacobian[2] = {"sparse", "dense"};
-  for (int j = 0; j < 2; j++) {
-    mcModel* m = loadScene(NTREE, "pyramidal", jacobian[j]);
+  static const char* jacobian[4] = {"sparse", "dense", "sparse", "dense"};
+  static const char* cone[4] = {"pyramidal", "pyramidal", "elliptic", "elliptic"};
+  for (int j = 0; j < 4; j++) {
+    mcModel* m = loadScene(NTREE, cone[j], jacobian[j]);
+    movingStickyFloor(m);
     mcData* d = mc_makeData(m);
     mcThreadPool* pool[2] = {mc_threadPoolCreate(2), mc_threadPoolCreate(3)};
     cr_assert(d && pool[0] && pool[1]);
@@ -541,14 +553,14 @@ Test(constraint_pool, reference_rows_in_the_assembly_tasks) {
         memcpy(vel, d->efc_vel, sizeof(mcNum) * (size_t)n);
         memcpy(aref, d->efc_aref, sizeof(mcNum) * (size_t)n);
         mc_referenceConstraint(m, d);
-        cr_expect(memcmp(vel, d->efc_vel, sizeof(mcNum) * (size_t)n) == 0, "%s, step %d: efc_vel",
-                  jacobian[j], s);
+        cr_expect(memcmp(vel, d->efc_vel, sizeof(mcNum) * (size_t)n) == 0, "%s %s, step %d: efc_vel",
+                  cone[j], jacobian[j], s);
         // (equality rows: mc_referenceConstraint also takes dJ/dt qvel off their efc_aref)
         int same = 1;
         for (int i = d->ne; i < n; i++) {
           same = same && memcmp(aref + i, d->efc_aref + i, sizeof(mcNum)) == 0;
         }
-        cr_expect(same, "%s, step %d: efc_aref", jacobian[j], s);
+        cr_expect(same, "%s %s, step %d: efc_aref", cone[j], jacobian[j], s);
         free(aref);
         free(vel);
       }
@@ -558,6 +570,24 @@ Test(constraint_pool, reference_rows_in_the_assembly_tasks) {
     mc_threadPoolDelete(pool[1]);
     mc_threadPoolDelete(pool[0]);
     mc_deleteData(d);
+    mc_deleteModel(m);
+  }
+}
+
+
+// a moving and adhesive floor: the trajectory and every efc array bitwise the same without a
+// pool and with 1, 2 and 3 threads (the surface terms made in the assembly's tasks when the
+// velocity stage runs early)
+Test(constraint_pool, bitwise_any_thread_count_moving_sticky_floor) {
+  static const char* cone[2] = {"pyramidal", "elliptic"};
+  for (int c = 0; c < 2; c++) {
+    mcModel* m = loadScene(NTREE, cone[c], "sparse");
+    movingStickyFloor(m);
+    m->opt.enableflags |= mcENBL_ISLAND;
+    unsigned long long h0 = runHash(m, 0, NULL);
+    for (int t = 1; t <= 3; t++) {
+      cr_expect(runHash(m, t, NULL) == h0, "%s: %d threads differ", cone[c], t);
+    }
     mc_deleteModel(m);
   }
 }
