@@ -74,10 +74,11 @@ void mc_xfrcAccumulate(const mcModel* m, const mcData* d, mcNum* qfrc) {
 
 //---------------------------------- pipeline stages -----------------------------------------------
 
-// the position stage; early: the velocity stage's per-tree part too (mci_velocityEarlyOk), and
-// the rows' J qvel and position reference where the assembly's pool tasks can make them: returns
-// 1 when those were made (mci_makeConstraint)
-static int fwdPosition(const mcModel* m, mcData* d, int early) {
+// the position stage; early: the velocity stage's per-tree part too (mci_velocityEarlyOk) with
+// the parts of mci_earlyParts in parts (0 unless early: the scan is the caller's, once a step),
+// and the rows' J qvel and position reference where the assembly's pool tasks can make them:
+// returns 1 when those were made (mci_makeConstraint)
+static int fwdPosition(const mcModel* m, mcData* d, int early, int parts) {
   double t0 = mc_clockNow(d), t1;
 
   // kinematics, com quantities, cameras (per tree on the thread pool when one is bound), tendons
@@ -112,7 +113,7 @@ static int fwdPosition(const mcModel* m, mcData* d, int early) {
 
   // transmissions last: body (adhesion) transmissions read the contact rows (early, those of
   // joints and tendons ran beside the broad phase: mci_earlyParts)
-  if (!(early && (mci_earlyParts(m) & MCI_EARLY_TRN))) {
+  if (!(parts & MCI_EARLY_TRN)) {
     t1 = mc_clockNow(d);
     mc_transmission(m, d);
     mc_clockAdd(d, mcTIMER_POS_KINEMATICS, t1);
@@ -124,20 +125,20 @@ static int fwdPosition(const mcModel* m, mcData* d, int early) {
 
 
 void mc_fwdPosition(const mcModel* m, mcData* d) {
-  fwdPosition(m, d, 0);
+  fwdPosition(m, d, 0, 0);
 }
 
 
-// the velocity stage; early: its per-tree part was done by fwdPosition; referenced: so were the
-// rows' J qvel and position reference (fwdPosition's result)
-static void fwdVelocity(const mcModel* m, mcData* d, int early, int referenced) {
+// the velocity stage; early: its per-tree part and parts (mci_earlyParts; 0 unless early) were
+// done by fwdPosition; referenced: so were the rows' J qvel and position reference (fwdPosition's
+// result)
+static void fwdVelocity(const mcModel* m, mcData* d, int early, int parts, int referenced) {
   double t0 = mc_clockNow(d);
 
   // tendon and actuator velocities, com velocities, passive and bias forces; with a thread pool
   // bound, com velocities and the bias forces per tree on it first (passive forces read cvel,
   // neither reads what the other writes); early: those and the parts of mci_earlyParts were done
   // beside the broad phase
-  int parts = early ? mci_earlyParts(m) : 0;
   if (!(parts & MCI_EARLY_TRN)) {
     mc_fwdVelocityTendonActuator(m, d);
   }
@@ -162,7 +163,7 @@ static void fwdVelocity(const mcModel* m, mcData* d, int early, int referenced) 
 
 
 void mc_fwdVelocity(const mcModel* m, mcData* d) {
-  fwdVelocity(m, d, 0, 0);
+  fwdVelocity(m, d, 0, 0, 0);
 }
 
 
@@ -234,10 +235,11 @@ void mc_forwardSkip(const mcModel* m, mcData* d, int skipstage, int skipsensor) 
   double t0 = mc_clockNow(d);
   int energy = m->opt.enableflags & mcENBL_ENERGY;
   int early = skipstage < mcSTAGE_POS && mci_velocityEarlyOk(m, d), referenced = 0;
+  int parts = early ? mci_earlyParts(m) : 0;  // (a model scan: once a step)
 
   // position stage
   if (skipstage < mcSTAGE_POS) {
-    referenced = fwdPosition(m, d, early);
+    referenced = fwdPosition(m, d, early, parts);
     if (!skipsensor) {
       mc_sensorStage(m, d, mcSTAGE_POS);
     }
@@ -248,7 +250,7 @@ void mc_forwardSkip(const mcModel* m, mcData* d, int skipstage, int skipsensor) 
 
   // velocity stage
   if (skipstage < mcSTAGE_VEL) {
-    fwdVelocity(m, d, early, referenced);
+    fwdVelocity(m, d, early, parts, referenced);
     if (!skipsensor) {
       mc_sensorStage(m, d, mcSTAGE_VEL);
     }

@@ -252,9 +252,11 @@ static void bucketRuns(const int* run, int nrun, const int* key, int nkey, int* 
   }
   for (int r = 0; r < nrun; r++) {
     if (key[r] >= 0) {
+      int c = cursor[key[r]];     // (in a register: ind may alias cursor for the compiler)
       for (int k = run[r]; k < run[r + 1]; k++) {
-        ind[cursor[key[r]]++] = k;
+        ind[c++] = k;
       }
+      cursor[key[r]] = c;
     }
   }
 }
@@ -338,8 +340,12 @@ static void islandRows(mcData* d, const mciRowSets* s, int nisland, int* efc_isl
     const int* run = s->run + 2 * (size_t)s->first[p];
     for (int r = 0, n = s->nrun[p]; r < n; r++) {
       int i1 = r + 1 < n ? run[2 * r + 2] : s->first[p + 1], island = efc_island[run[2 * r]];
-      for (int i = run[2 * r]; i < i1 && island < nisland; i++) {
-        efcind[cursor[island]++] = i;
+      if (island < nisland) {
+        int c = cursor[island];   // (in a register, as in bucketRuns)
+        for (int i = run[2 * r]; i < i1; i++) {
+          efcind[c++] = i;
+        }
+        cursor[island] = c;
       }
     }
   }
@@ -428,9 +434,10 @@ void mci_islandFrom(const mcModel* m, mcData* d, const mciRowSets* sets) {
   }
   for (int r = 0; r < nrun; r++) {
     int root = mci_treeRoot(uf, tree[run[r]]);
-    runisland[r] = label[root] <= -2 ? -2 - label[root] : -1;
+    int island = label[root] <= -2 ? -2 - label[root] : -1;
+    runisland[r] = island;
     for (int k = run[r]; k < run[r + 1]; k++) {
-      d->dof_island[k] = runisland[r];
+      d->dof_island[k] = island;
     }
   }
 

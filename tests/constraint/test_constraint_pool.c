@@ -591,3 +591,49 @@ Test(constraint_pool, bitwise_any_thread_count_moving_sticky_floor) {
     mc_deleteModel(m);
   }
 }
+
+
+// mci_treeDofs (run every step by the assembly, one loop per set of outputs) against its
+// definition for every choice of outputs: the root dof of every dof by its parents, the dofs on
+// the chain to the root, and the runs of dofs of one tree (a new run wherever the tree changes)
+Test(constraint_pool, tree_dofs_match_their_definition) {
+  mcModel* m = loadScene(NTREE, "pyramidal", "sparse");
+  int nv = m->nv;
+  int* want = malloc(sizeof(int) * (size_t)(4 * nv + 2));
+  int* got = malloc(sizeof(int) * (size_t)(4 * nv + 2));
+  cr_assert(want && got);
+  int nrun = 0;
+  for (int k = 0; k < nv; k++) {
+    int root = k, depth = 1;
+    while (m->dof_parentid[root] >= 0) {
+      root = m->dof_parentid[root];
+      depth++;
+    }
+    want[k] = root;
+    want[nv + k] = depth;
+    if (k == 0 || want[k] != want[k - 1]) {
+      want[2 * nv + nrun++] = k;
+    }
+  }
+  want[2 * nv + nrun] = nv;
+  cr_assert(nrun > NTREE, "only %d runs", nrun);
+  for (int with = 0; with < 4; with++) {
+    memset(got, 0xff, sizeof(int) * (size_t)(4 * nv + 2));
+    int* depth = with & 1 ? got + nv : NULL;
+    int* run = with & 2 ? got + 2 * nv : NULL;
+    int n = mci_treeDofs(m, got, depth, run);
+    cr_expect(memcmp(got, want, sizeof(int) * (size_t)nv) == 0, "outputs %d: tree", with);
+    if (depth) {
+      cr_expect(memcmp(depth, want + nv, sizeof(int) * (size_t)nv) == 0, "outputs %d: depth",
+                with);
+    }
+    if (run) {
+      cr_expect_eq(n, nrun, "outputs %d: %d runs, not %d", with, n, nrun);
+      cr_expect(memcmp(run, want + 2 * nv, sizeof(int) * (size_t)(nrun + 1)) == 0,
+                "outputs %d: runs", with);
+    }
+  }
+  free(got);
+  free(want);
+  mc_deleteModel(m);
+}
