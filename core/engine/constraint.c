@@ -45,6 +45,7 @@ typedef struct {
                                   // mc_island)
   int reference;                  // the pool's row tasks make efc_vel and efc_aref too
                                   // (mci_makeConstraint)
+  int sticky;                     // with reference: a contact with rows has adhesion
 } Builder;
 
 
@@ -1263,6 +1264,7 @@ typedef struct {
   int nnz[MAXCHUNK + 1];
   int npiece;                     // pieces of the other rows: rows piece[k] .. piece[k+1]-1
   int piece[MAXCHUNK + 1];
+  int sticky[MAXCHUNK];           // with the reference: does a contact of chunk k have adhesion?
 } Chunks;
 
 
@@ -1320,8 +1322,9 @@ int mci_cutContacts(const mcModel* m, const mcData* d, int want, int* con, int* 
 
 // task k < n: fill the contacts of chunk k and the soft-constraint parameters of its rows, with
 // scratch Jacobians from the thread's workspace; task n + k: the soft-constraint parameters of
-// piece k of the other rows; each with its rows' reference (when asked) and part for the islands (while the rows are in
-// cache: the pieces are parts 0 .. npiece-1, the chunks the parts after them)
+// piece k of the other rows; each with its rows' reference (when asked: and whether a contact of
+// the chunk has adhesion) and its part for the islands (while the rows are in cache: the pieces
+// are parts 0 .. npiece-1, the chunks the parts after them)
 static void contactTask(void* ctx, int k, int thread) {
   Chunks* c = (Chunks*)ctx;
   if (k >= c->n) {
@@ -1351,6 +1354,12 @@ static void contactTask(void* ctx, int k, int thread) {
   if (w.reference) {
     referenceRows(w.m, w.d, c->row[k], c->row[k + 1]);
     mci_surfaceReferenceRange(w.m, w.d, c->con[k], c->con[k + 1]);
+    int sticky = 0;
+    for (int i = c->con[k]; i < c->con[k + 1] && !sticky; i++) {
+      const mcContact* con = w.d->contact + i;
+      sticky = con->efc_address >= 0 && mc_contactAdhesion(w.m, con) != 0;
+    }
+    c->sticky[k] = sticky;
   }
   if (w.sets) {
     mci_rowSets(w.m, w.d, w.sets, c->npiece + k);
@@ -1401,6 +1410,9 @@ static int contactsOnPool(Builder* b) {
     s->first[s->npart] = d->nefc;
   }
   mci_poolRun(d->threadpool, c.n + c.npiece, contactTask, &c);
+  for (int k = 0; k < c.n && b->reference; k++) {
+    b->sticky |= c.sticky[k];
+  }
   return 1;
 }
 
@@ -1709,7 +1721,7 @@ int mci_makeConstraint(const mcModel* m, mcData* d, int reference) {
   }
   b.reference = reference;
   if (contactsOnPool(&b)) {
-    referenced = reference;
+    referenced = reference ? MCI_REFERENCE_ROWS | (b.sticky ? 0 : MCI_REFERENCE_NOADHESION) : 0;
   } else {
     fillContacts(&b, 0, d->ncon);
     softParams(m, d, 0, d->nefc, 0, d->ncon);
@@ -1750,8 +1762,8 @@ static void referenceTask(void* ctx, int k, int thread) {
 }
 
 
-void mci_referenceConstraint(const mcModel* m, mcData* d, int rowsdone) {
-  int nthread = mci_threads(d);
+void mci_referenceConstraint(const mcModel* m, mcData* d, int made) {
+  int nthread = mci_threads(d), rowsdone = made & MCI_REFERENCE_ROWS;
   if (rowsdone) {
     // (made by the assembly's row tasks: mci_makeConstraint)
   } else if (nthread < 2 || d->plugin_check || d->nefc < MINREFROWS) {

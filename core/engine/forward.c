@@ -77,7 +77,7 @@ void mc_xfrcAccumulate(const mcModel* m, const mcData* d, mcNum* qfrc) {
 // the position stage; early: the velocity stage's per-tree part too (mci_velocityEarlyOk) with
 // the parts of mci_earlyParts in parts (0 unless early: the scan is the caller's, once a step),
 // and the rows' J qvel and position reference where the assembly's pool tasks can make them:
-// returns 1 when those were made (mci_makeConstraint)
+// returns mci_makeConstraint's MCI_REFERENCE_ flags
 static int fwdPosition(const mcModel* m, mcData* d, int early, int parts) {
   double t0 = mc_clockNow(d), t1;
 
@@ -130,8 +130,8 @@ void mc_fwdPosition(const mcModel* m, mcData* d) {
 
 
 // the velocity stage; early: its per-tree part and parts (mci_earlyParts; 0 unless early) were
-// done by fwdPosition; referenced: so were the rows' J qvel and position reference (fwdPosition's
-// result)
+// done by fwdPosition; referenced: fwdPosition's result (mci_makeConstraint's: the rows' J qvel
+// and reference made, no adhesion to add)
 static void fwdVelocity(const mcModel* m, mcData* d, int early, int parts, int referenced) {
   double t0 = mc_clockNow(d);
 
@@ -149,7 +149,9 @@ static void fwdVelocity(const mcModel* m, mcData* d, int early, int parts, int r
   if (!(parts & MCI_EARLY_PASSIVE)) {
     mc_passive(m, d);
   }
-  mc_adhesionPassive(m, d);  // contact adhesion (core/engine/contact_surface.c)
+  if (!(referenced & MCI_REFERENCE_NOADHESION)) {
+    mc_adhesionPassive(m, d);  // contact adhesion (core/engine/contact_surface.c)
+  }
   if (d->nefc) {
     mci_referenceConstraint(m, d, referenced);
   }

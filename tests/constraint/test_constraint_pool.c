@@ -519,6 +519,26 @@ static void movingStickyFloor(mcModel* m) {
 }
 
 
+// mci_makeConstraint again on d after a step, its arrays in the arena from where the step's end:
+// each call of a test from the same place (calls one after the other would fill the arena, and
+// rows that do not fit are dropped)
+static int remake(const mcModel* m, mcData* d, size_t parena, int reference) {
+  d->parena = parena;
+  return mci_makeConstraint(m, d, reference);
+}
+
+
+// does a contact of d have rows?
+static int contactRows(const mcData* d) {
+  for (int i = 0; i < d->ncon; i++) {
+    if (d->contact[i].efc_address >= 0) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+
 // mci_makeConstraint with reference on a pool of 2 or 3 threads makes every row's efc_vel and the
 // position part of efc_aref, and the contacts' surface terms, in the row tasks (mc_forward's
 // early velocity stage then runs no job and no contact pass for them): bitwise those of
@@ -539,12 +559,17 @@ Test(constraint_pool, reference_rows_in_the_assembly_tasks) {
       if (s % 10 || d->nefc < 128) {
         continue;
       }
-      cr_expect_eq(mci_makeConstraint(m, d, 1), 0, "no pool: reference rows made");
+      size_t parena = d->parena;
+      cr_expect_eq(remake(m, d, parena, 1), 0, "no pool: reference rows made");
       for (int p = 0; p < 2; p++) {
         cr_assert_eq(mc_bindThreadPool(d, pool[p]), 0);
-        cr_expect_eq(mci_makeConstraint(m, d, 0), 0, "reference rows made unasked");
-        cr_expect_eq(mci_makeConstraint(m, d, 1), 1, "%s, step %d: no reference rows on %d threads",
-                     jacobian[j], s, p + 2);
+        cr_expect_eq(remake(m, d, parena, 0), 0, "reference rows made unasked");
+        int made = remake(m, d, parena, 1);
+        cr_expect(made & MCI_REFERENCE_ROWS, "%s, step %d: no reference rows on %d threads",
+                  jacobian[j], s, p + 2);
+        int noadhesion = contactRows(d) ? 0 : MCI_REFERENCE_NOADHESION;
+        cr_expect((made & MCI_REFERENCE_NOADHESION) == noadhesion, "%s, step %d: adhesion missed",
+                  jacobian[j], s);
         mc_bindThreadPool(d, NULL);
         int n = d->nefc;
         mcNum* vel = malloc(sizeof(mcNum) * (size_t)n);
@@ -635,5 +660,38 @@ Test(constraint_pool, tree_dofs_match_their_definition) {
   }
   free(got);
   free(want);
+  mc_deleteModel(m);
+}
+
+
+// without adhesion on any geom mci_makeConstraint's row tasks tell the velocity stage that
+// mc_adhesionPassive has nothing to add (it skips the pass over the contacts); with a sticky
+// floor they do not (qfrc_passive then gets the pull: bitwise_any_thread_count_moving_sticky_floor)
+Test(constraint_pool, no_adhesion_pass_without_adhesion) {
+  mcModel* m = loadScene(NTREE, "pyramidal", "sparse");
+  mcData* d = mc_makeData(m);
+  mcThreadPool* pool = mc_threadPoolCreate(2);
+  cr_assert(d && pool);
+  int checked = 0;
+  for (int s = 0; s < NSTEP; s++) {
+    mc_step(m, d);
+    if (s % 10 || d->nefc < 128) {
+      continue;
+    }
+    cr_assert_eq(mc_bindThreadPool(d, pool), 0);
+    size_t parena = d->parena;
+    cr_expect_eq(remake(m, d, parena, 1), MCI_REFERENCE_ROWS | MCI_REFERENCE_NOADHESION,
+                 "step %d", s);
+    m->geom_adhesion[0] = 0.5;   // (the floor touches every tree: contact rows have adhesion)
+    int sticky = contactRows(d);
+    int want = MCI_REFERENCE_ROWS | (sticky ? 0 : MCI_REFERENCE_NOADHESION);
+    cr_expect_eq(remake(m, d, parena, 1), want, "step %d: sticky floor", s);
+    checked += sticky;
+    m->geom_adhesion[0] = 0;
+    mc_bindThreadPool(d, NULL);
+  }
+  cr_expect(checked > 0, "never 128 rows with contact rows");
+  mc_threadPoolDelete(pool);
+  mc_deleteData(d);
   mc_deleteModel(m);
 }
