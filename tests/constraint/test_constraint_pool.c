@@ -578,8 +578,8 @@ Test(constraint_pool, reference_rows_in_the_assembly_tasks) {
         memcpy(vel, d->efc_vel, sizeof(mcNum) * (size_t)n);
         memcpy(aref, d->efc_aref, sizeof(mcNum) * (size_t)n);
         mc_referenceConstraint(m, d);
-        cr_expect(memcmp(vel, d->efc_vel, sizeof(mcNum) * (size_t)n) == 0, "%s %s, step %d: efc_vel",
-                  cone[j], jacobian[j], s);
+        cr_expect(memcmp(vel, d->efc_vel, sizeof(mcNum) * (size_t)n) == 0,
+                  "%s %s, step %d: efc_vel", cone[j], jacobian[j], s);
         // (equality rows: mc_referenceConstraint also takes dJ/dt qvel off their efc_aref)
         int same = 1;
         for (int i = d->ne; i < n; i++) {
