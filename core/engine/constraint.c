@@ -43,6 +43,9 @@ typedef struct {
   int nelem[4];
   mciRowSets* sets;               // islands: the rows' parts, found beside the rows (NULL: by
                                   // mc_island)
+  int reference;                  // the pool's row tasks make efc_vel and efc_aref too
+                                  // (mci_makeConstraint)
+  int sticky;                     // with reference: a contact with rows has adhesion
 } Builder;
 
 
@@ -466,12 +469,37 @@ static inline __attribute__((always_inline)) void frictionTendon(Builder* b, int
 }
 
 
+// count pass over the dofs [lo, hi): frictionDof's count (one row per dof with friction loss,
+// awake) and list, in a scan that reads a dof's friction loss alone before anything else: most
+// dofs have none, and the generic elemCount's per-element bookkeeping cost more than the test
+static int frictionDofCount(Builder* b, int lo, int hi) {
+  const mcModel* m = b->m;
+  const mcNum* loss = m->dof_frictionloss;
+  int* keep = b->elem[ELEM_FRIDOF] ? b->elem[ELEM_FRIDOF] + lo : NULL;
+  int nkeep = 0, nrow = 0;
+  for (int i = lo; i < hi; i++) {
+    if (loss[i] > 0 && !mc_sleepDofAsleep(m, b->d, i)) {
+      nrow++;
+      if (keep) {
+        keep[nkeep++] = i;
+      }
+    }
+  }
+  b->n += nrow;
+  return nkeep;
+}
+
+
 static void addFriction(Builder* b) {
   const mcModel* m = b->m;
   if (m->opt.disableflags & mcDSBL_FRICTIONLOSS) {
     return;
   }
-  elemRun(b, ELEM_FRIDOF, m->nv, frictionDof);
+  if (!b->fill) {
+    b->nelem[ELEM_FRIDOF] = frictionDofCount(b, 0, m->nv);
+  } else {
+    elemRun(b, ELEM_FRIDOF, m->nv, frictionDof);
+  }
   elemRun(b, ELEM_FRITEN, m->ntendon, frictionTendon);
 }
 
@@ -1192,6 +1220,30 @@ static void softParams(const mcModel* m, mcData* d, int i0, int i1, int c0, int 
 }
 
 
+//---------------------------------- the velocity-dependent reference ----------------------------
+
+// efc_vel and the position part of efc_aref of the rows [i0, i1)
+static void referenceRows(const mcModel* m, mcData* d, int i0, int i1) {
+  int nv = m->nv;
+  for (int i = i0; i < i1; i++) {
+    const mcNum* kbip = d->efc_KBIP + 4 * i;
+    mcNum vel;
+    if (d->efc_J_rownnz) {
+      vel = 0;
+      const int* col = d->efc_J_colind + d->efc_J_rowadr[i];
+      const mcNum* val = d->efc_J_val + d->efc_J_rowadr[i];
+      for (int k = 0, n = d->efc_J_rownnz[i]; k < n; k++) {
+        vel += val[k] * d->qvel[col[k]];
+      }
+    } else {
+      vel = mcu_dot(d->efc_J + (size_t)i * nv, d->qvel, nv);
+    }
+    d->efc_vel[i] = vel;
+    d->efc_aref[i] = -kbip[1] * vel - kbip[0] * kbip[2] * (d->efc_pos[i] - d->efc_margin[i]);
+  }
+}
+
+
 //---------------------------------- contact rows on the thread pool ------------------------------
 
 #define MAXCHUNK 64               // chunks of one job
@@ -1212,6 +1264,7 @@ typedef struct {
   int nnz[MAXCHUNK + 1];
   int npiece;                     // pieces of the other rows: rows piece[k] .. piece[k+1]-1
   int piece[MAXCHUNK + 1];
+  int sticky[MAXCHUNK];           // with the reference: does a contact of chunk k have adhesion?
 } Chunks;
 
 
@@ -1269,14 +1322,18 @@ int mci_cutContacts(const mcModel* m, const mcData* d, int want, int* con, int* 
 
 // task k < n: fill the contacts of chunk k and the soft-constraint parameters of its rows, with
 // scratch Jacobians from the thread's workspace; task n + k: the soft-constraint parameters of
-// piece k of the other rows; each with its rows' part for the islands (while the rows are in
-// cache: the pieces are parts 0 .. npiece-1, the chunks the parts after them)
+// piece k of the other rows; each with its rows' reference (when asked: and whether a contact of
+// the chunk has adhesion) and its part for the islands (while the rows are in cache: the pieces
+// are parts 0 .. npiece-1, the chunks the parts after them)
 static void contactTask(void* ctx, int k, int thread) {
   Chunks* c = (Chunks*)ctx;
   if (k >= c->n) {
     const Builder* b = c->b;
     int i0 = c->piece[k - c->n], i1 = c->piece[k - c->n + 1];
     softParams(b->m, b->d, i0, i1, 0, 0);
+    if (b->reference) {
+      referenceRows(b->m, b->d, i0, i1);
+    }
     if (b->sets) {
       mci_rowSets(b->m, b->d, b->sets, k - c->n);
     }
@@ -1294,6 +1351,16 @@ static void contactTask(void* ctx, int k, int thread) {
   w.nnz = c->nnz[k];
   fillContacts(&w, c->con[k], c->con[k + 1]);
   softParams(w.m, w.d, c->row[k], c->row[k + 1], c->con[k], c->con[k + 1]);
+  if (w.reference) {
+    referenceRows(w.m, w.d, c->row[k], c->row[k + 1]);
+    mci_surfaceReferenceRange(w.m, w.d, c->con[k], c->con[k + 1]);
+    int sticky = 0;
+    for (int i = c->con[k]; i < c->con[k + 1] && !sticky; i++) {
+      const mcContact* con = w.d->contact + i;
+      sticky = con->efc_address >= 0 && mc_contactAdhesion(w.m, con) != 0;
+    }
+    c->sticky[k] = sticky;
+  }
   if (w.sets) {
     mci_rowSets(w.m, w.d, w.sets, c->npiece + k);
   }
@@ -1343,6 +1410,9 @@ static int contactsOnPool(Builder* b) {
     s->first[s->npart] = d->nefc;
   }
   mci_poolRun(d->threadpool, c.n + c.npiece, contactTask, &c);
+  for (int k = 0; k < c.n && b->reference; k++) {
+    b->sticky |= c.sticky[k];
+  }
   return 1;
 }
 
@@ -1393,7 +1463,7 @@ static void countTask(void* ctx, int k, int thread) {
     mci_rowRange(countTotal(&w, e), k, c->n, lo + e, hi + e);
   }
   w.n = 0;
-  c->nkeep[k][ELEM_FRIDOF] = elemCount(&w, ELEM_FRIDOF, lo[0], hi[0], frictionDof);
+  c->nkeep[k][ELEM_FRIDOF] = frictionDofCount(&w, lo[0], hi[0]);
   c->nkeep[k][ELEM_FRITEN] = elemCount(&w, ELEM_FRITEN, lo[1], hi[1], frictionTendon);
   c->nkeep[k][ELEM_LIMJNT] = elemCount(&w, ELEM_LIMJNT, lo[2], hi[2], limitJoint);
   c->nkeep[k][ELEM_LIMTEN] = elemCount(&w, ELEM_LIMTEN, lo[3], hi[3], limitTendon);
@@ -1519,8 +1589,8 @@ static int* optionalInts(mcData* d, int n) {
 }
 
 
-void mc_makeConstraint(const mcModel* m, mcData* d) {
-  int nv = m->nv;
+int mci_makeConstraint(const mcModel* m, mcData* d, int reference) {
+  int nv = m->nv, referenced = 0;
   d->ne = d->nf = d->nefc = 0;
   d->efc_J = NULL;
   d->efc_J_rownnz = d->efc_J_rowadr = d->efc_J_colind = NULL;
@@ -1533,7 +1603,7 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
     d->contact[i].efc_address = -1;
   }
   if ((m->opt.disableflags & mcDSBL_CONSTRAINT) || nv == 0) {
-    return;
+    return 0;
   }
 
   // scratch Jacobians
@@ -1552,7 +1622,7 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
   b.block = b.sparse ? mcSTACKALLOC(d, 6 * (size_t)nv, mcNum) : NULL;
   if (!b.jp1 || !b.jr1 || !b.jp2 || !b.jr2 || !b.cols || !b.side || (b.sparse && !b.block)) {
     mc_freeStack(d);
-    return;
+    return 0;
   }
   // (block: zeroed row by row when first reserved, reserve)
   // (lists of the count pass, each optional: without one the fill pass does the count's work)
@@ -1579,7 +1649,7 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
   int want = b.n;
   if (want == 0) {
     mc_freeStack(d);
-    return;
+    return 0;
   }
 
   // capacity of the arena between contacts and the stack (sparse: bound of the non-zeros)
@@ -1613,7 +1683,7 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
     d->efc_J_rownnz = d->efc_J_rowadr = d->efc_J_colind = NULL;
     d->efc_J_val = NULL;
     mc_freeStack(d);
-    return;
+    return 0;
   }
 
   // fill, counting equality and friction rows as they come
@@ -1629,8 +1699,9 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
   }
 
   // the contacts' rows and every row's soft-constraint parameters, on the pool when it pays (the
-  // velocity-dependent reference is mc_fwdVelocity's: it needs this step's cdof_dot, and
-  // computing it here too only to overwrite it cost a J qvel per row)
+  // velocity-dependent reference is mc_fwdVelocity's: it needs this step's cdof_dot; with
+  // reference its per-row part, J qvel and the position term, which need neither, is done in the
+  // same tasks and not in a job of its own)
   // (and what the islands take from the rows, on the pool while the rows are in cache, when the
   // free memory holds it and all that mc_island takes besides: no allocation may fail, the
   // islands are those of the serial walk for any thread count)
@@ -1648,7 +1719,10 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
     sets.ndofrun = ndofrun;
     b.sets = sets.link ? &sets : NULL;
   }
-  if (!contactsOnPool(&b)) {
+  b.reference = reference;
+  if (contactsOnPool(&b)) {
+    referenced = reference ? MCI_REFERENCE_ROWS | (b.sticky ? 0 : MCI_REFERENCE_NOADHESION) : 0;
+  } else {
     fillContacts(&b, 0, d->ncon);
     softParams(m, d, 0, d->nefc, 0, d->ncon);
     if (b.sets) {                 // one part, here
@@ -1662,28 +1736,12 @@ void mc_makeConstraint(const mcModel* m, mcData* d) {
   // constraint islands of the rows (core/engine/island.c)
   mci_islandFrom(m, d, b.sets);
   mc_freeStack(d);
+  return referenced;
 }
 
 
-// efc_vel and the position part of efc_aref of the rows [i0, i1)
-static void referenceRows(const mcModel* m, mcData* d, int i0, int i1) {
-  int nv = m->nv;
-  for (int i = i0; i < i1; i++) {
-    const mcNum* kbip = d->efc_KBIP + 4 * i;
-    mcNum vel;
-    if (d->efc_J_rownnz) {
-      vel = 0;
-      const int* col = d->efc_J_colind + d->efc_J_rowadr[i];
-      const mcNum* val = d->efc_J_val + d->efc_J_rowadr[i];
-      for (int k = 0, n = d->efc_J_rownnz[i]; k < n; k++) {
-        vel += val[k] * d->qvel[col[k]];
-      }
-    } else {
-      vel = mcu_dot(d->efc_J + (size_t)i * nv, d->qvel, nv);
-    }
-    d->efc_vel[i] = vel;
-    d->efc_aref[i] = -kbip[1] * vel - kbip[0] * kbip[2] * (d->efc_pos[i] - d->efc_margin[i]);
-  }
+void mc_makeConstraint(const mcModel* m, mcData* d) {
+  mci_makeConstraint(m, d, 0);
 }
 
 
@@ -1704,17 +1762,22 @@ static void referenceTask(void* ctx, int k, int thread) {
 }
 
 
-void mc_referenceConstraint(const mcModel* m, mcData* d) {
-  int nthread = mci_threads(d);
-  if (nthread < 2 || d->plugin_check || d->nefc < MINREFROWS) {
+void mci_referenceConstraint(const mcModel* m, mcData* d, int made) {
+  int nthread = mci_threads(d), rowsdone = made & MCI_REFERENCE_ROWS;
+  if (rowsdone) {
+    // (made by the assembly's row tasks: mci_makeConstraint)
+  } else if (nthread < 2 || d->plugin_check || d->nefc < MINREFROWS) {
     referenceRows(m, d, 0, d->nefc);
   } else {
     RowRanges r = {m, d, CHUNKPERTHREAD * nthread};
     mci_poolRun(d->threadpool, r.n, referenceTask, &r);
   }
 
-  // contacts: moving surfaces and adhesion (core/engine/contact_surface.c)
-  mc_surfaceReference(m, d);
+  // contacts: moving surfaces and adhesion (core/engine/contact_surface.c; rowsdone: made with
+  // the rows too, on the contacts' chunks)
+  if (!rowsdone) {
+    mc_surfaceReference(m, d);
+  }
   // connect and weld rows: less dJ/dt qvel (MuJoCo 3.x; not in 2.2.2's rule)
   if (m->opt.disableflags & mcDSBL_LEGACY222) {
     return;
@@ -1727,4 +1790,9 @@ void mc_referenceConstraint(const mcModel* m, mcData* d) {
     }
     i += n ? n : 1;
   }
+}
+
+
+void mc_referenceConstraint(const mcModel* m, mcData* d) {
+  mci_referenceConstraint(m, d, 0);
 }

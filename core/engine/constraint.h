@@ -24,9 +24,27 @@
 // itself calls it after this).
 void mc_makeConstraint(const mcModel* m, mcData* d);
 
+// mc_makeConstraint; with reference, when the contacts' rows are filled on d's pool, also every
+// row's efc_vel = J * qvel and efc_aref = -B * vel - K * imp * (pos - margin), and the contacts'
+// moving surfaces and adhesion in both (mc_surfaceReference), in the same tasks (the rows still
+// in cache; no job of its own in the velocity stage, no serial pass over the contacts). Returns
+// MCI_REFERENCE_ROWS when those were made (mci_referenceConstraint then skips them), with
+// MCI_REFERENCE_NOADHESION when no contact with rows has adhesion (mc_adhesionPassive would add
+// nothing), else 0. Only for a caller whose qvel stays as it is until the velocity stage and which
+// nothing between reads efc_vel or efc_aref by (mc_forward's early velocity stage,
+// mci_velocityEarlyOk).
+#define MCI_REFERENCE_ROWS 1
+#define MCI_REFERENCE_NOADHESION 2
+int mci_makeConstraint(const mcModel* m, mcData* d, int reference);
+
 // efc_vel = J * qvel and efc_aref = -B * vel - K * imp * (pos - margin), less dJ/dt qvel on the
 // rows of connect and weld constraints (MuJoCo 3.x; needs cdof_dot, mc_comVel).
 void mc_referenceConstraint(const mcModel* m, mcData* d);
+
+// mc_referenceConstraint; made: mci_makeConstraint's result (with MCI_REFERENCE_ROWS efc_vel,
+// efc_aref's position part and the contacts' surface terms are made, only the equality rows'
+// dJ/dt qvel is left)
+void mci_referenceConstraint(const mcModel* m, mcData* d, int made);
 
 // Cut the contacts of d that have rows (mc_makeConstraint) into at most want (<= 64) chunks of
 // contiguous contacts balanced by row count, as mc_makeConstraint fills them on the thread pool:

@@ -105,7 +105,12 @@ static mcNum adhesionShare(mcNum a, int k, int nrow, int pyramid) {
 
 
 void mc_surfaceReference(const mcModel* m, mcData* d) {
-  for (int c = 0; c < d->ncon; c++) {
+  mci_surfaceReferenceRange(m, d, 0, d->ncon);
+}
+
+
+void mci_surfaceReferenceRange(const mcModel* m, mcData* d, int c0, int c1) {
+  for (int c = c0; c < c1; c++) {
     const mcContact* con = d->contact + c;
     int adr = con->efc_address;
     if (adr < 0) {

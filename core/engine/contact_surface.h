@@ -32,6 +32,10 @@ int mc_contactSurfaceVel(const mcModel* m, const mcData* d, const mcContact* con
 // mc_referenceConstraint's J qvel)
 void mc_surfaceReference(const mcModel* m, mcData* d);
 
+// mc_surfaceReference for the contacts [c0, c1) alone: it writes only their rows, so the
+// assembly's pool tasks run it on their chunks of contacts (mci_makeConstraint)
+void mci_surfaceReferenceRange(const mcModel* m, mcData* d, int c0, int c1);
+
 // the adhesive pull of every contact with rows added to qfrc_passive (after mc_passive)
 void mc_adhesionPassive(const mcModel* m, mcData* d);
 

@@ -74,8 +74,11 @@ void mc_xfrcAccumulate(const mcModel* m, const mcData* d, mcNum* qfrc) {
 
 //---------------------------------- pipeline stages -----------------------------------------------
 
-// the position stage; early: the velocity stage's per-tree part too (mci_velocityEarlyOk)
-static void fwdPosition(const mcModel* m, mcData* d, int early) {
+// the position stage; early: the velocity stage's per-tree part too (mci_velocityEarlyOk) with
+// the parts of mci_earlyParts in parts (0 unless early: the scan is the caller's, once a step),
+// and the rows' J qvel and position reference where the assembly's pool tasks can make them:
+// returns mci_makeConstraint's MCI_REFERENCE_ flags
+static int fwdPosition(const mcModel* m, mcData* d, int early, int parts) {
   double t0 = mc_clockNow(d), t1;
 
   // kinematics, com quantities, cameras (per tree on the thread pool when one is bound), tendons
@@ -105,35 +108,37 @@ static void fwdPosition(const mcModel* m, mcData* d, int early) {
 
   // constraint assembly (core/engine/constraint.c); projection is done by the solver plugins
   t1 = mc_clockNow(d);
-  mc_makeConstraint(m, d);
+  int referenced = mci_makeConstraint(m, d, early);
   mc_clockAdd(d, mcTIMER_POS_MAKE, t1);
 
   // transmissions last: body (adhesion) transmissions read the contact rows (early, those of
   // joints and tendons ran beside the broad phase: mci_earlyParts)
-  if (!(early && (mci_earlyParts(m) & MCI_EARLY_TRN))) {
+  if (!(parts & MCI_EARLY_TRN)) {
     t1 = mc_clockNow(d);
     mc_transmission(m, d);
     mc_clockAdd(d, mcTIMER_POS_KINEMATICS, t1);
   }
 
   mc_clockAdd(d, mcTIMER_POSITION, t0);
+  return referenced;
 }
 
 
 void mc_fwdPosition(const mcModel* m, mcData* d) {
-  fwdPosition(m, d, 0);
+  fwdPosition(m, d, 0, 0);
 }
 
 
-// the velocity stage; early: its per-tree part was done by fwdPosition
-static void fwdVelocity(const mcModel* m, mcData* d, int early) {
+// the velocity stage; early: its per-tree part and parts (mci_earlyParts; 0 unless early) were
+// done by fwdPosition; referenced: fwdPosition's result (mci_makeConstraint's: the rows' J qvel
+// and reference made, no adhesion to add)
+static void fwdVelocity(const mcModel* m, mcData* d, int early, int parts, int referenced) {
   double t0 = mc_clockNow(d);
 
   // tendon and actuator velocities, com velocities, passive and bias forces; with a thread pool
   // bound, com velocities and the bias forces per tree on it first (passive forces read cvel,
   // neither reads what the other writes); early: those and the parts of mci_earlyParts were done
   // beside the broad phase
-  int parts = early ? mci_earlyParts(m) : 0;
   if (!(parts & MCI_EARLY_TRN)) {
     mc_fwdVelocityTendonActuator(m, d);
   }
@@ -144,9 +149,11 @@ static void fwdVelocity(const mcModel* m, mcData* d, int early) {
   if (!(parts & MCI_EARLY_PASSIVE)) {
     mc_passive(m, d);
   }
-  mc_adhesionPassive(m, d);  // contact adhesion (core/engine/contact_surface.c)
+  if (!(referenced & MCI_REFERENCE_NOADHESION)) {
+    mc_adhesionPassive(m, d);  // contact adhesion (core/engine/contact_surface.c)
+  }
   if (d->nefc) {
-    mc_referenceConstraint(m, d);
+    mci_referenceConstraint(m, d, referenced);
   }
   if (!trees) {
     mc_rne(m, d, 0, d->qfrc_bias);
@@ -158,7 +165,7 @@ static void fwdVelocity(const mcModel* m, mcData* d, int early) {
 
 
 void mc_fwdVelocity(const mcModel* m, mcData* d) {
-  fwdVelocity(m, d, 0);
+  fwdVelocity(m, d, 0, 0, 0);
 }
 
 
@@ -229,11 +236,12 @@ void mc_fwdConstraint(const mcModel* m, mcData* d) {
 void mc_forwardSkip(const mcModel* m, mcData* d, int skipstage, int skipsensor) {
   double t0 = mc_clockNow(d);
   int energy = m->opt.enableflags & mcENBL_ENERGY;
-  int early = skipstage < mcSTAGE_POS && mci_velocityEarlyOk(m, d);
+  int early = skipstage < mcSTAGE_POS && mci_velocityEarlyOk(m, d), referenced = 0;
+  int parts = early ? mci_earlyParts(m) : 0;  // (a model scan: once a step)
 
   // position stage
   if (skipstage < mcSTAGE_POS) {
-    fwdPosition(m, d, early);
+    referenced = fwdPosition(m, d, early, parts);
     if (!skipsensor) {
       mc_sensorStage(m, d, mcSTAGE_POS);
     }
@@ -244,7 +252,7 @@ void mc_forwardSkip(const mcModel* m, mcData* d, int skipstage, int skipsensor) 
 
   // velocity stage
   if (skipstage < mcSTAGE_VEL) {
-    fwdVelocity(m, d, early);
+    fwdVelocity(m, d, early, parts, referenced);
     if (!skipsensor) {
       mc_sensorStage(m, d, mcSTAGE_VEL);
     }

@@ -95,19 +95,35 @@ static void rowTrees(const mcModel* m, const mcData* d, int i, const int* tree, 
 
 
 int mci_treeDofs(const mcModel* m, int* tree, int* depth, int* run) {
-  int n = 0;
-  for (int k = 0; k < m->nv; k++) {
-    int p = m->dof_parentid[k];
-    tree[k] = p < 0 ? k : tree[p];
-    if (depth) {
+  // (one loop per set of outputs, the previous dof's tree in a register: the optional outputs'
+  // tests and the reload of tree[k - 1] once cost half of the walk, which runs every step)
+  const int* parent = m->dof_parentid;
+  int nv = m->nv, n = 0, prev = -1;
+  if (depth && run) {
+    for (int k = 0; k < nv; k++) {
+      int p = parent[k], t = p < 0 ? k : tree[p];
+      tree[k] = t;
       depth[k] = p < 0 ? 1 : depth[p] + 1;
+      if (t != prev) {
+        run[n++] = k;
+      }
+      prev = t;
     }
-    if (run && (k == 0 || tree[k] != tree[k - 1])) {
-      run[n++] = k;
+  } else {
+    for (int k = 0; k < nv; k++) {
+      int p = parent[k], t = p < 0 ? k : tree[p];
+      tree[k] = t;
+      if (depth) {
+        depth[k] = p < 0 ? 1 : depth[p] + 1;
+      }
+      if (run && t != prev) {
+        run[n++] = k;
+      }
+      prev = t;
     }
   }
   if (run) {
-    run[n] = m->nv;
+    run[n] = nv;
   }
   return n;
 }
@@ -236,9 +252,11 @@ static void bucketRuns(const int* run, int nrun, const int* key, int nkey, int* 
   }
   for (int r = 0; r < nrun; r++) {
     if (key[r] >= 0) {
+      int c = cursor[key[r]];     // (in a register: ind may alias cursor for the compiler)
       for (int k = run[r]; k < run[r + 1]; k++) {
-        ind[cursor[key[r]]++] = k;
+        ind[c++] = k;
       }
+      cursor[key[r]] = c;
     }
   }
 }
@@ -322,8 +340,12 @@ static void islandRows(mcData* d, const mciRowSets* s, int nisland, int* efc_isl
     const int* run = s->run + 2 * (size_t)s->first[p];
     for (int r = 0, n = s->nrun[p]; r < n; r++) {
       int i1 = r + 1 < n ? run[2 * r + 2] : s->first[p + 1], island = efc_island[run[2 * r]];
-      for (int i = run[2 * r]; i < i1 && island < nisland; i++) {
-        efcind[cursor[island]++] = i;
+      if (island < nisland) {
+        int c = cursor[island];   // (in a register, as in bucketRuns)
+        for (int i = run[2 * r]; i < i1; i++) {
+          efcind[c++] = i;
+        }
+        cursor[island] = c;
       }
     }
   }
@@ -412,9 +434,10 @@ void mci_islandFrom(const mcModel* m, mcData* d, const mciRowSets* sets) {
   }
   for (int r = 0; r < nrun; r++) {
     int root = mci_treeRoot(uf, tree[run[r]]);
-    runisland[r] = label[root] <= -2 ? -2 - label[root] : -1;
+    int island = label[root] <= -2 ? -2 - label[root] : -1;
+    runisland[r] = island;
     for (int k = run[r]; k < run[r + 1]; k++) {
-      d->dof_island[k] = runisland[r];
+      d->dof_island[k] = island;
     }
   }
 

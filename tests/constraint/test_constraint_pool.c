@@ -20,6 +20,7 @@
 
 #include "../rollout/pool_test_util.h"
 
+#include "engine/constraint.h"
 #include "engine/island.h"
 
 
@@ -505,5 +506,192 @@ Test(constraint_pool, rows_without_nonzeros_make_no_island) {
     mc_threadPoolDelete(pool);
     mc_deleteData(d);
   }
+  mc_deleteModel(m);
+}
+
+
+// the floor moving (surface velocity) and adhesive: its contacts' rows get the surface terms of
+// efc_vel and efc_aref (mc_surfaceReference)
+static void movingStickyFloor(mcModel* m) {
+  static const mcNum v[6] = {0.05, -0.03, 0, 0, 0, 0.2};
+  memcpy(m->geom_surfacevel, v, sizeof(v));
+  m->geom_adhesion[0] = 0.5;
+}
+
+
+// mci_makeConstraint again on d after a step, its arrays in the arena from where the step's end:
+// each call of a test from the same place (calls one after the other would fill the arena, and
+// rows that do not fit are dropped)
+static int remake(const mcModel* m, mcData* d, size_t parena, int reference) {
+  d->parena = parena;
+  return mci_makeConstraint(m, d, reference);
+}
+
+
+// does a contact of d have rows?
+static int contactRows(const mcData* d) {
+  for (int i = 0; i < d->ncon; i++) {
+    if (d->contact[i].efc_address >= 0) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+
+// mci_makeConstraint with reference on a pool of 2 or 3 threads makes every row's efc_vel and the
+// position part of efc_aref, and the contacts' surface terms, in the row tasks (mc_forward's
+// early velocity stage then runs no job and no contact pass for them): bitwise those of
+// mc_referenceConstraint, sparse and dense, cones pyramidal and elliptic, with a moving and
+// adhesive floor; without a pool, or not asked, it leaves them to mc_referenceConstraint (0)
+Test(constraint_pool, reference_rows_in_the_assembly_tasks) {
+  static const char* jacobian[4] = {"sparse", "dense", "sparse", "dense"};
+  static const char* cone[4] = {"pyramidal", "pyramidal", "elliptic", "elliptic"};
+  for (int j = 0; j < 4; j++) {
+    mcModel* m = loadScene(NTREE, cone[j], jacobian[j]);
+    movingStickyFloor(m);
+    mcData* d = mc_makeData(m);
+    mcThreadPool* pool[2] = {mc_threadPoolCreate(2), mc_threadPoolCreate(3)};
+    cr_assert(d && pool[0] && pool[1]);
+    int checked = 0;
+    for (int s = 0; s < NSTEP; s++) {
+      mc_step(m, d);
+      if (s % 10 || d->nefc < 128) {
+        continue;
+      }
+      size_t parena = d->parena;
+      cr_expect_eq(remake(m, d, parena, 1), 0, "no pool: reference rows made");
+      for (int p = 0; p < 2; p++) {
+        cr_assert_eq(mc_bindThreadPool(d, pool[p]), 0);
+        cr_expect_eq(remake(m, d, parena, 0), 0, "reference rows made unasked");
+        int made = remake(m, d, parena, 1);
+        cr_expect(made & MCI_REFERENCE_ROWS, "%s, step %d: no reference rows on %d threads",
+                  jacobian[j], s, p + 2);
+        int noadhesion = contactRows(d) ? 0 : MCI_REFERENCE_NOADHESION;
+        cr_expect((made & MCI_REFERENCE_NOADHESION) == noadhesion, "%s, step %d: adhesion missed",
+                  jacobian[j], s);
+        mc_bindThreadPool(d, NULL);
+        int n = d->nefc;
+        mcNum* vel = malloc(sizeof(mcNum) * (size_t)n);
+        mcNum* aref = malloc(sizeof(mcNum) * (size_t)n);
+        cr_assert(vel && aref);
+        memcpy(vel, d->efc_vel, sizeof(mcNum) * (size_t)n);
+        memcpy(aref, d->efc_aref, sizeof(mcNum) * (size_t)n);
+        mc_referenceConstraint(m, d);
+        cr_expect(memcmp(vel, d->efc_vel, sizeof(mcNum) * (size_t)n) == 0,
+                  "%s %s, step %d: efc_vel", cone[j], jacobian[j], s);
+        // (equality rows: mc_referenceConstraint also takes dJ/dt qvel off their efc_aref)
+        int same = 1;
+        for (int i = d->ne; i < n; i++) {
+          same = same && memcmp(aref + i, d->efc_aref + i, sizeof(mcNum)) == 0;
+        }
+        cr_expect(same, "%s %s, step %d: efc_aref", cone[j], jacobian[j], s);
+        free(aref);
+        free(vel);
+      }
+      checked++;
+    }
+    cr_expect(checked > 0, "never 128 rows");
+    mc_threadPoolDelete(pool[1]);
+    mc_threadPoolDelete(pool[0]);
+    mc_deleteData(d);
+    mc_deleteModel(m);
+  }
+}
+
+
+// a moving and adhesive floor: the trajectory and every efc array bitwise the same without a
+// pool and with 1, 2 and 3 threads (the surface terms made in the assembly's tasks when the
+// velocity stage runs early)
+Test(constraint_pool, bitwise_any_thread_count_moving_sticky_floor) {
+  static const char* cone[2] = {"pyramidal", "elliptic"};
+  for (int c = 0; c < 2; c++) {
+    mcModel* m = loadScene(NTREE, cone[c], "sparse");
+    movingStickyFloor(m);
+    m->opt.enableflags |= mcENBL_ISLAND;
+    unsigned long long h0 = runHash(m, 0, NULL);
+    for (int t = 1; t <= 3; t++) {
+      cr_expect(runHash(m, t, NULL) == h0, "%s: %d threads differ", cone[c], t);
+    }
+    mc_deleteModel(m);
+  }
+}
+
+
+// mci_treeDofs (run every step by the assembly, one loop per set of outputs) against its
+// definition for every choice of outputs: the root dof of every dof by its parents, the dofs on
+// the chain to the root, and the runs of dofs of one tree (a new run wherever the tree changes)
+Test(constraint_pool, tree_dofs_match_their_definition) {
+  mcModel* m = loadScene(NTREE, "pyramidal", "sparse");
+  int nv = m->nv;
+  int* want = malloc(sizeof(int) * (size_t)(4 * nv + 2));
+  int* got = malloc(sizeof(int) * (size_t)(4 * nv + 2));
+  cr_assert(want && got);
+  int nrun = 0;
+  for (int k = 0; k < nv; k++) {
+    int root = k, depth = 1;
+    while (m->dof_parentid[root] >= 0) {
+      root = m->dof_parentid[root];
+      depth++;
+    }
+    want[k] = root;
+    want[nv + k] = depth;
+    if (k == 0 || want[k] != want[k - 1]) {
+      want[2 * nv + nrun++] = k;
+    }
+  }
+  want[2 * nv + nrun] = nv;
+  cr_assert(nrun > NTREE, "only %d runs", nrun);
+  for (int with = 0; with < 4; with++) {
+    memset(got, 0xff, sizeof(int) * (size_t)(4 * nv + 2));
+    int* depth = with & 1 ? got + nv : NULL;
+    int* run = with & 2 ? got + 2 * nv : NULL;
+    int n = mci_treeDofs(m, got, depth, run);
+    cr_expect(memcmp(got, want, sizeof(int) * (size_t)nv) == 0, "outputs %d: tree", with);
+    if (depth) {
+      cr_expect(memcmp(depth, want + nv, sizeof(int) * (size_t)nv) == 0, "outputs %d: depth",
+                with);
+    }
+    if (run) {
+      cr_expect_eq(n, nrun, "outputs %d: %d runs, not %d", with, n, nrun);
+      cr_expect(memcmp(run, want + 2 * nv, sizeof(int) * (size_t)(nrun + 1)) == 0,
+                "outputs %d: runs", with);
+    }
+  }
+  free(got);
+  free(want);
+  mc_deleteModel(m);
+}
+
+
+// without adhesion on any geom mci_makeConstraint's row tasks tell the velocity stage that
+// mc_adhesionPassive has nothing to add (it skips the pass over the contacts); with a sticky
+// floor they do not (qfrc_passive then gets the pull: bitwise_any_thread_count_moving_sticky_floor)
+Test(constraint_pool, no_adhesion_pass_without_adhesion) {
+  mcModel* m = loadScene(NTREE, "pyramidal", "sparse");
+  mcData* d = mc_makeData(m);
+  mcThreadPool* pool = mc_threadPoolCreate(2);
+  cr_assert(d && pool);
+  int checked = 0;
+  for (int s = 0; s < NSTEP; s++) {
+    mc_step(m, d);
+    if (s % 10 || d->nefc < 128) {
+      continue;
+    }
+    cr_assert_eq(mc_bindThreadPool(d, pool), 0);
+    size_t parena = d->parena;
+    cr_expect_eq(remake(m, d, parena, 1), MCI_REFERENCE_ROWS | MCI_REFERENCE_NOADHESION,
+                 "step %d", s);
+    m->geom_adhesion[0] = 0.5;   // (the floor touches every tree: contact rows have adhesion)
+    int sticky = contactRows(d);
+    int want = MCI_REFERENCE_ROWS | (sticky ? 0 : MCI_REFERENCE_NOADHESION);
+    cr_expect_eq(remake(m, d, parena, 1), want, "step %d: sticky floor", s);
+    checked += sticky;
+    m->geom_adhesion[0] = 0;
+    mc_bindThreadPool(d, NULL);
+  }
+  cr_expect(checked > 0, "never 128 rows with contact rows");
+  mc_threadPoolDelete(pool);
+  mc_deleteData(d);
   mc_deleteModel(m);
 }
