@@ -1335,9 +1335,15 @@ static void broadTask(void* ctx) {
 }
 
 
+// contacts disabled (or the whole constraint solver, as MuJoCo), or nothing to collide
+static int nothingToCollide(const mcModel* m) {
+  return (m->opt.disableflags & (mcDSBL_CONTACT | mcDSBL_CONSTRAINT)) || m->ngeom < 1 ||
+         (m->ngeom < 2 && m->npair == 0);
+}
+
+
 int mci_collisionPairs(const mcModel* m, mcData* d) {
-  if ((m->opt.disableflags & (mcDSBL_CONTACT | mcDSBL_CONSTRAINT)) || m->ngeom < 1 ||
-      (m->ngeom < 2 && m->npair == 0)) {
+  if (nothingToCollide(m)) {
     return 0;
   }
   mc_markStack(d);
@@ -1349,8 +1355,7 @@ int mci_collisionPairs(const mcModel* m, mcData* d) {
 
 
 int mci_collisionCandidates(const mcModel* m, mcData* d, int* g1, int* g2, int* ipair, int cap) {
-  if ((m->opt.disableflags & (mcDSBL_CONTACT | mcDSBL_CONSTRAINT)) || m->ngeom < 1 ||
-      (m->ngeom < 2 && m->npair == 0)) {
+  if (nothingToCollide(m)) {
     return 0;
   }
   mc_markStack(d);
@@ -1379,8 +1384,7 @@ void mci_collisionWith(const mcModel* m, mcData* d, mciStageFn extra) {
   d->contact = (mcContact*)d->arena;
 
   // disabled (contacts, or the whole constraint solver, as MuJoCo), or nothing to collide
-  if ((m->opt.disableflags & (mcDSBL_CONTACT | mcDSBL_CONSTRAINT)) || m->ngeom < 1 ||
-      (m->ngeom < 2 && m->npair == 0)) {
+  if (nothingToCollide(m)) {
     if (extra) {
       extra(m, d);
     }

@@ -309,6 +309,24 @@ int mcs_symbolicCacheReused(const mcsSymbolicCache* cache, int* ncomp) {
 }
 
 
+// point a pattern's row-number arrays (jcoladr, jcolnnz, jrow, jpos, rrun) and L's row starts
+// and counts (rowadr, rownnz) into a cached buffer from p, in the order both caches store them;
+// return what follows them (an island slot's columns of L)
+static int* patternArrays(mcsSparseH* S, int* p, int nv, int nefc, int nnzJ) {
+  S->jcoladr = p;
+  S->jcolnnz = p + nv + 1;
+  p += 2 * nv + 1;
+  S->jrow = p;
+  S->jpos = p + nnzJ;
+  p += 2 * nnzJ;
+  S->rrun = p;
+  p += nefc;
+  S->rowadr = p;
+  S->rownnz = p + nv;
+  return p + 2 * nv;
+}
+
+
 // generation g of the cache: its start, entries and rows of L
 static int* genOf(const mcModel* m, const mcsSymbolicCache* c, int g, int** key, int** rows) {
   size_t whole, keyCap, lCap;
@@ -368,16 +386,7 @@ static int cacheHit(const mcModel* m, const mcsSymbolicCache* c, const mcData* d
   S->nv = nv;
   S->nnz = h[CACHE_NNZL];
   memcpy(&S->work, h + CACHE_WORK, sizeof(long));
-  S->jcoladr = p;
-  S->jcolnnz = p + nv + 1;
-  p += 2 * nv + 1;
-  S->jrow = p;
-  S->jpos = p + nnzJ;
-  p += 2 * nnzJ;
-  S->rrun = p;
-  p += nefc;
-  S->rowadr = p;
-  S->rownnz = p + nv;
+  patternArrays(S, p, nv, nefc, nnzJ);
   S->colind = rows;
   return 1;
 }
@@ -668,17 +677,7 @@ static int slotHit(const mcModel* m, const mcsSymbolicCache* c, const mcData* d,
   S->nv = nv;
   S->nnz = h[SLOT_NNZL];
   memcpy(&S->work, h + SLOT_WORK, sizeof(long));
-  S->jcoladr = p;
-  S->jcolnnz = p + nv + 1;
-  p += 2 * nv + 1;
-  S->jrow = p;
-  S->jpos = p + nnzJ;
-  p += 2 * nnzJ;
-  S->rrun = p;
-  p += nefc;
-  S->rowadr = p;
-  S->rownnz = p + nv;
-  S->colind = p + 2 * nv;
+  S->colind = patternArrays(S, p, nv, nefc, nnzJ);
   return 1;
 }
 
