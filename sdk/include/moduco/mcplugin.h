@@ -146,8 +146,10 @@ typedef struct mcpIntegrator_ {
 // island_view set to the island's index, island_model to the full model and island_M0trace to
 // the sum of its dof_M0 (for statistics scaled like the whole problem's). Other dof-sized
 // arrays are NULL in the view. The host table works on the view as on full data (stack, mulM,
-// solveM, mulJ, makeAR, ...). Such a solver must not write plugin_state or plugin_data, and must
-// write only the island's own contacts (the cone Hessian H). docs/plugins.md, "Island solves".
+// solveM, mulJ, makeAR, ...). Such a solver must not write plugin_state, nor any part of
+// plugin_data that another island's call could use at the same time (a slot per island_view is
+// safe: the islands of one solve have distinct indices), and must write only the island's own
+// contacts (the cone Hessian H). docs/plugins.md, "Island solves".
 typedef struct mcpSolver_ {
   mcpHeader hdr;
   void (*solve)(const struct mcpHost_* host, const mcModel* m, mcData* d, int maxiter);
