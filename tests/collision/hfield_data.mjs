@@ -1,6 +1,8 @@
-// Height-field arrays as MuJoCo 3.3.8 compiles them (npm package mujoco-js 0.0.7, WebAssembly).
+// Height-field arrays as MuJoCo compiles them: MuJoCo 3.14.0 (npm package @mujoco/mujoco,
+// WebAssembly) unless the arguments start with `--mujoco 3.3.8` (mujoco-js 0.0.7;
+// tests/mjs3/harness.mjs).
 //
-//   node hfield_data.mjs DIR MODEL.xml...
+//   node hfield_data.mjs [--mujoco 3.3.8] DIR MODEL.xml...
 //
 // Every regular file of DIR (models and binary height-field files) is copied into the in-memory
 // file system, then each MODEL.xml is loaded from there. Output on stdout, one JSON object:
@@ -9,10 +11,10 @@
 //                           "contacts": [[geom1, geom2], ...]}]}
 // The float32 data are written as the doubles that hold them, so they convert back exactly.
 // contacts: the geom pairs in contact after mj_forward at qpos0, each once, geom1 < geom2, sorted.
-// mujoco-js is loaded by tests/mjs3/mujoco.mjs (status 3 and a message when it is missing).
-import { forwardModels } from '../mjs3/mujoco.mjs';
+// The harness module exits with status 3 and a message when its package is missing.
+import { forwardOnHarness } from './contacts_ref.mjs';
 
-forwardModels('hfield_data.mjs', (m, d) => {
+forwardOnHarness('hfield_data.mjs', (m, d) => {
   const pairs = new Set();
   for (let i = 0; i < d.ncon; i++) {
     const c = d.contact.get(i);

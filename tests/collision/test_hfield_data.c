@@ -1,6 +1,7 @@
 // Height-field data (hfield_nrow, _ncol, _adr, _size, _data) as the compiler builds them, against
-// MuJoCo 3.3.8 (mujoco-js 0.0.7, run by Node through tests/collision/hfield_data.mjs) and, for
-// MuJoCo's binary files, against MuJoCo 2.2.2 too. Every float is compared bit for bit.
+// MuJoCo 3.14.0 (@mujoco/mujoco 3.14.0, run by Node through tests/collision/hfield_data.mjs; it was
+// 3.3.8 before issue 19, which gives the same arrays and contacts) and, for MuJoCo's binary files,
+// against MuJoCo 2.2.2 too. Every float is compared bit for bit.
 //
 // What is checked (facts measured on both engines, see core/compiler/compiler_hfield.c): an
 // inline elevation list has its rows stored in reverse order (the first row written is the last
@@ -8,7 +9,7 @@
 // 2.2.2 has no inline elevation, so its geometry for an inline field is the binary file with the
 // rows written in reverse order, which the last test checks.
 //
-// The 3.3.8 reference needs node in PATH and tests/mjs3/node_modules (npm ci, run by
+// The 3.14 reference needs node in PATH and tests/mjs3/node_modules (npm ci, run by
 // scripts/setup-debian.sh); without them the tests fail with that instruction.
 #include <math.h>
 #include <stdint.h>
@@ -100,6 +101,7 @@ static void addBinary(Scratch* s, const char* name, int nrow, int ncol, const fl
 
 // run hfield_data.mjs on every registered model; the parsed output (caller deletes)
 static cJSON* runMujoco3(const Scratch* s) {
+  TU_MJS314_REQUIRE();
   const char* args[MAXMODEL + 2] = {s->dir};
   for (int i = 0; i < s->nfile; i++) {
     args[i + 1] = s->files[i];
@@ -128,10 +130,10 @@ static mcModel* loadModuco(const Scratch* s, int i, char* err, int err_sz) {
 }
 
 
-// MuJoCo 3.3.8's record of model i of s, which must have compiled
+// MuJoCo 3.14's record of model i of s, which must have compiled
 static const cJSON* refCompiled(const Scratch* s, const cJSON* out, int i) {
   const cJSON* rm = refModel(out, i);
-  cr_assert(!cJSON_GetObjectItem(rm, "error"), "%s: MuJoCo 3.3.8 refused it", s->files[i]);
+  cr_assert(!cJSON_GetObjectItem(rm, "error"), "%s: MuJoCo 3.14 refused it", s->files[i]);
   return rm;
 }
 
@@ -159,7 +161,7 @@ static int sameFloat(float a, float b) {
 }
 
 
-// hfield arrays of a Moduco model against a 3.3.8 record; the number of differences
+// hfield arrays of a Moduco model against a 3.14 record; the number of differences
 static int compare3(const mcModel* m, const cJSON* ref, const char* what) {
   const cJSON* nrow = cJSON_GetObjectItem(ref, "nrow");
   const cJSON* ncol = cJSON_GetObjectItem(ref, "ncol");
@@ -167,9 +169,9 @@ static int compare3(const mcModel* m, const cJSON* ref, const char* what) {
   const cJSON* size = cJSON_GetObjectItem(ref, "size");
   const cJSON* data = cJSON_GetObjectItem(ref, "data");
   cr_assert(nrow && ncol && adr && size && data, "%s: incomplete record", what);
-  cr_assert_eq(m->nhfield, cJSON_GetArraySize(nrow), "%s: nhfield %d, MuJoCo 3.3.8 %d", what,
+  cr_assert_eq(m->nhfield, cJSON_GetArraySize(nrow), "%s: nhfield %d, MuJoCo 3.14 %d", what,
                m->nhfield, cJSON_GetArraySize(nrow));
-  cr_assert_eq(m->nhfielddata, cJSON_GetArraySize(data), "%s: nhfielddata %d, MuJoCo 3.3.8 %d",
+  cr_assert_eq(m->nhfielddata, cJSON_GetArraySize(data), "%s: nhfielddata %d, MuJoCo 3.14 %d",
                what, m->nhfielddata, cJSON_GetArraySize(data));
   int nbad = 0;
   for (int h = 0; h < m->nhfield; h++) {
@@ -180,13 +182,13 @@ static int compare3(const mcModel* m, const cJSON* ref, const char* what) {
       nbad += m->hfield_size[4 * h + k] != cJSON_GetArrayItem(size, 4 * h + k)->valuedouble;
     }
   }
-  cr_expect_eq(nbad, 0, "%s: nrow/ncol/adr/size differ from MuJoCo 3.3.8", what);
+  cr_expect_eq(nbad, 0, "%s: nrow/ncol/adr/size differ from MuJoCo 3.14", what);
   int ndata = 0;
   for (int i = 0; i < m->nhfielddata; i++) {
     float r = (float)cJSON_GetArrayItem(data, i)->valuedouble;
     if (!sameFloat(m->hfield_data[i], r)) {
       if (ndata++ < 4) {
-        cr_expect_fail("%s: hfield_data[%d] = %.9g, MuJoCo 3.3.8 %.9g", what, i,
+        cr_expect_fail("%s: hfield_data[%d] = %.9g, MuJoCo 3.14 %.9g", what, i,
                        m->hfield_data[i], r);
       }
     }
@@ -283,7 +285,7 @@ static void inlineField(TuRng* r, const char* name, int nrow, int ncol, int mode
 //---------------------------------- tests ---------------------------------------------------------
 
 // random inline fields, one to three per model, every grid shape from 1 x 1 to 9 x 9
-Test(hfield_data, inline_elevation_matches_mujoco338) {
+Test(hfield_data, inline_elevation_matches_mujoco314) {
   Scratch s;
   scratchInit(&s);
   TuRng rng = {0x5eedULL};
@@ -314,9 +316,9 @@ Test(hfield_data, inline_elevation_matches_mujoco338) {
     }
     mc_deleteModel(m);
   }
-  printf("inline: %d models, %d fields (%d tell the row orders apart), %d differ from 3.3.8\n",
+  printf("inline: %d models, %d fields (%d tell the row orders apart), %d differ from 3.14\n",
          s.nfile, nfield, nasym, nbad);
-  cr_expect_eq(nbad, 0, "%d of %d models differ from MuJoCo 3.3.8", nbad, s.nfile);
+  cr_expect_eq(nbad, 0, "%d of %d models differ from MuJoCo 3.14", nbad, s.nfile);
   cr_expect(nasym >= nfield / 2, "too few fields can tell the row orders apart: %d of %d", nasym,
             nfield);
   cJSON_Delete(ref);
@@ -325,7 +327,7 @@ Test(hfield_data, inline_elevation_matches_mujoco338) {
 
 
 // normalization corners, written inline and as files, and both kinds in one model
-Test(hfield_data, normalization_corners_match_mujoco338) {
+Test(hfield_data, normalization_corners_match_mujoco314) {
   Scratch s;
   scratchInit(&s);
   static const char* const elev[] = {
@@ -386,7 +388,7 @@ Test(hfield_data, normalization_corners_match_mujoco338) {
     }
     mc_deleteModel(m);
   }
-  printf("corners: %d models, %d differ from 3.3.8; %d of them binary, %d differ from 2.2.2\n",
+  printf("corners: %d models, %d differ from 3.14; %d of them binary, %d differ from 2.2.2\n",
          s.nfile, nbad, nbin, nbad2);
   cr_expect_eq(nbad, 0);
   cr_expect_eq(nbad2, 0);
@@ -396,8 +398,8 @@ Test(hfield_data, normalization_corners_match_mujoco338) {
 }
 
 
-// random binary files: stored in file order by MuJoCo 2.2.2, MuJoCo 3.3.8 and Moduco
-Test(hfield_data, binary_files_match_mujoco222_and_mujoco338) {
+// random binary files: stored in file order by MuJoCo 2.2.2, MuJoCo 3.14 and Moduco
+Test(hfield_data, binary_files_match_mujoco222_and_mujoco314) {
   Scratch s;
   scratchInit(&s);
   TuRng rng = {0xb1aULL};
@@ -436,7 +438,7 @@ Test(hfield_data, binary_files_match_mujoco222_and_mujoco338) {
     mj_deleteModel(mm);
     mc_deleteModel(m);
   }
-  printf("binary: %d models, %d differ from 3.3.8, %d from 2.2.2\n", s.nfile, nbad3, nbad2);
+  printf("binary: %d models, %d differ from 3.14, %d from 2.2.2\n", s.nfile, nbad3, nbad2);
   cr_expect_eq(nbad3, 0);
   cr_expect_eq(nbad2, 0);
   cJSON_Delete(ref);
@@ -532,7 +534,7 @@ Test(hfield_data, refused_by_both) {
     char err[1024];
     mcModel* m = loadModuco(&s, i, err, sizeof(err));
     int want = i < n;
-    cr_expect_eq(refused3, want, "%s: MuJoCo 3.3.8 %s it", s.files[i],
+    cr_expect_eq(refused3, want, "%s: MuJoCo 3.14 %s it", s.files[i],
                  refused3 ? "refused" : "accepted");
     cr_expect_eq(m == NULL, want, "%s: Moduco %s it (%s)", s.files[i], m ? "accepted" : "refused",
                  err);
@@ -547,9 +549,9 @@ Test(hfield_data, refused_by_both) {
 
 // the geometry, not only the array: a field whose k-th written row is 1 and the others 0, with a
 // free sphere hovering over each grid row (data row j at y = -size1 + 2 size1 j / (nrow - 1));
-// the spheres in contact with the field after mc_forward are those of MuJoCo 3.3.8 (the one
+// the spheres in contact with the field after mc_forward are those of MuJoCo 3.14 (the one
 // over the written row k, at data row nrow-1-k)
-Test(hfield_data, inline_rows_touch_the_spheres_mujoco338_touches) {
+Test(hfield_data, inline_rows_touch_the_spheres_mujoco314_touches) {
   Scratch s;
   scratchInit(&s);
   static char xml[8192];
@@ -579,7 +581,7 @@ Test(hfield_data, inline_rows_touch_the_spheres_mujoco338_touches) {
     const cJSON* rm = refCompiled(&s, ref, i);
     const cJSON* pairs = cJSON_GetObjectItem(rm, "contacts");
     cr_assert(cJSON_IsArray(pairs) && cJSON_GetArraySize(pairs) == 1,
-              "%s: MuJoCo 3.3.8 has %d geom pairs in contact, the model is built for one",
+              "%s: MuJoCo 3.14 has %d geom pairs in contact, the model is built for one",
               s.files[i], cJSON_GetArraySize(pairs));
     int g1 = cJSON_GetArrayItem(cJSON_GetArrayItem(pairs, 0), 0)->valueint;
     int g2 = cJSON_GetArrayItem(cJSON_GetArrayItem(pairs, 0), 1)->valueint;
@@ -594,14 +596,14 @@ Test(hfield_data, inline_rows_touch_the_spheres_mujoco338_touches) {
     }
     if (!ok) {
       nbad++;
-      cr_expect_fail("%s: Moduco has %d contacts (first: geoms %d %d), MuJoCo 3.3.8 touches "
+      cr_expect_fail("%s: Moduco has %d contacts (first: geoms %d %d), MuJoCo 3.14 touches "
                      "geoms %d %d", s.files[i], d->ncon, d->ncon ? d->contact[0].geom1 : -1,
                      d->ncon ? d->contact[0].geom2 : -1, g1, g2);
     }
     mc_deleteData(d);
     mc_deleteModel(m);
   }
-  printf("geometry: %d models, %d touch other spheres than 3.3.8's\n", nexpect, nbad);
+  printf("geometry: %d models, %d touch other spheres than 3.14's\n", nexpect, nbad);
   cr_expect_eq(nbad, 0);
   cJSON_Delete(ref);
   scratchCleanup(&s);
