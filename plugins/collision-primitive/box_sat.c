@@ -33,6 +33,13 @@
 #define SAT_EDGECOS 0.99
 #define SAT_EDGEGAIN (1/1.05)
 
+// a vertex within SAT_SNAP times the plane's offset plus the box's half size of a side plane is
+// on it (inside, never cut): when an incident edge lies on a side plane (faces of equal boxes
+// flush, issue 14's poses), rounding puts its two ends a few ulps apart on either side and the
+// cut would add a contact anywhere along the edge (test_box_scale: a fifth contact at an edge's
+// midpoint where MuJoCo 3.14 has the 4 corners)
+#define SAT_SNAP 1e-12
+
 // room for the clipped polygon: a quadrilateral clipped by 4 planes has at most 8 vertices
 #define SAT_MAXPOLY 12
 
@@ -58,13 +65,22 @@ static mcNum separation(const SatBoxes* B, const mcNum L[3], mcNum* sign) {
 }
 
 
-// clip polygon in (n points) to the half space x.a <= lim; returns the new count
-static int clipPlane(mcNum in[][3], int n, mcNum out[][3], const mcNum a[3], mcNum lim) {
+// the height of x over the plane x.a = lim, 0 within eps of it
+static mcNum planeHeight(const mcNum x[3], const mcNum a[3], mcNum lim, mcNum eps) {
+  mcNum h = dot3(x, a) - lim;
+  return fabs(h) <= eps ? 0 : h;
+}
+
+
+// clip polygon in (n points) to the half space x.a <= lim (eps: SAT_SNAP's on-plane band);
+// returns the new count
+static int clipPlane(mcNum in[][3], int n, mcNum out[][3], const mcNum a[3], mcNum lim,
+                     mcNum eps) {
   int m = 0;
   for (int i = 0; i < n && m < SAT_MAXPOLY - 1; i++) {
     const mcNum* p = in[i];
     const mcNum* q = in[(i + 1) % n];
-    mcNum dp = dot3(p, a) - lim, dq = dot3(q, a) - lim;
+    mcNum dp = planeHeight(p, a, lim, eps), dq = planeHeight(q, a, lim, eps);
     if (dp <= 0) {
       copy3(out[m++], p);
     }
@@ -109,10 +125,10 @@ static int faceContacts(const SatBoxes* B, mcContact* con, int r, int k, const m
   for (int j = 1; j < 3 && n > 0; j++) {
     const mcNum* a = B->ax[r][(k + j) % 3];
     mcNum c = dot3(B->pos[r], a), h = B->size[r][(k + j) % 3];
-    mcNum neg[3] = {-a[0], -a[1], -a[2]};
-    n = clipPlane(poly[cur], n, poly[1 - cur], a, c + h);
+    mcNum neg[3] = {-a[0], -a[1], -a[2]}, eps = SAT_SNAP*(fabs(c) + h);
+    n = clipPlane(poly[cur], n, poly[1 - cur], a, c + h, eps);
     cur = 1 - cur;
-    n = clipPlane(poly[cur], n, poly[1 - cur], neg, -(c - h));
+    n = clipPlane(poly[cur], n, poly[1 - cur], neg, -(c - h), eps);
     cur = 1 - cur;
   }
 

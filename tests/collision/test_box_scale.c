@@ -2,10 +2,12 @@
 // 2 contacts, scaled to 0.18 m with 3 mm overlap 0, where MuJoCo gives 4). The corners of one face
 // lie on the edges of the other, where the rounding of the poses decided each strict overlap
 // test. Moduco must give the corners of the overlap rectangle, once each, at every size and pose;
-// MuJoCo 3.3.8 (contacts_ref.mjs) must agree on the distance and every position it reports (it
-// repeats or drops corners in some of these poses itself). Both use the box-box collider before
-// MuJoCo 3.12's separating-axis test: Moduco's with nativeccd off (tu_loadLegacyCollision); the
-// separating-axis one, Moduco's default, is compared with 3.14 in test_collision_gjk.c.
+// MuJoCo 3.14 (contacts_ref.mjs) must agree on the distance and every position it reports. Both
+// run the separating-axis box-box of MuJoCo 3.12+ (Moduco's default, nativeccd on): the corners on
+// the mid-plane between the faces, the whole overlap as distance. Until issue 19 this compared
+// Moduco's pre-3.12 box-box (nativeccd off, half the overlap as distance) with MuJoCo 3.3.8, which
+// repeated or dropped corners in some of these poses; that collider is compared with MuJoCo 2.2.2
+// in test_collision_pairs.c and test_collision_boxes.c.
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -55,8 +57,22 @@ static double dist3(const double* a, const double* b) {
               (a[2] - b[2]) * (a[2] - b[2]));
 }
 
+// distance of x from the segment a-b
+static double segDist(const double* x, const double* a, const double* b) {
+  double ab[3], ax[3], l2 = 0, t = 0;
+  for (int k = 0; k < 3; k++) {
+    ab[k] = b[k] - a[k];
+    ax[k] = x[k] - a[k];
+    l2 += ab[k] * ab[k];
+    t += ab[k] * ax[k];
+  }
+  t = l2 > 0 ? fmin(1, fmax(0, t / l2)) : 0;
+  double p[3] = {a[0] + t * ab[0], a[1] + t * ab[1], a[2] + t * ab[2]};
+  return dist3(x, p);
+}
+
 Test(box_scale, face_to_face_5mm_to_1m) {
-  TU_MJS3_REQUIRE();
+  TU_MJS314_REQUIRE();
   static char text[NSCENE][1024];
   const char* xmls[NSCENE];
   double hs[NSCENE][3], ov[NSCENE];
@@ -71,9 +87,10 @@ Test(box_scale, face_to_face_5mm_to_1m) {
   cJSON* out = tu_mjs3Contacts(xmls, NSCENE, err, sizeof(err));
   cr_assert_not_null(out, "%s", err);
   const cJSON* models = cJSON_GetObjectItemCaseSensitive(out, "models");
+  int nedge = 0;
 
   for (int i = 0; i < NSCENE; i++) {
-    mcModel* m = tu_loadLegacyCollision(xmls[i], err, sizeof(err));
+    mcModel* m = mc_loadXMLString(xmls[i], NULL, err, sizeof(err));
     cr_assert_not_null(m, "%s", err);
     mcData* d = mc_makeData(m);
     mc_forward(m, d);
@@ -93,7 +110,7 @@ Test(box_scale, face_to_face_5mm_to_1m) {
       }
     }
 
-    // Moduco: the four corners, once each, half the overlap as distance (MuJoCo's face axis)
+    // Moduco: the four corners, once each, the whole overlap as distance (the face axis)
     cr_assert_eq(d->ncon, 4, "%d contacts, expected 4: %s", d->ncon, what);
     int seen[4] = {0, 0, 0, 0};
     for (int j = 0; j < d->ncon; j++) {
@@ -106,32 +123,48 @@ Test(box_scale, face_to_face_5mm_to_1m) {
       cr_assert(hit >= 0 && !seen[hit], "contact %d at (%g %g %g) is not a new corner: %s", j,
                 d->contact[j].pos[0], d->contact[j].pos[1], d->contact[j].pos[2], what);
       seen[hit] = 1;
-      cr_assert(fabs(d->contact[j].dist + ov[i] / 2) < tol, "dist %g, expected %g: %s",
-                d->contact[j].dist, -ov[i] / 2, what);
+      cr_assert(fabs(d->contact[j].dist + ov[i]) < tol, "dist %g, expected %g: %s",
+                d->contact[j].dist, -ov[i], what);
     }
 
-    // MuJoCo 3.3.8: every contact it reports is one of them, with the same distance
+    // MuJoCo 3.14: the four corners, each once, with the same distance; besides them only points
+    // on the rectangle's border (counted: where an incident edge lies on a side plane, rounding
+    // can cut it anywhere, which 3.14 does in some poses and Moduco avoids, SAT_SNAP of box_sat.c)
     const cJSON* list = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(models, i),
                                                          "contacts");
-    cr_assert(cJSON_IsArray(list), "MuJoCo 3.3.8 did not load: %s", what);
-    int nref = cJSON_GetArraySize(list);
-    cr_assert_geq(nref, 3, "MuJoCo 3.3.8 reports %d contacts: %s", nref, what);
+    cr_assert(cJSON_IsArray(list), "MuJoCo 3.14 did not load: %s", what);
+    int nref = cJSON_GetArraySize(list), rseen[4] = {0, 0, 0, 0};
     for (int j = 0; j < nref; j++) {
       const cJSON* c = cJSON_GetArrayItem(list, j);
       double pos[3], dist = cJSON_GetArrayItem(c, 2)->valuedouble;
       for (int k = 0; k < 3; k++) {
         pos[k] = cJSON_GetArrayItem(c, 3 + k)->valuedouble;
       }
-      double best = INFINITY;
-      for (int q = 0; q < d->ncon; q++) {
-        best = fmin(best, dist3(pos, d->contact[q].pos));
+      int hit = -1;
+      double border = INFINITY;
+      for (int q = 0; q < 4; q++) {
+        if (dist3(pos, corner[q]) < tol) {
+          hit = q;
+        }
+        static const int next[4] = {1, 3, 0, 2};  // the rectangle's edges: corner order 0 1 3 2
+        border = fmin(border, segDist(pos, corner[q], corner[next[q]]));
       }
-      cr_assert(best < tol, "MuJoCo's contact %d at (%g %g %g) is %g from Moduco's: %s", j,
-                pos[0], pos[1], pos[2], best, what);
-      cr_assert(fabs(dist + ov[i] / 2) < tol, "MuJoCo dist %g: %s", dist, what);
+      if (hit >= 0) {
+        cr_assert(!rseen[hit], "MuJoCo repeats corner %d: %s", hit, what);
+        rseen[hit] = 1;
+      } else {
+        cr_assert(border < tol, "MuJoCo's contact %d at (%g %g %g) is %g off the overlap's border: "
+                  "%s", j, pos[0], pos[1], pos[2], border, what);
+        nedge++;
+      }
+      cr_assert(fabs(dist + ov[i]) < tol, "MuJoCo dist %g: %s", dist, what);
     }
+    cr_assert(rseen[0] && rseen[1] && rseen[2] && rseen[3], "MuJoCo misses a corner: %s", what);
     mc_deleteData(d);
     mc_deleteModel(m);
   }
   cJSON_Delete(out);
+  printf("box scale: %d poses, 4 corners in both; MuJoCo 3.14 adds %d points along an edge\n",
+         NSCENE, nedge);
+  cr_expect_eq(nedge, 1, "MuJoCo 3.14 adds %d border points (measured: 1, at 0.18 m)", nedge);
 }
