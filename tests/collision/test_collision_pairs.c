@@ -99,8 +99,8 @@ static int dropPhantoms(const mjModel* mm, const mjData* md, mjContact* rc, int 
 }
 
 
-// sphere-box poses with the sphere centre inside the box (MJ#2206): 2.2.2 reports depth r, 3.3.8
-// and Moduco r + the distance to the nearest face; they are compared with 3.3.8 in
+// sphere-box poses with the sphere centre inside the box (MJ#2206): 2.2.2 reports depth r, 3.3.8,
+// 3.14 and Moduco r + the distance to the nearest face; they are compared with 3.14 in
 // test_collision_boxes.c (sphere_centre_inside_box_as_mujoco3), not here
 static int g_ninside = 0;
 
@@ -118,7 +118,7 @@ static int centreInBox(const mjModel* mm, const mjData* md) {
 
 
 // capsule-box poses whose segment enters the box: 2.2.2 reports depth r for the spheres inside,
-// 3.3.8 and Moduco the true depth (as for sphere-box); compared with 3.3.8 in
+// 3.3.8, 3.14 and Moduco the true depth (as for sphere-box); compared with 3.14 in
 // test_collision_boxes.c (capsule_box_as_mujoco3), not here
 static int segmentInBox(const mjModel* mm, const mjData* md) {
   double dif[3], c[3], a[3], ax[3] = {md->geom_xmat[2], md->geom_xmat[5], md->geom_xmat[8]};
@@ -312,7 +312,7 @@ static OrcStats runPair(const PairCase* pc, unsigned long long seed) {
          st.ncases - st.ncasefail, 100.0 * (st.ncases - st.ncasefail) / (st.ncases ? st.ncases : 1),
          st.ncompared, st.maxerr);
   if ((pc->t1 == mjGEOM_SPHERE || pc->t1 == mjGEOM_CAPSULE) && pc->t2 == mjGEOM_BOX) {
-    printf("  (%s inside the box, compared with 3.3.8 elsewhere: %d)",
+    printf("  (%s inside the box, compared with 3.14 elsewhere: %d)",
            pc->t1 == mjGEOM_SPHERE ? "centre" : "segment", g_ninside);
     g_ninside = 0;
   }
@@ -348,8 +348,8 @@ PAIR_TEST(sphere_box, mjGEOM_SPHERE, mjGEOM_BOX, 400, 1e-9, 1.0)
 PAIR_TEST(capsule_capsule, mjGEOM_CAPSULE, mjGEOM_CAPSULE, 400, 1e-9, 1.0)
 // capsule-box and box-box: MuJoCo 2.2.2's contact sets as derived from its behaviour (see
 // plugins/collision-primitive/box.c); box-box then keeps the contacts MuJoCo 3.3.8 keeps (a
-// containment test, orc_keepLikeMujoco3 applied to 2.2.2's set here; 3.3.8 itself is compared in
-// test_collision_boxes.c); MuJoCo's box-box "phantom" corners are left out of the
+// containment test, orc_keepLikeMujoco3 applied to 2.2.2's set here; 3.14 has another collider,
+// the separating-axis test, compared in test_collision_boxes.c and test_collision_gjk.c); MuJoCo's box-box "phantom" corners are left out of the
 // comparison (dropPhantoms), and poses where 2.2.2 reports a contact deeper than the boxes
 // overlap are not compared (tooDeep; Moduco's own contacts are checked against that bound, and
 // test_collision_boxes.c holds such a pose). Remaining differences (floors at what is reached):
@@ -358,7 +358,7 @@ PAIR_TEST(capsule_capsule, mjGEOM_CAPSULE, mjGEOM_CAPSULE, 400, 1e-9, 1.0)
 // face plane, a segment exactly parallel to an edge): whether a segment crossing the box or
 // lying over a face gets its second contact. (2.2.2 also reports no contact for some segments
 // through the box, which Moduco does not reproduce; none among these poses.) Capsule-box poses
-// whose segment enters the box are compared with MuJoCo 3.3.8 instead (segmentInBox above).
+// whose segment enters the box are compared with MuJoCo 3.14 instead (segmentInBox above).
 PAIR_TEST(capsule_box, mjGEOM_CAPSULE, mjGEOM_BOX, 400, 1e-9, 271.0 / 273)
 PAIR_TEST(box_box, mjGEOM_BOX, mjGEOM_BOX, 400, 1e-9, 393.0 / 399)
 
