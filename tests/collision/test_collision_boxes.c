@@ -602,9 +602,9 @@ static int compareMujoco3(const char* const* xmls, int n, double tol, const char
 
 
 // MJ#2206, as MuJoCo 3.3.8 fixed it (3.14 too): a sphere whose centre is inside a box leaves
-// through the nearest face (the first of equals in x, y, z order; from a mid-plane through the negative
-// face), with depth radius + distance of the centre to that face. 160 scenes compiled by both
-// Moduco and 3.14 from the same MJCF text (a world box, a free sphere at qpos0): random boxes,
+// through the nearest face (the first of equals in x, y, z order; from a mid-plane through the
+// negative face), with depth radius + distance of the centre to that face. 160 scenes compiled by
+// both Moduco and 3.14 from the same MJCF text (a world box, a free sphere at qpos0): random boxes,
 // orientations, radii and centres inside, plus axis-aligned cubes with the centre at the middle,
 // on face diagonals, on a face, on an edge and at a corner (the ties). Same contact, dist, pos and
 // normal to 1e-9.
