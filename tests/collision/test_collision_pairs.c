@@ -351,8 +351,9 @@ PAIR_TEST(capsule_capsule, mjGEOM_CAPSULE, mjGEOM_CAPSULE, 400, 1e-9, 1.0)
 // containment test, orc_keepLikeMujoco3 applied to 2.2.2's set here; 3.14 has another collider,
 // the separating-axis test, compared in test_collision_boxes.c and test_collision_gjk.c);
 // MuJoCo's box-box "phantom" corners are left out of the comparison (dropPhantoms), and poses
-// where 2.2.2 reports a contact deeper than the boxes overlap are not compared (tooDeep; Moduco's own contacts are checked against that bound, and
-// test_collision_boxes.c holds such a pose). Remaining differences (floors at what is reached):
+// where 2.2.2 reports a contact deeper than the boxes overlap are not compared (tooDeep; Moduco's
+// own contacts are checked against that bound, and test_collision_boxes.c holds such a pose).
+// Remaining differences (floors at what is reached):
 // box-box, the corners 2.2.2 keeps on edge axes in a few deep or near-face poses; capsule-box,
 // only axis-aligned poses where 2.2.2's choice turns on rounding (a nearest point exactly on a
 // face plane, a segment exactly parallel to an edge): whether a segment crossing the box or
