@@ -713,22 +713,22 @@ Test(multiccd, random_legacy_against_mujoco338, .timeout = 600) {
 // the flag off: one contact per pair in both engines (both pairs of colliders and references)
 Test(multiccd, flag_off_single_contact, .timeout = 600) {
   for (g_native = 0; g_native < 2; g_native++) {
-  static Scenes sc;
-  sc.n = 0;
-  char name[64];
-  for (int a = 0; a < NGROUND; a++) {
-    for (int b = 0; b < NBODY; b++) {
-      double q[4];
-      axisQuat(0, 0, 1, 10 + 7*b, q);
-      snprintf(name, sizeof(name), "off face a%d b%d", a, b);
-      addScene(&sc, name, 0, kGround[a], kBody[b], q, 0.01, 0.0, 0.004);
+    static Scenes sc;
+    sc.n = 0;
+    char name[64];
+    for (int a = 0; a < NGROUND; a++) {
+      for (int b = 0; b < NBODY; b++) {
+        double q[4];
+        axisQuat(0, 0, 1, 10 + 7*b, q);
+        snprintf(name, sizeof(name), "off face a%d b%d", a, b);
+        addScene(&sc, name, 0, kGround[a], kBody[b], q, 0.01, 0.0, 0.004);
+      }
     }
-  }
-  Stats st;
-  compareAll(&sc, &st, "flag off");
-  cr_expect_eq(st.ncountdiff, 0, "%d scenes with another contact count than MuJoCo %s",
-               st.ncountdiff, refName());
-  cr_expect_eq(st.nmulti, 0, "the flag off gave several contacts in %d scenes", st.nmulti);
+    Stats st;
+    compareAll(&sc, &st, "flag off");
+    cr_expect_eq(st.ncountdiff, 0, "%d scenes with another contact count than MuJoCo %s",
+                 st.ncountdiff, refName());
+    cr_expect_eq(st.nmulti, 0, "the flag off gave several contacts in %d scenes", st.nmulti);
   }
 }
 
@@ -766,17 +766,17 @@ static void restingCube(int multiccd, double* maxw, double* tilt) {
 
 Test(multiccd, cube_rests_on_plate, .timeout = 600) {
   for (g_native = 0; g_native < 2; g_native++) {
-  double won, tilton, woff, tiltoff;
-  restingCube(1, &won, &tilton);
-  restingCube(0, &woff, &tiltoff);
-  printf("multiccd resting cube (%s colliders): max angular speed after 0.2 s %.3g rad/s with "
-         "multiccd, %.3g without; final tilt %.3g deg with, %.3g without\n",
-         g_native ? "3.x" : "legacy", won, woff, tilton, tiltoff);
-  fflush(stdout);
-  cr_expect_lt(won, 1e-3, "cube with multiccd rocks: angular speed %g rad/s", won);
-  cr_expect_lt(tilton, 0.01, "cube with multiccd tilts: %g degrees", tilton);
-  cr_expect_gt(woff, 10*won, "without multiccd the cube should rock more (%g vs %g rad/s)",
-               woff, won);
+    double won, tilton, woff, tiltoff;
+    restingCube(1, &won, &tilton);
+    restingCube(0, &woff, &tiltoff);
+    printf("multiccd resting cube (%s colliders): max angular speed after 0.2 s %.3g rad/s with "
+           "multiccd, %.3g without; final tilt %.3g deg with, %.3g without\n",
+           g_native ? "3.x" : "legacy", won, woff, tilton, tiltoff);
+    fflush(stdout);
+    cr_expect_lt(won, 1e-3, "cube with multiccd rocks: angular speed %g rad/s", won);
+    cr_expect_lt(tilton, 0.01, "cube with multiccd tilts: %g degrees", tilton);
+    cr_expect_gt(woff, 10*won, "without multiccd the cube should rock more (%g vs %g rad/s)",
+                 woff, won);
   }
 }
 
@@ -1250,20 +1250,20 @@ static void lyingCylinder(int multiccd, double* tilt, double* tip, double* roll,
 // flag; 0.33 rad/s, 6.0 mm deep without
 Test(multiccd, lying_cylinder_stays_on_box, .timeout = 600) {
   for (g_native = 0; g_native < 2; g_native++) {
-  double tilton, tipon, rollon, penon, tiltoff, tipoff, rolloff, penoff;
-  lyingCylinder(1, &tilton, &tipon, &rollon, &penon);
-  lyingCylinder(0, &tiltoff, &tipoff, &rolloff, &penoff);
-  printf("multiccd lying cylinder (%s colliders), after 0.3 s: axis tilt up to %.3g deg with "
-         "multiccd, %.3g without; tipping speed up to %.3g rad/s with, %.3g without; sideways "
-         "roll %.3g m with, %.3g without; penetration up to %.3g m with, %.3g without\n",
-         g_native ? "3.x" : "legacy", tilton, tiltoff,
-         tipon, tipoff, rollon, rolloff, penon, penoff);
-  fflush(stdout);
-  cr_expect_lt(tilton, 0.15, "cylinder with multiccd tilts: %g degrees", tilton);
-  cr_expect_lt(tipon, 0.01, "cylinder with multiccd tips: %g rad/s", tipon);
-  cr_expect_lt(rollon, 2e-3, "cylinder with multiccd rolls sideways: %g m", rollon);
-  cr_expect_lt(penon, 1e-3, "cylinder with multiccd sinks: %g m", penon);
-  cr_expect_gt(tipoff, 100*tipon, "without multiccd the cylinder should see-saw more (%g vs %g "
-               "rad/s)", tipoff, tipon);
+    double tilton, tipon, rollon, penon, tiltoff, tipoff, rolloff, penoff;
+    lyingCylinder(1, &tilton, &tipon, &rollon, &penon);
+    lyingCylinder(0, &tiltoff, &tipoff, &rolloff, &penoff);
+    printf("multiccd lying cylinder (%s colliders), after 0.3 s: axis tilt up to %.3g deg with "
+           "multiccd, %.3g without; tipping speed up to %.3g rad/s with, %.3g without; sideways "
+           "roll %.3g m with, %.3g without; penetration up to %.3g m with, %.3g without\n",
+           g_native ? "3.x" : "legacy", tilton, tiltoff,
+           tipon, tipoff, rollon, rolloff, penon, penoff);
+    fflush(stdout);
+    cr_expect_lt(tilton, 0.15, "cylinder with multiccd tilts: %g degrees", tilton);
+    cr_expect_lt(tipon, 0.01, "cylinder with multiccd tips: %g rad/s", tipon);
+    cr_expect_lt(rollon, 2e-3, "cylinder with multiccd rolls sideways: %g m", rollon);
+    cr_expect_lt(penon, 1e-3, "cylinder with multiccd sinks: %g m", penon);
+    cr_expect_gt(tipoff, 100*tipon, "without multiccd the cylinder should see-saw more (%g vs %g "
+                 "rad/s)", tipoff, tipon);
   }
 }
