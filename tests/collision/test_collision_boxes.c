@@ -745,8 +745,7 @@ Test(boxes, box_box_as_mujoco3) {
 // phantom corners (orc_dropOffOverlap), compared as sets to 1e-9 (test_collision_pairs.c compares
 // the same on 400 random poses, leaving out those where 2.2.2 reports a contact deeper than the
 // overlap). Floor at what is reached: 293 of 300 agree to 2e-15 (as against MuJoCo 3.3.8's own
-// collider before issue 19); in the 7 others the counts differ by one (which corners 2.2.2 keeps
-// on an edge axis, as in test_collision_pairs.c).
+// collider before issue 19); in the 7 others the counts differ by one.
 Test(boxes, box_box_legacy_as_mujoco222) {
   enum { N = 300 };
   static char xml[N][512];
