@@ -41,9 +41,10 @@ void tu_randomQuat(TuRng* r, double q[4], int axis);
 void tu_cloudMesh(char* buf, size_t sz, TuRng* r, const char* name, int n, const double s[3]);
 
 
-//---------------------------------- MuJoCo 3.3.8 under Node ---------------------------------------
-// The suites that compare against MuJoCo 3.3.8 run a script of the source tree (tests/.../*.mjs,
-// which load mujoco-js through tests/mjs3/mujoco.mjs) with node. They need node in PATH and
+//---------------------------------- MuJoCo 3 under Node ------------------------------------------
+// The suites that compare against MuJoCo 3 run a script of the source tree (tests/.../*.mjs, which
+// load @mujoco/mujoco 3.14.0, or mujoco-js 3.3.8 with --mujoco 3.3.8, through
+// tests/mjs3/harness.mjs) with node. They need node in PATH and
 // tests/mjs3/node_modules (npm ci, run by scripts/setup-debian.sh); without them the tests fail
 // with that instruction, never skip.
 
@@ -82,7 +83,7 @@ char* tu_mjs3Run(const char* script, const char* const* args, int* status, char*
 cJSON* tu_mjs3Json(const char* script, const char* const* args, int* status, char* err,
                    int err_sz);
 
-// the contacts MuJoCo 3.3.8 finds at qpos0 (mj_forward) in each of the n MJCF texts xmls,
+// the contacts MuJoCo 3.14 finds at qpos0 (mj_forward) in each of the n MJCF texts xmls,
 // through tests/collision/contacts_ref.mjs (the texts are written to a temporary folder, removed
 // afterwards; includes and assets by relative path are not available). The output object (caller
 // cJSON_Deletes) holds "models": n entries in order, each {"file", "contacts": [[geom1, geom2,
