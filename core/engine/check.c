@@ -24,26 +24,28 @@ static int scanBad(const mcNum* x, int from, int n) {
 // included), and only when one failed is the first bad entry looked for one by one.
 #if defined(__GNUC__)
 typedef double Pair __attribute__((vector_size(16)));
-typedef long long PairBits __attribute__((vector_size(16)));
+typedef int64_t PairBits __attribute__((vector_size(16)));   // what a compare of Pairs gives
 
 static int firstBad(const mcNum* x, int n) {
   const Pair hi = {mcMAXVAL, mcMAXVAL};
   const PairBits magnitude = {INT64_MAX, INT64_MAX};   // all bits but the sign: |x|, NaN kept
-  PairBits ok = {-1, -1};
-  int i = 0;
+  PairBits good = {0, 0};         // minus the entries that passed, per lane (a sum of the
+  int i = 0;                      // compares' all-ones masks: adds vectorize where ands did not)
   for (; i + 8 <= n; i += 8) {
-    Pair a[4];
-    memcpy(a, x + i, sizeof(a));
-    for (int k = 0; k < 4; k++) {
-      ok &= (Pair)((PairBits)a[k] & magnitude) <= hi;
-    }
+    Pair a, b, c, e;
+    memcpy(&a, x + i, sizeof(a));
+    memcpy(&b, x + i + 2, sizeof(b));
+    memcpy(&c, x + i + 4, sizeof(c));
+    memcpy(&e, x + i + 6, sizeof(e));
+    good += ((Pair)((PairBits)a & magnitude) <= hi) + ((Pair)((PairBits)b & magnitude) <= hi) +
+            ((Pair)((PairBits)c & magnitude) <= hi) + ((Pair)((PairBits)e & magnitude) <= hi);
   }
   for (; i + 2 <= n; i += 2) {
     Pair a;
     memcpy(&a, x + i, sizeof(a));
-    ok &= (Pair)((PairBits)a & magnitude) <= hi;
+    good += (Pair)((PairBits)a & magnitude) <= hi;
   }
-  return scanBad(x, ok[0] && ok[1] ? i : 0, n);
+  return scanBad(x, good[0] + good[1] == -(int64_t)i ? i : 0, n);
 }
 #else
 static int firstBad(const mcNum* x, int n) {
