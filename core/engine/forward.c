@@ -82,10 +82,14 @@ static int fwdPosition(const mcModel* m, mcData* d, int early, int parts) {
   double t0 = mc_clockNow(d), t1;
 
   // kinematics, com quantities, cameras (per tree on the thread pool when one is bound), tendons
+  int comlater = 0;               // mc_comPos and mc_camlight in the stage beside the broad phase
   if (!mci_positionTrees(m, d)) {
     mc_kinematics(m, d);
-    mc_comPos(m, d);
-    mc_camlight(m, d);
+    comlater = mci_comLaterOk(m, d);
+    if (!comlater) {
+      mc_comPos(m, d);
+      mc_camlight(m, d);
+    }
   }
   mc_tendon(m, d);
   mc_clockAdd(d, mcTIMER_POS_KINEMATICS, t0);
@@ -95,7 +99,9 @@ static int fwdPosition(const mcModel* m, mcData* d, int early, int parts) {
   // stage's per-tree part) runs beside the broad phase (the collision timer then includes it)
   t1 = mc_clockNow(d);
   if (mci_threads(d) > 1 && !d->plugin_check) {
-    mci_collisionWith(m, d, early ? mci_inertiaVelocityStage : mci_inertiaStage);
+    mciStageFn stage = early ? (comlater ? mci_comInertiaVelocityStage : mci_inertiaVelocityStage)
+                             : (comlater ? mci_comInertiaStage : mci_inertiaStage);
+    mci_collisionWith(m, d, stage);
   } else {
     mci_inertiaStage(m, d);
     t1 = mc_clockNow(d);

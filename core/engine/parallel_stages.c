@@ -255,12 +255,41 @@ void mci_inertiaVelocityStage(const mcModel* m, mcData* d) {
 }
 
 
+int mci_comLaterOk(const mcModel* m, const mcData* d) {
+  if (mci_threads(d) < 2 || d->plugin_check || (m->opt.enableflags & mcENBL_SLEEP)) {
+    return 0;
+  }
+  for (int i = 0; i < m->ntendon; i++) {   // mc_tendon: a spatial tendon's Jacobian reads cdof
+    if (m->tendon_num[i] && m->wrap_type[m->tendon_adr[i]] != mcWRAP_JOINT) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+
+void mci_comInertiaStage(const mcModel* m, mcData* d) {
+  mc_comPos(m, d);
+  mc_camlight(m, d);
+  mci_inertiaStage(m, d);
+}
+
+
+void mci_comInertiaVelocityStage(const mcModel* m, mcData* d) {
+  mc_comPos(m, d);
+  mc_camlight(m, d);
+  mci_inertiaVelocityStage(m, d);
+}
+
+
 typedef struct {
   Trees t;
   int early;                      // the velocity stage's per-tree part too
   int treesok;                    // early: mci_passiveTreesOk
   int passive;                    // early: the passive forces per range
   int extra;                      // early: 0, task 0 has the whole-model parts; else -1
+  int com;                        // each range makes its com quantities (and cameras) first
+  mcNum* rootsum;                 // com: the tree roots' mass-weighted sums (3 x nbody)
   int broad;                      // the task that runs fn (the first of the last thread's block)
   int actuated;                   // early: task 0 ran mc_fwdActuation after trn (and wholepassive)
   int accelerate;                 // early: the ranges make the smooth acceleration (set by task 0)
@@ -327,6 +356,12 @@ static void besideTask(void* ctx, int task, int thread) {
   mcWarningStat* w = v->warning + mcWARN_INERTIA;
   int first = c->body[k], last = c->body[k + 1], n0 = w->number;
   double t0 = mc_clockNow(v);
+  if (b->com) {                   // mc_comPos and mc_camlight of the range (as positionTask)
+    mci_comPosRange(m, v, first, last, b->rootsum);
+    if (c->camplaced) {
+      mci_camlightRange(m, v, c->cam[k], c->cam[k + 1]);
+    }
+  }
   mci_inertiaRange(m, v, first, last, c->dof[k], c->dof[k + 1]);
   double t1 = mc_clockNow(v);
   b->time[3 * k] = t1 - t0;
@@ -366,9 +401,12 @@ static void besideTask(void* ctx, int task, int thread) {
 int mci_inertiaTreesBeside(const mcModel* m, mcData* d, void (*stage)(const mcModel*, mcData*),
                            void (*fn)(void*), void* ctx) {
   Beside b;
-  b.early = stage == mci_inertiaVelocityStage;
-  if ((!b.early && stage != mci_inertiaStage) || !mci_simpleRowsZero(m) ||
-      !makeTrees(m, d, &b.t, b.early ? 12 * (size_t)m->nbody : 0) || !b.t.cut->dofsorted) {
+  int com = stage == mci_comInertiaStage || stage == mci_comInertiaVelocityStage;
+  b.early = stage == mci_inertiaVelocityStage || stage == mci_comInertiaVelocityStage;
+  size_t nbody = (size_t)m->nbody;
+  if ((!b.early && !com && stage != mci_inertiaStage) || !mci_simpleRowsZero(m) ||
+      !makeTrees(m, d, &b.t, (b.early ? 12 * nbody : 0) + (com ? 3 * nbody : 0)) ||
+      !b.t.cut->dofsorted) {
     return 0;
   }
   // early: the parts of mci_earlyParts, the passive forces per range when they reach no other
@@ -377,6 +415,15 @@ int mci_inertiaTreesBeside(const mcModel* m, mcData* d, void (*stage)(const mcMo
   b.treesok = b.early && mci_passiveTreesOk(m);
   b.passive = b.treesok && b.t.cut->jntsorted;
   b.extra = b.early ? 0 : -1;
+  // the com quantities in the ranges (humanoid100: its kinematics stay serial below
+  // MCI_MINPOSBODIES, and so did these, ~36k instructions a step, while thread 1 has the broad
+  // phase) unless task 0 may run the passive forces whole, which read every tree's; then here
+  b.com = com && (!b.early || b.passive);
+  b.rootsum = b.com ? (mcNum*)mci_worker(d, 0)->stack + (b.early ? 12 * nbody : 0) : NULL;
+  if (com && !b.com) {
+    mc_comPos(m, d);
+    mc_camlight(m, d);
+  }
   b.extratime[0] = b.extratime[1] = b.extratime[2] = 0;
   b.actuated = b.accelerate = 0;
   atomic_init(&b.gate, 0);
@@ -393,12 +440,22 @@ int mci_inertiaTreesBeside(const mcModel* m, mcData* d, void (*stage)(const mcMo
     v->warning_policy = 0;
     v->warning[mcWARN_INERTIA].number = 1;
   }
+  if (b.com) {                    // the world's entries as mc_comPos starts them (its com is
+    mcu_scl3(d->subtree_com, d->xipos, m->body_mass[0]);   // finished after the job)
+    mcu_zero(d->cinert, 10);
+  }
   mcu_copy(d->crb, d->cinert, 10);
   if (b.early) {
     mcu_zero(d->cvel, 6);
     mci_rneWorld(m, b.t.cacc, b.t.cfrc);
   }
   mci_poolRun(d->threadpool, ntask, besideTask, &b);
+  if (b.com) {
+    mci_comPosWorld(m, d, b.rootsum);
+    if (!b.t.cut->camplaced) {
+      mci_camlightRange(m, d, 0, m->ncam);
+    }
+  }
   mci_treeCutCache(d)->actuated = b.actuated;
   mci_treeCutCache(d)->accelerated = b.accelerate;
 

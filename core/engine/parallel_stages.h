@@ -164,6 +164,16 @@ void mci_velocityEarly(const mcModel* m, mcData* d);
 void mci_inertiaStage(const mcModel* m, mcData* d);
 void mci_inertiaVelocityStage(const mcModel* m, mcData* d);
 
+// May mc_forward leave mc_comPos and mc_camlight of serial kinematics (below MCI_MINPOSBODIES) to
+// the stage beside the broad phase? A pool, no plugin check, no sleep, and mc_tendon reads no com
+// quantity (fixed tendons only); nothing else between reads them (the broad phase reads the geoms'
+// poses). The stages then are mci_comInertiaStage or mci_comInertiaVelocityStage: mc_comPos and
+// mc_camlight, then the stage above; cut into the trees, each range makes its com quantities and
+// cameras first and the world's com follows the job (the serial functions' bits).
+int mci_comLaterOk(const mcModel* m, const mcData* d);
+void mci_comInertiaStage(const mcModel* m, mcData* d);
+void mci_comInertiaVelocityStage(const mcModel* m, mcData* d);
+
 // Run fn(ctx) (the broad phase, on d) beside stage (mci_inertiaStage or mci_inertiaVelocityStage)
 // cut into the trees' ranges, all as tasks of one job on d's pool, so the threads share the work
 // whatever the two cost; bitwise the serial stages' results (pivot warnings replayed on d in the

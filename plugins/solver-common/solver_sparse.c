@@ -356,6 +356,52 @@ static int rowsContiguous(const mcData* d) {
 }
 
 
+// the key's columns of every row of efc_J (nnzJ in all) in row order: are they those at key?
+// (one memcmp when the rows are contiguous, as in the core's data)
+static int sameColumns(const int* key, const mcData* d, int nnzJ) {
+  if (rowsContiguous(d)) {
+    return !memcmp(key, d->efc_J_colind, sizeof(int) * (size_t)nnzJ);
+  }
+  for (int r = 0, t = 0; r < d->nefc; t += d->efc_J_rownnz[r], r++) {
+    if (memcmp(key + t, d->efc_J_colind + d->efc_J_rowadr[r],
+               sizeof(int) * (size_t)d->efc_J_rownnz[r])) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+
+// store those columns at p; return what follows them
+static int* storeColumns(int* p, const mcData* d, int nnzJ) {
+  if (rowsContiguous(d)) {
+    memcpy(p, d->efc_J_colind, sizeof(int) * (size_t)nnzJ);
+    return p + nnzJ;
+  }
+  for (int r = 0; r < d->nefc; r++) {
+    memcpy(p, d->efc_J_colind + d->efc_J_rowadr[r], sizeof(int) * (size_t)d->efc_J_rownnz[r]);
+    p += d->efc_J_rownnz[r];
+  }
+  return p;
+}
+
+
+// store S's arrays that patternArrays points at, from p in its order; return what follows them
+static int* storePattern(int* p, const mcsSparseH* S, int nv, int nefc, int nnzJ) {
+  memcpy(p, S->jcoladr, sizeof(int) * ((size_t)nv + 1));
+  memcpy(p + nv + 1, S->jcolnnz, sizeof(int) * (size_t)nv);
+  p += 2 * nv + 1;
+  memcpy(p, S->jrow, sizeof(int) * (size_t)S->jcoladr[nv]);
+  memcpy(p + nnzJ, S->jpos, sizeof(int) * (size_t)S->jcoladr[nv]);
+  p += 2 * nnzJ;
+  memcpy(p, S->rrun, sizeof(int) * (size_t)nefc);
+  p += nefc;
+  memcpy(p, S->rowadr, sizeof(int) * (size_t)nv);
+  memcpy(p + nv, S->rownnz, sizeof(int) * (size_t)nv);
+  return p + 2 * nv;
+}
+
+
 // does the cache hold the pattern of the current efc_J? then point S at it
 static int cacheHit(const mcModel* m, const mcsSymbolicCache* c, const mcData* d, int nnzJ,
                     mcsSparseH* S) {
@@ -366,19 +412,9 @@ static int cacheHit(const mcModel* m, const mcsSymbolicCache* c, const mcData* d
   }
   const int* keyNnz = h + CACHE_HEADER;
   const int* keyCol = keyNnz + nefc;
-  if (memcmp(keyNnz, d->efc_J_rownnz, sizeof(int) * (size_t)nefc)) {
+  if (memcmp(keyNnz, d->efc_J_rownnz, sizeof(int) * (size_t)nefc) ||
+      !sameColumns(keyCol, d, nnzJ)) {
     return 0;
-  }
-  if (rowsContiguous(d)) {
-    if (memcmp(keyCol, d->efc_J_colind, sizeof(int) * (size_t)nnzJ)) {
-      return 0;
-    }
-  } else {
-    for (int r = 0, t = 0; r < nefc; t += keyNnz[r], r++) {
-      if (memcmp(keyCol + t, d->efc_J_colind + d->efc_J_rowadr[r], sizeof(int) * keyNnz[r])) {
-        return 0;
-      }
-    }
   }
   int *key, *rows;
   genOf(m, c, h[CACHE_GEN], &key, &rows);
@@ -406,26 +442,8 @@ static void cacheStore(const mcModel* m, const mcsSymbolicCache* c, const mcData
   }
   int* p = h + CACHE_HEADER;
   memcpy(p, d->efc_J_rownnz, sizeof(int) * (size_t)nefc);
-  p += nefc;
-  if (rowsContiguous(d)) {
-    memcpy(p, d->efc_J_colind, sizeof(int) * (size_t)nnzJ);
-    p += nnzJ;
-  } else {
-    for (int r = 0; r < nefc; r++) {
-      memcpy(p, d->efc_J_colind + d->efc_J_rowadr[r], sizeof(int) * d->efc_J_rownnz[r]);
-      p += d->efc_J_rownnz[r];
-    }
-  }
-  memcpy(p, S->jcoladr, sizeof(int) * ((size_t)nv + 1));
-  memcpy(p + nv + 1, S->jcolnnz, sizeof(int) * (size_t)nv);
-  p += 2 * nv + 1;
-  memcpy(p, S->jrow, sizeof(int) * (size_t)S->jcoladr[nv]);
-  memcpy(p + nnzJ, S->jpos, sizeof(int) * (size_t)S->jcoladr[nv]);
-  p += 2 * nnzJ;
-  memcpy(p, S->rrun, sizeof(int) * (size_t)nefc);
-  p += nefc;
-  memcpy(p, S->rowadr, sizeof(int) * (size_t)nv);
-  memcpy(p + nv, S->rownnz, sizeof(int) * (size_t)nv);
+  p = storeColumns(p + nefc, d, nnzJ);
+  storePattern(p, S, nv, nefc, nnzJ);
   h[CACHE_NV] = nv;
   h[CACHE_NEFC] = nefc;
   h[CACHE_NNZJ] = nnzJ;
@@ -660,18 +678,8 @@ static int slotHit(const mcModel* m, const mcsSymbolicCache* c, const mcData* d,
       memcmp(key + nv, d->efc_J_rownnz, sizeof(int) * (size_t)nefc)) {
     return 0;
   }
-  const int* keyCol = key + nv + nefc;
-  if (rowsContiguous(d)) {
-    if (memcmp(keyCol, d->efc_J_colind, sizeof(int) * (size_t)nnzJ)) {
-      return 0;
-    }
-  } else {
-    for (int r = 0, t = 0; r < nefc; t += d->efc_J_rownnz[r], r++) {
-      if (memcmp(keyCol + t, d->efc_J_colind + d->efc_J_rowadr[r],
-                 sizeof(int) * (size_t)d->efc_J_rownnz[r])) {
-        return 0;
-      }
-    }
+  if (!sameColumns(key + nv + nefc, d, nnzJ)) {
+    return 0;
   }
   int* p = c->buf + SLOT_HEADER + nv + nefc + nnzJ;
   S->nv = nv;
@@ -696,22 +704,9 @@ static void slotStore(const mcModel* m, const mcsSymbolicCache* c, const mcData*
   memcpy(p, m->dof_parentid, sizeof(int) * (size_t)nv);
   p += nv;
   memcpy(p, d->efc_J_rownnz, sizeof(int) * (size_t)nefc);
-  p += nefc;
-  for (int r = 0; r < nefc; r++) {
-    memcpy(p, d->efc_J_colind + d->efc_J_rowadr[r], sizeof(int) * (size_t)d->efc_J_rownnz[r]);
-    p += d->efc_J_rownnz[r];
-  }
-  memcpy(p, S->jcoladr, sizeof(int) * ((size_t)nv + 1));
-  memcpy(p + nv + 1, S->jcolnnz, sizeof(int) * (size_t)nv);
-  p += 2 * nv + 1;
-  memcpy(p, S->jrow, sizeof(int) * (size_t)S->jcoladr[nv]);
-  memcpy(p + nnzJ, S->jpos, sizeof(int) * (size_t)S->jcoladr[nv]);
-  p += 2 * nnzJ;
-  memcpy(p, S->rrun, sizeof(int) * (size_t)nefc);
-  p += nefc;
-  memcpy(p, S->rowadr, sizeof(int) * (size_t)nv);
-  memcpy(p + nv, S->rownnz, sizeof(int) * (size_t)nv);
-  memcpy(p + 2 * nv, S->colind, sizeof(int) * (size_t)S->nnz);
+  p = storeColumns(p + nefc, d, nnzJ);
+  p = storePattern(p, S, nv, nefc, nnzJ);
+  memcpy(p, S->colind, sizeof(int) * (size_t)S->nnz);
   h[SLOT_NV] = nv;
   h[SLOT_NEFC] = nefc;
   h[SLOT_NNZJ] = nnzJ;

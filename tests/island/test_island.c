@@ -768,3 +768,76 @@ Test(island, pool_api) {
   mc_threadPoolDelete(pool);
   mc_threadPoolDelete(NULL);
 }
+
+
+// the reference of mci_islandOrder: qsort by cost (rows x dofs + dofs^2) descending, ties by
+// island index, dealt in turn to the threads' blocks that have room
+static int refCmp(const void* a, const void* b) {
+  const long* x = (const long*)a;
+  const long* y = (const long*)b;
+  return x[0] != y[0] ? (x[0] < y[0] ? 1 : -1) : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+static void refOrder(const mcData* d, int nthread, int* order) {
+  int n = d->nisland;
+  long key[2 * 512];
+  int fill[8] = {0};
+  for (int i = 0; i < n; i++) {
+    long dofs = d->island_dofnum[i], rows = d->island_efcnum[i];
+    key[2 * i] = rows * dofs + dofs * dofs;
+    key[2 * i + 1] = i;
+  }
+  qsort(key, (size_t)n, 2 * sizeof(long), refCmp);
+  for (int r = 0, k = 0; r < n; r++, k = (k + 1) % nthread) {
+    int lo, hi;
+    for (;; k = (k + 1) % nthread) {
+      mci_rowRange(n, k, nthread, &lo, &hi);
+      if (lo + fill[k] < hi) {
+        break;
+      }
+    }
+    order[lo + fill[k]++] = (int)key[2 * r + 1];
+  }
+}
+
+
+// the order is exactly the reference's for every island count up to the data's, random sizes
+// from a small range (many equal costs: the index decides) and from a wide one, 1 to 4 threads
+// (the sort inside mci_islandOrder is its own; it fails with ties broken the other way or a
+// merge that drops a run)
+Test(island, island_order_equals_sorted_reference) {
+  mcModel* m = loadFile("/usr/share/mujoco/model/humanoid100/humanoid100.xml");
+  cr_assert(m);
+  m->opt.enableflags |= mcENBL_ISLAND;
+  mcData* d = mc_makeData(m);
+  for (int s = 0; s < 100; s++) {
+    mc_step(m, d);
+  }
+  int nmax = d->nisland;
+  cr_assert(nmax >= 20 && nmax <= 512, "nisland %d", nmax);
+  unsigned seed = 12345;
+  for (int n = 1; n <= nmax; n++) {
+    for (int spread = 0; spread < 2; spread++) {
+      d->nisland = n;
+      for (int i = 0; i < n; i++) {
+        seed = seed * 1103515245u + 12345u;
+        int range = spread ? 200 : 3;
+        d->island_dofnum[i] = 1 + (int)((seed >> 16) % (unsigned)range);
+        seed = seed * 1103515245u + 12345u;
+        d->island_efcnum[i] = (int)((seed >> 16) % (unsigned)range);
+      }
+      for (int nthread = 1; nthread <= 4; nthread++) {
+        int order[512], want[512];
+        cr_assert(mci_islandOrder(d, nthread, order));
+        refOrder(d, nthread, want);
+        for (int t = 0; t < n; t++) {
+          cr_assert_eq(order[t], want[t], "n %d spread %d threads %d: task %d island %d, want %d",
+                       n, spread, nthread, t, order[t], want[t]);
+        }
+      }
+    }
+  }
+  d->nisland = 0;   // the island arrays were overwritten: nothing of them is read again
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}

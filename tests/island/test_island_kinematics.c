@@ -260,3 +260,98 @@ Test(island_kinematics, tree_cut_balances_the_threads_blocks) {
   }
   mc_deleteModel(m);
 }
+
+
+// Below MCI_MINPOSBODIES the kinematics stay serial, and mc_comPos and mc_camlight go with the
+// inertia ranges beside the broad phase (mci_comLaterOk; each range its com quantities and
+// cameras, the world's com after the job): arms of hinges on a floor with damping, fixed
+// tendons, cameras per tree and (worldcam) on the world tracking the whole com; stiff: a tendon
+// spring, so the passive forces run whole in task 0 and the com quantities are made before the
+// job; spatial: a spatial tendon, whose Jacobian reads cdof, keeps them in place
+static mcModel* smallArms(int worldcam, int stiff, int spatial) {
+  size_t size = 1 << 18, n = 0;
+  char* xml = malloc(size);
+  cr_assert(xml);
+  n += (size_t)snprintf(xml + n, size - n,
+                        "<mujoco><option timestep='.004'/><worldbody>"
+                        "<geom type='plane' size='10 10 .1'/>%s",
+                        worldcam ? "<camera name='wcom' mode='trackcom' pos='0 -6 3'/>" : "");
+  for (int a = 0; a < 6; a++) {
+    n += (size_t)snprintf(xml + n, size - n, "<body name='b%d_0' pos='%d 0 .8'>", a, a);
+    for (int k = 0; k < 8; k++) {
+      if (k > 0) {
+        n += (size_t)snprintf(xml + n, size - n, "<body name='b%d_%d' pos='0 0 -.12'>", a, k);
+      }
+      n += (size_t)snprintf(xml + n, size - n,
+                            "<joint name='h%d_%d' axis='%s' damping='.05'/>"
+                            "<geom type='capsule' fromto='0 0 0 0 0 -.1' size='.02'/>"
+                            "<site name='t%d_%d' pos='.03 0 -.05'/>",
+                            a, k, k % 2 ? "1 0 0" : "0 1 0", a, k);
+      if (k == 2) {
+        n += (size_t)snprintf(xml + n, size - n,
+                              "<camera name='c%d' mode='trackcom' pos='0 -3 1'/>"
+                              "<camera name='f%d' pos='.1 0 0'/>", a, a);
+      }
+    }
+    for (int k = 0; k < 8; k++) {
+      n += (size_t)snprintf(xml + n, size - n, "</body>");
+    }
+  }
+  n += (size_t)snprintf(xml + n, size - n,
+                        "<body pos='0 1 .3'><freejoint/><geom type='box' size='.1 .1 .1'/>"
+                        "</body></worldbody><tendon>");
+  for (int a = 0; a < 6; a++) {
+    n += (size_t)snprintf(xml + n, size - n,
+                          "<fixed name='x%d' %s><joint joint='h%d_1' coef='1'/>"
+                          "<joint joint='h%d_3' coef='-.5'/></fixed>",
+                          a, stiff && a == 2 ? "stiffness='3'" : "", a, a);
+  }
+  if (spatial) {
+    n += (size_t)snprintf(xml + n, size - n,
+                          "<spatial name='sp'><site site='t0_1'/><site site='t0_6'/></spatial>");
+  }
+  n += (size_t)snprintf(xml + n, size - n, "</tendon><actuator>");
+  for (int a = 0; a < 6; a++) {
+    n += (size_t)snprintf(xml + n, size - n, "<motor tendon='x%d' gear='2'/>"
+                          "<motor joint='h%d_5'/>", a, a);
+  }
+  snprintf(xml + n, size - n, "</actuator></mujoco>");
+  return pt_loadOwnedXML(xml);
+}
+
+
+static void comLater(int worldcam, int stiff, int spatial) {
+  mcModel* m = smallArms(worldcam, stiff, spatial);
+  cr_assert(m->nbody < MCI_MINPOSBODIES, "%d bodies", m->nbody);
+  mcData* d = mc_makeData(m);
+  mcThreadPool* pool = mc_threadPoolCreate(2);
+  cr_assert(d && pool);
+  cr_assert_eq(mc_bindThreadPool(d, pool), 0);
+  cr_expect(mci_comLaterOk(m, d) == !spatial, "mci_comLaterOk %d", mci_comLaterOk(m, d));
+  cr_expect(!mci_positionTrees(m, d), "%d bodies: kinematics serial", m->nbody);
+  mc_bindThreadPool(d, NULL);
+  mc_threadPoolDelete(pool);
+  mc_deleteData(d);
+  sameForAnyThreads(m, 150, !worldcam);
+  mc_deleteModel(m);
+}
+
+
+Test(island_kinematics, com_beside_the_broad_phase_bitwise_any_thread_count) {
+  comLater(0, 0, 0);
+}
+
+
+Test(island_kinematics, com_beside_with_world_camera_bitwise_any_thread_count) {
+  comLater(1, 0, 0);
+}
+
+
+Test(island_kinematics, com_before_the_job_when_passive_whole_bitwise_any_thread_count) {
+  comLater(0, 1, 0);
+}
+
+
+Test(island_kinematics, com_in_place_with_a_spatial_tendon_bitwise_any_thread_count) {
+  comLater(1, 0, 1);
+}
