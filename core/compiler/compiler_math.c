@@ -175,8 +175,9 @@ int mcc_getLegacyEig(void) {
 // Jacobi by quaternions: rotate until the largest off-diagonal entry of R' A R vanishes. Rule of
 // MuJoCo 3.14 (probed, docs/mujoco3.md "Mesh frames and principal axes"): for a body, iterate
 // until that entry is below 2e-15 of the diagonal's absolute sum, whatever the scale; for a mesh,
-// until it is below 1e-7 of the largest diagonal entry (bracketed between 9.7e-8 and 1.01e-7 by
-// rotated boxes and Cassie's meshes); both with the plane rotation's half angle taken from its
+// until it is below 1e-7 of the largest diagonal entry of the matrix given (not of the rotated
+// one: dm_dog's mesh 21 tells them apart; bracketed between 9.7e-8 and 1.01e-7 by rotated boxes
+// and Cassie's meshes); both with the plane rotation's half angle taken from its
 // tangent and no stop on the rotation's size, so that rotations far below 1e-6 rad still turn the
 // frame; order decreasing, swapping a pair only when the second exceeds the first by more than
 // 1e-12 of the largest eigenvalue. Legacy rule (2.2.2 / 3.3.8): stop at an absolute 1e-12 entry
@@ -185,6 +186,7 @@ int mcc_getLegacyEig(void) {
 void mcc_eig3(mcNum eigval[3], mcNum quat[4], const mcNum mat[9], int kind) {
   const mcNum tol = 1e-12;
   const int legacy = mcc_legacyEig;
+  const mcNum meshstop = 1e-7 * fmax(fmax(fabs(mat[0]), fabs(mat[4])), fabs(mat[8]));
   quat[0] = 1;
   quat[1] = quat[2] = quat[3] = 0;
 
@@ -224,7 +226,7 @@ void mcc_eig3(mcNum eigval[3], mcNum quat[4], const mcNum mat[9], int kind) {
     }
     mcNum stop = tol;
     if (!legacy && kind == MCC_EIG_MESH) {
-      stop = 1e-7 * fmax(fmax(fabs(d[0]), fabs(d[4])), fabs(d[8]));
+      stop = meshstop;
     } else if (!legacy) {
       stop = 2e-15 * (fabs(d[0]) + fabs(d[4]) + fabs(d[8]));
     }
