@@ -4,7 +4,8 @@
 // bit-identical vertices merged; OBJ faces are expanded to three fresh vertices each (only the
 // first group, as MuJoCo's OBJ loader keeps only its first shape); a left-handed scale flips the
 // winding. One exception: an OBJ quad is split along its shorter diagonal as MuJoCo 3.14 does
-// (2.2.2 and 3.3.8 fan it from its first corner: the legacy switch mcc_setLegacyEig). Every malformed file gives `file:line: message` naming the mesh file, never a crash.
+// (2.2.2 and 3.3.8 fan it from its first corner: the legacy switch mcc_setLegacyEig). Every
+// malformed file gives `file:line: message` naming the mesh file, never a crash.
 #include <errno.h>
 #include <stdint.h>
 #include <math.h>
