@@ -173,17 +173,20 @@ int mcc_getLegacyEig(void) {
 }
 
 // Jacobi by quaternions: rotate until the largest off-diagonal entry of R' A R vanishes. Rule of
-// MuJoCo 3.14 (probed, docs/mujoco3.md "Mesh frames and principal axes"): iterate until that entry
-// is below 2e-15 of the diagonal's absolute sum, whatever the scale; for a body, with the plane
-// rotation's half angle taken from its tangent, so that rotations far below 1e-6 rad still turn
-// the frame; for a mesh, stopping (as before) once the rotation's cosine exceeds 1 - 1e-12 (about
-// 1.4e-6 rad); order decreasing, swapping a pair only when the second exceeds the first by more
-// than 1e-12 of the largest eigenvalue. Legacy rule (2.2.2 / 3.3.8): stop at an absolute 1e-12
-// entry or at that cosine, swap beyond an absolute tolerance: 0 for a body, 1e-12 for a mesh
+// MuJoCo 3.14 (probed, docs/mujoco3.md "Mesh frames and principal axes"): for a body, iterate
+// until that entry is below 2e-15 of the diagonal's absolute sum, whatever the scale; for a mesh,
+// until it is below 1e-7 of the largest diagonal entry of the matrix given (not of the rotated
+// one: dm_dog's mesh 21 tells them apart; bracketed between 9.7e-8 and 1.01e-7 by rotated boxes
+// and Cassie's meshes); both with the plane rotation's half angle taken from its
+// tangent and no stop on the rotation's size, so that rotations far below 1e-6 rad still turn the
+// frame; order decreasing, swapping a pair only when the second exceeds the first by more than
+// 1e-12 of the largest eigenvalue. Legacy rule (2.2.2 / 3.3.8): stop at an absolute 1e-12 entry
+// or once the rotation's cosine exceeds 1 - 1e-12 (about 1.4e-6 rad), swap beyond an absolute
+// tolerance: 0 for a body, 1e-12 for a mesh
 void mcc_eig3(mcNum eigval[3], mcNum quat[4], const mcNum mat[9], int kind) {
   const mcNum tol = 1e-12;
   const int legacy = mcc_legacyEig;
-  const int cosstop = legacy || kind == MCC_EIG_MESH;
+  const mcNum meshstop = 1e-7 * fmax(fmax(fabs(mat[0]), fabs(mat[4])), fabs(mat[8]));
   quat[0] = 1;
   quat[1] = quat[2] = quat[3] = 0;
 
@@ -221,7 +224,12 @@ void mcc_eig3(mcNum eigval[3], mcNum quat[4], const mcNum mat[9], int kind) {
     } else {
       row = 1, col = 2, axis = 0;
     }
-    mcNum stop = legacy ? tol : 2e-15 * (fabs(d[0]) + fabs(d[4]) + fabs(d[8]));
+    mcNum stop = tol;
+    if (!legacy && kind == MCC_EIG_MESH) {
+      stop = meshstop;
+    } else if (!legacy) {
+      stop = 2e-15 * (fabs(d[0]) + fabs(d[4]) + fabs(d[8]));
+    }
     if (fabs(d[3 * row + col]) < stop || d[3 * row + col] == 0) {
       break;
     }
@@ -231,7 +239,7 @@ void mcc_eig3(mcNum eigval[3], mcNum quat[4], const mcNum mat[9], int kind) {
     mcNum t = tau >= 0 ? 1 / (tau + sqrt(1 + tau * tau)) : -1 / (-tau + sqrt(1 + tau * tau));
     mcNum rot[4] = {0, 0, 0, 0};
     mcNum half;
-    if (cosstop) {
+    if (legacy) {
       mcNum cs = 1 / sqrt(1 + t * t);
       if (cs > 1 - tol) {
         break;

@@ -903,6 +903,13 @@ static void mcc_meshProcess(mcc* c, int i) {
               file, ea, pa[0], pa[1], pa[2], eb, pb[0], pb[1], pb[2]);
   }
 
+  // MuJoCo 3.14 measures an exact mesh mirrored by its scale with the winding mirrored too, where
+  // 3.3.8 (the legacy switch) turns it inside out and refuses it; faces read from a file are
+  // flipped at load already (mcc_addTriangle), inline faces and the hull's are not
+  const double det = md->scale[0] * md->scale[1] * md->scale[2];
+  const double sgn = mode == MCC_MESH_EXACT && det < 0 && !mcc_getLegacyEig() &&
+                     (md->hullfaces || !md->path[0]) ? -1 : 1;
+
   // area-weighted centroid of the faces: the shell's centre, the first pyramids' apex
   double nrm[3], cen[3], fc[3] = {0, 0, 0}, area = 0;
   for (int f = 0; f < nf; f++) {
@@ -929,7 +936,7 @@ static void mcc_meshProcess(mcc* c, int i) {
       double a = mcc_triangle3(nrm, cen, v + 3 * t[0], v + 3 * t[1], v + 3 * t[2]);
       double h = (cen[0] - fc[0]) * nrm[0] + (cen[1] - fc[1]) * nrm[1] +
                  (cen[2] - fc[2]) * nrm[2];
-      double pv = (mode == MCC_MESH_LEGACY ? fabs(h) : h) * a / 3;
+      double pv = (mode == MCC_MESH_LEGACY ? fabs(h) : sgn * h) * a / 3;
       vol += pv;
       for (int j = 0; j < 3; j++) {
         sum[j] += pv * (cen[j] * 3.0 / 4.0 + fc[j] / 4.0);
@@ -969,27 +976,26 @@ static void mcc_meshProcess(mcc* c, int i) {
       }
     } else {
       double h = cen[0] * nrm[0] + cen[1] * nrm[1] + cen[2] * nrm[2];
-      double pv = (mode == MCC_MESH_LEGACY ? fabs(h) : h) * a / 3;
+      double pv = (mode == MCC_MESH_LEGACY ? fabs(h) : sgn * h) * a / 3;
       vol += pv;
       for (int j = 0; j < 6; j++) {
         P[j] += pv / 20 * mcc_tetMoment3(d, e, g, pair[j][0], pair[j][1]);
       }
     }
   }
-  // MuJoCo 3.3.8 takes the hull of the file's vertices and mirrors it with a scale of negative
-  // determinant, faces and all: the volume comes out negative, and it refuses the mesh
-  if (mode == MCC_MESH_CONVEX && md->scale[0] * md->scale[1] * md->scale[2] < 0) {
+  // MuJoCo (3.3.8 and 3.14) takes the hull of the file's vertices and mirrors it with a scale of
+  // negative determinant, faces and all: the volume comes out negative, and it refuses the mesh
+  if (mode == MCC_MESH_CONVEX && det < 0) {
     mcc_error(c, md->elem, "mesh '%s'%s: inertia=\"convex\" with a mirroring scale (%g %g %g): "
-              "MuJoCo 3.3.8 refuses it (its hull, wound for the unscaled vertices, turns inside "
-              "out: negative volume); mirror the vertices in the file, or use inertia=\"legacy\" "
-              "or \"shell\"", name, file, md->scale[0], md->scale[1], md->scale[2]);
+              "MuJoCo refuses it (its hull, wound for the unscaled vertices, turns inside out: "
+              "negative volume); mirror the vertices in the file, or use inertia=\"legacy\", "
+              "\"exact\" or \"shell\"", name, file, md->scale[0], md->scale[1], md->scale[2]);
   }
   if (mode == MCC_MESH_EXACT && vol < 0) {
     mcc_error(c, md->elem, "mesh '%s'%s: its volume is negative (%g): the faces are wound "
               "inward (clockwise seen from outside)%s; inertia=\"exact\" needs them counter-"
-              "clockwise (reverse every face), as in MuJoCo 3.3.8", name, file, vol,
-              md->scale[0] * md->scale[1] * md->scale[2] < 0
-                ? ", or turned inward by the mirroring scale" : "");
+              "clockwise (reverse every face), as in MuJoCo", name, file, vol,
+              det < 0 && sgn > 0 ? ", or turned inward by the mirroring scale" : "");
   }
   if (vol < mcMINVAL) {
     const char* why = mcc_flatness(md->vert, nv);

@@ -3,7 +3,9 @@
 // The readers reproduce what MuJoCo 2.2.2 stores: binary STL triangles are read as floats and
 // bit-identical vertices merged; OBJ faces are expanded to three fresh vertices each (only the
 // first group, as MuJoCo's OBJ loader keeps only its first shape); a left-handed scale flips the
-// winding. Every malformed file gives `file:line: message` naming the mesh file, never a crash.
+// winding. One exception: an OBJ quad is split along its shorter diagonal as MuJoCo 3.14 does
+// (2.2.2 and 3.3.8 fan it from its first corner: the legacy switch mcc_setLegacyEig). Every
+// malformed file gives `file:line: message` naming the mesh file, never a crash.
 #include <errno.h>
 #include <stdint.h>
 #include <math.h>
@@ -402,6 +404,59 @@ static int mcc_objIndex(mcc* c, mccMeshData* md, const char* w, size_t n, int nv
 }
 
 
+// An OBJ face of exactly four corners (text from after the 'f' to eol) as MuJoCo 3.14 splits it
+// (probed on 54 random non-planar quads and a square: the two triangles share the shorter
+// diagonal, corners 0-2 if strictly shorter than 1-3, else 1-3), added to md; 0 (nothing added)
+// when the face does not have four corners, which then go through the fan of 2.2.2
+static int mcc_objQuad(mcc* c, mccMeshData* md, const char* q, const char* eol, const float* pts,
+                       int npts, int line) {
+  const char* tok[5];
+  size_t len[5];
+  int n = 0;
+  for (;;) {
+    while (q < eol && (*q == ' ' || *q == '\t' || *q == '\r')) {
+      q++;
+    }
+    if (q >= eol) {
+      break;
+    }
+    if (n == 5) {
+      return 0;
+    }
+    tok[n] = q;
+    while (q < eol && *q != ' ' && *q != '\t' && *q != '\r') {
+      q++;
+    }
+    len[n] = (size_t)(q - tok[n]);
+    n++;
+  }
+  if (n != 4) {
+    return 0;
+  }
+  int id[4];
+  for (int k = 0; k < 4; k++) {
+    id[k] = mcc_objIndex(c, md, tok[k], len[k], npts, line);
+  }
+  double d02 = 0, d13 = 0;
+  for (int k = 0; k < 3; k++) {
+    double a = (double)pts[3 * id[2] + k] - pts[3 * id[0] + k];
+    double b = (double)pts[3 * id[3] + k] - pts[3 * id[1] + k];
+    d02 += a * a;
+    d13 += b * b;
+  }
+  static const int split02[6] = {0, 1, 2, 0, 2, 3}, split13[6] = {0, 1, 3, 1, 2, 3};
+  const int* corner = d02 < d13 ? split02 : split13;
+  for (int t = 0; t < 2; t++) {
+    float tri[9];
+    for (int k = 0; k < 3; k++) {
+      memcpy(tri + 3 * k, pts + 3 * id[corner[3 * t + k]], sizeof(float) * 3);
+    }
+    mcc_addTriangle(c, md, tri);
+  }
+  return 1;
+}
+
+
 void mcc_loadOBJ(mcc* c, mccMeshData* md) {
   mcc_meshReadFile(c, md->elem, md->path, &md->buf);
 
@@ -443,6 +498,9 @@ void mcc_loadOBJ(mcc* c, mccMeshData* md) {
         q = end;
       }
       npts++;
+    } else if (p + 1 < eol && p[0] == 'f' && (p[1] == ' ' || p[1] == '\t') && !shape_done &&
+               !mcc_getLegacyEig() && mcc_objQuad(c, md, p + 1, eol, pts, npts, line)) {
+      nfacepts += 2;
     } else if (p + 1 < eol && p[0] == 'f' && (p[1] == ' ' || p[1] == '\t') && !shape_done) {
       // face: a fan of triangles over the polygon's corners
       int corner[3], ncorner = 0;

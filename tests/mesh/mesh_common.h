@@ -1,5 +1,5 @@
 // Shared helpers of the mesh tests: temp folders, file writers, dual loading with MuJoCo 2.2.2,
-// mesh-derived fields of MuJoCo 3.3.8 (tests/mesh/inertia_ref.mjs).
+// mesh-derived fields of MuJoCo 3.14 (tests/mesh/inertia_ref.mjs).
 #ifndef MODUCO_TESTS_MESH_MESH_COMMON_H_
 #define MODUCO_TESTS_MESH_MESH_COMMON_H_
 
@@ -24,8 +24,8 @@ void mt_writeSTLText(const char* dir, const char* name, const float* tri, int nt
 // the 12 triangles of an axis-aligned box [0,a]x[0,b]x[0,c], outward winding
 void mt_boxTriangles(float tri[108], float a, float b, float c);
 
-// load dir/name with Moduco under MuJoCo 3.3.8's principal-axis rule (tu_legacy222Compile: the
-// mesh suites compare with 3.3.8); NULL and the message in err on failure
+// load dir/name with Moduco (its default rules are MuJoCo 3.14's, which the mesh suites compare
+// with); NULL and the message in err on failure
 mcModel* mt_loadMC(const char* dir, const char* name, char* err, int err_sz);
 
 // load dir/name with MuJoCo 2.2.2
@@ -57,11 +57,11 @@ void mt_compareStructure(const mcModel* c, const mjModel* m, mtDiff* d);
 // Moduco against the fields of another engine: body mass, ipos and inertia; pose, size and rbound
 // of mesh geoms; vertices, one to one, or as sets (each Moduco vertex is one of the other's, to
 // d->vert) where that is closer: meshes whose counts or order differ (Moduco keeps MuJoCo 2.2.2's
-// OBJ vertices, three per triangle corner, and drops vertices no face uses; 3.3.8 keeps the file's
+// OBJ vertices, three per triangle corner, and drops vertices no face uses; 3.14 keeps the file's
 // and orders them otherwise). Counts: nbody, ngeom, nmesh; faces and graphs are not compared
 void mt_compareFields(const mcModel* c, const mtFields* r, mtDiff* d);
 
-// MuJoCo 3.3.8's compiled fields: run tests/mesh/inertia_ref.mjs on the models (paths relative to
+// MuJoCo 3.14's compiled fields: run tests/mesh/inertia_ref.mjs on the models (paths relative to
 // dir, NULL-terminated; dir is copied with its subfolders). The result (caller cJSON_Deletes)
 // holds "models": one object per model, as the script prints it; the test fails (never skips)
 // when the reference cannot run

@@ -1,5 +1,5 @@
 // Mesh and height-field assets: file readers, inertia against closed forms, agreement with
-// MuJoCo 3.3.8 (mass properties, mesh frames and vertices: tests/mesh/inertia_ref.mjs) and 2.2.2
+// MuJoCo 3.14 (mass properties, mesh frames and vertices: tests/mesh/inertia_ref.mjs) and 2.2.2
 // (counts, faces, hull graphs, height fields) on generated files, and every error message of the
 // mesh and hfield compilers.
 #include <cjson/cJSON.h>
@@ -30,7 +30,8 @@ Test(mesh_io, stl_binary_ascii_obj_agree) {
   mt_writeSTL(dir, "box.stl", tri, 12);
   mt_writeSTLText(dir, "boxa.stl", tri, 12);
 
-  // the OBJ spells the box with quads (triangulated as a fan), a negative index and v/vt/vn
+  // the OBJ spells the box with quads (split along the shorter diagonal), a negative index and
+  // v/vt/vn
   const char* obj =
     "# box\nv 0 0 0\nv 2 0 0\nv 0 1 0\nv 2 1 0\nv 0 0 3\nv 2 0 3\nv 0 1 3\nv 2 1 3\n"
     "vt 0 0\nvn 0 0 1\n"
@@ -71,9 +72,13 @@ Test(mesh_io, stl_binary_ascii_obj_agree) {
   cr_assert_eq(mc[2]->nmeshface, 12);
   cr_assert_eq(memcmp(mc[0]->mesh_vert, mc[1]->mesh_vert, sizeof(float) * 24), 0);
 
-  // MuJoCo 2.2.2 reads binary STL and OBJ: the same vertices, faces and hull (its OBJ reader
-  // reads out of bounds on faces that mix v and v//vn corners, so MuJoCo gets plain corners);
-  // MuJoCo 3.3.8 computes the same mass properties, mesh frame and vertices
+  // MuJoCo 2.2.2 reads binary STL and OBJ: the same counts, faces and hull (its OBJ reader reads
+  // out of bounds on faces that mix v and v//vn corners, so MuJoCo gets plain corners; it fans
+  // every quad from its first corner, where MuJoCo 3.14 and Moduco split a quad along its shorter
+  // diagonal, here corners 1-3 of each rectangle, whose diagonals tie: the OBJ's fresh vertices
+  // per corner keep the face indices, but the hull graph names other vertex ids for the same
+  // points, so it is not compared for the OBJ); MuJoCo 3.14 computes the same mass properties,
+  // mesh frame and vertices
   const char* plain =
     "v 0 0 0\nv 2 0 0\nv 0 1 0\nv 2 1 0\nv 0 0 3\nv 2 0 3\nv 0 1 3\nv 2 1 3\n"
     "f 1 3 4 2\nf 5 6 8 7\nf 1 2 6 5\nf 3 7 8 -5\nf 1 5 7 3\nf 2 4 8 6\n";
@@ -87,7 +92,8 @@ Test(mesh_io, stl_binary_ascii_obj_agree) {
     cr_assert_not_null(mj, "%s", err);
     mtDiff d;
     mt_compareStructure(mc[k], mj, &d);
-    cr_assert(!d.counts && !d.faces && !d.graphs, "%s: counts/faces/graphs differ", files[k]);
+    cr_assert(!d.counts && !d.faces && (k == 2 || !d.graphs), "%s: counts/faces/graphs differ",
+              files[k]);
     mj_deleteModel(mj);
   }
   cJSON* out = mt_reference3(dir, models);
@@ -98,7 +104,7 @@ Test(mesh_io, stl_binary_ascii_obj_agree) {
     mt_compareFields(mc[k], &ref.f, &d);
     cr_assert(!d.counts && d.mass < 1e-12 && d.ipos < 1e-12 && d.inertia < 1e-12 &&
               d.vert == 0 && d.gpos < 1e-12 && d.gquat < 1e-12 && d.gsize < 1e-12 &&
-              d.rbound < 1e-12, "%s against MuJoCo 3.3.8: mass %g ipos %g inertia %g vert %g "
+              d.rbound < 1e-12, "%s against MuJoCo 3.14: mass %g ipos %g inertia %g vert %g "
               "gpos %g gquat %g size %g rbound %g", files[k], d.mass, d.ipos, d.inertia, d.vert,
               d.gpos, d.gquat, d.gsize, d.rbound);
     mt_freeFields(&ref);
@@ -112,7 +118,7 @@ Test(mesh_io, stl_binary_ascii_obj_agree) {
 
 
 // scale, refpos, refquat and class defaults, with a left-handed (mirroring) scale: mass
-// properties, mesh frames and vertices as MuJoCo 3.3.8, faces and hulls as 2.2.2
+// properties, mesh frames and vertices as MuJoCo 3.14, faces and hulls as 2.2.2
 Test(mesh_io, scale_ref_and_defaults_match_mujoco, .timeout = 600) {
   char dir[64];
   mt_tempdir(dir);
@@ -149,7 +155,7 @@ Test(mesh_io, scale_ref_and_defaults_match_mujoco, .timeout = 600) {
   mt_compareFields(mc, &ref.f, &d);
   cr_assert(!d.counts && d.mass < 1e-12 && d.ipos < 1e-12 && d.inertia < 1e-12 && d.vert == 0 &&
             d.gpos < 1e-12 && d.gquat < 1e-12 && d.gsize < 1e-12 && d.rbound < 1e-12,
-            "against MuJoCo 3.3.8: mass %g ipos %g inertia %g vert %g gpos %g gquat %g size %g "
+            "against MuJoCo 3.14: mass %g ipos %g inertia %g vert %g gpos %g gquat %g size %g "
             "rbound %g", d.mass, d.ipos, d.inertia, d.vert, d.gpos, d.gquat, d.gsize, d.rbound);
   mt_freeFields(&ref);
   cJSON_Delete(out);
@@ -158,11 +164,12 @@ Test(mesh_io, scale_ref_and_defaults_match_mujoco, .timeout = 600) {
 }
 
 
-// the order of the principal axes: MuJoCo 3.3.8 sorts the mesh's unit-density principal inertias
-// only where two differ by more than 1e-12, so a 6 x 4 x 2 box keeps its file axes at scale 1e-3
-// (inertias ~1e-12) and at 1e-4, and gets them sorted (a rotation) at scale 1; a box with two
-// nearly equal inertias (x and y extents 2 and 2.0001) likewise
-Test(mesh_io, principal_axes_order_matches_mujoco338, .timeout = 600) {
+// the order of the principal axes: MuJoCo 3.14 sorts the mesh's unit-density principal inertias
+// where two differ by more than 1e-12 of the largest, at any scale, so a 6 x 4 x 2 box gets them
+// sorted (a rotation) at scale 1, 1e-3 (inertias ~1e-12) and 1e-4; a box with two nearly equal
+// inertias (x and y extents 2 and 2.0001) likewise (MuJoCo 3.3.8, by an absolute 1e-12, kept the
+// file axes of the small ones)
+Test(mesh_io, principal_axes_order_matches_mujoco314, .timeout = 600) {
   char dir[64];
   mt_tempdir(dir);
   float tri[108];
@@ -198,7 +205,7 @@ Test(mesh_io, principal_axes_order_matches_mujoco338, .timeout = 600) {
     mtDiff d;
     mt_compareFields(m, &ref.f, &d);
     cr_assert(!d.counts && d.mass < 1e-12 && d.inertia < 1e-12 && d.gquat < 1e-12 &&
-              d.gsize < 1e-12 && d.vert == 0, "%s scale %s against MuJoCo 3.3.8: mass %g inertia "
+              d.gsize < 1e-12 && d.vert == 0, "%s scale %s against MuJoCo 3.14: mass %g inertia "
               "%g gquat %g size %g vert %g", cases[k][0], cases[k][1], d.mass, d.inertia,
               d.gquat, d.gsize, d.vert);
     cr_assert(m->body_inertia[3] > 0 && m->body_inertia[4] > 0 && m->body_inertia[5] > 0);
@@ -206,7 +213,138 @@ Test(mesh_io, principal_axes_order_matches_mujoco338, .timeout = 600) {
     mt_freeFields(&ref);
     mc_deleteModel(m);
   }
-  cr_assert_gt(unsorted, 0, "no case kept an unsorted frame: the ordering rule is not exercised");
+  cr_assert_eq(unsorted, 0, "%d cases kept an unsorted frame", unsorted);
+  cJSON_Delete(out);
+  mt_cleanup(dir);
+}
+
+
+// OBJ quads: MuJoCo 3.14 splits a quad along its shorter diagonal (corners 0-2 if strictly shorter
+// than 1-3, else 1-3), where 2.2.2 and 3.3.8 fan it from corner 0; on a non-planar quad the two
+// splits enclose different volumes, so the mass, centre and frame tell them apart (cubes of six
+// quads with perturbed corners and quads starting at every corner, and the unit cube, whose
+// diagonals tie; with the fan the mass differs by up to 5.5e-2 and the frames by 0.6)
+Test(mesh_io, obj_quads_split_as_mujoco314, .timeout = 600) {
+  char dir[64];
+  mt_tempdir(dir);
+  static const int quad[6][4] = {{0, 1, 3, 2}, {4, 6, 7, 5}, {0, 4, 5, 1},
+                                 {2, 3, 7, 6}, {0, 2, 6, 4}, {1, 5, 7, 3}};
+  enum { NCUBE = 7 };
+  unsigned rng = 12345;
+  char names[NCUBE][32], objs[NCUBE][32];
+  const char* models[NCUBE + 1];
+  for (int c = 0; c < NCUBE; c++) {
+    char obj[2048];
+    size_t len = 0;
+    for (int v = 0; v < 8; v++) {
+      double p[3] = {v >> 2 & 1, v >> 1 & 1, v & 1};
+      for (int k = 0; k < 3 && c; k++) {
+        rng = rng * 1103515245u + 12345u;
+        p[k] += 0.4 * ((rng >> 8 & 0xffff) / 65535.0 - 0.5);
+      }
+      len += (size_t)snprintf(obj + len, sizeof(obj) - len, "v %.6f %.6f %.6f\n", p[0], p[1], p[2]);
+    }
+    for (int f = 0; f < 6; f++) {
+      int s0 = (c + f) % 4;
+      len += (size_t)snprintf(obj + len, sizeof(obj) - len, "f %d %d %d %d\n",
+                              quad[f][s0] + 1, quad[f][(s0 + 1) % 4] + 1,
+                              quad[f][(s0 + 2) % 4] + 1, quad[f][(s0 + 3) % 4] + 1);
+    }
+    snprintf(objs[c], sizeof(objs[c]), "q%d.obj", c);
+    mt_write(dir, objs[c], obj, len);
+    char text[1024];
+    snprintf(text, sizeof(text), ONE_MESH("<mesh name=\"m\" file=\"%s\"/>"), objs[c]);
+    snprintf(names[c], sizeof(names[c]), "q%d.xml", c);
+    mt_write(dir, names[c], text, strlen(text));
+    models[c] = names[c];
+  }
+  models[NCUBE] = NULL;
+  cJSON* out = mt_reference3(dir, models);
+  for (int c = 0; c < NCUBE; c++) {
+    char err[1024] = "";
+    mcModel* m = mt_loadMC(dir, names[c], err, sizeof(err));
+    cr_assert_not_null(m, "%s: %s", names[c], err);
+    mtRefFields ref;
+    mt_refFields(out, c, &ref);
+    mtDiff d;
+    mt_compareFields(m, &ref.f, &d);
+    cr_assert(!d.counts && d.mass < 1e-12 && d.ipos < 1e-12 && d.inertia < 1e-12 &&
+              d.gpos < 1e-12 && d.gquat < 1e-12 && d.gsize < 1e-12 && d.vert < 1e-12,
+              "%s against MuJoCo 3.14: mass %g ipos %g inertia %g gpos %g gquat %g size %g "
+              "vert %g", names[c], d.mass, d.ipos, d.inertia, d.gpos, d.gquat, d.gsize, d.vert);
+    mt_freeFields(&ref);
+    mc_deleteModel(m);
+  }
+  cJSON_Delete(out);
+  mt_cleanup(dir);
+}
+
+
+// when MuJoCo 3.14 stops turning a mesh's frame: after the Jacobi rotation whose pivot is at least
+// 1e-7 of the largest diagonal entry of the inertia, whatever the size of the rotation (3.3.8
+// stopped at rotations below 1.4e-6 rad, the legacy rule). Boxes turned by small angles about one
+// axis, whose single off-diagonal entry lies on either side of the threshold (pivot / largest
+// 3.2e-8 .. 2.4e-7 for the 1 x 2 x 3 box about z, 7.7e-8 .. 1.2e-7 for 1 x 5 x 5.05 about x)
+Test(mesh_io, principal_axes_stop_as_mujoco314, .timeout = 600) {
+  char dir[64];
+  mt_tempdir(dir);
+  static const struct {
+    double half[3];
+    int axis;
+    double angle;
+  } cases[] = {
+    {{1, 2, 3}, 2, 3e-7}, {{1, 2, 3}, 2, 4e-7}, {{1, 2, 3}, 2, 5e-7}, {{1, 2, 3}, 2, 6e-7},
+    {{1, 2, 3}, 2, 8e-7}, {{1, 2, 3}, 2, 1e-6}, {{1, 5, 5.05}, 0, 7e-6}, {{1, 5, 5.05}, 0, 8e-6},
+    {{1, 5, 5.05}, 0, 1e-5}, {{1, 5, 5.05}, 0, 1.1e-5},
+  };
+  enum { NCASE = sizeof(cases) / sizeof(cases[0]) };
+  static const char* faces = "0 2 1 1 2 3 4 5 6 5 7 6 0 1 4 1 5 4 2 6 3 3 6 7 0 4 2 2 4 6 1 3 5 "
+                             "3 7 5";
+  char names[NCASE][32];
+  const char* models[NCASE + 1];
+  for (int k = 0; k < NCASE; k++) {
+    char vert[1024];
+    size_t len = 0;
+    int a = cases[k].axis == 0 ? 1 : 0, b = cases[k].axis == 2 ? 1 : 2;
+    double cs = cos(cases[k].angle), sn = sin(cases[k].angle);
+    for (int v = 0; v < 8; v++) {
+      double p[3];
+      for (int j = 0; j < 3; j++) {
+        p[j] = (v >> (2 - j) & 1 ? 1 : -1) * cases[k].half[j];
+      }
+      double pa = p[a], pb = p[b];
+      p[a] = cs * pa - sn * pb;
+      p[b] = sn * pa + cs * pb;
+      len += (size_t)snprintf(vert + len, sizeof(vert) - len, "%s%.9g %.9g %.9g", v ? " " : "",
+                              p[0], p[1], p[2]);
+    }
+    char text[2048];
+    snprintf(text, sizeof(text), ONE_MESH("<mesh name=\"m\" vertex=\"%s\" face=\"%s\"/>"), vert,
+             faces);
+    snprintf(names[k], sizeof(names[k]), "r%d.xml", k);
+    mt_write(dir, names[k], text, strlen(text));
+    models[k] = names[k];
+  }
+  models[NCASE] = NULL;
+  cJSON* out = mt_reference3(dir, models);
+  int turned = 0;
+  for (int k = 0; k < NCASE; k++) {
+    char err[1024] = "";
+    mcModel* m = mt_loadMC(dir, names[k], err, sizeof(err));
+    cr_assert_not_null(m, "%s: %s", names[k], err);
+    mtRefFields ref;
+    mt_refFields(out, k, &ref);
+    mtDiff d;
+    mt_compareFields(m, &ref.f, &d);
+    cr_assert(!d.counts && d.inertia < 1e-12 && d.gquat < 1e-12 && d.gsize < 1e-12,
+              "angle %g against MuJoCo 3.14: inertia %g gquat %g size %g", cases[k].angle,
+              d.inertia, d.gquat, d.gsize);
+    turned += m->geom_quat[0] != 1;
+    mt_freeFields(&ref);
+    mc_deleteModel(m);
+  }
+  cr_assert(turned > 0 && turned < NCASE, "%d of %d frames turned: the stop is not exercised",
+            turned, NCASE);
   cJSON_Delete(out);
   mt_cleanup(dir);
 }
@@ -223,7 +361,6 @@ Test(mesh_inertia, tetrahedron_closed_form) {
            V[0][0], V[0][1], V[0][2], V[1][0], V[1][1], V[1][2], V[2][0], V[2][1], V[2][2],
            V[3][0], V[3][1], V[3][2]);
   char err[1024] = "";
-  tu_legacy222Compile(1);  // MuJoCo 3.3.8's principal-axis rule, as mt_loadMC
   mcModel* m = mc_loadXMLString(xml, NULL, err, sizeof(err));
   cr_assert_not_null(m, "%s", err);
 
@@ -269,7 +406,7 @@ Test(mesh_inertia, tetrahedron_closed_form) {
     cr_assert_float_eq(m->body_ipos[k + 3], com[k], 1e-12, "com %d", k);
   }
 
-  // the mesh's own volume and inertia at density 500 (MuJoCo 3.3.8; 2.2.2 weighed the box with
+  // the mesh's own volume and inertia at density 500 (MuJoCo 3.14; 2.2.2 weighed the box with
   // the same inertia per unit mass)
   double mass = m->body_mass[1];
   cr_assert_float_eq(mass, 500 * vol, 1e-12 * mass);
@@ -349,7 +486,7 @@ Test(hfield, binary_file_and_inline_match_mujoco) {
   mc_deleteModel(mc);
 
   // inline elevation (MuJoCo 3 syntax) normalizes the same way; its rows are written last row
-  // first (MuJoCo 3.3.8 stores them reversed), so this is the file's field
+  // first (MuJoCo 3.14 stores them reversed), so this is the file's field
   const char* xml2 =
     "<mujoco>\n<asset>\n<hfield name=\"t\" nrow=\"3\" ncol=\"4\" size=\"1 2 0.5 0.1\" "
     "elevation=\"2 2 2 3 5 7 -1 0.5 1 2 3 4\"/>\n</asset>\n</mujoco>\n";

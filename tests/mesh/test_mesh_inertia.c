@@ -1,6 +1,6 @@
 // Mesh inertia modes (<mesh inertia="legacy|convex|exact|shell">) and geom shellinertia against
-// MuJoCo 3.3.8 (tests/mesh/inertia_ref.mjs under node: mujoco-js), and inconsistent face winding
-// (MuJoCo issue #1529) against MuJoCo 2.2.2 and 3.3.8.
+// MuJoCo 3.14 (tests/mesh/inertia_ref.mjs under node: @mujoco/mujoco), and inconsistent face
+// winding (MuJoCo issue #1529) against MuJoCo 2.2.2 and 3.14.
 //
 // Meshes: a cube, the cube with a deep dent in its top (non-convex: legacy overcounts, convex is
 // the cube), a random point cloud (faces from its hull), an L-shaped prism under an anisotropic
@@ -155,20 +155,20 @@ static void flipped(const int* f, int nf, int k, int* out) {
   }
 }
 
-//---------------------------------- MuJoCo 3.3.8 --------------------------------------------------
+//---------------------------------- MuJoCo 3.14 ---------------------------------------------------
 
 // run inertia_ref.mjs on every model of the set
 static cJSON* reference(const MtSet* s) {
   TU_MJS3_REQUIRE();
-  // MuJoCo 3.3.8: the mesh frames follow its eigen-solver (docs/mujoco3.md, "mesh frames")
-  const char* args[NMAX + 4] = {"--mujoco", "3.3.8", s->dir};
+  // MuJoCo 3.14 (docs/mujoco3.md, "Mesh frames and principal axes")
+  const char* args[NMAX + 2] = {s->dir};
   for (int i = 0; i < s->n; i++) {
-    args[3 + i] = s->m[i].name;
+    args[1 + i] = s->m[i].name;
   }
-  args[3 + s->n] = NULL;
+  args[1 + s->n] = NULL;
   char err[1024] = "";
   cJSON* out = tu_mjs3Json(REF_SCRIPT, args, NULL, err, sizeof(err));
-  cr_assert_not_null(out, "MuJoCo 3.3.8 reference: %s", err);
+  cr_assert_not_null(out, "MuJoCo 3.14 reference: %s", err);
   const cJSON* models = cJSON_GetObjectItemCaseSensitive(out, "models");
   cr_assert(cJSON_IsArray(models) && cJSON_GetArraySize(models) == s->n,
             "the reference returned %d models, expected %d",
@@ -180,7 +180,7 @@ static const cJSON* refModel(const cJSON* out, int k) {
   return cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(out, "models"), k);
 }
 
-// MuJoCo 3.3.8's error message for model k (NULL if it compiled)
+// MuJoCo 3.14's error message for model k (NULL if it compiled)
 static const char* refError(const cJSON* out, int k) {
   const cJSON* e = cJSON_GetObjectItemCaseSensitive(refModel(out, k), "error");
   return cJSON_IsString(e) ? e->valuestring : NULL;
@@ -240,15 +240,15 @@ static double bodyDiff(const mcModel* m, const cJSON* out, int k, int b) {
 // Moduco loads model k of the set and agrees with the reference on every body to tol
 static void expectAgree(const MtSet* s, const cJSON* out, int k, double tol) {
   const char* name = s->m[k].name;
-  cr_assert_null(refError(out, k), "%s: MuJoCo 3.3.8 refused it: %s", name, refError(out, k));
+  cr_assert_null(refError(out, k), "%s: MuJoCo 3.14 refused it: %s", name, refError(out, k));
   char err[1024] = "";
   mcModel* m = mt_loadMC(s->dir, name, err, sizeof(err));
   cr_assert_not_null(m, "%s: %s", name, err);
   int nbody = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(refModel(out, k), "body_mass"));
-  cr_assert_eq(m->nbody, nbody, "%s: %d bodies, MuJoCo 3.3.8 has %d", name, m->nbody, nbody);
+  cr_assert_eq(m->nbody, nbody, "%s: %d bodies, MuJoCo 3.14 has %d", name, m->nbody, nbody);
   for (int b = 1; b < m->nbody; b++) {
     double d = bodyDiff(m, out, k, b);
-    cr_assert_leq(d, tol, "%s body %d: relative difference %.3g from MuJoCo 3.3.8 (mass %.17g vs "
+    cr_assert_leq(d, tol, "%s body %d: relative difference %.3g from MuJoCo 3.14 (mass %.17g vs "
                   "%.17g, inertia %.17g %.17g %.17g vs %.17g %.17g %.17g)", name, b, d,
                   m->body_mass[b], refNum(out, k, "body_mass", b), m->body_inertia[3 * b],
                   m->body_inertia[3 * b + 1], m->body_inertia[3 * b + 2],
@@ -258,14 +258,14 @@ static void expectAgree(const MtSet* s, const cJSON* out, int k, double tol) {
   mc_deleteModel(m);
 }
 
-// Moduco refuses model k with a message containing each of the words; MuJoCo 3.3.8 refuses it
+// Moduco refuses model k with a message containing each of the words; MuJoCo 3.14 refuses it
 // too, its message containing mjword (if given)
 static void expectRefused(const MtSet* s, const cJSON* out, int k, const char* mjword,
                           const char* const* words) {
   const char* name = s->m[k].name;
-  cr_assert_not_null(refError(out, k), "%s: MuJoCo 3.3.8 accepted it", name);
+  cr_assert_not_null(refError(out, k), "%s: MuJoCo 3.14 accepted it", name);
   if (mjword) {
-    cr_assert(strstr(refError(out, k), mjword), "%s: MuJoCo 3.3.8 says '%s', expected '%s'", name,
+    cr_assert(strstr(refError(out, k), mjword), "%s: MuJoCo 3.14 says '%s', expected '%s'", name,
               refError(out, k), mjword);
   }
   char err[1024] = "";
@@ -278,7 +278,7 @@ static void expectRefused(const MtSet* s, const cJSON* out, int k, const char* m
 
 //---------------------------------- inertia modes -------------------------------------------------
 
-// every mode on the five meshes (and the dent transformed, in a body of three geoms), and 3.3.8's
+// every mode on the five meshes (and the dent transformed, in a body of three geoms), and 3.14's
 // default (no attribute) is its legacy mode
 Test(mesh_inertia, modes_match_mujoco338, .timeout = 600) {
   MtSet s = {.n = 0};
@@ -366,7 +366,7 @@ Test(mesh_inertia, modes_match_mujoco338, .timeout = 600) {
     expectAgree(&s, out, k, 1e-12);
   }
 
-  // MuJoCo 3.3.8 without the attribute computes what its inertia="legacy" computes
+  // MuJoCo 3.14 without the attribute computes what its inertia="legacy" computes
   for (int k = 0; k < per; k++) {
     for (int b = 1; b < 2; b++) {
       cr_assert_float_eq(refNum(out, k, "body_mass", b), refNum(out, k + per, "body_mass", b),
@@ -432,7 +432,7 @@ static char* replaceOnce(char* text, const char* from, const char* to) {
 
 // a corpus model flattened into one folder (its asset folders copied next to it, paths
 // rewritten by the pairs of edits), once as is and once with <default><mesh inertia="legacy"/>:
-// Moduco agrees with MuJoCo 3.3.8 on every body of both, and MuJoCo 3.3.8's default is legacy
+// Moduco agrees with MuJoCo 3.14 on every body of both, and MuJoCo 3.14's default is legacy
 static void corpusLegacy(const char* folder, const char* file, const char* const* copy,
                          const char* const* edits) {
   MtSet s = {.n = 0};
@@ -458,11 +458,11 @@ static void corpusLegacy(const char* folder, const char* file, const char* const
   int nbody = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(refModel(out, 0), "body_mass"));
   for (int b = 1; b < nbody; b++) {
     double a = refNum(out, 0, "body_mass", b), l = refNum(out, 1, "body_mass", b);
-    cr_assert_float_eq(a, l, 1e-15 * a, "%s body %d: MuJoCo 3.3.8 default %.17g, legacy %.17g",
+    cr_assert_float_eq(a, l, 1e-15 * a, "%s body %d: MuJoCo 3.14 default %.17g, legacy %.17g",
                        file, b, a, l);
   }
 
-  // Moduco without the attribute is MuJoCo 3.3.8's default too (MuJoCo 2.2.2 differs by up to
+  // Moduco without the attribute is MuJoCo 3.14's default too (MuJoCo 2.2.2 differs by up to
   // 56%: its geoms weighed the equivalent inertia box, not the mesh's volume)
   expectAgree(&s, out, 0, 1e-12);
   cJSON_Delete(out);
@@ -536,7 +536,7 @@ Test(mesh_inertia, shellinertia_primitives_match_mujoco338, .timeout = 600) {
   setFree(&s);
 }
 
-// shellinertia on a mesh geom is refused by MuJoCo 3.3.8 (the mesh says how): so by Moduco
+// shellinertia on a mesh geom is refused by MuJoCo 3.14 (the mesh says how): so by Moduco
 Test(mesh_inertia, shellinertia_on_mesh_refused, .timeout = 600) {
   MtSet s = {.n = 0};
   mt_tempdir(s.dir);
@@ -582,7 +582,7 @@ static mcModel* loadCapture(const char* dir, const char* name, char* err, int er
 }
 
 // one flipped face and all faces flipped, on the cube and the dent, in every mode: exact refuses
-// (naming the mesh and the edge), the other modes ignore the winding as MuJoCo 3.3.8 does
+// (naming the mesh and the edge), the other modes ignore the winding as MuJoCo 3.14 does
 Test(mesh_winding, modes_against_mujoco338, .timeout = 600) {
   MtSet s = {.n = 0};
   mt_tempdir(s.dir);
@@ -633,9 +633,10 @@ Test(mesh_winding, modes_against_mujoco338, .timeout = 600) {
   setFree(&s);
 }
 
-// a mirroring scale (negative determinant) turns the faces and the hull inside out in MuJoCo
-// 3.3.8: exact and convex refuse the mesh, with or without faces; legacy and shell accept it
-Test(mesh_winding, mirrored_against_mujoco338, .timeout = 600) {
+// a mirroring scale (negative determinant): MuJoCo 3.14 mirrors the winding of given faces and of
+// the hull with it, so exact measures the mirrored mesh (3.3.8 turned them inside out and refused
+// exact); convex still refuses the mesh, with or without faces; legacy and shell accept it
+Test(mesh_winding, mirrored_against_mujoco314, .timeout = 600) {
   MtSet s = {.n = 0};
   mt_tempdir(s.dir);
   char attr[128], name[64];
@@ -650,10 +651,7 @@ Test(mesh_winding, mirrored_against_mujoco338, .timeout = 600) {
   }
   cJSON* out = reference(&s);
   for (int k = 0; k < s.n; k++) {
-    if (strstr(s.m[k].name, "_exact")) {
-      const char* const words[] = {"mesh 'm'", "volume is negative", "mirroring scale", NULL};
-      expectRefused(&s, out, k, "volume is negative", words);
-    } else if (strstr(s.m[k].name, "_convex")) {
+    if (strstr(s.m[k].name, "_convex")) {
       const char* const words[] = {"mesh 'm'", "inertia=\"convex\"", "mirroring scale", NULL};
       expectRefused(&s, out, k, "volume is negative", words);
     } else {
@@ -717,9 +715,9 @@ Test(mesh_winding, files_exact_and_default, .timeout = 600) {
   setFree(&s);
 }
 
-// without an inertia attribute (legacy, MuJoCo 3.3.8's default): an inline mesh with one flipped
+// without an inertia attribute (legacy, MuJoCo 3.14's default): an inline mesh with one flipped
 // face, with all faces flipped, with one flipped face under an explicit <inertial>, and STL and OBJ
-// files with a flipped face are all accepted without a message, with MuJoCo 3.3.8's numbers (the
+// files with a flipped face are all accepted without a message, with MuJoCo 3.14's numbers (the
 // legacy volume does not depend on the winding). MuJoCo 2.2.2 refused the inline mesh with one
 // flipped face in a body whose inertia comes from its geoms (checked, so the difference stays
 // documented)
