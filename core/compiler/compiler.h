@@ -465,8 +465,10 @@ void mcc_axisAngle2Quat(mcNum q[4], const mcNum axis[3], mcNum angle);
 // the legacy rule (mcc_setLegacyEig) as 2.2.2 and 3.3.8 do
 enum { MCC_EIG_BODY = 0, MCC_EIG_MESH = 1 };
 void mcc_eig3(mcNum eigval[3], mcNum quat[4], const mcNum mat[9], int kind);
-// the legacy eigen-rule for the compilations of the calling thread (internal, not ABI: the
-// 2.2.2-comparing tests set it through tu_legacy222Compile before loading a model)
+// the legacy compile rules for the compilations of the calling thread: 2.2.2's and 3.3.8's
+// principal axes (bodies and meshes), OBJ quads split from their first corner, exact meshes with
+// a mirroring scale refused (internal, not ABI: the 2.2.2-comparing tests set it through
+// tu_legacy222Compile before loading a model)
 void mcc_setLegacyEig(int on);
 int mcc_getLegacyEig(void);
 // quaternion helpers with MuJoCo's exact rounding (identity shortcut, unit tolerance)
