@@ -392,3 +392,15 @@ void mt_freeFields(mtRefFields* r) {
   free(r->buf);
   r->buf = NULL;
 }
+
+
+mcModel* mt_loadCompared(const char* dir, const char* name, const cJSON* out, int k, mtDiff* d) {
+  char err[1024] = "";
+  mcModel* m = mt_loadMC(dir, name, err, sizeof(err));
+  cr_assert_not_null(m, "%s: %s", name, err);
+  mtRefFields ref;
+  mt_refFields(out, k, &ref);
+  mt_compareFields(m, &ref.f, d);
+  mt_freeFields(&ref);
+  return m;
+}

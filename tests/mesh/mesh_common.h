@@ -82,5 +82,8 @@ typedef struct mtRefFields_ {
 
 void mt_refFields(const cJSON* out, int k, mtRefFields* r);
 void mt_freeFields(mtRefFields* r);
+// model name of dir compiled by Moduco (asserted to load) and its differences in d from entry k
+// of a reference output; the caller deletes the model
+mcModel* mt_loadCompared(const char* dir, const char* name, const cJSON* out, int k, mtDiff* d);
 
 #endif  // MODUCO_TESTS_MESH_MESH_COMMON_H_

@@ -197,20 +197,14 @@ Test(mesh_io, principal_axes_order_matches_mujoco314, .timeout = 600) {
   cJSON* out = mt_reference3(dir, models);
   int unsorted = 0;
   for (int k = 0; k < n; k++) {
-    char err[1024] = "";
-    mcModel* m = mt_loadMC(dir, names[k], err, sizeof(err));
-    cr_assert_not_null(m, "%s: %s", names[k], err);
-    mtRefFields ref;
-    mt_refFields(out, k, &ref);
     mtDiff d;
-    mt_compareFields(m, &ref.f, &d);
+    mcModel* m = mt_loadCompared(dir, names[k], out, k, &d);
     cr_assert(!d.counts && d.mass < 1e-12 && d.inertia < 1e-12 && d.gquat < 1e-12 &&
               d.gsize < 1e-12 && d.vert == 0, "%s scale %s against MuJoCo 3.14: mass %g inertia "
               "%g gquat %g size %g vert %g", cases[k][0], cases[k][1], d.mass, d.inertia,
               d.gquat, d.gsize, d.vert);
     cr_assert(m->body_inertia[3] > 0 && m->body_inertia[4] > 0 && m->body_inertia[5] > 0);
     unsorted += m->body_inertia[3] < m->body_inertia[4] || m->body_inertia[4] < m->body_inertia[5];
-    mt_freeFields(&ref);
     mc_deleteModel(m);
   }
   cr_assert_eq(unsorted, 0, "%d cases kept an unsorted frame", unsorted);
@@ -261,18 +255,12 @@ Test(mesh_io, obj_quads_split_as_mujoco314, .timeout = 600) {
   models[NCUBE] = NULL;
   cJSON* out = mt_reference3(dir, models);
   for (int c = 0; c < NCUBE; c++) {
-    char err[1024] = "";
-    mcModel* m = mt_loadMC(dir, names[c], err, sizeof(err));
-    cr_assert_not_null(m, "%s: %s", names[c], err);
-    mtRefFields ref;
-    mt_refFields(out, c, &ref);
     mtDiff d;
-    mt_compareFields(m, &ref.f, &d);
+    mcModel* m = mt_loadCompared(dir, names[c], out, c, &d);
     cr_assert(!d.counts && d.mass < 1e-12 && d.ipos < 1e-12 && d.inertia < 1e-12 &&
               d.gpos < 1e-12 && d.gquat < 1e-12 && d.gsize < 1e-12 && d.vert < 1e-12,
               "%s against MuJoCo 3.14: mass %g ipos %g inertia %g gpos %g gquat %g size %g "
               "vert %g", names[c], d.mass, d.ipos, d.inertia, d.gpos, d.gquat, d.gsize, d.vert);
-    mt_freeFields(&ref);
     mc_deleteModel(m);
   }
   cJSON_Delete(out);
@@ -329,18 +317,12 @@ Test(mesh_io, principal_axes_stop_as_mujoco314, .timeout = 600) {
   cJSON* out = mt_reference3(dir, models);
   int turned = 0;
   for (int k = 0; k < NCASE; k++) {
-    char err[1024] = "";
-    mcModel* m = mt_loadMC(dir, names[k], err, sizeof(err));
-    cr_assert_not_null(m, "%s: %s", names[k], err);
-    mtRefFields ref;
-    mt_refFields(out, k, &ref);
     mtDiff d;
-    mt_compareFields(m, &ref.f, &d);
+    mcModel* m = mt_loadCompared(dir, names[k], out, k, &d);
     cr_assert(!d.counts && d.inertia < 1e-12 && d.gquat < 1e-12 && d.gsize < 1e-12,
               "angle %g against MuJoCo 3.14: inertia %g gquat %g size %g", cases[k].angle,
               d.inertia, d.gquat, d.gsize);
     turned += m->geom_quat[0] != 1;
-    mt_freeFields(&ref);
     mc_deleteModel(m);
   }
   cr_assert(turned > 0 && turned < NCASE, "%d of %d frames turned: the stop is not exercised",
