@@ -6,6 +6,12 @@
 //     range, the median CPU time per step of both (all threads, and the calling thread's alone:
 //     1 thread / caller is what the step could gain on idle cores, an upper bound that a loaded
 //     machine does not distort), and checks that both runs end in the same state bit for bit.
+//     Each round also times the machine's ceiling: T independent copies of the same run at once,
+//     one per thread, each on its own data and no pool; T x (1 thread) / (T copies) is the most
+//     any T-thread step could gain on this machine at that moment (shared caches, memory
+//     bandwidth and the host's scheduling of the virtual CPUs all show in it), and the step's
+//     ratio over that ceiling says how much of it the pool reaches; the median ratio of the quiet
+//     rounds (ceiling at least 0.95 T) is the step's own figure, when there are any.
 //     First it prints the round trip of a cache line between two threads pinned to two CPUs: on
 //     a virtual machine it can change by 5x when the host moves the virtual CPUs (about 60 ns
 //     sharing a cache, 330 ns apart on the development VM), and the step on two threads with it.
@@ -184,6 +190,56 @@ static void printStages(const mcModel* m, mcData* d1, mcData* dn, int nstep) {
 }
 
 
+typedef struct {
+  const mcModel* m;
+  mcData* d;
+  int nstep;
+  pthread_barrier_t* start;
+} Copy;
+
+
+static void* copyMain(void* arg) {
+  Copy* c = (Copy*)arg;
+  double cpu;
+  pthread_barrier_wait(c->start);
+  run(c->m, c->d, c->nstep, &cpu, NULL);
+  return NULL;
+}
+
+
+// wall clock of n copies of run() at once, copy k on data d[k] in thread k (the caller is thread
+// 0); 0 when a thread cannot be made
+static double runCopies(const mcModel* m, mcData** d, int n, int nstep) {
+  Copy copy[64];
+  pthread_t thread[64];
+  pthread_barrier_t start;
+  if (pthread_barrier_init(&start, NULL, (unsigned)n) != 0) {
+    return 0;
+  }
+  int made = 1;
+  for (int k = 0; k < n; k++) {
+    copy[k] = (Copy){m, d[k], nstep, &start};
+  }
+  for (int k = 1; k < n && made; k++) {
+    made = pthread_create(thread + k, NULL, copyMain, copy + k) == 0;
+    if (!made) {
+      // the threads already made wait at the barrier: nothing can release them but n arrivals
+      fprintf(stderr, "cannot make thread %d of the ceiling's copies\n", k);
+      exit(1);
+    }
+  }
+  pthread_barrier_wait(&start);
+  double t0 = now(0), cpu;
+  run(m, d[0], nstep, &cpu, NULL);
+  for (int k = 1; k < n; k++) {
+    pthread_join(thread[k], NULL);
+  }
+  double t = now(0) - t0;
+  pthread_barrier_destroy(&start);
+  return t;
+}
+
+
 static int benchThreads(const char* file, int nstep, int repeat, int nthread, int stages) {
   char error[1024] = "";
   mcModel* m = mc_loadXML(file, error, sizeof(error));
@@ -199,7 +255,16 @@ static int benchThreads(const char* file, int nstep, int repeat, int nthread, in
     fprintf(stderr, "%s: cannot make data or pool\n", file);
     return 1;
   }
-  double t1[64], tn[64], ratio[64], c1[64], cn[64], on[64], oratio[64];
+  // the ceiling's copies: d1 and nthread - 1 more datas
+  mcData* copies[64] = {d1};
+  int ncopy = nthread > 64 ? 64 : nthread;
+  for (int k = 1; k < ncopy; k++) {
+    if (!(copies[k] = mc_makeData(m))) {
+      fprintf(stderr, "%s: cannot make data\n", file);
+      return 1;
+    }
+  }
+  double t1[64], tn[64], ratio[64], c1[64], cn[64], on[64], oratio[64], ceil[64], reach[64];
   int same = 1;
   repeat = repeat > 64 ? 64 : repeat;
   run(m, d1, nstep, c1, NULL);                       // warm-up
@@ -207,15 +272,20 @@ static int benchThreads(const char* file, int nstep, int repeat, int nthread, in
   for (int r = 0; r < repeat; r++) {
     t1[r] = run(m, d1, nstep, c1 + r, NULL);
     tn[r] = run(m, dn, nstep, cn + r, on + r);
+    double tc = runCopies(m, copies, ncopy, nstep);
     ratio[r] = t1[r] / tn[r];
     oratio[r] = c1[r] / on[r];
+    ceil[r] = tc > 0 ? ncopy * t1[r] / tc : 0;
+    reach[r] = ceil[r] > 0 ? ratio[r] / ceil[r] : 0;
     same = same && !memcmp(d1->qpos, dn->qpos, sizeof(mcNum) * (size_t)m->nq) &&
            !memcmp(d1->qvel, dn->qvel, sizeof(mcNum) * (size_t)m->nv);
   }
-  double lo = ratio[0], hi = ratio[0];
+  double lo = ratio[0], hi = ratio[0], clo = ceil[0], chi = ceil[0];
   for (int r = 1; r < repeat; r++) {
     lo = fmin(lo, ratio[r]);
     hi = fmax(hi, ratio[r]);
+    clo = fmin(clo, ceil[r]);
+    chi = fmax(chi, ceil[r]);
   }
   printf("%s\n  nisland %d  wall: 1 thread %.3f ms/step, %d threads %.3f ms/step, ratio %.2f "
          "(%.2f-%.2f)\n  CPU: 1 thread %.3f ms/step; %d threads %.3f ms/step in all, %.3f on the "
@@ -224,11 +294,32 @@ static int benchThreads(const char* file, int nstep, int repeat, int nthread, in
          median(ratio, repeat), lo, hi, 1e3 * median(c1, repeat) / nstep, nthread,
          1e3 * median(cn, repeat) / nstep, 1e3 * median(on, repeat) / nstep,
          median(oratio, repeat), same ? "bitwise same" : "DIFFERENT");
+  // the rounds in which the machine gave the copies at least 95 % of ncopy CPUs: the ratio there
+  // is the step's own, not the host's
+  double quiet[64];
+  int nquiet = 0;
+  for (int r = 0; r < repeat; r++) {
+    if (ceil[r] >= 0.95 * ncopy) {
+      quiet[nquiet++] = ratio[r];
+    }
+  }
+  printf("  machine ceiling (%d independent copies at once): %.2f (%.2f-%.2f); the step's ratio "
+         "reaches %.2f of it (median of the rounds' ratio / ceiling)\n", ncopy,
+         median(ceil, repeat), clo, chi, median(reach, repeat));
+  if (nquiet) {
+    printf("  quiet rounds (ceiling >= %.2f): %d of %d, ratio %.2f (median)\n", 0.95 * ncopy,
+           nquiet, repeat, median(quiet, nquiet));
+  } else {
+    printf("  quiet rounds (ceiling >= %.2f): none of %d\n", 0.95 * ncopy, repeat);
+  }
   if (stages) {
     printStages(m, d1, dn, nstep);
   }
   mc_bindThreadPool(dn, NULL);
   mc_threadPoolDelete(pool);
+  for (int k = 1; k < ncopy; k++) {
+    mc_deleteData(copies[k]);
+  }
   mc_deleteData(d1);
   mc_deleteData(dn);
   mc_deleteModel(m);
