@@ -84,7 +84,15 @@ static int dampedStep(const mcModel* m, const mcData* d, int* drag) {
   if (m->opt.disableflags & mcDSBL_EULERDAMP) {
     return 0;
   }
-  for (int i = 0; i < m->nu && !*drag; i++) {
+
+  // dragSlope's first test over all actuators without a branch each (22_humanoids: 462 motors,
+  // none with drag, 13 instructions an actuator through dragSlope), then the full test if needed
+  int maybe = 0;
+  const mcNum* b = m->actuator_damping;
+  for (int i = 0; i < m->nu; i++) {
+    maybe |= (b[3 * i + 1] > 0) | (b[3 * i + 2] > 0);
+  }
+  for (int i = 0; i < m->nu && maybe && !*drag; i++) {
     mcNum slope;
     *drag = dragSlope(m, d, i, &slope) >= 0;
   }
