@@ -72,6 +72,7 @@ typedef struct {                  // mcData.threadwork
   int nthread;
   mciWorker* worker;
   mciTreeCut cut;                 // the trees' cut for the per-tree jobs (parallel_stages.c)
+  mciTreeCut plugincut;           // the cut of the plugins' tree jobs (plugin_trees.c)
 } ThreadWork;
 
 
@@ -388,6 +389,11 @@ mciWorker* mci_worker(const mcData* d, int t) {
 
 mciTreeCut* mci_treeCutCache(const mcData* d) {
   return &((ThreadWork*)d->threadwork)->cut;
+}
+
+
+mciTreeCut* mci_pluginCutCache(const mcData* d) {
+  return &((ThreadWork*)d->threadwork)->plugincut;
 }
 
 

@@ -55,6 +55,10 @@ mciWorker* mci_worker(const mcData* d, int t);
 // The tree cut kept for d's pool (parallel_stages.c fills and checks it); d must have a pool bound
 struct mciTreeCut_* mci_treeCutCache(const mcData* d);
 
+// The tree cut kept for the plugins' tree jobs on d's pool (plugin_trees.c fills and checks it,
+// apart from the stages' cut above, which those jobs leave alone); d must have a pool bound
+struct mciTreeCut_* mci_pluginCutCache(const mcData* d);
+
 // Make w->view a copy of d whose arena and stack are the worker's own memory (empty: no contacts
 // or rows), with the plugin timers zeroed and the solver statistics (d->solver) not copied; the
 // warning counts of d are remembered for mci_mergeView.

@@ -6,6 +6,7 @@
 #include "engine/engine.h"
 #include "engine/io.h"
 #include "engine/parallel_stages.h"
+#include "engine/plugin_trees.h"
 #include "engine/solver_contract.h"
 #include "plugin/loader.h"
 #include "plugin/registry.h"
@@ -54,6 +55,9 @@ static const mcpHost g_host = {
   .factorIPool = mci_factorIPool,
   .solveLDPool = mci_solveLDPool,
   .solveMDamped = mci_solveMDamped,
+  .runTrees = mci_runTrees,
+  .solveMDampedRange = mci_solveMDampedRange,
+  .integratePosRange = mci_integratePosRange,
 };
 
 

@@ -13,7 +13,7 @@
 
 Test(plugin_abi, constants) {
   cr_expect_eq(MCP_ABI_MAJOR, 1);
-  cr_expect_eq(MCP_ABI_MINOR, 9);
+  cr_expect_eq(MCP_ABI_MINOR, 10);
   cr_expect_str_eq(MCP_ENTRY_SYMBOL, "mcp_library");
   cr_expect_eq(MCP_PRECISION, 8);
   cr_expect_eq(MCP_MAXNAME, 64);
@@ -222,7 +222,7 @@ Test(plugin_abi, layout_mcpSensor) {
 
 
 Test(plugin_abi, layout_mcpHost) {
-  cr_expect_eq(sizeof(mcpHost), 224);
+  cr_expect_eq(sizeof(mcpHost), 248);
   cr_expect_eq(offsetof(mcpHost, mulJ), 136);
   cr_expect_eq(offsetof(mcpHost, mulJT), 144);
   cr_expect_eq(offsetof(mcpHost, rowJ), 152);
@@ -234,6 +234,9 @@ Test(plugin_abi, layout_mcpHost) {
   cr_expect_eq(offsetof(mcpHost, factorIPool), 200);  // ABI 1.7
   cr_expect_eq(offsetof(mcpHost, solveLDPool), 208);
   cr_expect_eq(offsetof(mcpHost, solveMDamped), 216);  // appended in 1.9
+  cr_expect_eq(offsetof(mcpHost, runTrees), 224);  // ABI 1.10
+  cr_expect_eq(offsetof(mcpHost, solveMDampedRange), 232);
+  cr_expect_eq(offsetof(mcpHost, integratePosRange), 240);
   cr_expect_eq(offsetof(mcpHost, abi_major), 0);
   cr_expect_eq(offsetof(mcpHost, abi_minor), 4);
   cr_expect_eq(offsetof(mcpHost, struct_size), 8);
@@ -297,3 +300,19 @@ Test(plugin_abi, layout_mcpLibrary) {
 }
 
 #endif  // LP64
+
+
+Test(plugin_abi, layout_mcpTreeRange) {
+  // ABI 1.10: the range a tree task of host->runTrees gets
+  cr_expect_eq(sizeof(mcpTreeRange), 40);
+  cr_expect_eq(offsetof(mcpTreeRange, index), 0);
+  cr_expect_eq(offsetof(mcpTreeRange, count), 4);
+  cr_expect_eq(offsetof(mcpTreeRange, body0), 8);
+  cr_expect_eq(offsetof(mcpTreeRange, body1), 12);
+  cr_expect_eq(offsetof(mcpTreeRange, jnt0), 16);
+  cr_expect_eq(offsetof(mcpTreeRange, jnt1), 20);
+  cr_expect_eq(offsetof(mcpTreeRange, dof0), 24);
+  cr_expect_eq(offsetof(mcpTreeRange, dof1), 28);
+  cr_expect_eq(offsetof(mcpTreeRange, qpos0), 32);
+  cr_expect_eq(offsetof(mcpTreeRange, qpos1), 36);
+}

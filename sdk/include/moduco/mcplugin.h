@@ -36,7 +36,7 @@ extern "C" {
 #endif
 
 #define MCP_ABI_MAJOR 1
-#define MCP_ABI_MINOR 9
+#define MCP_ABI_MINOR 10
 #define MCP_ENTRY_SYMBOL "mcp_library"
 #define MCP_PRECISION ((uint32_t)sizeof(mcNum))
 #define MCP_MAXNAME 64            // longest plugin name, including the terminating 0
@@ -295,6 +295,23 @@ typedef struct mcpSensor_ {
   const mcpPluginExt* ext;        // configuration, state and warnings; NULL: none
 } mcpSensor;
 
+//---------------------------------- ABI 1.10: per-tree work on the thread pool -------------------
+
+// One range of whole kinematic trees (child subtrees of the world) handed to a tree task by
+// host->runTrees. The bodies of a tree are contiguous, and so are its joints, dofs and qpos
+// entries (the model's layout), so each interval below holds exactly the range's trees' objects.
+typedef struct mcpTreeRange_ {
+  int index;                      // 0 .. count-1, in tree order
+  int count;                      // ranges of this call (1: the serial call, the whole model)
+  int body0, body1;               // bodies [body0, body1) (body0 >= 1)
+  int jnt0, jnt1;                 // joints [jnt0, jnt1)
+  int dof0, dof1;                 // dofs [dof0, dof1)
+  int qpos0, qpos1;               // qpos entries [qpos0, qpos1)
+} mcpTreeRange;
+
+// A tree task: the work of the trees of one range. See mcpHost.runTrees for what it may do.
+typedef void (*mcpfTreeTask)(void* ctx, const mcpTreeRange* range);
+
 //---------------------------------- host services -------------------------------------------------
 
 // Services of the core, handed to the entry symbol and to every callback. Append-only.
@@ -379,6 +396,32 @@ typedef struct mcpHost_ {
   // thread count
   void  (*solveMDamped)(const mcModel* m, mcData* d, const mcNum* D, mcNum* x, mcNum* LD,
                         mcNum* LDiagInv);
+
+  // ABI 1.10 (issue 15; read only when struct_size covers it): per-tree work of a step on d's
+  // in-step thread pool (mc_bindThreadPool), for integrators.
+  //   runTrees: run fn(ctx, range) once for each range of a cut of the model's kinematic trees
+  //         into ranges (mcpTreeRange), as one job on d's pool, and return the number of ranges
+  //         when all have run. It calls fn once, on the calling thread, with the whole model
+  //         (bodies [1, nbody), every joint, dof and qpos entry; count 1) and returns 1 when no
+  //         pool is bound, in plugin check mode, when m->nv < mindof (too little work for a
+  //         job: the plugin's estimate), or when the model does not cut into two ranges. The cut
+  //         depends on the model and the pool's size only. A task may run on any thread and at
+  //         the same time as the others: it reads what no task writes and writes only entries of
+  //         its own range (of dof-, joint-, qpos- and body-indexed arrays of d, and of caller
+  //         scratch indexed so), so the results are those of the serial call, bitwise, for any
+  //         thread count, when each entry's arithmetic does not depend on the range. A task must
+  //         not use d's stack (allocate scratch before the call), count warnings, or call back
+  //         into the pipeline (forward, forwardSkip, fwdPosition) or the pooled entries above;
+  //   solveMDampedRange: solveMDamped's work on the dofs [dof0, dof1) of whole trees only (its
+  //         rows of x, LD and LDiagInv); the serial solve is the range of all dofs. d is read only
+  //         (qM, qLD, qLDiagInv), so ranges may run at once;
+  //   integratePosRange: integratePos on the joints [jnt0, jnt1) only (their qpos entries), the
+  //         same bits.
+  int   (*runTrees)(const mcModel* m, mcData* d, mcpfTreeTask fn, void* ctx, int mindof);
+  void  (*solveMDampedRange)(const mcModel* m, const mcData* d, const mcNum* D, mcNum* x,
+                             mcNum* LD, mcNum* LDiagInv, int dof0, int dof1);
+  void  (*integratePosRange)(const mcModel* m, mcNum* qpos, const mcNum* qvel, mcNum dt,
+                             int jnt0, int jnt1);
 } mcpHost;
 
 //---------------------------------- the library ---------------------------------------------------
