@@ -1395,8 +1395,8 @@ void mci_collisionWith(const mcModel* m, mcData* d, mciStageFn extra) {
   mcContact* scratch = (mcContact*)mc_stackAlloc(d, sizeof(mcContact) * mcMAXCONPAIR,
                                                  _Alignof(mcContact));
   mciCandidate* list = NULL;
-  int n = -1;
-  if (scratch && extra && mci_threads(d) > 1 && !d->plugin_check) {
+  int n = -1, pool = mci_threads(d) > 1 && !d->plugin_check;
+  if (scratch && extra && pool) {
     Broad b = {m, d, NULL, -1};     // the broad phase beside the extra stage, on the pool
     mci_runBeside(m, d, extra, broadTask, &b);
     list = b.list;
@@ -1404,9 +1404,6 @@ void mci_collisionWith(const mcModel* m, mcData* d, mciStageFn extra) {
     extra = NULL;
   } else if (scratch) {
     n = candidates(m, d, &list);
-  }
-  for (int i = 0; n > 0 && i < mcMAXCONPAIR; i++) {
-    clearOutput(scratch + i);
   }
   if (n < 0) {
     mci_message("mc_collision: scratch stack full; increase <size memory>");
@@ -1423,9 +1420,12 @@ void mci_collisionWith(const mcModel* m, mcData* d, mciStageFn extra) {
     extra(m, d);
   }
   mciNarrow nw = {list, collisionTable(m), mcp_host()};
-  if (mci_threads(d) > 1 && !d->plugin_check && n > 1) {
-    mci_narrowParallel(m, d, &nw, n, narrowOne);
+  if (pool && n > 1) {
+    mci_narrowParallel(m, d, &nw, n, narrowOne);   // each thread zeroes a scratch of its own
   } else {
+    for (int i = 0; n > 0 && i < mcMAXCONPAIR; i++) {
+      clearOutput(scratch + i);
+    }
     for (int i = 0; i < n; i++) {
       if (!narrowOne(m, d, scratch, &nw, i)) {
         break;
