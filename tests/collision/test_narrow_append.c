@@ -113,8 +113,8 @@ Test(narrow_append, caller_appends_finished_chunks_during_job) {
 }
 
 
-// a heap of nine by nine overlapping spheres on a floor (~400 contacts); memory in bytes of the
-// arena (0: the default)
+// a heap of nine by nine overlapping spheres, capsules and boxes on a floor (over 150 contacts);
+// memory in bytes of the arena (0: the default)
 static mcModel* heap(int memory) {
   char* xml = malloc(1 << 16);
   cr_assert(xml);
