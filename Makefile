@@ -91,8 +91,9 @@ build-tsan:
 	  -DCMAKE_MODULE_LINKER_FLAGS=-fsanitize=thread
 	cmake --build $(BUILD_TSAN) -j $(JOBS) --target test_rollout_plain test_island_plain \
 	  test_island_one_plain test_island_stages_plain test_island_kinematics_plain \
-	  test_constraint_pool_plain test_symbolic_components_plain test_plugin_trees_plain
+	  test_constraint_pool_plain test_symbolic_components_plain test_plugin_trees_plain \
+	  test_narrow_append_plain
 
 test-tsan: build-tsan
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-	  ctest --test-dir $(BUILD_TSAN) -R '^test_(rollout|island|island_one|island_stages|island_kinematics|constraint_pool|symbolic_components|plugin_trees)_plain$$' --output-on-failure
+	  ctest --test-dir $(BUILD_TSAN) -R '^test_(rollout|island|island_one|island_stages|island_kinematics|constraint_pool|symbolic_components|plugin_trees|narrow_append)_plain$$' --output-on-failure

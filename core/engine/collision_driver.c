@@ -510,17 +510,50 @@ static void countingPass(const mciCandidate* src, mciCandidate* dst, int n, int*
 }
 
 
-// sort c in place by (sig, kind, a, b), tmp (as long) as scratch: two stable counting passes (the
-// higher body, then the lower body of the signature) and each run of one signature on its own;
-// count has nkey + 1 entries (nkey above both bodies' fields)
+// sort c in place by (sig, kind, a, b), tmp (as long) as scratch: one stable counting pass by the
+// lower body's field of the signature into tmp, then each bucket (one body's pairs with the bodies
+// above it) sorted by the whole key on its way back: a short one by insertion, a long one (a body
+// with many neighbours, the world's geoms) as the whole list was before, by a counting pass on the
+// higher body's field and runs of one signature; a long bucket already in order (the plane pairs
+// come in body order) is copied. Keys are unique, so this is the order of any sort. count has
+// 2 nkey + 2 entries (nkey above both bodies' fields)
 static void sortCandidates(mciCandidate* c, mciCandidate* tmp, int n, int* count, int nkey) {
-  countingPass(c, tmp, n, count, nkey, 0);
-  countingPass(tmp, c, n, count, nkey, 16);
+  int* wide = count + nkey + 1;   // the long buckets' counts (count keeps the bucket ends)
+  countingPass(c, tmp, n, count, nkey, 16);
   for (int start = 0, end; start < n; start = end) {
-    for (end = start + 1; end < n && c[end].sig == c[start].sig; end++) {
+    end = count[(tmp[start].sig >> 16) & 0xffffu];   // after the pass: the end of the bucket
+    int len = end - start;
+    if (len == 1) {
+      c[start] = tmp[start];
+      continue;
     }
-    if (end - start > 1) {
-      sortRun(c + start, end - start);
+    if (len > 16) {
+      int sorted = 1;
+      for (int i = start + 1; sorted && i < end; i++) {
+        sorted = candidateLess(tmp + i - 1, tmp + i);
+      }
+      if (sorted) {
+        memcpy(c + start, tmp + start, sizeof(mciCandidate) * (size_t)len);
+        continue;
+      }
+      countingPass(tmp + start, c + start, len, wide, nkey, 0);
+      for (int r = start, q; r < end; r = q) {
+        for (q = r + 1; q < end && c[q].sig == c[r].sig; q++) {
+        }
+        if (q - r > 1) {
+          sortRun(c + r, q - r);
+        }
+      }
+      continue;
+    }
+    for (int i = start; i < end; i++) {
+      mciCandidate t = tmp[i];
+      int j = i;
+      while (j > start && candidateLess(&t, c + j - 1)) {
+        c[j] = c[j - 1];
+        j--;
+      }
+      c[j] = t;
     }
   }
 }
@@ -1153,7 +1186,7 @@ static int candidates(const mcModel* m, mcData* d, mciCandidate** list) {
   }
   mciCandidate* tmp = (mciCandidate*)mc_stackAlloc(d, sizeof(mciCandidate) * (size_t)(n + 1),
                                                    _Alignof(mciCandidate));
-  int* count = (int*)mc_stackAlloc(d, sizeof(int) * (size_t)(nkey + 1), _Alignof(int));
+  int* count = (int*)mc_stackAlloc(d, sizeof(int) * (size_t)(2*nkey + 2), _Alignof(int));
   if (!tmp || !count) {
     return -1;
   }
@@ -1395,8 +1428,8 @@ void mci_collisionWith(const mcModel* m, mcData* d, mciStageFn extra) {
   mcContact* scratch = (mcContact*)mc_stackAlloc(d, sizeof(mcContact) * mcMAXCONPAIR,
                                                  _Alignof(mcContact));
   mciCandidate* list = NULL;
-  int n = -1;
-  if (scratch && extra && mci_threads(d) > 1 && !d->plugin_check) {
+  int n = -1, pool = mci_threads(d) > 1 && !d->plugin_check;
+  if (scratch && extra && pool) {
     Broad b = {m, d, NULL, -1};     // the broad phase beside the extra stage, on the pool
     mci_runBeside(m, d, extra, broadTask, &b);
     list = b.list;
@@ -1404,9 +1437,6 @@ void mci_collisionWith(const mcModel* m, mcData* d, mciStageFn extra) {
     extra = NULL;
   } else if (scratch) {
     n = candidates(m, d, &list);
-  }
-  for (int i = 0; n > 0 && i < mcMAXCONPAIR; i++) {
-    clearOutput(scratch + i);
   }
   if (n < 0) {
     mci_message("mc_collision: scratch stack full; increase <size memory>");
@@ -1423,9 +1453,12 @@ void mci_collisionWith(const mcModel* m, mcData* d, mciStageFn extra) {
     extra(m, d);
   }
   mciNarrow nw = {list, collisionTable(m), mcp_host()};
-  if (mci_threads(d) > 1 && !d->plugin_check && n > 1) {
-    mci_narrowParallel(m, d, &nw, n, narrowOne);
+  if (pool && n > 1) {
+    mci_narrowParallel(m, d, &nw, n, narrowOne);   // each thread zeroes a scratch of its own
   } else {
+    for (int i = 0; n > 0 && i < mcMAXCONPAIR; i++) {
+      clearOutput(scratch + i);
+    }
     for (int i = 0; i < n; i++) {
       if (!narrowOne(m, d, scratch, &nw, i)) {
         break;

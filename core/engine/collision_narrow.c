@@ -2,7 +2,10 @@
 // chunks; a thread collides a chunk into its own view of the data (contacts in its arena,
 // scratch on its stack) and the caller appends the chunks' contacts to the data in chunk order,
 // with the same capacity checks as the serial loop, so the contact list is bitwise the same for
-// any thread count. A chunk that runs out of a thread's memory is collided again on the caller.
+// any thread count. The caller appends the finished chunks that fit whole while the job runs
+// (after each chunk of its own), the rest after it. A chunk that runs out of a thread's memory is
+// collided again on the caller.
+#include <stdatomic.h>
 #include <string.h>
 
 #include "engine/collision.h"
@@ -24,9 +27,17 @@ typedef struct {
   mciNarrowFn fn;
   const mcContact** out;          // per task: its contacts (in a worker's arena)
   int* nout;                      // per task: how many
-  int* ok;                        // per task: 1 if complete
+  atomic_int* ok;                 // per task: 0 running, 1 complete, 2 out of memory (the
+                                  // store that publishes out and nout)
+  int ntask;
+  int next;                       // the caller's: the first task not appended to d
+  int stop;                       // the caller's: task next is left to the appends after the job
   mcContact** scratch;            // per thread: its zeroed narrow-phase scratch (NULL: not yet)
 } Job;
+
+// the task states take the bytes an int flag took (the stack a full arena leaves to contacts)
+_Static_assert(sizeof(atomic_int) == sizeof(int) && _Alignof(atomic_int) == _Alignof(int),
+               "atomic_int is an int");
 
 
 // zeroed narrow-phase scratch on the stack of d or a view (collideGeoms zeroes the entries it used
@@ -38,6 +49,9 @@ static mcContact* chunkScratch(mcData* v) {
   }
   return s;
 }
+
+
+static void appendFinished(Job* job);
 
 
 // pool task: collide a chunk into the thread's view
@@ -58,11 +72,59 @@ static void chunkTask(void* ctx, int t, int thread) {
     ok = job->fn(job->m, v, scratch, job->list, i);
   }
   int count = v->ncon - ncon0;
-  job->ok[t] = ok;
   job->nout[t] = count;
   job->out[t] = (const mcContact*)((char*)v->arena + v->parena) - count;
   if (!ok) {
     memcpy(v->warning, warn0, sizeof(warn0));   // the caller redoes the chunk, warnings and all
+  }
+  atomic_store_explicit(job->ok + t, ok ? 1 : 2, memory_order_release);
+
+  // the caller (thread 0) appends what is finished in order: the copies leave the serial rest
+  // after the job for the time the job runs (the helpers write nothing of d, so only the caller
+  // may)
+  if (thread == 0) {
+    appendFinished(job);
+  }
+}
+
+
+// append a whole chunk's count contacts to d as count calls of mci_newContact would when they all
+// fit (contacts are allocated back to back: their size is a multiple of their alignment); 0 and d
+// unchanged when they do not all fit (the serial append after the job then fills what fits and
+// warns as the serial loop)
+static int appendWhole(const mcModel* m, mcData* d, const mcContact* con, int count) {
+  if (count == 0) {
+    return 1;
+  }
+  if (m->nconmax > 0 && d->ncon > m->nconmax - count) {
+    return 0;
+  }
+  mcContact* dst = (mcContact*)mci_arenaAlloc(d, sizeof(mcContact) * (size_t)count,
+                                              _Alignof(mcContact));
+  if (!dst) {
+    return 0;
+  }
+  for (int i = 0; i < count; i++) {
+    dst[i] = con[i];
+  }
+  d->ncon += count;
+  return 1;
+}
+
+
+// the caller's appends during the job: the finished tasks from job->next on, in order, while
+// each completed and fits whole
+static void appendFinished(Job* job) {
+  while (!job->stop && job->next < job->ntask) {
+    int t = job->next, state = atomic_load_explicit(job->ok + t, memory_order_acquire);
+    if (state == 0) {
+      return;
+    }
+    if (state == 2 || !appendWhole(job->m, job->d, job->out[t], job->nout[t])) {
+      job->stop = 1;
+      return;
+    }
+    job->next++;
   }
 }
 
@@ -98,11 +160,19 @@ int mci_narrowParallel(const mcModel* m, mcData* d, const void* list, int n, mci
   // task tables on the data's stack (the caller's frame is open)
   job.out = mc_stackAlloc(d, sizeof(mcContact*) * (size_t)ntask, _Alignof(mcContact*));
   job.nout = mc_stackAlloc(d, sizeof(int) * (size_t)ntask, _Alignof(int));
-  job.ok = mc_stackAlloc(d, sizeof(int) * (size_t)ntask, _Alignof(int));
+  // (the same bytes of the stack as before the appends during the job: where the arena fills,
+  // the contacts that fit are the same)
+  job.ok = mc_stackAlloc(d, sizeof(atomic_int) * (size_t)ntask, _Alignof(atomic_int));
   job.scratch = mc_stackAlloc(d, sizeof(mcContact*) * (size_t)nthread, _Alignof(mcContact*));
   if (!job.out || !job.nout || !job.ok || !job.scratch) {
     return 0;
   }
+  for (int t = 0; t < ntask; t++) {
+    atomic_init(job.ok + t, 0);
+  }
+  job.ntask = ntask;
+  job.next = 0;
+  job.stop = 0;
 
   // collide in parallel, each thread into its own view (contacts from the start of its arena)
   for (int t = 0; t < nthread; t++) {
@@ -117,11 +187,11 @@ int mci_narrowParallel(const mcModel* m, mcData* d, const void* list, int n, mci
     mci_mergeView(d, mci_worker(d, t));
   }
 
-  // append in chunk order; chunks that failed are collided here (with a scratch made then: a
-  // 50-contact memset the step saves when every chunk fits)
+  // append in chunk order from the first the job did not append; chunks that failed are collided
+  // here (with a scratch made then: a 50-contact memset the step saves when every chunk fits)
   mcContact* scratch = NULL;
-  for (int t = 0; t < ntask; t++) {
-    if (job.ok[t]) {
+  for (int t = job.next; t < ntask; t++) {
+    if (atomic_load_explicit(job.ok + t, memory_order_relaxed) == 1) {
       if (!appendChunk(m, d, job.out[t], job.nout[t])) {
         return 0;
       }

@@ -404,3 +404,75 @@ Test(broadphase_candidates, coherence_across_steps) {
     mc_deleteModel(m);
   }
 }
+
+
+// the candidate sort's buckets (one lower body's pairs, core/engine/collision_driver.c
+// sortCandidates): a big free body first with more than sixteen small ones around it (a long
+// bucket in sweep order, explicit pairs in it), the world's pairs with one plane (a long bucket
+// already in order) and with two planes and a wall (two runs and the sweep's pairs), short
+// buckets between the small bodies
+static mcModel* bucketScene(int nplane, int nsmall) {
+  size_t cap = (size_t)1 << 18, len = 0;
+  char* s = malloc(cap);
+  cr_assert(s);
+#define PUT(...) len += (size_t)snprintf(s + len, cap - len, __VA_ARGS__)
+  PUT("<mujoco><size nconmax='20000' memory='16M'/><worldbody>"
+      "<geom name='floor' type='plane' size='5 5 .1'/>");
+  if (nplane > 1) {
+    PUT("<geom type='plane' size='5 5 .1' pos='0 0 -0.05'/>"
+        "<geom type='capsule' fromto='-2 -1.4 0 2 -1.4 0' size='0.2'/>");
+  }
+  PUT("<body name='big'><freejoint/><geom name='bigbox' type='box' size='1 1 .3'/>"
+      "<geom type='sphere' size='.6' pos='0 0 .4'/></body>");
+  for (int i = 0; i < nsmall; i++) {
+    PUT("<body name='s%d'><freejoint/><geom name='s%d' type='%s' size='.12 .08 .06'/></body>", i,
+        i, i % 3 == 0 ? "sphere" : i % 3 == 1 ? "capsule" : "box");
+  }
+  PUT("</worldbody><contact><pair geom1='bigbox' geom2='s3'/><pair geom1='s5' geom2='bigbox'/>"
+      "<pair geom1='s7' geom2='s2'/></contact></mujoco>");
+#undef PUT
+  char err[1000] = "";
+  mcModel* m = mc_loadXMLString(s, NULL, err, sizeof(err));
+  cr_assert(m, "load: %s", err);
+  free(s);
+  return m;
+}
+
+
+Test(broadphase_candidates, sort_buckets) {
+  for (int nplane = 1; nplane <= 2; nplane++) {
+    for (int nsmall = 18; nsmall <= 60; nsmall += 42) {
+      mcModel* m = bucketScene(nplane, nsmall);
+      mcData* d = mc_makeData(m);
+      cr_assert(d);
+      unsigned r = 1000u + (unsigned)(nplane * 100 + nsmall);
+      int fail = 0, nbig = 0;
+      for (int pose = 0; pose < 20; pose++) {
+        // the big body at the origin, the small ones around and on it, near the floor
+        for (int j = 0; j < m->njnt; j++) {
+          mcNum* q = d->qpos + m->jnt_qposadr[j];
+          q[0] = j == 0 ? 0 : uniform(&r, -1.3, 1.3);
+          q[1] = j == 0 ? 0 : uniform(&r, -1.3, 1.3);
+          q[2] = j == 0 ? 0.3 : uniform(&r, 0.0, 0.9);
+          q[3] = 1;
+          q[4] = q[5] = q[6] = 0;
+        }
+        char label[200];
+        snprintf(label, sizeof(label), "%d planes, %d small bodies, pose %d", nplane, nsmall,
+                 pose);
+        fail += !check(m, d, label);
+        List l = driver(m, d);
+        int big = 0;
+        for (int i = 0; i < l.n; i++) {
+          big += m->geom_bodyid[l.g1[i]] == 1 || m->geom_bodyid[l.g2[i]] == 1;
+        }
+        nbig = big > nbig ? big : nbig;
+        freeList(&l);
+      }
+      cr_expect_eq(fail, 0);
+      cr_expect_gt(nbig, 16, "the big body's bucket is short (%d)", nbig);
+      mc_deleteData(d);
+      mc_deleteModel(m);
+    }
+  }
+}
