@@ -8,6 +8,7 @@
 #include "engine/io.h"
 #include "engine/island.h"
 #include "engine/jacobian.h"
+#include "engine/parallel_stages.h"
 #include "engine/sleep.h"
 #include "engine/threadpool.h"
 #include "math/math.h"
@@ -37,8 +38,8 @@ typedef struct {
   int* side;                      // scratch: bit 1 on the chain of body 1, bit 2 on body 2 (nv)
   int conrow;                     // first row of the contacts (fill pass)
   int* ccols;                     // count pass: dof columns of every contact's rows (ncon)
-  int* root;                      // root dof of every dof (nv; NULL: not found)
-  int* depth;                     // dofs on the chain from every dof to its root (nv)
+  const int* root;                // root dof of every dof (nv; NULL: not found)
+  const int* depth;               // dofs on the chain from every dof to its root (nv)
   int* elem[4];                   // count pass: the friction and limit elements with rows (ELEM_)
   int nelem[4];
   mciRowSets* sets;               // islands: the rows' parts, found beside the rows (NULL: by
@@ -1627,15 +1628,25 @@ int mci_makeConstraint(const mcModel* m, mcData* d, int reference) {
   // (block: zeroed row by row when first reserved, reserve)
   // (lists of the count pass, each optional: without one the fill pass does the count's work)
   b.ccols = optionalInts(d, d->ncon);
-  // (and the trees' runs of dofs for the islands)
-  b.root = optionalInts(d, nv);
-  b.depth = b.root ? optionalInts(d, nv) : NULL;
-  int* dofrun = b.depth && (m->opt.enableflags & mcENBL_ISLAND) ? optionalInts(d, nv + 1) : NULL;
+  // (and the trees' runs of dofs for the islands: kept with the pool's workspace, else made)
+  const mciTreeDofs* cached = mci_treeDofsCache(m, d);
+  const int* dofrun = NULL;
   int ndofrun = 0;
-  if (b.depth) {
-    ndofrun = mci_treeDofs(m, b.root, b.depth, dofrun);
+  if (cached) {
+    b.root = cached->tree;
+    b.depth = cached->depth;
+    dofrun = (m->opt.enableflags & mcENBL_ISLAND) ? cached->run : NULL;
+    ndofrun = cached->nrun;
   } else {
-    b.root = NULL;
+    int* root = optionalInts(d, nv);
+    int* depth = root ? optionalInts(d, nv) : NULL;
+    int* run = depth && (m->opt.enableflags & mcENBL_ISLAND) ? optionalInts(d, nv + 1) : NULL;
+    if (depth) {
+      ndofrun = mci_treeDofs(m, root, depth, run);
+      b.root = root;
+      b.depth = depth;
+      dofrun = run;
+    }
   }
   int nelem[4] = {nv, m->ntendon, m->njnt, m->ntendon};
   for (int k = 0; k < 4; k++) {
@@ -1708,11 +1719,12 @@ int mci_makeConstraint(const mcModel* m, mcData* d, int reference) {
   mciRowSets sets;
   size_t islandbytes = sizeof(int) * (5 * (size_t)nv + 8 * (size_t)d->nefc + 1) + 2048;
   if ((m->opt.enableflags & mcENBL_ISLAND) && d->pstack > d->parena + islandbytes) {
-    int* tree = b.root ? b.root : mcSTACKALLOC(d, (size_t)nv, int);
+    int* own = b.root ? NULL : mcSTACKALLOC(d, (size_t)nv, int);
+    const int* tree = b.root ? b.root : own;
     sets.run = tree ? mcSTACKALLOC(d, 2 * (size_t)d->nefc, int) : NULL;
     sets.link = sets.run ? mcSTACKALLOC(d, 4 * (size_t)d->nefc, int) : NULL;
-    if (sets.link && !b.root) {
-      mci_treeDofs(m, tree, NULL, NULL);
+    if (sets.link && own) {
+      mci_treeDofs(m, own, NULL, NULL);
     }
     sets.tree = tree;
     sets.dofrun = b.root ? dofrun : NULL;

@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 
 #include "engine/engine.h"
+#include "engine/island.h"
 #include "engine/parallel_stages.h"
 #include "engine/threadpool.h"
 #include "math/math.h"
@@ -107,6 +108,21 @@ static const mciTreeCut* treeCut(const mcModel* m, mcData* d, int want) {
   }
   c->dofsorted = cutObjects(m->dof_bodyid, m->nv, c, c->dof);
   c->jntsorted = cutObjects(m->jnt_bodyid, m->njnt, c, c->jnt);
+  return c;
+}
+
+
+const mciTreeDofs* mci_treeDofsCache(const mcModel* m, mcData* d) {
+  if (!d->threadwork || m->nv < 1 || m->nv > MCI_TREEDOFMAX) {
+    return NULL;
+  }
+  mciTreeDofs* c = &mci_treeCutCache(d)->dofs;
+  if (c->model != m || c->signature != d->model_signature || c->nv != m->nv) {
+    c->nrun = mci_treeDofs(m, c->tree, c->depth, c->run);
+    c->model = m;
+    c->signature = d->model_signature;
+    c->nv = m->nv;
+  }
   return c;
 }
 

@@ -100,6 +100,27 @@ void mci_solveMDampedRange(const mcModel* m, const mcData* d, const mcNum* D, mc
 int mci_solveMDampedPool(const mcModel* m, mcData* d, const mcNum* D, mcNum* x, mcNum* LD,
                          mcNum* diagInv);
 
+// The trees' dofs (island.c mci_treeDofs: the root dof and chain length of every dof, the trees'
+// runs of dofs) of a model of up to MCI_TREEDOFMAX dofs, kept with the workspace of d's pool (in
+// the cut's struct below) so that the constraint assembly does not make them every step (~15
+// instructions a dof on the caller: 9.7k a step on humanoid100). Made on the first call for a
+// model and remade when the model, its signature or nv changes, as the cut (the tree layout is
+// the model's, read-only while stepping).
+#define MCI_TREEDOFMAX 2048
+typedef struct {
+  const mcModel* model;           // key: the model it was made for, its signature and nv
+  uint64_t signature;
+  int nv;
+  int nrun;                       // the trees' runs: run[0 .. nrun] (run[nrun] = nv)
+  int tree[MCI_TREEDOFMAX];
+  int depth[MCI_TREEDOFMAX];
+  int run[MCI_TREEDOFMAX + 1];
+} mciTreeDofs;
+
+// d's cache of the trees' dofs, made here if stale; NULL without a pool workspace (no pool bound,
+// or a thread's view) or when the model has more than MCI_TREEDOFMAX dofs (or none)
+const mciTreeDofs* mci_treeDofsCache(const mcModel* m, mcData* d);
+
 // The cut of the trees used by the jobs of a data's pool, kept with its workspace
 // (mci_treeCutCache) and remade when the model or the number of ranges changes
 #define MCI_MAXRANGE 64
@@ -121,6 +142,7 @@ typedef struct mciTreeCut_ {
   int actuated;                   // not of the cut: mci_takeActuationEarly's flag, per step
   int accelerated;                // not of the cut: the smooth acceleration was made beside the
                                   // broad phase (mci_accelerationTrees takes it), per step
+  mciTreeDofs dofs;               // not of the cut: mci_treeDofsCache (its own key)
 } mciTreeCut;
 
 // Cut bodies 1 .. nbody-1 into at most want (<= 64) ranges of whole trees balanced by body count:
