@@ -1368,6 +1368,44 @@ static void contactTask(void* ctx, int k, int thread) {
 }
 
 
+// (one pass over the contacts on the caller, where mci_cutContacts and the non-zeros' pass made
+// three: the contacts' structs are large)
+int mci_cutContactsFrom(const mcModel* m, const mcData* d, int want, int conrow, int sparse,
+                        const int* ccols, int nnz0, int* con, int* row, int* nnz) {
+  want = want < 1 ? 1 : want > MAXCHUNK ? MAXCHUNK : want;
+  int total = d->nefc - conrow, sum = nnz0;
+  nnz[0] = nnz0;
+  if (total <= 0) {
+    return 0;
+  }
+  int target = (total + want - 1) / want, n = 0, count = 0;
+  for (int i = 0; i < d->ncon; i++) {
+    const mcContact* c = d->contact + i;
+    int adr = c->efc_address;
+    if (adr < 0) {
+      continue;
+    }
+    if (n == 0 || count >= target) {    // a chunk ends once it has target rows
+      con[n] = n ? i : 0;
+      row[n] = adr;
+      nnz[n++] = sum;
+      count = 0;
+    }
+    int rows = contactRows(m, c);
+    count += rows;
+    if (sparse) {
+      sum += rows * (ccols ? ccols[i]
+                           : contactColumnCount(m, m->geom_bodyid[c->geom1],
+                                                m->geom_bodyid[c->geom2]));
+    }
+  }
+  con[n] = d->ncon;
+  row[n] = conrow + total;
+  nnz[n] = sum;
+  return n;
+}
+
+
 // the contacts' rows and all rows' soft-constraint parameters in chunks of contacts and pieces of
 // the other rows on d's pool (rows and sparse non-zeros placed as the serial fill places them); 0
 // (nothing done) when no pool is bound, in plugin check mode, or with few rows
@@ -1383,23 +1421,9 @@ static int contactsOnPool(Builder* b) {
   Chunks c;
   c.b = b;
   int want = CHUNKPERTHREAD * nthread;
-  c.n = mci_cutContacts(m, d, want, c.con, c.row);
+  c.n = mci_cutContactsFrom(m, d, want, b->conrow, b->sparse, b->ccols, b->nnz, c.con, c.row,
+                            c.nnz);
   c.npiece = cutRows(d, b->conrow, want, c.piece);
-
-  // sparse: the first non-zero of every chunk from the contacts' column counts
-  c.nnz[0] = b->nnz;
-  for (int k = 0; k < c.n; k++) {
-    c.nnz[k + 1] = c.nnz[k];
-    for (int i = c.con[k]; b->sparse && i < c.con[k + 1]; i++) {
-      const mcContact* con = d->contact + i;
-      if (con->efc_address >= 0) {
-        int nc = b->ccols ? b->ccols[i]
-                          : contactColumnCount(m, m->geom_bodyid[con->geom1],
-                                               m->geom_bodyid[con->geom2]);
-        c.nnz[k + 1] += contactRows(m, con) * nc;
-      }
-    }
-  }
   b->nnz = c.nnz[c.n];
 
   // the islands' parts of the rows: the pieces', then the chunks' (in row order)
