@@ -8,6 +8,7 @@
 #include "engine/io.h"
 #include "engine/island.h"
 #include "engine/jacobian.h"
+#include "engine/parallel_stages.h"
 #include "engine/sleep.h"
 #include "engine/threadpool.h"
 #include "math/math.h"
@@ -37,8 +38,8 @@ typedef struct {
   int* side;                      // scratch: bit 1 on the chain of body 1, bit 2 on body 2 (nv)
   int conrow;                     // first row of the contacts (fill pass)
   int* ccols;                     // count pass: dof columns of every contact's rows (ncon)
-  int* root;                      // root dof of every dof (nv; NULL: not found)
-  int* depth;                     // dofs on the chain from every dof to its root (nv)
+  const int* root;                // root dof of every dof (nv; NULL: not found)
+  const int* depth;               // dofs on the chain from every dof to its root (nv)
   int* elem[4];                   // count pass: the friction and limit elements with rows (ELEM_)
   int nelem[4];
   mciRowSets* sets;               // islands: the rows' parts, found beside the rows (NULL: by
@@ -1367,6 +1368,44 @@ static void contactTask(void* ctx, int k, int thread) {
 }
 
 
+// (one pass over the contacts on the caller, where mci_cutContacts and the non-zeros' pass made
+// three: the contacts' structs are large)
+int mci_cutContactsFrom(const mcModel* m, const mcData* d, int want, int conrow, int sparse,
+                        const int* ccols, int nnz0, int* con, int* row, int* nnz) {
+  want = want < 1 ? 1 : want > MAXCHUNK ? MAXCHUNK : want;
+  int total = d->nefc - conrow, sum = nnz0;
+  nnz[0] = nnz0;
+  if (total <= 0) {
+    return 0;
+  }
+  int target = (total + want - 1) / want, n = 0, count = 0;
+  for (int i = 0; i < d->ncon; i++) {
+    const mcContact* c = d->contact + i;
+    int adr = c->efc_address;
+    if (adr < 0) {
+      continue;
+    }
+    if (n == 0 || count >= target) {    // a chunk ends once it has target rows
+      con[n] = n ? i : 0;
+      row[n] = adr;
+      nnz[n++] = sum;
+      count = 0;
+    }
+    int rows = contactRows(m, c);
+    count += rows;
+    if (sparse) {
+      sum += rows * (ccols ? ccols[i]
+                           : contactColumnCount(m, m->geom_bodyid[c->geom1],
+                                                m->geom_bodyid[c->geom2]));
+    }
+  }
+  con[n] = d->ncon;
+  row[n] = conrow + total;
+  nnz[n] = sum;
+  return n;
+}
+
+
 // the contacts' rows and all rows' soft-constraint parameters in chunks of contacts and pieces of
 // the other rows on d's pool (rows and sparse non-zeros placed as the serial fill places them); 0
 // (nothing done) when no pool is bound, in plugin check mode, or with few rows
@@ -1382,23 +1421,9 @@ static int contactsOnPool(Builder* b) {
   Chunks c;
   c.b = b;
   int want = CHUNKPERTHREAD * nthread;
-  c.n = mci_cutContacts(m, d, want, c.con, c.row);
+  c.n = mci_cutContactsFrom(m, d, want, b->conrow, b->sparse, b->ccols, b->nnz, c.con, c.row,
+                            c.nnz);
   c.npiece = cutRows(d, b->conrow, want, c.piece);
-
-  // sparse: the first non-zero of every chunk from the contacts' column counts
-  c.nnz[0] = b->nnz;
-  for (int k = 0; k < c.n; k++) {
-    c.nnz[k + 1] = c.nnz[k];
-    for (int i = c.con[k]; b->sparse && i < c.con[k + 1]; i++) {
-      const mcContact* con = d->contact + i;
-      if (con->efc_address >= 0) {
-        int nc = b->ccols ? b->ccols[i]
-                          : contactColumnCount(m, m->geom_bodyid[con->geom1],
-                                               m->geom_bodyid[con->geom2]);
-        c.nnz[k + 1] += contactRows(m, con) * nc;
-      }
-    }
-  }
   b->nnz = c.nnz[c.n];
 
   // the islands' parts of the rows: the pieces', then the chunks' (in row order)
@@ -1627,15 +1652,25 @@ int mci_makeConstraint(const mcModel* m, mcData* d, int reference) {
   // (block: zeroed row by row when first reserved, reserve)
   // (lists of the count pass, each optional: without one the fill pass does the count's work)
   b.ccols = optionalInts(d, d->ncon);
-  // (and the trees' runs of dofs for the islands)
-  b.root = optionalInts(d, nv);
-  b.depth = b.root ? optionalInts(d, nv) : NULL;
-  int* dofrun = b.depth && (m->opt.enableflags & mcENBL_ISLAND) ? optionalInts(d, nv + 1) : NULL;
+  // (and the trees' runs of dofs for the islands: kept with the pool's workspace, else made)
+  const mciTreeDofs* cached = mci_treeDofsCache(m, d);
+  const int* dofrun = NULL;
   int ndofrun = 0;
-  if (b.depth) {
-    ndofrun = mci_treeDofs(m, b.root, b.depth, dofrun);
+  if (cached) {
+    b.root = cached->tree;
+    b.depth = cached->depth;
+    dofrun = (m->opt.enableflags & mcENBL_ISLAND) ? cached->run : NULL;
+    ndofrun = cached->nrun;
   } else {
-    b.root = NULL;
+    int* root = optionalInts(d, nv);
+    int* depth = root ? optionalInts(d, nv) : NULL;
+    int* run = depth && (m->opt.enableflags & mcENBL_ISLAND) ? optionalInts(d, nv + 1) : NULL;
+    if (depth) {
+      ndofrun = mci_treeDofs(m, root, depth, run);
+      b.root = root;
+      b.depth = depth;
+      dofrun = run;
+    }
   }
   int nelem[4] = {nv, m->ntendon, m->njnt, m->ntendon};
   for (int k = 0; k < 4; k++) {
@@ -1708,11 +1743,12 @@ int mci_makeConstraint(const mcModel* m, mcData* d, int reference) {
   mciRowSets sets;
   size_t islandbytes = sizeof(int) * (5 * (size_t)nv + 8 * (size_t)d->nefc + 1) + 2048;
   if ((m->opt.enableflags & mcENBL_ISLAND) && d->pstack > d->parena + islandbytes) {
-    int* tree = b.root ? b.root : mcSTACKALLOC(d, (size_t)nv, int);
+    int* own = b.root ? NULL : mcSTACKALLOC(d, (size_t)nv, int);
+    const int* tree = b.root ? b.root : own;
     sets.run = tree ? mcSTACKALLOC(d, 2 * (size_t)d->nefc, int) : NULL;
     sets.link = sets.run ? mcSTACKALLOC(d, 4 * (size_t)d->nefc, int) : NULL;
-    if (sets.link && !b.root) {
-      mci_treeDofs(m, tree, NULL, NULL);
+    if (sets.link && own) {
+      mci_treeDofs(m, own, NULL, NULL);
     }
     sets.tree = tree;
     sets.dofrun = b.root ? dofrun : NULL;

@@ -52,6 +52,13 @@ void mci_referenceConstraint(const mcModel* m, mcData* d, int made);
 // row[k+1]-1; returns the number of chunks n (0 when no contact has rows).
 int mci_cutContacts(const mcModel* m, const mcData* d, int want, int* con, int* row);
 
+// The same chunks in one pass, given conrow, the first row of the contacts (theirs are the last
+// rows: a contact takes all its rows or none), and each chunk's first non-zero in nnz[k] (nnz[n]
+// past the last), counted from nnz0: the contacts' rows times their column counts (ccols[i], or
+// found from the bodies when ccols is NULL) when sparse, else nnz0 for all
+int mci_cutContactsFrom(const mcModel* m, const mcData* d, int want, int conrow, int sparse,
+                        const int* ccols, int nnz0, int* con, int* row, int* nnz);
+
 // Impedance of the solimp curve at constraint violation x = pos - margin: writes imp (clamped to
 // [mcMINIMP, mcMAXIMP]) and its derivative with respect to x.
 void mc_impedance(const mcNum solimp[mcNIMP], mcNum x, mcNum* imp, mcNum* impP);

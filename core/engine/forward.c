@@ -82,10 +82,11 @@ static int fwdPosition(const mcModel* m, mcData* d, int early, int parts) {
   double t0 = mc_clockNow(d), t1;
 
   // kinematics, com quantities, cameras (per tree on the thread pool when one is bound), tendons
-  int comlater = 0;               // mc_comPos and mc_camlight in the stage beside the broad phase
-  if (!mci_positionTrees(m, d)) {
+  // (mc_comPos and mc_camlight in the stage beside the broad phase when allowed, whether the
+  // kinematics ran per tree or here)
+  int comlater = mci_comLaterOk(m, d);
+  if (!mci_positionTrees(m, d, !comlater)) {
     mc_kinematics(m, d);
-    comlater = mci_comLaterOk(m, d);
     if (!comlater) {
       mc_comPos(m, d);
       mc_camlight(m, d);

@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 
 #include "engine/engine.h"
+#include "engine/island.h"
 #include "engine/parallel_stages.h"
 #include "engine/threadpool.h"
 #include "math/math.h"
@@ -111,6 +112,21 @@ static const mciTreeCut* treeCut(const mcModel* m, mcData* d, int want) {
 }
 
 
+const mciTreeDofs* mci_treeDofsCache(const mcModel* m, mcData* d) {
+  if (!d->threadwork || m->nv < 1 || m->nv > MCI_TREEDOFMAX) {
+    return NULL;
+  }
+  mciTreeDofs* c = &mci_treeCutCache(d)->dofs;
+  if (c->model != m || c->signature != d->model_signature || c->nv != m->nv) {
+    c->nrun = mci_treeDofs(m, c->tree, c->depth, c->run);
+    c->model = m;
+    c->signature = d->model_signature;
+    c->nv = m->nv;
+  }
+  return c;
+}
+
+
 // set up the ranges and nscratch numbers of scratch (the caller's workspace of the pool, idle
 // between jobs); 0 when the stage should run serially
 static int makeTrees(const mcModel* m, mcData* d, Trees* t, size_t nscratch) {
@@ -146,6 +162,9 @@ static void positionTask(void* ctx, int k, int thread) {
   if (c->placed) {
     mci_placeRange(t->m, t->d, c->geom[k], c->geom[k + 1], c->site[k], c->site[k + 1]);
   }
+  if (!t->rootsum) {              // the com quantities and cameras are the inertia stage's
+    return;
+  }
   mci_comPosRange(t->m, t->d, first, last, t->rootsum);
   if (c->camplaced) {
     mci_camlightRange(t->m, t->d, c->cam[k], c->cam[k + 1]);
@@ -153,22 +172,37 @@ static void positionTask(void* ctx, int k, int thread) {
 }
 
 
-int mci_positionTrees(const mcModel* m, mcData* d) {
+int mci_positionShared(const mciTreeCut* c, int nthread) {
+  int busiest = 0;
+  for (int t = 0; t < nthread; t++) {   // mci_poolRun's contiguous blocks of the ranges
+    int k0 = (int)((long)c->n * t / nthread), k1 = (int)((long)c->n * (t + 1) / nthread);
+    int bodies = c->body[k1] - c->body[k0];
+    busiest = bodies > busiest ? bodies : busiest;
+  }
+  return c->body[c->n] - c->body[0] - busiest;
+}
+
+
+int mci_positionTrees(const mcModel* m, mcData* d, int com) {
   Trees t;
-  if (m->nbody < MCI_MINPOSBODIES || !makeTrees(m, d, &t, 3 * (size_t)m->nbody)) {
+  if (!makeTrees(m, d, &t, com ? 3 * (size_t)m->nbody : 0) ||
+      mci_positionShared(t.cut, mci_threads(d)) < MCI_MINPOSSHARED) {
     return 0;
   }
 
   // the world's frame, the trees in parallel, then what is left on the caller
+  t.rootsum = com ? t.rootsum : NULL;
   mci_kinematicsRange(m, d, 0, 1);
   mci_poolRun(d->threadpool, t.cut->n, positionTask, &t);
   if (!t.cut->placed) {
     mci_placeRange(m, d, 0, m->ngeom, 0, m->nsite);
   }
-  mcu_scl3(d->subtree_com, d->xipos, m->body_mass[0]);
-  mci_comPosWorld(m, d, t.rootsum);
-  if (!t.cut->camplaced) {
-    mci_camlightRange(m, d, 0, m->ncam);
+  if (com) {
+    mcu_scl3(d->subtree_com, d->xipos, m->body_mass[0]);
+    mci_comPosWorld(m, d, t.rootsum);
+    if (!t.cut->camplaced) {
+      mci_camlightRange(m, d, 0, m->ncam);
+    }
   }
   return 1;
 }
@@ -415,9 +449,9 @@ int mci_inertiaTreesBeside(const mcModel* m, mcData* d, void (*stage)(const mcMo
   b.treesok = b.early && mci_passiveTreesOk(m);
   b.passive = b.treesok && b.t.cut->jntsorted;
   b.extra = b.early ? 0 : -1;
-  // the com quantities in the ranges (humanoid100: its kinematics stay serial below
-  // MCI_MINPOSBODIES, and so did these, ~36k instructions a step, while thread 1 has the broad
-  // phase) unless task 0 may run the passive forces whole, which read every tree's; then here
+  // the com quantities in the ranges (humanoid100: ~36k instructions a step, made where the
+  // caller's block would wait for thread 1's broad phase) unless task 0 may run the passive
+  // forces whole, which read every tree's; then here
   b.com = com && (!b.early || b.passive);
   b.rootsum = b.com ? (mcNum*)mci_worker(d, 0)->stack + (b.early ? 12 * nbody : 0) : NULL;
   if (com && !b.com) {

@@ -100,6 +100,27 @@ void mci_solveMDampedRange(const mcModel* m, const mcData* d, const mcNum* D, mc
 int mci_solveMDampedPool(const mcModel* m, mcData* d, const mcNum* D, mcNum* x, mcNum* LD,
                          mcNum* diagInv);
 
+// The trees' dofs (island.c mci_treeDofs: the root dof and chain length of every dof, the trees'
+// runs of dofs) of a model of up to MCI_TREEDOFMAX dofs, kept with the workspace of d's pool (in
+// the cut's struct below) so that the constraint assembly does not make them every step (~15
+// instructions a dof on the caller: 9.7k a step on humanoid100). Made on the first call for a
+// model and remade when the model, its signature or nv changes, as the cut (the tree layout is
+// the model's, read-only while stepping).
+#define MCI_TREEDOFMAX 2048
+typedef struct {
+  const mcModel* model;           // key: the model it was made for, its signature and nv
+  uint64_t signature;
+  int nv;
+  int nrun;                       // the trees' runs: run[0 .. nrun] (run[nrun] = nv)
+  int tree[MCI_TREEDOFMAX];
+  int depth[MCI_TREEDOFMAX];
+  int run[MCI_TREEDOFMAX + 1];
+} mciTreeDofs;
+
+// d's cache of the trees' dofs, made here if stale; NULL without a pool workspace (no pool bound,
+// or a thread's view) or when the model has more than MCI_TREEDOFMAX dofs (or none)
+const mciTreeDofs* mci_treeDofsCache(const mcModel* m, mcData* d);
+
 // The cut of the trees used by the jobs of a data's pool, kept with its workspace
 // (mci_treeCutCache) and remade when the model or the number of ranges changes
 #define MCI_MAXRANGE 64
@@ -121,6 +142,7 @@ typedef struct mciTreeCut_ {
   int actuated;                   // not of the cut: mci_takeActuationEarly's flag, per step
   int accelerated;                // not of the cut: the smooth acceleration was made beside the
                                   // broad phase (mci_accelerationTrees takes it), per step
+  mciTreeDofs dofs;               // not of the cut: mci_treeDofsCache (its own key)
 } mciTreeCut;
 
 // Cut bodies 1 .. nbody-1 into at most want (<= 64) ranges of whole trees balanced by body count:
@@ -129,11 +151,18 @@ typedef struct mciTreeCut_ {
 // keeps the same trees across the stages of a step.
 int mci_cutTrees(const mcModel* m, int want, int* body);
 
-// mc_kinematics + mc_comPos + mc_camlight with the trees on d's thread pool; 0 (nothing done)
-// when no pool is bound, in plugin check mode, the model has fewer than two trees, or fewer than
-// MCI_MINPOSBODIES bodies (a job's hand-off would cost more than the halved work saves)
-#define MCI_MINPOSBODIES 160
-int mci_positionTrees(const mcModel* m, mcData* d);
+// mc_kinematics, and with com mc_comPos + mc_camlight, with the trees on d's thread pool; 0
+// (nothing done) when no pool is bound, in plugin check mode, with fewer than two trees, or when
+// the threads other than the busiest would take fewer than MCI_MINPOSSHARED bodies of the cut
+// (mci_positionShared). Without com the stage beside the broad phase makes the com quantities
+// (mci_comLaterOk). Kinematics cost ~440 instructions a body (humanoid100: 51k a step for 117
+// bodies), a job's hand-off about as much as a few bodies: from 32 bodies off the busiest thread
+// the job takes ~14k instructions off the critical path. (Before session 15 the threshold was
+// 160 bodies, which kept humanoid100's 51k on the caller; a single tree, or a robot beside a
+// few free objects, stays serial.)
+#define MCI_MINPOSSHARED 32
+int mci_positionShared(const mciTreeCut* c, int nthread);
+int mci_positionTrees(const mcModel* m, mcData* d, int com);
 
 // mc_comVel + mc_rne(m, d, 0, d->qfrc_bias) with the trees on d's thread pool; 0 as above
 int mci_velocityTrees(const mcModel* m, mcData* d);
@@ -164,8 +193,8 @@ void mci_velocityEarly(const mcModel* m, mcData* d);
 void mci_inertiaStage(const mcModel* m, mcData* d);
 void mci_inertiaVelocityStage(const mcModel* m, mcData* d);
 
-// May mc_forward leave mc_comPos and mc_camlight of serial kinematics (below MCI_MINPOSBODIES) to
-// the stage beside the broad phase? A pool, no plugin check, no sleep, and mc_tendon reads no com
+// May mc_forward leave mc_comPos and mc_camlight (after serial kinematics, or the per-tree job
+// without them) to the stage beside the broad phase? A pool, no plugin check, no sleep, and mc_tendon reads no com
 // quantity (fixed tendons only); nothing else between reads them (the broad phase reads the geoms'
 // poses). The stages then are mci_comInertiaStage or mci_comInertiaVelocityStage: mc_comPos and
 // mc_camlight, then the stage above; cut into the trees, each range makes its com quantities and

@@ -22,6 +22,8 @@
 
 #include "engine/constraint.h"
 #include "engine/island.h"
+#include "engine/parallel_stages.h"
+#include "engine/threadpool.h"
 
 
 #define NTREE 12                  // trees of the scene (enough rows for the pool's jobs)
@@ -694,4 +696,82 @@ Test(constraint_pool, no_adhesion_pass_without_adhesion) {
   mc_threadPoolDelete(pool);
   mc_deleteData(d);
   mc_deleteModel(m);
+}
+
+
+// the trees' dofs of mci_treeDofs kept with the pool's workspace (mci_treeDofsCache): the
+// assembly fills the cache on its first step instead of making them every step, the cache equals
+// what mci_treeDofs makes (a root body welded to the world with moving children: several trees
+// under one root body; a body without dofs inside a chain), it is keyed by the model, and there is
+// none without a pool or past MCI_TREEDOFMAX dofs
+Test(constraint_pool, tree_dofs_kept_with_the_pool_workspace) {
+  static const char* welded =
+    "<body pos='0 -3 1'><geom size='.1'/><body><joint axis='1 0 0'/><geom size='.05'/>"
+    "<body pos='0 0 -.2'><geom size='.05'/><body pos='0 0 -.2'><joint type='ball'/>"
+    "<geom size='.05'/></body></body></body><body pos='.5 0 0'><joint type='slide'/>"
+    "<geom size='.05'/></body></body>";
+  char* scene = sceneXML(NTREE, "pyramidal", "sparse");
+  const char* end = strstr(scene, "</worldbody>");
+  cr_assert(end);
+  size_t size = strlen(scene) + strlen(welded) + 1;
+  char* xml = malloc(size);
+  cr_assert(xml);
+  snprintf(xml, size, "%.*s%s%s", (int)(end - scene), scene, welded, end);
+  free(scene);
+  mcModel* m = pt_loadOwnedXML(xml);
+  m->opt.enableflags |= mcENBL_ISLAND;
+  mcData* d = mc_makeData(m);
+  mcThreadPool* pool = mc_threadPoolCreate(2);
+  cr_assert(d && pool);
+  cr_expect(mci_treeDofsCache(m, d) == NULL, "no pool: no cache");
+  cr_assert_eq(mc_bindThreadPool(d, pool), 0);
+  const mciTreeDofs* c = &mci_treeCutCache(d)->dofs;
+  cr_expect(c->model == NULL, "bound: empty");
+  mc_step(m, d);
+  cr_expect(c->model == m && c->nv == m->nv && c->signature == d->model_signature,
+            "the assembly made the cache on its first step");
+  int* tree = malloc(sizeof(int) * (3 * (size_t)m->nv + 1));
+  cr_assert(tree);
+  int *depth = tree + m->nv, *run = depth + m->nv;
+  int nrun = mci_treeDofs(m, tree, depth, run);
+  cr_expect_eq(c->nrun, nrun);
+  cr_expect(memcmp(c->tree, tree, sizeof(int) * (size_t)m->nv) == 0, "tree");
+  cr_expect(memcmp(c->depth, depth, sizeof(int) * (size_t)m->nv) == 0, "depth");
+  cr_expect(memcmp(c->run, run, sizeof(int) * (size_t)(nrun + 1)) == 0, "runs");
+  int roots = 0;
+  for (int k = 0; k < m->nv; k++) {
+    roots += m->dof_parentid[k] < 0;
+  }
+  cr_expect(nrun == roots && nrun >= NTREE + 2, "%d trees, %d root dofs", nrun, roots);
+  free(tree);
+
+  // another model (its copy) on the same workspace: remade for it
+  mcModel* m2 = mc_copyModel(NULL, m);
+  cr_assert(m2);
+  cr_expect(mci_treeDofsCache(m2, d) == c && c->model == m2, "keyed by the model");
+  mc_bindThreadPool(d, NULL);
+  mc_deleteData(d);
+  mc_deleteModel(m2);
+  mc_deleteModel(m);
+
+  // 342 free bodies: 2,052 dofs, past the cache's size
+  size_t cap = 1 << 16, n = 0;
+  xml = malloc(cap);
+  cr_assert(xml);
+  n += (size_t)snprintf(xml + n, cap - n, "<mujoco><worldbody>");
+  for (int k = 0; k < 342; k++) {
+    n += (size_t)snprintf(xml + n, cap - n, "<body pos='%d 0 1'><freejoint/><geom size='.1'/>"
+                          "</body>", k);
+  }
+  snprintf(xml + n, cap - n, "</worldbody></mujoco>");
+  m = pt_loadOwnedXML(xml);
+  cr_assert(m->nv > MCI_TREEDOFMAX);
+  d = mc_makeData(m);
+  cr_assert(d);
+  cr_assert_eq(mc_bindThreadPool(d, pool), 0);
+  cr_expect(mci_treeDofsCache(m, d) == NULL, "%d dofs: no cache", m->nv);
+  mc_bindThreadPool(d, NULL);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+  mc_threadPoolDelete(pool);
 }

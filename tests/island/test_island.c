@@ -353,7 +353,8 @@ Test(island, bitwise_any_thread_count_dense_jacobian) {
 }
 
 
-// the chunks of contacts cover every contact row exactly once, in order, balanced by rows
+// the chunks of contacts cover every contact row exactly once, in order, balanced by rows; the
+// assembly's one pass (mci_cutContactsFrom) gives the same chunks and their first non-zeros
 Test(island, contact_chunks_cover_rows_once) {
   mcModel* m = loadFile(HUMANOID22);
   mcData* d = mc_makeData(m);
@@ -369,6 +370,7 @@ Test(island, contact_chunks_cover_rows_once) {
     }
   }
   cr_assert(withrows > 8 && d->nefc - first >= 64, "only %d contacts with rows", withrows);
+  cr_assert(d->efc_J_rownnz, "a sparse Jacobian");
   int* seen = calloc((size_t)d->nefc, sizeof(int));
   cr_assert(seen);
   const int want[5] = {1, 2, 3, 8, 100};
@@ -403,6 +405,24 @@ Test(island, contact_chunks_cover_rows_once) {
     int fair = (d->nefc - first + n - 1) / n;
     cr_expect(most <= fair + 10, "want %d: chunk of %d rows, mean %d", want[w],
               most, fair);
+
+    // the one pass from the contacts' first row: the same chunks, and (sparse) each chunk's
+    // first non-zero where its rows' non-zeros start
+    int con1[65], row1[65], nnz[65];
+    for (int sparse = 0; sparse < 2; sparse++) {
+      int n1 = mci_cutContactsFrom(m, d, want[w], first, sparse, NULL, 7, con1, row1, nnz);
+      cr_expect_eq(n1, n, "want %d: %d chunks in one pass, %d", want[w], n1, n);
+      cr_expect(memcmp(con1, con, sizeof(int) * (size_t)(n + 1)) == 0 &&
+                memcmp(row1, row, sizeof(int) * (size_t)(n + 1)) == 0, "want %d", want[w]);
+      for (int k = 0; k <= n; k++) {
+        int expect = 7;
+        for (int r = first; sparse && r < row[k]; r++) {
+          expect += d->efc_J_rownnz[r];
+        }
+        cr_expect_eq(nnz[k], expect, "want %d, sparse %d: chunk %d's first non-zero", want[w],
+                     sparse, k);
+      }
+    }
   }
   free(seen);
   mc_deleteData(d);

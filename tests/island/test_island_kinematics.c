@@ -22,8 +22,8 @@
 #include "engine/parallel_stages.h"
 #include "engine/threadpool.h"
 
-#define NARM 9                    // arms (trees) of LINK bodies each: 9 x 20 bodies, above
-#define LINK 20                   // MCI_MINPOSBODIES so that the pool runs the trees
+#define NARM 9                    // arms (trees) of LINK bodies each: 9 x 20 bodies, so that the
+#define LINK 20                   // pool runs the trees (above MCI_MINPOSSHARED off either thread)
 
 // the arms' model: each arm a chain of hinges and balls with sites, a sphere and a cylinder to
 // wrap around, a spatial tendon over them, a fixed tendon, cameras (fixed, track, trackcom on
@@ -167,7 +167,6 @@ static void sameForAnyThreads(const mcModel* m, int nstep, int camplaced) {
 
 Test(island_kinematics, cameras_per_tree_bitwise_any_thread_count) {
   mcModel* m = arms(0);
-  cr_assert(m->nbody >= MCI_MINPOSBODIES, "%d bodies", m->nbody);
   cr_assert(m->ncam == 1 + 5 * NARM && m->ntendon == 2 * NARM + 1);
   for (int i = 0; i < m->ncam; i++) {
     cr_expect(mci_camlightInTree(m, i), "camera %d", i);
@@ -192,7 +191,8 @@ Test(island_kinematics, world_cameras_after_the_trees_bitwise_any_thread_count) 
 
 
 Test(island_kinematics, small_models_stay_serial) {
-  // below MCI_MINPOSBODIES the position stage does not go to the pool (no tree cut is made by it)
+  // the position stage goes to the pool only when the other thread takes MCI_MINPOSSHARED bodies
+  // or more of the cut: not with two bodies, nor one large tree beside a few small ones
   mcModel* m = arms(0);
   mcData* d = mc_makeData(m);
   cr_assert(d);
@@ -200,7 +200,7 @@ Test(island_kinematics, small_models_stay_serial) {
   cr_assert(pool);
   cr_assert_eq(mc_bindThreadPool(d, pool), 0);
   mc_forward(m, d);
-  cr_expect(mci_positionTrees(m, d), "%d bodies on a pool of two: per tree", m->nbody);
+  cr_expect(mci_positionTrees(m, d, 1), "%d bodies on a pool of two: per tree", m->nbody);
   mc_bindThreadPool(d, NULL);
   mc_threadPoolDelete(pool);
   mc_deleteData(d);
@@ -216,7 +216,40 @@ Test(island_kinematics, small_models_stay_serial) {
   pool = mc_threadPoolCreate(2);
   cr_assert(pool);
   cr_assert_eq(mc_bindThreadPool(d, pool), 0);
-  cr_expect(!mci_positionTrees(m, d), "two bodies: serial");
+  cr_expect(!mci_positionTrees(m, d, 1), "two bodies: serial");
+  mc_bindThreadPool(d, NULL);
+  mc_threadPoolDelete(pool);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+
+  // a chain of 150 bodies and five arms of 6 (181 bodies): cut into the chain with one arm and
+  // the four other arms, the other thread would take 24 bodies
+  size_t size = 1 << 16, n = 0;
+  char* xml = malloc(size);
+  cr_assert(xml);
+  n += (size_t)snprintf(xml + n, size - n, "<mujoco><worldbody>");
+  for (int a = 0; a < 6; a++) {
+    int len = a ? 6 : 150;
+    n += (size_t)snprintf(xml + n, size - n, "<body pos='%d 1 0'>", a);
+    for (int k = 0; k < len; k++) {
+      n += (size_t)snprintf(xml + n, size - n, "%s<joint/><geom size='.05'/>",
+                            k ? "<body pos='0 0 -.1'>" : "");
+    }
+    for (int k = 0; k < len; k++) {
+      n += (size_t)snprintf(xml + n, size - n, "</body>");
+    }
+  }
+  snprintf(xml + n, size - n, "</worldbody></mujoco>");
+  m = pt_loadOwnedXML(xml);
+  d = mc_makeData(m);
+  pool = mc_threadPoolCreate(2);
+  cr_assert(d && pool);
+  cr_assert_eq(mc_bindThreadPool(d, pool), 0);
+  cr_assert_eq(m->nbody, 181);
+  cr_expect(!mci_positionTrees(m, d, 1), "a chain and five arms: serial");
+  const mciTreeCut* c = mci_treeCutCache(d);
+  cr_expect(c->model == m && c->n == 2 && mci_positionShared(c, 2) == 24,
+            "%d ranges, %d bodies off the busiest thread", c->n, mci_positionShared(c, 2));
   mc_bindThreadPool(d, NULL);
   mc_threadPoolDelete(pool);
   mc_deleteData(d);
@@ -262,13 +295,15 @@ Test(island_kinematics, tree_cut_balances_the_threads_blocks) {
 }
 
 
-// Below MCI_MINPOSBODIES the kinematics stay serial, and mc_comPos and mc_camlight go with the
-// inertia ranges beside the broad phase (mci_comLaterOk; each range its com quantities and
-// cameras, the world's com after the job): arms of hinges on a floor with damping, fixed
-// tendons, cameras per tree and (worldcam) on the world tracking the whole com; stiff: a tendon
-// spring, so the passive forces run whole in task 0 and the com quantities are made before the
-// job; spatial: a spatial tendon, whose Jacobian reads cdof, keeps them in place
-static mcModel* smallArms(int worldcam, int stiff, int spatial) {
+// mc_comPos and mc_camlight go with the inertia ranges beside the broad phase (mci_comLaterOk;
+// each range its com quantities and cameras, the world's com after the job), whether the
+// kinematics stay serial (6 arms: 24 bodies off the busiest thread, under MCI_MINPOSSHARED) or
+// run per tree without them (12 arms, 48 bodies; humanoid100's case): narm arms of hinges on a
+// floor with damping, fixed tendons, cameras per tree and (worldcam) on the world tracking the
+// whole com; stiff: a tendon spring, so the passive forces run whole in task 0 and the com
+// quantities are made before the job; spatial: a spatial tendon, whose Jacobian reads cdof, keeps
+// them in place (the kinematics job makes them)
+static mcModel* smallArms(int narm, int worldcam, int stiff, int spatial) {
   size_t size = 1 << 18, n = 0;
   char* xml = malloc(size);
   cr_assert(xml);
@@ -276,7 +311,7 @@ static mcModel* smallArms(int worldcam, int stiff, int spatial) {
                         "<mujoco><option timestep='.004'/><worldbody>"
                         "<geom type='plane' size='10 10 .1'/>%s",
                         worldcam ? "<camera name='wcom' mode='trackcom' pos='0 -6 3'/>" : "");
-  for (int a = 0; a < 6; a++) {
+  for (int a = 0; a < narm; a++) {
     n += (size_t)snprintf(xml + n, size - n, "<body name='b%d_0' pos='%d 0 .8'>", a, a);
     for (int k = 0; k < 8; k++) {
       if (k > 0) {
@@ -300,7 +335,7 @@ static mcModel* smallArms(int worldcam, int stiff, int spatial) {
   n += (size_t)snprintf(xml + n, size - n,
                         "<body pos='0 1 .3'><freejoint/><geom type='box' size='.1 .1 .1'/>"
                         "</body></worldbody><tendon>");
-  for (int a = 0; a < 6; a++) {
+  for (int a = 0; a < narm; a++) {
     n += (size_t)snprintf(xml + n, size - n,
                           "<fixed name='x%d' %s><joint joint='h%d_1' coef='1'/>"
                           "<joint joint='h%d_3' coef='-.5'/></fixed>",
@@ -311,7 +346,7 @@ static mcModel* smallArms(int worldcam, int stiff, int spatial) {
                           "<spatial name='sp'><site site='t0_1'/><site site='t0_6'/></spatial>");
   }
   n += (size_t)snprintf(xml + n, size - n, "</tendon><actuator>");
-  for (int a = 0; a < 6; a++) {
+  for (int a = 0; a < narm; a++) {
     n += (size_t)snprintf(xml + n, size - n, "<motor tendon='x%d' gear='2'/>"
                           "<motor joint='h%d_5'/>", a, a);
   }
@@ -320,15 +355,15 @@ static mcModel* smallArms(int worldcam, int stiff, int spatial) {
 }
 
 
-static void comLater(int worldcam, int stiff, int spatial) {
-  mcModel* m = smallArms(worldcam, stiff, spatial);
-  cr_assert(m->nbody < MCI_MINPOSBODIES, "%d bodies", m->nbody);
+static void comLater(int narm, int worldcam, int stiff, int spatial) {
+  mcModel* m = smallArms(narm, worldcam, stiff, spatial);
   mcData* d = mc_makeData(m);
   mcThreadPool* pool = mc_threadPoolCreate(2);
   cr_assert(d && pool);
   cr_assert_eq(mc_bindThreadPool(d, pool), 0);
   cr_expect(mci_comLaterOk(m, d) == !spatial, "mci_comLaterOk %d", mci_comLaterOk(m, d));
-  cr_expect(!mci_positionTrees(m, d), "%d bodies: kinematics serial", m->nbody);
+  int pertree = mci_positionTrees(m, d, spatial);
+  cr_expect(pertree == (narm > 6), "%d bodies: kinematics per tree %d", m->nbody, pertree);
   mc_bindThreadPool(d, NULL);
   mc_threadPoolDelete(pool);
   mc_deleteData(d);
@@ -338,20 +373,42 @@ static void comLater(int worldcam, int stiff, int spatial) {
 
 
 Test(island_kinematics, com_beside_the_broad_phase_bitwise_any_thread_count) {
-  comLater(0, 0, 0);
+  comLater(6, 0, 0, 0);
 }
 
 
 Test(island_kinematics, com_beside_with_world_camera_bitwise_any_thread_count) {
-  comLater(1, 0, 0);
+  comLater(6, 1, 0, 0);
 }
 
 
 Test(island_kinematics, com_before_the_job_when_passive_whole_bitwise_any_thread_count) {
-  comLater(0, 1, 0);
+  comLater(6, 0, 1, 0);
 }
 
 
 Test(island_kinematics, com_in_place_with_a_spatial_tendon_bitwise_any_thread_count) {
-  comLater(1, 0, 1);
+  comLater(6, 1, 0, 1);
+}
+
+
+Test(island_kinematics, kinematics_per_tree_com_beside_bitwise_any_thread_count) {
+  // 97 bodies (under the 160 that kept humanoid100's kinematics serial before session 15): the
+  // kinematics job without the com quantities, those beside the broad phase
+  comLater(12, 0, 0, 0);
+}
+
+
+Test(island_kinematics, kinematics_per_tree_com_beside_world_camera_bitwise_any_thread_count) {
+  comLater(12, 1, 0, 0);
+}
+
+
+Test(island_kinematics, kinematics_per_tree_com_before_the_job_bitwise_any_thread_count) {
+  comLater(12, 0, 1, 0);
+}
+
+
+Test(island_kinematics, kinematics_per_tree_com_in_the_job_bitwise_any_thread_count) {
+  comLater(12, 1, 0, 1);
 }
