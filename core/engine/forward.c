@@ -12,6 +12,7 @@
 #include "engine/io.h"
 #include "engine/island.h"
 #include "engine/parallel_stages.h"
+#include "engine/plugin_trees.h"
 #include "engine/plugin_check.h"
 #include "engine/sensor.h"
 #include "engine/sleep.h"
@@ -397,25 +398,7 @@ void mc_step2(const mcModel* m, mcData* d) {
 //---------------------------------- position integration ------------------------------------------
 
 void mc_integratePos(const mcModel* m, mcNum* qpos, const mcNum* qvel, mcNum dt) {
-  for (int j = 0; j < m->njnt; j++) {
-    int padr = m->jnt_qposadr[j], vadr = m->jnt_dofadr[j];
-    switch (m->jnt_type[j]) {
-    case mcJNT_FREE:
-      // translation, then the rotation as a ball joint
-      for (int c = 0; c < 3; c++) {
-        qpos[padr + c] += dt * qvel[vadr + c];
-      }
-      padr += 3;
-      vadr += 3;
-      // fall through
-    case mcJNT_BALL:
-      mcu_quatIntegrate(qpos + padr, qvel + vadr, dt);
-      break;
-    default:
-      qpos[padr] += dt * qvel[vadr];
-      break;
-    }
-  }
+  mci_integratePosRange(m, qpos, qvel, dt, 0, m->njnt);
 }
 
 

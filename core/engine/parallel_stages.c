@@ -88,7 +88,7 @@ static const mciTreeCut* treeCut(const mcModel* m, mcData* d, int want) {
   mciTreeCut* c = mci_treeCutCache(d);
   if (c->model == m && c->signature == d->model_signature && c->want == want &&
       c->nbody == m->nbody && c->ngeom == m->ngeom && c->nsite == m->nsite && c->nv == m->nv &&
-      c->ncam == m->ncam) {
+      c->ncam == m->ncam && c->njnt == m->njnt) {
     return c;
   }
   c->model = m;
@@ -99,6 +99,7 @@ static const mciTreeCut* treeCut(const mcModel* m, mcData* d, int want) {
   c->nsite = m->nsite;
   c->nv = m->nv;
   c->ncam = m->ncam;
+  c->njnt = m->njnt;
   c->n = mci_cutTrees(m, want, c->body);
   c->placed = cutObjects(m->geom_bodyid, m->ngeom, c, c->geom) &&
               cutObjects(m->site_bodyid, m->nsite, c, c->site);

@@ -127,7 +127,7 @@ const mciTreeDofs* mci_treeDofsCache(const mcModel* m, mcData* d);
 typedef struct mciTreeCut_ {
   const mcModel* model;           // key: the model it was made for, its signature, want and sizes
   uint64_t signature;
-  int want, nbody, ngeom, nsite, nv, ncam;
+  int want, nbody, ngeom, nsite, nv, ncam, njnt;
   int n;                          // ranges
   int body[MCI_MAXRANGE + 1];     // range k: bodies body[k] .. body[k+1]-1 (body[0] >= 1)
   int geom[MCI_MAXRANGE + 1];     // its geoms (geom[0] 0: the world's with the first range)

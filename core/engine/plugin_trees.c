@@ -52,13 +52,13 @@ static const mciTreeCut* pluginCut(const mcModel* m, mcData* d) {
   int want = RANGEPERTHREAD * nthread < MCI_MAXRANGE ? RANGEPERTHREAD * nthread : MCI_MAXRANGE;
   mciTreeCut* c = mci_pluginCutCache(d);
   if (c->model != m || c->signature != d->model_signature || c->want != want ||
-      c->nbody != m->nbody || c->nv != m->nv || c->ngeom != m->njnt) {
+      c->nbody != m->nbody || c->nv != m->nv || c->njnt != m->njnt) {
     c->model = m;
     c->signature = d->model_signature;
     c->want = want;
     c->nbody = m->nbody;
     c->nv = m->nv;
-    c->ngeom = m->njnt;           // the joint count, as this cut's key (it cuts no geoms)
+    c->njnt = m->njnt;
     c->n = mci_cutTrees(m, want, c->body);
     c->dofsorted = c->n >= 2 && cutByBody(m->dof_bodyid, m->nv, c, c->dof);
     c->jntsorted = c->n >= 2 && cutByBody(m->jnt_bodyid, m->njnt, c, c->jnt);
@@ -103,8 +103,9 @@ int mci_runTrees(const mcModel* m, mcData* d, mcpfTreeTask fn, void* ctx, int mi
 }
 
 
-// mc_integratePos's loop over the joints [j0, j1): the entries of one joint depend on nothing
-// else, so any cut of the joints gives its bits (test_plugin_trees pins that)
+// the joints [j0, j1) of mc_integratePos (which is this over all joints): the entries of one
+// joint depend on nothing else, so any cut of the joints gives its bits (test_plugin_trees pins
+// that)
 void mci_integratePosRange(const mcModel* m, mcNum* qpos, const mcNum* qvel, mcNum dt, int j0,
                            int j1) {
   for (int j = j0; j < j1; j++) {
