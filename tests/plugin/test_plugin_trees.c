@@ -275,23 +275,15 @@ static unsigned long long hashState(const mcModel* m, const mcData* d, unsigned 
 
 // hash of the state after each of nstep steps with nthread threads (0: no pool)
 static unsigned long long runHash(const mcModel* m, int nthread, int nstep) {
-  mcData* d = mc_makeData(m);
-  cr_assert(d);
-  mcThreadPool* pool = NULL;
-  if (nthread > 0) {
-    pool = mc_threadPoolCreate(nthread);
-    cr_assert(pool);
-    cr_assert_eq(mc_bindThreadPool(d, pool), 0);
-  }
-  unsigned long long h = 1469598103934665603ULL;
+  mcThreadPool* pool;
+  mcData* d = pt_makeData(m, nthread, &pool);
+  unsigned long long h = PT_HASH0;
   for (int s = 0; s < nstep; s++) {
     drive(m, d, s);
     mc_step(m, d);
     h = hashState(m, d, h);
   }
-  mc_bindThreadPool(d, NULL);
-  mc_threadPoolDelete(pool);
-  mc_deleteData(d);
+  pt_deleteData(d, pool);
   return h;
 }
 
