@@ -80,8 +80,12 @@ typedef int (*mciNarrowFn)(const mcModel* m, mcData* d, mcContact* scratch, cons
 // The narrow phase over candidates 0 .. n-1 on d's bound thread pool (core/engine/
 // collision_narrow.c): chunks of candidates are collided into each thread's own memory, then
 // appended to d in candidate order, so d->contact is bitwise what the serial loop makes; a chunk
-// that does not fit a thread's memory is collided again on the caller. Return 0 if the arena or
-// nconmax filled up (the serial loop stops at the same contact).
-int mci_narrowParallel(const mcModel* m, mcData* d, const void* list, int n, mciNarrowFn fn);
+// that does not fit a thread's memory is collided again on the caller, with scratch (mcMAXCONPAIR
+// contacts on d's stack, the serial loop's: zeroed here when needed). The task tables are the
+// pool workspace's, so the narrow phase takes no more of d's stack than the serial loop and a
+// full arena holds the same contacts. Return 0 if the arena or nconmax filled up (the serial loop
+// stops at the same contact).
+int mci_narrowParallel(const mcModel* m, mcData* d, const void* list, int n, mciNarrowFn fn,
+                       mcContact* scratch);
 
 #endif  // MODUCO_CORE_ENGINE_COLLISION_H_

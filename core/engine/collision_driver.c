@@ -1454,7 +1454,8 @@ void mci_collisionWith(const mcModel* m, mcData* d, mciStageFn extra) {
   }
   mciNarrow nw = {list, collisionTable(m), mcp_host()};
   if (pool && n > 1) {
-    mci_narrowParallel(m, d, &nw, n, narrowOne);   // each thread zeroes a scratch of its own
+    // each thread zeroes a scratch of its own; scratch serves the chunks redone on the caller
+    mci_narrowParallel(m, d, &nw, n, narrowOne, scratch);
   } else {
     for (int i = 0; n > 0 && i < mcMAXCONPAIR; i++) {
       clearOutput(scratch + i);

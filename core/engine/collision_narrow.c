@@ -4,7 +4,9 @@
 // with the same capacity checks as the serial loop, so the contact list is bitwise the same for
 // any thread count. The caller appends the finished chunks that fit whole while the job runs
 // (after each chunk of its own), the rest after it. A chunk that runs out of a thread's memory is
-// collided again on the caller.
+// collided again on the caller. The job's task tables are the pool workspace's and a chunk redone
+// on the caller uses the serial loop's scratch, so the narrow phase takes the same bytes of d's
+// stack with and without a pool: where the arena fills, the same contacts fit.
 #include <stdatomic.h>
 #include <string.h>
 
@@ -15,7 +17,8 @@
 // candidates are cut into up to CHUNKPERTHREAD chunks per thread of at least MINCHUNK: pairs differ
 // a lot in cost (a GJK pair costs several primitive ones), and the finer cut balances the threads
 // better (humanoid100's narrow phase on two threads: 29 -> 27 us with 32 chunks instead of 8)
-#define CHUNKPERTHREAD 32
+// (CHUNKPERTHREAD tasks a thread is the room of the workspace's tables)
+#define CHUNKPERTHREAD MCI_NARROWCHUNKS
 #define MINCHUNK 2
 
 typedef struct {
@@ -35,12 +38,7 @@ typedef struct {
   mcContact** scratch;            // per thread: its zeroed narrow-phase scratch (NULL: not yet)
 } Job;
 
-// the task states take the bytes an int flag took (the stack a full arena leaves to contacts)
-_Static_assert(sizeof(atomic_int) == sizeof(int) && _Alignof(atomic_int) == _Alignof(int),
-               "atomic_int is an int");
-
-
-// zeroed narrow-phase scratch on the stack of d or a view (collideGeoms zeroes the entries it used
+// zeroed narrow-phase scratch on the stack of a view (collideGeoms zeroes the entries it used
 // after each pair, so one per thread and job is enough, as one per mc_collision is serially)
 static mcContact* chunkScratch(mcData* v) {
   mcContact* s = mc_stackAlloc(v, sizeof(mcContact) * mcMAXCONPAIR, _Alignof(mcContact));
@@ -143,8 +141,10 @@ static int appendChunk(const mcModel* m, mcData* d, const mcContact* con, int co
 }
 
 
-int mci_narrowParallel(const mcModel* m, mcData* d, const void* list, int n, mciNarrowFn fn) {
+int mci_narrowParallel(const mcModel* m, mcData* d, const void* list, int n, mciNarrowFn fn,
+                       mcContact* scratch) {
   int nthread = mci_threads(d);
+  mciNarrowTables* tab = mci_narrowTables(d);
   Job job;
   job.m = m;
   job.d = d;
@@ -155,17 +155,15 @@ int mci_narrowParallel(const mcModel* m, mcData* d, const void* list, int n, mci
   if (job.chunk < MINCHUNK) {
     job.chunk = MINCHUNK;
   }
-  int ntask = (n + job.chunk - 1) / job.chunk;
+  int ntask = (n + job.chunk - 1) / job.chunk;   // at most CHUNKPERTHREAD * nthread
 
-  // task tables on the data's stack (the caller's frame is open)
-  job.out = mc_stackAlloc(d, sizeof(mcContact*) * (size_t)ntask, _Alignof(mcContact*));
-  job.nout = mc_stackAlloc(d, sizeof(int) * (size_t)ntask, _Alignof(int));
-  // (the same bytes of the stack as before the appends during the job: where the arena fills,
-  // the contacts that fit are the same)
-  job.ok = mc_stackAlloc(d, sizeof(atomic_int) * (size_t)ntask, _Alignof(atomic_int));
-  job.scratch = mc_stackAlloc(d, sizeof(mcContact*) * (size_t)nthread, _Alignof(mcContact*));
-  if (!job.out || !job.nout || !job.ok || !job.scratch) {
-    return 0;
+  // task tables from the pool's workspace (none of d's stack: the serial loop takes none)
+  job.out = tab->out;
+  job.nout = tab->nout;
+  job.ok = tab->state;
+  job.scratch = tab->scratch;
+  if (ntask > tab->ntask) {
+    return 0;                     // not reached: the chunk size bounds the tasks
   }
   for (int t = 0; t < ntask; t++) {
     atomic_init(job.ok + t, 0);
@@ -188,8 +186,9 @@ int mci_narrowParallel(const mcModel* m, mcData* d, const void* list, int n, mci
   }
 
   // append in chunk order from the first the job did not append; chunks that failed are collided
-  // here (with a scratch made then: a 50-contact memset the step saves when every chunk fits)
-  mcContact* scratch = NULL;
+  // here with the caller's scratch, zeroed then (a 50-contact memset the step saves when every
+  // chunk fits)
+  int zeroed = 0;
   for (int t = job.next; t < ntask; t++) {
     if (atomic_load_explicit(job.ok + t, memory_order_relaxed) == 1) {
       if (!appendChunk(m, d, job.out[t], job.nout[t])) {
@@ -197,9 +196,9 @@ int mci_narrowParallel(const mcModel* m, mcData* d, const void* list, int n, mci
       }
       continue;
     }
-    scratch = scratch ? scratch : chunkScratch(d);
-    if (!scratch) {
-      return 0;
+    if (!zeroed) {
+      memset(scratch, 0, sizeof(mcContact) * mcMAXCONPAIR);
+      zeroed = 1;
     }
     int last = (t + 1) * job.chunk < n ? (t + 1) * job.chunk : n;
     for (int i = t * job.chunk; i < last; i++) {

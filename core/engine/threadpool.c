@@ -73,6 +73,7 @@ typedef struct {                  // mcData.threadwork
   mciWorker* worker;
   mciTreeCut cut;                 // the trees' cut for the per-tree jobs (parallel_stages.c)
   mciTreeCut plugincut;           // the cut of the plugins' tree jobs (plugin_trees.c)
+  mciNarrowTables narrow;         // the narrow phase's task tables (collision_narrow.c)
 } ThreadWork;
 
 
@@ -333,6 +334,10 @@ static void freeWork(ThreadWork* w) {
   for (int t = 0; w->worker && t < w->nthread; t++) {
     free(w->worker[t].stack);
   }
+  free((void*)w->narrow.out);
+  free(w->narrow.nout);
+  free(w->narrow.state);
+  free(w->narrow.scratch);
   free(w->worker);
   free(w);
 }
@@ -359,6 +364,15 @@ int mc_bindThreadPool(mcData* d, mcThreadPool* pool) {
   size_t nstack = d->narena / (size_t)pool->nthread;
   nstack = (nstack < MINSTACK ? MINSTACK : nstack + 63) & ~(size_t)63;
   int ok = w && worker;
+  if (ok) {
+    size_t ntask = (size_t)MCI_NARROWCHUNKS * (size_t)pool->nthread;
+    w->narrow.out = (const mcContact**)calloc(ntask, sizeof(mcContact*));
+    w->narrow.nout = (int*)calloc(ntask, sizeof(int));
+    w->narrow.state = (atomic_int*)calloc(ntask, sizeof(atomic_int));
+    w->narrow.scratch = (mcContact**)calloc((size_t)pool->nthread, sizeof(mcContact*));
+    w->narrow.ntask = (int)ntask;
+    ok = w->narrow.out && w->narrow.nout && w->narrow.state && w->narrow.scratch;
+  }
   for (int t = 0; ok && t < pool->nthread; t++) {
     worker[t].stack = (char*)aligned_alloc(64, nstack);
     worker[t].nstack = nstack;
@@ -394,6 +408,11 @@ mciTreeCut* mci_treeCutCache(const mcData* d) {
 
 mciTreeCut* mci_pluginCutCache(const mcData* d) {
   return &((ThreadWork*)d->threadwork)->plugincut;
+}
+
+
+mciNarrowTables* mci_narrowTables(const mcData* d) {
+  return &((ThreadWork*)d->threadwork)->narrow;
 }
 
 

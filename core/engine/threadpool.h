@@ -12,6 +12,8 @@
 #ifndef MODUCO_CORE_ENGINE_THREADPOOL_H_
 #define MODUCO_CORE_ENGINE_THREADPOOL_H_
 
+#include <stdatomic.h>
+
 #include <moduco/moduco.h>
 
 typedef void (*mciTaskFn)(void* ctx, int task, int thread);
@@ -58,6 +60,21 @@ struct mciTreeCut_* mci_treeCutCache(const mcData* d);
 // The tree cut kept for the plugins' tree jobs on d's pool (plugin_trees.c fills and checks it,
 // apart from the stages' cut above, which those jobs leave alone); d must have a pool bound
 struct mciTreeCut_* mci_pluginCutCache(const mcData* d);
+
+// The narrow phase's task tables (collision_narrow.c), made with the workspace by
+// mc_bindThreadPool for up to MCI_NARROWCHUNKS tasks a thread: the job takes none of d's stack, so
+// an arena that fills during the narrow phase holds the same contacts with and without a pool
+#define MCI_NARROWCHUNKS 32
+typedef struct {
+  const mcContact** out;          // per task: its contacts (in a worker's arena)
+  int* nout;                      // per task: how many
+  atomic_int* state;              // per task: 0 running, 1 complete, 2 out of memory
+  mcContact** scratch;            // per thread: its zeroed scratch (NULL: not yet)
+  int ntask;                      // room: MCI_NARROWCHUNKS tasks a thread
+} mciNarrowTables;
+
+// The narrow phase's tables of d's pool; d must have a pool bound
+mciNarrowTables* mci_narrowTables(const mcData* d);
 
 // Make w->view a copy of d whose arena and stack are the worker's own memory (empty: no contacts
 // or rows), with the plugin timers zeroed and the solver statistics (d->solver) not copied; the
