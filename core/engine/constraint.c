@@ -33,6 +33,7 @@ typedef struct {
   int blockzero;                  // sparse: leading rows of block zeroed so far (zeroed lazily:
                                   // most steps need one row or none, not six)
   int nnz;                        // sparse: non-zeros stored so far (fill pass)
+  int nunit;                      // count pass: rows with a single non-zero (unitRow) among n
   int nnzcap;                     // sparse: non-zeros that fit (fill pass)
   int* cols;                      // scratch: dof columns of a contact (nv)
   int* side;                      // scratch: bit 1 on the chain of body 1, bit 2 on body 2 (nv)
@@ -134,6 +135,32 @@ static mcNum* rowJIn(Builder* b, int row, int lo, int hi) {
   b->blocklo = lo;
   b->blockhi = hi;
   return rowJ(b, row);
+}
+
+
+// reserve a row whose Jacobian is the single entry val at column col (a dof's friction loss, a
+// hinge or slide limit) and store that entry: -1 in the count pass (which counts it among the
+// unit rows: one non-zero, not nv, in the sparse bound) or when full. Sparse: written directly
+// (the pending rows flushed first), not through block and flushBlock's scan and clear (val is
+// never 0, so the stored row is the one the scan would give)
+static int unitRow(Builder* b, int col, mcNum val) {
+  if (!b->fill) {
+    b->n++;
+    b->nunit++;
+    return -1;
+  }
+  int row = reserve(b, 1, 0);
+  if (row >= 0 && b->sparse) {
+    mcData* d = b->d;
+    d->efc_J_rowadr[row] = b->nnz;
+    d->efc_J_rownnz[row] = 1;
+    d->efc_J_colind[b->nnz] = col;
+    d->efc_J_val[b->nnz] = val;
+    b->nnz++;
+  } else if (row >= 0) {
+    b->d->efc_J[(size_t)row * b->m->nv + col] = val;
+  }
+  return row;
 }
 
 
@@ -448,10 +475,9 @@ static inline __attribute__((always_inline)) void elemRun(Builder* b, int k, int
 static inline __attribute__((always_inline)) void frictionDof(Builder* b, int i) {
   const mcModel* m = b->m;
   if (m->dof_frictionloss[i] > 0 && !mc_sleepDofAsleep(m, b->d, i)) {
-    int row = reserve(b, 1, 1);
+    int row = unitRow(b, i, 1);
     if (row >= 0) {
       setRow(b, row, mcCNSTR_FRICTION_DOF, i, 0, 0, m->dof_frictionloss[i]);
-      rowJIn(b, row, i, i + 1)[i] = 1;
     }
   }
 }
@@ -487,6 +513,7 @@ static int frictionDofCount(Builder* b, int lo, int hi) {
     }
   }
   b->n += nrow;
+  b->nunit += nrow;               // (frictionDof's rows: unitRow)
   return nkeep;
 }
 
@@ -545,10 +572,9 @@ static inline __attribute__((always_inline)) void limitJoint(Builder* b, int i) 
     for (int side = 0; side < 2; side++) {
       mcNum dist = side ? range[1] - value : value - range[0];
       if (dist < margin) {
-        int row = reserve(b, 1, 1);
+        int row = unitRow(b, dadr, side ? -1 : 1);
         if (row >= 0) {
           setRow(b, row, mcCNSTR_LIMIT_JOINT, i, dist, margin, 0);
-          rowJIn(b, row, dadr, dadr + 1)[dadr] = side ? -1 : 1;
         }
       }
     }
@@ -1453,6 +1479,7 @@ typedef struct {
   Builder* b;
   int n;
   int rows[MAXCHUNK];             // task k: rows of its friction and limit elements
+  int units[MAXCHUNK];            // of which unit rows (one non-zero: unitRow)
   int conrows[MAXCHUNK];          // rows and non-zeros of its contacts
   int connnz[MAXCHUNK];
   int nkeep[MAXCHUNK][4];         // elements kept in each list
@@ -1488,11 +1515,13 @@ static void countTask(void* ctx, int k, int thread) {
     mci_rowRange(countTotal(&w, e), k, c->n, lo + e, hi + e);
   }
   w.n = 0;
+  w.nunit = 0;
   c->nkeep[k][ELEM_FRIDOF] = frictionDofCount(&w, lo[0], hi[0]);
   c->nkeep[k][ELEM_FRITEN] = elemCount(&w, ELEM_FRITEN, lo[1], hi[1], frictionTendon);
   c->nkeep[k][ELEM_LIMJNT] = elemCount(&w, ELEM_LIMJNT, lo[2], hi[2], limitJoint);
   c->nkeep[k][ELEM_LIMTEN] = elemCount(&w, ELEM_LIMTEN, lo[3], hi[3], limitTendon);
   c->rows[k] = w.n;
+  c->units[k] = w.nunit;
   w.n = 0;
   w.nnz = 0;
   countContacts(&w, lo[4], hi[4]);
@@ -1537,8 +1566,9 @@ static int countOnPool(Builder* b) {
   }
   for (int k = 0; k < c.n; k++) {
     b->n += c.rows[k];
+    b->nunit += c.units[k];
   }
-  b->nnz = b->sparse ? b->n * m->nv : 0;
+  b->nnz = b->sparse ? (b->n - b->nunit) * m->nv + b->nunit : 0;
   for (int k = 0; k < c.n; k++) {
     b->n += c.conrows[k];
     b->nnz += c.connnz[k];
@@ -1557,11 +1587,12 @@ static void buildRows(Builder* b) {
   b->d->nf = b->n - b->d->ne;
   addLimit(b);
 
-  // sparse: the last pending rows (count pass: every row so far bounded by nv non-zeros)
+  // sparse: the last pending rows (count pass: every row so far bounded by nv non-zeros, the
+  // unit rows by one)
   if (b->fill && b->sparse) {
     flushBlock(b);
   } else if (!b->fill && b->sparse) {
-    b->nnz = b->n * b->m->nv;
+    b->nnz = (b->n - b->nunit) * b->m->nv + b->nunit;
   }
   b->conrow = b->n;
   addContact(b);

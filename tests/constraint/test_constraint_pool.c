@@ -775,3 +775,66 @@ Test(constraint_pool, tree_dofs_kept_with_the_pool_workspace) {
   mc_deleteModel(m);
   mc_threadPoolDelete(pool);
 }
+
+
+// n bodies on slide joints (no contacts, no gravity) with friction loss and limits whose margin
+// holds both sides: 3 n rows, each of one non-zero (a dof's friction loss, a slide's limit side),
+// in an arena of memory bytes
+static mcModel* unitRowsModel(int n, const char* memory) {
+  size_t cap = 256 + 192 * (size_t)n, len = 0;
+  char* xml = malloc(cap);
+  cr_assert(xml);
+  len += (size_t)snprintf(xml + len, cap - len,
+                          "<mujoco><option gravity='0 0 0' jacobian='sparse'/><size memory='%s'/>"
+                          "<worldbody>", memory);
+  for (int k = 0; k < n; k++) {
+    len += (size_t)snprintf(xml + len, cap - len,
+                            "<body pos='%d 0 0'><joint type='slide' limited='true' range='-1 1' "
+                            "margin='2' frictionloss='.1'/><geom size='.1' contype='0' "
+                            "conaffinity='0'/></body>", k);
+    cr_assert(len < cap);
+  }
+  snprintf(xml + len, cap - len, "</worldbody></mujoco>");
+  return pt_loadOwnedXML(xml);
+}
+
+
+// the rows of one non-zero (dof friction loss, hinge and slide limits) are bounded by one non-zero
+// in the count pass, not by nv: the sparse Jacobian's room in the arena is their count, and an
+// arena far smaller than rows x nv non-zeros holds them all (before: the bound asked for rows x nv
+// and the assembly warned mcWARN_CNSTRFULL and dropped rows); serially (300 dofs: the count pass
+// on the caller) and on a pool of 2 (600 dofs: the count pass in parts, merged)
+Test(constraint_pool, unit_rows_bounded_by_one_nonzero) {
+  static const int ndof[2] = {300, 600};
+  for (int c = 0; c < 2; c++) {
+    int n = ndof[c];
+    mcModel* m = unitRowsModel(n, "2M");          // rows x nv x 12 bytes: 3.2M, 13M
+    cr_assert(m);
+    mcData* d = mc_makeData(m);
+    mcThreadPool* pool = c ? mc_threadPoolCreate(2) : NULL;
+    cr_assert(d && (pool || !c));
+    if (pool) {
+      cr_assert_eq(mc_bindThreadPool(d, pool), 0);
+    }
+    mc_forward(m, d);
+    cr_expect_eq(d->warning[mcWARN_CNSTRFULL].number, 0, "%d dofs: rows dropped", n);
+    cr_expect_eq(d->nefc, 3 * n, "%d dofs: %d rows", n, d->nefc);
+    int ok = d->efc_J_rownnz != NULL;
+    for (int i = 0; ok && i < d->nefc; i++) {
+      int adr = d->efc_J_rowadr[i], id = d->efc_id[i];
+      mcNum val = d->efc_J_val[adr];
+      ok = d->efc_J_rownnz[i] == 1 && d->efc_J_colind[adr] == id &&
+           (d->efc_type[i] == mcCNSTR_FRICTION_DOF ? val == 1 : val == 1 || val == -1);
+    }
+    cr_expect(ok, "%d dofs: every row one non-zero +-1 at its dof", n);
+    // (the Jacobian's room: the rows' non-zeros, far below rows x nv)
+    cr_expect(d->maxuse_arena < (size_t)d->nefc * (size_t)n * (sizeof(int) + sizeof(mcNum)) / 4,
+              "%d dofs: arena %zu bytes", n, d->maxuse_arena);
+    if (pool) {
+      mc_bindThreadPool(d, NULL);
+      mc_threadPoolDelete(pool);
+    }
+    mc_deleteData(d);
+    mc_deleteModel(m);
+  }
+}
