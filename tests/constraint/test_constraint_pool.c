@@ -289,15 +289,9 @@ typedef struct {
 
 // hash of NSTEP steps on a pool of nthread (0: none); seen (nullable) gets the rows' kinds
 static unsigned long long runHash(const mcModel* m, int nthread, Seen* seen) {
-  mcData* d = mc_makeData(m);
-  cr_assert(d);
-  mcThreadPool* pool = NULL;
-  if (nthread > 0) {
-    pool = mc_threadPoolCreate(nthread);
-    cr_assert(pool);
-    cr_assert_eq(mc_bindThreadPool(d, pool), 0);
-  }
-  unsigned long long h = 1469598103934665603ULL;
+  mcThreadPool* pool;
+  mcData* d = pt_makeData(m, nthread, &pool);
+  unsigned long long h = PT_HASH0;
   for (int s = 0; s < NSTEP; s++) {
     mc_step(m, d);
     h = hashStep(m, d, h);
@@ -320,9 +314,7 @@ static unsigned long long runHash(const mcModel* m, int nthread, Seen* seen) {
     }
   }
   cr_expect(d->warning[mcWARN_BADQACC].number == 0, "the scene diverged");
-  mc_bindThreadPool(d, NULL);
-  mc_threadPoolDelete(pool);
-  mc_deleteData(d);
+  pt_deleteData(d, pool);
   return h;
 }
 

@@ -116,15 +116,9 @@ static void drive(const mcModel* m, mcData* d, int step) {
 // hash of the kinematics outputs after each of nstep steps with nthread threads (0: no pool);
 // camplaced: how the pool's cut must place the cameras (-1: no pool, not checked)
 static unsigned long long runHash(const mcModel* m, int nthread, int nstep, int camplaced) {
-  mcData* d = mc_makeData(m);
-  mcThreadPool* pool = NULL;
-  cr_assert(d);
-  if (nthread > 0) {
-    pool = mc_threadPoolCreate(nthread);
-    cr_assert(pool);
-    cr_assert_eq(mc_bindThreadPool(d, pool), 0);
-  }
-  unsigned long long h = 1469598103934665603ULL;
+  mcThreadPool* pool;
+  mcData* d = pt_makeData(m, nthread, &pool);
+  unsigned long long h = PT_HASH0;
   for (int s = 0; s < nstep; s++) {
     drive(m, d, s);
     mc_step(m, d);
@@ -149,9 +143,7 @@ static unsigned long long runHash(const mcModel* m, int nthread, int nstep, int 
     cr_expect(c->camplaced == camplaced, "cameras per tree %d, expected %d", c->camplaced,
               camplaced);
   }
-  mc_bindThreadPool(d, NULL);
-  mc_threadPoolDelete(pool);
-  mc_deleteData(d);
+  pt_deleteData(d, pool);
   return h;
 }
 
@@ -201,9 +193,7 @@ Test(island_kinematics, small_models_stay_serial) {
   cr_assert_eq(mc_bindThreadPool(d, pool), 0);
   mc_forward(m, d);
   cr_expect(mci_positionTrees(m, d, 1), "%d bodies on a pool of two: per tree", m->nbody);
-  mc_bindThreadPool(d, NULL);
-  mc_threadPoolDelete(pool);
-  mc_deleteData(d);
+  pt_deleteData(d, pool);
   mc_deleteModel(m);
 
   char error[512] = "";
@@ -217,9 +207,7 @@ Test(island_kinematics, small_models_stay_serial) {
   cr_assert(pool);
   cr_assert_eq(mc_bindThreadPool(d, pool), 0);
   cr_expect(!mci_positionTrees(m, d, 1), "two bodies: serial");
-  mc_bindThreadPool(d, NULL);
-  mc_threadPoolDelete(pool);
-  mc_deleteData(d);
+  pt_deleteData(d, pool);
   mc_deleteModel(m);
 
   // a chain of 150 bodies and five arms of 6 (181 bodies): cut into the chain with one arm and
@@ -250,9 +238,7 @@ Test(island_kinematics, small_models_stay_serial) {
   const mciTreeCut* c = mci_treeCutCache(d);
   cr_expect(c->model == m && c->n == 2 && mci_positionShared(c, 2) == 24,
             "%d ranges, %d bodies off the busiest thread", c->n, mci_positionShared(c, 2));
-  mc_bindThreadPool(d, NULL);
-  mc_threadPoolDelete(pool);
-  mc_deleteData(d);
+  pt_deleteData(d, pool);
   mc_deleteModel(m);
 }
 
@@ -364,9 +350,7 @@ static void comLater(int narm, int worldcam, int stiff, int spatial) {
   cr_expect(mci_comLaterOk(m, d) == !spatial, "mci_comLaterOk %d", mci_comLaterOk(m, d));
   int pertree = mci_positionTrees(m, d, spatial);
   cr_expect(pertree == (narm > 6), "%d bodies: kinematics per tree %d", m->nbody, pertree);
-  mc_bindThreadPool(d, NULL);
-  mc_threadPoolDelete(pool);
-  mc_deleteData(d);
+  pt_deleteData(d, pool);
   sameForAnyThreads(m, 150, !worldcam);
   mc_deleteModel(m);
 }

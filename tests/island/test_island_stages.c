@@ -101,15 +101,9 @@ static void drive(const mcModel* m, mcData* d, int step) {
 // no pool); early: mc_step (the velocity stage's parts beside the broad phase on a pool), else
 // mc_step1 + mc_step2 (the stages separately)
 static unsigned long long runHash(const mcModel* m, int nthread, int nstep, int early) {
-  mcData* d = mc_makeData(m);
-  mcThreadPool* pool = NULL;
-  cr_assert(d);
-  if (nthread > 0) {
-    pool = mc_threadPoolCreate(nthread);
-    cr_assert(pool);
-    cr_assert_eq(mc_bindThreadPool(d, pool), 0);
-  }
-  unsigned long long h = 1469598103934665603ULL;
+  mcThreadPool* pool;
+  mcData* d = pt_makeData(m, nthread, &pool);
+  unsigned long long h = PT_HASH0;
   for (int s = 0; s < nstep; s++) {
     drive(m, d, s);
     if (early) {
@@ -129,9 +123,7 @@ static unsigned long long runHash(const mcModel* m, int nthread, int nstep, int 
     }
     h = (h ^ (unsigned long long)d->ncon) * 1099511628211ULL;
   }
-  mc_bindThreadPool(d, NULL);
-  mc_threadPoolDelete(pool);
-  mc_deleteData(d);
+  pt_deleteData(d, pool);
   return h;
 }
 
@@ -202,9 +194,7 @@ Test(island_stages, pooled_jobs_run_on_a_pool_only) {
   cr_expect(mci_accelerationTrees(m, d), "pool of two: per tree");
   cr_expect(!memcmp(qacc, d->qacc_smooth, sizeof(mcNum) * (size_t)m->nv), "other bits");
   free(qacc);
-  mc_bindThreadPool(d, NULL);
-  mc_threadPoolDelete(pool);
-  mc_deleteData(d);
+  pt_deleteData(d, pool);
   mc_deleteModel(m);
 }
 
@@ -266,9 +256,7 @@ static int actuatedBesideAccel(const mcModel* m, int badctrl, int* accel) {
     cr_expect(d->actuator_force[0] == 0, "not run: outputs untouched");
     cr_expect(d->warning[mcWARN_BADCTRL].number == 0, "not run: no warning yet");
   }
-  mc_bindThreadPool(d, NULL);
-  mc_threadPoolDelete(pool);
-  mc_deleteData(d);
+  pt_deleteData(d, pool);
   return done;
 }
 
@@ -345,9 +333,7 @@ static unsigned long long badCtrlRun(const mcModel* m, int nthread, int* warned)
     h = pt_hashNums(h, d->ctrl, (size_t)m->nu);
   }
   *warned = d->warning[mcWARN_BADCTRL].number;
-  mc_bindThreadPool(d, NULL);
-  mc_threadPoolDelete(pool);
-  mc_deleteData(d);
+  pt_deleteData(d, pool);
   return h;
 }
 
