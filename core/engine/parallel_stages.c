@@ -82,10 +82,7 @@ static int cutObjects(const int* bodyid, int nobj, const mciTreeCut* t, int* obj
 }
 
 
-// the cut of d's pool (want ranges), made on the first job for this model and kept with the pool
-// workspace: it depends only on the model's tree layout (the model is read-only while stepping)
-static const mciTreeCut* treeCut(const mcModel* m, mcData* d, int want) {
-  mciTreeCut* c = mci_treeCutCache(d);
+const mciTreeCut* mci_treeCutFor(mciTreeCut* c, const mcModel* m, const mcData* d, int want) {
   if (c->model == m && c->signature == d->model_signature && c->want == want &&
       c->nbody == m->nbody && c->ngeom == m->ngeom && c->nsite == m->nsite && c->nv == m->nv &&
       c->ncam == m->ncam && c->njnt == m->njnt) {
@@ -110,6 +107,13 @@ static const mciTreeCut* treeCut(const mcModel* m, mcData* d, int want) {
   c->dofsorted = cutObjects(m->dof_bodyid, m->nv, c, c->dof);
   c->jntsorted = cutObjects(m->jnt_bodyid, m->njnt, c, c->jnt);
   return c;
+}
+
+
+// the cut of d's pool (want ranges), made on the first job for this model and kept with the pool
+// workspace: it depends only on the model's tree layout (the model is read-only while stepping)
+static const mciTreeCut* treeCut(const mcModel* m, mcData* d, int want) {
+  return mci_treeCutFor(mci_treeCutCache(d), m, d, want);
 }
 
 

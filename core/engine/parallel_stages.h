@@ -145,6 +145,10 @@ typedef struct mciTreeCut_ {
   mciTreeDofs dofs;               // not of the cut: mci_treeDofsCache (its own key)
 } mciTreeCut;
 
+// c made m's cut into want ranges, with its objects placed (geoms, sites, cameras, dofs, joints),
+// unless it holds that cut already (its key: the model, d's model signature, want and the sizes)
+const mciTreeCut* mci_treeCutFor(mciTreeCut* c, const mcModel* m, const mcData* d, int want);
+
 // Cut bodies 1 .. nbody-1 into at most want (<= 64) ranges of whole trees balanced by body count:
 // range k is bodies body[k] .. body[k+1]-1; returns the number of ranges. The same model and want
 // give the same cut, so pool thread t (which takes the same block of ranges first in every job)

@@ -22,26 +22,6 @@ typedef struct {
 } Job;
 
 
-// the first object of each range: the objects (body ids nondecreasing, else 0) are cut where the
-// ranges' bodies start
-static int cutByBody(const int* bodyid, int nobj, const mciTreeCut* c, int* obj) {
-  for (int i = 1; i < nobj; i++) {
-    if (bodyid[i] < bodyid[i - 1]) {
-      return 0;
-    }
-  }
-  obj[0] = 0;
-  for (int k = 1, i = 0; k < c->n; k++) {
-    while (i < nobj && bodyid[i] < c->body[k]) {
-      i++;
-    }
-    obj[k] = i;
-  }
-  obj[c->n] = nobj;
-  return 1;
-}
-
-
 // the cut of d's pool for the plugins' jobs, made on the first job for this model (it depends
 // only on the model's tree layout and the pool's size); NULL when the work should run serially
 static const mciTreeCut* pluginCut(const mcModel* m, mcData* d) {
@@ -50,19 +30,7 @@ static const mciTreeCut* pluginCut(const mcModel* m, mcData* d) {
     return NULL;
   }
   int want = RANGEPERTHREAD * nthread < MCI_MAXRANGE ? RANGEPERTHREAD * nthread : MCI_MAXRANGE;
-  mciTreeCut* c = mci_pluginCutCache(d);
-  if (c->model != m || c->signature != d->model_signature || c->want != want ||
-      c->nbody != m->nbody || c->nv != m->nv || c->njnt != m->njnt) {
-    c->model = m;
-    c->signature = d->model_signature;
-    c->want = want;
-    c->nbody = m->nbody;
-    c->nv = m->nv;
-    c->njnt = m->njnt;
-    c->n = mci_cutTrees(m, want, c->body);
-    c->dofsorted = c->n >= 2 && cutByBody(m->dof_bodyid, m->nv, c, c->dof);
-    c->jntsorted = c->n >= 2 && cutByBody(m->jnt_bodyid, m->njnt, c, c->jnt);
-  }
+  const mciTreeCut* c = mci_treeCutFor(mci_pluginCutCache(d), m, d, want);
   return c->n >= 2 && c->dofsorted && c->jntsorted ? c : NULL;
 }
 
