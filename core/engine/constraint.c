@@ -1363,11 +1363,12 @@ int mci_cutContacts(const mcModel* m, const mcData* d, int want, int taper, int*
 }
 
 
-// task k < n: fill the contacts of chunk k and the soft-constraint parameters of its rows, with
-// scratch Jacobians from the thread's workspace; task n + k: the soft-constraint parameters of
-// piece k of the other rows; each with its rows' reference (when asked: and whether a contact of
-// the chunk has adhesion) and its part for the islands (while the rows are in cache: the pieces
-// are parts 0 .. npiece-1, the chunks the parts after them)
+// task t runs item k = order[t] (the deal, contactsOnPool); item k < n: fill the contacts of chunk
+// k and the soft-constraint parameters of its rows, with scratch Jacobians from the thread's
+// workspace; item n + k: the soft-constraint parameters of piece k of the other rows; each with
+// its rows' reference (when asked: and whether a contact of the chunk has adhesion) and its part
+// for the islands (while the rows are in cache: the pieces are parts 0 .. npiece-1, the chunks
+// the parts after them)
 static void contactTask(void* ctx, int task, int thread) {
   Chunks* c = (Chunks*)ctx;
   int k = c->order[task];
