@@ -1292,6 +1292,8 @@ typedef struct {
   int npiece;                     // pieces of the other rows: rows piece[k] .. piece[k+1]-1
   int piece[MAXCHUNK + 1];
   int sticky[MAXCHUNK];           // with the reference: does a contact of chunk k have adhesion?
+  int order[2 * MAXCHUNK];        // task -> item: chunk k is item k, piece k item n + k
+  int fill[2 * MAXCHUNK];         // (mci_dealTasks' scratch)
 } Chunks;
 
 
@@ -1314,7 +1316,21 @@ static int cutRows(const mcData* d, int n, int want, int* piece) {
 }
 
 
-int mci_cutContacts(const mcModel* m, const mcData* d, int want, int* con, int* row) {
+// rows of chunk k of total rows cut into want chunks tapered for taper threads (chunk k in round
+// k / taper of C = want / taper rounds, rounded up, weighs C - round: the last round's chunks are
+// a C-th of the first's, a job's tail is short); taper <= 1: all ceil(total / want)
+static int chunkTarget(int total, int want, int taper, int k) {
+  if (taper <= 1) {
+    return (total + want - 1) / want;
+  }
+  long rounds = (want + taper - 1) / taper, weight = rounds - k / taper;
+  long sum = taper * rounds * (rounds + 1) / 2;
+  long target = ((long)total * (weight > 1 ? weight : 1) + sum - 1) / sum;
+  return target > 1 ? (int)target : 1;
+}
+
+
+int mci_cutContacts(const mcModel* m, const mcData* d, int want, int taper, int* con, int* row) {
   want = want < 1 ? 1 : want > MAXCHUNK ? MAXCHUNK : want;
   int total = 0, first = -1;
   for (int i = 0; i < d->ncon; i++) {
@@ -1327,14 +1343,14 @@ int mci_cutContacts(const mcModel* m, const mcData* d, int want, int* con, int* 
     return 0;
   }
 
-  // a chunk ends once it has target rows: every chunk but the last has at least target rows
-  int target = (total + want - 1) / want, n = 0, count = 0;
+  // a chunk ends once it has its target rows: every chunk but the last has at least those
+  int n = 0, count = 0;
   for (int i = 0; i < d->ncon; i++) {
     int adr = d->contact[i].efc_address;
     if (adr < 0) {
       continue;
     }
-    if (n == 0 || count >= target) {
+    if (n == 0 || (n < want && count >= chunkTarget(total, want, taper, n - 1))) {
       con[n] = n ? i : 0;
       row[n++] = adr;
       count = 0;
@@ -1347,13 +1363,15 @@ int mci_cutContacts(const mcModel* m, const mcData* d, int want, int* con, int* 
 }
 
 
-// task k < n: fill the contacts of chunk k and the soft-constraint parameters of its rows, with
-// scratch Jacobians from the thread's workspace; task n + k: the soft-constraint parameters of
-// piece k of the other rows; each with its rows' reference (when asked: and whether a contact of
-// the chunk has adhesion) and its part for the islands (while the rows are in cache: the pieces
-// are parts 0 .. npiece-1, the chunks the parts after them)
-static void contactTask(void* ctx, int k, int thread) {
+// task t runs item k = order[t] (the deal, contactsOnPool); item k < n: fill the contacts of chunk
+// k and the soft-constraint parameters of its rows, with scratch Jacobians from the thread's
+// workspace; item n + k: the soft-constraint parameters of piece k of the other rows; each with
+// its rows' reference (when asked: and whether a contact of the chunk has adhesion) and its part
+// for the islands (while the rows are in cache: the pieces are parts 0 .. npiece-1, the chunks
+// the parts after them)
+static void contactTask(void* ctx, int task, int thread) {
   Chunks* c = (Chunks*)ctx;
+  int k = c->order[task];
   if (k >= c->n) {
     const Builder* b = c->b;
     int i0 = c->piece[k - c->n], i1 = c->piece[k - c->n + 1];
@@ -1396,22 +1414,23 @@ static void contactTask(void* ctx, int k, int thread) {
 
 // (one pass over the contacts on the caller, where mci_cutContacts and the non-zeros' pass made
 // three: the contacts' structs are large)
-int mci_cutContactsFrom(const mcModel* m, const mcData* d, int want, int conrow, int sparse,
-                        const int* ccols, int nnz0, int* con, int* row, int* nnz) {
+int mci_cutContactsFrom(const mcModel* m, const mcData* d, int want, int taper, int conrow,
+                        int sparse, const int* ccols, int nnz0, int* con, int* row, int* nnz) {
   want = want < 1 ? 1 : want > MAXCHUNK ? MAXCHUNK : want;
   int total = d->nefc - conrow, sum = nnz0;
   nnz[0] = nnz0;
   if (total <= 0) {
     return 0;
   }
-  int target = (total + want - 1) / want, n = 0, count = 0;
+  int target = chunkTarget(total, want, taper, 0), n = 0, count = 0;
   for (int i = 0; i < d->ncon; i++) {
     const mcContact* c = d->contact + i;
     int adr = c->efc_address;
     if (adr < 0) {
       continue;
     }
-    if (n == 0 || count >= target) {    // a chunk ends once it has target rows
+    if (n == 0 || (n < want && count >= target)) {  // a chunk ends once it has its target rows
+      target = chunkTarget(total, want, taper, n);
       con[n] = n ? i : 0;
       row[n] = adr;
       nnz[n++] = sum;
@@ -1447,10 +1466,20 @@ static int contactsOnPool(Builder* b) {
   Chunks c;
   c.b = b;
   int want = CHUNKPERTHREAD * nthread;
-  c.n = mci_cutContactsFrom(m, d, want, b->conrow, b->sparse, b->ccols, b->nnz, c.con, c.row,
-                            c.nnz);
+  c.n = mci_cutContactsFrom(m, d, want, nthread, b->conrow, b->sparse, b->ccols, b->nnz, c.con,
+                            c.row, c.nnz);
   c.npiece = cutRows(d, b->conrow, want, c.piece);
   b->nnz = c.nnz[c.n];
+
+  // the chunks (tapered: largest first), then the pieces (small), dealt to the threads' blocks
+  int ntask = c.n + c.npiece;
+  if (nthread <= 2 * MAXCHUNK) {
+    mci_dealTasks(ntask, nthread, c.fill, c.order);
+  } else {
+    for (int t = 0; t < ntask; t++) {
+      c.order[t] = t;
+    }
+  }
 
   // the islands' parts of the rows: the pieces', then the chunks' (in row order)
   mciRowSets* s = b->sets;
@@ -1460,7 +1489,7 @@ static int contactsOnPool(Builder* b) {
     memcpy(s->first + c.npiece, c.row, sizeof(int) * (size_t)c.n);
     s->first[s->npart] = d->nefc;
   }
-  mci_poolRun(d->threadpool, c.n + c.npiece, contactTask, &c);
+  mci_poolRun(d->threadpool, ntask, contactTask, &c);
   for (int k = 0; k < c.n && b->reference; k++) {
     b->sticky |= c.sticky[k];
   }

@@ -47,17 +47,20 @@ void mc_referenceConstraint(const mcModel* m, mcData* d);
 void mci_referenceConstraint(const mcModel* m, mcData* d, int made);
 
 // Cut the contacts of d that have rows (mc_makeConstraint) into at most want (<= 64) chunks of
-// contiguous contacts balanced by row count, as mc_makeConstraint fills them on the thread pool:
-// chunk k is contacts con[k] .. con[k+1]-1 (con[0] 0, con[n] ncon) with the rows row[k] ..
-// row[k+1]-1; returns the number of chunks n (0 when no contact has rows).
-int mci_cutContacts(const mcModel* m, const mcData* d, int want, int* con, int* row);
+// contiguous contacts by row count, as mc_makeConstraint fills them on the thread pool: chunk k is
+// contacts con[k] .. con[k+1]-1 (con[0] 0, con[n] ncon) with the rows row[k] .. row[k+1]-1;
+// returns the number of chunks n (0 when no contact has rows). taper <= 1: chunks balanced by
+// rows; taper T (threads): rounds of T chunks whose rows shrink round by round, the last round's a
+// C-th of the first's (C = want / T rounds), so the chunks dealt largest first (mci_dealTasks)
+// end a job with small ones.
+int mci_cutContacts(const mcModel* m, const mcData* d, int want, int taper, int* con, int* row);
 
 // The same chunks in one pass, given conrow, the first row of the contacts (theirs are the last
 // rows: a contact takes all its rows or none), and each chunk's first non-zero in nnz[k] (nnz[n]
 // past the last), counted from nnz0: the contacts' rows times their column counts (ccols[i], or
 // found from the bodies when ccols is NULL) when sparse, else nnz0 for all
-int mci_cutContactsFrom(const mcModel* m, const mcData* d, int want, int conrow, int sparse,
-                        const int* ccols, int nnz0, int* con, int* row, int* nnz);
+int mci_cutContactsFrom(const mcModel* m, const mcData* d, int want, int taper, int conrow,
+                        int sparse, const int* ccols, int nnz0, int* con, int* row, int* nnz);
 
 // Impedance of the solimp curve at constraint violation x = pos - margin: writes imp (clamped to
 // [mcMINIMP, mcMAXIMP]) and its derivative with respect to x.

@@ -394,6 +394,16 @@ int mci_islandOrder(mcData* d, int nthread, int* order) {
     cost[i] = rows * dofs + dofs * dofs;
   }
   sortByCost(cost, n, idx, idx + n);
+  mci_dealTasks(n, nthread, fill, order);
+  for (int t = 0; t < n; t++) {
+    order[t] = idx[order[t]];
+  }
+  mc_freeStack(d);
+  return 1;
+}
+
+
+void mci_dealTasks(int n, int nthread, int* fill, int* order) {
   for (int k = 0; k < nthread; k++) {
     fill[k] = 0;
   }
@@ -405,10 +415,8 @@ int mci_islandOrder(mcData* d, int nthread, int* order) {
         break;
       }
     }
-    order[lo + fill[k]++] = idx[r];
+    order[lo + fill[k]++] = r;
   }
-  mc_freeStack(d);
-  return 1;
 }
 
 

@@ -17,6 +17,7 @@
 #include <moduco/moduco.h>
 
 #include "engine/constraint.h"
+#include "engine/island.h"
 #include "engine/parallel_stages.h"
 #include "engine/threadpool.h"
 
@@ -376,7 +377,7 @@ Test(island, contact_chunks_cover_rows_once) {
   const int want[5] = {1, 2, 3, 8, 100};
   for (int w = 0; w < 5; w++) {
     int con[65], row[65];
-    int n = mci_cutContacts(m, d, want[w], con, row);
+    int n = mci_cutContacts(m, d, want[w], 1, con, row);
     cr_expect(n >= 1 && n <= (want[w] < 64 ? want[w] : 64), "want %d: %d chunks", want[w], n);
     cr_expect(con[0] == 0 && con[n] == d->ncon && row[0] == first && row[n] == d->nefc);
     memset(seen, 0, sizeof(int) * (size_t)d->nefc);
@@ -410,7 +411,8 @@ Test(island, contact_chunks_cover_rows_once) {
     // first non-zero where its rows' non-zeros start
     int con1[65], row1[65], nnz[65];
     for (int sparse = 0; sparse < 2; sparse++) {
-      int n1 = mci_cutContactsFrom(m, d, want[w], first, sparse, NULL, 7, con1, row1, nnz);
+      int n1 = mci_cutContactsFrom(m, d, want[w], 1, first, sparse, NULL, 7, con1,
+                                    row1, nnz);
       cr_expect_eq(n1, n, "want %d: %d chunks in one pass, %d", want[w], n1, n);
       cr_expect(memcmp(con1, con, sizeof(int) * (size_t)(n + 1)) == 0 &&
                 memcmp(row1, row, sizeof(int) * (size_t)(n + 1)) == 0, "want %d", want[w]);
@@ -561,6 +563,76 @@ Test(island, inertia_trees_same_bits_and_warnings) {
   }
   free(serial.arr);
   mc_deleteModel(m);
+}
+
+
+// tapered for T threads, the chunks cover the contacts' rows in order, each (but the last) with
+// at least its round's share, shrinking round by round (rounds of T chunks weighing C, C-1 .. 1
+// for C = want / T rounds): the last chunks, dealt last, are a fraction of the first; the one pass
+// (mci_cutContactsFrom) gives the same chunks
+Test(island, contact_chunks_taper_round_by_round) {
+  mcModel* m = loadFile(HUMANOID22);
+  mcData* d = mc_makeData(m);
+  for (int s = 0; s < 80; s++) {
+    mc_step(m, d);
+  }
+  mc_forward(m, d);
+  int first = d->nefc;
+  for (int i = 0; i < d->ncon; i++) {
+    int adr = d->contact[i].efc_address;
+    first = adr >= 0 && adr < first ? adr : first;
+  }
+  int total = d->nefc - first;
+  cr_assert(total >= 200, "only %d contact rows", total);
+  for (int taper = 2; taper <= 3; taper++) {
+    int want = 4 * taper, con[65], row[65];
+    int n = mci_cutContacts(m, d, want, taper, con, row);
+    cr_assert(n >= want - 1 && n <= want, "taper %d: %d chunks", taper, n);
+    cr_expect(con[0] == 0 && con[n] == d->ncon && row[0] == first && row[n] == d->nefc);
+    long sum = (long)taper * 4 * 5 / 2;
+    for (int k = 0; k + 1 < n; k++) {
+      long share = ((long)total * (4 - k / taper) + sum - 1) / sum;
+      cr_expect(row[k + 1] - row[k] >= share && row[k + 1] - row[k] <= share + 10,
+                "taper %d: chunk %d has %d rows, its share %ld", taper, k, row[k + 1] - row[k],
+                share);
+    }
+    int firstrows = row[1] - row[0], lastrows = row[n] - row[n - 1];
+    cr_expect(lastrows * 3 <= firstrows, "taper %d: first chunk %d rows, last %d", taper,
+              firstrows, lastrows);
+    int con1[65], row1[65], nnz[65];
+    int n1 = mci_cutContactsFrom(m, d, want, taper, first, 1, NULL, 0, con1, row1, nnz);
+    cr_expect(n1 == n && memcmp(con1, con, sizeof(int) * (size_t)(n + 1)) == 0 &&
+              memcmp(row1, row, sizeof(int) * (size_t)(n + 1)) == 0, "taper %d", taper);
+  }
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
+// the deal of tasks largest first (mci_dealTasks): a permutation whose blocks (mci_rowRange, as
+// mci_poolRun cuts them) start with items 0 .. nthread-1 and each run in item order
+Test(island, deal_tasks_largest_first_per_block) {
+  for (int nthread = 1; nthread <= 5; nthread++) {
+    for (int n = 0; n <= 23; n++) {
+      int order[23], fill[5], seen[23] = {0};
+      mci_dealTasks(n, nthread, fill, order);
+      for (int t = 0; t < n; t++) {
+        cr_assert(order[t] >= 0 && order[t] < n && !seen[order[t]]++, "n %d, %d threads", n,
+                  nthread);
+      }
+      for (int k = 0; k < nthread; k++) {
+        int lo, hi;
+        mci_rowRange(n, k, nthread, &lo, &hi);
+        for (int t = lo + 1; t < hi; t++) {
+          cr_expect(order[t] > order[t - 1], "n %d, %d threads: block %d", n, nthread, k);
+        }
+        if (n >= nthread && hi > lo) {
+          cr_expect(order[lo] < nthread, "n %d, %d threads: block %d starts with %d", n,
+                    nthread, k, order[lo]);
+        }
+      }
+    }
+  }
 }
 
 
