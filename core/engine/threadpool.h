@@ -68,6 +68,7 @@ struct mciTreeCut_* mci_pluginCutCache(const mcData* d);
 typedef struct {
   const mcContact** out;          // per task: its contacts (in a worker's arena)
   int* nout;                      // per task: how many
+  int* first;                     // per task: its first candidate (ntask + 1 entries)
   atomic_int* state;              // per task: 0 running, 1 complete, 2 out of memory
   mcContact** scratch;            // per thread: its zeroed scratch (NULL: not yet)
   int ntask;                      // room: MCI_NARROWCHUNKS tasks a thread
