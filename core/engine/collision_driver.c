@@ -1490,7 +1490,19 @@ void mci_collisionWith(const mcModel* m, mcData* d, mciStageFn extra) {
   mciNarrow nw = {list, collisionTable(m), mcp_host()};
   if (pool && n > 1) {
     // each thread zeroes a scratch of its own; scratch serves the chunks redone on the caller
-    mci_narrowParallel(m, d, &nw, n, narrowOne, narrowCost, scratch);
+    // chunks by cost only when some pair may cost more than a few primitive ones (22_humanoids'
+    // capsules and spheres: equal counts, no pass over the candidates on the caller)
+    // (whether the model has such a geom is kept with the pool's tables)
+    mciNarrowTables* tab = mci_narrowTables(d);
+    if (tab->model != m || tab->signature != d->model_signature) {
+      tab->costly = 0;
+      for (int i = 0; i < m->ngeom && !tab->costly; i++) {
+        tab->costly = gjkOnly(m->geom_type[i]);
+      }
+      tab->model = m;
+      tab->signature = d->model_signature;
+    }
+    mci_narrowParallel(m, d, &nw, n, narrowOne, tab->costly ? narrowCost : NULL, scratch);
   } else {
     for (int i = 0; n > 0 && i < mcMAXCONPAIR; i++) {
       clearOutput(scratch + i);

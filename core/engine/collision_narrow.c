@@ -147,7 +147,7 @@ static int appendChunk(const mcModel* m, mcData* d, const mcContact* con, int co
 
 
 void mci_narrowChunks(const mcModel* m, const void* list, int n, mciNarrowCostFn cost, int ntask,
-                      int* first) {
+                      int* first, long* sum) {
   first[0] = 0;
   if (!cost) {
     for (int t = 1; t <= ntask; t++) {
@@ -157,18 +157,21 @@ void mci_narrowChunks(const mcModel* m, const void* list, int n, mciNarrowCostFn
   }
   long total = 0;
   for (int i = 0; i < n; i++) {
+    if (sum) {
+      sum[i] = total;
+    }
     total += cost(m, list, i);
   }
   // chunk t ends before the first candidate whose cost would take the sum up to past (t + 1)
   // shares; the last chunk ends at n
-  long sum = 0;
+  long before = 0;
   int t = 1;
   for (int i = 0; i < n && t < ntask; i++) {
-    long c = cost(m, list, i);
-    while (t < ntask && (sum + c) * ntask > total * t) {
+    long after = sum ? (i + 1 < n ? sum[i + 1] : total) : before + cost(m, list, i);
+    while (t < ntask && after * ntask > total * t) {
       first[t++] = i;
     }
-    sum += c;
+    before = after;
   }
   while (t <= ntask) {
     first[t++] = n;
@@ -203,7 +206,10 @@ int mci_narrowParallel(const mcModel* m, mcData* d, const void* list, int n, mci
   for (int t = 0; t < ntask; t++) {
     atomic_init(job.ok + t, 0);
   }
-  mci_narrowChunks(m, list, n, cost, ntask, tab->first);
+  // the sums of the costs on thread 0's stack (its view is made afresh below)
+  mciWorker* w0 = mci_worker(d, 0);
+  long* sum = (size_t)n * sizeof(long) <= w0->nstack ? (long*)w0->stack : NULL;
+  mci_narrowChunks(m, list, n, cost, ntask, tab->first, sum);
   job.first = tab->first;
   job.ntask = ntask;
   job.next = 0;

@@ -128,7 +128,11 @@ Test(narrow_append, chunks_cut_by_cost_tile_the_candidates) {
   // within the even share plus one candidate's, the chunks tile 0 .. n-1 once in order, and the
   // costly tail is cut finer than the rest; without a cost, equal counts
   int n = 450, ntask = 57, first[58];
-  mci_narrowChunks(NULL, &n, n, tailCost, ntask, first);
+  mci_narrowChunks(NULL, &n, n, tailCost, ntask, first, NULL);
+  int again[58];
+  long sum[451];
+  mci_narrowChunks(NULL, &n, n, tailCost, ntask, again, sum);
+  cr_expect(!memcmp(first, again, sizeof(first)), "the same cut with the sums stored");
   long total = 0;
   for (int i = 0; i < n; i++) {
     total += tailCost(NULL, &n, i);
@@ -151,7 +155,7 @@ Test(narrow_append, chunks_cut_by_cost_tile_the_candidates) {
   }
   cr_expect(maxtail > 0 && maxtail * 4 < maxhead, "costly chunks of %d, cheap ones of %d", maxtail,
             maxhead);
-  mci_narrowChunks(NULL, &n, n, NULL, ntask, first);
+  mci_narrowChunks(NULL, &n, n, NULL, ntask, first, NULL);
   for (int t = 0; t <= ntask; t++) {
     cr_expect_eq(first[t], (int)((long)n * t / ntask));
   }
@@ -187,7 +191,7 @@ Test(narrow_append, job_uses_the_cost_cut) {
 
   // the chunks the job ran (its task count: 40 candidates in chunks of 2 on average)
   int ntask = NCAND / 2, first[NCAND / 2 + 1], prefix[NCAND + 1];
-  mci_narrowChunks(m, &dl, NCAND, directCost, ntask, first);
+  mci_narrowChunks(m, &dl, NCAND, directCost, ntask, first, NULL);
   prefix[0] = 0;
   for (int i = 0; i < NCAND; i++) {
     prefix[i + 1] = prefix[i] + i % 3;
