@@ -152,9 +152,9 @@ const mciTreeCut* mci_treeCutFor(mciTreeCut* c, const mcModel* m, const mcData* 
 // Ranges a job of whole trees asks for per thread (the stages' jobs and the plugins', so a pool
 // thread keeps the same trees): more ranges than threads, so that a thread that joins a job late
 // or whose ranges run slow is balanced by the others taking its block's rest. 8, not 4: with 4
-// the caller of humanoid100 waited ~2.4 % of its step at the join of the job beside the broad
-// phase and the helper idled ~2.7 % in it (perf sampling); the hand-off of a range is a few
-// hundred instructions against ~6k of its work.
+// the caller of humanoid100 waited 2.1-2.7 % of its step at the join of the job beside the broad
+// phase, with 8 1.2-1.6 % (perf sampling, docs/speed.md session 16); the hand-off of a range is
+// a few hundred instructions against ~6k of its work.
 #define MCI_RANGEPERTHREAD 8
 
 // The number of ranges (want of mci_cutTrees) for a pool of nthread threads: MCI_RANGEPERTHREAD a
