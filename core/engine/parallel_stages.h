@@ -154,7 +154,7 @@ const mciTreeCut* mci_treeCutFor(mciTreeCut* c, const mcModel* m, const mcData* 
 // or whose ranges run slow is balanced by the others taking its block's rest. 8, not 4: with 4
 // the caller of humanoid100 waited 2.1-2.7 % of its step at the join of the job beside the broad
 // phase, with 8 1.2-1.6 % (perf sampling, docs/speed.md session 16); the hand-off of a range is
-// a few hundred instructions against ~6k of its work.
+// a few hundred instructions against thousands of its work.
 #define MCI_RANGEPERTHREAD 8
 
 // The number of ranges (want of mci_cutTrees) for a pool of nthread threads: MCI_RANGEPERTHREAD a
