@@ -83,7 +83,7 @@ typedef int (*mciNarrowCostFn)(const mcModel* m, const void* list, int i);
 
 // Cut candidates 0 .. n-1 into ntask chunks of about equal cost (cost NULL: of equal counts):
 // chunk k is candidates first[k] .. first[k+1]-1 (first[0] = 0, first[ntask] = n, nondecreasing).
-// A chunk's cost stays under the even share plus one candidate's. sum: room for n + 1 sums of
+// A chunk's cost stays under the even share plus one candidate's. sum: room for n sums of
 // costs (one call of cost a candidate), or NULL (two calls a candidate).
 void mci_narrowChunks(const mcModel* m, const void* list, int n, mciNarrowCostFn cost, int ntask,
                       int* first, long* sum);

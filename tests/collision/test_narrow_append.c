@@ -130,7 +130,7 @@ Test(narrow_append, chunks_cut_by_cost_tile_the_candidates) {
   int n = 450, ntask = 57, first[58];
   mci_narrowChunks(NULL, &n, n, tailCost, ntask, first, NULL);
   int again[58];
-  long sum[451];
+  long sum[450];
   mci_narrowChunks(NULL, &n, n, tailCost, ntask, again, sum);
   cr_expect(!memcmp(first, again, sizeof(first)), "the same cut with the sums stored");
   long total = 0;
