@@ -77,15 +77,27 @@ mcContact* mci_newContact(const mcModel* m, mcData* d);
 typedef int (*mciNarrowFn)(const mcModel* m, mcData* d, mcContact* scratch, const void* list,
                            int i);
 
+// The estimated cost of candidate i of list in the narrow phase (any unit, >= 1): only how the
+// candidates are cut into tasks depends on it, never a contact
+typedef int (*mciNarrowCostFn)(const mcModel* m, const void* list, int i);
+
+// Cut candidates 0 .. n-1 into ntask chunks of about equal cost (cost NULL: of equal counts):
+// chunk k is candidates first[k] .. first[k+1]-1 (first[0] = 0, first[ntask] = n, nondecreasing).
+// A chunk's cost stays under the even share plus one candidate's. sum: room for n sums of
+// costs (one call of cost a candidate), or NULL (two calls a candidate).
+void mci_narrowChunks(const mcModel* m, const void* list, int n, mciNarrowCostFn cost, int ntask,
+                      int* first, long* sum);
+
 // The narrow phase over candidates 0 .. n-1 on d's bound thread pool (core/engine/
 // collision_narrow.c): chunks of candidates are collided into each thread's own memory, then
 // appended to d in candidate order, so d->contact is bitwise what the serial loop makes; a chunk
 // that does not fit a thread's memory is collided again on the caller, with scratch (mcMAXCONPAIR
-// contacts on d's stack, the serial loop's: zeroed here when needed). The task tables are the
+// contacts on d's stack, the serial loop's: zeroed here when needed). The chunks are cut by cost
+// (mci_narrowChunks; cost may be NULL). The task tables are the
 // pool workspace's, so the narrow phase takes no more of d's stack than the serial loop and a
 // full arena holds the same contacts. Return 0 if the arena or nconmax filled up (the serial loop
 // stops at the same contact).
 int mci_narrowParallel(const mcModel* m, mcData* d, const void* list, int n, mciNarrowFn fn,
-                       mcContact* scratch);
+                       mciNarrowCostFn cost, mcContact* scratch);
 
 #endif  // MODUCO_CORE_ENGINE_COLLISION_H_

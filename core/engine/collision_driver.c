@@ -1353,6 +1353,41 @@ static int narrowOne(const mcModel* m, mcData* d, mcContact* scratch, const void
 }
 
 
+// the narrow phase's estimated cost of a pair of geom types (an mciNarrowCostFn's unit, only for
+// cutting the candidates into tasks), from the mean time of a pair of each kind in humanoid100's
+// narrow phase: two spheres or capsules 1 (~0.08 us), a plane with anything 2, other closed forms
+// (boxes) 3; one shape that only GJK handles (ellipsoid, cylinder, mesh, SDF, height field)
+// against a primitive 8 (0.3-0.9 us), two of them 40 (~3.3 us, GJK and EPA)
+static int gjkOnly(int type) {
+  return type != mcGEOM_PLANE && type != mcGEOM_SPHERE && type != mcGEOM_CAPSULE &&
+         type != mcGEOM_BOX;
+}
+
+
+static int pairCost(int t1, int t2) {
+  if (t1 == mcGEOM_PLANE || t2 == mcGEOM_PLANE) {
+    return 2;
+  }
+  switch (gjkOnly(t1) + gjkOnly(t2)) {
+  case 0:
+    return t1 == mcGEOM_BOX || t2 == mcGEOM_BOX ? 3 : 1;
+  case 1:
+    return 8;
+  default:
+    return 40;
+  }
+}
+
+
+// candidate i of list (an mciNarrow): its pair's cost (an mciNarrowCostFn)
+static int narrowCost(const mcModel* m, const void* list, int i) {
+  const mciCandidate* c = ((const mciNarrow*)list)->cand + i;
+  int g1 = c->kind == 0 ? m->pair_geom1[c->a] : c->a;
+  int g2 = c->kind == 0 ? m->pair_geom2[c->a] : c->b;
+  return pairCost(m->geom_type[g1], m->geom_type[g2]);
+}
+
+
 // the broad phase as a task of mci_runBeside
 typedef struct {
   const mcModel* m;
@@ -1455,7 +1490,19 @@ void mci_collisionWith(const mcModel* m, mcData* d, mciStageFn extra) {
   mciNarrow nw = {list, collisionTable(m), mcp_host()};
   if (pool && n > 1) {
     // each thread zeroes a scratch of its own; scratch serves the chunks redone on the caller
-    mci_narrowParallel(m, d, &nw, n, narrowOne, scratch);
+    // chunks by cost only when some pair may cost more than a few primitive ones (22_humanoids'
+    // capsules and spheres: equal counts, no pass over the candidates on the caller)
+    // (whether the model has such a geom is kept with the pool's tables)
+    mciNarrowTables* tab = mci_narrowTables(d);
+    if (tab->model != m || tab->signature != d->model_signature) {
+      tab->costly = 0;
+      for (int i = 0; i < m->ngeom && !tab->costly; i++) {
+        tab->costly = gjkOnly(m->geom_type[i]);
+      }
+      tab->model = m;
+      tab->signature = d->model_signature;
+    }
+    mci_narrowParallel(m, d, &nw, n, narrowOne, tab->costly ? narrowCost : NULL, scratch);
   } else {
     for (int i = 0; n > 0 && i < mcMAXCONPAIR; i++) {
       clearOutput(scratch + i);

@@ -16,7 +16,6 @@
 #include "math/math.h"
 
 #define MAXRANGE MCI_MAXRANGE     // ranges of one job
-#define RANGEPERTHREAD 4          // ranges per thread (load balance on a shared machine)
 
 typedef struct {
   const mcModel* m;
@@ -143,7 +142,7 @@ static int makeTrees(const mcModel* m, mcData* d, Trees* t, size_t nscratch) {
   if (!w || sizeof(mcNum) * nscratch > w->nstack) {
     return 0;
   }
-  int want = RANGEPERTHREAD * nthread < MAXRANGE ? RANGEPERTHREAD * nthread : MAXRANGE;
+  int want = mci_rangesWanted(nthread);
   t->m = m;
   t->d = d;
   t->cut = treeCut(m, d, want);

@@ -149,6 +149,21 @@ typedef struct mciTreeCut_ {
 // unless it holds that cut already (its key: the model, d's model signature, want and the sizes)
 const mciTreeCut* mci_treeCutFor(mciTreeCut* c, const mcModel* m, const mcData* d, int want);
 
+// Ranges a job of whole trees asks for per thread (the stages' jobs and the plugins', so a pool
+// thread keeps the same trees): more ranges than threads, so that a thread that joins a job late
+// or whose ranges run slow is balanced by the others taking its block's rest. 8, not 4: with 4
+// the caller of humanoid100 waited 2.1-2.7 % of its step at the join of the job beside the broad
+// phase, with 8 1.2-1.6 % (perf sampling, docs/speed.md session 16); the hand-off of a range is
+// a few hundred instructions against thousands of its work.
+#define MCI_RANGEPERTHREAD 8
+
+// The number of ranges (want of mci_cutTrees) for a pool of nthread threads: MCI_RANGEPERTHREAD a
+// thread, at most MCI_MAXRANGE
+static inline int mci_rangesWanted(int nthread) {
+  long want = (long)MCI_RANGEPERTHREAD * nthread;
+  return want < MCI_MAXRANGE ? (int)want : MCI_MAXRANGE;
+}
+
 // Cut bodies 1 .. nbody-1 into at most want (<= 64) ranges of whole trees balanced by body count:
 // range k is bodies body[k] .. body[k+1]-1; returns the number of ranges. The same model and want
 // give the same cut, so pool thread t (which takes the same block of ranges first in every job)

@@ -12,8 +12,6 @@
 #include "engine/threadpool.h"
 #include "math/math.h"
 
-#define RANGEPERTHREAD 4          // ranges per thread, as the stages' jobs (load balance)
-
 typedef struct {
   const mciTreeCut* cut;
   const mcModel* m;
@@ -29,7 +27,7 @@ static const mciTreeCut* pluginCut(const mcModel* m, mcData* d) {
   if (nthread < 2 || d->plugin_check || m->nbody < 3) {
     return NULL;
   }
-  int want = RANGEPERTHREAD * nthread < MCI_MAXRANGE ? RANGEPERTHREAD * nthread : MCI_MAXRANGE;
+  int want = mci_rangesWanted(nthread);   // as the stages' jobs
   const mciTreeCut* c = mci_treeCutFor(mci_pluginCutCache(d), m, d, want);
   return c->n >= 2 && c->dofsorted && c->jntsorted ? c : NULL;
 }

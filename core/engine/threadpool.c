@@ -336,6 +336,7 @@ static void freeWork(ThreadWork* w) {
   }
   free((void*)w->narrow.out);
   free(w->narrow.nout);
+  free(w->narrow.first);
   free(w->narrow.state);
   free(w->narrow.scratch);
   free(w->worker);
@@ -368,10 +369,12 @@ int mc_bindThreadPool(mcData* d, mcThreadPool* pool) {
     size_t ntask = (size_t)MCI_NARROWCHUNKS * (size_t)pool->nthread;
     w->narrow.out = (const mcContact**)calloc(ntask, sizeof(mcContact*));
     w->narrow.nout = (int*)calloc(ntask, sizeof(int));
+    w->narrow.first = (int*)calloc(ntask + 1, sizeof(int));
     w->narrow.state = (atomic_int*)calloc(ntask, sizeof(atomic_int));
     w->narrow.scratch = (mcContact**)calloc((size_t)pool->nthread, sizeof(mcContact*));
     w->narrow.ntask = (int)ntask;
-    ok = w->narrow.out && w->narrow.nout && w->narrow.state && w->narrow.scratch;
+    ok = w->narrow.out && w->narrow.nout && w->narrow.first && w->narrow.state &&
+         w->narrow.scratch;
   }
   for (int t = 0; ok && t < pool->nthread; t++) {
     worker[t].stack = (char*)aligned_alloc(64, nstack);

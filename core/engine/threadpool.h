@@ -13,6 +13,7 @@
 #define MODUCO_CORE_ENGINE_THREADPOOL_H_
 
 #include <stdatomic.h>
+#include <stdint.h>
 
 #include <moduco/moduco.h>
 
@@ -68,9 +69,13 @@ struct mciTreeCut_* mci_pluginCutCache(const mcData* d);
 typedef struct {
   const mcContact** out;          // per task: its contacts (in a worker's arena)
   int* nout;                      // per task: how many
+  int* first;                     // per task: its first candidate (ntask + 1 entries)
   atomic_int* state;              // per task: 0 running, 1 complete, 2 out of memory
   mcContact** scratch;            // per thread: its zeroed scratch (NULL: not yet)
   int ntask;                      // room: MCI_NARROWCHUNKS tasks a thread
+  const mcModel* model;           // the model whose geoms costly tells (with its signature): the
+  uint64_t signature;             // collision driver's, kept per data as the trees' cut
+  int costly;                     // a geom type whose pairs cost many primitive ones
 } mciNarrowTables;
 
 // The narrow phase's tables of d's pool; d must have a pool bound

@@ -76,7 +76,7 @@ Test(narrow_append, caller_appends_finished_chunks_during_job) {
   d->contact = (mcContact*)d->arena;
   mc_markStack(d);
   mcContact* scratch = mc_stackAlloc(d, sizeof(mcContact) * mcMAXCONPAIR, _Alignof(mcContact));
-  cr_assert(scratch && mci_narrowParallel(m, d, &dl, NCAND, directFn, scratch));
+  cr_assert(scratch && mci_narrowParallel(m, d, &dl, NCAND, directFn, NULL, scratch));
   mc_freeStack(d);
 
   int prefix[NCAND + 1];
@@ -107,6 +107,102 @@ Test(narrow_append, caller_appends_finished_chunks_during_job) {
   mci_poolTaken(pool, taken);
   cr_expect(taken[1] == 0, "held helpers ran %ld tasks", taken[1]);
 
+  mc_bindThreadPool(d, NULL);
+  mc_threadPoolDelete(pool);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
+// the cost of candidate i of the cost tests: the last tenth ten times the rest (as humanoid100's
+// objects, whose GJK pairs end its candidate list)
+static int tailCost(const mcModel* m, const void* list, int i) {
+  (void)m;
+  const int* n = (const int*)list;
+  return i >= *n - *n / 10 ? 10 : 1;
+}
+
+
+Test(narrow_append, chunks_cut_by_cost_tile_the_candidates) {
+  // 450 candidates in 57 tasks (humanoid100's narrow phase on two threads): each chunk's cost is
+  // within the even share plus one candidate's, the chunks tile 0 .. n-1 once in order, and the
+  // costly tail is cut finer than the rest; without a cost, equal counts
+  int n = 450, ntask = 57, first[58];
+  mci_narrowChunks(NULL, &n, n, tailCost, ntask, first, NULL);
+  int again[58];
+  long sum[450];
+  mci_narrowChunks(NULL, &n, n, tailCost, ntask, again, sum);
+  cr_expect(!memcmp(first, again, sizeof(first)), "the same cut with the sums stored");
+  long total = 0;
+  for (int i = 0; i < n; i++) {
+    total += tailCost(NULL, &n, i);
+  }
+  cr_expect(first[0] == 0 && first[ntask] == n);
+  int maxhead = 0, maxtail = 0;
+  for (int t = 0; t < ntask; t++) {
+    cr_expect(first[t + 1] >= first[t], "chunk %d ends before it starts", t);
+    long cost = 0;
+    for (int i = first[t]; i < first[t + 1]; i++) {
+      cost += tailCost(NULL, &n, i);
+    }
+    cr_expect(cost * ntask < total + 10L * ntask, "chunk %d costs %ld of %ld", t, cost, total);
+    int len = first[t + 1] - first[t];
+    if (first[t] >= n - n / 10) {
+      maxtail = len > maxtail ? len : maxtail;
+    } else if (first[t + 1] <= n - n / 10) {
+      maxhead = len > maxhead ? len : maxhead;
+    }
+  }
+  cr_expect(maxtail > 0 && maxtail * 4 < maxhead, "costly chunks of %d, cheap ones of %d", maxtail,
+            maxhead);
+  mci_narrowChunks(NULL, &n, n, NULL, ntask, first, NULL);
+  for (int t = 0; t <= ntask; t++) {
+    cr_expect_eq(first[t], (int)((long)n * t / ntask));
+  }
+}
+
+
+// the job cuts its chunks by the cost given: with the helpers held the caller runs the chunks in
+// order and appends each after it, so a candidate sees the contacts of the chunks before its own
+// (the direct test's candidates, the last tenth costly)
+static int directCost(const mcModel* m, const void* list, int i) {
+  (void)m;
+  (void)list;
+  return i >= NCAND - NCAND / 10 ? 10 : 1;
+}
+
+
+Test(narrow_append, job_uses_the_cost_cut) {
+  mcModel* m = loadString("<mujoco><worldbody><geom size='1'/></worldbody></mujoco>");
+  mcData* d = mc_makeData(m);
+  mcThreadPool* pool = mc_threadPoolCreate(2);
+  cr_assert(pool && mc_bindThreadPool(d, pool) == 0);
+  mci_poolSetSpin(pool, 0, 1);
+  Direct dl;
+  memset(&dl, 0, sizeof(dl));
+  dl.main = d;
+  d->ncon = 0;
+  d->parena = 0;
+  d->contact = (mcContact*)d->arena;
+  mc_markStack(d);
+  mcContact* scratch = mc_stackAlloc(d, sizeof(mcContact) * mcMAXCONPAIR, _Alignof(mcContact));
+  cr_assert(scratch && mci_narrowParallel(m, d, &dl, NCAND, directFn, directCost, scratch));
+  mc_freeStack(d);
+
+  // the chunks the job ran (its task count: 40 candidates in chunks of 2 on average)
+  int ntask = NCAND / 2, first[NCAND / 2 + 1], prefix[NCAND + 1];
+  mci_narrowChunks(m, &dl, NCAND, directCost, ntask, first, NULL);
+  prefix[0] = 0;
+  for (int i = 0; i < NCAND; i++) {
+    prefix[i + 1] = prefix[i] + i % 3;
+  }
+  cr_expect_eq(d->ncon, prefix[NCAND]);
+  for (int t = 0; t < ntask; t++) {
+    for (int i = first[t]; i < first[t + 1]; i++) {
+      cr_expect_eq(dl.seen[i], prefix[first[t]], "candidate %d of chunk %d saw %d contacts", i, t,
+                   dl.seen[i]);
+    }
+  }
   mc_bindThreadPool(d, NULL);
   mc_threadPoolDelete(pool);
   mc_deleteData(d);

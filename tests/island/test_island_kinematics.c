@@ -20,6 +20,7 @@
 #include "../rollout/pool_test_util.h"
 
 #include "engine/parallel_stages.h"
+#include "engine/plugin_trees.h"
 #include "engine/threadpool.h"
 
 #define NARM 9                    // arms (trees) of LINK bodies each: 9 x 20 bodies, so that the
@@ -210,8 +211,8 @@ Test(island_kinematics, small_models_stay_serial) {
   pt_deleteData(d, pool);
   mc_deleteModel(m);
 
-  // a chain of 150 bodies and five arms of 6 (181 bodies): cut into the chain with one arm and
-  // the four other arms, the other thread would take 24 bodies
+  // a chain of 150 bodies and five arms of 6 (181 bodies): cut into three ranges (the chain
+  // with one arm, two arms, two arms), the other thread would take 24 bodies
   size_t size = 1 << 16, n = 0;
   char* xml = malloc(size);
   cr_assert(xml);
@@ -236,28 +237,27 @@ Test(island_kinematics, small_models_stay_serial) {
   cr_assert_eq(m->nbody, 181);
   cr_expect(!mci_positionTrees(m, d, 1), "a chain and five arms: serial");
   const mciTreeCut* c = mci_treeCutCache(d);
-  cr_expect(c->model == m && c->n == 2 && mci_positionShared(c, 2) == 24,
+  cr_expect(c->model == m && c->n == 3 && mci_positionShared(c, 2) == 24,
             "%d ranges, %d bodies off the busiest thread", c->n, mci_positionShared(c, 2));
   pt_deleteData(d, pool);
   mc_deleteModel(m);
 }
 
 
-Test(island_kinematics, tree_cut_balances_the_threads_blocks) {
-  // 22 trees of 16 bodies (as 22_humanoids) cut for a pool of 2 and 3 threads (4 ranges each):
-  // each thread's block of ranges (mci_poolRun's contiguous split) holds its share of the bodies
-  // within one tree
+// ntree free trees of len bodies each (a chain of hinges under a free joint; 22 x 16 is
+// 22_humanoids' layout)
+static mcModel* chains(int ntree, int len) {
   size_t size = 1 << 18, n = 0;
   char* xml = malloc(size);
   cr_assert(xml);
   n += (size_t)snprintf(xml + n, size - n, "<mujoco><worldbody>");
-  for (int t = 0; t < 22; t++) {
+  for (int t = 0; t < ntree; t++) {
     n += (size_t)snprintf(xml + n, size - n, "<body pos='%d 0 1'><freejoint/>", t);
-    for (int k = 0; k < 16; k++) {
+    for (int k = 0; k < len; k++) {
       n += (size_t)snprintf(xml + n, size - n, "%s<geom size='.05'/>",
                             k ? "<body pos='0 0 -.1'><joint/>" : "");
     }
-    for (int k = 0; k < 16; k++) {
+    for (int k = 0; k < len; k++) {
       n += (size_t)snprintf(xml + n, size - n, "</body>");
     }
   }
@@ -266,7 +266,16 @@ Test(island_kinematics, tree_cut_balances_the_threads_blocks) {
   mcModel* m = mc_loadXMLString(xml, NULL, error, sizeof(error));
   free(xml);
   cr_assert(m, "%s", error);
-  cr_assert_eq(m->nbody, 1 + 22 * 16);
+  cr_assert_eq(m->nbody, 1 + ntree * len);
+  return m;
+}
+
+
+Test(island_kinematics, tree_cut_balances_the_threads_blocks) {
+  // 22 trees of 16 bodies (as 22_humanoids) cut for a pool of 2 and 3 threads (4 ranges each):
+  // each thread's block of ranges (mci_poolRun's contiguous split) holds its share of the bodies
+  // within one tree
+  mcModel* m = chains(22, 16);
   for (int nthread = 2; nthread <= 3; nthread++) {
     int body[MCI_MAXRANGE + 1];
     int nrange = mci_cutTrees(m, 4 * nthread, body);
@@ -276,6 +285,61 @@ Test(island_kinematics, tree_cut_balances_the_threads_blocks) {
       cr_expect(share > even - 16 && share < even + 16,
                 "%d threads: block %d holds %g bodies of %g", nthread, t, share, even);
     }
+  }
+  mc_deleteModel(m);
+}
+
+
+// the ranges of one plugin tree job (mci_runTrees): bodies [body[k], body[k+1]) of range k
+typedef struct {
+  int n;
+  int body0[MCI_MAXRANGE], body1[MCI_MAXRANGE];
+} Ranges;
+
+static void recordRange(void* ctx, const mcpTreeRange* r) {
+  Ranges* rs = (Ranges*)ctx;
+  cr_assert(r->index >= 0 && r->index < MCI_MAXRANGE);
+  rs->body0[r->index] = r->body0;
+  rs->body1[r->index] = r->body1;
+  __atomic_fetch_add(&rs->n, 1, __ATOMIC_RELAXED);
+}
+
+
+Test(island_kinematics, tree_jobs_cut_finer_than_the_threads) {
+  // the stages' tree jobs and the plugins' cut 22_humanoids' layout into MCI_RANGEPERTHREAD (8)
+  // ranges a thread where the trees allow (2 threads: 16 ranges of one or two trees, not 8 of
+  // two or three), so a late or slow thread's rest is taken by the others; the ranges tile the
+  // bodies 1 .. nbody-1 once, in order
+  mcModel* m = chains(22, 16);
+  for (int nthread = 2; nthread <= 3; nthread++) {
+    mcData* d = mc_makeData(m);
+    mcThreadPool* pool = mc_threadPoolCreate(nthread);
+    cr_assert(d && pool);
+    cr_assert_eq(mc_bindThreadPool(d, pool), 0);
+    int want = mci_rangesWanted(nthread), expect = want < 22 ? want : 22;
+    cr_expect(want >= 8 * nthread, "%d threads: %d ranges wanted", nthread, want);
+    cr_assert(mci_positionTrees(m, d, 1), "the kinematics run per tree");
+    const mciTreeCut* c = mci_treeCutCache(d);
+    cr_expect_eq(c->n, expect, "%d threads: the stages' cut has %d ranges", nthread, c->n);
+    cr_expect_eq(c->body[0], 1);
+    cr_expect_eq(c->body[c->n], m->nbody);
+    for (int k = 0; k < c->n; k++) {
+      int len = c->body[k + 1] - c->body[k];
+      cr_expect(len == 16 || len == 32, "%d threads: range %d has %d bodies", nthread, k, len);
+    }
+    Ranges rs = {0};
+    int n = mci_runTrees(m, d, recordRange, &rs, 0);
+    cr_expect_eq(n, expect, "%d threads: the plugins' job ran %d ranges", nthread, n);
+    cr_expect_eq(rs.n, n);
+    int next = 1;
+    for (int k = 0; k < n && k < MCI_MAXRANGE; k++) {
+      cr_expect_eq(rs.body0[k], next, "%d threads: range %d starts at %d", nthread, k,
+                   rs.body0[k]);
+      cr_expect(rs.body1[k] - rs.body0[k] <= 32, "%d threads: range %d", nthread, k);
+      next = rs.body1[k];
+    }
+    cr_expect_eq(next, m->nbody);
+    pt_deleteData(d, pool);
   }
   mc_deleteModel(m);
 }
