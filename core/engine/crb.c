@@ -258,7 +258,9 @@ void mc_factorM(const mcModel* m, mcData* d) {
 void mci_inertiaRange(const mcModel* m, mcData* d, int first, int last, int k0, int k1) {
   crbBodies(m, d, first, last);
   crbRows(m, d, k0, k1);
-  int a0 = m->dof_Madr[k0], a1 = k1 < m->nv ? m->dof_Madr[k1] : m->nM;
+  // the range's block of qM (none when its trees have no dofs: k0 = k1, possibly nv, past the
+  // last dof_Madr)
+  int a0 = k0 < m->nv ? m->dof_Madr[k0] : m->nM, a1 = k1 < m->nv ? m->dof_Madr[k1] : m->nM;
   mcu_copy(d->qLD + a0, d->qM + a0, a1 - a0);
   factorRange(m, d, d->qLD, d->qLDiagInv, k0, k1, 1);
   for (int i = k0; i < k1; i++) {

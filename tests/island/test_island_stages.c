@@ -364,3 +364,59 @@ Test(island_stages, acceleration_in_place_with_adhesion) {
   sameForAnyThreads(m, 400);
   mc_deleteModel(m);
 }
+
+
+// planar boxes (two slides and a hinge each, as dm_stacker's) on a plane, and last a body with no
+// joint: its tree has no dofs, so a cut of one tree a range ends on a range of no dofs (k0 = k1 =
+// nv) when a job asks for at least as many ranges as there are trees
+static mcModel* boxesThenStatic(void) {
+  size_t cap = 4096, len = 0;
+  char* xml = malloc(cap);
+  cr_assert(xml);
+  len += (size_t)snprintf(xml + len, cap - len,
+    "<mujoco><option timestep='0.002'><flag island='enable'/></option><worldbody>"
+    "<geom type='plane' size='2 2 .1'/>");
+  for (int i = 0; i < 5; i++) {
+    len += (size_t)snprintf(xml + len, cap - len,
+      "<body pos='%g 0 %g'><joint type='slide' axis='1 0 0' damping='.1'/>"
+      "<joint type='slide' axis='0 0 1'/><joint type='hinge' axis='0 1 0'/>"
+      "<geom type='box' size='.05 .05 .05' euler='0 %d 0'/></body>", 0.2 * i, 0.1 + 0.06 * i,
+      7 * i);
+  }
+  snprintf(xml + len, cap - len,
+    "<body name='target' pos='.3 .5 .2'><geom type='sphere' size='.02' contype='0' "
+    "conaffinity='0'/></body></worldbody></mujoco>");
+  return pt_loadOwnedXML(xml);
+}
+
+
+Test(island_stages, range_of_no_dofs_writes_no_factor) {
+  // the last tree's range (no dofs, k0 = k1 = nv) copies no block of qM into qLD: it used to read
+  // dof_Madr[nv], one past the array, and copy from there to nM while the other ranges factored
+  mcModel* m = boxesThenStatic();
+  int last = m->nbody - 1;
+  cr_assert(m->body_dofnum[last] == 0 && m->body_rootid[last] == last);
+  mcData* d = mc_makeData(m);
+  cr_assert(d);
+  mc_forward(m, d);
+  for (int i = 0; i < m->nM; i++) {
+    d->qLD[i] = -7.0 - i;
+  }
+  mci_inertiaRange(m, d, last, m->nbody, m->nv, m->nv);
+  for (int i = 0; i < m->nM; i++) {
+    cr_expect(d->qLD[i] == -7.0 - i, "qLD[%d] written by a range of no dofs", i);
+  }
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
+Test(island_stages, trailing_tree_of_no_dofs_bitwise_any_thread_count) {
+  // dm_stacker's shape on the pool's ranges of one tree each (a race on qLD, found as a trajectory
+  // that differed from run to run on 2 threads; ThreadSanitizer sees it in the plain twin)
+  mcModel* m = boxesThenStatic();
+  for (int k = 0; k < 3; k++) {
+    sameForAnyThreads(m, 150);
+  }
+  mc_deleteModel(m);
+}
