@@ -253,7 +253,7 @@ static void ellipsoidGeom(const mcModel* m, const mcData* d, int b, int g, mcNum
 //---------------------------------- entry -------------------------------------------------------
 
 void mc_fluid(const mcModel* m, mcData* d, mcNum* qfrc) {
-  if (!(m->opt.density > 0 || m->opt.viscosity > 0)) {
+  if (!mc_fluidOn(m)) {
     return;
   }
   for (int b = 1; b < m->nbody; b++) {

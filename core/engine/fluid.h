@@ -12,6 +12,12 @@ void mc_fluidSemiAxes(int type, const mcNum size[3], mcNum r[3]);
 // out[0..2] the masses, out[3..5] the moments of inertia (the geom_fluid[6..11] layout).
 void mc_fluidAddedMass(const mcNum r[3], mcNum out[6]);
 
+// Whether the model has fluid forces (density or viscosity positive). They read every body's
+// velocity (cvel), so they run on the whole model after all of it is made.
+static inline int mc_fluidOn(const mcModel* m) {
+  return m->opt.density > 0 || m->opt.viscosity > 0;
+}
+
 // Add the fluid forces of all bodies to qfrc (nothing unless density or viscosity is positive).
 void mc_fluid(const mcModel* m, mcData* d, mcNum* qfrc);
 

@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 
 #include "engine/engine.h"
+#include "engine/fluid.h"
 #include "engine/island.h"
 #include "engine/parallel_stages.h"
 #include "engine/threadpool.h"
@@ -330,6 +331,8 @@ typedef struct {
   mcNum* rootsum;                 // com: the tree roots' mass-weighted sums (3 x nbody)
   int broad;                      // the task that runs fn (the first of the last thread's block)
   int actuated;                   // early: task 0 ran mc_fwdActuation after trn (and wholepassive)
+  int passivelater;               // early: the passive forces whole after the job (fluid forces
+                                  // read every range's cvel, made during the job)
   int accelerate;                 // early: the ranges make the smooth acceleration (set by task 0)
   atomic_int gate;                // early: task 0 is done (the ranges' acceleration waits for it)
   double extratime[3];            // task 0's seconds of transmission, passive forces, actuation
@@ -378,14 +381,16 @@ static void besideTask(void* ctx, int task, int thread) {
     // mci_earlyParts decided here, off the caller (its loop over the actuators): transmissions,
     // tendon and actuator velocities, the passive forces whole after them when not per range
     int trn = mci_transmissionEarlyOk(m);
-    int wholepassive = !b->passive && (trn || b->treesok);
+    int whole = !b->passive && (trn || b->treesok);
+    int wholepassive = whole && !mc_fluidOn(m);
+    b->passivelater = whole && !wholepassive;
     earlyWhole(m, v, trn, wholepassive, b->extratime);
     if (trn && mci_actuationEarlyOk(m, wholepassive)) {
       double t0 = mc_clockNow(v);  // the actuation reads the actuator lengths, moments and
       b->actuated = mci_fwdActuationEarly(m, v);  // velocities just made, no range's output
       b->extratime[2] = mc_clockNow(v) - t0;
     }
-    b->accelerate = b->actuated && accelerationEarlyOk(m);
+    b->accelerate = b->actuated && !b->passivelater && accelerationEarlyOk(m);
     atomic_store_explicit(&b->gate, 1, memory_order_release);
     return;
   }
@@ -463,7 +468,7 @@ int mci_inertiaTreesBeside(const mcModel* m, mcData* d, void (*stage)(const mcMo
     mc_camlight(m, d);
   }
   b.extratime[0] = b.extratime[1] = b.extratime[2] = 0;
-  b.actuated = b.accelerate = 0;
+  b.actuated = b.accelerate = b.passivelater = 0;
   atomic_init(&b.gate, 0);
   int ntask = n + 1 + (b.extra >= 0);
   b.fn = fn;
@@ -488,6 +493,11 @@ int mci_inertiaTreesBeside(const mcModel* m, mcData* d, void (*stage)(const mcMo
     mci_rneWorld(m, b.t.cacc, b.t.cfrc);
   }
   mci_poolRun(d->threadpool, ntask, besideTask, &b);
+  if (b.passivelater) {           // every range's cvel is made now
+    double t0 = mc_clockNow(d);
+    mc_passive(m, d);
+    b.extratime[1] += mc_clockNow(d) - t0;
+  }
   if (b.com) {
     mci_comPosWorld(m, d, b.rootsum);
     if (!b.t.cut->camplaced) {

@@ -248,7 +248,7 @@ void mc_passive(const mcModel* m, mcData* d) {
 
 
 int mci_passiveTreesOk(const mcModel* m) {
-  if (m->opt.density > 0 || m->opt.viscosity > 0) {
+  if (mc_fluidOn(m)) {
     return 0;                     // fluid forces: on the whole model only
   }
   for (int i = 0; i < m->ntendon; i++) {
