@@ -3,6 +3,9 @@
 
 #include <math.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>               // (mci_anyPositive)
+#endif
 
 #include "engine/contact_surface.h"
 #include "engine/io.h"
@@ -496,6 +499,29 @@ static inline __attribute__((always_inline)) void frictionTendon(Builder* b, int
 }
 
 
+int mci_anyPositive(const mcNum* x, int n) {
+  int i = 0, any = 0;
+#ifdef __SSE2__
+  // (the running maximum of pairs, 8 values a round: maxpd keeps its second operand, the maximum,
+  // when the first is NaN; gcc vectorizes none of the scalar forms of this test)
+  __m128d m0 = _mm_setzero_pd(), m1 = _mm_setzero_pd();
+  for (; i + 8 <= n; i += 8) {
+    m0 = _mm_max_pd(_mm_loadu_pd(x + i), m0);
+    m1 = _mm_max_pd(_mm_loadu_pd(x + i + 2), m1);
+    m0 = _mm_max_pd(_mm_loadu_pd(x + i + 4), m0);
+    m1 = _mm_max_pd(_mm_loadu_pd(x + i + 6), m1);
+  }
+  any = _mm_movemask_pd(_mm_cmpgt_pd(_mm_max_pd(m0, m1), _mm_setzero_pd())) != 0;
+#endif
+  for (; i < n; i++) {
+    any |= x[i] > 0;
+  }
+  return any;
+}
+
+
+#define FRIDOFBLOCK 64            // dofs tested at once for friction loss: frictionDofCount
+
 // count pass over the dofs [lo, hi): frictionDof's count (one row per dof with friction loss,
 // awake) and list, in a scan that reads a dof's friction loss alone before anything else: most
 // dofs have none, and the generic elemCount's per-element bookkeeping cost more than the test
@@ -504,11 +530,19 @@ static int frictionDofCount(Builder* b, int lo, int hi) {
   const mcNum* loss = m->dof_frictionloss;
   int* keep = b->elem[ELEM_FRIDOF] ? b->elem[ELEM_FRIDOF] + lo : NULL;
   int nkeep = 0, nrow = 0;
-  for (int i = lo; i < hi; i++) {
-    if (loss[i] > 0 && !mc_sleepDofAsleep(m, b->d, i)) {
-      nrow++;
-      if (keep) {
-        keep[nkeep++] = i;
+  // (blocks without friction loss passed over by a branch-free test: the per-dof test and branch
+  // cost ~6 instructions a dof, 3.8k a step on humanoid100's 627 dofs, none with friction loss)
+  for (int b0 = lo; b0 < hi; b0 += FRIDOFBLOCK) {
+    int b1 = hi - b0 > FRIDOFBLOCK ? b0 + FRIDOFBLOCK : hi;
+    if (!mci_anyPositive(loss + b0, b1 - b0)) {
+      continue;
+    }
+    for (int i = b0; i < b1; i++) {
+      if (loss[i] > 0 && !mc_sleepDofAsleep(m, b->d, i)) {
+        nrow++;
+        if (keep) {
+          keep[nkeep++] = i;
+        }
       }
     }
   }
