@@ -898,3 +898,37 @@ Test(constraint_pool, friction_loss_rows_of_any_one_dof) {
   mc_deleteModel(m);
 }
 
+
+// the contacts' efc_address is -1 on every return of mci_makeConstraint before its fill pass
+// (constraints disabled; no row at all) and with contacts disabled: written there, the assembly
+// keeps no pass of its own over the contacts for it
+Test(constraint_pool, contact_addresses_without_rows) {
+  mcModel* m = loadScene(NTREE, "pyramidal", "sparse");
+  mcData* d = mc_makeData(m);
+  cr_assert(m && d);
+  for (int s = 0; s < NSTEP && !contactRows(d); s++) {
+    mc_step(m, d);
+  }
+  cr_assert(d->ncon > 0 && contactRows(d), "no contact rows");
+  int saved = m->opt.disableflags;
+  static const int flags[3] = {
+    mcDSBL_CONSTRAINT, mcDSBL_CONTACT,
+    mcDSBL_CONTACT | mcDSBL_EQUALITY | mcDSBL_LIMIT | mcDSBL_FRICTIONLOSS};
+  size_t parena = d->parena;
+  for (int f = 0; f < 3; f++) {
+    m->opt.disableflags = saved | flags[f];
+    for (int i = 0; i < d->ncon; i++) {
+      d->contact[i].efc_address = 12345;
+    }
+    remake(m, d, parena, 0);
+    cr_expect_eq(d->nefc > 0, f == 1, "flags %d: %d rows", f, d->nefc);
+    int bad = 0;
+    for (int i = 0; i < d->ncon; i++) {
+      bad += d->contact[i].efc_address != -1;
+    }
+    cr_expect_eq(bad, 0, "flags %d: %d of %d contacts with an address", f, bad, d->ncon);
+  }
+  m->opt.disableflags = saved;
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
