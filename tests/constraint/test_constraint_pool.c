@@ -900,8 +900,8 @@ Test(constraint_pool, friction_loss_rows_of_any_one_dof) {
 
 
 // the contacts' efc_address is -1 on every return of mci_makeConstraint before its fill pass
-// (constraints disabled; no row at all) and with contacts disabled: written there, the assembly
-// keeps no pass of its own over the contacts for it
+// (constraints disabled; no row at all: every contact excluded, every other row kind disabled) and
+// with contacts disabled: written there, the assembly keeps no pass of its own over the contacts
 Test(constraint_pool, contact_addresses_without_rows) {
   mcModel* m = loadScene(NTREE, "pyramidal", "sparse");
   mcData* d = mc_makeData(m);
@@ -913,12 +913,13 @@ Test(constraint_pool, contact_addresses_without_rows) {
   int saved = m->opt.disableflags;
   static const int flags[3] = {
     mcDSBL_CONSTRAINT, mcDSBL_CONTACT,
-    mcDSBL_CONTACT | mcDSBL_EQUALITY | mcDSBL_LIMIT | mcDSBL_FRICTIONLOSS};
+    mcDSBL_EQUALITY | mcDSBL_LIMIT | mcDSBL_FRICTIONLOSS};
   size_t parena = d->parena;
   for (int f = 0; f < 3; f++) {
     m->opt.disableflags = saved | flags[f];
     for (int i = 0; i < d->ncon; i++) {
       d->contact[i].efc_address = 12345;
+      d->contact[i].exclude = f == 2;   // (then no row at all: contacts enabled, none counted)
     }
     remake(m, d, parena, 0);
     cr_expect_eq(d->nefc > 0, f == 1, "flags %d: %d rows", f, d->nefc);
