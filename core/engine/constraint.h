@@ -47,6 +47,10 @@ void mc_referenceConstraint(const mcModel* m, mcData* d);
 void mci_referenceConstraint(const mcModel* m, mcData* d, int made);
 
 // Cut the contacts of d that have rows (mc_makeConstraint) into at most want (<= 64) chunks of
+// 1 when some x[i] > 0 (i < n), else 0 (NaN and -0 are not positive): the count pass's test of a
+// block of dofs for friction loss, without a branch per dof
+int mci_anyPositive(const mcNum* x, int n);
+
 // contiguous contacts by row count, as mc_makeConstraint fills them on the thread pool: chunk k is
 // contacts con[k] .. con[k+1]-1 (con[0] 0, con[n] ncon) with the rows row[k] .. row[k+1]-1;
 // returns the number of chunks n (0 when no contact has rows). taper <= 1: chunks balanced by

@@ -12,6 +12,7 @@
 #else
 #include <criterion/criterion.h>
 #endif
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -829,4 +830,106 @@ Test(constraint_pool, unit_rows_bounded_by_one_nonzero) {
     mc_deleteData(d);
     mc_deleteModel(m);
   }
+}
+
+
+// mci_anyPositive, the count pass's branch-free test of a block of dofs for friction loss: 1 with
+// one positive entry anywhere in any length (+inf too), 0 with zeros, -0, negatives and NaNs only
+Test(constraint_pool, any_positive_finds_one_entry_anywhere) {
+  enum { N = 150 };
+  mcNum x[N];
+  for (int n = 0; n <= N; n++) {
+    for (int i = 0; i < n; i++) {
+      x[i] = i % 4 == 0 ? -0.0 : i % 4 == 1 ? -1.5 : i % 4 == 2 ? -NAN : NAN;
+    }
+    cr_expect_eq(mci_anyPositive(x, n), 0, "length %d: none positive", n);
+    for (int k = 0; k < n; k++) {
+      mcNum keep = x[k];
+      x[k] = k % 2 ? 1e-300 : INFINITY;
+      cr_expect_eq(mci_anyPositive(x, n), 1, "length %d: entry %d positive", n, k);
+      x[k] = keep;
+    }
+  }
+}
+
+
+// the count pass passes over blocks of dofs without friction loss (frictionDofCount): one dof
+// with friction loss anywhere, at a block's edges too, gives its row and no other, serially and
+// with the count pass in parts on a pool (520 dofs and joints: past MINCOUNTELEMS); none gives no
+// row; the friction loss is read each step (set between steps here)
+Test(constraint_pool, friction_loss_rows_of_any_one_dof) {
+  enum { NDOF = 520 };
+  static const int at[] = {0,   1,   62,  63,  64,  65,  127, 128, 129, 191, 192, 255, 256,
+                           259, 260, 261, 383, 384, 385, 447, 448, 511, 512, 513, 518, 519};
+  mcModel* m = unitRowsModel(NDOF, "32M");
+  cr_assert(m && m->nv == NDOF);
+  for (int c = 0; c < 2; c++) {
+    mcData* d = mc_makeData(m);
+    mcThreadPool* pool = c ? mc_threadPoolCreate(2) : NULL;
+    cr_assert(d && (pool || !c));
+    if (pool) {
+      cr_assert_eq(mc_bindThreadPool(d, pool), 0);
+    }
+    int nat = (int)(sizeof(at) / sizeof(at[0]));
+    for (int j = -1; j < nat; j++) {
+      for (int i = 0; i < NDOF; i++) {
+        m->dof_frictionloss[i] = j >= 0 && i == at[j] ? 0.1 : 0;
+      }
+      mc_forward(m, d);
+      int nrow = 0, id = -1;
+      for (int r = 0; r < d->nefc; r++) {
+        if (d->efc_type[r] == mcCNSTR_FRICTION_DOF) {
+          nrow++;
+          id = d->efc_id[r];
+        }
+      }
+      cr_expect_eq(nrow, j >= 0, "pool %d, dof %d: %d friction rows", c, j >= 0 ? at[j] : -1,
+                   nrow);
+      if (j >= 0) {
+        cr_expect_eq(id, at[j], "pool %d: the row of dof %d, not %d", c, at[j], id);
+      }
+    }
+    if (pool) {
+      mc_bindThreadPool(d, NULL);
+      mc_threadPoolDelete(pool);
+    }
+    mc_deleteData(d);
+  }
+  mc_deleteModel(m);
+}
+
+
+// the contacts' efc_address is -1 on every return of mci_makeConstraint before its fill pass
+// (constraints disabled; no row at all: every contact excluded, every other row kind disabled) and
+// with contacts disabled: written there, the assembly keeps no pass of its own over the contacts
+Test(constraint_pool, contact_addresses_without_rows) {
+  mcModel* m = loadScene(NTREE, "pyramidal", "sparse");
+  mcData* d = mc_makeData(m);
+  cr_assert(m && d);
+  for (int s = 0; s < NSTEP && !contactRows(d); s++) {
+    mc_step(m, d);
+  }
+  cr_assert(d->ncon > 0 && contactRows(d), "no contact rows");
+  int saved = m->opt.disableflags;
+  static const int flags[3] = {
+    mcDSBL_CONSTRAINT, mcDSBL_CONTACT,
+    mcDSBL_EQUALITY | mcDSBL_LIMIT | mcDSBL_FRICTIONLOSS};
+  size_t parena = d->parena;
+  for (int f = 0; f < 3; f++) {
+    m->opt.disableflags = saved | flags[f];
+    for (int i = 0; i < d->ncon; i++) {
+      d->contact[i].efc_address = 12345;
+      d->contact[i].exclude = f == 2;   // (then no row at all: contacts enabled, none counted)
+    }
+    remake(m, d, parena, 0);
+    cr_expect_eq(d->nefc > 0, f == 1, "flags %d: %d rows", f, d->nefc);
+    int bad = 0;
+    for (int i = 0; i < d->ncon; i++) {
+      bad += d->contact[i].efc_address != -1;
+    }
+    cr_expect_eq(bad, 0, "flags %d: %d of %d contacts with an address", f, bad, d->ncon);
+  }
+  m->opt.disableflags = saved;
+  mc_deleteData(d);
+  mc_deleteModel(m);
 }
