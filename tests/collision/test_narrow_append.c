@@ -58,26 +58,34 @@ static mcModel* loadString(const char* xml) {
 }
 
 
-// the helpers held: the caller runs every chunk in order, so by its last candidate it has
-// appended every earlier chunk (the counts it saw are prefix sums of the contacts before); the
-// list after the job is the serial loop's
-Test(narrow_append, caller_appends_finished_chunks_during_job) {
-  mcModel* m = loadString("<mujoco><worldbody><geom size='1'/></worldbody></mujoco>");
+// the direct candidates' job on a pool of two whose helper is held (the caller runs every chunk
+// in order), chunks cut by cost (NULL: equal counts); *pool for the test to delete
+static mcData* runHeld(const mcModel* m, Direct* dl, mciNarrowCostFn cost, mcThreadPool** pool) {
   mcData* d = mc_makeData(m);
-  mcThreadPool* pool = mc_threadPoolCreate(2);
-  cr_assert(pool && mc_bindThreadPool(d, pool) == 0);
-  mci_poolSetSpin(pool, 0, 1);
-
-  Direct dl;
-  memset(&dl, 0, sizeof(dl));
-  dl.main = d;
+  *pool = mc_threadPoolCreate(2);
+  cr_assert(d && *pool && mc_bindThreadPool(d, *pool) == 0);
+  mci_poolSetSpin(*pool, 0, 1);
+  memset(dl, 0, sizeof(*dl));
+  dl->main = d;
   d->ncon = 0;
   d->parena = 0;
   d->contact = (mcContact*)d->arena;
   mc_markStack(d);
   mcContact* scratch = mc_stackAlloc(d, sizeof(mcContact) * mcMAXCONPAIR, _Alignof(mcContact));
-  cr_assert(scratch && mci_narrowParallel(m, d, &dl, NCAND, directFn, NULL, scratch));
+  cr_assert(scratch && mci_narrowParallel(m, d, dl, NCAND, directFn, cost, scratch));
   mc_freeStack(d);
+  return d;
+}
+
+
+// the helpers held: the caller runs every chunk in order, so by its last candidate it has
+// appended every earlier chunk (the counts it saw are prefix sums of the contacts before); the
+// list after the job is the serial loop's
+Test(narrow_append, caller_appends_finished_chunks_during_job) {
+  mcModel* m = loadString("<mujoco><worldbody><geom size='1'/></worldbody></mujoco>");
+  mcThreadPool* pool;
+  Direct dl;
+  mcData* d = runHeld(m, &dl, NULL, &pool);
 
   int prefix[NCAND + 1];
   prefix[0] = 0;
@@ -174,20 +182,9 @@ static int directCost(const mcModel* m, const void* list, int i) {
 
 Test(narrow_append, job_uses_the_cost_cut) {
   mcModel* m = loadString("<mujoco><worldbody><geom size='1'/></worldbody></mujoco>");
-  mcData* d = mc_makeData(m);
-  mcThreadPool* pool = mc_threadPoolCreate(2);
-  cr_assert(pool && mc_bindThreadPool(d, pool) == 0);
-  mci_poolSetSpin(pool, 0, 1);
+  mcThreadPool* pool;
   Direct dl;
-  memset(&dl, 0, sizeof(dl));
-  dl.main = d;
-  d->ncon = 0;
-  d->parena = 0;
-  d->contact = (mcContact*)d->arena;
-  mc_markStack(d);
-  mcContact* scratch = mc_stackAlloc(d, sizeof(mcContact) * mcMAXCONPAIR, _Alignof(mcContact));
-  cr_assert(scratch && mci_narrowParallel(m, d, &dl, NCAND, directFn, directCost, scratch));
-  mc_freeStack(d);
+  mcData* d = runHeld(m, &dl, directCost, &pool);
 
   // the chunks the job ran (its task count: 40 candidates in chunks of 2 on average)
   int ntask = NCAND / 2, first[NCAND / 2 + 1], prefix[NCAND + 1];

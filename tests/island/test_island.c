@@ -354,15 +354,23 @@ Test(island, bitwise_any_thread_count_dense_jacobian) {
 }
 
 
+// 22_humanoids after 80 steps (the humanoids on the floor: contact rows), forward done
+static mcData* humanoidsLanded(mcModel** m) {
+  *m = loadFile(HUMANOID22);
+  mcData* d = mc_makeData(*m);
+  for (int s = 0; s < 80; s++) {
+    mc_step(*m, d);
+  }
+  mc_forward(*m, d);
+  return d;
+}
+
+
 // the chunks of contacts cover every contact row exactly once, in order, balanced by rows; the
 // assembly's one pass (mci_cutContactsFrom) gives the same chunks and their first non-zeros
 Test(island, contact_chunks_cover_rows_once) {
-  mcModel* m = loadFile(HUMANOID22);
-  mcData* d = mc_makeData(m);
-  for (int s = 0; s < 80; s++) {
-    mc_step(m, d);
-  }
-  mc_forward(m, d);
+  mcModel* m;
+  mcData* d = humanoidsLanded(&m);
   int first = d->nefc, withrows = 0;
   for (int i = 0; i < d->ncon; i++) {
     if (d->contact[i].efc_address >= 0) {
@@ -571,12 +579,8 @@ Test(island, inertia_trees_same_bits_and_warnings) {
 // for C = want / T rounds): the last chunks, dealt last, are a fraction of the first; the one pass
 // (mci_cutContactsFrom) gives the same chunks
 Test(island, contact_chunks_taper_round_by_round) {
-  mcModel* m = loadFile(HUMANOID22);
-  mcData* d = mc_makeData(m);
-  for (int s = 0; s < 80; s++) {
-    mc_step(m, d);
-  }
-  mc_forward(m, d);
+  mcModel* m;
+  mcData* d = humanoidsLanded(&m);
   int first = d->nefc;
   for (int i = 0; i < d->ncon; i++) {
     int adr = d->contact[i].efc_address;
