@@ -39,8 +39,8 @@ static const char* firstDiff(const mcModel* m, const mcData* d, const mcData* p)
   int nv = m->nv;
   (void)nv;                       // a size of some arrays' columns
 #define X(type, name, rows, cols)                                                          \
-  if (strcmp(#name, "collision_sepdir") &&                                                 \
-      memcmp(d->name, p->name, sizeof(type) * (size_t)(m->rows) * (size_t)(cols))) { \
+  if (strcmp(#name, "collision_sepdir") && (size_t)(m->rows) * (size_t)(cols) > 0 &&      \
+      memcmp(d->name, p->name, sizeof(type) * (size_t)(m->rows) * (size_t)(cols))) {      \
     return #name;                                                                          \
   }
   MC_DATA_POINTERS(X)
@@ -48,7 +48,7 @@ static const char* firstDiff(const mcModel* m, const mcData* d, const mcData* p)
   if (d->ncon != p->ncon || d->nefc != p->nefc) {
     return "ncon or nefc";
   }
-  if (memcmp(d->efc_force, p->efc_force, sizeof(mcNum) * (size_t)d->nefc)) {
+  if (d->nefc > 0 && memcmp(d->efc_force, p->efc_force, sizeof(mcNum) * (size_t)d->nefc)) {
     return "efc_force";
   }
   return NULL;
