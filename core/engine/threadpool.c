@@ -151,12 +151,10 @@ static void* helperMain(void* arg) {
     if (atomic_load(&pool->quit)) {
       return NULL;
     }
-    if (atomic_load_explicit(&pool->hold, memory_order_relaxed)) {
-      continue;
-    }
-    // join (active first, then the open flag: the caller closes first, then reads active)
+    // join (active first, then the open flag: the caller closes first, then reads active); the
+    // hold flag is read after open, so a job opened after mci_poolSetSpin's hold is never joined
     atomic_fetch_add(&pool->active, 1);
-    if (atomic_load(&pool->open)) {
+    if (atomic_load(&pool->open) && !atomic_load(&pool->hold)) {
       seen = atomic_load(&pool->generation);   // the job joined (perhaps a newer one)
       drain(pool, pool->fn, pool->ctx, h->id);
     }
