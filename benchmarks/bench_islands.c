@@ -1,6 +1,6 @@
 // moduco-bench-islands: constraint islands and the in-step thread pool (issue 15).
 //
-//   moduco-bench-islands threads [--steps N] [--repeat R] [--threads T] [--stages] MODEL...
+//   moduco-bench-islands threads [--steps N] [--repeat R] [--threads T] [--pair K] [--stages] MODEL...
 //     per model: interleaved rounds of N steps without a pool and on a pool of T threads (islands
 //     on); prints the median wall-clock step times, the median of the per-round ratios and its
 //     range, the median CPU time per step of both (all threads, and the calling thread's alone:
@@ -16,6 +16,10 @@
 //     First it prints the round trip of a cache line between two threads pinned to two CPUs: on
 //     a virtual machine it can change by 5x when the host moves the virtual CPUs (about 60 ns
 //     sharing a cache, 330 ns apart on the development VM), and the step on two threads with it.
+//     Each round ends with a paired run: both datas from the reset state, alternating every K
+//     steps (--pair, default 10) between no pool and the pool, so that the two see the host at
+//     nearly the same moments; its ratio is the least disturbed by a host whose speed drifts
+//     over tenths of a second (the development VM's single-thread step time varies by 40 %).
 //     --stages: then one more round of each with the stage timers on (d->profile), printing the
 //     microseconds per step of every stage on 1 and T threads, to see which stages gain and which
 //     stay serial.
@@ -74,6 +78,32 @@ static double run(const mcModel* m, mcData* d, int nstep, double* cpu, double* o
     *own = now(2) - o0;
   }
   return now(0) - t0;
+}
+
+
+// nstep steps from the reset state of both, alternating every k steps between d1 (no pool) and dn
+// (a pool): the wall-clock seconds of each in *s1 and *sn. Both follow the same trajectory bit
+// for bit, so each pair of k-step runs does the same work a few milliseconds apart: a host's
+// slowdown lasting longer than that slows both alike and cancels in the ratio, where the rounds'
+// separate runs (a tenth of a second each) see different moments of the host
+static void runPaired(const mcModel* m, mcData* d1, mcData* dn, int nstep, int k, double* s1,
+                      double* sn) {
+  mc_resetData(m, d1);
+  mc_resetData(m, dn);
+  *s1 = *sn = 0;
+  for (int i = 0; i < nstep; i += k) {
+    int n = nstep - i < k ? nstep - i : k;
+    double t0 = now(0);
+    for (int j = 0; j < n; j++) {
+      mc_step(m, d1);
+    }
+    double t1 = now(0);
+    for (int j = 0; j < n; j++) {
+      mc_step(m, dn);
+    }
+    *s1 += t1 - t0;
+    *sn += now(0) - t1;
+  }
 }
 
 
@@ -241,7 +271,8 @@ static double runCopies(const mcModel* m, mcData** d, int n, int nstep) {
 }
 
 
-static int benchThreads(const char* file, int nstep, int repeat, int nthread, int stages) {
+static int benchThreads(const char* file, int nstep, int repeat, int nthread, int stages,
+                        int pairk) {
   char error[1024] = "";
   mcModel* m = mc_loadXML(file, error, sizeof(error));
   if (!m) {
@@ -266,6 +297,7 @@ static int benchThreads(const char* file, int nstep, int repeat, int nthread, in
     }
   }
   double t1[64], tn[64], ratio[64], c1[64], cn[64], on[64], oratio[64], ceil[64], reach[64], tc[64];
+  double p1[64], pn[64], pratio[64];
   int same = 1;
   repeat = repeat > 64 ? 64 : repeat;
   run(m, d1, nstep, c1, NULL);                       // warm-up
@@ -274,6 +306,8 @@ static int benchThreads(const char* file, int nstep, int repeat, int nthread, in
     t1[r] = run(m, d1, nstep, c1 + r, NULL);
     tn[r] = run(m, dn, nstep, cn + r, on + r);
     tc[r] = runCopies(m, copies, ncopy, nstep);
+    runPaired(m, d1, dn, nstep, pairk, p1 + r, pn + r);
+    pratio[r] = p1[r] / pn[r];
     ratio[r] = t1[r] / tn[r];
     oratio[r] = c1[r] / on[r];
     ceil[r] = tc[r] > 0 ? ncopy * t1[r] / tc[r] : 0;
@@ -309,6 +343,16 @@ static int benchThreads(const char* file, int nstep, int repeat, int nthread, in
   printf("  best of %d rounds: 1 thread %.3f ms/step, %d threads %.3f ms/step, ratio %.2f; "
          "ceiling %.2f\n", repeat, 1e3 * b1 / nstep, nthread, 1e3 * bn / nstep, b1 / bn,
          bc > 0 ? ncopy * b1 / bc : 0);
+  double plo = pratio[0], phi = pratio[0], s1 = 0, sn = 0;
+  for (int r = 0; r < repeat; r++) {
+    plo = fmin(plo, pratio[r]);
+    phi = fmax(phi, pratio[r]);
+    s1 += p1[r];
+    sn += pn[r];
+  }
+  printf("  paired (alternating every %d steps): 1 thread %.3f ms/step, %d threads %.3f ms/step, "
+         "ratio %.2f (%.2f-%.2f; all rounds' time %.2f)\n", pairk, 1e3 * median(p1, repeat) / nstep,
+         nthread, 1e3 * median(pn, repeat) / nstep, median(pratio, repeat), plo, phi, s1 / sn);
   if (stages) {
     printStages(m, d1, dn, nstep);
   }
@@ -408,12 +452,13 @@ static int benchScale(int nstep, int repeat, int nmax, int island) {
 
 int main(int argc, char** argv) {
   if (argc < 2 || (strcmp(argv[1], "threads") && strcmp(argv[1], "scale"))) {
-    fprintf(stderr, "usage: %s threads [--steps N] [--repeat R] [--threads T] [--stages] "
+    fprintf(stderr, "usage: %s threads [--steps N] [--repeat R] [--threads T] [--pair K] [--stages] "
                     "MODEL...\n"
                     "       %s scale [--steps N] [--repeat R] [--max N] [--no-island]\n", argv[0], argv[0]);
     return 2;
   }
   int nstep = 200, repeat = 5, nthread = 2, nmax = 10000, island = 1, stages = 0, status = 0;
+  int pairk = 10;
   int first = argc;
   for (int i = 2; i < argc; i++) {
     if (i + 1 < argc && !strcmp(argv[i], "--steps")) {
@@ -424,6 +469,8 @@ int main(int argc, char** argv) {
       nthread = atoi(argv[++i]);
     } else if (i + 1 < argc && !strcmp(argv[i], "--max")) {
       nmax = atoi(argv[++i]);
+    } else if (i + 1 < argc && !strcmp(argv[i], "--pair")) {
+      pairk = atoi(argv[++i]);
     } else if (!strcmp(argv[i], "--no-island")) {
       island = 0;
     } else if (!strcmp(argv[i], "--stages")) {
@@ -433,8 +480,8 @@ int main(int argc, char** argv) {
       break;
     }
   }
-  if (nstep < 1 || repeat < 1 || nthread < 1) {
-    fprintf(stderr, "--steps, --repeat and --threads must be positive\n");
+  if (nstep < 1 || repeat < 1 || nthread < 1 || pairk < 1) {
+    fprintf(stderr, "--steps, --repeat, --threads and --pair must be positive\n");
     return 2;
   }
   if (!strcmp(argv[1], "scale")) {
@@ -442,7 +489,7 @@ int main(int argc, char** argv) {
   }
   printf("cross-core round trip %.0f ns\n", crossCoreRoundTrip());
   for (int i = first; i < argc; i++) {
-    status |= benchThreads(argv[i], nstep, repeat, nthread, stages);
+    status |= benchThreads(argv[i], nstep, repeat, nthread, stages, pairk);
   }
   return status;
 }

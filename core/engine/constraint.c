@@ -1327,7 +1327,7 @@ typedef struct {
   int piece[MAXCHUNK + 1];
   int sticky[MAXCHUNK];           // with the reference: does a contact of chunk k have adhesion?
   int order[2 * MAXCHUNK];        // task -> item: chunk k is item k, piece k item n + k
-  int fill[2 * MAXCHUNK];         // (mci_dealTasks' scratch)
+  int first[2 * MAXCHUNK + 1];    // the threads' blocks of tasks (mci_poolRunCut)
 } Chunks;
 
 
@@ -1350,14 +1350,14 @@ static int cutRows(const mcData* d, int n, int want, int* piece) {
 }
 
 
-// rows of chunk k of total rows cut into want chunks tapered for taper threads (chunk k in round
-// k / taper of C = want / taper rounds, rounded up, weighs C - round: the last round's chunks are
-// a C-th of the first's, a job's tail is short); taper <= 1: all ceil(total / want)
+// rows of chunk k of total rows cut into want chunks tapered for taper threads (taper blocks of C
+// = want / taper chunks, rounded up, one a thread; chunk k weighs C - k % C: each block's last
+// chunk is a C-th of its first, a job's tail is short); taper <= 1: all ceil(total / want)
 static int chunkTarget(int total, int want, int taper, int k) {
   if (taper <= 1) {
     return (total + want - 1) / want;
   }
-  long rounds = (want + taper - 1) / taper, weight = rounds - k / taper;
+  long rounds = (want + taper - 1) / taper, weight = rounds - k % rounds;
   long sum = taper * rounds * (rounds + 1) / 2;
   long target = ((long)total * (weight > 1 ? weight : 1) + sum - 1) / sum;
   return target > 1 ? (int)target : 1;
@@ -1505,14 +1505,26 @@ static int contactsOnPool(Builder* b) {
   c.npiece = cutRows(d, b->conrow, want, c.piece);
   b->nnz = c.nnz[c.n];
 
-  // the chunks (tapered: largest first), then the pieces (small), dealt to the threads' blocks
-  int ntask = c.n + c.npiece;
-  if (nthread <= 2 * MAXCHUNK) {
-    mci_dealTasks(ntask, nthread, c.fill, c.order);
-  } else {
-    for (int t = 0; t < ntask; t++) {
-      c.order[t] = t;
+  // thread k's block: its chunks (contiguous contacts, so mostly the trees it made in the jobs
+  // before: their Jacobians and contacts are in its core's cache; tapered, largest first), then its
+  // share of the pieces (small)
+  int ntask = c.n + c.npiece, blocks = nthread <= 2 * MAXCHUNK;
+  int per = (want + nthread - 1) / nthread;
+  for (int k = 0, t = 0; k < nthread && blocks; k++) {
+    c.first[k] = t;
+    int c0 = k * per < c.n ? k * per : c.n, c1 = (k + 1) * per < c.n ? (k + 1) * per : c.n;
+    int p0, p1;
+    mci_rowRange(c.npiece, k, nthread, &p0, &p1);
+    for (int i = c0; i < c1; i++) {
+      c.order[t++] = i;
     }
+    for (int i = p0; i < p1; i++) {
+      c.order[t++] = c.n + i;
+    }
+    c.first[k + 1] = t;
+  }
+  for (int t = 0; t < ntask && !blocks; t++) {
+    c.order[t] = t;
   }
 
   // the islands' parts of the rows: the pieces', then the chunks' (in row order)
@@ -1523,7 +1535,7 @@ static int contactsOnPool(Builder* b) {
     memcpy(s->first + c.npiece, c.row, sizeof(int) * (size_t)c.n);
     s->first[s->npart] = d->nefc;
   }
-  mci_poolRun(d->threadpool, ntask, contactTask, &c);
+  mci_poolRunCut(d->threadpool, ntask, contactTask, &c, blocks ? c.first : NULL);
   for (int k = 0; k < c.n && b->reference; k++) {
     b->sticky |= c.sticky[k];
   }

@@ -54,9 +54,9 @@ int mci_anyPositive(const mcNum* x, int n);
 // contiguous contacts by row count, as mc_makeConstraint fills them on the thread pool: chunk k is
 // contacts con[k] .. con[k+1]-1 (con[0] 0, con[n] ncon) with the rows row[k] .. row[k+1]-1;
 // returns the number of chunks n (0 when no contact has rows). taper <= 1: chunks balanced by
-// rows; taper T (threads): rounds of T chunks whose rows shrink round by round, the last round's a
-// C-th of the first's (C = want / T rounds), so the chunks dealt largest first (mci_dealTasks)
-// end a job with small ones.
+// rows; taper T (threads): T blocks of C = want / T chunks (rounded up), one a thread, each of
+// about a T-th of the rows and shrinking within the block, its last a C-th of its first, so a
+// thread works through contiguous contacts largest first and a job ends with small chunks.
 int mci_cutContacts(const mcModel* m, const mcData* d, int want, int taper, int* con, int* row);
 
 // The same chunks in one pass, given conrow, the first row of the contacts (theirs are the last

@@ -47,12 +47,6 @@ void mci_rowSets(const mcModel* m, const mcData* d, mciRowSets* s, int p);
 // root dofs); NULL: found here (on d's pool for many rows)
 void mci_islandFrom(const mcModel* m, mcData* d, const mciRowSets* sets);
 
-// The tasks 0 .. n-1 (largest first) dealt in turn to the blocks of a pool of nthread, as
-// mci_poolRun hands them out (thread k's block: mci_rowRange(n, k, nthread)): order[t] the item
-// run as task t, each block's items ascending (largest first), so every thread starts on a large
-// one and the small ones even out the job's end; fill: nthread ints of scratch
-void mci_dealTasks(int n, int nthread, int* fill, int* order);
-
 // tree[k]: the root dof of dof k (nv ints); depth (nullable): the dofs on the chain from dof k to
 // its root; run (nullable, nv + 1 ints): the runs of dofs of one tree (a tree's dofs are usually
 // one run), run r the dofs run[r] .. run[r+1]-1; returns the number of runs (0 without run)

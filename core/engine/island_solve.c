@@ -330,10 +330,10 @@ static void islandTask(void* ctx, int task, int thread) {
 
 
 // the islands' order as tasks of a pool of nthread: by estimated cost (rows x dofs + dofs^2, the
-// products and the factorization of a Newton iteration), largest first, dealt in turn to the
-// threads' blocks (mci_poolRun gives thread k the tasks [n k / nthread, n (k+1) / nthread) first,
-// a thread that is done takes the others' next ones): the threads start on the large islands and
-// the small ones even out the end. Which thread solves an island never changes its result.
+// products and the factorization of a Newton iteration), in contiguous blocks of about equal cost
+// (mci_poolRunCut gives thread k its block first, a thread that is done takes the others' next
+// ones), largest first in each block: the threads start on their large islands and the small ones
+// even out the end. Which thread solves an island never changes its result.
 static inline int costFirst(const long* cost, int a, int b) {
   return cost[a] != cost[b] ? cost[a] > cost[b] : a < b;
 }
@@ -379,13 +379,12 @@ static void sortByCost(const long* cost, int n, int* idx, int* tmp) {
 }
 
 
-int mci_islandOrder(mcData* d, int nthread, int* order) {
+int mci_islandOrder(mcData* d, int nthread, int* order, int* first) {
   int n = d->nisland;
   mc_markStack(d);                // freed before the islands are solved
   long* cost = mc_stackAlloc(d, sizeof(long) * (size_t)n, _Alignof(long));
-  int* idx = mc_stackAlloc(d, sizeof(int) * 2 * (size_t)n, _Alignof(int));
-  int* fill = mc_stackAlloc(d, sizeof(int) * (size_t)nthread, _Alignof(int));
-  if (!cost || !idx || !fill) {
+  int* tmp = mc_stackAlloc(d, sizeof(int) * (size_t)n, _Alignof(int));
+  if (!cost || !tmp) {
     mc_freeStack(d);
     return 0;
   }
@@ -393,30 +392,18 @@ int mci_islandOrder(mcData* d, int nthread, int* order) {
     long dofs = d->island_dofnum[i], rows = d->island_efcnum[i];
     cost[i] = rows * dofs + dofs * dofs;
   }
-  sortByCost(cost, n, idx, idx + n);
-  mci_dealTasks(n, nthread, fill, order);
-  for (int t = 0; t < n; t++) {
-    order[t] = idx[order[t]];
+  // contiguous blocks of the islands in tree order (the trees a thread made in the tree jobs
+  // before: their inertia, Jacobians and rows are in its core's cache), each largest first
+  mci_cutByCost(cost, n, nthread, first);
+  for (int k = 0; k < nthread; k++) {
+    int lo = first[k];
+    sortByCost(cost + lo, first[k + 1] - lo, order + lo, tmp);
+    for (int t = lo; t < first[k + 1]; t++) {
+      order[t] += lo;
+    }
   }
   mc_freeStack(d);
   return 1;
-}
-
-
-void mci_dealTasks(int n, int nthread, int* fill, int* order) {
-  for (int k = 0; k < nthread; k++) {
-    fill[k] = 0;
-  }
-  for (int r = 0, k = 0; r < n; r++, k = (k + 1) % nthread) {
-    int lo, hi;
-    for (;; k = (k + 1) % nthread) {  // the next thread whose block has room
-      mci_rowRange(n, k, nthread, &lo, &hi);
-      if (lo + fill[k] < hi) {
-        break;
-      }
-    }
-    order[lo + fill[k]++] = r;
-  }
 }
 
 
@@ -484,6 +471,7 @@ int mc_solveIslands(const mcModel* m, mcData* d, int maxiter) {
                            _Alignof(mcSolverStat));
   int nthread = mci_threads(d);
   job.prepared = mc_stackAlloc(d, sizeof(int) * (size_t)nthread, _Alignof(int));
+  int* first = mc_stackAlloc(d, sizeof(int) * (size_t)(nthread + 1), _Alignof(int));
   // the task order, allocated for any thread count: the caller's fallback below gets the same
   // free memory whether or not a pool is bound
   job.order = mc_stackAlloc(d, sizeof(int) * (size_t)nisland, _Alignof(int));
@@ -498,10 +486,10 @@ int mc_solveIslands(const mcModel* m, mcData* d, int maxiter) {
   // parallel first (workers' own memory), then on the caller what did not fit there
   if (nthread > 1) {
     memset(job.prepared, 0, sizeof(int) * (size_t)nthread);
-    if (job.order && !mci_islandOrder(d, nthread, job.order)) {
+    if (job.order && (!first || !mci_islandOrder(d, nthread, job.order, first))) {
       job.order = NULL;           // no room for the order: the islands in turn (same results)
     }
-    mci_poolRun(d->threadpool, nisland, islandTask, &job);
+    mci_poolRunCut(d->threadpool, nisland, islandTask, &job, job.order ? first : NULL);
     for (int t = 0; t < nthread; t++) {
       if (job.prepared[t]) {
         mci_mergeView(d, mci_worker(d, t));

@@ -2,6 +2,7 @@
 // views of an mcData that let parallel tasks use a scratch stack each.
 #include "engine/threadpool.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -182,6 +183,31 @@ static void waitHelpers(mcThreadPool* pool) {
 
 
 void mci_poolRun(mcThreadPool* pool, int ntask, mciTaskFn fn, void* ctx) {
+  mci_poolRunCut(pool, ntask, fn, ctx, NULL);
+}
+
+
+void mci_cutByCost(const long* cost, int n, int nthread, int* first) {
+  long total = 0;
+  for (int i = 0; i < n; i++) {
+    total += cost[i];
+  }
+  first[0] = 0;
+  long sum = 0;
+  int i = 0;
+  for (int k = 1; k < nthread; k++) {
+    // the boundary whose cumulative cost is nearest k shares (ties: the earlier one)
+    double target = (double)total * k / nthread;
+    while (i < n && fabs((double)(sum + cost[i]) - target) < fabs((double)sum - target)) {
+      sum += cost[i++];
+    }
+    first[k] = i;
+  }
+  first[nthread] = n;
+}
+
+
+void mci_poolRunCut(mcThreadPool* pool, int ntask, mciTaskFn fn, void* ctx, const int* first) {
   if (!pool || pool->nthread < 2 || ntask < 2) {
     for (int t = 0; t < ntask; t++) {
       fn(ctx, t, 0);
@@ -193,8 +219,10 @@ void mci_poolRun(mcThreadPool* pool, int ntask, mciTaskFn fn, void* ctx) {
   pool->fn = fn;
   pool->ctx = ctx;
   for (int k = 0; k < n; k++) {   // contiguous blocks: thread k keeps the same tasks every job
-    atomic_store_explicit(&pool->block[k].next, (int)((long)ntask * k / n), memory_order_relaxed);
-    pool->block[k].end = (int)((long)ntask * (k + 1) / n);
+    int lo = first ? first[k] : (int)((long)ntask * k / n);
+    int hi = first ? first[k + 1] : (int)((long)ntask * (k + 1) / n);
+    atomic_store_explicit(&pool->block[k].next, lo, memory_order_relaxed);
+    pool->block[k].end = hi;
   }
   atomic_store(&pool->open, 1);
   atomic_fetch_add(&pool->generation, 1);

@@ -30,6 +30,19 @@ typedef struct {
 // Run fn(ctx, task, thread) for every task on the pool (pool NULL: all on the caller, in order).
 void mci_poolRun(mcThreadPool* pool, int ntask, mciTaskFn fn, void* ctx);
 
+// mci_poolRun with thread k's block the tasks first[k] .. first[k+1]-1 (first: nthread + 1
+// ascending ints, first[0] 0, first[nthread] ntask; NULL: equal counts, as mci_poolRun), so that a
+// thread first takes the tasks whose inputs it made in the jobs before (those trees' data in its
+// core's cache: reading a line another core wrote costs a cross-core transfer); the others still
+// take from the block once theirs is empty.
+void mci_poolRunCut(mcThreadPool* pool, int ntask, mciTaskFn fn, void* ctx, const int* first);
+
+// Items 0 .. n-1 in order cut into nthread contiguous blocks of about equal summed cost (costs
+// > 0): first[k] .. first[k+1]-1 is block k (first: nthread + 1 ints, as mci_poolRunCut takes);
+// block k ends where the running cost is nearest k + 1 of nthread equal shares of the total (of
+// two as near, the earlier).
+void mci_cutByCost(const long* cost, int n, int nthread, int* first);
+
 // Tuning and tests: helpers spin spinns nanoseconds for the next job before they sleep (0: sleep
 // at once); hold != 0 keeps them from joining any job (the caller runs every task).
 void mci_poolSetSpin(mcThreadPool* pool, long spinns, int hold);
@@ -45,9 +58,12 @@ static inline void mci_rowRange(int total, int k, int n, int* lo, int* hi) {
 }
 
 // core/engine/island_solve.c: the task order of d's islands on a pool of nthread (order[task] =
-// island, a permutation): largest estimated cost first, dealt in turn to the threads' blocks of
-// mci_poolRun; 0 when d's stack has no room (order untouched)
-int mci_islandOrder(mcData* d, int nthread, int* order);
+// island, a permutation) and the threads' blocks for mci_poolRunCut (first: nthread + 1 ints):
+// the islands (numbered by their first dof, so in tree order) cut into contiguous blocks of about
+// equal estimated cost, each block largest first, so a thread solves the islands of the trees it
+// made in the stages before and the small ones even out the job's end; 0 when d's stack has no
+// room (order and first untouched)
+int mci_islandOrder(mcData* d, int nthread, int* order, int* first);
 
 // Number of threads of d's bound pool, 1 when none.
 int mci_threads(const mcData* d);

@@ -575,10 +575,10 @@ Test(island, inertia_trees_same_bits_and_warnings) {
 
 
 // tapered for T threads, the chunks cover the contacts' rows in order, each (but the last) with
-// at least its round's share, shrinking round by round (rounds of T chunks weighing C, C-1 .. 1
-// for C = want / T rounds): the last chunks, dealt last, are a fraction of the first; the one pass
-// (mci_cutContactsFrom) gives the same chunks
-Test(island, contact_chunks_taper_round_by_round) {
+// at least its share, shrinking within each of T blocks of C = want / T chunks (weighing C, C-1
+// .. 1; a thread's block of contiguous contacts): every block ends with a fraction of its first
+// and holds about a T-th of the rows; the one pass (mci_cutContactsFrom) gives the same chunks
+Test(island, contact_chunks_taper_per_block) {
   mcModel* m;
   mcData* d = humanoidsLanded(&m);
   int first = d->nefc;
@@ -595,14 +595,22 @@ Test(island, contact_chunks_taper_round_by_round) {
     cr_expect(con[0] == 0 && con[n] == d->ncon && row[0] == first && row[n] == d->nefc);
     long sum = (long)taper * 4 * 5 / 2;
     for (int k = 0; k + 1 < n; k++) {
-      long share = ((long)total * (4 - k / taper) + sum - 1) / sum;
+      long share = ((long)total * (4 - k % 4) + sum - 1) / sum;
       cr_expect(row[k + 1] - row[k] >= share && row[k + 1] - row[k] <= share + 10,
                 "taper %d: chunk %d has %d rows, its share %ld", taper, k, row[k + 1] - row[k],
                 share);
     }
-    int firstrows = row[1] - row[0], lastrows = row[n] - row[n - 1];
-    cr_expect(lastrows * 3 <= firstrows, "taper %d: first chunk %d rows, last %d", taper,
-              firstrows, lastrows);
+    for (int k = 0; k < taper; k++) {   // each block: a k-th of the rows, shrinking to a fraction
+      int lo = 4 * k, hi = 4 * (k + 1) < n ? 4 * (k + 1) : n;
+      int rows = row[hi] - row[lo], firstrows = row[lo + 1] - row[lo];
+      int lastrows = row[hi] - row[hi - 1];
+      cr_expect(hi == n || labs((long)rows * taper - total) <= 10L * 4 * taper, "taper %d: "
+                "block %d has %d of %d rows", taper, k, rows, total);
+      cr_expect(hi < n || rows * taper <= total, "taper %d: last block %d of %d rows", taper,
+                rows, total);
+      cr_expect(hi == n ? lastrows <= firstrows : lastrows * 3 <= firstrows, "taper %d: block "
+                "%d's first chunk %d rows, last %d", taper, k, firstrows, lastrows);
+    }
     int con1[65], row1[65], nnz[65];
     int n1 = mci_cutContactsFrom(m, d, want, taper, first, 1, NULL, 0, con1, row1, nnz);
     cr_expect(n1 == n && memcmp(con1, con, sizeof(int) * (size_t)(n + 1)) == 0 &&
@@ -613,36 +621,11 @@ Test(island, contact_chunks_taper_round_by_round) {
 }
 
 
-// the deal of tasks largest first (mci_dealTasks): a permutation whose blocks (mci_rowRange, as
-// mci_poolRun cuts them) start with items 0 .. nthread-1 and each run in item order
-Test(island, deal_tasks_largest_first_per_block) {
-  for (int nthread = 1; nthread <= 5; nthread++) {
-    for (int n = 0; n <= 23; n++) {
-      int order[23], fill[5], seen[23] = {0};
-      mci_dealTasks(n, nthread, fill, order);
-      for (int t = 0; t < n; t++) {
-        cr_assert(order[t] >= 0 && order[t] < n && !seen[order[t]]++, "n %d, %d threads", n,
-                  nthread);
-      }
-      for (int k = 0; k < nthread; k++) {
-        int lo, hi;
-        mci_rowRange(n, k, nthread, &lo, &hi);
-        for (int t = lo + 1; t < hi; t++) {
-          cr_expect(order[t] > order[t - 1], "n %d, %d threads: block %d", n, nthread, k);
-        }
-        if (n >= nthread && hi > lo) {
-          cr_expect(order[lo] < nthread, "n %d, %d threads: block %d starts with %d", n,
-                    nthread, k, order[lo]);
-        }
-      }
-    }
-  }
-}
-
-
-// the island order on a pool (mci_islandOrder) is a permutation whose blocks (mci_rowRange, as
-// mci_poolRun cuts them) each start with one of the nthread largest islands and run largest first
-Test(island, island_order_deals_largest_first) {
+// the island order on a pool (mci_islandOrder) is a permutation whose blocks (first, as
+// mci_poolRunCut takes them) hold contiguous runs of islands (tree order: a thread's islands are
+// the trees it made before), run largest first, and are balanced: each block's cost within the
+// largest island's of an equal share
+Test(island, island_order_blocks_contiguous_balanced_largest_first) {
   mcModel* m = loadFile("/usr/share/mujoco/model/humanoid100/humanoid100.xml");
   cr_assert(m);
   m->opt.enableflags |= mcENBL_ISLAND;
@@ -652,43 +635,40 @@ Test(island, island_order_deals_largest_first) {
   }
   int n = d->nisland;
   cr_assert(n >= 4, "nisland %d", n);
-  long cost[512];
+  long cost[512], total = 0, most = 0;
   cr_assert(n <= 512);
   for (int i = 0; i < n; i++) {
     long dofs = d->island_dofnum[i], rows = d->island_efcnum[i];
     cost[i] = rows * dofs + dofs * dofs;
+    total += cost[i];
+    most = cost[i] > most ? cost[i] : most;
   }
   for (int nthread = 2; nthread <= 3; nthread++) {
-    int order[512], seen[512] = {0};
-    cr_assert(mci_islandOrder(d, nthread, order));
+    int order[512], seen[512] = {0}, first[4];
+    cr_assert(mci_islandOrder(d, nthread, order, first));
+    cr_expect(first[0] == 0 && first[nthread] == n);
     for (int t = 0; t < n; t++) {
       cr_assert(order[t] >= 0 && order[t] < n && !seen[order[t]]++, "task %d: island %d", t,
                 order[t]);
     }
-    long firsts = 0, top = 0;
     for (int k = 0; k < nthread; k++) {
-      int lo, hi;
-      mci_rowRange(n, k, nthread, &lo, &hi);
-      firsts += cost[order[lo]];
-      for (int t = lo + 1; t < hi; t++) {
-        cr_expect(cost[order[t]] <= cost[order[t - 1]], "%d threads: block %d not descending",
-                  nthread, k);
+      int lo = first[k], hi = first[k + 1], min = n, max = -1;
+      cr_assert(lo <= hi);
+      long sum = 0;
+      for (int t = lo; t < hi; t++) {
+        min = order[t] < min ? order[t] : min;
+        max = order[t] > max ? order[t] : max;
+        sum += cost[order[t]];
+        if (t > lo) {
+          cr_expect(cost[order[t]] <= cost[order[t - 1]], "%d threads: block %d not descending",
+                    nthread, k);
+        }
       }
+      cr_expect(hi == lo || (min == lo && max == hi - 1), "%d threads: block %d holds islands "
+                "%d..%d, not %d..%d", nthread, k, min, max, lo, hi - 1);
+      cr_expect(labs(sum * nthread - total) <= most * nthread, "%d threads: block %d costs %ld "
+                "of %ld", nthread, k, sum, total);
     }
-    long sorted[512];
-    memcpy(sorted, cost, sizeof(long) * (size_t)n);
-    for (int k = 0; k < nthread; k++) {   // the nthread largest costs
-      int best = k;
-      for (int i = k + 1; i < n; i++) {
-        best = sorted[i] > sorted[best] ? i : best;
-      }
-      long x = sorted[k];
-      sorted[k] = sorted[best];
-      sorted[best] = x;
-      top += sorted[k];
-    }
-    cr_expect_eq(firsts, top, "%d threads: blocks start with %ld, the largest %ld", nthread,
-                 firsts, top);
   }
   mc_deleteData(d);
   mc_deleteModel(m);
@@ -866,38 +846,50 @@ Test(island, pool_api) {
 }
 
 
-// the reference of mci_islandOrder: qsort by cost (rows x dofs + dofs^2) descending, ties by
-// island index, dealt in turn to the threads' blocks that have room
+// the reference of mci_islandOrder: the blocks cut where the running cost is nearest k equal
+// shares (ties: the earlier cut), each block by qsort on cost descending, ties by island index
 static int refCmp(const void* a, const void* b) {
   const long* x = (const long*)a;
   const long* y = (const long*)b;
   return x[0] != y[0] ? (x[0] < y[0] ? 1 : -1) : (x[1] > y[1]) - (x[1] < y[1]);
 }
 
-static void refOrder(const mcData* d, int nthread, int* order) {
+static void refOrder(const mcData* d, int nthread, int* order, int* first) {
   int n = d->nisland;
-  long key[2 * 512];
-  int fill[8] = {0};
+  long key[2 * 512], total = 0;
   for (int i = 0; i < n; i++) {
     long dofs = d->island_dofnum[i], rows = d->island_efcnum[i];
     key[2 * i] = rows * dofs + dofs * dofs;
     key[2 * i + 1] = i;
+    total += key[2 * i];
   }
-  qsort(key, (size_t)n, 2 * sizeof(long), refCmp);
-  for (int r = 0, k = 0; r < n; r++, k = (k + 1) % nthread) {
-    int lo, hi;
-    for (;; k = (k + 1) % nthread) {
-      mci_rowRange(n, k, nthread, &lo, &hi);
-      if (lo + fill[k] < hi) {
-        break;
+  first[0] = 0;
+  first[nthread] = n;
+  for (int k = 1; k < nthread; k++) {   // every cut: the nearest of all candidate boundaries
+    double share = (double)total * k / nthread, best = -1;
+    long sum = 0;
+    for (int c = 0; c <= n; c++) {
+      double miss = fabs((double)sum - share);
+      if (best < 0 || miss < best) {
+        best = miss;
+        first[k] = c;
       }
+      sum += c < n ? key[2 * c] : 0;
     }
-    order[lo + fill[k]++] = (int)key[2 * r + 1];
+    if (first[k] < first[k - 1]) {
+      first[k] = first[k - 1];
+    }
+  }
+  for (int k = 0; k < nthread; k++) {
+    qsort(key + 2 * first[k], (size_t)(first[k + 1] - first[k]), 2 * sizeof(long), refCmp);
+  }
+  for (int t = 0; t < n; t++) {
+    order[t] = (int)key[2 * t + 1];
   }
 }
 
 
-// the order is exactly the reference's for every island count up to the data's, random sizes
+// the order and blocks are exactly the reference's for every island count up to the data's, random sizes
 // from a small range (many equal costs: the index decides) and from a wide one, 1 to 4 threads
 // (the sort inside mci_islandOrder is its own; it fails with ties broken the other way or a
 // merge that drops a run)
@@ -923,9 +915,13 @@ Test(island, island_order_equals_sorted_reference) {
         d->island_efcnum[i] = (int)((seed >> 16) % (unsigned)range);
       }
       for (int nthread = 1; nthread <= 4; nthread++) {
-        int order[512], want[512];
-        cr_assert(mci_islandOrder(d, nthread, order));
-        refOrder(d, nthread, want);
+        int order[512], want[512], first[5], wantfirst[5];
+        cr_assert(mci_islandOrder(d, nthread, order, first));
+        refOrder(d, nthread, want, wantfirst);
+        for (int k = 0; k <= nthread; k++) {
+          cr_assert_eq(first[k], wantfirst[k], "n %d spread %d threads %d: block %d starts at "
+                       "%d, want %d", n, spread, nthread, k, first[k], wantfirst[k]);
+        }
         for (int t = 0; t < n; t++) {
           cr_assert_eq(order[t], want[t], "n %d spread %d threads %d: task %d island %d, want %d",
                        n, spread, nthread, t, order[t], want[t]);
