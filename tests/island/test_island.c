@@ -10,9 +10,11 @@
 #include <criterion/criterion.h>
 #endif
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <moduco/moduco.h>
 
@@ -779,6 +781,83 @@ Test(island, pool_runs_every_task_once) {
     }
     mc_threadPoolDelete(pool);
   }
+}
+
+
+// with blocks given (mci_poolRunCut), every task still runs once, and a helper starts on its own
+// block's first task: task 0 (the caller's first) holds the caller until a helper has begun one
+typedef struct {
+  int count[16];
+  int firstof[4];                 // the first task each thread began (-1: none)
+  int started;                    // tasks begun by helpers
+} Cut;
+
+static void cutTask(void* ctx, int task, int thread) {
+  Cut* c = (Cut*)ctx;
+  __atomic_fetch_add(&c->count[task], 1, __ATOMIC_RELAXED);
+  int none = -1;
+  __atomic_compare_exchange_n(&c->firstof[thread], &none, task, 0, __ATOMIC_SEQ_CST,
+                              __ATOMIC_SEQ_CST);
+  if (thread > 0) {
+    __atomic_fetch_add(&c->started, 1, __ATOMIC_SEQ_CST);
+  }
+  if (task == 0) {                // up to a second for a helper to join (a loaded machine)
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do {
+      sched_yield();
+      clock_gettime(CLOCK_MONOTONIC, &t1);
+    } while (!__atomic_load_n(&c->started, __ATOMIC_SEQ_CST) &&
+             (t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) < 1000000000L);
+  }
+}
+
+Test(island, pool_run_cut_blocks_first) {
+  mcThreadPool* pool = mc_threadPoolCreate(2);
+  cr_assert(pool);
+  mci_poolSetSpin(pool, 100000000, 0);  // helpers awake: they join every job
+  int joined = 0;
+  for (int rep = 0; rep < 20; rep++) {
+    Cut c;
+    memset(&c, 0, sizeof(c));
+    c.firstof[0] = c.firstof[1] = -1;
+    int first[3] = {0, 9, 12};          // uneven: equal counts would start the helper at 6
+    mci_poolRunCut(pool, 12, cutTask, &c, first);
+    for (int k = 0; k < 16; k++) {
+      cr_assert_eq(c.count[k], k < 12, "task %d ran %d times", k, c.count[k]);
+    }
+    cr_expect_eq(c.firstof[0], 0);
+    if (c.firstof[1] >= 0) {
+      joined++;
+      cr_expect_eq(c.firstof[1], 9, "the helper began at task %d", c.firstof[1]);
+    }
+  }
+  cr_expect(joined > 0, "no helper joined any of 20 jobs");
+  mc_threadPoolDelete(pool);
+}
+
+
+// cut by cost: contiguous blocks whose boundaries are the nearest to equal shares of the total
+Test(island, cut_by_cost_nearest_shares) {
+  int first[5];
+  long even[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+  mci_cutByCost(even, 8, 4, first);
+  cr_expect(first[0] == 0 && first[1] == 2 && first[2] == 4 && first[3] == 6 && first[4] == 8);
+  long heavy[6] = {10, 1, 1, 1, 1, 1};  // 15: the share 7.5 is nearer 10 than 0
+  mci_cutByCost(heavy, 6, 2, first);
+  cr_expect(first[0] == 0 && first[1] == 1 && first[2] == 6, "cut at %d", first[1]);
+  long tail[6] = {1, 1, 1, 1, 1, 10};   // 15: 7.5 nearest after 5 items (5, not 15)
+  mci_cutByCost(tail, 6, 2, first);
+  cr_expect_eq(first[1], 5);
+  long tie[4] = {1, 1, 1, 1};           // 3 threads, shares 4/3 and 8/3: boundaries 1 and 3
+  mci_cutByCost(tie, 4, 3, first);
+  cr_expect(first[1] == 1 && first[2] == 3 && first[3] == 4, "%d %d", first[1], first[2]);
+  long two[2] = {1, 1};                 // more threads than items: empty blocks, in order
+  mci_cutByCost(two, 2, 4, first);
+  for (int k = 0; k < 4; k++) {
+    cr_expect(first[k] <= first[k + 1]);
+  }
+  cr_expect(first[0] == 0 && first[4] == 2);
 }
 
 
