@@ -1499,7 +1499,7 @@ static int contactsOnPool(Builder* b) {
   }
   Chunks c;
   c.b = b;
-  int want = CHUNKPERTHREAD * nthread;
+  int want = CHUNKPERTHREAD * nthread < MAXCHUNK ? CHUNKPERTHREAD * nthread : MAXCHUNK;
   c.n = mci_cutContactsFrom(m, d, want, nthread, b->conrow, b->sparse, b->ccols, b->nnz, c.con,
                             c.row, c.nnz);
   c.npiece = cutRows(d, b->conrow, want, c.piece);
