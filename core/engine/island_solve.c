@@ -14,6 +14,7 @@
 #include "engine/engine.h"
 #include "engine/io.h"
 #include "engine/island.h"
+#include "engine/parallel_stages.h"
 #include "engine/solver_contract.h"
 #include "engine/threadpool.h"
 #include "plugin/registry.h"
@@ -522,12 +523,23 @@ int mc_solveIslands(const mcModel* m, mcData* d, int maxiter) {
     return 0;
   }
 
-  // dofs of no island: unconstrained (none once every tree touches a row: no pass over nv)
+  // dofs of no island: unconstrained (none once every tree touches a row: no pass over nv); by
+  // the trees' runs of dofs when the pool's workspace keeps them (a tree is in one island or none:
+  // one test a run, not a dof)
   int ndof = 0;
   for (int i = 0; i < nisland; i++) {
     ndof += d->island_dofnum[i];
   }
-  for (int k = 0; k < (ndof < nv ? nv : 0); k++) {
+  const mciTreeDofs* trees = ndof < nv ? mci_treeDofsCache(m, d) : NULL;
+  for (int r = 0; trees && r < trees->nrun; r++) {
+    int k0 = trees->run[r], len = trees->run[r + 1] - k0;
+    if (d->dof_island[k0] < 0) {
+      memcpy(d->qacc + k0, d->qacc_smooth + k0, sizeof(mcNum) * (size_t)len);
+      memcpy(d->qacc_warmstart + k0, d->qacc_smooth + k0, sizeof(mcNum) * (size_t)len);
+      memset(d->qfrc_constraint + k0, 0, sizeof(mcNum) * (size_t)len);
+    }
+  }
+  for (int k = 0; k < (ndof < nv && !trees ? nv : 0); k++) {
     if (d->dof_island[k] < 0) {
       d->qacc[k] = d->qacc_smooth[k];
       d->qacc_warmstart[k] = d->qacc_smooth[k];

@@ -784,6 +784,42 @@ Test(island, pool_runs_every_task_once) {
 }
 
 
+// the dofs of no island (objects still falling while others landed) keep the smooth acceleration
+// and no constraint force after an island solve, with and without a pool (the pool's workspace
+// has the trees' runs: one test a tree there)
+Test(island, dofs_of_no_island_unconstrained) {
+  mcModel* m = loadFile("/usr/share/mujoco/model/humanoid100/humanoid100.xml");
+  cr_assert(m);
+  m->opt.enableflags |= mcENBL_ISLAND;
+  for (int nthread = 0; nthread <= 2; nthread += 2) {
+    mcData* d = mc_makeData(m);
+    mcThreadPool* pool = nthread ? mc_threadPoolCreate(nthread) : NULL;
+    cr_assert(!nthread || (pool && mc_bindThreadPool(d, pool) == 0));
+    int checked = 0;
+    for (int s = 0; s < 160; s++) {
+      mc_step(m, d);
+      if (!d->island_solved) {
+        continue;
+      }
+      int free = 0;
+      for (int k = 0; k < m->nv; k++) {
+        if (d->dof_island[k] < 0) {
+          free++;
+          cr_assert(d->qacc[k] == d->qacc_smooth[k] && d->qacc_warmstart[k] == d->qacc_smooth[k]
+                    && d->qfrc_constraint[k] == 0, "%d threads, step %d: dof %d", nthread, s, k);
+        }
+      }
+      checked += free > 0 && free < m->nv;
+    }
+    cr_expect(checked > 10, "%d threads: %d steps with dofs in and out of islands", nthread,
+              checked);
+    mc_deleteData(d);
+    mc_threadPoolDelete(pool);
+  }
+  mc_deleteModel(m);
+}
+
+
 // with blocks given (mci_poolRunCut), every task still runs once, and a helper starts on its own
 // block's first task: task 0 (the caller's first) holds the caller until a helper has begun one
 typedef struct {
