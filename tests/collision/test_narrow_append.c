@@ -72,7 +72,7 @@ static mcData* runHeld(const mcModel* m, Direct* dl, mciNarrowCostFn cost, mcThr
   d->contact = (mcContact*)d->arena;
   mc_markStack(d);
   mcContact* scratch = mc_stackAlloc(d, sizeof(mcContact) * mcMAXCONPAIR, _Alignof(mcContact));
-  cr_assert(scratch && mci_narrowParallel(m, d, dl, NCAND, directFn, cost, scratch));
+  cr_assert(scratch && mci_narrowParallel(m, d, dl, NCAND, directFn, cost, scratch, 0));
   mc_freeStack(d);
   return d;
 }
@@ -200,6 +200,72 @@ Test(narrow_append, job_uses_the_cost_cut) {
                    dl.seen[i]);
     }
   }
+  mc_bindThreadPool(d, NULL);
+  mc_threadPoolDelete(pool);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
+// the cost of the cut-ahead test's candidates (directCost's) counting its calls
+static int g_costCalls;
+static int countedCost(const mcModel* m, const void* list, int i) {
+  g_costCalls++;
+  return directCost(m, list, i);
+}
+
+
+// chunks cut ahead (as the broad-phase task does, on a helper) are the job's own cut, and the job
+// takes them without a cost pass of its own; the contacts are the serial loop's
+Test(narrow_append, chunks_cut_ahead_are_taken_as_cut) {
+  mcModel* m = loadString("<mujoco><worldbody><geom size='1'/></worldbody></mujoco>");
+  mcData* d = mc_makeData(m);
+  mcThreadPool* pool = mc_threadPoolCreate(2);
+  cr_assert(d && pool && mc_bindThreadPool(d, pool) == 0);
+  mci_poolSetSpin(pool, 0, 1);
+  Direct dl;
+  memset(&dl, 0, sizeof(dl));
+  dl.main = d;
+  int ntask = NCAND / 2, first[NCAND / 2 + 1];
+  long sum[NCAND];
+  mci_narrowChunks(m, &dl, NCAND, directCost, ntask, first, sum);
+  g_costCalls = 0;
+  int cut = mci_narrowCutAhead(m, d, &dl, NCAND, countedCost);
+  cr_expect_eq(cut, ntask);
+  cr_expect(g_costCalls > 0);
+  const mciNarrowTables* tab = mci_narrowTables(d);
+  for (int t = 0; t <= ntask; t++) {
+    cr_expect_eq(tab->first[t], first[t], "chunk %d starts at %d, not %d", t, tab->first[t],
+                 first[t]);
+  }
+
+  g_costCalls = 0;
+  d->ncon = 0;
+  d->parena = 0;
+  d->contact = (mcContact*)d->arena;
+  mc_markStack(d);
+  mcContact* scratch = mc_stackAlloc(d, sizeof(mcContact) * mcMAXCONPAIR, _Alignof(mcContact));
+  cr_assert(scratch && mci_narrowParallel(m, d, &dl, NCAND, directFn, countedCost, scratch, cut));
+  mc_freeStack(d);
+  cr_expect_eq(g_costCalls, 0, "the job cut the chunks again");
+  int c = 0;
+  for (int i = 0; i < NCAND; i++) {
+    for (int k = 0; k < i % 3; k++, c++) {
+      cr_expect(d->contact[c].geom1 == i && d->contact[c].geom2 == k);
+    }
+  }
+  cr_expect_eq(d->ncon, c);
+
+  // a count that is not the job's: cut again (one call a candidate)
+  d->ncon = 0;
+  d->parena = 0;
+  mc_markStack(d);
+  scratch = mc_stackAlloc(d, sizeof(mcContact) * mcMAXCONPAIR, _Alignof(mcContact));
+  cr_assert(scratch && mci_narrowParallel(m, d, &dl, NCAND, directFn, countedCost, scratch, 0));
+  mc_freeStack(d);
+  cr_expect_eq(g_costCalls, NCAND);
+  cr_expect_eq(d->ncon, c);
+
   mc_bindThreadPool(d, NULL);
   mc_threadPoolDelete(pool);
   mc_deleteData(d);
