@@ -389,6 +389,31 @@ Test(narrow_append, same_contacts_any_thread_count) {
 }
 
 
+// cylinders and ellipsoids among the heap's shapes (pairs only GJK collides): the chunks are cut
+// by cost, in the broad-phase task of the beside job (mc_forward on a pool), and the contacts,
+// warnings and the rest of the step are the same for any thread count
+Test(narrow_append, same_contacts_with_chunks_cut_ahead) {
+  char* xml = malloc(1 << 16);
+  cr_assert(xml);
+  int n = snprintf(xml, 1 << 16, "<mujoco><worldbody><geom type='plane' size='5 5 .1'/>");
+  for (int i = 0; i < 7; i++) {
+    for (int j = 0; j < 7; j++) {
+      n += snprintf(xml + n, (size_t)((1 << 16) - n),
+                    "<body pos='%g %g %g'><freejoint/><geom type='%s' size='.1 .08 .06'/></body>",
+                    0.17 * i, 0.17 * j, 0.09 + 0.01 * ((i + j) % 3),
+                    (i + j) % 3 == 0 ? "cylinder" : (i + j) % 3 == 1 ? "ellipsoid" : "capsule");
+    }
+  }
+  snprintf(xml + n, (size_t)((1 << 16) - n), "</worldbody></mujoco>");
+  mcModel* m = loadString(xml);
+  free(xml);
+  int ncon = 0;
+  sameAnyThreads(m, "GJK heap", &ncon);
+  cr_expect(ncon > 40, "the GJK heap makes %d contacts", ncon);
+  mc_deleteModel(m);
+}
+
+
 // the limit inside a chunk, at its end and at the first contact: the job stops appending at the
 // chunk that does not fit whole and the serial append fills and warns as the serial loop
 Test(narrow_append, same_contacts_at_the_contact_limit) {
