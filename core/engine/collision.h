@@ -93,11 +93,20 @@ void mci_narrowChunks(const mcModel* m, const void* list, int n, mciNarrowCostFn
 // appended to d in candidate order, so d->contact is bitwise what the serial loop makes; a chunk
 // that does not fit a thread's memory is collided again on the caller, with scratch (mcMAXCONPAIR
 // contacts on d's stack, the serial loop's: zeroed here when needed). The chunks are cut by cost
-// (mci_narrowChunks; cost may be NULL). The task tables are the
-// pool workspace's, so the narrow phase takes no more of d's stack than the serial loop and a
-// full arena holds the same contacts. Return 0 if the arena or nconmax filled up (the serial loop
-// stops at the same contact).
+// (mci_narrowChunks; cost may be NULL) unless cut is the chunk count mci_narrowCutAhead returned
+// for these candidates (then they are taken as cut). The task tables are the pool workspace's, so
+// the narrow phase takes no more of d's stack than the serial loop and a full arena holds the
+// same contacts. Return 0 if the arena or nconmax filled up (the serial loop stops at the same
+// contact).
 int mci_narrowParallel(const mcModel* m, mcData* d, const void* list, int n, mciNarrowFn fn,
-                       mciNarrowCostFn cost, mcContact* scratch);
+                       mciNarrowCostFn cost, mcContact* scratch, int cut);
+
+// Cut mci_narrowParallel's chunks of candidates 0 .. n-1 of list ahead, into d's pool tables
+// (the chunks the job would cut: mci_narrowChunks), so that the cost pass runs where the list was
+// just made (the broad-phase task, on a helper) and not on the caller; return the chunk count, to
+// pass to mci_narrowParallel as cut (0: not cut, the job cuts). Nothing else may use the tables
+// between the two calls.
+int mci_narrowCutAhead(const mcModel* m, const mcData* d, const void* list, int n,
+                       mciNarrowCostFn cost);
 
 #endif  // MODUCO_CORE_ENGINE_COLLISION_H_

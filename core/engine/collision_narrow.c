@@ -179,8 +179,30 @@ void mci_narrowChunks(const mcModel* m, const void* list, int n, mciNarrowCostFn
 }
 
 
+// the job's chunk count for n candidates on nthread threads
+static int taskCount(int n, int nthread) {
+  int chunk = (n + CHUNKPERTHREAD * nthread - 1) / (CHUNKPERTHREAD * nthread);
+  if (chunk < MINCHUNK) {
+    chunk = MINCHUNK;
+  }
+  return (n + chunk - 1) / chunk;   // at most CHUNKPERTHREAD * nthread
+}
+
+
+int mci_narrowCutAhead(const mcModel* m, const mcData* d, const void* list, int n,
+                       mciNarrowCostFn cost) {
+  mciNarrowTables* tab = mci_narrowTables(d);
+  int ntask = taskCount(n, mci_threads(d));
+  if (n < 1 || ntask > tab->ntask) {
+    return 0;
+  }
+  mci_narrowChunks(m, list, n, cost, ntask, tab->first, NULL);
+  return ntask;
+}
+
+
 int mci_narrowParallel(const mcModel* m, mcData* d, const void* list, int n, mciNarrowFn fn,
-                       mciNarrowCostFn cost, mcContact* scratch) {
+                       mciNarrowCostFn cost, mcContact* scratch, int cut) {
   int nthread = mci_threads(d);
   mciNarrowTables* tab = mci_narrowTables(d);
   Job job;
@@ -189,11 +211,7 @@ int mci_narrowParallel(const mcModel* m, mcData* d, const void* list, int n, mci
   job.list = list;
   job.n = n;
   job.fn = fn;
-  int chunk = (n + CHUNKPERTHREAD * nthread - 1) / (CHUNKPERTHREAD * nthread);
-  if (chunk < MINCHUNK) {
-    chunk = MINCHUNK;
-  }
-  int ntask = (n + chunk - 1) / chunk;   // at most CHUNKPERTHREAD * nthread
+  int ntask = taskCount(n, nthread);
 
   // task tables from the pool's workspace (none of d's stack: the serial loop takes none)
   job.out = tab->out;
@@ -206,10 +224,13 @@ int mci_narrowParallel(const mcModel* m, mcData* d, const void* list, int n, mci
   for (int t = 0; t < ntask; t++) {
     atomic_init(job.ok + t, 0);
   }
-  // the sums of the costs on thread 0's stack (its view is made afresh below)
-  mciWorker* w0 = mci_worker(d, 0);
-  long* sum = (size_t)n * sizeof(long) <= w0->nstack ? (long*)w0->stack : NULL;
-  mci_narrowChunks(m, list, n, cost, ntask, tab->first, sum);
+  // the chunks cut now unless mci_narrowCutAhead cut them (the sums of the costs on thread 0's
+  // stack: its view is made afresh below)
+  if (cut != ntask) {
+    mciWorker* w0 = mci_worker(d, 0);
+    long* sum = (size_t)n * sizeof(long) <= w0->nstack ? (long*)w0->stack : NULL;
+    mci_narrowChunks(m, list, n, cost, ntask, tab->first, sum);
+  }
   job.first = tab->first;
   job.ntask = ntask;
   job.next = 0;

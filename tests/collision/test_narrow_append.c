@@ -72,7 +72,7 @@ static mcData* runHeld(const mcModel* m, Direct* dl, mciNarrowCostFn cost, mcThr
   d->contact = (mcContact*)d->arena;
   mc_markStack(d);
   mcContact* scratch = mc_stackAlloc(d, sizeof(mcContact) * mcMAXCONPAIR, _Alignof(mcContact));
-  cr_assert(scratch && mci_narrowParallel(m, d, dl, NCAND, directFn, cost, scratch));
+  cr_assert(scratch && mci_narrowParallel(m, d, dl, NCAND, directFn, cost, scratch, 0));
   mc_freeStack(d);
   return d;
 }
@@ -207,6 +207,72 @@ Test(narrow_append, job_uses_the_cost_cut) {
 }
 
 
+// the cost of the cut-ahead test's candidates (directCost's) counting its calls
+static int g_costCalls;
+static int countedCost(const mcModel* m, const void* list, int i) {
+  g_costCalls++;
+  return directCost(m, list, i);
+}
+
+
+// chunks cut ahead (as the broad-phase task does, on a helper) are the job's own cut, and the job
+// takes them without a cost pass of its own; the contacts are the serial loop's
+Test(narrow_append, chunks_cut_ahead_are_taken_as_cut) {
+  mcModel* m = loadString("<mujoco><worldbody><geom size='1'/></worldbody></mujoco>");
+  mcData* d = mc_makeData(m);
+  mcThreadPool* pool = mc_threadPoolCreate(2);
+  cr_assert(d && pool && mc_bindThreadPool(d, pool) == 0);
+  mci_poolSetSpin(pool, 0, 1);
+  Direct dl;
+  memset(&dl, 0, sizeof(dl));
+  dl.main = d;
+  int ntask = NCAND / 2, first[NCAND / 2 + 1];
+  long sum[NCAND];
+  mci_narrowChunks(m, &dl, NCAND, directCost, ntask, first, sum);
+  g_costCalls = 0;
+  int cut = mci_narrowCutAhead(m, d, &dl, NCAND, countedCost);
+  cr_expect_eq(cut, ntask);
+  cr_expect(g_costCalls > 0);
+  const mciNarrowTables* tab = mci_narrowTables(d);
+  for (int t = 0; t <= ntask; t++) {
+    cr_expect_eq(tab->first[t], first[t], "chunk %d starts at %d, not %d", t, tab->first[t],
+                 first[t]);
+  }
+
+  g_costCalls = 0;
+  d->ncon = 0;
+  d->parena = 0;
+  d->contact = (mcContact*)d->arena;
+  mc_markStack(d);
+  mcContact* scratch = mc_stackAlloc(d, sizeof(mcContact) * mcMAXCONPAIR, _Alignof(mcContact));
+  cr_assert(scratch && mci_narrowParallel(m, d, &dl, NCAND, directFn, countedCost, scratch, cut));
+  mc_freeStack(d);
+  cr_expect_eq(g_costCalls, 0, "the job cut the chunks again");
+  int c = 0;
+  for (int i = 0; i < NCAND; i++) {
+    for (int k = 0; k < i % 3; k++, c++) {
+      cr_expect(d->contact[c].geom1 == i && d->contact[c].geom2 == k);
+    }
+  }
+  cr_expect_eq(d->ncon, c);
+
+  // a count that is not the job's: cut again (one call a candidate)
+  d->ncon = 0;
+  d->parena = 0;
+  mc_markStack(d);
+  scratch = mc_stackAlloc(d, sizeof(mcContact) * mcMAXCONPAIR, _Alignof(mcContact));
+  cr_assert(scratch && mci_narrowParallel(m, d, &dl, NCAND, directFn, countedCost, scratch, 0));
+  mc_freeStack(d);
+  cr_expect_eq(g_costCalls, NCAND);
+  cr_expect_eq(d->ncon, c);
+
+  mc_bindThreadPool(d, NULL);
+  mc_threadPoolDelete(pool);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
 // a heap of nine by nine overlapping spheres, capsules and boxes on a floor (over 150 contacts);
 // memory in bytes of the arena (0: the default)
 static mcModel* heap(int memory) {
@@ -319,6 +385,31 @@ Test(narrow_append, same_contacts_any_thread_count) {
   int ncon = 0;
   sameAnyThreads(m, "heap", &ncon);
   cr_expect(ncon > 150, "the heap makes %d contacts", ncon);
+  mc_deleteModel(m);
+}
+
+
+// cylinders and ellipsoids among the heap's shapes (pairs only GJK collides): the chunks are cut
+// by cost, in the broad-phase task of the beside job (mc_forward on a pool), and the contacts,
+// warnings and the rest of the step are the same for any thread count
+Test(narrow_append, same_contacts_with_chunks_cut_ahead) {
+  char* xml = malloc(1 << 16);
+  cr_assert(xml);
+  int n = snprintf(xml, 1 << 16, "<mujoco><worldbody><geom type='plane' size='5 5 .1'/>");
+  for (int i = 0; i < 7; i++) {
+    for (int j = 0; j < 7; j++) {
+      n += snprintf(xml + n, (size_t)((1 << 16) - n),
+                    "<body pos='%g %g %g'><freejoint/><geom type='%s' size='.1 .08 .06'/></body>",
+                    0.17 * i, 0.17 * j, 0.09 + 0.01 * ((i + j) % 3),
+                    (i + j) % 3 == 0 ? "cylinder" : (i + j) % 3 == 1 ? "ellipsoid" : "capsule");
+    }
+  }
+  snprintf(xml + n, (size_t)((1 << 16) - n), "</worldbody></mujoco>");
+  mcModel* m = loadString(xml);
+  free(xml);
+  int ncon = 0;
+  sameAnyThreads(m, "GJK heap", &ncon);
+  cr_expect(ncon > 40, "the GJK heap makes %d contacts", ncon);
   mc_deleteModel(m);
 }
 
