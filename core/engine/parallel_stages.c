@@ -18,13 +18,15 @@
 
 #define MAXRANGE MCI_MAXRANGE     // ranges of one job
 
+#define MAXBLOCKS MAXRANGE        // threads whose blocks the beside job cuts (more: mci_poolRun's)
+
 typedef struct {
   const mcModel* m;
   mcData* d;
   const mciTreeCut* cut;          // the ranges (cached per data, see treeCut)
-  mcNum* rootsum;                 // mass-weighted sums of the tree roots (3 x nbody)
-  mcNum* cacc;                    // rne scratch (6 x nbody each)
-  mcNum* cfrc;
+  int com;                        // the ranges make their com quantities, each thread its roots'
+  size_t rootsum;                 // mass-weighted sums at rootsum in its scratch (3 x nbody),
+  int ran[MAXRANGE];              // range k's in thread ran[k]'s (rootSums gathers them)
   mcNum* LD;                      // factorization: the factor and its inverse diagonal
   mcNum* diagInv;
   const mcNum* qLD;               // solve: the factor, its inverse diagonal and the ncol
@@ -110,6 +112,17 @@ const mciTreeCut* mci_treeCutFor(mciTreeCut* c, const mcModel* m, const mcData* 
 }
 
 
+int mci_besideBlocks(int n, int nthread, int extra, int* first) {
+  int e = extra ? 1 : 0;
+  first[0] = 0;
+  for (int t = 1; t < nthread; t++) {   // thread t's ranges after task 0 (extra)
+    first[t] = (int)((long)n * t / nthread) + e;
+  }
+  first[nthread] = n + e + 1;     // the broad phase before the last block's ranges
+  return first[nthread - 1];
+}
+
+
 // the cut of d's pool (want ranges), made on the first job for this model and kept with the pool
 // workspace: it depends only on the model's tree layout (the model is read-only while stepping)
 static const mciTreeCut* treeCut(const mcModel* m, mcData* d, int want) {
@@ -132,8 +145,47 @@ const mciTreeDofs* mci_treeDofsCache(const mcModel* m, mcData* d) {
 }
 
 
-// set up the ranges and nscratch numbers of scratch (the caller's workspace of the pool, idle
-// between jobs); 0 when the stage should run serially
+// a thread's scratch in a tree job: the start of its workspace's stack (idle between jobs; in the
+// job beside the broad phase the bottom of its view's arena, which holds no contacts or rows
+// there, its stack growing from the top). Each thread has its own: the rne passes and root sums
+// of the helpers' ranges used to go to the caller's, whose lines the caller's island solves and
+// narrow phase had written, so each step moved them to the helper's core and back.
+static mcNum* scratch(const Trees* t, int thread) {
+  return (mcNum*)mci_worker(t->d, thread)->stack;
+}
+
+
+// the rne scratch of a thread (cacc, cfrc: 6 x nbody each, at its start) with the world's entries
+// (a range reads its roots' parent's); every task writes them, a few numbers, into its own
+static void rneScratch(const Trees* t, int thread, mcNum** cacc, mcNum** cfrc) {
+  *cacc = scratch(t, thread);
+  *cfrc = *cacc + 6 * t->m->nbody;
+  mci_rneWorld(t->m, *cacc, *cfrc);
+}
+
+
+// the root sums of a com job's ranges into the caller's scratch (where thread 0's are) for
+// mci_comPosWorld: each range's roots from the scratch of the thread that ran it
+static mcNum* rootSums(const Trees* t) {
+  mcNum* sum = scratch(t, 0) + t->rootsum;
+  const mciTreeCut* c = t->cut;
+  for (int k = 0; k < c->n; k++) {
+    if (t->ran[k] == 0) {
+      continue;
+    }
+    const mcNum* from = scratch(t, t->ran[k]) + t->rootsum;
+    for (int i = c->body[k]; i < c->body[k + 1]; i++) {
+      if (t->m->body_parentid[i] == 0) {
+        mcu_copy3(sum + 3 * i, from + 3 * i);
+      }
+    }
+  }
+  return sum;
+}
+
+
+// set up the ranges and nscratch numbers of scratch (each thread's own, see scratch); 0 when the
+// stage should run serially
 static int makeTrees(const mcModel* m, mcData* d, Trees* t, size_t nscratch) {
   int nthread = mci_threads(d);
   if (nthread < 2 || d->plugin_check || m->nbody < 3) {
@@ -150,8 +202,8 @@ static int makeTrees(const mcModel* m, mcData* d, Trees* t, size_t nscratch) {
   if (t->cut->n < 2) {
     return 0;
   }
-  t->rootsum = t->cacc = (mcNum*)w->stack;
-  t->cfrc = t->cacc + 6 * m->nbody;
+  t->com = 0;
+  t->rootsum = 0;
   return 1;
 }
 
@@ -159,7 +211,6 @@ static int makeTrees(const mcModel* m, mcData* d, Trees* t, size_t nscratch) {
 //---------------------------------- position stage ------------------------------------------------
 
 static void positionTask(void* ctx, int k, int thread) {
-  (void)thread;
   Trees* t = (Trees*)ctx;
   const mciTreeCut* c = t->cut;
   int first = c->body[k], last = c->body[k + 1];
@@ -167,10 +218,11 @@ static void positionTask(void* ctx, int k, int thread) {
   if (c->placed) {
     mci_placeRange(t->m, t->d, c->geom[k], c->geom[k + 1], c->site[k], c->site[k + 1]);
   }
-  if (!t->rootsum) {              // the com quantities and cameras are the inertia stage's
+  if (!t->com) {                  // the com quantities and cameras are the inertia stage's
     return;
   }
-  mci_comPosRange(t->m, t->d, first, last, t->rootsum);
+  t->ran[k] = thread;
+  mci_comPosRange(t->m, t->d, first, last, scratch(t, thread) + t->rootsum);
   if (c->camplaced) {
     mci_camlightRange(t->m, t->d, c->cam[k], c->cam[k + 1]);
   }
@@ -196,7 +248,7 @@ int mci_positionTrees(const mcModel* m, mcData* d, int com) {
   }
 
   // the world's frame, the trees in parallel, then what is left on the caller
-  t.rootsum = com ? t.rootsum : NULL;
+  t.com = com;
   mci_kinematicsRange(m, d, 0, 1);
   mci_poolRun(d->threadpool, t.cut->n, positionTask, &t);
   if (!t.cut->placed) {
@@ -204,7 +256,7 @@ int mci_positionTrees(const mcModel* m, mcData* d, int com) {
   }
   if (com) {
     mcu_scl3(d->subtree_com, d->xipos, m->body_mass[0]);
-    mci_comPosWorld(m, d, t.rootsum);
+    mci_comPosWorld(m, d, rootSums(&t));
     if (!t.cut->camplaced) {
       mci_camlightRange(m, d, 0, m->ncam);
     }
@@ -216,11 +268,12 @@ int mci_positionTrees(const mcModel* m, mcData* d, int com) {
 //---------------------------------- velocity stage ------------------------------------------------
 
 static void velocityTask(void* ctx, int k, int thread) {
-  (void)thread;
   Trees* t = (Trees*)ctx;
   int first = t->cut->body[k], last = t->cut->body[k + 1];
+  mcNum *cacc, *cfrc;
+  rneScratch(t, thread, &cacc, &cfrc);
   mci_comVelRange(t->m, t->d, first, last);
-  mci_rneRange(t->m, t->d, 0, t->cacc, t->cfrc, t->d->qfrc_bias, first, last);
+  mci_rneRange(t->m, t->d, 0, cacc, cfrc, t->d->qfrc_bias, first, last);
 }
 
 
@@ -230,7 +283,6 @@ int mci_velocityTrees(const mcModel* m, mcData* d) {
     return 0;
   }
   mcu_zero(d->cvel, 6);           // world at rest
-  mci_rneWorld(m, t.cacc, t.cfrc);
   mci_poolRun(d->threadpool, t.cut->n, velocityTask, &t);
   return 1;
 }
@@ -328,7 +380,6 @@ typedef struct {
   int passive;                    // early: the passive forces per range
   int extra;                      // early: 0, task 0 has the whole-model parts; else -1
   int com;                        // each range makes its com quantities (and cameras) first
-  mcNum* rootsum;                 // com: the tree roots' mass-weighted sums (3 x nbody)
   int broad;                      // the task that runs fn (the first of the last thread's block)
   int actuated;                   // early: task 0 ran mc_fwdActuation after trn (and wholepassive)
   int passivelater;               // early: the passive forces whole after the job (fluid forces
@@ -400,7 +451,8 @@ static void besideTask(void* ctx, int task, int thread) {
   int first = c->body[k], last = c->body[k + 1], n0 = w->number;
   double t0 = mc_clockNow(v);
   if (b->com) {                   // mc_comPos and mc_camlight of the range (as positionTask)
-    mci_comPosRange(m, v, first, last, b->rootsum);
+    b->t.ran[k] = thread;
+    mci_comPosRange(m, v, first, last, scratch(&b->t, thread) + b->t.rootsum);
     if (c->camplaced) {
       mci_camlightRange(m, v, c->cam[k], c->cam[k + 1]);
     }
@@ -420,8 +472,10 @@ static void besideTask(void* ctx, int task, int thread) {
     b->warn[3 * k + 1] = w->lastinfo;
   }
   if (b->early) {
+    mcNum *cacc, *cfrc;
+    rneScratch(&b->t, thread, &cacc, &cfrc);
     mci_comVelRange(m, v, first, last);
-    mci_rneRange(m, v, 0, b->t.cacc, b->t.cfrc, v->qfrc_bias, first, last);
+    mci_rneRange(m, v, 0, cacc, cfrc, v->qfrc_bias, first, last);
     if (b->passive) {
       mci_passiveRange(m, v, c->jnt[k], c->jnt[k + 1], c->dof[k], c->dof[k + 1], first, last);
     }
@@ -462,7 +516,8 @@ int mci_inertiaTreesBeside(const mcModel* m, mcData* d, void (*stage)(const mcMo
   // caller's block would wait for thread 1's broad phase) unless task 0 may run the passive
   // forces whole, which read every tree's; then here
   b.com = com && (!b.early || b.passive);
-  b.rootsum = b.com ? (mcNum*)mci_worker(d, 0)->stack + (b.early ? 12 * nbody : 0) : NULL;
+  b.t.com = b.com;
+  b.t.rootsum = b.early ? 12 * nbody : 0;
   if (com && !b.com) {
     mc_comPos(m, d);
     mc_camlight(m, d);
@@ -473,7 +528,12 @@ int mci_inertiaTreesBeside(const mcModel* m, mcData* d, void (*stage)(const mcMo
   int ntask = n + 1 + (b.extra >= 0);
   b.fn = fn;
   b.ctx = ctx;
-  b.broad = (int)((long)ntask * (nthread - 1) / nthread);   // >= 1: never task 0
+  int first[MAXBLOCKS + 1];        // the threads' blocks: each its ranges of the other jobs
+  if (nthread <= MAXBLOCKS) {
+    b.broad = mci_besideBlocks(n, nthread, b.extra >= 0, first);
+  } else {
+    b.broad = (int)((long)ntask * (nthread - 1) / nthread);   // >= 1: never task 0
+  }
 
   // a view per thread counts the pivot warnings of its ranges (never printing or stopping:
   // they are replayed on d below); the world's composite inertia and rne entries first
@@ -490,16 +550,15 @@ int mci_inertiaTreesBeside(const mcModel* m, mcData* d, void (*stage)(const mcMo
   mcu_copy(d->crb, d->cinert, 10);
   if (b.early) {
     mcu_zero(d->cvel, 6);
-    mci_rneWorld(m, b.t.cacc, b.t.cfrc);
   }
-  mci_poolRun(d->threadpool, ntask, besideTask, &b);
+  mci_poolRunCut(d->threadpool, ntask, besideTask, &b, nthread <= MAXBLOCKS ? first : NULL);
   if (b.passivelater) {           // every range's cvel is made now
     double t0 = mc_clockNow(d);
     mc_passive(m, d);
     b.extratime[1] += mc_clockNow(d) - t0;
   }
   if (b.com) {
-    mci_comPosWorld(m, d, b.rootsum);
+    mci_comPosWorld(m, d, rootSums(&b.t));
     if (!b.t.cut->camplaced) {
       mci_camlightRange(m, d, 0, m->ncam);
     }

@@ -164,6 +164,15 @@ static inline int mci_rangesWanted(int nthread) {
   return want < MCI_MAXRANGE ? (int)want : MCI_MAXRANGE;
 }
 
+// The threads' blocks of the job beside the broad phase (mci_inertiaTreesBeside) for
+// mci_poolRunCut (first: nthread + 1 ints): its tasks are task 0 the whole-model parts when extra
+// (else none), then the n ranges in order with the broad phase inserted before the first range of
+// the last thread's block, and thread t's block holds the ranges mci_poolRun gives thread t in the
+// other tree jobs of a step (n * t / nthread .. n * (t + 1) / nthread - 1: kinematics, velocity,
+// acceleration, the plugins' tree jobs), so a range's trees stay on the core that made them.
+// Returns the broad phase's task (>= 1).
+int mci_besideBlocks(int n, int nthread, int extra, int* first);
+
 // Cut bodies 1 .. nbody-1 into at most want (<= 64) ranges of whole trees balanced by body count:
 // range k is bodies body[k] .. body[k+1]-1; returns the number of ranges. The same model and want
 // give the same cut, so pool thread t (which takes the same block of ranges first in every job)
