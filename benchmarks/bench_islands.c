@@ -1,6 +1,7 @@
 // moduco-bench-islands: constraint islands and the in-step thread pool (issue 15).
 //
-//   moduco-bench-islands threads [--steps N] [--repeat R] [--threads T] [--pair K] [--stages] MODEL...
+//   moduco-bench-islands threads [--steps N] [--repeat R] [--threads T] [--pair K] [--stages]
+//                                [--trace] MODEL...
 //     per model: interleaved rounds of N steps without a pool and on a pool of T threads (islands
 //     on); prints the median wall-clock step times, the median of the per-round ratios and its
 //     range, the median CPU time per step of both (all threads, and the calling thread's alone:
@@ -23,6 +24,12 @@
 //     --stages: then one more round of each with the stage timers on (d->profile), printing the
 //     microseconds per step of every stage on 1 and T threads, to see which stages gain and which
 //     stay serial.
+//     --trace: then rounds on the pool with its job trace on (mc_threadPoolTrace), each after a
+//     round without a pool, printing per job (the core's task function) its count and time per
+//     step, the helpers' delay to join it, their busy and idle time in it, the caller's wait at
+//     its end and the caller's serial work after it; then the shares of the step (serial, the
+//     helpers' idle time, the caller's waits) and the work of all threads against the 1-thread
+//     step of the rounds between (what the pooled path costs more, in work or in the machine).
 //   moduco-bench-islands scale [--steps N] [--repeat R] [--max N] [--no-island]
 //     piles of n free bodies (stacks of five on a plane: spheres, capsules, boxes) for n = 300 ..
 //     10,000 (up to --max), islands on (--no-island: off), Newton; prints the median CPU time per
@@ -271,8 +278,111 @@ static double runCopies(const mcModel* m, mcData** d, int n, int nstep) {
 }
 
 
+//---------------------------------- job trace -----------------------------------------------------
+
+#define MAXJOBKIND 32
+
+typedef struct {
+  const char* name;
+  long n;                         // jobs
+  double dur, join, busy, idle, wait, serial;   // summed seconds (join: over the jobs joined)
+  long joined;
+} JobKind;
+
+
+// rounds of nstep steps on dn's pool with the job trace on, each after a round of d1 (no pool)
+// timed the same way, summed per job kind (the task function)
+static void printTrace(const mcModel* m, mcData* d1, mcData* dn, mcThreadPool* pool, int nstep,
+                       int nthread, int rounds) {
+  int cap = 64 * nstep;
+  mcPoolJob* job = (mcPoolJob*)malloc(sizeof(mcPoolJob) * (size_t)cap);
+  if (!job) {
+    fprintf(stderr, "trace: out of memory\n");
+    return;
+  }
+  JobKind kind[MAXJOBKIND];
+  int nkind = 0;
+  double jobs = 0, idle = 0, wait = 0, work = 0, nh = nthread - 1, total = 0, t1 = 0, cpu;
+  for (int round = 0; round < rounds; round++) {
+    t1 += run(m, d1, nstep, &cpu, NULL);
+    mc_resetData(m, dn);
+    mc_threadPoolTrace(pool, job, cap);
+    double t0 = now(0);
+    for (int i = 0; i < nstep; i++) {
+      mc_step(m, dn);
+    }
+    total += now(0) - t0;
+    long njob = mc_threadPoolTraced(pool);
+    mc_threadPoolTrace(pool, NULL, 0);
+    if (njob > cap) {
+      printf("  trace: %ld jobs, the first %d kept\n", njob, cap);
+      njob = cap;
+    }
+    for (long j = 0; j < njob; j++) {
+      const mcPoolJob* r = job + j;
+      int k = 0;
+      while (k < nkind && strcmp(kind[k].name, r->name)) {
+        k++;
+      }
+      if (k == nkind) {
+        if (nkind == MAXJOBKIND) {
+          continue;
+        }
+        memset(kind + nkind, 0, sizeof(JobKind));
+        kind[nkind++].name = r->name;
+      }
+      JobKind* q = kind + k;
+      double dur = 1e-9 * (double)(r->end - r->post), busy = 1e-9 * (double)r->busy;
+      double gap = j + 1 < njob ? 1e-9 * (double)(job[j + 1].post - r->end) : 0;
+      gap = gap > 0 ? gap : 0;  // (the next step's first job: the step boundary counts too)
+      q->n++;
+      q->dur += dur;
+      q->busy += busy;
+      q->idle += dur * nh - busy;
+      q->wait += 1e-9 * (double)(r->end - r->drained);
+      q->serial += gap;
+      if (r->helpers > 0) {
+        q->join += 1e-9 * (double)(r->join - r->post);
+        q->joined++;
+      }
+      jobs += dur;
+      idle += dur * nh - busy;
+      wait += 1e-9 * (double)(r->end - r->drained);
+      work += 1e-9 * (double)(r->drained - r->post) + busy;
+    }
+  }
+  double serial = total - jobs;
+  work += serial;
+  double us = 1e6 / ((double)nstep * rounds);
+  printf(
+      "  job trace (%d rounds of %d steps on %d threads, each after one on 1 thread; us per "
+      "step; join: us per job joined)\n",
+      rounds, nstep, nthread);
+  printf("  %-28s %8s %8s %7s %8s %8s %8s %8s\n", "job", "per step", "time", "join", "helpers",
+         "h. idle", "c. wait", "serial>");
+  for (int k = 0; k < nkind; k++) {
+    const JobKind* q = kind + k;
+    printf("  %-28s %8.2f %8.1f %7.2f %8.1f %8.1f %8.1f %8.1f\n", q->name,
+           (double)q->n / ((double)nstep * rounds), q->dur * us,
+           q->joined ? 1e6 * q->join / (double)q->joined : 0, q->busy * us, q->idle * us,
+           q->wait * us, q->serial * us);
+  }
+  printf(
+      "  step %.1f us: in jobs %.1f %%, serial %.1f %%; helpers idle %.1f %% of their time "
+      "(in jobs %.1f %%, serial %.1f %%); caller waiting at joins %.1f %%\n",
+      total * us, 100 * jobs / total, 100 * serial / total,
+      100 * (idle + serial * nh) / (total * nh), 100 * idle / (total * nh), 100 * serial / total,
+      100 * wait / total);
+  printf(
+      "  step on 1 thread %.1f us (the rounds before), on %d threads %.1f us: ratio %.2f; work "
+      "of all threads %.1f us = %.2f x the 1-thread step\n",
+      t1 * us, nthread, total * us, t1 / total, work * us, work / t1);
+  free(job);
+}
+
+
 static int benchThreads(const char* file, int nstep, int repeat, int nthread, int stages,
-                        int pairk) {
+                        int pairk, int trace) {
   char error[1024] = "";
   mcModel* m = mc_loadXML(file, error, sizeof(error));
   if (!m) {
@@ -355,6 +465,9 @@ static int benchThreads(const char* file, int nstep, int repeat, int nthread, in
          nthread, 1e3 * median(pn, repeat) / nstep, median(pratio, repeat), plo, phi, s1 / sn);
   if (stages) {
     printStages(m, d1, dn, nstep);
+  }
+  if (trace) {
+    printTrace(m, d1, dn, pool, nstep, nthread, repeat);
   }
   mc_bindThreadPool(dn, NULL);
   mc_threadPoolDelete(pool);
@@ -453,12 +566,12 @@ static int benchScale(int nstep, int repeat, int nmax, int island) {
 int main(int argc, char** argv) {
   if (argc < 2 || (strcmp(argv[1], "threads") && strcmp(argv[1], "scale"))) {
     fprintf(stderr, "usage: %s threads [--steps N] [--repeat R] [--threads T] [--pair K] [--stages] "
-                    "MODEL...\n"
+                    "[--trace] MODEL...\n"
                     "       %s scale [--steps N] [--repeat R] [--max N] [--no-island]\n", argv[0], argv[0]);
     return 2;
   }
   int nstep = 200, repeat = 5, nthread = 2, nmax = 10000, island = 1, stages = 0, status = 0;
-  int pairk = 10;
+  int pairk = 10, trace = 0;
   int first = argc;
   for (int i = 2; i < argc; i++) {
     if (i + 1 < argc && !strcmp(argv[i], "--steps")) {
@@ -475,6 +588,8 @@ int main(int argc, char** argv) {
       island = 0;
     } else if (!strcmp(argv[i], "--stages")) {
       stages = 1;
+    } else if (!strcmp(argv[i], "--trace")) {
+      trace = 1;
     } else {
       first = i < first ? i : first;
       break;
@@ -489,7 +604,7 @@ int main(int argc, char** argv) {
   }
   printf("cross-core round trip %.0f ns\n", crossCoreRoundTrip());
   for (int i = first; i < argc; i++) {
-    status |= benchThreads(argv[i], nstep, repeat, nthread, stages, pairk);
+    status |= benchThreads(argv[i], nstep, repeat, nthread, stages, pairk, trace);
   }
   return status;
 }

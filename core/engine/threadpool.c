@@ -2,6 +2,7 @@
 // views of an mcData that let parallel tasks use a scratch stack each.
 #include "engine/threadpool.h"
 
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -66,6 +67,15 @@ struct mcThreadPool_ {
   void* ctx;
   atomic_int taken[MAXTHREAD];    // tasks run by each thread (statistics)
 
+  // the job trace (mc_threadPoolTrace): the records are the caller's; the helpers that join a
+  // job add to its sums here (reset by the caller before it opens the job)
+  mcPoolJob* trace;
+  int tracecap;
+  long ntraced;
+  _Alignas(LINE) atomic_int tracing;
+  atomic_long tjoin, tleave, tbusy;
+  atomic_int ttasks, thelpers;
+
   pthread_mutex_t call;           // one run at a time
 };
 
@@ -81,8 +91,8 @@ typedef struct {                  // mcData.threadwork
 //---------------------------------- running tasks -------------------------------------------------
 
 // take tasks until none is left: the thread's own block first, then the others' in turn
-static __attribute__((noinline)) void drain(mcThreadPool* pool, mciTaskFn fn, void* ctx,
-                                            int thread) {
+static __attribute__((noinline)) int drain(mcThreadPool* pool, mciTaskFn fn, void* ctx,
+                                           int thread) {
   int n = pool->nthread, ran = 0;
   for (int k = 0; k < n; k++) {
     Block* b = pool->block + (thread + k) % n;
@@ -96,6 +106,7 @@ static __attribute__((noinline)) void drain(mcThreadPool* pool, mciTaskFn fn, vo
     }
   }
   atomic_fetch_add_explicit(&pool->taken[thread], ran, memory_order_relaxed);
+  return ran;
 }
 
 
@@ -143,6 +154,20 @@ static unsigned long awaitJob(mcThreadPool* pool, unsigned long seen) {
 }
 
 
+// a helper's part of a traced job: it joined at t0, left at t1 after ran tasks
+static void traceHelper(mcThreadPool* pool, long t0, long t1, int ran) {
+  long j = atomic_load(&pool->tjoin);
+  while (t0 < j && !atomic_compare_exchange_weak(&pool->tjoin, &j, t0)) {
+  }
+  long l = atomic_load(&pool->tleave);
+  while (t1 > l && !atomic_compare_exchange_weak(&pool->tleave, &l, t1)) {
+  }
+  atomic_fetch_add(&pool->tbusy, t1 - t0);
+  atomic_fetch_add(&pool->ttasks, ran);
+  atomic_fetch_add(&pool->thelpers, 1);
+}
+
+
 static void* helperMain(void* arg) {
   Helper* h = (Helper*)arg;
   mcThreadPool* pool = h->pool;
@@ -157,7 +182,13 @@ static void* helperMain(void* arg) {
     atomic_fetch_add(&pool->active, 1);
     if (atomic_load(&pool->open) && !atomic_load(&pool->hold)) {
       seen = atomic_load(&pool->generation);   // the job joined (perhaps a newer one)
-      drain(pool, pool->fn, pool->ctx, h->id);
+      if (atomic_load_explicit(&pool->tracing, memory_order_relaxed)) {
+        long t0 = nanosNow();
+        int ran = drain(pool, pool->fn, pool->ctx, h->id);
+        traceHelper(pool, t0, nanosNow(), ran);
+      } else {
+        drain(pool, pool->fn, pool->ctx, h->id);
+      }
     }
     // leave; the last one out wakes a caller that sleeps (it raised waiting before it read
     // active, this thread lowered active before it reads waiting)
@@ -182,11 +213,6 @@ static void waitHelpers(mcThreadPool* pool) {
 }
 
 
-void mci_poolRun(mcThreadPool* pool, int ntask, mciTaskFn fn, void* ctx) {
-  mci_poolRunCut(pool, ntask, fn, ctx, NULL);
-}
-
-
 void mci_cutByCost(const long* cost, int n, int nthread, int* first) {
   long total = 0;
   for (int i = 0; i < n; i++) {
@@ -207,15 +233,51 @@ void mci_cutByCost(const long* cost, int n, int nthread, int* first) {
 }
 
 
-void mci_poolRunCut(mcThreadPool* pool, int ntask, mciTaskFn fn, void* ctx, const int* first) {
+// the caller's record of a traced job (helpers: whether they may have joined)
+static void traceJob(mcThreadPool* pool, const char* name, int ntask, long post, long drained,
+                     int helpers) {
+  long k = pool->ntraced++;
+  if (k >= pool->tracecap) {
+    return;
+  }
+  mcPoolJob* r = pool->trace + k;
+  r->name = name;
+  r->ntask = ntask;
+  r->post = post;
+  r->drained = drained;
+  r->end = nanosNow();
+  r->helpers = helpers ? atomic_load(&pool->thelpers) : 0;
+  r->helpertasks = r->helpers ? atomic_load(&pool->ttasks) : 0;
+  r->join = r->helpers ? atomic_load(&pool->tjoin) : 0;
+  r->leave = r->helpers ? atomic_load(&pool->tleave) : 0;
+  r->busy = r->helpers ? atomic_load(&pool->tbusy) : 0;
+}
+
+
+void mci_poolRunNamed(mcThreadPool* pool, int ntask, mciTaskFn fn, void* ctx, const int* first,
+                      const char* name) {
+  int traced = pool && pool->trace;   // (set while no job runs: mc_threadPoolTrace)
+  long post = traced ? nanosNow() : 0;
   if (!pool || pool->nthread < 2 || ntask < 2) {
     for (int t = 0; t < ntask; t++) {
       fn(ctx, t, 0);
+    }
+    if (traced) {                 // (the records are guarded as the pool's jobs are)
+      pthread_mutex_lock(&pool->call);
+      traceJob(pool, name, ntask, post, nanosNow(), 0);
+      pthread_mutex_unlock(&pool->call);
     }
     return;
   }
   pthread_mutex_lock(&pool->call);
   int n = pool->nthread;
+  if (traced) {                   // the helpers' sums of this job (before it is opened)
+    atomic_store(&pool->tjoin, LONG_MAX);
+    atomic_store(&pool->tleave, 0);
+    atomic_store(&pool->tbusy, 0);
+    atomic_store(&pool->ttasks, 0);
+    atomic_store(&pool->thelpers, 0);
+  }
   pool->fn = fn;
   pool->ctx = ctx;
   for (int k = 0; k < n; k++) {   // contiguous blocks: thread k keeps the same tasks every job
@@ -233,6 +295,7 @@ void mci_poolRunCut(mcThreadPool* pool, int ntask, mciTaskFn fn, void* ctx, cons
   }
 
   drain(pool, fn, ctx, 0);
+  long drained = traced ? nanosNow() : 0;
 
   // no task left to take: close the job, wait for the helpers still running one
   atomic_store(&pool->open, 0);
@@ -248,7 +311,25 @@ void mci_poolRunCut(mcThreadPool* pool, int ntask, mciTaskFn fn, void* ctx, cons
     }
     PAUSE();                      // a task in progress: usually a few microseconds
   }
+  if (traced) {
+    traceJob(pool, name, ntask, post, drained, 1);
+  }
   pthread_mutex_unlock(&pool->call);
+}
+
+
+void mc_threadPoolTrace(mcThreadPool* pool, mcPoolJob* job, int cap) {
+  if (pool) {
+    pool->trace = cap > 0 ? job : NULL;
+    pool->tracecap = cap > 0 && job ? cap : 0;
+    pool->ntraced = 0;
+    atomic_store(&pool->tracing, pool->trace != NULL);
+  }
+}
+
+
+long mc_threadPoolTraced(const mcThreadPool* pool) {
+  return pool ? pool->ntraced : 0;
 }
 
 

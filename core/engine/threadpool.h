@@ -28,14 +28,21 @@ typedef struct {
 } mciWorker;
 
 // Run fn(ctx, task, thread) for every task on the pool (pool NULL: all on the caller, in order).
-void mci_poolRun(mcThreadPool* pool, int ntask, mciTaskFn fn, void* ctx);
+// (A macro: the job trace names a job by its task function as written at the call.)
+#define mci_poolRun(pool, ntask, fn, ctx) mci_poolRunNamed(pool, ntask, fn, ctx, NULL, #fn)
 
 // mci_poolRun with thread k's block the tasks first[k] .. first[k+1]-1 (first: nthread + 1
 // ascending ints, first[0] 0, first[nthread] ntask; NULL: equal counts, as mci_poolRun), so that a
 // thread first takes the tasks whose inputs it made in the jobs before (those trees' data in its
 // core's cache: reading a line another core wrote costs a cross-core transfer); the others still
 // take from the block once theirs is empty.
-void mci_poolRunCut(mcThreadPool* pool, int ntask, mciTaskFn fn, void* ctx, const int* first);
+#define mci_poolRunCut(pool, ntask, fn, ctx, first)                                                \
+  mci_poolRunNamed(pool, ntask, fn, ctx, first, #fn)
+
+// The two above, the job named name in the trace (mc_threadPoolTrace).
+void mci_poolRunNamed(mcThreadPool* pool, int ntask, mciTaskFn fn, void* ctx, const int* first,
+                      const char* name);
+
 
 // Items 0 .. n-1 in order cut into nthread contiguous blocks of about equal summed cost (costs
 // > 0): first[k] .. first[k+1]-1 is block k (first: nthread + 1 ints, as mci_poolRunCut takes);

@@ -873,6 +873,121 @@ Test(island, pool_run_cut_blocks_first) {
 }
 
 
+// the job trace (mc_threadPoolTrace): one record per job, named by its task function, with the
+// helpers' part; jobs past the cap counted, not kept; stopping stops the count
+Test(island, pool_trace_records_every_job) {
+  mcThreadPool* pool = mc_threadPoolCreate(2);
+  cr_assert(pool);
+  mci_poolSetSpin(pool, 100000000, 0);  // helpers awake: they join every job
+  mcPoolJob rec[5];
+  memset(rec, 0x5a, sizeof(rec));
+  mcPoolJob untouched = rec[4];
+  mc_threadPoolTrace(pool, rec, 4);
+  long taken[2];
+  mci_poolTaken(pool, taken);       // (reset the per-thread counts)
+  int joined = 0;
+  for (int job = 0; job < 6; job++) {
+    Cut c;
+    memset(&c, 0, sizeof(c));
+    c.firstof[0] = c.firstof[1] = -1;
+    int first[3] = {0, 6, 12};
+    if (job == 2) {
+      mci_poolRun(pool, 1, cutTask, &c);    // one task: run inline on the caller
+    } else {
+      mci_poolRunCut(pool, 12, cutTask, &c, first);
+    }
+    mci_poolTaken(pool, taken);
+    if (job >= 4) {
+      continue;                   // past the cap
+    }
+    const mcPoolJob* r = rec + job;
+    cr_assert_str_eq(r->name, "cutTask");
+    cr_assert_eq(r->ntask, job == 2 ? 1 : 12);
+    cr_assert(r->post <= r->drained && r->drained <= r->end, "job %d: times out of order", job);
+    cr_assert_eq(r->helpertasks, taken[1], "job %d: helpers ran %ld, recorded %d", job, taken[1],
+                 r->helpertasks);
+    if (r->helpers > 0) {
+      joined++;
+      cr_assert_eq(r->helpers, 1);
+      cr_assert(r->post <= r->join && r->join <= r->leave && r->leave <= r->end,
+                "job %d: helper times out of order", job);
+      cr_assert(r->busy == r->leave - r->join);
+    } else {
+      cr_assert(r->helpertasks == 0 && r->join == 0 && r->leave == 0 && r->busy == 0);
+    }
+    if (job > 0) {
+      cr_assert(rec[job - 1].end <= r->post, "job %d began before job %d ended", job, job - 1);
+    }
+  }
+  cr_expect(joined > 0, "no helper joined a traced job");
+  cr_assert_eq(rec[2].helpers, 0);
+  cr_assert_eq(mc_threadPoolTraced(pool), 6);
+  cr_assert(!memcmp(rec + 4, &untouched, sizeof(mcPoolJob)), "a record past the cap was written");
+
+  // stopped: nothing recorded or counted; NULL pool: nothing done
+  mc_threadPoolTrace(pool, NULL, 0);
+  Cut c;
+  memset(&c, 0, sizeof(c));
+  c.firstof[0] = c.firstof[1] = -1;
+  mci_poolRun(pool, 12, cutTask, &c);
+  cr_assert_eq(mc_threadPoolTraced(pool), 0);
+  mc_threadPoolTrace(NULL, rec, 4);
+  cr_assert_eq(mc_threadPoolTraced(NULL), 0);
+  mc_threadPoolDelete(pool);
+}
+
+
+// the trace of steps on a bound pool: the jobs of a step one after another, each a task
+// function of the core, and the stepping bitwise the same with the trace on
+Test(island, pool_trace_of_steps) {
+  char error[1024] = "";
+  mcModel* m = mc_loadXML(HUMANOID22, error, sizeof(error));
+  cr_assert(m, "%s", error);
+  m->opt.enableflags |= mcENBL_ISLAND;
+  mcData* d = mc_makeData(m);
+  mcData* e = mc_makeData(m);
+  mcThreadPool* pool = mc_threadPoolCreate(2);
+  cr_assert(d && e && pool && mc_bindThreadPool(d, pool) == 0 && mc_bindThreadPool(e, pool) == 0);
+  enum { CAP = 1024 };
+  mcPoolJob* rec = calloc(CAP, sizeof(mcPoolJob));
+  cr_assert(rec);
+  for (int i = 0; i < 40; i++) {  // (into contact)
+    mc_step(m, d);
+    mc_step(m, e);
+  }
+  mc_threadPoolTrace(pool, rec, CAP);
+  int solved = 0;                 // steps whose islands were solved (on the pool)
+  for (int i = 0; i < 5; i++) {
+    mc_step(m, d);
+    solved += d->island_solved;
+  }
+  long n = mc_threadPoolTraced(pool);
+  mc_threadPoolTrace(pool, NULL, 0);
+  for (int i = 0; i < 5; i++) {
+    mc_step(m, e);
+  }
+  cr_assert(n >= 5 && n <= CAP, "%ld jobs in 5 steps", n);
+  int islands = 0;
+  for (long j = 0; j < n; j++) {
+    cr_assert(rec[j].name && rec[j].ntask >= 1);
+    cr_assert(rec[j].post <= rec[j].drained && rec[j].drained <= rec[j].end);
+    cr_assert(j == 0 || rec[j - 1].end <= rec[j].post);
+    islands += !strcmp(rec[j].name, "islandTask");
+  }
+  cr_assert(solved > 0, "no island solve in 5 steps");
+  cr_assert_eq(islands, solved, "island solves traced in %d steps, solved in %d", islands, solved);
+  cr_assert(!memcmp(d->qpos, e->qpos, sizeof(mcNum) * (size_t)m->nq) &&
+            !memcmp(d->qvel, e->qvel, sizeof(mcNum) * (size_t)m->nv));
+  free(rec);
+  mc_bindThreadPool(d, NULL);
+  mc_bindThreadPool(e, NULL);
+  mc_threadPoolDelete(pool);
+  mc_deleteData(d);
+  mc_deleteData(e);
+  mc_deleteModel(m);
+}
+
+
 // cut by cost: contiguous blocks whose boundaries are the nearest to equal shares of the total
 Test(island, cut_by_cost_nearest_shares) {
   int first[5];

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct {                  // one registered test
   const char* name;
@@ -48,6 +49,7 @@ static void plainCheck(int ok, int fatal, const char* file, int line, const char
 #define cr_expect(cond, ...) plainCheck(!!(cond), 0, __FILE__, __LINE__, #cond)
 #define cr_assert_eq(a, b, ...) cr_assert((a) == (b))
 #define cr_expect_eq(a, b, ...) cr_expect((a) == (b))
+#define cr_assert_str_eq(a, b, ...) cr_assert(strcmp((a), (b)) == 0)
 #define cr_expect_null(a, ...) cr_expect((a) == NULL)
 #define cr_expect_not_null(a, ...) cr_expect((a) != NULL)
 

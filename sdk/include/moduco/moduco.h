@@ -393,6 +393,31 @@ MCAPI int mc_threadPoolThreads(const mcThreadPool* pool);
 // thread) here, never in the step. Return 0, or -1 with d unbound on allocation failure.
 MCAPI int mc_bindThreadPool(mcData* d, mcThreadPool* pool);
 
+// One job of a pool's trace (mc_threadPoolTrace): where a step on the pool spends its time.
+// Times are CLOCK_MONOTONIC nanoseconds. From post to end the caller is in the job; the helpers
+// are idle in it for (end - post) * helpers - busy (and all of it when none joined), and between
+// one job's end and the next one's post the caller works alone (its serial part).
+typedef struct mcPoolJob_ {
+  const char* name;               // the job's task function in the core (static storage)
+  int ntask;                      // tasks of the job
+  int helpertasks;                // of them run by helpers
+  int helpers;                    // helpers that joined it
+  long post;                      // the caller opened the job
+  long drained;                   // the caller found no task left to take (its share done)
+  long end;                       // the helpers that joined have all left: the job returns
+  long join;                      // the first helper's start in the job (0: none joined)
+  long leave;                     // the last helper's leave (0: none joined)
+  long busy;                      // the helpers' time in the job, summed (join to leave each)
+} mcPoolJob;
+
+// Record every job the pool runs from now on into job (cap records; job NULL or cap 0: stop
+// recording); jobs past cap are counted, not kept. Tracing costs two clock reads per thread and
+// job. Call it between steps (no job running). Nullable: pool (nothing done).
+MCAPI void mc_threadPoolTrace(mcThreadPool* pool, mcPoolJob* job, int cap);
+
+// Jobs run since mc_threadPoolTrace started recording, those past its cap included (0 for NULL).
+MCAPI long mc_threadPoolTraced(const mcThreadPool* pool);
+
 //---------------------------------- batch rollouts ------------------------------------------------
 
 // A persistent pthread pool stepping many data instances of one model (core/engine/rollout.c).
