@@ -332,9 +332,9 @@ static void islandTask(void* ctx, int task, int thread) {
 
 // the islands' order as tasks of a pool of nthread: by estimated cost (rows x dofs + dofs^2, the
 // products and the factorization of a Newton iteration), in contiguous blocks of about equal cost
-// (mci_poolRunCut gives thread k its block first, a thread that is done takes the others' next
-// ones), largest first in each block: the threads start on their large islands and the small ones
-// even out the end. Which thread solves an island never changes its result.
+// (mci_poolRunCut gives thread k its block first, a thread that is done takes the others' last
+// ones), largest first in each block: the threads start on their large islands and the small ones,
+// taken from the blocks' ends, even out the end. Which thread solves an island never changes its result.
 static inline int costFirst(const long* cost, int a, int b) {
   return cost[a] != cost[b] ? cost[a] > cost[b] : a < b;
 }

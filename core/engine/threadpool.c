@@ -37,8 +37,9 @@ typedef struct {
 } Helper;
 
 typedef struct {                  // the tasks a thread takes first (a cache line each)
-  _Alignas(LINE) atomic_int next; // next task of the block to take
-  int end;                        // one past the block's last task
+  _Alignas(LINE) atomic_ullong span;  // its untaken tasks: first (low 32 bits) to one past the
+                                  // last (high 32 bits); the owner takes from the front, and in a
+                                  // job cut into blocks the others take from the back
 } Block;
 
 struct mcThreadPool_ {
@@ -65,6 +66,7 @@ struct mcThreadPool_ {
   pthread_cond_t done;            // active reached zero while the caller was waiting
   mciTaskFn fn;                   // the job (written before it is opened)
   void* ctx;
+  int back;                       // the job's thieves take from the back of a block
   atomic_int taken[MAXTHREAD];    // tasks run by each thread (statistics)
 
   // the job trace (mc_threadPoolTrace): the records are the caller's; the helpers that join a
@@ -90,17 +92,33 @@ typedef struct {                  // mcData.threadwork
 
 //---------------------------------- running tasks -------------------------------------------------
 
-// take tasks until none is left: the thread's own block first, then the others' in turn
+// take a task of block b: its first untaken one, or its last (back); -1 when none is left
+static inline int takeTask(Block* b, int back) {
+  unsigned long long s = atomic_load_explicit(&b->span, memory_order_relaxed);
+  for (;;) {
+    unsigned lo = (unsigned)(s & 0xffffffffu), hi = (unsigned)(s >> 32);
+    if (lo >= hi) {
+      return -1;
+    }
+    unsigned long long next = back ? ((unsigned long long)(hi - 1) << 32) | lo : s + 1;
+    if (atomic_compare_exchange_weak_explicit(&b->span, &s, next, memory_order_relaxed,
+                                              memory_order_relaxed)) {
+      return (int)(back ? hi - 1 : lo);
+    }
+  }
+}
+
+
+// take tasks until none is left: the thread's own block first (from its front), then the
+// others' in turn (from their back in a job cut into blocks: a block is ordered for its owner,
+// largest or costliest first, so a thief takes the small tasks at the end and the job ends on
+// one of those; from their front otherwise, for jobs whose tasks finish best in order)
 static __attribute__((noinline)) int drain(mcThreadPool* pool, mciTaskFn fn, void* ctx,
                                            int thread) {
-  int n = pool->nthread, ran = 0;
+  int n = pool->nthread, ran = 0, back = pool->back;
   for (int k = 0; k < n; k++) {
     Block* b = pool->block + (thread + k) % n;
-    for (;;) {
-      int t = atomic_fetch_add_explicit(&b->next, 1, memory_order_relaxed);
-      if (t >= b->end) {
-        break;
-      }
+    for (int t; (t = takeTask(b, k > 0 && back)) >= 0;) {
       fn(ctx, t, thread);
       ran++;
     }
@@ -280,11 +298,12 @@ void mci_poolRunNamed(mcThreadPool* pool, int ntask, mciTaskFn fn, void* ctx, co
   }
   pool->fn = fn;
   pool->ctx = ctx;
+  pool->back = first != NULL;
   for (int k = 0; k < n; k++) {   // contiguous blocks: thread k keeps the same tasks every job
     int lo = first ? first[k] : (int)((long)ntask * k / n);
     int hi = first ? first[k + 1] : (int)((long)ntask * (k + 1) / n);
-    atomic_store_explicit(&pool->block[k].next, lo, memory_order_relaxed);
-    pool->block[k].end = hi;
+    atomic_store_explicit(&pool->block[k].span, ((unsigned long long)hi << 32) | (unsigned)lo,
+                          memory_order_relaxed);
   }
   atomic_store(&pool->open, 1);
   atomic_fetch_add(&pool->generation, 1);

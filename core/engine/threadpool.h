@@ -35,7 +35,9 @@ typedef struct {
 // ascending ints, first[0] 0, first[nthread] ntask; NULL: equal counts, as mci_poolRun), so that a
 // thread first takes the tasks whose inputs it made in the jobs before (those trees' data in its
 // core's cache: reading a line another core wrote costs a cross-core transfer); the others still
-// take from the block once theirs is empty.
+// take from the block once theirs is empty, from its back (mci_poolRun's thieves take from the
+// front): order each block for its owner with the large tasks first, and a thief takes the small
+// ones at its end, so the job ends on a small task.
 #define mci_poolRunCut(pool, ntask, fn, ctx, first)                                                \
   mci_poolRunNamed(pool, ntask, fn, ctx, first, #fn)
 

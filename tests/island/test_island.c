@@ -873,6 +873,77 @@ Test(island, pool_run_cut_blocks_first) {
 }
 
 
+// in a job cut into blocks a thread that has emptied its own block takes the others' tasks from
+// their back (the owner goes on from the front): the caller's first task holds it until the
+// helper, done with its block, has taken one of the caller's, which must be the caller's last
+typedef struct {
+  int count[16];
+  int order[16];                  // the helper's tasks in the order it began them
+  int nhelper;                    // how many
+} Back;
+
+static void backTask(void* ctx, int task, int thread) {
+  Back* c = (Back*)ctx;
+  __atomic_fetch_add(&c->count[task], 1, __ATOMIC_RELAXED);
+  if (thread > 0) {
+    int k = __atomic_fetch_add(&c->nhelper, 1, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&c->order[k], task, __ATOMIC_SEQ_CST);
+  }
+  if (task == 0) {                // up to a second for the helper to take 7 tasks
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do {
+      sched_yield();
+      clock_gettime(CLOCK_MONOTONIC, &t1);
+    } while (__atomic_load_n(&c->nhelper, __ATOMIC_SEQ_CST) < 7 &&
+             (t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) < 1000000000L);
+  }
+}
+
+Test(island, pool_run_cut_thieves_take_from_the_back) {
+  mcThreadPool* pool = mc_threadPoolCreate(2);
+  cr_assert(pool);
+  mci_poolSetSpin(pool, 100000000, 0);  // helpers awake: they join every job
+  int stole = 0;
+  for (int rep = 0; rep < 20; rep++) {
+    Back c;
+    memset(&c, 0, sizeof(c));
+    int first[3] = {0, 6, 12};
+    mci_poolRunCut(pool, 12, backTask, &c, first);
+    for (int k = 0; k < 16; k++) {
+      cr_assert_eq(c.count[k], k < 12, "task %d ran %d times", k, c.count[k]);
+    }
+    if (c.nhelper >= 7) {         // the helper began its block, then stole
+      stole++;
+      for (int k = 0; k < 6; k++) {
+        cr_assert_eq(c.order[k], 6 + k, "the helper's task %d was %d", k, c.order[k]);
+      }
+      cr_assert_eq(c.order[6], 5, "the helper stole task %d first, not the caller's last",
+                   c.order[6]);
+      for (int k = 7; k < c.nhelper; k++) {
+        cr_assert_eq(c.order[k], 11 - k, "the helper's steal %d was task %d", k - 6, c.order[k]);
+      }
+    }
+  }
+  cr_expect(stole > 0, "the helper stole in none of 20 jobs");
+
+  // without blocks (mci_poolRun) the thief takes from the front: its first steal is task 1
+  stole = 0;
+  for (int rep = 0; rep < 20; rep++) {
+    Back c;
+    memset(&c, 0, sizeof(c));
+    mci_poolRun(pool, 12, backTask, &c);
+    if (c.nhelper >= 7) {
+      stole++;
+      cr_assert_eq(c.order[6], 1, "the helper stole task %d first, not the caller's next",
+                   c.order[6]);
+    }
+  }
+  cr_expect(stole > 0, "the helper stole in none of 20 plain jobs");
+  mc_threadPoolDelete(pool);
+}
+
+
 // the job trace (mc_threadPoolTrace): one record per job, named by its task function, with the
 // helpers' part; jobs past the cap counted, not kept; stopping stops the count
 Test(island, pool_trace_records_every_job) {
