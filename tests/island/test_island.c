@@ -820,6 +820,27 @@ Test(island, dofs_of_no_island_unconstrained) {
 }
 
 
+// wait until *count (raised by helpers) reaches n, or a second has passed (a loaded machine)
+static void awaitCount(const int* count, int n) {
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  do {
+    sched_yield();
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+  } while (__atomic_load_n(count, __ATOMIC_SEQ_CST) < n &&
+           (t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) < 1000000000L);
+}
+
+
+// a pool of two threads whose helper stays awake, so that it joins every job
+static mcThreadPool* awakePool(void) {
+  mcThreadPool* pool = mc_threadPoolCreate(2);
+  cr_assert(pool);
+  mci_poolSetSpin(pool, 100000000, 0);
+  return pool;
+}
+
+
 // with blocks given (mci_poolRunCut), every task still runs once, and a helper starts on its own
 // block's first task: task 0 (the caller's first) holds the caller until a helper has begun one
 typedef struct {
@@ -838,20 +859,12 @@ static void cutTask(void* ctx, int task, int thread) {
     __atomic_fetch_add(&c->started, 1, __ATOMIC_SEQ_CST);
   }
   if (task == 0) {                // up to a second for a helper to join (a loaded machine)
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    do {
-      sched_yield();
-      clock_gettime(CLOCK_MONOTONIC, &t1);
-    } while (!__atomic_load_n(&c->started, __ATOMIC_SEQ_CST) &&
-             (t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) < 1000000000L);
+    awaitCount(&c->started, 1);
   }
 }
 
 Test(island, pool_run_cut_blocks_first) {
-  mcThreadPool* pool = mc_threadPoolCreate(2);
-  cr_assert(pool);
-  mci_poolSetSpin(pool, 100000000, 0);  // helpers awake: they join every job
+  mcThreadPool* pool = awakePool();
   int joined = 0;
   for (int rep = 0; rep < 20; rep++) {
     Cut c;
@@ -890,20 +903,12 @@ static void backTask(void* ctx, int task, int thread) {
     __atomic_store_n(&c->order[k], task, __ATOMIC_SEQ_CST);
   }
   if (task == 0) {                // up to a second for the helper to take 7 tasks
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    do {
-      sched_yield();
-      clock_gettime(CLOCK_MONOTONIC, &t1);
-    } while (__atomic_load_n(&c->nhelper, __ATOMIC_SEQ_CST) < 7 &&
-             (t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) < 1000000000L);
+    awaitCount(&c->nhelper, 7);
   }
 }
 
 Test(island, pool_run_cut_thieves_take_from_the_back) {
-  mcThreadPool* pool = mc_threadPoolCreate(2);
-  cr_assert(pool);
-  mci_poolSetSpin(pool, 100000000, 0);  // helpers awake: they join every job
+  mcThreadPool* pool = awakePool();
   int stole = 0;
   for (int rep = 0; rep < 20; rep++) {
     Back c;
@@ -947,9 +952,7 @@ Test(island, pool_run_cut_thieves_take_from_the_back) {
 // the job trace (mc_threadPoolTrace): one record per job, named by its task function, with the
 // helpers' part; jobs past the cap counted, not kept; stopping stops the count
 Test(island, pool_trace_records_every_job) {
-  mcThreadPool* pool = mc_threadPoolCreate(2);
-  cr_assert(pool);
-  mci_poolSetSpin(pool, 100000000, 0);  // helpers awake: they join every job
+  mcThreadPool* pool = awakePool();
   mcPoolJob rec[5];
   memset(rec, 0x5a, sizeof(rec));
   mcPoolJob untouched = rec[4];
