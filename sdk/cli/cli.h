@@ -76,6 +76,30 @@ double cli_now(void);
 // d->timer_plugin) to stdout (names from the bench library, moduco/mcbench.h).
 void cli_printProfile(const mcModel* m, const mcData* d, long steps);
 
+// moduco run --threads N --profile (pooltrace.c): the in-step pool's jobs of every step, from
+// the pool's trace, summed per job (the core's task function); Begin before a step, End after it
+// with the step's seconds, Print at the end.
+#define CLI_POOLCAP 256           // jobs timed a step (more are counted as lost)
+#define CLI_POOLKINDS 32
+typedef struct {
+  const char* name;               // the job's task function
+  long jobs;
+  double time, busy, wait;        // seconds: the caller in the job, the other threads' busy time,
+                                  // the caller waiting for them at its end
+} CliPoolKind;
+typedef struct {
+  mcThreadPool* pool;             // (set by the caller, with nthread >= 2)
+  int nthread;
+  mcPoolJob rec[CLI_POOLCAP];
+  CliPoolKind kind[CLI_POOLKINDS];
+  int nkind;
+  long lost;                      // jobs not timed
+  double step, jobs;              // seconds: the steps, the jobs in them
+} CliPoolTrace;
+void cli_poolTraceBegin(CliPoolTrace* t);
+void cli_poolTraceEnd(CliPoolTrace* t, double seconds);
+void cli_poolTracePrint(const CliPoolTrace* t, long nstep);
+
 // Subcommands: argc/argv start after the subcommand name; return the exit code.
 int cmd_run(int argc, char** argv);
 int cmd_compile(int argc, char** argv);

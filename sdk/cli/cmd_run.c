@@ -164,9 +164,27 @@ int cmd_run(int argc, char** argv) {
     return CLI_FAIL;
   }
 
+  // --profile on a pool: its jobs timed step by step (the trace's records are on the heap, made
+  // here, not in the step)
+  CliPoolTrace* jobs = NULL;
+  if (profile && pool && nthread > 1) {
+    jobs = (CliPoolTrace*)calloc(1, sizeof(CliPoolTrace));
+    if (!jobs) {
+      cli_error("out of memory for the pool's job trace");
+      mc_bindThreadPool(d, NULL);
+      mc_threadPoolDelete(pool);
+      mc_deleteData(d);
+      mc_deleteModel(m);
+      return CLI_FAIL;
+    }
+    jobs->pool = pool;
+    jobs->nthread = (int)nthread;
+  }
+
   // number of steps: --steps, else --duration (default 5 s of simulated time), range-checked
   if (nstep < 0 &&
       cli_durationSteps(file, duration >= 0 ? duration : 5.0, m->opt.timestep, &nstep)) {
+    free(jobs);
     mc_deleteData(d);
     mc_deleteModel(m);
     return CLI_FAIL;
@@ -178,6 +196,7 @@ int cmd_run(int argc, char** argv) {
   // --record: the initial state, then one frame per step (docs/viewer.md, "Recordings")
   RecWriter rec;
   if (record && rec_open(&rec, record, file, m)) {
+    free(jobs);
     mc_deleteData(d);
     mc_deleteModel(m);
     return CLI_FAIL;
@@ -203,7 +222,14 @@ int cmd_run(int argc, char** argv) {
   for (long i = 0; i < nstep && !recfail; i++) {
     // simulated time survives automatic resets (which set d->time back)
     double before = d->time;
-    mc_step(m, d);
+    if (jobs) {
+      cli_poolTraceBegin(jobs);
+      double t0 = cli_now();
+      mc_step(m, d);
+      cli_poolTraceEnd(jobs, cli_now() - t0);
+    } else {
+      mc_step(m, d);
+    }
     if (record) {
       recfail = rec_frame(&rec, d);
     }
@@ -230,6 +256,7 @@ int cmd_run(int argc, char** argv) {
   g_progress.drawn = 0;
   if (record && (rec_close(&rec) || recfail)) {
     mc_setMessageHandler(NULL, NULL);
+    free(jobs);
     mc_deleteData(d);
     mc_deleteModel(m);
     return CLI_FAIL;
@@ -292,7 +319,11 @@ int cmd_run(int argc, char** argv) {
     printf("islands          %.2f per step (max %d), solved by island in %ld of %ld steps, "
            "%d thread%s\n", nstep > 0 ? (double)nisland_sum / (double)nstep : 0.0, nisland_max,
            island_solves, nstep, nthread > 0 ? (int)nthread : 1, nthread > 1 ? "s" : "");
+    if (jobs) {
+      cli_poolTracePrint(jobs, nstep);
+    }
   }
+  free(jobs);
 
   // --check: a plugin that failed a check fails the run
   int failed = check && d->warning[mcWARN_PLUGINCHECK].number > 0;

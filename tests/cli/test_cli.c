@@ -530,6 +530,38 @@ Test(cli, run_prints_summary) {
 }
 
 
+// --profile on a pool of two threads adds the pool's jobs per step (the core's task functions),
+// the caller's serial part and the other threads' idle share; without a pool (or on one thread)
+// there is no such section
+Test(cli, run_profile_pool_jobs) {
+  const char* model = "/usr/share/mujoco/model/humanoid/22_humanoids.xml";
+  char args[600];
+  snprintf(args, sizeof(args), "run '%s' --steps 60 --island on --threads 2 --profile", model);
+  Run r = run(args);
+  cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+  const char* keys[] = {"pool jobs        2 threads", "positionTask", "besideTask", "chunkTask",
+                        "serial (caller alone)", "the other threads idle"};
+  for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+    cr_expect(strstr(r.out, keys[i]) != NULL, "no '%s' in:\n%s", keys[i], r.out);
+  }
+  const char* row = strstr(r.out, "positionTask");
+  double perstep = -1, caller = -1;
+  cr_assert(row && sscanf(row, "positionTask %lf %lf", &perstep, &caller) == 2, "%s", r.out);
+  cr_expect(perstep == 1.0 && caller > 0, "positionTask: %g jobs a step, %g us", perstep, caller);
+  freeRun(&r);
+
+  const char* flags[] = {"--threads 1 --profile", "--profile"};
+  for (int k = 0; k < 2; k++) {
+    snprintf(args, sizeof(args), "run '%s' --steps 5 --island on %s", model, flags[k]);
+    r = run(args);
+    cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    cr_expect(strstr(r.out, "profile (microseconds") && !strstr(r.out, "pool jobs"), "%s: %s",
+              flags[k], r.out);
+    freeRun(&r);
+  }
+}
+
+
 // --multiccd on|off overrides the model's flag: a cylinder standing on a box (through GJK/EPA)
 // gets one contact without multiccd and a ring with it, so the recorded motion differs; on equals
 // the default (multiccd on with nativeccd), and a value other than on/off is a one-line error
