@@ -314,7 +314,8 @@ static void findRowSets(const mcModel* m, const mcData* d, mciRowSets* s) {
 
 
 // the island of every row (efc_island) and the rows of every island (island_efcadr, efcnum,
-// efcind: ascending), run by run of s's parts; a row without non-zeros couples nothing: island 0
+// efcind: ascending), run by run of s's parts (counted by runs, then each row written once); a row
+// without non-zeros couples nothing: island 0
 static void islandRows(mcData* d, const mciRowSets* s, int nisland, int* efc_island, int* efcind,
                        int* cursor) {
   memset(d->island_efcnum, 0, sizeof(int) * (size_t)nisland);
@@ -323,9 +324,6 @@ static void islandRows(mcData* d, const mciRowSets* s, int nisland, int* efc_isl
     for (int r = 0, n = s->nrun[p]; r < n; r++) {
       int i1 = r + 1 < n ? run[2 * r + 2] : s->first[p + 1], t = run[2 * r + 1];
       int island = t >= 0 ? d->dof_island[t] : 0;
-      for (int i = run[2 * r]; i < i1; i++) {
-        efc_island[i] = island;
-      }
       if (island < nisland) {
         d->island_efcnum[island] += i1 - run[2 * r];
       }
@@ -339,13 +337,19 @@ static void islandRows(mcData* d, const mciRowSets* s, int nisland, int* efc_isl
   for (int p = 0; p < s->npart; p++) {
     const int* run = s->run + 2 * (size_t)s->first[p];
     for (int r = 0, n = s->nrun[p]; r < n; r++) {
-      int i1 = r + 1 < n ? run[2 * r + 2] : s->first[p + 1], island = efc_island[run[2 * r]];
+      int i1 = r + 1 < n ? run[2 * r + 2] : s->first[p + 1], t = run[2 * r + 1];
+      int island = t >= 0 ? d->dof_island[t] : 0;
       if (island < nisland) {
         int c = cursor[island];   // (in a register, as in bucketRuns)
         for (int i = run[2 * r]; i < i1; i++) {
+          efc_island[i] = island;
           efcind[c++] = i;
         }
         cursor[island] = c;
+      } else {
+        for (int i = run[2 * r]; i < i1; i++) {
+          efc_island[i] = island;
+        }
       }
     }
   }

@@ -69,7 +69,8 @@ static inline void mci_rowRange(int total, int k, int n, int* lo, int* hi) {
 // core/engine/island_solve.c: the task order of d's islands on a pool of nthread (order[task] =
 // island, a permutation) and the threads' blocks for mci_poolRunCut (first: nthread + 1 ints):
 // the islands (numbered by their first dof, so in tree order) cut into contiguous blocks of about
-// equal estimated cost, each block largest first, so a thread solves the islands of the trees it
+// equal estimated cost, each block by cost class (costs within a factor of two), largest class
+// first and by index within a class, so a thread solves the islands of the trees it
 // made in the stages before and the small ones even out the job's end; 0 when d's stack has no
 // room (order and first untouched)
 int mci_islandOrder(mcData* d, int nthread, int* order, int* first);
