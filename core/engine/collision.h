@@ -105,8 +105,10 @@ int mci_narrowParallel(const mcModel* m, mcData* d, const void* list, int n, mci
 // (the chunks the job would cut: mci_narrowChunks), so that the cost pass runs where the list was
 // just made (the broad-phase task, on a helper) and not on the caller; return the chunk count, to
 // pass to mci_narrowParallel as cut (0: not cut, the job cuts). Nothing else may use the tables
-// between the two calls.
-int mci_narrowCutAhead(const mcModel* m, const mcData* d, const void* list, int n,
+// between the two calls. The costs' sums take d's stack for the call when it has room to spare
+// (one call of cost a candidate, else two): nothing else may use d's stack meanwhile (the
+// broad-phase task owns d in its job; the other tasks work in their threads' views).
+int mci_narrowCutAhead(const mcModel* m, mcData* d, const void* list, int n,
                        mciNarrowCostFn cost);
 
 #endif  // MODUCO_CORE_ENGINE_COLLISION_H_

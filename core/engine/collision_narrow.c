@@ -189,14 +189,25 @@ static int taskCount(int n, int nthread) {
 }
 
 
-int mci_narrowCutAhead(const mcModel* m, const mcData* d, const void* list, int n,
+int mci_narrowCutAhead(const mcModel* m, mcData* d, const void* list, int n,
                        mciNarrowCostFn cost) {
   mciNarrowTables* tab = mci_narrowTables(d);
   int ntask = taskCount(n, mci_threads(d));
   if (n < 1 || ntask > tab->ntask) {
     return 0;
   }
-  mci_narrowChunks(m, list, n, cost, ntask, tab->first, NULL);
+  // the sums of the costs on d's stack when it has room to spare (one call of cost a candidate;
+  // else two, and no warning: nothing needs the room)
+  size_t bytes = sizeof(long) * (size_t)n;
+  int roomy = d->pstack >= d->parena && d->pstack - d->parena >= 4 * bytes + 65536;
+  if (roomy) {
+    mc_markStack(d);
+  }
+  long* sum = roomy ? mc_stackAlloc(d, bytes, _Alignof(long)) : NULL;
+  mci_narrowChunks(m, list, n, cost, ntask, tab->first, sum);
+  if (roomy) {
+    mc_freeStack(d);
+  }
   return ntask;
 }
 
