@@ -296,8 +296,12 @@ static void printTrace(const mcModel* m, mcData* d1, mcData* dn, mcThreadPool* p
                        int nthread, int rounds) {
   int cap = 64 * nstep;
   mcPoolJob* job = (mcPoolJob*)malloc(sizeof(mcPoolJob) * (size_t)cap);
-  if (!job) {
+  double* lost = (double*)malloc(sizeof(double) * (size_t)cap * (size_t)rounds);
+  long nlost = 0;                 // per joined job: the threads' idle time in it (helpers + caller)
+  if (!job || !lost) {
     fprintf(stderr, "trace: out of memory\n");
+    free(job);
+    free(lost);
     return;
   }
   JobKind kind[MAXJOBKIND];
@@ -344,6 +348,7 @@ static void printTrace(const mcModel* m, mcData* d1, mcData* dn, mcThreadPool* p
       if (r->helpers > 0) {
         q->join += 1e-9 * (double)(r->join - r->post);
         q->joined++;
+        lost[nlost++] = dur * nh - busy + 1e-9 * (double)(r->end - r->drained);
       }
       jobs += dur;
       idle += dur * nh - busy;
@@ -377,7 +382,24 @@ static void printTrace(const mcModel* m, mcData* d1, mcData* dn, mcThreadPool* p
       "  step on 1 thread %.1f us (the rounds before), on %d threads %.1f us: ratio %.2f; work "
       "of all threads %.1f us = %.2f x the 1-thread step\n",
       t1 * us, nthread, total * us, t1 / total, work * us, work / t1);
+  // how the idle time inside the jobs is spread over them: a few long stalls (a thread
+  // descheduled inside a task) or every job's tail
+  if (nlost > 0) {
+    double sum = 0, worst = 0;
+    for (long j = 0; j < nlost; j++) {
+      sum += lost[j];
+    }
+    double mid = median(lost, (int)nlost);   // (sorts lost)
+    for (long j = nlost - (nlost + 9) / 10; j < nlost; j++) {
+      worst += lost[j];
+    }
+    printf(
+        "  idle inside the joined jobs (helpers' and the caller's): median %.2f us a job, 99th "
+        "percentile %.1f us, the worst tenth of the jobs %.0f %% of it\n",
+        1e6 * mid, 1e6 * lost[(long)(0.99 * (double)(nlost - 1))], sum > 0 ? 100 * worst / sum : 0);
+  }
   free(job);
+  free(lost);
 }
 
 
