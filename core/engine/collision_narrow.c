@@ -199,7 +199,7 @@ int mci_narrowCutAhead(const mcModel* m, mcData* d, const void* list, int n,
   // the sums of the costs on d's stack when it has room to spare (one call of cost a candidate;
   // else two, and no warning: nothing needs the room)
   size_t bytes = sizeof(long) * (size_t)n;
-  int roomy = d->pstack >= d->parena && d->pstack - d->parena >= 4 * bytes + 65536;
+  int roomy = mci_stackRoomy(d, bytes);
   if (roomy) {
     mc_markStack(d);
   }

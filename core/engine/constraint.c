@@ -1712,8 +1712,7 @@ static int allocRows(mcData* d, int nefc, int nv, int sparse, int nnz) {
 // n ints of scratch for an optional list, NULL when n is 0 or the free memory is short (then
 // without a warning: the rows have the room)
 static int* optionalInts(mcData* d, int n) {
-  size_t bytes = sizeof(int) * (size_t)n;
-  if (n <= 0 || d->pstack < d->parena || d->pstack - d->parena < 4 * bytes + 65536) {
+  if (n <= 0 || !mci_stackRoomy(d, sizeof(int) * (size_t)n)) {
     return NULL;
   }
   return mcSTACKALLOC(d, (size_t)n, int);

@@ -56,6 +56,14 @@ int* mci_sweepOrder(const mcData* d);
 // after the sweep order of the data that owns its arena; NULL in a view or when m has none.
 void* mci_groupCache(const mcModel* m, const mcData* d);
 
+// Has d's free memory (between the arena's top and the stack) room to spare for bytes of optional
+// scratch: four times them and 64 KiB besides, so that taking them never leaves the rows, the
+// contacts or a later stack allocation short (optional: without them the work is done another
+// way, with no warning)
+static inline int mci_stackRoomy(const mcData* d, size_t bytes) {
+  return d->pstack >= d->parena && d->pstack - d->parena >= 4 * bytes + 65536;
+}
+
 // Clear the arena (contacts and efc arrays) at the start of a step.
 void mci_clearArena(mcData* d);
 
