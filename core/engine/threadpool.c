@@ -560,8 +560,10 @@ void mci_workerView(mciWorker* w, const mcData* d) {
   v->maxuse_arena = 0;
   v->threadpool = NULL;           // no nested parallel runs
   v->threadwork = NULL;
-  memset(v->timer, 0, sizeof(v->timer));
-  memset(v->timer_plugin, 0, sizeof(v->timer_plugin));
+  if (d->profile) {               // (timers are written only when profiling: else never merged)
+    memset(v->timer, 0, sizeof(v->timer));
+    memset(v->timer_plugin, 0, sizeof(v->timer_plugin));
+  }
   for (int k = 0; k < mcNWARNING; k++) {
     w->warnbase[k] = d->warning[k].number;
   }
@@ -579,6 +581,9 @@ void mci_mergeView(mcData* d, const mciWorker* w) {
   }
   if (!d->warning_stop && v->warning_stop) {
     d->warning_stop = v->warning_stop;
+  }
+  if (!d->profile) {             // no timer ran (engine.h: every timer is d->profile's)
+    return;
   }
   for (int k = 0; k < mcNTIMER; k++) {
     d->timer[k].duration += v->timer[k].duration;

@@ -108,12 +108,13 @@ typedef struct {
 mciNarrowTables* mci_narrowTables(const mcData* d);
 
 // Make w->view a copy of d whose arena and stack are the worker's own memory (empty: no contacts
-// or rows), with the plugin timers zeroed and the solver statistics (d->solver) not copied; the
-// warning counts of d are remembered for mci_mergeView.
+// or rows), with the stage and plugin timers zeroed when d profiles (else left as copied: no timer
+// runs) and the solver statistics (d->solver) not copied; the warning counts of d are remembered
+// for mci_mergeView.
 void mci_workerView(mciWorker* w, const mcData* d);
 
-// Add what the view counted since mci_workerView (warnings, escalation, stage and plugin timers)
-// into d.
+// Add what the view counted since mci_workerView (warnings, escalation, and when d profiles its
+// stage and plugin timers) into d.
 void mci_mergeView(mcData* d, const mciWorker* w);
 
 // Run fn(ctx) and stage(m, view) at the same time on d's pool (2 threads or more): fn works on the

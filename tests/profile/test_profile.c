@@ -147,6 +147,42 @@ Test(profile, offTouchesNothing) {
 }
 
 
+// profiling turned off on a data stepping on a thread pool: its timers stay as they were (the
+// pool's per-thread views of the data copy its timers; with profiling off they are neither reset
+// nor merged back, so a merge of the copies would double them)
+Test(profile, offOnPoolKeepsTimers) {
+  mcModel* m = load(NULL);
+  m->opt.enableflags |= mcENBL_ISLAND;
+  mcData* d = mc_makeData(m);
+  mcThreadPool* pool = mc_threadPoolCreate(2);
+  cr_assert_not_null(pool);
+  cr_assert_eq(mc_bindThreadPool(d, pool), 0);
+  d->profile = 1;
+  run(m, d, 20);
+  cr_assert_gt(d->timer[mcTIMER_POS_COLLISION].number, 0, "the profiled steps fill the timers");
+  mcTimerStat timer[mcNTIMER], plugin[mcNTIMERPLUGIN];
+  memcpy(timer, d->timer, sizeof(timer));
+  memcpy(plugin, d->timer_plugin, sizeof(plugin));
+  d->profile = 0;
+  run(m, d, 30);
+  cr_assert_gt(d->ncon, 0, "the steps collide on the pool");
+  for (int k = 0; k < mcNTIMER; k++) {
+    cr_assert(d->timer[k].number == timer[k].number && d->timer[k].duration == timer[k].duration,
+              "timer %d changed with profiling off: %d calls, %g s (was %d, %g)", k,
+              d->timer[k].number, d->timer[k].duration, timer[k].number, timer[k].duration);
+  }
+  for (int k = 0; k < mcNTIMERPLUGIN; k++) {
+    cr_assert(d->timer_plugin[k].number == plugin[k].number &&
+              d->timer_plugin[k].duration == plugin[k].duration,
+              "plugin timer %d changed with profiling off", k);
+  }
+  mc_bindThreadPool(d, NULL);
+  mc_threadPoolDelete(pool);
+  mc_deleteData(d);
+  mc_deleteModel(m);
+}
+
+
 Test(profile, onFillsStageAndPluginTimers) {
   mcModel* m = load(NULL);
   mcData* d = mc_makeData(m);
