@@ -1412,20 +1412,64 @@ static void broadTask(void* ctx) {
 }
 
 
-// the narrow phase's cost function on d's pool: by cost only when some pair may cost more than a
-// few primitive ones (22_humanoids' capsules and spheres: equal counts, no pass over the
-// candidates) (whether the model has such a geom is kept with the pool's tables)
-static mciNarrowCostFn poolCost(const mcModel* m, mcData* d) {
+// the pool's tables of d with what the collision driver keeps there about m: whether some geom
+// only GJK handles (costly), and the beside job's size (sized)
+static const mciNarrowTables* poolTables(const mcModel* m, mcData* d) {
   mciNarrowTables* tab = mci_narrowTables(d);
   if (tab->model != m || tab->signature != d->model_signature) {
     tab->costly = 0;
-    for (int i = 0; i < m->ngeom && !tab->costly; i++) {
-      tab->costly = gjkOnly(m->geom_type[i]);
+    tab->sized = m->nbody;
+    for (int i = 0; i < m->ngeom; i++) {
+      int t = m->geom_type[i];
+      tab->costly = tab->costly || gjkOnly(t);
+      tab->sized += collidable(m, i) && t != mcGEOM_PLANE && t != mcGEOM_HFIELD;
     }
     tab->model = m;
     tab->signature = d->model_signature;
   }
-  return tab->costly ? narrowCost : NULL;
+  return tab;
+}
+
+
+// the narrow phase's cost function on d's pool: by cost only when some pair may cost more than a
+// few primitive ones (22_humanoids' capsules and spheres: equal counts, no pass over the
+// candidates)
+static mciNarrowCostFn poolCost(const mcModel* m, mcData* d) {
+  return poolTables(m, d)->costly ? narrowCost : NULL;
+}
+
+
+// A job pays on two threads only with work enough to share; below these sizes the step ran on
+// two threads slower than on one (session 21, `moduco-bench-islands threads`, paired ratios
+// 0.78-0.97 on humanoid, gym_humanoid, dm_quadruped, unitree_h1, shadow_hand_right and
+// dm_humanoid_CMU, where two threads now run as one):
+// - the broad phase beside the inertia stage: the model's bodies and bounded collidable geoms
+//   (humanoid 36, shadow_hand_right 66, dm_humanoid_CMU 81 lost; dm_dog 184 gained 5 %,
+//   22_humanoids 771 and humanoid100 244 gain);
+// - the narrow phase: candidates of only primitive pairs by count (gym_humanoid 28 and
+//   dm_humanoid_CMU's 46 lost; 22_humanoids' 561 gain), with GJK pairs by summed cost
+//   (narrowCost's units: unitree_h1 234 and shadow_hand_right 505 lost, franka_panda_2023 841
+//   gained 10 %, humanoid100 1,740 gains)
+#define MINBESIDE 128
+#define MINNARROWPAIRS 128
+#define MINNARROWCOST 768
+
+static int besidePays(const mcModel* m, mcData* d) {
+  return mci_poolEager(d) || poolTables(m, d)->sized >= MINBESIDE;
+}
+
+
+// (the costs summed only up to the threshold)
+static int narrowPays(const mcModel* m, const mcData* d, const void* list, int n,
+                      mciNarrowCostFn cost) {
+  if (mci_poolEager(d) || (!cost && n >= MINNARROWPAIRS)) {
+    return 1;
+  }
+  long sum = 0;
+  for (int i = 0; cost && i < n && sum < MINNARROWCOST; i++) {
+    sum += cost(m, list, i);
+  }
+  return sum >= MINNARROWCOST;
 }
 
 
@@ -1491,7 +1535,7 @@ void mci_collisionWith(const mcModel* m, mcData* d, mciStageFn extra) {
   mciCandidate* list = NULL;
   int n = -1, pool = mci_threads(d) > 1 && !d->plugin_check, cut = 0;
   mciNarrowCostFn cost = pool ? poolCost(m, d) : NULL;
-  if (scratch && extra && pool) {
+  if (scratch && extra && pool && besidePays(m, d)) {
     Broad b = {m, d, NULL, -1, cost, 0};   // the broad phase beside the extra stage, on the pool
     mci_runBeside(m, d, extra, broadTask, &b);
     list = b.list;
@@ -1516,7 +1560,7 @@ void mci_collisionWith(const mcModel* m, mcData* d, mciStageFn extra) {
     extra(m, d);
   }
   mciNarrow nw = {list, collisionTable(m), mcp_host()};
-  if (pool && n > 1) {
+  if (pool && n > 1 && narrowPays(m, d, &nw, n, cost)) {
     // each thread zeroes a scratch of its own; scratch serves the chunks redone on the caller
     mci_narrowParallel(m, d, &nw, n, narrowOne, cost, scratch, cut);
   } else {

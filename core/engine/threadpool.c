@@ -17,7 +17,12 @@
 
 #define MAXTHREAD 256
 #define MINSTACK ((size_t)1 << 20)
-#define SPINNS 500000             // a helper waits this long (ns) awake for the next job, then sleeps
+// a helper waits this long (ns) awake for the next job, then sleeps. Waking a sleeping helper
+// (pthread_cond_broadcast) held the caller 300-600 us on the virtual machines measured (session
+// 21): with 500 us the helper woken by a stalled caller spun out before the next job came, slept
+// again, and the next job's wake stalled the caller again, a cycle that held 2 threads below 1 on
+// shadow_hand_right and dm_dog; 5 ms outlasts the stall (Intel's OpenMP waits 200 ms by default)
+#define SPINNS 5000000
 #define PAUSENS 20000             // pause-spinning this long first (then yielding); the caller as long
                                   // for a started task before it sleeps
 #define LINE 64
@@ -59,8 +64,11 @@ struct mcThreadPool_ {
   _Alignas(LINE) atomic_int sleepers;  // helpers on (or about to wait on) the condition variable
   atomic_int waiting;             // the caller sleeps until active reaches zero
   atomic_int quit;
+  atomic_int wakeposted;          // a wake was posted since the last helper went to sleep (the
+                                  // caller posts one wake, not one a job, to helpers still waking)
   atomic_long spinns;             // the spin time (mci_poolSetSpin)
   atomic_int hold;                // helpers never join (mci_poolSetSpin with hold)
+  atomic_int eager;               // stages run their jobs whatever their size (mci_poolSetEager)
   pthread_mutex_t lock;           // guards the sleep
   pthread_cond_t wake;            // a new generation was posted
   pthread_cond_t done;            // active reached zero while the caller was waiting
@@ -159,9 +167,11 @@ static unsigned long awaitJob(mcThreadPool* pool, unsigned long seen) {
     }
   }
   // sleep: sleepers is raised before the generation is read again, the caller bumps the
-  // generation before it reads sleepers, so one of the two sees the other
+  // generation before it reads sleepers, so one of the two sees the other; a new sleeper clears
+  // wakeposted (under the lock the caller's wake takes), so the next job wakes it
   pthread_mutex_lock(&pool->lock);
   atomic_fetch_add(&pool->sleepers, 1);
+  atomic_store(&pool->wakeposted, 0);
   unsigned long g;
   while ((g = atomic_load(&pool->generation)) == seen && !atomic_load(&pool->quit)) {
     pthread_cond_wait(&pool->wake, &pool->lock);
@@ -307,7 +317,10 @@ void mci_poolRunNamed(mcThreadPool* pool, int ntask, mciTaskFn fn, void* ctx, co
   }
   atomic_store(&pool->open, 1);
   atomic_fetch_add(&pool->generation, 1);
-  if (atomic_load(&pool->sleepers) > 0) {
+  // wake the sleepers once: a helper woken for an earlier job but not yet running gets no second
+  // broadcast (each cost the caller tens of microseconds on a virtual machine while the helper's
+  // CPU was still being scheduled)
+  if (atomic_load(&pool->sleepers) > 0 && !atomic_exchange(&pool->wakeposted, 1)) {
     pthread_mutex_lock(&pool->lock);
     pthread_cond_broadcast(&pool->wake);
     pthread_mutex_unlock(&pool->lock);
@@ -349,6 +362,18 @@ void mc_threadPoolTrace(mcThreadPool* pool, mcPoolJob* job, int cap) {
 
 long mc_threadPoolTraced(const mcThreadPool* pool) {
   return pool ? pool->ntraced : 0;
+}
+
+
+void mci_poolSetEager(mcThreadPool* pool, int eager) {
+  if (pool) {
+    atomic_store_explicit(&pool->eager, eager != 0, memory_order_relaxed);
+  }
+}
+
+
+int mci_poolEager(const mcData* d) {
+  return d->threadpool && atomic_load_explicit(&d->threadpool->eager, memory_order_relaxed);
 }
 
 
@@ -426,6 +451,8 @@ mcThreadPool* mc_threadPoolCreate(int nthread) {
   pthread_cond_init(&pool->wake, NULL);
   pthread_cond_init(&pool->done, NULL);
   atomic_init(&pool->spinns, SPINNS);
+  atomic_init(&pool->wakeposted, 0);
+  atomic_init(&pool->eager, 0);
   for (int i = 1; i < nthread; i++) {
     helper[i].pool = pool;
     helper[i].id = i;

@@ -56,6 +56,14 @@ void mci_cutByCost(const long* cost, int n, int nthread, int* first);
 // at once); hold != 0 keeps them from joining any job (the caller runs every task).
 void mci_poolSetSpin(mcThreadPool* pool, long spinns, int hold);
 
+// Tests: eager != 0 has the stages run their jobs on the pool whatever their size (the parallel
+// paths on small models); by default a stage whose work is too small to pay for a job runs on the
+// caller (the collision driver's beside and narrow jobs).
+void mci_poolSetEager(mcThreadPool* pool, int eager);
+
+// Is d's pool eager (mci_poolSetEager)? 0 without a pool.
+int mci_poolEager(const mcData* d);
+
 // Tasks run by each thread of the pool since the last call (taken[0 .. nthread-1]), reset to 0.
 void mci_poolTaken(mcThreadPool* pool, long* taken);
 
@@ -102,6 +110,7 @@ typedef struct {
   const mcModel* model;           // the model whose geoms costly tells (with its signature): the
   uint64_t signature;             // collision driver's, kept per data as the trees' cut
   int costly;                     // a geom type whose pairs cost many primitive ones
+  int sized;                      // the beside job's size: bodies and bounded collidable geoms
 } mciNarrowTables;
 
 // The narrow phase's tables of d's pool; d must have a pool bound

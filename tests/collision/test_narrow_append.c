@@ -63,6 +63,7 @@ static mcModel* loadString(const char* xml) {
 static mcData* runHeld(const mcModel* m, Direct* dl, mciNarrowCostFn cost, mcThreadPool** pool) {
   mcData* d = mc_makeData(m);
   *pool = mc_threadPoolCreate(2);
+  mci_poolSetEager(*pool, 1);   // the jobs on small models too
   cr_assert(d && *pool && mc_bindThreadPool(d, *pool) == 0);
   mci_poolSetSpin(*pool, 0, 1);
   memset(dl, 0, sizeof(*dl));
@@ -221,6 +222,7 @@ Test(narrow_append, chunks_cut_ahead_are_taken_as_cut) {
   mcModel* m = loadString("<mujoco><worldbody><geom size='1'/></worldbody></mujoco>");
   mcData* d = mc_makeData(m);
   mcThreadPool* pool = mc_threadPoolCreate(2);
+  mci_poolSetEager(pool, 1);   // the jobs on small models too
   cr_assert(d && pool && mc_bindThreadPool(d, pool) == 0);
   mci_poolSetSpin(pool, 0, 1);
   Direct dl;
@@ -324,6 +326,7 @@ static Outcome forwardHeap(const mcModel* m, int nthread) {
   mcThreadPool* pool = NULL;
   if (nthread != 0) {
     pool = mc_threadPoolCreate(nthread < 0 ? -nthread : nthread);
+    mci_poolSetEager(pool, 1);   // the jobs on small models too
     cr_assert(pool && mc_bindThreadPool(d, pool) == 0);
     if (nthread < 0) {
       mci_poolSetSpin(pool, 0, 1);

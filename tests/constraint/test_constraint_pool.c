@@ -447,6 +447,8 @@ Test(constraint_pool, island_discovery_alone_on_a_pool) {
     m->opt.enableflags |= mcENBL_ISLAND;
     mcData* d = mc_makeData(m);
     mcThreadPool* pool[2] = {mc_threadPoolCreate(2), mc_threadPoolCreate(3)};
+    mci_poolSetEager(pool[0], 1);   // the jobs on small models too
+    mci_poolSetEager(pool[1], 1);   // the jobs on small models too
     cr_assert(d && pool[0] && pool[1]);
     int checked = 0;
     for (int s = 0; s < NSTEP; s++) {
@@ -489,6 +491,7 @@ Test(constraint_pool, rows_without_nonzeros_make_no_island) {
   for (int t = 0; t <= 2; t++) {
     mcData* d = mc_makeData(m);
     mcThreadPool* pool = t ? mc_threadPoolCreate(t) : NULL;
+    mci_poolSetEager(pool, 1);   // the jobs on small models too
     cr_assert(d && (!t || (pool && mc_bindThreadPool(d, pool) == 0)));
     for (int s = 0; s < 5; s++) {
       mc_step(m, d);
@@ -547,6 +550,8 @@ Test(constraint_pool, reference_rows_in_the_assembly_tasks) {
     movingStickyFloor(m);
     mcData* d = mc_makeData(m);
     mcThreadPool* pool[2] = {mc_threadPoolCreate(2), mc_threadPoolCreate(3)};
+    mci_poolSetEager(pool[0], 1);   // the jobs on small models too
+    mci_poolSetEager(pool[1], 1);   // the jobs on small models too
     cr_assert(d && pool[0] && pool[1]);
     int checked = 0;
     for (int s = 0; s < NSTEP; s++) {
@@ -666,6 +671,7 @@ Test(constraint_pool, no_adhesion_pass_without_adhesion) {
   mcModel* m = loadScene(NTREE, "pyramidal", "sparse");
   mcData* d = mc_makeData(m);
   mcThreadPool* pool = mc_threadPoolCreate(2);
+  mci_poolSetEager(pool, 1);   // the jobs on small models too
   cr_assert(d && pool);
   int checked = 0;
   for (int s = 0; s < NSTEP; s++) {
@@ -715,6 +721,7 @@ Test(constraint_pool, tree_dofs_kept_with_the_pool_workspace) {
   m->opt.enableflags |= mcENBL_ISLAND;
   mcData* d = mc_makeData(m);
   mcThreadPool* pool = mc_threadPoolCreate(2);
+  mci_poolSetEager(pool, 1);   // the jobs on small models too
   cr_assert(d && pool);
   cr_expect(mci_treeDofsCache(m, d) == NULL, "no pool: no cache");
   cr_assert_eq(mc_bindThreadPool(d, pool), 0);
@@ -805,6 +812,7 @@ Test(constraint_pool, unit_rows_bounded_by_one_nonzero) {
     cr_assert(m);
     mcData* d = mc_makeData(m);
     mcThreadPool* pool = c ? mc_threadPoolCreate(2) : NULL;
+    mci_poolSetEager(pool, 1);   // the jobs on small models too
     cr_assert(d && (pool || !c));
     if (pool) {
       cr_assert_eq(mc_bindThreadPool(d, pool), 0);
@@ -866,6 +874,7 @@ Test(constraint_pool, friction_loss_rows_of_any_one_dof) {
   for (int c = 0; c < 2; c++) {
     mcData* d = mc_makeData(m);
     mcThreadPool* pool = c ? mc_threadPoolCreate(2) : NULL;
+    mci_poolSetEager(pool, 1);   // the jobs on small models too
     cr_assert(d && (pool || !c));
     if (pool) {
       cr_assert_eq(mc_bindThreadPool(d, pool), 0);

@@ -10,6 +10,7 @@
 #include "build.h"
 #include "testutil.h"
 #include "engine/engine.h"
+#include "engine/threadpool.h"
 #include "math/math.h"
 
 #define NB 14
@@ -401,6 +402,7 @@ Test(factor, solveMDampedPerTree) {
   }
   mc_forward(m, d);
   mcThreadPool* pool = mc_threadPoolCreate(2);
+  mci_poolSetEager(pool, 1);   // the jobs on small models too
   cr_assert(pool);
 
   // damping patterns over the four trees (dofs 0-5, 6-9, 10-16, 17): none, some, all

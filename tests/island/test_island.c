@@ -260,6 +260,7 @@ static unsigned long long runHashMode(const mcModel* m, int nthread, int nstep, 
   mcThreadPool* pool = NULL;
   if (nthread > 0) {
     pool = mc_threadPoolCreate(nthread);
+    mci_poolSetEager(pool, 1);   // the jobs on small models too
     cr_assert(pool);
     cr_assert_eq(mc_bindThreadPool(d, pool), 0);
     if (mode == SPIN_NONE) {
@@ -513,6 +514,7 @@ typedef struct {
 static Inertia forwardInertia(const mcModel* m, int nthread) {
   mcData* d = mc_makeData(m);
   mcThreadPool* pool = nthread ? mc_threadPoolCreate(nthread) : NULL;
+  mci_poolSetEager(pool, 1);   // the jobs on small models too
   cr_assert(d && (!nthread || pool));
   if (pool) {
     cr_assert_eq(mc_bindThreadPool(d, pool), 0);
@@ -694,6 +696,7 @@ static void earlySameAsSeparate(mcModel* m, int nstep) {
   mcData* a = mc_makeData(m);
   mcData* b = mc_makeData(m);
   mcThreadPool* pool = mc_threadPoolCreate(2);
+  mci_poolSetEager(pool, 1);   // the jobs on small models too
   cr_assert(a && b && pool);
   cr_assert_eq(mc_bindThreadPool(a, pool), 0);
   cr_assert_eq(mc_bindThreadPool(b, pool), 0);
@@ -732,6 +735,7 @@ Test(island, velocity_early_same_as_separate_stages) {
   mcData* d = mc_makeData(m);
   cr_assert(!mci_velocityEarlyOk(m, d));
   mcThreadPool* pool = mc_threadPoolCreate(2);
+  mci_poolSetEager(pool, 1);   // the jobs on small models too
   cr_assert_eq(mc_bindThreadPool(d, pool), 0);
   m->opt.enableflags |= mcENBL_SLEEP;
   cr_assert(!mci_velocityEarlyOk(m, d));
@@ -763,6 +767,7 @@ static void tallyTask(void* ctx, int task, int thread) {
 Test(island, pool_runs_every_task_once) {
   for (int nthread = 2; nthread <= 4; nthread++) {
     mcThreadPool* pool = mc_threadPoolCreate(nthread);
+    mci_poolSetEager(pool, 1);   // the jobs on small models too
     cr_assert(pool);
     for (int mode = 0; mode < 3; mode++) {
       mci_poolSetSpin(pool, mode == 0 ? 100000 : 0, mode == 2);
@@ -804,6 +809,7 @@ Test(island, dofs_of_no_island_unconstrained) {
   for (int nthread = 0; nthread <= 2; nthread += 2) {
     mcData* d = mc_makeData(m);
     mcThreadPool* pool = nthread ? mc_threadPoolCreate(nthread) : NULL;
+    mci_poolSetEager(pool, 1);   // the jobs on small models too
     cr_assert(!nthread || (pool && mc_bindThreadPool(d, pool) == 0));
     int checked = 0;
     for (int s = 0; s < 160; s++) {
@@ -845,6 +851,7 @@ static void awaitCount(const int* count, int n) {
 // a pool of two threads whose helper stays awake, so that it joins every job
 static mcThreadPool* awakePool(void) {
   mcThreadPool* pool = mc_threadPoolCreate(2);
+  mci_poolSetEager(pool, 1);   // the jobs on small models too
   cr_assert(pool);
   mci_poolSetSpin(pool, 100000000, 0);
   return pool;
@@ -1031,6 +1038,7 @@ Test(island, pool_trace_of_steps) {
   mcData* d = mc_makeData(m);
   mcData* e = mc_makeData(m);
   mcThreadPool* pool = mc_threadPoolCreate(2);
+  mci_poolSetEager(pool, 1);   // the jobs on small models too
   cr_assert(d && e && pool && mc_bindThreadPool(d, pool) == 0 && mc_bindThreadPool(e, pool) == 0);
   enum { CAP = 1024 };
   mcPoolJob* rec = calloc(CAP, sizeof(mcPoolJob));
@@ -1069,6 +1077,123 @@ Test(island, pool_trace_of_steps) {
   mc_deleteData(d);
   mc_deleteData(e);
   mc_deleteModel(m);
+}
+
+
+// the jobs of n traced steps of d (after it is stepped into contact) named name
+static int tracedJobs(const mcModel* m, mcData* d, mcThreadPool* pool, int n, const char* name) {
+  enum { CAP = 1024 };
+  mcPoolJob* rec = calloc(CAP, sizeof(mcPoolJob));
+  cr_assert(rec);
+  mc_threadPoolTrace(pool, rec, CAP);
+  for (int i = 0; i < n; i++) {
+    mc_step(m, d);
+  }
+  long njob = mc_threadPoolTraced(pool);
+  mc_threadPoolTrace(pool, NULL, 0);
+  cr_assert(njob <= CAP);
+  int count = 0;
+  for (long j = 0; j < njob; j++) {
+    count += !strcmp(rec[j].name, name);
+  }
+  free(rec);
+  return count;
+}
+
+
+// the collision driver's jobs (the broad phase beside the inertia stage, the narrow phase's
+// chunks) run on the pool only for models with work enough to share them (MINBESIDE,
+// MINNARROWPAIRS in collision_driver.c): not on the humanoid, unless the pool is eager; on
+// 22_humanoids every step; the same trajectory either way
+Test(island, collision_jobs_only_when_they_pay) {
+  const char* file[2] = {"/usr/share/mujoco/model/humanoid/humanoid.xml", HUMANOID22};
+  for (int f = 0; f < 2; f++) {
+    mcModel* m = loadFile(file[f]);
+    m->opt.enableflags |= mcENBL_ISLAND;
+    mcData* d[3] = {mc_makeData(m), mc_makeData(m), mc_makeData(m)};
+    mcThreadPool* pool[2] = {mc_threadPoolCreate(2), mc_threadPoolCreate(2)};
+    cr_assert(d[0] && d[1] && d[2] && pool[0] && pool[1]);
+    mci_poolSetEager(pool[1], 1);
+    cr_assert(mc_bindThreadPool(d[0], pool[0]) == 0 && mc_bindThreadPool(d[1], pool[1]) == 0);
+    for (int i = 0; i < 60; i++) {  // (into contact; d[2] without a pool)
+      for (int k = 0; k < 3; k++) {
+        mc_step(m, d[k]);
+      }
+    }
+    int beside = tracedJobs(m, d[0], pool[0], 5, "besideTask");
+    int narrow = tracedJobs(m, d[0], pool[0], 5, "chunkTask");
+    int besideEager = tracedJobs(m, d[1], pool[1], 5, "besideTask");
+    int narrowEager = tracedJobs(m, d[1], pool[1], 5, "chunkTask");
+    for (int i = 0; i < 10; i++) {
+      mc_step(m, d[2]);
+    }
+    cr_expect(d[2]->ncon > 0, "%s: no contact", file[f]);
+    if (f == 0) {
+      cr_expect_eq(beside + narrow, 0, "humanoid: %d beside and %d narrow jobs", beside, narrow);
+    } else {
+      cr_expect(beside == 5 && narrow == 5, "22_humanoids: %d beside and %d narrow jobs in 5 steps",
+                beside, narrow);
+    }
+    cr_expect(besideEager == 5 && narrowEager == 5,
+              "%s, eager pool: %d beside and %d narrow jobs in 5 steps", file[f], besideEager,
+              narrowEager);
+    for (int k = 0; k < 2; k++) {
+      cr_expect(!memcmp(d[k]->qpos, d[2]->qpos, sizeof(mcNum) * (size_t)m->nq) &&
+                    !memcmp(d[k]->qvel, d[2]->qvel, sizeof(mcNum) * (size_t)m->nv),
+                "%s: pool %d differs from no pool", file[f], k);
+      mc_bindThreadPool(d[k], NULL);
+      mc_threadPoolDelete(pool[k]);
+    }
+    for (int k = 0; k < 3; k++) {
+      mc_deleteData(d[k]);
+    }
+    mc_deleteModel(m);
+  }
+}
+
+
+typedef struct {
+  atomic_int started;             // the helpers' task started
+  int ranby;                      // the thread that ran task 1
+} Wake;
+
+// task 1 marks that it started; task 0 waits (up to two seconds) for it, so that the caller
+// leaves task 1 to a helper that wakes
+static void wakeTask(void* ctx, int task, int thread) {
+  Wake* w = (Wake*)ctx;
+  if (task == 1) {
+    w->ranby = thread;
+    atomic_store(&w->started, 1);
+    return;
+  }
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  do {
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+  } while (!atomic_load(&w->started) &&
+           (t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) < 2000000000L);
+}
+
+
+// a helper that sleeps after every job (spin 0) is woken for every next one: the caller posts one
+// wake per sleep (a helper still waking gets none), never none to a helper that went to sleep
+Test(island, pool_wakes_a_sleeping_helper_for_every_job) {
+  mcThreadPool* pool = mc_threadPoolCreate(2);
+  cr_assert(pool);
+  mci_poolSetSpin(pool, 0, 0);
+  for (int job = 0; job < 200; job++) {
+    Wake w;
+    atomic_init(&w.started, 0);
+    w.ranby = -1;
+    mci_poolRun(pool, 2, wakeTask, &w);
+    cr_assert_eq(w.ranby, 1, "job %d: task 1 ran on thread %d (the helper did not wake)", job,
+                 w.ranby);
+    if (job % 3 == 0) {           // time for the helper to fall asleep before the next job
+      struct timespec pause = {0, 200000};
+      nanosleep(&pause, NULL);
+    }
+  }
+  mc_threadPoolDelete(pool);
 }
 
 
@@ -1136,6 +1261,7 @@ Test(island, pool_api) {
   cr_expect(mc_threadPoolCreate(257) == NULL);
   cr_expect_eq(mc_threadPoolThreads(NULL), 0);
   mcThreadPool* pool = mc_threadPoolCreate(3);
+  mci_poolSetEager(pool, 1);   // the jobs on small models too
   cr_assert(pool);
   cr_expect_eq(mc_threadPoolThreads(pool), 3);
   mcModel* m = loadString(g_scene);

@@ -190,6 +190,7 @@ Test(island_kinematics, small_models_stay_serial) {
   mcData* d = mc_makeData(m);
   cr_assert(d);
   mcThreadPool* pool = mc_threadPoolCreate(2);
+  mci_poolSetEager(pool, 1);   // the jobs on small models too
   cr_assert(pool);
   cr_assert_eq(mc_bindThreadPool(d, pool), 0);
   mc_forward(m, d);
@@ -205,6 +206,7 @@ Test(island_kinematics, small_models_stay_serial) {
   d = mc_makeData(m);
   cr_assert(d);
   pool = mc_threadPoolCreate(2);
+  mci_poolSetEager(pool, 1);   // the jobs on small models too
   cr_assert(pool);
   cr_assert_eq(mc_bindThreadPool(d, pool), 0);
   cr_expect(!mci_positionTrees(m, d, 1), "two bodies: serial");
@@ -232,6 +234,7 @@ Test(island_kinematics, small_models_stay_serial) {
   m = pt_loadOwnedXML(xml);
   d = mc_makeData(m);
   pool = mc_threadPoolCreate(2);
+  mci_poolSetEager(pool, 1);   // the jobs on small models too
   cr_assert(d && pool);
   cr_assert_eq(mc_bindThreadPool(d, pool), 0);
   cr_assert_eq(m->nbody, 181);
@@ -314,6 +317,7 @@ Test(island_kinematics, tree_jobs_cut_finer_than_the_threads) {
   for (int nthread = 2; nthread <= 3; nthread++) {
     mcData* d = mc_makeData(m);
     mcThreadPool* pool = mc_threadPoolCreate(nthread);
+    mci_poolSetEager(pool, 1);   // the jobs on small models too
     cr_assert(d && pool);
     cr_assert_eq(mc_bindThreadPool(d, pool), 0);
     int want = mci_rangesWanted(nthread), expect = want < 22 ? want : 22;
@@ -409,6 +413,7 @@ static void comLater(int narm, int worldcam, int stiff, int spatial) {
   mcModel* m = smallArms(narm, worldcam, stiff, spatial);
   mcData* d = mc_makeData(m);
   mcThreadPool* pool = mc_threadPoolCreate(2);
+  mci_poolSetEager(pool, 1);   // the jobs on small models too
   cr_assert(d && pool);
   cr_assert_eq(mc_bindThreadPool(d, pool), 0);
   cr_expect(mci_comLaterOk(m, d) == !spatial, "mci_comLaterOk %d", mci_comLaterOk(m, d));

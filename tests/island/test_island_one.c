@@ -17,6 +17,7 @@
 #include <moduco/moduco.h>
 
 #include "engine/solver_contract.h"
+#include "engine/threadpool.h"
 
 // a column of six boxes on the floor (one island through their contacts); with far, a sphere
 // floating far away (no rows: no island); with side, three single boxes apart on the floor (three
@@ -143,6 +144,7 @@ static unsigned long long runHash(const mcModel* m, int nthread, int nstep, int*
                                   int* solved) {
   mcData* d = mc_makeData(m);
   mcThreadPool* pool = nthread > 0 ? mc_threadPoolCreate(nthread) : NULL;
+  mci_poolSetEager(pool, 1);   // the jobs on small models too
   cr_assert(nthread == 0 || (pool && mc_bindThreadPool(d, pool) == 0), "%d threads", nthread);
   unsigned long long h = 1469598103934665603ULL;
   *lo = 1 << 30;

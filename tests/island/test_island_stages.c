@@ -184,6 +184,7 @@ Test(island_stages, pooled_jobs_run_on_a_pool_only) {
   mc_forward(m, d);
   cr_expect(!mci_accelerationTrees(m, d), "no pool: serial");
   mcThreadPool* pool = mc_threadPoolCreate(2);
+  mci_poolSetEager(pool, 1);   // the jobs on small models too
   cr_assert(pool);
   cr_assert_eq(mc_bindThreadPool(d, pool), 0);
   mc_forward(m, d);
@@ -222,6 +223,7 @@ static unsigned long long accelerationHash(const mcModel* m, const mcData* d) {
 static int actuatedBesideAccel(const mcModel* m, int badctrl, int* accel) {
   mcData* d = mc_makeData(m);
   mcThreadPool* pool = mc_threadPoolCreate(2);
+  mci_poolSetEager(pool, 1);   // the jobs on small models too
   cr_assert(d && pool);
   cr_assert_eq(mc_bindThreadPool(d, pool), 0);
   drive(m, d, 7);
@@ -316,6 +318,7 @@ Test(island_stages, actuation_in_place_when_read_before_it) {
 static unsigned long long badCtrlRun(const mcModel* m, int nthread, int* warned) {
   mcData* d = mc_makeData(m);
   mcThreadPool* pool = nthread ? mc_threadPoolCreate(nthread) : NULL;
+  mci_poolSetEager(pool, 1);   // the jobs on small models too
   cr_assert(d);
   if (pool) {
     cr_assert_eq(mc_bindThreadPool(d, pool), 0);

@@ -145,6 +145,7 @@ Test(plugin_trees, ranges_cover_every_tree_once_as_one_job) {
   cr_assert(d);
   for (int nthread = 2; nthread <= 3; nthread++) {
     mcThreadPool* pool = mc_threadPoolCreate(nthread);
+    mci_poolSetEager(pool, 1);   // the jobs on small models too
     cr_assert(pool);
     cr_assert_eq(mc_bindThreadPool(d, pool), 0);
     for (int hold = 0; hold <= 1; hold++) {
@@ -198,12 +199,14 @@ Test(plugin_trees, serial_fallback_is_one_whole_call) {
   cr_assert(d);
   expectSerial(m, d, 0, NULL);    // no pool
   mcThreadPool* one = mc_threadPoolCreate(1);
+  mci_poolSetEager(one, 1);   // the jobs on small models too
   cr_assert_eq(mc_bindThreadPool(d, one), 0);
   expectSerial(m, d, 0, NULL);    // a pool of one thread
   mc_bindThreadPool(d, NULL);
   mc_threadPoolDelete(one);
 
   mcThreadPool* pool = mc_threadPoolCreate(2);
+  mci_poolSetEager(pool, 1);   // the jobs on small models too
   cr_assert_eq(mc_bindThreadPool(d, pool), 0);
   expectSerial(m, d, m->nv + 1, pool);   // too little work for the plugin
   mc_setPluginCheck(d, 1);
@@ -301,6 +304,7 @@ static void sameAsWholeModelPath(const mcModel* m, int nstep) {
   mcData* e = mc_makeData(m);
   cr_assert(d && e);
   mcThreadPool* pool = mc_threadPoolCreate(2);
+  mci_poolSetEager(pool, 1);   // the jobs on small models too
   cr_assert_eq(mc_bindThreadPool(d, pool), 0);
   static Record rec;
   int n = host()->runTrees(m, d, recordTask, &rec, 0);

@@ -10,6 +10,7 @@
 
 #include "engine/collision.h"
 #include "engine/engine.h"
+#include "engine/threadpool.h"
 #include "plugin/registry.h"
 
 // a muscle on a spatial tendon (the 'general' actuator plugin), a motor (core fast path),
@@ -155,6 +156,7 @@ Test(profile, offOnPoolKeepsTimers) {
   m->opt.enableflags |= mcENBL_ISLAND;
   mcData* d = mc_makeData(m);
   mcThreadPool* pool = mc_threadPoolCreate(2);
+  mci_poolSetEager(pool, 1);   // the jobs on small models too
   cr_assert_not_null(pool);
   cr_assert_eq(mc_bindThreadPool(d, pool), 0);
   d->profile = 1;

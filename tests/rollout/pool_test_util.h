@@ -9,6 +9,8 @@
 
 #include <moduco/moduco.h>
 
+#include "engine/threadpool.h"
+
 // the model of a generated XML text, which it frees; the test fails with the loader's error
 static inline mcModel* pt_loadOwnedXML(char* xml) {
   char error[1024] = "";
@@ -27,6 +29,7 @@ static inline mcData* pt_makeData(const mcModel* m, int nthread, mcThreadPool** 
   *pool = NULL;
   if (nthread > 0) {
     *pool = mc_threadPoolCreate(nthread);
+    mci_poolSetEager(*pool, 1);   // the jobs on small models too
     cr_assert(*pool);
     cr_assert_eq(mc_bindThreadPool(d, *pool), 0);
   }

@@ -19,6 +19,7 @@
 #include <moduco/mcplugin.h>
 #include "capsule_pile.h"
 #include "plugin/registry.h"
+#include "engine/threadpool.h"
 #include "solver.h"
 
 // four trees of 8 dofs each (a free joint and two hinges): 0-7, 8-15, 16-23, 24-31
@@ -285,6 +286,7 @@ Test(symbolic_components, island_pile_bitwise) {
   m->opt.enableflags |= mcENBL_ISLAND;
   mcData* d[3] = {mc_makeData(m), mc_makeData(m), mc_makeData(m)};
   mcThreadPool* pool = mc_threadPoolCreate(3);
+  mci_poolSetEager(pool, 1);   // the jobs on small models too
   cr_assert(pool && mc_bindThreadPool(d[2], pool) == 0, "no pool");
   int inst = m->plugin_solver;
   size_t cap = (size_t)m->plugin_datasize[inst];
