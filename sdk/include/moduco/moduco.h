@@ -375,7 +375,9 @@ MCAPI int mc_setSolver(mcModel* m, const char* name, char* error, int error_sz);
 // phase of collision (pairs in chunks, contacts merged in pair order) and the solves of the
 // constraint islands. Results are bitwise identical for any thread count, including no pool.
 // Opt-in per mcData, like MuJoCo's mju_threadpool. A pool may be bound to several mcData that are
-// stepped one at a time (not concurrently). See docs/performance.md.
+// stepped one at a time (not concurrently). Stages whose work is too small to share (small models)
+// run on the caller, so a pool does not slow them down. Helpers wait for the next job awake for
+// up to 5 ms (spinning, yielding their CPU), then sleep. See docs/performance.md.
 typedef struct mcThreadPool_ mcThreadPool;
 
 // Create a pool of nthread threads, the caller of mc_step counting as one (1 .. 256); NULL on
