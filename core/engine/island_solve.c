@@ -434,6 +434,26 @@ static void mergeStats(mcData* d, const Job* job) {
 
 //---------------------------------- the island solve ----------------------------------------------
 
+// The island job pays on two threads only with solves enough to share: the islands' summed cost
+// (rows x dofs + dofs^2, as mci_islandOrder) from MINISLANDCOST. Below it the caller solves them
+// in turn (the same bits): the robotiq_2f85 scene's two islands of 10 rows in all ran 0.86x on two
+// threads against one (session 21, `moduco-bench-islands threads`, paired); humanoid100's islands
+// cost ~10^5 a step, 22_humanoids' ~2.10^4
+#define MINISLANDCOST 4096
+
+static int islandsPay(const mcData* d) {
+  if (mci_poolEager(d)) {
+    return 1;
+  }
+  long cost = 0;
+  for (int i = 0; i < d->nisland && cost < MINISLANDCOST; i++) {
+    long dofs = d->island_dofnum[i], rows = d->island_efcnum[i];
+    cost += rows * dofs + dofs * dofs;
+  }
+  return cost >= MINISLANDCOST;
+}
+
+
 int mc_solveIslands(const mcModel* m, mcData* d, int maxiter) {
   int nisland = d->nisland, nv = m->nv;
   d->island_solved = 0;
@@ -472,7 +492,7 @@ int mc_solveIslands(const mcModel* m, mcData* d, int maxiter) {
   }
 
   // parallel first (workers' own memory), then on the caller what did not fit there
-  if (nthread > 1) {
+  if (nthread > 1 && islandsPay(d)) {
     memset(job.prepared, 0, sizeof(int) * (size_t)nthread);
     if (job.order && (!first || !mci_islandOrder(d, nthread, job.order, first))) {
       job.order = NULL;           // no room for the order: the islands in turn (same results)

@@ -1152,6 +1152,52 @@ Test(island, collision_jobs_only_when_they_pay) {
 }
 
 
+// the island job runs on the pool only when the islands' solves cost enough to share
+// (MINISLANDCOST in island_solve.c): not for g_scene's three small islands, unless the pool is
+// eager; on 22_humanoids whenever its islands are solved in their views; the same trajectory
+Test(island, island_job_only_when_it_pays) {
+  for (int f = 0; f < 2; f++) {
+    mcModel* m = f ? loadFile(HUMANOID22) : loadString(g_scene);
+    m->opt.enableflags |= mcENBL_ISLAND;
+    mcData* d[3] = {mc_makeData(m), mc_makeData(m), mc_makeData(m)};
+    mcThreadPool* pool[2] = {mc_threadPoolCreate(2), mc_threadPoolCreate(2)};
+    cr_assert(d[0] && d[1] && d[2] && pool[0] && pool[1]);
+    mci_poolSetEager(pool[1], 1);
+    cr_assert(mc_bindThreadPool(d[0], pool[0]) == 0 && mc_bindThreadPool(d[1], pool[1]) == 0);
+    for (int i = 0; i < 40; i++) {  // (into contact; d[2] without a pool)
+      for (int k = 0; k < 3; k++) {
+        mc_step(m, d[k]);
+      }
+    }
+    int jobs = tracedJobs(m, d[0], pool[0], 5, "islandTask");
+    int eager = tracedJobs(m, d[1], pool[1], 5, "islandTask");
+    for (int i = 0; i < 5; i++) {
+      mc_step(m, d[2]);
+    }
+    cr_assert(d[2]->nisland >= 2 && d[2]->island_solved, "%d islands, solved %d", d[2]->nisland,
+              d[2]->island_solved);
+    if (f == 0) {
+      cr_expect(jobs == 0 && eager == 5, "g_scene: %d island jobs on a default pool, %d on an "
+                "eager one in 5 steps", jobs, eager);
+    } else {                      // (islands not solved in every step: one island, no contact)
+      cr_expect(jobs >= 1 && jobs == eager, "22_humanoids: %d island jobs on a default pool, %d "
+                "on an eager one in 5 steps", jobs, eager);
+    }
+    for (int k = 0; k < 2; k++) {
+      cr_expect(!memcmp(d[k]->qpos, d[2]->qpos, sizeof(mcNum) * (size_t)m->nq) &&
+                    !memcmp(d[k]->qvel, d[2]->qvel, sizeof(mcNum) * (size_t)m->nv),
+                "model %d: pool %d differs from no pool", f, k);
+      mc_bindThreadPool(d[k], NULL);
+      mc_threadPoolDelete(pool[k]);
+    }
+    for (int k = 0; k < 3; k++) {
+      mc_deleteData(d[k]);
+    }
+    mc_deleteModel(m);
+  }
+}
+
+
 typedef struct {
   atomic_int started;             // the helpers' task started
   int ranby;                      // the thread that ran task 1
