@@ -1101,6 +1101,48 @@ static int tracedJobs(const mcModel* m, mcData* d, mcThreadPool* pool, int n, co
 }
 
 
+// three datas of m stepped alike into contact: d[0] on a default two-thread pool, d[1] on an eager
+// one, d[2] without a pool
+typedef struct {
+  mcData* d[3];
+  mcThreadPool* pool[2];
+} Trio;
+
+static void trioMake(const mcModel* m, Trio* t, int steps) {
+  for (int k = 0; k < 3; k++) {
+    t->d[k] = mc_makeData(m);
+    cr_assert(t->d[k]);
+  }
+  for (int k = 0; k < 2; k++) {
+    t->pool[k] = mc_threadPoolCreate(2);
+    cr_assert(t->pool[k] && mc_bindThreadPool(t->d[k], t->pool[k]) == 0);
+  }
+  mci_poolSetEager(t->pool[1], 1);
+  for (int i = 0; i < steps; i++) {
+    for (int k = 0; k < 3; k++) {
+      mc_step(m, t->d[k]);
+    }
+  }
+}
+
+// step d[2] by the steps the pooled datas were traced, check they all hold the same state, free
+static void trioCheckFree(const mcModel* m, Trio* t, int traced, const char* what) {
+  for (int i = 0; i < traced; i++) {
+    mc_step(m, t->d[2]);
+  }
+  for (int k = 0; k < 2; k++) {
+    cr_expect(!memcmp(t->d[k]->qpos, t->d[2]->qpos, sizeof(mcNum) * (size_t)m->nq) &&
+                  !memcmp(t->d[k]->qvel, t->d[2]->qvel, sizeof(mcNum) * (size_t)m->nv),
+              "%s: pool %d differs from no pool", what, k);
+    mc_bindThreadPool(t->d[k], NULL);
+    mc_threadPoolDelete(t->pool[k]);
+  }
+  for (int k = 0; k < 3; k++) {
+    mc_deleteData(t->d[k]);
+  }
+}
+
+
 // the collision driver's jobs (the broad phase beside the inertia stage, the narrow phase's
 // chunks) run on the pool only for models with work enough to share them (MINBESIDE,
 // MINNARROWPAIRS in collision_driver.c): not on the humanoid, unless the pool is eager; on
@@ -1110,24 +1152,13 @@ Test(island, collision_jobs_only_when_they_pay) {
   for (int f = 0; f < 2; f++) {
     mcModel* m = loadFile(file[f]);
     m->opt.enableflags |= mcENBL_ISLAND;
-    mcData* d[3] = {mc_makeData(m), mc_makeData(m), mc_makeData(m)};
-    mcThreadPool* pool[2] = {mc_threadPoolCreate(2), mc_threadPoolCreate(2)};
-    cr_assert(d[0] && d[1] && d[2] && pool[0] && pool[1]);
-    mci_poolSetEager(pool[1], 1);
-    cr_assert(mc_bindThreadPool(d[0], pool[0]) == 0 && mc_bindThreadPool(d[1], pool[1]) == 0);
-    for (int i = 0; i < 60; i++) {  // (into contact; d[2] without a pool)
-      for (int k = 0; k < 3; k++) {
-        mc_step(m, d[k]);
-      }
-    }
-    int beside = tracedJobs(m, d[0], pool[0], 5, "besideTask");
-    int narrow = tracedJobs(m, d[0], pool[0], 5, "chunkTask");
-    int besideEager = tracedJobs(m, d[1], pool[1], 5, "besideTask");
-    int narrowEager = tracedJobs(m, d[1], pool[1], 5, "chunkTask");
-    for (int i = 0; i < 10; i++) {
-      mc_step(m, d[2]);
-    }
-    cr_expect(d[2]->ncon > 0, "%s: no contact", file[f]);
+    Trio t;
+    trioMake(m, &t, 60);
+    int beside = tracedJobs(m, t.d[0], t.pool[0], 5, "besideTask");
+    int narrow = tracedJobs(m, t.d[0], t.pool[0], 5, "chunkTask");
+    int besideEager = tracedJobs(m, t.d[1], t.pool[1], 5, "besideTask");
+    int narrowEager = tracedJobs(m, t.d[1], t.pool[1], 5, "chunkTask");
+    cr_expect(t.d[0]->ncon > 0, "%s: no contact", file[f]);
     if (f == 0) {
       cr_expect_eq(beside + narrow, 0, "humanoid: %d beside and %d narrow jobs", beside, narrow);
     } else {
@@ -1137,16 +1168,7 @@ Test(island, collision_jobs_only_when_they_pay) {
     cr_expect(besideEager == 5 && narrowEager == 5,
               "%s, eager pool: %d beside and %d narrow jobs in 5 steps", file[f], besideEager,
               narrowEager);
-    for (int k = 0; k < 2; k++) {
-      cr_expect(!memcmp(d[k]->qpos, d[2]->qpos, sizeof(mcNum) * (size_t)m->nq) &&
-                    !memcmp(d[k]->qvel, d[2]->qvel, sizeof(mcNum) * (size_t)m->nv),
-                "%s: pool %d differs from no pool", file[f], k);
-      mc_bindThreadPool(d[k], NULL);
-      mc_threadPoolDelete(pool[k]);
-    }
-    for (int k = 0; k < 3; k++) {
-      mc_deleteData(d[k]);
-    }
+    trioCheckFree(m, &t, 10, file[f]);
     mc_deleteModel(m);
   }
 }
@@ -1159,23 +1181,11 @@ Test(island, island_job_only_when_it_pays) {
   for (int f = 0; f < 2; f++) {
     mcModel* m = f ? loadFile(HUMANOID22) : loadString(g_scene);
     m->opt.enableflags |= mcENBL_ISLAND;
-    mcData* d[3] = {mc_makeData(m), mc_makeData(m), mc_makeData(m)};
-    mcThreadPool* pool[2] = {mc_threadPoolCreate(2), mc_threadPoolCreate(2)};
-    cr_assert(d[0] && d[1] && d[2] && pool[0] && pool[1]);
-    mci_poolSetEager(pool[1], 1);
-    cr_assert(mc_bindThreadPool(d[0], pool[0]) == 0 && mc_bindThreadPool(d[1], pool[1]) == 0);
-    for (int i = 0; i < 40; i++) {  // (into contact; d[2] without a pool)
-      for (int k = 0; k < 3; k++) {
-        mc_step(m, d[k]);
-      }
-    }
-    int jobs = tracedJobs(m, d[0], pool[0], 5, "islandTask");
-    int eager = tracedJobs(m, d[1], pool[1], 5, "islandTask");
-    for (int i = 0; i < 5; i++) {
-      mc_step(m, d[2]);
-    }
-    cr_assert(d[2]->nisland >= 2 && d[2]->island_solved, "%d islands, solved %d", d[2]->nisland,
-              d[2]->island_solved);
+    Trio t;
+    trioMake(m, &t, 40);
+    int jobs = tracedJobs(m, t.d[0], t.pool[0], 5, "islandTask");
+    int eager = tracedJobs(m, t.d[1], t.pool[1], 5, "islandTask");
+    cr_assert(t.d[0]->nisland >= 2, "%d islands", t.d[0]->nisland);
     if (f == 0) {
       cr_expect(jobs == 0 && eager == 5, "g_scene: %d island jobs on a default pool, %d on an "
                 "eager one in 5 steps", jobs, eager);
@@ -1183,16 +1193,7 @@ Test(island, island_job_only_when_it_pays) {
       cr_expect(jobs >= 1 && jobs == eager, "22_humanoids: %d island jobs on a default pool, %d "
                 "on an eager one in 5 steps", jobs, eager);
     }
-    for (int k = 0; k < 2; k++) {
-      cr_expect(!memcmp(d[k]->qpos, d[2]->qpos, sizeof(mcNum) * (size_t)m->nq) &&
-                    !memcmp(d[k]->qvel, d[2]->qvel, sizeof(mcNum) * (size_t)m->nv),
-                "model %d: pool %d differs from no pool", f, k);
-      mc_bindThreadPool(d[k], NULL);
-      mc_threadPoolDelete(pool[k]);
-    }
-    for (int k = 0; k < 3; k++) {
-      mc_deleteData(d[k]);
-    }
+    trioCheckFree(m, &t, 5, f ? "22_humanoids" : "g_scene");
     mc_deleteModel(m);
   }
 }
