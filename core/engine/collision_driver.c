@@ -1446,13 +1446,17 @@ static mciNarrowCostFn poolCost(const mcModel* m, mcData* d) {
 // - the broad phase beside the inertia stage: the model's bodies and bounded collidable geoms
 //   (humanoid 36, shadow_hand_right 66, dm_humanoid_CMU 81 lost; dm_dog 184 gained 5 %,
 //   22_humanoids 771 and humanoid100 244 gain);
-// - the narrow phase: candidates of only primitive pairs by count (gym_humanoid 28 and
-//   dm_humanoid_CMU's 46 lost; 22_humanoids' 561 gain), with GJK pairs by summed cost
-//   (narrowCost's units: unitree_h1 234 and shadow_hand_right 505 lost, franka_panda_2023 841
-//   gained 10 %, humanoid100 1,740 gains)
+// - the narrow phase: by the candidates' count (gym_humanoid 28 and dm_humanoid_CMU's 46 lost;
+//   22_humanoids' 264-704 and humanoid100's 187 or more gain), or a few costly ones by their summed
+//   cost in narrowCost's units (unitree_h1 195-234 and shadow_hand_right 435-547 lost,
+//   franka_panda_2023 679-959 in 50 candidates gained 10 %; the units overrate small mesh hulls, so
+//   humanoid100's first steps, 537-583 in ellipsoids and cylinders, are let in by their count),
+//   from MINNARROWCOSTPAIRS candidates (robotiq_2f85's 15 mesh pairs, cost 600-632, lost 17 %:
+//   too few to cut into even chunks)
 #define MINBESIDE 128
 #define MINNARROWPAIRS 128
-#define MINNARROWCOST 768
+#define MINNARROWCOST 600
+#define MINNARROWCOSTPAIRS 32
 
 static int besidePays(const mcModel* m, mcData* d) {
   return mci_poolEager(d) || poolTables(m, d)->sized >= MINBESIDE;
@@ -1462,11 +1466,11 @@ static int besidePays(const mcModel* m, mcData* d) {
 // (the costs summed only up to the threshold)
 static int narrowPays(const mcModel* m, const mcData* d, const void* list, int n,
                       mciNarrowCostFn cost) {
-  if (mci_poolEager(d) || (!cost && n >= MINNARROWPAIRS)) {
+  if (mci_poolEager(d) || n >= MINNARROWPAIRS) {
     return 1;
   }
   long sum = 0;
-  for (int i = 0; cost && i < n && sum < MINNARROWCOST; i++) {
+  for (int i = 0; cost && n >= MINNARROWCOSTPAIRS && i < n && sum < MINNARROWCOST; i++) {
     sum += cost(m, list, i);
   }
   return sum >= MINNARROWCOST;

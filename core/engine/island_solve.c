@@ -436,10 +436,11 @@ static void mergeStats(mcData* d, const Job* job) {
 
 // The island job pays on two threads only with solves enough to share: the islands' summed cost
 // (rows x dofs + dofs^2, as mci_islandOrder) from MINISLANDCOST. Below it the caller solves them
-// in turn (the same bits): the robotiq_2f85 scene's two islands of 10 rows in all ran 0.86x on two
-// threads against one (session 21, `moduco-bench-islands threads`, paired); humanoid100's islands
-// cost ~10^5 a step, 22_humanoids' ~2.10^4
-#define MINISLANDCOST 4096
+// in turn (the same bits): the robotiq_2f85 scene's two islands (cost 162-178 a step) ran 0.86x on
+// two threads against one, dm_stacker's (99-207) 0.96x (session 21, `moduco-bench-islands
+// threads`, paired); humanoid100's islands cost 1,617-24,354 a step (~24 us of solves at the low
+// end), 22_humanoids' 17,226-41,580
+#define MINISLANDCOST 512
 
 static int islandsPay(const mcData* d) {
   if (mci_poolEager(d)) {
